@@ -1,0 +1,36 @@
+// gnncheck/adapters/system.h — the one interface through which every system under test is reached.
+//
+// The oracle, the float32 CPU evaluation, the GPU reference, cuSPARSE, external processes, C plugins
+// and the bug replicas are all Systems: a name, whether it can run here (and why not), which targets
+// it supports and in which precision it computes them, and one entry point that evaluates a Case.
+// evaluate() never throws for a problem of the system under test: it returns a Result whose status
+// says what went wrong (error, crashed, timeout, invalid_output) with a message.
+//
+//   std::unique_ptr<gnncheck::System> sys = gnncheck::make_oracle_system();
+//   gnncheck::Result r = sys->evaluate(c);
+//   if (!r.ok()) fmt::print("{}: {}\n", gnncheck::to_string(r.status), r.message);
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "oracle/case.h"
+
+namespace gnncheck {
+
+struct Availability {
+  bool available = true;
+  std::string reason;  // why not, e.g. "no CUDA device" — shown by `gnncheck list` and in reports
+};
+
+class System {
+ public:
+  virtual ~System() = default;
+  virtual std::string name() const = 0;
+  virtual Availability availability() const { return {}; }
+  virtual bool supports(const std::string& target) const = 0;
+  virtual Precision precision(const std::string& target) const = 0;
+  virtual Result evaluate(const Case& c) = 0;
+};
+
+}  // namespace gnncheck

@@ -1,0 +1,33 @@
+# Every dependency comes from a Debian/Ubuntu package (see scripts/install-deps.sh).
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(fmt REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(Threads REQUIRED)
+
+if(GNNCHECK_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  find_package(rapidcheck REQUIRED)
+endif()
+
+if(GNNCHECK_BENCHMARKS STREQUAL "AUTO")
+  find_package(benchmark QUIET)
+  set(GNNCHECK_HAVE_BENCHMARK ${benchmark_FOUND})
+elseif(GNNCHECK_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+  set(GNNCHECK_HAVE_BENCHMARK ON)
+else()
+  set(GNNCHECK_HAVE_BENCHMARK OFF)
+endif()
+if(NOT GNNCHECK_HAVE_BENCHMARK)
+  message(STATUS "gnncheck: Google Benchmark not found or disabled; benchmark programs are not built")
+endif()
+
+# yaml-cpp's Debian config names its target yaml-cpp or yaml-cpp::yaml-cpp depending on version.
+if(TARGET yaml-cpp::yaml-cpp)
+  set(GNNCHECK_YAML_TARGET yaml-cpp::yaml-cpp)
+else()
+  set(GNNCHECK_YAML_TARGET yaml-cpp)
+endif()

@@ -1,0 +1,26 @@
+# gnncheck_add_test(NAME name SOURCES a.cpp ... LIBS lib ... LABELS cpu property ... [TIMEOUT s])
+# One GoogleTest executable registered as one ctest test (so its labels are exact and its output
+# is one readable log). Labels: cpu, gpu, property, e2e, dataset, slow.
+# The test runs from the project's root so that ../shared/datasets resolves as documented.
+function(gnncheck_add_test)
+  if(NOT GNNCHECK_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME} --gtest_color=no)
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES
+    LABELS "${T_LABELS}"
+    TIMEOUT ${T_TIMEOUT}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+    ENVIRONMENT "GNNCHECK_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  # A GPU test binary on a machine without a device skips every test with this reason; ctest then
+  # reports the test as skipped (never as passed). Only GPU tests may be skipped this way.
+  if("gpu" IN_LIST T_LABELS)
+    set_tests_properties(${T_NAME} PROPERTIES SKIP_REGULAR_EXPRESSION "skipped: no CUDA device")
+  endif()
+endfunction()

@@ -1,0 +1,98 @@
+// gnncheck/oracle/case.h — the vocabulary every system and check shares: a case and its result.
+//
+// A Case is one evaluation request: {target op or layer, attributes, graph, inputs, parameters,
+// gradients of the outputs}. A Result carries the outputs, the gradient of every input and
+// parameter (keyed by that input's name), a status and the measured time and peak memory.
+// Tensors are float64 here whatever the system computes in; a float32 system converts.
+//
+//   gnncheck::Case c;
+//   c.target = "spmm_ve";
+//   c.graph = std::make_shared<const gnncheck::Graph>(g);
+//   c.inputs["edge_values"] = w;  c.inputs["x"] = x;
+//   c.grad_outputs["y"] = gy;     // empty grad_outputs = forward only
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "oracle/graph.h"
+#include "oracle/tensor.h"
+
+namespace gnncheck {
+
+using AttrValue = std::variant<bool, std::int64_t, double, std::string>;
+
+// Named attributes of a case (heads, widths, normalization kind, …) with typed getters whose
+// errors name the attribute and the type expected.
+class Attributes {
+ public:
+  Attributes() = default;
+  Attributes(std::initializer_list<std::pair<const std::string, AttrValue>> init) : values_(init) {}
+
+  void set(const std::string& name, AttrValue value) { values_[name] = std::move(value); }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  const std::map<std::string, AttrValue>& values() const { return values_; }
+
+  std::int64_t get_int(const std::string& name) const;
+  std::int64_t get_int(const std::string& name, std::int64_t fallback) const;
+  double get_double(const std::string& name) const;  // an integer value is accepted too
+  double get_double(const std::string& name, double fallback) const;
+  bool get_bool(const std::string& name) const;
+  bool get_bool(const std::string& name, bool fallback) const;
+  std::string get_string(const std::string& name) const;
+  std::string get_string(const std::string& name, const std::string& fallback) const;
+
+  friend bool operator==(const Attributes&, const Attributes&) = default;
+
+ private:
+  const AttrValue& require(const std::string& name) const;
+  std::map<std::string, AttrValue> values_;
+};
+
+std::string to_string(const AttrValue& v);
+
+using TensorMap = std::map<std::string, Tensor>;
+
+struct Case {
+  std::string target;
+  Attributes attributes;
+  std::shared_ptr<const Graph> graph;
+  TensorMap inputs;        // by input name (the target's catalogue entry lists them)
+  TensorMap parameters;    // learnable parameters by name (layers only)
+  TensorMap grad_outputs;  // by output name; empty means forward only
+  std::uint64_t seed = 0;  // the seed the case was generated from (for messages and re-runs)
+};
+
+// What happened when a system evaluated a case. Anything but `ok` carries a message.
+enum class Status {
+  ok,              // outputs (and gradients when asked) are present
+  unsupported,     // the system does not implement this target or attribute combination
+  error,           // the system reported an error (bad input, out of memory, …)
+  crashed,         // the system's process died (signal or unexpected exit)
+  timeout,         // no answer within the time limit
+  invalid_output,  // answered, but with missing tensors, wrong shapes or wrong dtypes
+};
+std::string_view to_string(Status s);
+
+struct Result {
+  Status status = Status::ok;
+  std::string message;
+  TensorMap outputs;
+  TensorMap gradients;  // by input or parameter name
+  double seconds = 0.0;
+  std::optional<std::int64_t> peak_bytes;  // device or host peak, when the system measures it
+  bool ok() const { return status == Status::ok; }
+};
+
+// The arithmetic a system computes a target in; the tolerance model uses its unit roundoff.
+enum class Precision { float64, float32, tf32, bfloat16, float16 };
+std::string_view to_string(Precision p);
+Precision parse_precision(std::string_view name);  // throws InputError listing the accepted names
+double unit_roundoff(Precision p);                 // u = 2^-p: 2^-53, 2^-24, 2^-11, 2^-8, 2^-11
+
+}  // namespace gnncheck

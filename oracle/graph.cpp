@@ -1,0 +1,113 @@
+#include "oracle/graph.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace gnncheck {
+
+Graph::Graph(index_t n_dst, index_t n_src, std::vector<index_t> row_ptr, std::vector<index_t> col_idx)
+    : n_dst_(n_dst), n_src_(n_src), row_ptr_(std::move(row_ptr)), col_idx_(std::move(col_idx)) {
+  build_derived_views();
+}
+
+Graph Graph::from_csr(index_t n_dst, index_t n_src, std::vector<index_t> row_ptr, std::vector<index_t> col_idx) {
+  if (n_dst < 0 || n_src < 0)
+    throw InputError(fmt::format("graph shape {}×{}: sizes must be non-negative", n_dst, n_src));
+  if (static_cast<index_t>(row_ptr.size()) != n_dst + 1)
+    throw InputError(fmt::format("row_ptr has {} entries; a graph with {} destinations needs n_dst + 1 = {}",
+                                 row_ptr.size(), n_dst, n_dst + 1));
+  if (row_ptr[0] != 0) throw InputError(fmt::format("row_ptr[0] is {}; it must be 0", row_ptr[0]));
+  for (index_t i = 0; i < n_dst; ++i) {
+    if (row_ptr[i + 1] < row_ptr[i])
+      throw InputError(fmt::format("row_ptr is not monotone: row_ptr[{}] = {} > row_ptr[{}] = {}", i, row_ptr[i],
+                                   i + 1, row_ptr[i + 1]));
+  }
+  if (row_ptr[n_dst] != static_cast<index_t>(col_idx.size()))
+    throw InputError(fmt::format("row_ptr[n_dst] = {} but col_idx has {} entries", row_ptr[n_dst], col_idx.size()));
+  for (size_t e = 0; e < col_idx.size(); ++e) {
+    if (col_idx[e] < 0 || col_idx[e] >= n_src)
+      throw InputError(fmt::format("col_idx[{}] = {} is out of range [0, {})", e, col_idx[e], n_src));
+  }
+  return Graph(n_dst, n_src, std::move(row_ptr), std::move(col_idx));
+}
+
+Graph Graph::from_edges(index_t n_dst, index_t n_src, std::span<const index_t> dst, std::span<const index_t> src) {
+  if (n_dst < 0 || n_src < 0)
+    throw InputError(fmt::format("graph shape {}×{}: sizes must be non-negative", n_dst, n_src));
+  if (dst.size() != src.size())
+    throw InputError(fmt::format("edge list: {} destinations but {} sources", dst.size(), src.size()));
+  for (size_t k = 0; k < dst.size(); ++k) {
+    if (dst[k] < 0 || dst[k] >= n_dst)
+      throw InputError(fmt::format("edge {}: destination {} is out of range [0, {})", k, dst[k], n_dst));
+    if (src[k] < 0 || src[k] >= n_src)
+      throw InputError(fmt::format("edge {}: source {} is out of range [0, {})", k, src[k], n_src));
+  }
+  // Counting sort by destination: stable, so edges of one row keep their input order.
+  std::vector<index_t> row_ptr(static_cast<size_t>(n_dst) + 1, 0);
+  for (index_t d : dst) ++row_ptr[static_cast<size_t>(d) + 1];
+  for (index_t i = 0; i < n_dst; ++i) row_ptr[i + 1] += row_ptr[i];
+  std::vector<index_t> next(row_ptr.begin(), row_ptr.end() - 1);
+  std::vector<index_t> col_idx(dst.size());
+  for (size_t k = 0; k < dst.size(); ++k) col_idx[static_cast<size_t>(next[dst[k]]++)] = src[k];
+  return Graph(n_dst, n_src, std::move(row_ptr), std::move(col_idx));
+}
+
+void Graph::build_derived_views() {
+  const index_t num_e = num_edges();
+  row_of_edge_.resize(static_cast<size_t>(num_e));
+  for (index_t i = 0; i < n_dst_; ++i)
+    for (index_t e = row_ptr_[i]; e < row_ptr_[i + 1]; ++e) row_of_edge_[e] = i;
+
+  // CSC by a counting sort over edge ids in increasing order: within a column, positions follow
+  // increasing edge id.
+  col_ptr_.assign(static_cast<size_t>(n_src_) + 1, 0);
+  for (index_t c : col_idx_) ++col_ptr_[static_cast<size_t>(c) + 1];
+  for (index_t j = 0; j < n_src_; ++j) col_ptr_[j + 1] += col_ptr_[j];
+  std::vector<index_t> next(col_ptr_.begin(), col_ptr_.end() - 1);
+  row_idx_.resize(static_cast<size_t>(num_e));
+  edge_perm_.resize(static_cast<size_t>(num_e));
+  for (index_t e = 0; e < num_e; ++e) {
+    const index_t pos = next[col_idx_[e]]++;
+    row_idx_[pos] = row_of_edge_[e];
+    edge_perm_[pos] = e;
+  }
+}
+
+Graph Graph::transposed() const {
+  return Graph(n_src_, n_dst_, col_ptr_, row_idx_);
+}
+
+Graph Graph::with_self_loops() const {
+  if (!is_square())
+    throw InputError(fmt::format("self-loops need a square graph; this one is {}×{}", n_dst_, n_src_));
+  std::vector<index_t> row_ptr(row_ptr_.size());
+  std::vector<index_t> col_idx;
+  col_idx.reserve(col_idx_.size() + static_cast<size_t>(n_dst_));
+  row_ptr[0] = 0;
+  for (index_t i = 0; i < n_dst_; ++i) {
+    col_idx.insert(col_idx.end(), col_idx_.begin() + row_ptr_[i], col_idx_.begin() + row_ptr_[i + 1]);
+    col_idx.push_back(i);
+    row_ptr[i + 1] = static_cast<index_t>(col_idx.size());
+  }
+  return Graph(n_dst_, n_src_, std::move(row_ptr), std::move(col_idx));
+}
+
+bool Graph::is_symmetric() const {
+  if (!is_square()) return false;
+  for (index_t i = 0; i < n_dst_; ++i) {
+    std::vector<index_t> out(col_idx_.begin() + row_ptr_[i], col_idx_.begin() + row_ptr_[i + 1]);
+    std::vector<index_t> in(row_idx_.begin() + col_ptr_[i], row_idx_.begin() + col_ptr_[i + 1]);
+    std::sort(out.begin(), out.end());
+    std::sort(in.begin(), in.end());
+    if (out != in) return false;
+  }
+  return true;
+}
+
+std::string Graph::summary() const {
+  return fmt::format("Graph {}×{}, {} edges", n_dst_, n_src_, num_edges());
+}
+
+}  // namespace gnncheck

@@ -1,0 +1,7 @@
+#include "oracle/targets.h"
+
+namespace gnncheck::oracle {
+
+std::vector<TargetDef> layer_targets() { return {}; }
+
+}  // namespace gnncheck::oracle

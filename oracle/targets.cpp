@@ -1,0 +1,114 @@
+#include "oracle/targets.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace gnncheck::oracle {
+
+std::string_view to_string(TensorKind k) {
+  switch (k) {
+    case TensorKind::dst_nodes: return "dst_nodes";
+    case TensorKind::src_nodes: return "src_nodes";
+    case TensorKind::edges: return "edges";
+    case TensorKind::parameter: return "parameter";
+  }
+  return "unknown";
+}
+
+const std::vector<TargetDef>& all_targets() {
+  static const std::vector<TargetDef> targets = [] {
+    std::vector<TargetDef> all = op_targets();
+    for (auto& def : layer_targets()) all.push_back(std::move(def));
+    return all;
+  }();
+  return targets;
+}
+
+const TargetDef& find_target(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& def : all_targets()) {
+    if (def.spec.name == name) return def;
+    names.push_back(def.spec.name);
+  }
+  throw InputError(fmt::format("unknown target '{}'; known targets: {}", name, fmt::join(names, ", ")));
+}
+
+Attributes with_defaults(const TargetSpec& spec, const Attributes& given) {
+  Attributes out;
+  for (const auto& a : spec.attributes) out.set(a.name, a.default_value);
+  for (const auto& [name, value] : given.values()) {
+    bool known = false;
+    for (const auto& a : spec.attributes) known = known || a.name == name;
+    if (!known) {
+      std::vector<std::string> names;
+      for (const auto& a : spec.attributes) names.push_back(a.name);
+      throw InputError(fmt::format("target '{}' has no attribute '{}'; its attributes: {}", spec.name, name,
+                                   names.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(names, ", "))));
+    }
+    out.set(name, value);
+  }
+  return out;
+}
+
+namespace {
+
+template <class T>
+Result evaluate_in(const TargetDef& def, const Case& c, const Attributes& attrs) {
+  const Graph& g = *c.graph;
+  TensorMapOf<T> inputs;
+  for (const auto& [name, shape] : def.input_shapes(g, attrs)) {
+    const TensorMap& from = c.inputs.count(name) ? c.inputs : c.parameters;
+    auto it = from.find(name);
+    if (it == from.end()) throw InputError(fmt::format("target '{}': input '{}' is missing", def.spec.name, name));
+    require_shape(it->second, shape, fmt::format("target '{}', input '{}'", def.spec.name, name));
+    inputs.emplace(name, cast<T>(it->second));
+  }
+  TensorMapOf<T> grad_outputs;
+  if (!c.grad_outputs.empty()) {
+    for (const auto& [name, shape] : def.output_shapes(g, attrs)) {
+      auto it = c.grad_outputs.find(name);
+      if (it == c.grad_outputs.end())
+        throw InputError(fmt::format("target '{}': gradient of output '{}' is missing", def.spec.name, name));
+      require_shape(it->second, shape, fmt::format("target '{}', gradient of output '{}'", def.spec.name, name));
+      grad_outputs.emplace(name, cast<T>(it->second));
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Evaluation<T> ev;
+  if constexpr (std::is_same_v<T, double>) ev = def.evaluate_f64(g, attrs, inputs, grad_outputs);
+  else ev = def.evaluate_f32(g, attrs, inputs, grad_outputs);
+  Result r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (auto& [name, t] : ev.outputs) r.outputs.emplace(name, cast<double>(t));
+  for (auto& [name, t] : ev.gradients) r.gradients.emplace(name, cast<double>(t));
+  return r;
+}
+
+}  // namespace
+
+Result evaluate(const Case& c, Precision precision) {
+  Result r;
+  try {
+    if (!c.graph) throw InputError("case has no graph");
+    const TargetDef& def = find_target(c.target);
+    if (def.spec.needs_square_graph && !c.graph->is_square())
+      throw InputError(fmt::format("target '{}' needs a square graph; got {}", c.target, c.graph->summary()));
+    const Attributes attrs = with_defaults(def.spec, c.attributes);
+    switch (precision) {
+      case Precision::float64: return evaluate_in<double>(def, c, attrs);
+      case Precision::float32: return evaluate_in<float>(def, c, attrs);
+      default:
+        r.status = Status::unsupported;
+        r.message = fmt::format("the oracle evaluates in float64 or float32, not {}", to_string(precision));
+        return r;
+    }
+  } catch (const InputError& e) {
+    r.status = Status::error;
+    r.message = e.what();
+  }
+  return r;
+}
+
+}  // namespace gnncheck::oracle

@@ -1,0 +1,95 @@
+// gnncheck/oracle/targets.h — the catalogue of targets (ops and layers) and their oracle evaluation.
+//
+// Every op and layer gnncheck can check is a TargetDef: its spec (named inputs, parameters and
+// outputs, which of them are differentiable, the attributes it accepts), a function giving the
+// shape of every input for a graph and attributes (generators size tensors with it), and the
+// oracle's evaluation written once over the scalar type — float64 is the oracle, float32 is the
+// same code in single precision (a second, correct implementation for the tolerance model).
+//
+//   const auto& def = gnncheck::oracle::find_target("sddmm_dot");
+//   gnncheck::Result r = gnncheck::oracle::evaluate(c, gnncheck::Precision::float64);
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "oracle/case.h"
+
+namespace gnncheck::oracle {
+
+// Where an input lives, which decides how relabeling and edge reordering act on it.
+enum class TensorKind {
+  dst_nodes,  // [n_dst, ...]
+  src_nodes,  // [n_src, ...]
+  edges,      // [E, ...] in edge-id order
+  parameter,  // learnable weights, independent of the graph
+};
+std::string_view to_string(TensorKind k);
+
+struct TensorSlot {
+  std::string name;
+  TensorKind kind;
+  bool differentiable = true;
+};
+
+struct AttributeSpec {
+  std::string name;
+  AttrValue default_value;
+  std::string help;  // one line: meaning and allowed values
+};
+
+struct TargetSpec {
+  std::string name;
+  bool is_layer = false;
+  std::string summary;                  // one line for `gnncheck list`
+  std::vector<TensorSlot> inputs;       // parameters are the slots of kind `parameter`
+  std::vector<TensorSlot> outputs;
+  std::vector<AttributeSpec> attributes;
+  bool needs_square_graph = false;      // e.g. layers that add self-loops
+};
+
+template <class T>
+using TensorMapOf = std::map<std::string, DenseTensor<T>>;
+
+template <class T>
+struct Evaluation {
+  TensorMapOf<T> outputs;
+  TensorMapOf<T> gradients;  // by input/parameter name; only when grad_outputs were given
+};
+
+// inputs holds every input and parameter by name; attributes already have defaults filled in.
+// grad_outputs empty = forward only.
+template <class T>
+using EvaluateFn = std::function<Evaluation<T>(const Graph& g, const Attributes& attrs, const TensorMapOf<T>& inputs,
+                                                const TensorMapOf<T>& grad_outputs)>;
+
+using ShapesFn = std::function<std::map<std::string, std::vector<index_t>>(const Graph& g, const Attributes& attrs)>;
+
+struct TargetDef {
+  TargetSpec spec;
+  ShapesFn input_shapes;      // every input and parameter
+  ShapesFn output_shapes;     // every output
+  EvaluateFn<double> evaluate_f64;
+  EvaluateFn<float> evaluate_f32;
+};
+
+// The catalogue: ops first, then layers, each list in a fixed order.
+const std::vector<TargetDef>& all_targets();
+// Throws InputError "unknown target 'x'; known targets: …".
+const TargetDef& find_target(const std::string& name);
+
+// Attributes with every unset attribute of the target's spec filled from its default; an
+// attribute the target does not know is an InputError naming it and the accepted ones.
+Attributes with_defaults(const TargetSpec& spec, const Attributes& given);
+
+// Evaluates a case with the oracle's code in `precision` (float64 or float32). Validates the
+// case first (graph present, every input present with the expected shape, grad_outputs shaped as
+// the outputs) and returns Status::error with the reason when it is not valid.
+Result evaluate(const Case& c, Precision precision = Precision::float64);
+
+// The lists the catalogue is assembled from (op_targets.cpp and layer_targets.cpp).
+std::vector<TargetDef> op_targets();
+std::vector<TargetDef> layer_targets();
+
+}  // namespace gnncheck::oracle

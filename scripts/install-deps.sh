@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages gnncheck needs to build and test (Debian 12, Ubuntu 24.04).
+# Runs apt-get only for what is missing; uses sudo when not root.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build ccache pkg-config
+      libeigen3-dev libomp-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+      libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
+      python3 python3-numpy python3-scipy)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
