@@ -1,0 +1,48 @@
+// gnncheck/suites/system_registry.h — every system the `gnncheck` command can name, and how to make it.
+//
+// The registry is the runner's single view of "what can be tested here": the built-in systems
+// (oracle, cpu_float32), the GPU reference when this build has CUDA, the bug replicas, and the
+// external adapters and C plugins named on the command line or in a suite. Each entry says whether
+// it can run on this machine and, when not, why — `gnncheck list` prints exactly that.
+//
+//   auto registry = gnncheck::suites::SystemRegistry::with_builtins();
+//   std::unique_ptr<gnncheck::System> sys = registry.find("oracle").make();
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adapters/system.h"
+
+namespace gnncheck::suites {
+
+struct SystemEntry {
+  std::string name;
+  std::string kind;     // "builtin", "gpu", "replica", "adapter", "plugin"
+  std::string summary;  // one line for `gnncheck list`
+  std::string bug;      // replicas: the bug it reproduces; empty for correct systems
+  Availability availability;
+  // Makes a fresh instance; unset when the system cannot be built here (availability says why).
+  std::function<std::unique_ptr<System>()> make;
+};
+
+class SystemRegistry {
+ public:
+  // oracle, cpu_float32, gpu (unavailable with a reason when not built or no device), replicas.
+  static SystemRegistry with_builtins();
+
+  // Adds an entry; a second entry of the same name is an InputError naming both.
+  void add(SystemEntry entry);
+
+  bool contains(const std::string& name) const;
+  // Throws InputError "unknown system 'x'; known systems: …".
+  const SystemEntry& find(const std::string& name) const;
+  const std::vector<SystemEntry>& entries() const { return entries_; }
+
+ private:
+  std::vector<SystemEntry> entries_;
+};
+
+}  // namespace gnncheck::suites
