@@ -11,7 +11,9 @@
 //   if (!r.ok()) fmt::print("{}: {}\n", gnncheck::to_string(r.status), r.message);
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "oracle/case.h"
@@ -31,6 +33,9 @@ class System {
   virtual bool supports(const std::string& target) const = 0;
   virtual Precision precision(const std::string& target) const = 0;
   virtual Result evaluate(const Case& c) = 0;
+  // Bytes the system holds between evaluations (host or device), when it can tell; the resources
+  // check watches it across repeated evaluations of one case. nullopt: not measured.
+  virtual std::optional<std::int64_t> live_bytes() const { return std::nullopt; }
 };
 
 }  // namespace gnncheck

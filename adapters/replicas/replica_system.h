@@ -1,0 +1,52 @@
+// gnncheck/adapters/replicas/replica_system.h — the machinery shared by the bug replicas (internal).
+//
+// ReplicaSystem evaluates a case with the correct base system and then lets one Bug rewrite the
+// outputs and gradients the way the published system computed them. The rewrite uses the oracle's
+// ops in float64, so a bug is written as the wrong formula and nothing else.
+//
+//   class DropBiasGradient final : public Bug { void inject(BugContext& ctx) override { ... } };
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "adapters/replicas/replicas.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::replicas {
+
+// Everything a bug needs to rewrite one result.
+struct BugContext {
+  const Case& c;
+  const oracle::TargetDef& def;
+  Attributes attributes;  // the case's attributes with the target's defaults filled in
+  Precision base_precision;
+  Result& result;         // the base system's correct answer, rewritten in place
+
+  const Graph& graph() const { return *c.graph; }
+  bool wants_gradients() const { return !c.grad_outputs.empty(); }
+  // The case's input or parameter `name`; InternalError if absent (the base accepted the case).
+  const Tensor& input(const std::string& name) const;
+  // The gradient of the target's only output.
+  const Tensor& output_gradient() const;
+  // Name of the first input slot of `kind`; InternalError when the target has none.
+  std::string slot(oracle::TensorKind kind) const;
+  std::string output_name() const;
+  // Marks the case as one the bug cannot be expressed on (Status::unsupported, with the reason).
+  void unsupported(const std::string& reason);
+  // Unsupported unless the graph is square; returns whether it is.
+  bool require_square(const std::string& why);
+};
+
+class Bug {
+ public:
+  virtual ~Bug() = default;
+  virtual void inject(BugContext& ctx) = 0;
+  // Bytes the bug itself holds (the leak replica); added to the base's live bytes.
+  virtual std::int64_t held_bytes() const { return 0; }
+};
+
+// The bug of catalogue entry `info` (by name); InternalError for a name without an implementation.
+std::unique_ptr<Bug> make_bug(const ReplicaInfo& info);
+
+}  // namespace gnncheck::replicas

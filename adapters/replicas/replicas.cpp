@@ -1,0 +1,206 @@
+#include "adapters/replicas/replicas.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "adapters/replicas/replica_system.h"
+#include "oracle/targets.h"
+
+namespace gnncheck {
+namespace {
+
+// Targets the bug is written for; the catalogue keeps those the oracle knows today.
+struct CatalogueEntry {
+  ReplicaInfo info;
+  bool every_target = false;  // generic bugs (leak, width tail) apply to every target
+};
+
+std::vector<CatalogueEntry> entries() {
+  return {
+      {{1, "tcgnn_backward_uses_A",
+        "TC-GNN (GCN and GIN): the backward aggregation multiplied by the same adjacency as the forward, "
+        "A where Aᵀ is needed; its tests used symmetric graphs, where the two coincide",
+        "gradient of the aggregated input is A·ḡ instead of Aᵀ·ḡ (square graphs only, like the original)",
+        "adjoint", "a square graph with A ≠ Aᵀ",
+        {"spmm", "normalized_spmm"}},
+       false},
+      {{2, "tcgnn_agnn_attention_grad",
+        "TC-GNN (AGNN): the attention gradient was formed from the output gradient with itself instead of "
+        "from the output gradient with the features, and the aggregation backward used the untransposed "
+        "attention matrix",
+        "grad of the edge values is ⟨ḡ[row], ḡ[col]⟩ instead of ⟨ḡ[row], X[col]⟩, and grad X is A_w·ḡ "
+        "instead of A_wᵀ·ḡ (square graphs only)",
+        "differential", "a square graph",
+        {"spmm_ve"}},
+       false},
+      {{3, "gnnadvisor_sqrt_degree",
+        "GNNAdvisor: its preprocessing scaled edges by sqrt(degree) where GCN's normalization needs "
+        "1/sqrt(degree); forward and backward agree with each other, so only a reference notices",
+        "normalized edge value sqrt(d_dst·d_src) instead of 1/sqrt(d_dst·d_src) (row_mean: d_dst instead "
+        "of 1/d_dst), in forward and backward",
+        "differential", "any graph with an edge",
+        {"normalized_spmm"}},
+       false},
+      {{4, "gnnadvisor_norm_backward_order",
+        "GNNAdvisor and Seastar: the fused degree normalization was applied in backward in the forward's "
+        "order, scaling the gradient by the degrees of the wrong side; on graphs whose in- and out-degrees "
+        "agree (all symmetric test graphs) the result is the same",
+        "backward computes D_dst^-½ Aᵀ D_src^-½ ḡ (row_mean: D^-1 Aᵀ ḡ) instead of D_src^-½ Aᵀ D_dst^-½ ḡ "
+        "(row_mean: Aᵀ D^-1 ḡ) (square graphs only)",
+        "op_order", "a square graph whose in- and out-degrees differ",
+        {"normalized_spmm"}},
+       false},
+      {{5, "gat_backward_untransposed_attention",
+        "The pitfalls paper's controlled experiment on GAT: using the attention matrix untransposed in "
+        "backward made training 1.34x faster and 11-27 points less accurate",
+        "gradient of the features is A_α·ḡ instead of A_αᵀ·ḡ for attention-weighted aggregation (square "
+        "graphs only)",
+        "adjoint", "a square graph with A ≠ Aᵀ",
+        {"spmm_ve"}},
+       false},
+      {{6, "tlpgnn_no_attention_grad",
+        "TLPGNN and Huang et al.: fused attention kernels implemented forward only, so no gradient reached "
+        "the attention logits and the attention parameters never trained",
+        "gradient of the attention logits (edge_softmax) and of the edge values (spmm_ve) is zero",
+        "differential", "any graph with an edge",
+        {"edge_softmax", "spmm_ve"}},
+       false},
+      {{7, "shared_edge_buffer",
+        "Huang et al.: one edge buffer shared across layers and calls, so a layer's backward read the "
+        "attention that a later forward had written",
+        "a forward-only evaluation stores its edge tensor (softmax output or edge values) in one shared "
+        "buffer; a later evaluation with output gradients computes its backward from that buffer when "
+        "its shape matches, not from its own forward",
+        "state", "two forwards on different inputs before a backward",
+        {"edge_softmax", "spmm_ve"}},
+       false},
+      {{8, "fusegnn_softmax_no_max",
+        "FuseGNN (GAT on Reddit): edge softmax computed exp(s)/Σexp(s) without subtracting the row "
+        "maximum, overflowing to Inf/NaN at large logits",
+        "edge softmax without max subtraction, in the base system's precision",
+        "numerics", "logits above 88 (float32) or 709 (float64)",
+        {"edge_softmax"}},
+       false},
+      {{9, "dgnn_memory_growth",
+        "dgNN: buffers allocated every iteration and never freed, so memory grew until the run died",
+        "every evaluation keeps the size of its outputs and gradients plus 1 MiB alive (touched host "
+        "memory, reported in peak_bytes and live_bytes) until the system is destroyed",
+        "resources", "repeated evaluations of one case",
+        {}},
+       true},
+      {{10, "width_not_multiple_of_32",
+        "Huang et al.: kernels that process features in warps of 32 gave wrong results when the feature "
+        "width was not a multiple of 32",
+        "in every node output and node gradient the last (width mod 32) columns of each row are left zero",
+        "differential", "a node feature width that is not a multiple of 32",
+        {}},
+       true},
+      {{11, "missing_eshuffle",
+        "GraphPy's analysis of attention backward: edge values used in CSR order where the CSC traversal "
+        "of the transposed product needs them shuffled (the missing eShuffle)",
+        "the transposed edge-weighted product reads w[p] at CSC position p instead of w[edge_perm[p]]: "
+        "the gradient of X in spmm_ve and the forward of spmm_ve_transposed",
+        "differential", "a graph whose CSC order differs from its CSR order",
+        {"spmm_ve", "spmm_ve_transposed"}},
+       false},
+      {{12, "missing_bias_grad",
+        "Several layer implementations: the bias received no gradient (it was added outside autograd), so "
+        "it stayed at its initial value",
+        "the gradient of every parameter named like 'bias' is zero",
+        "differential", "a layer with bias enabled",
+        {}},
+       false},
+  };
+}
+
+bool bias_target(const oracle::TargetDef& def) {
+  for (const auto& slot : def.spec.inputs)
+    if (slot.kind == oracle::TensorKind::parameter && slot.name.find("bias") != std::string::npos) return true;
+  return false;
+}
+
+// The entry's targets that the oracle's catalogue knows today.
+ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
+  ReplicaInfo info = entry.info;
+  std::vector<std::string> known;
+  for (const auto& def : oracle::all_targets()) {
+    const std::string& name = def.spec.name;
+    bool wanted = entry.every_target;
+    for (const auto& t : info.targets) wanted = wanted || t == name;
+    if (info.number == 12) wanted = bias_target(def);
+    if (wanted) known.push_back(name);
+  }
+  info.targets = std::move(known);
+  return info;
+}
+
+class ReplicaSystem final : public System {
+ public:
+  ReplicaSystem(ReplicaInfo info, std::unique_ptr<System> base)
+      : info_(std::move(info)), base_(std::move(base)), bug_(replicas::make_bug(info_)) {}
+
+  std::string name() const override { return info_.name; }
+  Availability availability() const override { return base_->availability(); }
+  bool supports(const std::string& target) const override {
+    bool listed = false;
+    for (const auto& t : info_.targets) listed = listed || t == target;
+    return listed && base_->supports(target);
+  }
+  Precision precision(const std::string& target) const override { return base_->precision(target); }
+  std::optional<std::int64_t> live_bytes() const override {
+    const std::optional<std::int64_t> base = base_->live_bytes();
+    if (!base && bug_->held_bytes() == 0) return std::nullopt;
+    return base.value_or(0) + bug_->held_bytes();
+  }
+
+  Result evaluate(const Case& c) override {
+    if (!supports(c.target)) {
+      Result r;
+      r.status = Status::unsupported;
+      r.message = fmt::format("replica '{}' injects its bug into {}; not into '{}'", info_.name,
+                              fmt::join(info_.targets, ", "), c.target);
+      return r;
+    }
+    Result r = base_->evaluate(c);
+    if (!r.ok()) return r;
+    try {
+      const oracle::TargetDef& def = oracle::find_target(c.target);
+      replicas::BugContext ctx{c, def, oracle::with_defaults(def.spec, c.attributes), base_->precision(c.target), r};
+      bug_->inject(ctx);
+    } catch (const std::exception& e) {  // InputError from an op, InternalError from a broken catalogue
+      r = Result{};
+      r.status = Status::error;
+      r.message = fmt::format("replica '{}': {}", info_.name, e.what());
+    }
+    return r;
+  }
+
+ private:
+  ReplicaInfo info_;
+  std::unique_ptr<System> base_;
+  std::unique_ptr<replicas::Bug> bug_;
+};
+
+}  // namespace
+
+std::vector<ReplicaInfo> replica_catalogue() {
+  std::vector<ReplicaInfo> out;
+  for (const auto& entry : entries()) out.push_back(resolve_targets(entry));
+  return out;
+}
+
+ReplicaInfo find_replica(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& entry : entries()) {
+    if (entry.info.name == name) return resolve_targets(entry);
+    names.push_back(entry.info.name);
+  }
+  throw InputError(fmt::format("unknown replica '{}'; known replicas: {}", name, fmt::join(names, ", ")));
+}
+
+std::unique_ptr<System> make_replica(const std::string& name, std::unique_ptr<System> base) {
+  if (!base) throw InputError(fmt::format("replica '{}' needs a base system to wrap; got none", name));
+  return std::make_unique<ReplicaSystem>(find_replica(name), std::move(base));
+}
+
+}  // namespace gnncheck

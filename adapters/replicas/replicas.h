@@ -1,0 +1,49 @@
+// gnncheck/adapters/replicas/replicas.h — bug replicas: correct systems with one published bug put back.
+//
+// Each replica wraps a correct System (the oracle, cpu_float32, the GPU reference, …) and injects
+// exactly one bug that a published GNN system shipped (see DESIGN.md and the ATC'25 pitfalls paper).
+// The catalogue says, for every replica, where the bug came from (in our words), what the replica
+// does wrong, which check is expected to catch it, and on which targets the bug is injected. A
+// suite that does not catch every replica has a hole; the mutation-score table in
+// adapters/replicas/README.md is produced from this catalogue.
+//
+// On a target the replica supports but a case the bug cannot be expressed on (most "A for Aᵀ" bugs
+// need a square graph, as the original kernels did), evaluate() returns Status::unsupported saying so.
+//
+//   for (const auto& info : gnncheck::replica_catalogue())
+//     fmt::print("{:2} {:40} caught by {}\n", info.number, info.name, info.expected_check);
+//   auto wrong = gnncheck::make_replica("tcgnn_backward_uses_A", gnncheck::make_oracle_system());
+//   gnncheck::Result r = wrong->evaluate(c);   // c.target == "spmm": gradient A·ḡ instead of Aᵀ·ḡ
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adapters/system.h"
+
+namespace gnncheck {
+
+struct ReplicaInfo {
+  int number = 0;              // 1..12, the order of issue 6
+  std::string name;            // system name, e.g. "tcgnn_backward_uses_A"
+  std::string origin;          // the published system and what went wrong there, in our words
+  std::string bug;             // precisely what this replica computes wrongly
+  std::string expected_check;  // check kind of DESIGN.md expected to catch it: differential, adjoint,
+                               // op_order, state, numerics, resources
+  std::string needs;           // what a case must have for the bug to show, e.g. "a graph with A ≠ Aᵀ"
+  std::vector<std::string> targets;  // targets the bug is injected into (those the catalogue knows today)
+};
+
+// The 12 replicas in issue order. Targets are filtered to those present in oracle::all_targets(),
+// so layer targets appear as soon as they are registered.
+std::vector<ReplicaInfo> replica_catalogue();
+
+// Throws InputError "unknown replica 'x'; known replicas: …".
+ReplicaInfo find_replica(const std::string& name);
+
+// The replica `name` wrapping `base`. The replica supports a target when it injects its bug there
+// and `base` supports it; its precision is base's. Throws InputError for an unknown name or a null base.
+std::unique_ptr<System> make_replica(const std::string& name, std::unique_ptr<System> base);
+
+}  // namespace gnncheck
