@@ -1,7 +1,283 @@
+// The catalogue entries of the sparse ops (DESIGN.md "Ops"): one TargetDef per op, each with its
+// spec, the shapes of its tensors for a graph and attributes, and its evaluation in float64 and
+// float32 (the same template code).
+//
+// Shapes: node tensors are [N, H·C] (H = heads, C = features per head), edge tensors [E, H].
+// Output and input names follow the op headers (x, y, z, edge_values, u, v, a, b, e, logits, alpha).
+#include <fmt/format.h>
+
+#include "oracle/degree_norm.h"
+#include "oracle/edge_softmax.h"
+#include "oracle/eshuffle.h"
+#include "oracle/sddmm.h"
+#include "oracle/spmm.h"
+#include "oracle/spmm_ve.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::oracle {
+namespace {
 
-std::vector<TargetDef> op_targets() { return {}; }
+using Shapes = std::map<std::string, std::vector<index_t>>;
+
+AttributeSpec features_attribute() {
+  return {"features", std::int64_t{4}, "feature width C of each node row (per head for multi-head ops); ≥ 1"};
+}
+AttributeSpec heads_attribute() {
+  return {"heads", std::int64_t{1}, "number of attention heads H; node rows hold H·features values; ≥ 1"};
+}
+AttributeSpec norm_attribute() {
+  return {"norm", std::string("symmetric"),
+          "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) or row_mean (D_dst^-1 A)"};
+}
+
+// A size attribute that must be at least 1; the error names the target and the attribute.
+index_t positive_attribute(const Attributes& attrs, const std::string& name, const std::string& target) {
+  const std::int64_t value = attrs.get_int(name);
+  if (value < 1) throw InputError(fmt::format("target '{}': attribute '{}' must be at least 1, got {}", target, name, value));
+  return value;
+}
+
+struct Sizes {
+  index_t heads;
+  index_t width;  // heads · features
+};
+Sizes sizes(const Attributes& attrs, const std::string& target, bool has_heads) {
+  const index_t heads = has_heads ? positive_attribute(attrs, "heads", target) : 1;
+  const index_t features = positive_attribute(attrs, "features", target);
+  return {heads, heads * features};
+}
+
+// Looks up a tensor that evaluate() has already validated against input_shapes/output_shapes.
+template <class T>
+const DenseTensor<T>& get(const TensorMapOf<T>& map, const char* name) {
+  auto it = map.find(name);
+  if (it == map.end()) throw InternalError(fmt::format("oracle op evaluation: tensor '{}' was not supplied", name));
+  return it->second;
+}
+
+// Builds a target from one template lambda evaluated at both precisions.
+template <class Fn>
+TargetDef make_target(TargetSpec spec, ShapesFn input_shapes, ShapesFn output_shapes, Fn fn) {
+  TargetDef def;
+  def.spec = std::move(spec);
+  def.input_shapes = std::move(input_shapes);
+  def.output_shapes = std::move(output_shapes);
+  def.evaluate_f64 = [fn](const Graph& g, const Attributes& a, const TensorMapOf<double>& in,
+                          const TensorMapOf<double>& gout) { return fn.template operator()<double>(g, a, in, gout); };
+  def.evaluate_f32 = [fn](const Graph& g, const Attributes& a, const TensorMapOf<float>& in,
+                          const TensorMapOf<float>& gout) { return fn.template operator()<float>(g, a, in, gout); };
+  return def;
+}
+
+TargetDef spmm_target() {
+  return make_target(
+      {"spmm", false, "Y = A·X, sum over each destination's in-neighbors",
+       {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}}, {features_attribute()}},
+      [](const Graph& g, const Attributes& a) { return Shapes{{"x", {g.n_src(), sizes(a, "spmm", false).width}}}; },
+      [](const Graph& g, const Attributes& a) { return Shapes{{"y", {g.n_dst(), sizes(a, "spmm", false).width}}}; },
+      []<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        ev.outputs["y"] = spmm_forward(g, get(in, "x"));
+        if (!gout.empty()) ev.gradients["x"] = spmm_backward(g, get(gout, "y"));
+        return ev;
+      });
+}
+
+TargetDef spmm_transposed_target() {
+  return make_target(
+      {"spmm_transposed", false, "Z = Aᵀ·Y, sum over each source's out-neighbors",
+       {{"y", TensorKind::dst_nodes, true}}, {{"z", TensorKind::src_nodes, true}}, {features_attribute()}},
+      [](const Graph& g, const Attributes& a) {
+        return Shapes{{"y", {g.n_dst(), sizes(a, "spmm_transposed", false).width}}};
+      },
+      [](const Graph& g, const Attributes& a) {
+        return Shapes{{"z", {g.n_src(), sizes(a, "spmm_transposed", false).width}}};
+      },
+      []<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        ev.outputs["z"] = spmm_transposed_forward(g, get(in, "y"));
+        if (!gout.empty()) ev.gradients["y"] = spmm_transposed_backward(g, get(gout, "z"));
+        return ev;
+      });
+}
+
+TargetDef spmm_ve_target() {
+  return make_target(
+      {"spmm_ve", false, "Y[i,h] = Σ_e w[e,h]·X[col_e,h], edge-weighted SpMM per head",
+       {{"edge_values", TensorKind::edges, true}, {"x", TensorKind::src_nodes, true}},
+       {{"y", TensorKind::dst_nodes, true}},
+       {heads_attribute(), features_attribute()}},
+      [](const Graph& g, const Attributes& a) {
+        const Sizes s = sizes(a, "spmm_ve", true);
+        return Shapes{{"edge_values", {g.num_edges(), s.heads}}, {"x", {g.n_src(), s.width}}};
+      },
+      [](const Graph& g, const Attributes& a) { return Shapes{{"y", {g.n_dst(), sizes(a, "spmm_ve", true).width}}}; },
+      []<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        const auto& w = get(in, "edge_values");
+        const auto& x = get(in, "x");
+        ev.outputs["y"] = spmm_ve_forward(g, w, x);
+        if (!gout.empty()) {
+          auto grads = spmm_ve_backward(g, w, x, get(gout, "y"));
+          ev.gradients["edge_values"] = std::move(grads.grad_edge_values);
+          ev.gradients["x"] = std::move(grads.grad_x);
+        }
+        return ev;
+      });
+}
+
+TargetDef spmm_ve_transposed_target() {
+  return make_target(
+      {"spmm_ve_transposed", false, "Z[j,h] = Σ_{e: col_e = j} w[e,h]·Y[row_e,h], edge-weighted Aᵀ per head",
+       {{"edge_values", TensorKind::edges, true}, {"y", TensorKind::dst_nodes, true}},
+       {{"z", TensorKind::src_nodes, true}},
+       {heads_attribute(), features_attribute()}},
+      [](const Graph& g, const Attributes& a) {
+        const Sizes s = sizes(a, "spmm_ve_transposed", true);
+        return Shapes{{"edge_values", {g.num_edges(), s.heads}}, {"y", {g.n_dst(), s.width}}};
+      },
+      [](const Graph& g, const Attributes& a) {
+        return Shapes{{"z", {g.n_src(), sizes(a, "spmm_ve_transposed", true).width}}};
+      },
+      []<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        const auto& w = get(in, "edge_values");
+        const auto& y = get(in, "y");
+        ev.outputs["z"] = spmm_ve_transposed_forward(g, w, y);
+        if (!gout.empty()) {
+          auto grads = spmm_ve_transposed_backward(g, w, y, get(gout, "z"));
+          ev.gradients["edge_values"] = std::move(grads.grad_edge_values);
+          ev.gradients["y"] = std::move(grads.grad_y);
+        }
+        return ev;
+      });
+}
+
+TargetDef sddmm_dot_target() {
+  return make_target(
+      {"sddmm_dot", false, "e[k,h] = ⟨U[row_k,h], V[col_k,h]⟩ on every edge, per head",
+       {{"u", TensorKind::dst_nodes, true}, {"v", TensorKind::src_nodes, true}},
+       {{"e", TensorKind::edges, true}},
+       {heads_attribute(), features_attribute()}},
+      [](const Graph& g, const Attributes& a) {
+        const Sizes s = sizes(a, "sddmm_dot", true);
+        return Shapes{{"u", {g.n_dst(), s.width}}, {"v", {g.n_src(), s.width}}};
+      },
+      [](const Graph& g, const Attributes& a) {
+        return Shapes{{"e", {g.num_edges(), sizes(a, "sddmm_dot", true).heads}}};
+      },
+      []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        const index_t heads = a.get_int("heads");
+        const auto& u = get(in, "u");
+        const auto& v = get(in, "v");
+        ev.outputs["e"] = sddmm_dot_forward(g, u, v, heads);
+        if (!gout.empty()) {
+          auto grads = sddmm_dot_backward(g, u, v, heads, get(gout, "e"));
+          ev.gradients["u"] = std::move(grads.grad_u);
+          ev.gradients["v"] = std::move(grads.grad_v);
+        }
+        return ev;
+      });
+}
+
+TargetDef sddmm_add_target() {
+  return make_target(
+      {"sddmm_add", false, "e[k,h] = a[row_k,h] + b[col_k,h] on every edge (GAT's logits)",
+       {{"a", TensorKind::dst_nodes, true}, {"b", TensorKind::src_nodes, true}},
+       {{"e", TensorKind::edges, true}},
+       {heads_attribute()}},
+      [](const Graph& g, const Attributes& a) {
+        const index_t heads = positive_attribute(a, "heads", "sddmm_add");
+        return Shapes{{"a", {g.n_dst(), heads}}, {"b", {g.n_src(), heads}}};
+      },
+      [](const Graph& g, const Attributes& a) {
+        return Shapes{{"e", {g.num_edges(), positive_attribute(a, "heads", "sddmm_add")}}};
+      },
+      []<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        ev.outputs["e"] = sddmm_add_forward(g, get(in, "a"), get(in, "b"));
+        if (!gout.empty()) {
+          auto grads = sddmm_add_backward(g, get(gout, "e"));
+          ev.gradients["a"] = std::move(grads.grad_u);
+          ev.gradients["b"] = std::move(grads.grad_v);
+        }
+        return ev;
+      });
+}
+
+TargetDef edge_softmax_target() {
+  return make_target(
+      {"edge_softmax", false, "softmax of edge logits over each destination's in-edges, per head",
+       {{"logits", TensorKind::edges, true}}, {{"alpha", TensorKind::edges, true}}, {heads_attribute()}},
+      [](const Graph& g, const Attributes& a) {
+        return Shapes{{"logits", {g.num_edges(), positive_attribute(a, "heads", "edge_softmax")}}};
+      },
+      [](const Graph& g, const Attributes& a) {
+        return Shapes{{"alpha", {g.num_edges(), positive_attribute(a, "heads", "edge_softmax")}}};
+      },
+      []<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        ev.outputs["alpha"] = edge_softmax_forward(g, get(in, "logits"));
+        if (!gout.empty()) ev.gradients["logits"] = edge_softmax_backward(g, ev.outputs["alpha"], get(gout, "alpha"));
+        return ev;
+      });
+}
+
+TargetDef eshuffle_target(bool inverse) {
+  const std::string name = inverse ? "eshuffle_inverse" : "eshuffle";
+  const TensorKind from = inverse ? TensorKind::edges_csc : TensorKind::edges;
+  const TensorKind to = inverse ? TensorKind::edges : TensorKind::edges_csc;
+  return make_target(
+      {name, false,
+       inverse ? "edge tensor from CSC order back to edge-id order: y[edge_perm[p]] = x[p]"
+               : "edge tensor from edge-id order to CSC order: y[p] = x[edge_perm[p]]",
+       {{"x", from, true}}, {{"y", to, true}}, {heads_attribute()}},
+      [name](const Graph& g, const Attributes& a) {
+        return Shapes{{"x", {g.num_edges(), positive_attribute(a, "heads", name)}}};
+      },
+      [name](const Graph& g, const Attributes& a) {
+        return Shapes{{"y", {g.num_edges(), positive_attribute(a, "heads", name)}}};
+      },
+      [inverse]<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        const auto& x = get(in, "x");
+        ev.outputs["y"] = inverse ? eshuffle_inverse_forward(g, x) : eshuffle_forward(g, x);
+        if (!gout.empty()) {
+          const auto& gy = get(gout, "y");
+          ev.gradients["x"] = inverse ? eshuffle_inverse_backward(g, gy) : eshuffle_backward(g, gy);
+        }
+        return ev;
+      });
+}
+
+TargetDef normalized_spmm_target() {
+  return make_target(
+      {"normalized_spmm", false, "Y = Â·X with Â the symmetric or row-mean degree normalization of A",
+       {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}},
+       {norm_attribute(), features_attribute()}},
+      [](const Graph& g, const Attributes& a) {
+        parse_degree_norm(a.get_string("norm"));  // reject a bad attribute before any tensor is built
+        return Shapes{{"x", {g.n_src(), sizes(a, "normalized_spmm", false).width}}};
+      },
+      [](const Graph& g, const Attributes& a) {
+        return Shapes{{"y", {g.n_dst(), sizes(a, "normalized_spmm", false).width}}};
+      },
+      []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        const DegreeNorm norm = parse_degree_norm(a.get_string("norm"));
+        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"));
+        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"));
+        return ev;
+      });
+}
+
+}  // namespace
+
+std::vector<TargetDef> op_targets() {
+  return {spmm_target(),          spmm_transposed_target(), spmm_ve_target(),     spmm_ve_transposed_target(),
+          sddmm_dot_target(),     sddmm_add_target(),       edge_softmax_target(), eshuffle_target(false),
+          eshuffle_target(true),  normalized_spmm_target()};
+}
 
 }  // namespace gnncheck::oracle

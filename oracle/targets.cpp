@@ -12,6 +12,7 @@ std::string_view to_string(TensorKind k) {
     case TensorKind::dst_nodes: return "dst_nodes";
     case TensorKind::src_nodes: return "src_nodes";
     case TensorKind::edges: return "edges";
+    case TensorKind::edges_csc: return "edges_csc";
     case TensorKind::parameter: return "parameter";
   }
   return "unknown";

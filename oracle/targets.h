@@ -23,6 +23,7 @@ enum class TensorKind {
   dst_nodes,  // [n_dst, ...]
   src_nodes,  // [n_src, ...]
   edges,      // [E, ...] in edge-id order
+  edges_csc,  // [E, ...] in CSC order (position p holds edge edge_perm[p]): eshuffle's output
   parameter,  // learnable weights, independent of the graph
 };
 std::string_view to_string(TensorKind k);

@@ -1,0 +1,82 @@
+#include "oracle/random_case.h"
+
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+namespace gnncheck::oracle {
+namespace {
+
+// SplitMix64's finalizer: spreads a 64-bit value over all bits (used to mix seed and name).
+std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// FNV-1a over the stream name: fixed by the standard-free algorithm, unlike std::hash.
+std::uint64_t name_hash(const std::string& name) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char ch : name) h = (h ^ ch) * 0x100000001b3ULL;
+  return h;
+}
+
+// A double uniform in [0, 1) from the top 53 bits: exact and identical on every platform.
+double unit_uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+void check_options(const RandomCaseOptions& options) {
+  if (!(options.min_value < options.max_value) || !std::isfinite(options.min_value) ||
+      !std::isfinite(options.max_value))
+    throw InputError(fmt::format("random case: value range [{}, {}) is empty or not finite", options.min_value,
+                                 options.max_value));
+  if (!(options.zero_fraction >= 0.0 && options.zero_fraction <= 1.0))
+    throw InputError(fmt::format("random case: zero_fraction must be in [0, 1], got {}", options.zero_fraction));
+}
+
+}  // namespace
+
+Tensor random_tensor(const std::vector<index_t>& shape, std::uint64_t seed, const std::string& stream_name,
+                     const RandomCaseOptions& options) {
+  check_options(options);
+  std::mt19937_64 rng(mix64(seed ^ mix64(name_hash(stream_name))));
+  Tensor t(shape);
+  const double span = options.max_value - options.min_value;
+  for (double& value : t.values()) {
+    // Two draws per element whatever zero_fraction is, so changing it keeps the non-zero values.
+    const bool zero = unit_uniform(rng) < options.zero_fraction;
+    const double drawn = options.min_value + span * unit_uniform(rng);
+    value = zero ? 0.0 : drawn;
+  }
+  return t;
+}
+
+Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, const Attributes& attributes,
+                      std::uint64_t seed, const RandomCaseOptions& options) {
+  check_options(options);
+  if (!graph) throw InputError(fmt::format("random case for '{}': no graph given", def.spec.name));
+  if (def.spec.needs_square_graph && !graph->is_square())
+    throw InputError(fmt::format("target '{}' needs a square graph; got {}", def.spec.name, graph->summary()));
+  Case c;
+  c.target = def.spec.name;
+  c.attributes = with_defaults(def.spec, attributes);
+  c.graph = graph;
+  c.seed = seed;
+  const auto input_shapes = def.input_shapes(*graph, c.attributes);
+  for (const TensorSlot& slot : def.spec.inputs) {
+    auto shape = input_shapes.find(slot.name);
+    if (shape == input_shapes.end())
+      throw InternalError(fmt::format("target '{}' declares input '{}' but gives no shape for it", def.spec.name,
+                                      slot.name));
+    TensorMap& into = slot.kind == TensorKind::parameter ? c.parameters : c.inputs;
+    into[slot.name] = random_tensor(shape->second, seed, "input:" + slot.name, options);
+  }
+  if (options.with_grad_outputs) {
+    for (const auto& [name, shape] : def.output_shapes(*graph, c.attributes))
+      c.grad_outputs[name] = random_tensor(shape, seed, "grad_output:" + name, options);
+  }
+  return c;
+}
+
+}  // namespace gnncheck::oracle

@@ -1,0 +1,92 @@
+// gnncheck/oracle/sparse_kernels.h — the two aggregation loops every oracle op is built from
+// (internal to the oracle's op files; use the op headers instead).
+//
+//   aggregate_rows:     out[i,h,:] = Σ_{e ∈ row i}        w[e,h] · in[col_e,h,:]   (A·X, CSR)
+//   aggregate_columns:  out[j,h,:] = Σ_{e : col_e = j}    w[e,h] · in[row_e,h,:]   (Aᵀ·Y, CSC)
+// `w` may be null (every weight is 1, no multiplication). Each output row is written by exactly one
+// OpenMP thread and summed in a fixed order (increasing edge id for rows; increasing CSC position,
+// which is increasing edge id, for columns), so results are bit-identical for any thread count.
+// No validation happens here: callers check shapes first and pass width = heads · per_head.
+//
+//   detail::aggregate_rows<double>(g, w.data(), heads, x.data(), width, y.data());
+#pragma once
+
+#include "oracle/graph.h"
+
+namespace gnncheck::oracle::detail {
+
+// Rows are scheduled dynamically in chunks because power-law graphs have a few very long rows;
+// which thread takes a row never changes that row's arithmetic.
+inline constexpr int kRowChunk = 64;
+
+template <class T>
+void aggregate_rows(const Graph& g, const T* w, index_t heads, const T* in, index_t width, T* out) {
+  const index_t per_head = heads > 0 ? width / heads : 0;
+  const auto row_ptr = g.row_ptr();
+  const auto col_idx = g.col_idx();
+#pragma omp parallel for schedule(dynamic, kRowChunk)
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    T* out_row = out + i * width;
+    for (index_t c = 0; c < width; ++c) out_row[c] = T(0);
+    for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+      const T* in_row = in + col_idx[e] * width;
+      if (w == nullptr) {
+        for (index_t c = 0; c < width; ++c) out_row[c] += in_row[c];
+      } else {
+        for (index_t h = 0; h < heads; ++h) {
+          const T weight = w[e * heads + h];
+          const index_t begin = h * per_head;
+          for (index_t c = begin; c < begin + per_head; ++c) out_row[c] += weight * in_row[c];
+        }
+      }
+    }
+  }
+}
+
+template <class T>
+void aggregate_columns(const Graph& g, const T* w, index_t heads, const T* in, index_t width, T* out) {
+  const index_t per_head = heads > 0 ? width / heads : 0;
+  const auto col_ptr = g.col_ptr();
+  const auto row_idx = g.row_idx();
+  const auto edge_perm = g.edge_perm();
+#pragma omp parallel for schedule(dynamic, kRowChunk)
+  for (index_t j = 0; j < g.n_src(); ++j) {
+    T* out_row = out + j * width;
+    for (index_t c = 0; c < width; ++c) out_row[c] = T(0);
+    for (index_t p = col_ptr[j]; p < col_ptr[j + 1]; ++p) {
+      const T* in_row = in + row_idx[p] * width;
+      if (w == nullptr) {
+        for (index_t c = 0; c < width; ++c) out_row[c] += in_row[c];
+      } else {
+        const index_t e = edge_perm[p];
+        for (index_t h = 0; h < heads; ++h) {
+          const T weight = w[e * heads + h];
+          const index_t begin = h * per_head;
+          for (index_t c = begin; c < begin + per_head; ++c) out_row[c] += weight * in_row[c];
+        }
+      }
+    }
+  }
+}
+
+// score[e,h] = ⟨a[row_e,h,:], b[col_e,h,:]⟩ for every edge, each summed over c in increasing order.
+template <class T>
+void edge_dot(const Graph& g, const T* a, const T* b, index_t heads, index_t width, T* score) {
+  const index_t per_head = heads > 0 ? width / heads : 0;
+  const auto row_ptr = g.row_ptr();
+  const auto col_idx = g.col_idx();
+#pragma omp parallel for schedule(dynamic, kRowChunk)
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const T* a_row = a + i * width;
+    for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+      const T* b_row = b + col_idx[e] * width;
+      for (index_t h = 0; h < heads; ++h) {
+        T sum = T(0);
+        for (index_t c = h * per_head; c < (h + 1) * per_head; ++c) sum += a_row[c] * b_row[c];
+        score[e * heads + h] = sum;
+      }
+    }
+  }
+}
+
+}  // namespace gnncheck::oracle::detail
