@@ -1,0 +1,413 @@
+#include "suites/suite.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include "oracle/error.h"
+
+namespace gnncheck::suites {
+
+std::string SourceLocation::where() const {
+  if (line == 0) return file.empty() ? std::string("command line") : file;
+  return fmt::format("{}:{}", file, line);
+}
+
+namespace {
+
+// A YAML node together with the path of keys that led to it ("entries[2].cases") and the file it
+// is in, so every error can say exactly where it is.
+class Field {
+ public:
+  Field(YAML::Node node, std::string key_path, const std::string* file)
+      : node_(std::move(node)), key_path_(std::move(key_path)), file_(file) {}
+
+  const YAML::Node& node() const { return node_; }
+  const std::string& key_path() const { return key_path_; }
+  int line() const { return node_.Mark().is_null() ? 0 : node_.Mark().line + 1; }
+  SourceLocation location() const { return {*file_, line()}; }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(fmt::format("{}:{}: {}: {}", *file_, line(), key_path_, what));
+  }
+
+  std::string describe() const {
+    if (node_.IsScalar()) return fmt::format("'{}'", node_.Scalar());
+    if (node_.IsSequence()) return "a list";
+    if (node_.IsMap()) return "a mapping";
+    return "nothing";
+  }
+
+  bool is_map() const { return node_.IsMap(); }
+  bool is_list() const { return node_.IsSequence(); }
+  bool is_scalar() const { return node_.IsScalar(); }
+
+  // The mapping's fields, refusing any key not in `allowed` (the message lists the allowed ones).
+  std::map<std::string, Field> mapping(const std::vector<std::string>& allowed) const {
+    if (!node_.IsMap()) fail(fmt::format("expected a mapping with keys {}, got {}", fmt::join(allowed, ", "), describe()));
+    std::map<std::string, Field> out;
+    for (const auto& kv : node_) {
+      const std::string key = kv.first.as<std::string>();
+      const std::string child_path = key_path_.empty() ? key : key_path_ + "." + key;
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        Field at(kv.first, child_path, file_);
+        at.fail(fmt::format("unknown key '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
+      }
+      if (out.count(key)) Field(kv.first, child_path, file_).fail("key given twice");
+      out.emplace(key, Field(kv.second, child_path, file_));
+    }
+    return out;
+  }
+
+  // A mapping whose keys are names chosen by the user (graph families, attributes).
+  std::vector<std::pair<std::string, Field>> named_mapping(const std::string& what) const {
+    if (!node_.IsMap()) fail(fmt::format("expected a mapping of {}, got {}", what, describe()));
+    std::vector<std::pair<std::string, Field>> out;
+    for (const auto& kv : node_) {
+      const std::string key = kv.first.as<std::string>();
+      out.emplace_back(key, Field(kv.second, key_path_ + "." + key, file_));
+    }
+    return out;
+  }
+
+  std::vector<Field> list() const {
+    if (!node_.IsSequence()) fail(fmt::format("expected a list, got {}", describe()));
+    std::vector<Field> out;
+    for (std::size_t i = 0; i < node_.size(); ++i) out.emplace_back(node_[i], fmt::format("{}[{}]", key_path_, i), file_);
+    return out;
+  }
+
+  // A list, or a single scalar accepted as a list of one.
+  std::vector<Field> list_or_one() const {
+    if (node_.IsSequence()) return list();
+    return {*this};
+  }
+
+  std::string string() const {
+    if (!node_.IsScalar()) fail(fmt::format("expected a string, got {}", describe()));
+    return node_.Scalar();
+  }
+
+  std::string nonempty_string() const {
+    std::string s = string();
+    if (s.empty()) fail("expected a non-empty string");
+    return s;
+  }
+
+  std::int64_t integer() const {
+    if (!node_.IsScalar()) fail(fmt::format("expected an integer, got {}", describe()));
+    std::int64_t v = 0;
+    if (!YAML::convert<std::int64_t>::decode(node_, v)) fail(fmt::format("expected an integer, got {}", describe()));
+    return v;
+  }
+
+  std::uint64_t unsigned_integer() const {
+    if (!node_.IsScalar()) fail(fmt::format("expected a non-negative integer, got {}", describe()));
+    const std::string& s = node_.Scalar();
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+      fail(fmt::format("expected a non-negative integer, got {}", describe()));
+    errno = 0;
+    const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+    if (errno == ERANGE) fail(fmt::format("expected an integer below 2^64, got {}", describe()));
+    return v;
+  }
+
+  std::int64_t positive_integer() const {
+    std::int64_t v = 0;
+    if (!node_.IsScalar() || !YAML::convert<std::int64_t>::decode(node_, v) || v <= 0)
+      fail(fmt::format("expected a positive integer, got {}", describe()));
+    return v;
+  }
+
+  double real() const {
+    double v = 0;
+    if (!node_.IsScalar() || !YAML::convert<double>::decode(node_, v))
+      fail(fmt::format("expected a number, got {}", describe()));
+    return v;
+  }
+
+  bool boolean() const {
+    bool v = false;
+    if (!node_.IsScalar() || !YAML::convert<bool>::decode(node_, v))
+      fail(fmt::format("expected true or false, got {}", describe()));
+    return v;
+  }
+
+  // A number, a [min, max] pair or {min: .., max: ..}.
+  IntRange int_range() const {
+    IntRange r;
+    if (node_.IsScalar()) {
+      r.min = r.max = integer();
+    } else if (node_.IsSequence()) {
+      auto items = list();
+      if (items.size() != 2) fail(fmt::format("expected a number or a [min, max] pair, got a list of {}", items.size()));
+      r = {items[0].integer(), items[1].integer()};
+    } else {
+      auto m = mapping({"min", "max"});
+      if (!m.count("min") || !m.count("max")) fail("expected both min and max");
+      r = {m.at("min").integer(), m.at("max").integer()};
+    }
+    if (r.min > r.max) fail(fmt::format("min {} is greater than max {}", r.min, r.max));
+    return r;
+  }
+
+  RealRange real_range() const {
+    RealRange r;
+    if (node_.IsScalar()) {
+      r.min = r.max = real();
+    } else if (node_.IsSequence()) {
+      auto items = list();
+      if (items.size() != 2) fail(fmt::format("expected a number or a [min, max] pair, got a list of {}", items.size()));
+      r = {items[0].real(), items[1].real()};
+    } else {
+      auto m = mapping({"min", "max"});
+      if (!m.count("min") || !m.count("max")) fail("expected both min and max");
+      r = {m.at("min").real(), m.at("max").real()};
+    }
+    if (r.min > r.max) fail(fmt::format("min {} is greater than max {}", r.min, r.max));
+    return r;
+  }
+
+  // A scalar as the attribute value it spells: true/false, an integer, a number, else a string.
+  AttrValue attr_value() const {
+    if (!node_.IsScalar()) fail(fmt::format("expected a scalar value, got {}", describe()));
+    const bool quoted = node_.Tag() == "!";
+    if (!quoted) {
+      bool b = false;
+      std::int64_t i = 0;
+      double d = 0;
+      if (YAML::convert<bool>::decode(node_, b)) return b;
+      if (YAML::convert<std::int64_t>::decode(node_, i)) return i;
+      if (YAML::convert<double>::decode(node_, d)) return d;
+    }
+    return node_.Scalar();
+  }
+
+ private:
+  YAML::Node node_;
+  std::string key_path_;
+  const std::string* file_;
+};
+
+const std::set<std::string> kFamilies = {"random", "power_law", "builtin", "dataset", "csbm", "file"};
+
+GraphFamily parse_graph_family(const std::string& name, const Field& f) {
+  auto m = f.mapping({"family", "nodes", "src_nodes", "avg_degree", "self_loops", "duplicates", "empty_rows", "name",
+                      "path", "classes", "signal"});
+  GraphFamily g;
+  g.name = name;
+  g.location = f.location();
+  if (!m.count("family")) f.fail(fmt::format("missing required key 'family' (one of: {})", fmt::join(kFamilies, ", ")));
+  g.family = m.at("family").string();
+  if (!kFamilies.count(g.family))
+    m.at("family").fail(fmt::format("unknown graph family '{}'; expected one of: {}", g.family, fmt::join(kFamilies, ", ")));
+  if (m.count("nodes")) g.nodes = m.at("nodes").int_range();
+  if (g.nodes.min < 1) m.at("nodes").fail("graphs need at least 1 node");
+  if (m.count("src_nodes")) {
+    g.src_nodes = m.at("src_nodes").int_range();
+    if (g.src_nodes->min < 1) m.at("src_nodes").fail("graphs need at least 1 source node");
+  }
+  if (m.count("avg_degree")) g.avg_degree = m.at("avg_degree").real_range();
+  if (g.avg_degree.min < 0) m.at("avg_degree").fail("an average degree cannot be negative");
+  if (m.count("self_loops")) g.self_loops = m.at("self_loops").boolean();
+  if (m.count("duplicates")) g.duplicates = m.at("duplicates").boolean();
+  if (m.count("empty_rows")) g.empty_rows = m.at("empty_rows").boolean();
+  if (m.count("name")) g.dataset = m.at("name").nonempty_string();
+  if (m.count("path")) g.path = m.at("path").nonempty_string();
+  if (m.count("classes")) g.classes = m.at("classes").positive_integer();
+  if (m.count("signal")) g.signal = m.at("signal").real();
+  if ((g.family == "builtin" || g.family == "dataset") && g.dataset.empty())
+    f.fail(fmt::format("family '{}' needs 'name' (which {} graph)", g.family, g.family));
+  if (g.family == "file" && g.path.empty()) f.fail("family 'file' needs 'path'");
+  if (g.family == "csbm" && g.classes < 2) f.fail("family 'csbm' needs 'classes' (at least 2)");
+  return g;
+}
+
+TargetChoice parse_target(const Field& f) {
+  TargetChoice t;
+  t.location = f.location();
+  if (f.is_scalar()) {
+    t.name = f.nonempty_string();
+    return t;
+  }
+  auto m = f.mapping({"name", "attributes"});
+  if (!m.count("name")) f.fail("missing required key 'name' (the target)");
+  t.name = m.at("name").nonempty_string();
+  if (m.count("attributes")) {
+    for (const auto& [attr, value] : m.at("attributes").named_mapping("attribute values")) {
+      AttributeChoice choice;
+      choice.name = attr;
+      if (value.is_map()) {
+        IntRange r = value.int_range();
+        if (r.max - r.min > 64) value.fail("an attribute range may span at most 65 values; list the values instead");
+        for (std::int64_t v = r.min; v <= r.max; ++v) choice.values.emplace_back(v);
+      } else {
+        for (const auto& item : value.list_or_one()) choice.values.push_back(item.attr_value());
+        if (choice.values.empty()) value.fail("expected at least one value");
+      }
+      t.attributes.push_back(std::move(choice));
+    }
+  }
+  return t;
+}
+
+SystemDecl parse_system(const Field& f) {
+  SystemDecl s;
+  s.location = f.location();
+  auto m = f.mapping({"name", "adapter", "plugin", "required"});
+  if (!m.count("name")) f.fail("missing required key 'name'");
+  s.name = m.at("name").nonempty_string();
+  if (m.count("adapter")) s.adapter = m.at("adapter").nonempty_string();
+  if (m.count("plugin")) s.plugin = m.at("plugin").nonempty_string();
+  if (!s.adapter.empty() && !s.plugin.empty()) f.fail("a system is either an 'adapter' command or a 'plugin', not both");
+  if (m.count("required")) s.required = m.at("required").boolean();
+  return s;
+}
+
+Entry parse_entry(const Field& f) {
+  auto m = f.mapping({"name", "description", "systems", "targets", "checks", "graphs", "cases", "expect", "tolerance",
+                      "options", "labels"});
+  Entry e;
+  e.location = f.location();
+  for (const char* key : {"name", "systems", "checks"})
+    if (!m.count(key)) f.fail(fmt::format("missing required key '{}'", key));
+  e.name = m.at("name").nonempty_string();
+  if (e.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+    m.at("name").fail(fmt::format("entry names may use letters, digits, '_' and '-' only (it names a ctest test), got '{}'", e.name));
+  if (m.count("description")) e.description = m.at("description").string();
+  for (const auto& s : m.at("systems").list_or_one()) e.systems.push_back(s.nonempty_string());
+  if (e.systems.empty()) m.at("systems").fail("expected at least one system");
+  if (m.count("targets"))
+    for (const auto& t : m.at("targets").list_or_one()) e.targets.push_back(parse_target(t));
+  else
+    e.targets.push_back({"all", {}, e.location});
+  for (const auto& c : m.at("checks").list_or_one()) e.checks.push_back(c.nonempty_string());
+  if (e.checks.empty()) m.at("checks").fail("expected at least one check");
+  e.graphs = m.count("graphs") ? m.at("graphs").nonempty_string() : "small";
+  if (m.count("cases")) e.cases = m.at("cases").positive_integer();
+  if (m.count("expect")) {
+    const std::string ex = m.at("expect").string();
+    if (ex != "pass" && ex != "caught") m.at("expect").fail(fmt::format("expected 'pass' or 'caught', got '{}'", ex));
+    e.expect = reports::parse_expectation(ex);
+  }
+  if (m.count("tolerance")) {
+    const Field& tf = m.at("tolerance");
+    auto t = tf.mapping({"factor", "reason"});
+    if (!t.count("factor")) tf.fail("missing required key 'factor' (the bound is multiplied by it)");
+    if (!t.count("reason")) tf.fail("missing required key 'reason': a tolerance override must say why it is justified");
+    ToleranceOverride o{t.at("factor").real(), t.at("reason").nonempty_string()};
+    if (!(o.factor > 0)) t.at("factor").fail(fmt::format("expected a positive factor, got {}", o.factor));
+    e.tolerance = o;
+  }
+  if (m.count("options"))
+    for (const auto& [key, value] : m.at("options").named_mapping("check options")) e.options[key] = value.attr_value();
+  if (m.count("labels"))
+    for (const auto& l : m.at("labels").list_or_one()) e.labels.push_back(l.nonempty_string());
+  return e;
+}
+
+}  // namespace
+
+std::map<std::string, GraphFamily> builtin_graph_families() {
+  std::map<std::string, GraphFamily> g;
+  auto add = [&](const std::string& name, const std::string& family, IntRange nodes, RealRange avg_degree) -> GraphFamily& {
+    GraphFamily f;
+    f.name = name;
+    f.family = family;
+    f.nodes = nodes;
+    f.avg_degree = avg_degree;
+    f.location = {"built-in graph families", 0};
+    return g[name] = f;
+  };
+  add("tiny", "random", {1, 6}, {0.5, 2.0});
+  add("small", "random", {4, 24}, {1.0, 4.0});
+  add("medium", "random", {64, 512}, {2.0, 16.0});
+  add("skewed", "power_law", {16, 64}, {2.0, 6.0});
+  add("bipartite", "random", {3, 20}, {1.0, 4.0}).src_nodes = IntRange{3, 30};
+  add("cora", "dataset", {1, 1}, {0, 0}).dataset = "cora";
+  add("citeseer", "dataset", {1, 1}, {0, 0}).dataset = "citeseer";
+  GraphFamily& csbm = add("csbm", "csbm", {1000, 1000}, {5.0, 5.0});
+  csbm.classes = 4;
+  csbm.signal = 1.0;
+  return g;
+}
+
+Suite parse_suite(const std::string& yaml_text, const std::string& file_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}:{}: not valid YAML: {}", file_name, e.mark.line + 1, e.msg));
+  }
+  Field top(root, "", &file_name);
+  if (!root.IsMap()) throw InputError(fmt::format("{}: expected a mapping at the top level (name, seed, entries, …)", file_name));
+  auto m = top.mapping({"name", "description", "seed", "cases_per_property", "time_budget_s", "systems", "graphs", "entries"});
+  Suite s;
+  s.path = file_name;
+  if (!m.count("name")) top.fail("missing required key 'name'");
+  if (!m.count("entries")) top.fail("missing required key 'entries'");
+  s.name = m.at("name").nonempty_string();
+  if (m.count("description")) s.description = m.at("description").string();
+  if (m.count("seed")) s.seed = m.at("seed").unsigned_integer();
+  if (m.count("cases_per_property")) s.cases_per_property = m.at("cases_per_property").positive_integer();
+  if (m.count("time_budget_s")) {
+    s.time_budget_seconds = m.at("time_budget_s").real();
+    if (s.time_budget_seconds < 0) m.at("time_budget_s").fail("expected a non-negative number of seconds (0 = no limit)");
+  }
+  if (m.count("systems"))
+    for (const auto& f : m.at("systems").list()) s.systems.push_back(parse_system(f));
+  s.graphs = builtin_graph_families();
+  if (m.count("graphs"))
+    for (const auto& [name, f] : m.at("graphs").named_mapping("graph families")) s.graphs[name] = parse_graph_family(name, f);
+
+  std::set<std::string> names;
+  for (const auto& f : m.at("entries").list()) {
+    Entry e = parse_entry(f);
+    if (!names.insert(e.name).second) f.fail(fmt::format("entry name '{}' is used twice", e.name));
+    if (!s.graphs.count(e.graphs)) {
+      std::vector<std::string> known;
+      for (const auto& [k, v] : s.graphs) known.push_back(k);
+      throw InputError(fmt::format("{}: graphs: unknown graph family '{}'; defined: {}", e.location.where(), e.graphs,
+                                   fmt::join(known, ", ")));
+    }
+    if (e.cases == 0) e.cases = s.cases_per_property;
+    s.entries.push_back(std::move(e));
+  }
+  if (s.entries.empty()) m.at("entries").fail("expected at least one entry");
+  return s;
+}
+
+Suite load_suite(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open the suite file", path.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_suite(text.str(), path.string());
+}
+
+std::filesystem::path resolve_suite(const std::string& name_or_path, const std::filesystem::path& executable_dir) {
+  namespace fs = std::filesystem;
+  if (fs::exists(name_or_path)) return name_or_path;
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml");
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("GNNCHECK_SUITES_DIR")) dirs.emplace_back(env);
+  dirs.push_back(executable_dir / ".." / "share" / "gnncheck" / "suites");
+  dirs.emplace_back(GNNCHECK_SOURCE_SUITES_DIR);
+  std::vector<std::string> tried = {fs::absolute(name_or_path).string()};
+  if (!looks_like_path) {
+    for (const auto& dir : dirs) {
+      fs::path candidate = dir / (name_or_path + ".yaml");
+      if (fs::exists(candidate)) return fs::weakly_canonical(candidate);
+      tried.push_back(fs::weakly_canonical(candidate).string());
+    }
+  }
+  throw InputError(fmt::format("suite '{}' not found; looked for: {}", name_or_path, fmt::join(tried, ", ")));
+}
+
+}  // namespace gnncheck::suites

@@ -1,0 +1,137 @@
+// gnncheck/suites/suite.h — a suite file (YAML) parsed into plain structs; the schema is suites/SCHEMA.md.
+//
+// A suite names the systems to test, the graph families to draw cases from and a list of entries:
+// each entry runs some checks on some targets for some systems, on cases drawn from one graph
+// family, and states what it expects (`pass` for a correct system, `caught` for a bug replica).
+// Parsing is strict: an unknown key, a wrong type, a missing required key or a value out of range
+// is an InputError that names the file, the line and the key, e.g.
+//   "suites/ci.yaml:14: entries[2].cases: expected a positive integer, got 'many'".
+//
+//   gnncheck::suites::Suite s = gnncheck::suites::load_suite("suites/default.yaml");
+//   for (const auto& e : s.entries) fmt::print("{}: {} checks\n", e.name, e.checks.size());
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracle/case.h"
+#include "reports/run_report.h"
+
+namespace gnncheck::suites {
+
+// Where a value came from, for messages about it after parsing ("suites/ci.yaml:14").
+struct SourceLocation {
+  std::string file;
+  int line = 0;  // 1-based; 0 when the value did not come from a file (e.g. a command-line flag)
+  std::string where() const;  // "file:line" or "command line"
+};
+
+// An inclusive integer range; a single number n in the file is {n, n}.
+struct IntRange {
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+};
+
+// An inclusive real range; a single number x in the file is {x, x}.
+struct RealRange {
+  double min = 0.0;
+  double max = 0.0;
+};
+
+// A family of graphs cases are drawn from. Which fields matter depends on `family` (SCHEMA.md):
+//   random      uniform random edges; n_dst = n_src = nodes unless `bipartite`
+//   power_law   skewed degrees (in- and out-degrees differ), the op-order checks' favourite
+//   builtin     one of the tiny built-in graphs, by `name`
+//   dataset     a dataset from ../shared/datasets (`name`: cora, citeseer)
+//   csbm        contextual stochastic block model (nodes, classes, avg_degree, signal)
+//   file        a MatrixMarket or edge-list file (`path`)
+struct GraphFamily {
+  std::string name;    // the key it is defined under in `graphs:`
+  std::string family;  // one of the kinds above
+  IntRange nodes{4, 16};
+  std::optional<IntRange> src_nodes;  // bipartite / non-square: n_src drawn separately
+  RealRange avg_degree{1.0, 4.0};
+  bool self_loops = true;   // may generate self-loops
+  bool duplicates = true;   // may generate duplicate edges
+  bool empty_rows = true;   // may leave destinations without in-edges
+  std::string dataset;      // builtin and dataset: the graph's name
+  std::string path;         // file: where it is
+  std::int64_t classes = 0;  // csbm
+  double signal = 0.0;       // csbm: separation of the class means
+  SourceLocation location;
+};
+
+// One value or a set of values an attribute takes across the cases of an entry.
+struct AttributeChoice {
+  std::string name;
+  std::vector<AttrValue> values;  // a case picks one (seeded); integer ranges are expanded here
+};
+
+struct TargetChoice {
+  std::string name;  // a target name, or "ops" / "layers" / "all" for every such target
+  std::vector<AttributeChoice> attributes;
+  SourceLocation location;
+};
+
+// A system named by a suite: built-in (by name), an external adapter command, or a C plugin.
+struct SystemDecl {
+  std::string name;
+  std::string adapter;  // command line of an external adapter process (kind "adapter")
+  std::string plugin;   // path of a plugin .so (kind "plugin")
+  bool required = false;  // unavailable here → error instead of a visible skip
+  SourceLocation location;
+};
+
+// A tolerance override: the bound a check uses is multiplied by `factor`. A reason is mandatory
+// and is printed with every verdict it affected.
+struct ToleranceOverride {
+  double factor = 1.0;
+  std::string reason;
+};
+
+struct Entry {
+  std::string name;  // unique in the suite; the ctest test is named <suite>.<entry>
+  std::string description;
+  std::vector<std::string> systems;  // system names, or "replicas" for every replica
+  std::vector<TargetChoice> targets;
+  std::vector<std::string> checks;
+  std::string graphs;                 // key into Suite::graphs
+  std::int64_t cases = 0;             // cases per property; 0 = the suite's cases_per_property
+  reports::Expectation expect = reports::Expectation::pass;
+  std::optional<ToleranceOverride> tolerance;
+  std::map<std::string, AttrValue> options;  // check options (epochs, …), validated by the check
+  std::vector<std::string> labels;    // extra ctest labels
+  SourceLocation location;
+};
+
+struct Suite {
+  std::string name;
+  std::string description;
+  std::string path;
+  std::uint64_t seed = 1;
+  std::int64_t cases_per_property = 20;
+  double time_budget_seconds = 0.0;  // 0: unlimited; otherwise the run stops starting new cases
+  std::vector<SystemDecl> systems;   // extra systems (adapters, plugins) and required flags
+  std::map<std::string, GraphFamily> graphs;
+  std::vector<Entry> entries;
+};
+
+// Reads and validates a suite file. Throws InputError (file:line: key: what was expected).
+Suite load_suite(const std::filesystem::path& path);
+// The same from text; `file_name` is used in messages.
+Suite parse_suite(const std::string& yaml_text, const std::string& file_name);
+
+// Finds a suite given as a path or a bare name ("ci" → ci.yaml) in: the current directory, the
+// directory named by $GNNCHECK_SUITES_DIR, the installed share/gnncheck/suites next to the
+// executable, and the source tree's suites/. Throws InputError listing where it looked.
+std::filesystem::path resolve_suite(const std::string& name_or_path, const std::filesystem::path& executable_dir);
+
+// The graph families every suite may use without defining them (`tiny`, `small`, `skewed`,
+// `bipartite`, `cora`, `citeseer`, `csbm`); a suite's own `graphs:` may override them.
+std::map<std::string, GraphFamily> builtin_graph_families();
+
+}  // namespace gnncheck::suites

@@ -1,0 +1,187 @@
+// Suite parsing: a complete suite reads back field by field, and every kind of mistake is refused
+// with a message naming the file, the line and the key.
+#include <filesystem>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "oracle/error.h"
+#include "suites/suite.h"
+
+namespace gnncheck::suites {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* kComplete = R"(name: demo
+description: every field once
+seed: 42
+cases_per_property: 7
+time_budget_s: 90
+systems:
+  - name: my_gnn
+    adapter: python3 adapter.py
+  - name: gpu
+    required: true
+graphs:
+  lopsided:
+    family: power_law
+    nodes: [10, 40]
+    avg_degree: {min: 2, max: 5.5}
+    self_loops: false
+entries:
+  - name: oracle-self
+    systems: oracle
+    targets:
+      - spmm
+      - name: gat
+        attributes:
+          heads: [1, 4]
+          concat: [true, false]
+          slope: 0.2
+          width: {min: 2, max: 4}
+    checks: [gradient, adjoint]
+    graphs: lopsided
+    labels: [fast]
+  - name: replicas
+    systems: [replicas]
+    checks: differential
+    cases: 3
+    expect: caught
+    tolerance: {factor: 2, reason: "TF32 tensor cores"}
+    options: {epochs: 50, tf: yes}
+)";
+
+TEST(SuiteTest, ReadsEveryField) {
+  Suite s = parse_suite(kComplete, "demo.yaml");
+  EXPECT_EQ(s.name, "demo");
+  EXPECT_EQ(s.seed, 42u);
+  EXPECT_EQ(s.cases_per_property, 7);
+  EXPECT_DOUBLE_EQ(s.time_budget_seconds, 90);
+  ASSERT_EQ(s.systems.size(), 2u);
+  EXPECT_EQ(s.systems[0].adapter, "python3 adapter.py");
+  EXPECT_TRUE(s.systems[1].required);
+  const GraphFamily& g = s.graphs.at("lopsided");
+  EXPECT_EQ(g.family, "power_law");
+  EXPECT_EQ(g.nodes.min, 10);
+  EXPECT_EQ(g.nodes.max, 40);
+  EXPECT_DOUBLE_EQ(g.avg_degree.max, 5.5);
+  EXPECT_FALSE(g.self_loops);
+  EXPECT_EQ(g.location.line, 13);
+  EXPECT_TRUE(s.graphs.count("small")) << "built-in families stay available";
+
+  ASSERT_EQ(s.entries.size(), 2u);
+  const Entry& a = s.entries[0];
+  EXPECT_EQ(a.systems, std::vector<std::string>{"oracle"});
+  ASSERT_EQ(a.targets.size(), 2u);
+  EXPECT_EQ(a.targets[0].name, "spmm");
+  const TargetChoice& gat = a.targets[1];
+  ASSERT_EQ(gat.attributes.size(), 4u);
+  EXPECT_EQ(gat.attributes[0].name, "heads");
+  EXPECT_EQ(gat.attributes[0].values, (std::vector<AttrValue>{std::int64_t{1}, std::int64_t{4}}));
+  EXPECT_EQ(gat.attributes[1].values, (std::vector<AttrValue>{true, false}));
+  EXPECT_EQ(gat.attributes[2].values, (std::vector<AttrValue>{0.2}));
+  EXPECT_EQ(gat.attributes[3].values, (std::vector<AttrValue>{std::int64_t{2}, std::int64_t{3}, std::int64_t{4}}));
+  EXPECT_EQ(a.checks, (std::vector<std::string>{"gradient", "adjoint"}));
+  EXPECT_EQ(a.cases, 7) << "cases default to cases_per_property";
+  EXPECT_EQ(a.expect, reports::Expectation::pass);
+  EXPECT_EQ(a.location.line, 18);
+
+  const Entry& b = s.entries[1];
+  EXPECT_EQ(b.cases, 3);
+  EXPECT_EQ(b.expect, reports::Expectation::caught);
+  ASSERT_TRUE(b.tolerance.has_value());
+  EXPECT_DOUBLE_EQ(b.tolerance->factor, 2.0);
+  EXPECT_EQ(b.tolerance->reason, "TF32 tensor cores");
+  EXPECT_EQ(b.options.at("epochs"), AttrValue(std::int64_t{50}));
+  EXPECT_EQ(b.options.at("tf"), AttrValue(true));
+  EXPECT_EQ(b.targets.size(), 1u);
+  EXPECT_EQ(b.targets[0].name, "all") << "no targets: every target the system supports";
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_suite(yaml, "bad.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const std::string kMinimalHead = "name: x\nentries:\n  - name: e\n    systems: oracle\n    checks: gradient\n";
+
+TEST(SuiteTest, UnknownKeyNamesFileLineAndKey) {
+  EXPECT_EQ(error_of(kMinimalHead + "    casess: 3\n"),
+            "bad.yaml:6: entries[0].casess: unknown key 'casess'; expected one of: name, description, systems, "
+            "targets, checks, graphs, cases, expect, tolerance, options, labels");
+  EXPECT_THAT(error_of("name: x\nseeed: 3\nentries: []\n"), HasSubstr("bad.yaml:2: seeed: unknown key 'seeed'"));
+}
+
+TEST(SuiteTest, WrongTypesNameTheKeyAndTheValue) {
+  EXPECT_EQ(error_of(kMinimalHead + "    cases: many\n"), "bad.yaml:6: entries[0].cases: expected a positive integer, got 'many'");
+  EXPECT_EQ(error_of(kMinimalHead + "    cases: 0\n"), "bad.yaml:6: entries[0].cases: expected a positive integer, got '0'");
+  EXPECT_EQ(error_of("name: x\nseed: -1\nentries: []\n"), "bad.yaml:2: seed: expected a non-negative integer, got '-1'");
+  EXPECT_EQ(error_of(kMinimalHead + "    expect: fail\n"), "bad.yaml:6: entries[0].expect: expected 'pass' or 'caught', got 'fail'");
+  EXPECT_EQ(error_of("name: [a]\nentries: []\n"), "bad.yaml:1: name: expected a string, got a list");
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: random, nodes: [5, 2]}\nentries: []\n"),
+              HasSubstr("bad.yaml:3: graphs.g.nodes: min 5 is greater than max 2"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: grid}\nentries: []\n"),
+              HasSubstr("graphs.g.family: unknown graph family 'grid'"));
+}
+
+TEST(SuiteTest, MissingRequiredKeys) {
+  EXPECT_EQ(error_of("entries: []\n"), "bad.yaml:1: : missing required key 'name'");
+  EXPECT_THAT(error_of("name: x\nentries:\n  - name: e\n    systems: oracle\n"),
+              HasSubstr("bad.yaml:3: entries[0]: missing required key 'checks'"));
+  EXPECT_THAT(error_of("name: x\nentries: []\n"), HasSubstr("entries: expected at least one entry"));
+}
+
+TEST(SuiteTest, ToleranceOverrideNeedsAReason) {
+  EXPECT_THAT(error_of(kMinimalHead + "    tolerance: {factor: 4}\n"),
+              HasSubstr("bad.yaml:6: entries[0].tolerance: missing required key 'reason'"));
+  EXPECT_THAT(error_of(kMinimalHead + "    tolerance: {factor: -1, reason: r}\n"), HasSubstr("expected a positive factor"));
+}
+
+TEST(SuiteTest, EntryNamesAreUniqueAndUsableAsTestNames) {
+  EXPECT_THAT(error_of(kMinimalHead + "  - name: e\n    systems: oracle\n    checks: adjoint\n"),
+              HasSubstr("bad.yaml:6: entries[1]: entry name 'e' is used twice"));
+  EXPECT_THAT(error_of("name: x\nentries:\n  - name: a b\n    systems: oracle\n    checks: gradient\n"),
+              HasSubstr("letters, digits, '_' and '-' only"));
+}
+
+TEST(SuiteTest, UnknownGraphFamilyReference) {
+  EXPECT_THAT(error_of(kMinimalHead + "    graphs: nowhere\n"),
+              HasSubstr("bad.yaml:3: graphs: unknown graph family 'nowhere'; defined: bipartite, citeseer"));
+}
+
+TEST(SuiteTest, InvalidYamlNamesTheLine) {
+  EXPECT_THAT(error_of("name: x\nentries:\n  - name: [unclosed\n"), HasSubstr("bad.yaml:4: not valid YAML"));
+}
+
+TEST(SuiteTest, ShippedSuitesParse) {
+  const std::filesystem::path dir = std::filesystem::path(GNNCHECK_TEST_SUITES_DIR);
+  int parsed = 0;
+  for (const char* name : {"default", "ci", "full", "gpu", "accuracy"}) {
+    const auto path = dir / (std::string(name) + ".yaml");
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    Suite s = load_suite(path);
+    EXPECT_EQ(s.name, name);
+    ++parsed;
+  }
+  EXPECT_EQ(parsed, 5);
+}
+
+TEST(SuiteTest, ResolvesNamesAndRefusesMissingOnes) {
+  const auto found = resolve_suite("ci", std::filesystem::path("/nonexistent/bin"));
+  EXPECT_EQ(found.filename(), "ci.yaml");
+  try {
+    resolve_suite("no_such_suite", "/nonexistent/bin");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("suite 'no_such_suite' not found; looked for:"));
+  }
+}
+
+}  // namespace
+}  // namespace gnncheck::suites
