@@ -1,0 +1,219 @@
+// Hand-computed golden cases for every oracle op. Each expected number is written out so a reader
+// can re-derive it; the comment above each test says what the case is for.
+#include <cmath>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "oracle/degree_norm.h"
+#include "oracle/edge_softmax.h"
+#include "oracle/eshuffle.h"
+#include "oracle/sddmm.h"
+#include "oracle/spmm.h"
+#include "oracle/spmm_ve.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::oracle {
+namespace {
+
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::Pointwise;
+
+// The workhorse graph: 3 destinations × 4 sources (non-square, A ≠ Aᵀ), with a duplicate edge
+// (0 <- 2 twice), an empty row (destination 1) and an isolated source (3).
+//   edge id:   0       1       2       3       4
+//   (dst,src): (0,2)   (0,1)   (0,2)   (2,0)   (2,2)
+//   in-degree  [3, 0, 2];  out-degree [1, 1, 3, 0];  edge_perm (CSC -> edge id) = [3, 1, 0, 2, 4]
+Graph workhorse() {
+  const std::vector<index_t> dst = {0, 0, 0, 2, 2};
+  const std::vector<index_t> src = {2, 1, 2, 0, 2};
+  return Graph::from_edges(3, 4, dst, src);
+}
+
+// A directed chain 0 <- 1 <- 2: A is strictly upper triangular, Aᵀ strictly lower.
+Graph chain() {
+  const std::vector<index_t> dst = {0, 1};
+  const std::vector<index_t> src = {1, 2};
+  return Graph::from_edges(3, 3, dst, src);
+}
+
+Tensor column(std::vector<double> values) {
+  const index_t n = static_cast<index_t>(values.size());
+  return Tensor({n, 1}, std::move(values));
+}
+
+// Sum of neighbors with values 1, 10, 100, 1000 so each output digit names the sources it summed;
+// the duplicate edge counts twice and the empty row gives 0.
+TEST(OpsGolden, SpmmForwardCountsDuplicatesAndLeavesEmptyRowZero) {
+  const Tensor y = spmm_forward(workhorse(), column({1, 10, 100, 1000}));
+  EXPECT_EQ(y.shape(), (std::vector<index_t>{3, 1}));
+  EXPECT_THAT(y.values(), ElementsAre(210, 0, 101));  // 100+10+100, nothing, 1+100
+}
+
+// The backward is Aᵀ·grad_y: source 2 receives from both copies of (0,2) and from (2,2); the
+// isolated source 3 gets nothing.
+TEST(OpsGolden, SpmmBackwardIsTransposedProduct) {
+  const Tensor gx = spmm_backward(workhorse(), column({1, 10, 100}));
+  EXPECT_EQ(gx.shape(), (std::vector<index_t>{4, 1}));
+  EXPECT_THAT(gx.values(), ElementsAre(100, 1, 102, 0));
+  EXPECT_EQ(spmm_transposed_forward(workhorse(), column({1, 10, 100})), gx);
+  EXPECT_EQ(spmm_transposed_backward(workhorse(), column({1, 10, 100, 1000})),
+            spmm_forward(workhorse(), column({1, 10, 100, 1000})));
+}
+
+// The bug this project exists for: a backward that multiplies by A instead of Aᵀ. On a symmetric
+// graph the two agree; on the chain they do not, so the expected numbers below reject it.
+TEST(OpsGolden, SpmmBackwardUsingAInsteadOfATransposeIsRejected) {
+  const Graph g = chain();
+  const Tensor grad_y = column({1, 2, 3});
+  const Tensor gx = spmm_backward(g, grad_y);
+  EXPECT_THAT(gx.values(), ElementsAre(0, 1, 2));                   // Aᵀ·[1,2,3]
+  EXPECT_THAT(spmm_forward(g, grad_y).values(), ElementsAre(2, 3, 0));  // A·[1,2,3]: the wrong answer
+  EXPECT_NE(spmm_forward(g, grad_y), gx);
+}
+
+// Two heads with different signs (H = 2, C = 1), so mixing up heads changes every number.
+TEST(OpsGolden, SpmmVeMultiHeadForwardAndBackward) {
+  const Graph g = workhorse();
+  const Tensor w({5, 2}, {1, -1, 2, -2, 3, -3, 4, -4, 5, -5});
+  const Tensor x({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const Tensor y = spmm_ve_forward(g, w, x);
+  // Row 0: 1·5 + 2·3 + 3·5 = 26 and −6 − 8 − 18 = −32; row 2: 4·1 + 5·5 = 29 and −4·2 − 5·6 = −38.
+  EXPECT_THAT(y.values(), ElementsAre(26, -32, 0, 0, 29, -38));
+  const Tensor gy({3, 2}, {1, 1, 0, 0, 2, -1});
+  const auto grads = spmm_ve_backward(g, w, x, gy);
+  // grad_w[e,h] = gy[row_e,h] · x[col_e,h].
+  EXPECT_THAT(grads.grad_edge_values.values(), ElementsAre(5, 6, 3, 4, 5, 6, 2, -2, 10, -6));
+  // grad_x[j,h] = Σ_{col_e = j} w[e,h] · gy[row_e,h]: column 2 sums 1·1 + 3·1 + 5·2 and −1 − 3 + 5.
+  EXPECT_THAT(grads.grad_x.values(), ElementsAre(8, 4, 2, -2, 14, 1, 0, 0));
+}
+
+// The transposed edge-weighted product with one head given as an [E] edge tensor.
+TEST(OpsGolden, SpmmVeTransposedForwardAndBackward) {
+  const Graph g = workhorse();
+  const Tensor w({5}, {1, 2, 3, 4, 5});
+  const Tensor y = column({1, 2, 3});
+  EXPECT_THAT(spmm_ve_transposed_forward(g, w, y).values(), ElementsAre(12, 2, 19, 0));  // 4·3; 2·1; 1+3+5·3
+  const auto grads = spmm_ve_transposed_backward(g, w, y, column({1, 2, 3, 4}));
+  EXPECT_THAT(grads.grad_edge_values.values(), ElementsAre(3, 2, 3, 3, 9));  // y[row_e] · gz[col_e]
+  EXPECT_THAT(grads.grad_y.values(), ElementsAre(16, 0, 19));               // 1·3+2·2+3·3; -; 4·1+5·3
+}
+
+// Dot products per head (H = 2, C = 2): the heads read disjoint halves of each row.
+TEST(OpsGolden, SddmmDotMultiHeadForwardAndBackward) {
+  const Graph g = workhorse();
+  const Tensor u({3, 4}, {1, 2, 3, 4, 0, 0, 0, 0, 1, 0, 0, 1});
+  const Tensor v({4, 4}, {0, 1, 1, 0, 1, 1, 1, 1, 2, 1, 1, 2, 3, 1, 1, 3});
+  EXPECT_THAT(sddmm_dot_forward(g, u, v, 2).values(), ElementsAre(4, 11, 3, 7, 4, 11, 0, 0, 2, 2));
+  const Tensor ge({5, 2}, {1, 0, 0, 1, 1, 0, 1, 1, 0, 0});
+  const auto grads = sddmm_dot_backward(g, u, v, 2, ge);
+  EXPECT_THAT(grads.grad_u.values(), ElementsAre(4, 2, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0));
+  EXPECT_THAT(grads.grad_v.values(), ElementsAre(1, 0, 0, 1, 0, 0, 3, 4, 2, 4, 0, 0, 0, 0, 0, 0));
+}
+
+// GAT's logits a[dst] + b[src]; backward sums edge gradients per row (a) and per column (b).
+TEST(OpsGolden, SddmmAddForwardAndBackward) {
+  const Graph g = workhorse();
+  EXPECT_THAT(sddmm_add_forward(g, column({1, 2, 3}), column({10, 20, 30, 40})).values(),
+              ElementsAre(31, 21, 31, 13, 33));
+  const auto grads = sddmm_add_backward(g, column({1, 2, 3, 4, 5}));
+  EXPECT_THAT(grads.grad_u.values(), ElementsAre(6, 0, 9));
+  EXPECT_THAT(grads.grad_v.values(), ElementsAre(4, 2, 9, 0));
+}
+
+// Row 0 has logits 0, ln 2, 0 (probabilities 1/4, 1/2, 1/4); row 2 has two logits of 1000, which
+// overflow exp() without max subtraction. Head 1 repeats with logits shifted by −2000 (ln 2 − 2000
+// is rounded to a multiple of 2^-42 ≈ 2.3e-13, hence the 1e-12 tolerance).
+TEST(OpsGolden, EdgeSoftmaxIsStableForLargeLogitsAndPerHead) {
+  const Graph g = workhorse();
+  const double ln2 = std::log(2.0);
+  const Tensor logits({5, 2}, {0, -2000, ln2, ln2 - 2000, 0, -2000, 1000, -1000, 1000, -1000});
+  const Tensor alpha = edge_softmax_forward(g, logits);
+  EXPECT_THAT(alpha.values(), Pointwise(DoubleNear(1e-12), std::vector<double>{0.25, 0.25, 0.5, 0.5, 0.25, 0.25,
+                                                                                0.5, 0.5, 0.5, 0.5}));
+  // grad_s = alpha · (grad_alpha − Σ alpha·grad_alpha): row 0 has Σ = 0.25, row 2 has Σ = 2.
+  const Tensor ga({5, 2}, {1, 1, 0, 0, 0, 0, 1, 1, 3, 3});
+  const Tensor gs = edge_softmax_backward(g, alpha, ga);
+  EXPECT_THAT(gs.values(), Pointwise(DoubleNear(1e-12), std::vector<double>{0.1875, 0.1875, -0.125, -0.125, -0.0625,
+                                                                             -0.0625, -0.5, -0.5, 0.5, 0.5}));
+}
+
+// eShuffle gathers whole rows into CSC order (edge_perm = [3, 1, 0, 2, 4]); the inverse undoes it,
+// and each one's backward is the other.
+TEST(OpsGolden, EshuffleMovesWholeRowsIntoCscOrder) {
+  const Graph g = workhorse();
+  const Tensor x({5, 2}, {10, 11, 20, 21, 30, 31, 40, 41, 50, 51});
+  const Tensor shuffled = eshuffle_forward(g, x);
+  EXPECT_THAT(shuffled.values(), ElementsAre(40, 41, 20, 21, 10, 11, 30, 31, 50, 51));
+  EXPECT_EQ(eshuffle_inverse_forward(g, shuffled), x);
+  EXPECT_EQ(eshuffle_backward(g, shuffled), x);
+  EXPECT_EQ(eshuffle_inverse_backward(g, x), shuffled);
+}
+
+// In- and out-degrees differ on every edge of the workhorse, so swapping D_dst and D_src, or
+// using the wrong power, changes these numbers.
+TEST(OpsGolden, DegreeNormEdgeValues) {
+  const Graph g = workhorse();
+  EXPECT_THAT(degree_norm_edge_values<double>(g, DegreeNorm::symmetric).values(),
+              Pointwise(DoubleNear(1e-16), std::vector<double>{1.0 / 3, 1 / std::sqrt(3.0), 1.0 / 3,
+                                                               1 / std::sqrt(2.0), 1 / std::sqrt(6.0)}));
+  EXPECT_THAT(degree_norm_edge_values<double>(g, DegreeNorm::row_mean).values(),
+              Pointwise(DoubleNear(1e-16), std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3, 0.5, 0.5}));
+}
+
+TEST(OpsGolden, NormalizedSpmmForwardAndBackward) {
+  const Graph g = workhorse();
+  const Tensor x = column({1, 10, 100, 1000});
+  EXPECT_THAT(normalized_spmm_forward(g, DegreeNorm::symmetric, x).values(),
+              Pointwise(DoubleNear(1e-13), std::vector<double>{200.0 / 3 + 10 / std::sqrt(3.0), 0,
+                                                               1 / std::sqrt(2.0) + 100 / std::sqrt(6.0)}));
+  EXPECT_THAT(normalized_spmm_forward(g, DegreeNorm::row_mean, x).values(),
+              Pointwise(DoubleNear(1e-13), std::vector<double>{70, 0, 50.5}));
+  // Row-mean backward Aᵀ·D_dst^-1·grad_y: column 2 gets 1/3 + 1/3 (row 0) + 100/2 (row 2).
+  EXPECT_THAT(normalized_spmm_backward(g, DegreeNorm::row_mean, column({1, 10, 100})).values(),
+              Pointwise(DoubleNear(1e-13), std::vector<double>{50, 1.0 / 3, 2.0 / 3 + 50, 0}));
+  // Symmetric backward D_src^-½·Aᵀ·D_dst^-½·grad_y.
+  EXPECT_THAT(normalized_spmm_backward(g, DegreeNorm::symmetric, column({1, 10, 100})).values(),
+              Pointwise(DoubleNear(1e-13), std::vector<double>{100 / std::sqrt(2.0), 1 / std::sqrt(3.0),
+                                                               2.0 / 3 + 100 / std::sqrt(6.0), 0}));
+}
+
+// The same golden numbers through the catalogue (names, shapes, attributes), in float64 and float32.
+TEST(OpsGolden, CatalogueEvaluatesSpmmVeByName) {
+  Case c;
+  c.target = "spmm_ve";
+  c.attributes = {{"heads", std::int64_t{2}}, {"features", std::int64_t{1}}};
+  c.graph = std::make_shared<const Graph>(workhorse());
+  c.inputs["edge_values"] = Tensor({5, 2}, {1, -1, 2, -2, 3, -3, 4, -4, 5, -5});
+  c.inputs["x"] = Tensor({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  c.grad_outputs["y"] = Tensor({3, 2}, {1, 1, 0, 0, 2, -1});
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const Result r = evaluate(c, p);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_THAT(r.outputs.at("y").values(), ElementsAre(26, -32, 0, 0, 29, -38));
+    EXPECT_THAT(r.gradients.at("edge_values").values(), ElementsAre(5, 6, 3, 4, 5, 6, 2, -2, 10, -6));
+    EXPECT_THAT(r.gradients.at("x").values(), ElementsAre(8, 4, 2, -2, 14, 1, 0, 0));
+  }
+}
+
+// Every op target is registered once, with unique names and a shape for every declared slot.
+TEST(OpsGolden, CatalogueListsEveryOp) {
+  std::vector<std::string> names;
+  for (const auto& def : op_targets()) names.push_back(def.spec.name);
+  EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
+                                       "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
+                                       "normalized_spmm"}));
+  const Graph g = workhorse();
+  for (const auto& def : op_targets()) {
+    const Attributes attrs = with_defaults(def.spec, {});
+    const auto in = def.input_shapes(g, attrs);
+    for (const auto& slot : def.spec.inputs) EXPECT_TRUE(in.count(slot.name)) << def.spec.name << " " << slot.name;
+    const auto out = def.output_shapes(g, attrs);
+    for (const auto& slot : def.spec.outputs) EXPECT_TRUE(out.count(slot.name)) << def.spec.name << " " << slot.name;
+  }
+}
+
+}  // namespace
+}  // namespace gnncheck::oracle
