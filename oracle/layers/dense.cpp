@@ -1,0 +1,141 @@
+#include "oracle/layers/dense.h"
+
+#include <Eigen/Core>
+
+namespace gnncheck::oracle::layers {
+namespace {
+
+template <class T>
+using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+template <class T>
+Eigen::Map<const Matrix<T>> view(const DenseTensor<T>& t) {
+  return {t.data(), t.rows(), t.row_size()};
+}
+template <class T>
+Eigen::Map<Matrix<T>> view(DenseTensor<T>& t) {
+  return {t.data(), t.rows(), t.row_size()};
+}
+
+void require_same_size(index_t a, index_t b, const char* op, const char* what) {
+  if (a != b) throw InputError(fmt::format("{}: {} differ ({} vs {})", op, what, a, b));
+}
+
+}  // namespace
+
+template <class T>
+DenseTensor<T> matmul(const DenseTensor<T>& a, const DenseTensor<T>& b) {
+  require_same_size(a.row_size(), b.rows(), "matmul", "inner dimensions");
+  DenseTensor<T> out({a.rows(), b.row_size()});
+  view(out).noalias() = view(a) * view(b);
+  return out;
+}
+
+template <class T>
+DenseTensor<T> matmul_at_b(const DenseTensor<T>& a, const DenseTensor<T>& b) {
+  require_same_size(a.rows(), b.rows(), "matmul_at_b", "row counts");
+  DenseTensor<T> out({a.row_size(), b.row_size()});
+  view(out).noalias() = view(a).transpose() * view(b);
+  return out;
+}
+
+template <class T>
+DenseTensor<T> matmul_a_bt(const DenseTensor<T>& a, const DenseTensor<T>& b) {
+  require_same_size(a.row_size(), b.row_size(), "matmul_a_bt", "row sizes");
+  DenseTensor<T> out({a.rows(), b.rows()});
+  view(out).noalias() = view(a) * view(b).transpose();
+  return out;
+}
+
+template <class T>
+void add_bias(DenseTensor<T>& y, const DenseTensor<T>& bias) {
+  require_same_size(y.row_size(), bias.size(), "add_bias", "row size and bias length");
+  const index_t width = y.row_size();
+  for (index_t i = 0; i < y.rows(); ++i) {
+    T* row = y.row(i);
+    for (index_t c = 0; c < width; ++c) row[c] += bias[c];
+  }
+}
+
+template <class T>
+DenseTensor<T> column_sums(const DenseTensor<T>& g) {
+  const index_t width = g.row_size();
+  DenseTensor<T> out({width});
+  for (index_t i = 0; i < g.rows(); ++i) {
+    const T* row = g.row(i);
+    for (index_t c = 0; c < width; ++c) out[c] += row[c];
+  }
+  return out;
+}
+
+template <class T>
+void add_scaled(DenseTensor<T>& y, T alpha, const DenseTensor<T>& x) {
+  require_same_size(y.size(), x.size(), "add_scaled", "sizes");
+  for (index_t i = 0; i < y.size(); ++i) y[i] += alpha * x[i];
+}
+
+template <class T>
+DenseTensor<T> first_rows(const DenseTensor<T>& x, index_t n) {
+  if (n > x.rows()) throw InputError(fmt::format("first_rows: asked for {} rows of a tensor with {}", n, x.rows()));
+  std::vector<T> values(x.values().begin(), x.values().begin() + n * x.row_size());
+  return DenseTensor<T>(shape_with_rows(x, n), std::move(values));
+}
+
+template <class T>
+void add_into_first_rows(DenseTensor<T>& y, T alpha, const DenseTensor<T>& x) {
+  require_same_size(y.row_size(), x.row_size(), "add_into_first_rows", "row sizes");
+  if (x.rows() > y.rows())
+    throw InputError(fmt::format("add_into_first_rows: {} rows do not fit into {}", x.rows(), y.rows()));
+  for (index_t i = 0; i < x.size(); ++i) y[i] += alpha * x[i];
+}
+
+template <class T>
+DenseTensor<T> relu(const DenseTensor<T>& z) {
+  DenseTensor<T> out = z;
+  for (auto& v : out.values()) v = v > T(0) ? v : T(0);
+  return out;
+}
+
+template <class T>
+DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad) {
+  require_same_size(z.size(), grad.size(), "relu_backward", "sizes");
+  DenseTensor<T> out = grad;
+  for (index_t i = 0; i < z.size(); ++i)
+    if (!(z[i] > T(0))) out[i] = T(0);
+  return out;
+}
+
+template <class T>
+DenseTensor<T> leaky_relu(const DenseTensor<T>& z, T negative_slope) {
+  DenseTensor<T> out = z;
+  for (auto& v : out.values()) v = v > T(0) ? v : negative_slope * v;
+  return out;
+}
+
+template <class T>
+DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad) {
+  require_same_size(z.size(), grad.size(), "leaky_relu_backward", "sizes");
+  DenseTensor<T> out = grad;
+  for (index_t i = 0; i < z.size(); ++i)
+    if (!(z[i] > T(0))) out[i] *= negative_slope;
+  return out;
+}
+
+#define GNNCHECK_INSTANTIATE_DENSE(T)                                                                  \
+  template DenseTensor<T> matmul(const DenseTensor<T>&, const DenseTensor<T>&);                         \
+  template DenseTensor<T> matmul_at_b(const DenseTensor<T>&, const DenseTensor<T>&);                    \
+  template DenseTensor<T> matmul_a_bt(const DenseTensor<T>&, const DenseTensor<T>&);                    \
+  template void add_bias(DenseTensor<T>&, const DenseTensor<T>&);                                       \
+  template DenseTensor<T> column_sums(const DenseTensor<T>&);                                           \
+  template void add_scaled(DenseTensor<T>&, T, const DenseTensor<T>&);                                  \
+  template DenseTensor<T> first_rows(const DenseTensor<T>&, index_t);                                   \
+  template void add_into_first_rows(DenseTensor<T>&, T, const DenseTensor<T>&);                         \
+  template DenseTensor<T> relu(const DenseTensor<T>&);                                                  \
+  template DenseTensor<T> relu_backward(const DenseTensor<T>&, const DenseTensor<T>&);                  \
+  template DenseTensor<T> leaky_relu(const DenseTensor<T>&, T);                                         \
+  template DenseTensor<T> leaky_relu_backward(const DenseTensor<T>&, T, const DenseTensor<T>&);
+
+GNNCHECK_INSTANTIATE_DENSE(double)
+GNNCHECK_INSTANTIATE_DENSE(float)
+
+}  // namespace gnncheck::oracle::layers

@@ -1,0 +1,50 @@
+// gnncheck/oracle/layers/gcn.h — the graph convolution of Kipf & Welling (ICLR 2017).
+//
+//   y = Â · (x · W) + b,   Â = D^-½ (A + I) D^-½   (norm = symmetric, self_loops = true)
+//                          Â = D_dst^-1 (A + I)      (norm = row_mean)
+// Self-loops and bias are optional; the degrees are those of the graph actually aggregated over
+// (A + I with self-loops). Composed from the oracle's ops: dense product, normalized_spmm, bias; the
+// backward is the chain of their backwards:
+//   g = Âᵀ · grad_y,  grad_W = xᵀ · g,  grad_x = g · Wᵀ,  grad_b = Σ_i grad_y[i].
+// Shapes: x [n_src, in], W [in, out], b [out] -> y [n_dst, out]. Non-square graphs are allowed;
+// with self-loops the destinations must be the first n_dst sources (layers/self_loops.h).
+//
+//   GcnConfig cfg{.in_features = 1433, .out_features = 16};
+//   Tensor y = gcn_forward(g, cfg, x, weight, bias);
+//   GcnGrads<double> grads = gcn_backward(g, cfg, x, weight, bias, grad_y);
+#pragma once
+
+#include "oracle/case.h"
+#include "oracle/degree_norm.h"
+#include "oracle/graph.h"
+#include "oracle/tensor.h"
+
+namespace gnncheck::oracle::layers {
+
+struct GcnConfig {
+  index_t in_features = 8;
+  index_t out_features = 4;
+  bool self_loops = true;
+  bool bias = true;
+  DegreeNorm norm = DegreeNorm::symmetric;
+
+  // Reads in_features, out_features, self_loops, bias, norm.
+  static GcnConfig from_attributes(const Attributes& attrs);
+};
+
+template <class T>
+struct GcnGrads {
+  DenseTensor<T> grad_x;       // [n_src, in]
+  DenseTensor<T> grad_weight;  // [in, out]
+  DenseTensor<T> grad_bias;    // [out]; empty when the layer has no bias
+};
+
+// `bias` is ignored (and may be empty) when cfg.bias is false.
+template <class T>
+DenseTensor<T> gcn_forward(const Graph& g, const GcnConfig& cfg, const DenseTensor<T>& x, const DenseTensor<T>& weight,
+                           const DenseTensor<T>& bias);
+template <class T>
+GcnGrads<T> gcn_backward(const Graph& g, const GcnConfig& cfg, const DenseTensor<T>& x, const DenseTensor<T>& weight,
+                         const DenseTensor<T>& bias, const DenseTensor<T>& grad_y);
+
+}  // namespace gnncheck::oracle::layers

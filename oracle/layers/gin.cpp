@@ -1,0 +1,97 @@
+#include "oracle/layers/gin.h"
+
+#include "oracle/layers/dense.h"
+#include "oracle/layers/layer_config.h"
+#include "oracle/layers/self_loops.h"
+#include "oracle/spmm.h"
+
+namespace gnncheck::oracle::layers {
+
+GinConfig GinConfig::from_attributes(const Attributes& attrs) {
+  GinConfig cfg;
+  cfg.in_features = positive_attribute(attrs, "in_features", "gin");
+  cfg.hidden_features = positive_attribute(attrs, "hidden_features", "gin");
+  cfg.out_features = positive_attribute(attrs, "out_features", "gin");
+  cfg.bias = attrs.get_bool("bias");
+  return cfg;
+}
+
+namespace {
+
+template <class T>
+void check_inputs(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p) {
+  require_destinations_are_sources(g, "gin");
+  require_shape(x, {g.n_src(), cfg.in_features}, "gin: x");
+  require_matrix(p.weight1, cfg.in_features, cfg.hidden_features, "gin: weight1");
+  require_matrix(p.weight2, cfg.hidden_features, cfg.out_features, "gin: weight2");
+  if (cfg.bias) {
+    require_shape(p.bias1, {cfg.hidden_features}, "gin: bias1");
+    require_shape(p.bias2, {cfg.out_features}, "gin: bias2");
+  }
+  require_shape(p.eps, {1}, "gin: eps");
+}
+
+// The intermediate values backward needs.
+template <class T>
+struct GinActivations {
+  DenseTensor<T> x_dst;  // x's first n_dst rows
+  DenseTensor<T> h;      // (1 + ε) x_dst + A x
+  DenseTensor<T> z1;     // h W1 + b1
+  DenseTensor<T> a1;     // ReLU(z1)
+};
+
+template <class T>
+GinActivations<T> gin_activations(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x,
+                                  const GinParameters<T>& p) {
+  GinActivations<T> act;
+  act.x_dst = first_rows(x, g.n_dst());
+  act.h = spmm_forward(g, x);
+  add_scaled(act.h, T(1) + p.eps[0], act.x_dst);
+  act.z1 = matmul(act.h, p.weight1);
+  if (cfg.bias) add_bias(act.z1, p.bias1);
+  act.a1 = relu(act.z1);
+  return act;
+}
+
+}  // namespace
+
+template <class T>
+DenseTensor<T> gin_forward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p) {
+  check_inputs(g, cfg, x, p);
+  const GinActivations<T> act = gin_activations(g, cfg, x, p);
+  DenseTensor<T> y = matmul(act.a1, p.weight2);
+  if (cfg.bias) add_bias(y, p.bias2);
+  return y;
+}
+
+template <class T>
+GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p,
+                         const DenseTensor<T>& grad_y) {
+  check_inputs(g, cfg, x, p);
+  require_shape(grad_y, {g.n_dst(), cfg.out_features}, "gin: grad_y");
+  const GinActivations<T> act = gin_activations(g, cfg, x, p);
+  GinGrads<T> grads;
+  grads.grad.weight2 = matmul_at_b(act.a1, grad_y);
+  const DenseTensor<T> grad_z1 = relu_backward(act.z1, matmul_a_bt(grad_y, p.weight2));
+  grads.grad.weight1 = matmul_at_b(act.h, grad_z1);
+  if (cfg.bias) {
+    grads.grad.bias2 = column_sums(grad_y);
+    grads.grad.bias1 = column_sums(grad_z1);
+  }
+  const DenseTensor<T> grad_h = matmul_a_bt(grad_z1, p.weight1);
+  grads.grad_x = spmm_backward(g, grad_h);  // Aᵀ · grad_h
+  add_into_first_rows(grads.grad_x, T(1) + p.eps[0], grad_h);
+  T grad_eps = 0;
+  for (index_t k = 0; k < grad_h.size(); ++k) grad_eps += grad_h[k] * act.x_dst[k];
+  grads.grad.eps = DenseTensor<T>({1}, std::vector<T>{grad_eps});
+  return grads;
+}
+
+template DenseTensor<double> gin_forward(const Graph&, const GinConfig&, const Tensor&, const GinParameters<double>&);
+template DenseTensor<float> gin_forward(const Graph&, const GinConfig&, const TensorF&, const GinParameters<float>&);
+template GinGrads<double> gin_backward(const Graph&, const GinConfig&, const Tensor&, const GinParameters<double>&,
+                                       const Tensor&);
+template GinGrads<float> gin_backward(const Graph&, const GinConfig&, const TensorF&, const GinParameters<float>&,
+                                      const TensorF&);
+
+}  // namespace gnncheck::oracle::layers

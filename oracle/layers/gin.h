@@ -1,0 +1,54 @@
+// gnncheck/oracle/layers/gin.h — the graph isomorphism network layer of Xu et al. (ICLR 2019).
+//
+//   h = (1 + ε) · x_i + Σ_{j ∈ N(i)} x_j           (spmm: the sum of in-neighbors, duplicates counted)
+//   y = ReLU(h · W1 + b1) · W2 + b2                 (a two-layer MLP; no activation after it)
+// ε is the parameter "eps" of shape [1] and always gets its gradient; whether it is learned or held
+// fixed (GIN-ε vs GIN-0) is the training driver's choice, not the layer's. Biases are optional (both
+// or neither). The destinations are the first n_dst sources (layers/self_loops.h).
+// Backward, chained through the ops:
+//   grad_h = (ReLU'(z1) ⊙ (grad_y · W2ᵀ)) · W1ᵀ,
+//   grad_x = Aᵀ · grad_h + (1 + ε) · grad_h on the first n_dst rows,  grad_ε = Σ grad_h ⊙ x_dst.
+// Shapes: x [n_src, in], W1 [in, hidden], b1 [hidden], W2 [hidden, out], b2 [out] -> y [n_dst, out].
+//
+//   GinConfig cfg{.in_features = 1433, .hidden_features = 64, .out_features = 64};
+//   Tensor y = gin_forward(g, cfg, x, params);
+#pragma once
+
+#include "oracle/case.h"
+#include "oracle/graph.h"
+#include "oracle/tensor.h"
+
+namespace gnncheck::oracle::layers {
+
+struct GinConfig {
+  index_t in_features = 8;
+  index_t hidden_features = 8;
+  index_t out_features = 4;
+  bool bias = true;
+
+  // Reads in_features, hidden_features, out_features, bias.
+  static GinConfig from_attributes(const Attributes& attrs);
+};
+
+template <class T>
+struct GinParameters {
+  DenseTensor<T> weight1;  // [in, hidden]
+  DenseTensor<T> bias1;    // [hidden] (empty without bias)
+  DenseTensor<T> weight2;  // [hidden, out]
+  DenseTensor<T> bias2;    // [out] (empty without bias)
+  DenseTensor<T> eps;      // [1]
+};
+
+template <class T>
+struct GinGrads {
+  DenseTensor<T> grad_x;
+  GinParameters<T> grad;  // the gradient of every parameter the layer has, same shapes
+};
+
+template <class T>
+DenseTensor<T> gin_forward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p);
+template <class T>
+GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p,
+                         const DenseTensor<T>& grad_y);
+
+}  // namespace gnncheck::oracle::layers

@@ -1,0 +1,240 @@
+// Layer forwards against values worked out by hand, the float32 evaluation against float64, and
+// the errors for inputs a layer cannot take.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "oracle/layers/dropout.h"
+#include "oracle/layers/gcn.h"
+#include "oracle/layers/self_loops.h"
+#include "oracle/layers/tests/layer_test_support.h"
+
+namespace gnncheck::oracle::layer_tests {
+namespace {
+
+using ::testing::HasSubstr;
+
+// 3 nodes, directed: 0 ← 1, 0 ← 2, 1 ← 2. In-degrees 2, 1, 0; out-degrees 0, 1, 2.
+std::shared_ptr<const Graph> directed_triangle() {
+  const std::vector<index_t> dst{0, 0, 1}, src{1, 2, 2};
+  return std::make_shared<const Graph>(Graph::from_edges(3, 3, dst, src));
+}
+
+Tensor column(std::vector<double> v) {
+  const index_t n = static_cast<index_t>(v.size());
+  return Tensor({n, 1}, std::move(v));
+}
+Tensor scalar_matrix(double v) { return Tensor({1, 1}, std::vector<double>{v}); }
+Tensor vec(std::vector<double> v) {
+  const index_t n = static_cast<index_t>(v.size());
+  return Tensor({n}, std::move(v));
+}
+
+Result run(const std::string& target, const Attributes& attrs, TensorMap inputs, TensorMap params) {
+  Case c;
+  c.target = target;
+  c.attributes = attrs;
+  c.graph = directed_triangle();
+  c.inputs = std::move(inputs);
+  c.parameters = std::move(params);
+  return evaluate(c);
+}
+
+const Attributes kWidth1{{"in_features", std::int64_t{1}}, {"out_features", std::int64_t{1}}};
+
+Attributes width1(std::initializer_list<std::pair<const std::string, AttrValue>> extra) {
+  Attributes a = kWidth1;
+  for (const auto& [k, v] : extra) a.set(k, v);
+  return a;
+}
+
+TEST(LayerForward, GcnSymmetricNormalizationUsesInDegreeOfRowAndOutDegreeOfColumn) {
+  const Result r = run("gcn", width1({{"self_loops", false}, {"bias", false}}), {{"x", column({1, 2, 3})}},
+                       {{"weight", scalar_matrix(1)}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  // ŵ(0←1) = 1/√(2·1), ŵ(0←2) = 1/√(2·2), ŵ(1←2) = 1/√(1·2).
+  EXPECT_NEAR(r.outputs.at("y")[0], 2 / std::sqrt(2.0) + 3 * 0.5, 1e-15);
+  EXPECT_NEAR(r.outputs.at("y")[1], 3 / std::sqrt(2.0), 1e-15);
+  EXPECT_EQ(r.outputs.at("y")[2], 0.0);  // empty row
+}
+
+TEST(LayerForward, GcnWithSelfLoopsAndBiasOnAPath) {
+  const std::vector<index_t> dst{0, 1}, src{1, 0};
+  Case c;
+  c.target = "gcn";
+  c.attributes = kWidth1;
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(2, 2, dst, src));
+  c.inputs["x"] = column({1, 3});
+  c.parameters = {{"weight", scalar_matrix(2)}, {"bias", vec({1})}};
+  const Result r = evaluate(c);
+  ASSERT_TRUE(r.ok()) << r.message;
+  // Â = [[½, ½], [½, ½]], x·W = [2, 6] -> 4 per node, + 1.
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[0], 5.0);
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[1], 5.0);
+}
+
+TEST(LayerForward, GcnRowMeanWithSelfLoops) {
+  const Result r = run("gcn", width1({{"norm", std::string("row_mean")}, {"bias", false}}),
+                       {{"x", column({1, 2, 3})}}, {{"weight", scalar_matrix(1)}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[0], 2.0);  // mean of x1, x2, x0
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[1], 2.5);  // mean of x2, x1
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[2], 3.0);  // only the self-loop
+}
+
+TEST(LayerForward, SageIsSelfTermPlusNeighborMean) {
+  const Result r = run("sage", width1({{"bias", false}}), {{"x", column({1, 2, 3})}},
+                       {{"weight_self", scalar_matrix(10)}, {"weight_neigh", scalar_matrix(1)}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[0], 10 + 2.5);
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[1], 20 + 3.0);
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[2], 30 + 0.0);  // no in-neighbors: zero mean
+}
+
+TEST(LayerForward, GinSumsNeighborsAndScalesSelfByOnePlusEps) {
+  const Result r = run("gin", width1({{"hidden_features", std::int64_t{1}}, {"bias", false}}),
+                       {{"x", column({1, 2, 3})}},
+                       {{"weight1", scalar_matrix(1)}, {"weight2", scalar_matrix(1)}, {"eps", vec({0.5})}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[0], 1.5 * 1 + 2 + 3);
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[1], 1.5 * 2 + 3);
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[2], 1.5 * 3);
+}
+
+TEST(LayerForward, GinMlpAppliesReluBetweenItsLayers) {
+  const Result r = run("gin", width1({{"hidden_features", std::int64_t{1}}, {"bias", false}}),
+                       {{"x", column({1, 2, 3})}},
+                       {{"weight1", scalar_matrix(-1)}, {"weight2", scalar_matrix(1)}, {"eps", vec({0})}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(r.outputs.at("y")[i], 0.0);
+}
+
+TEST(LayerForward, GatWithZeroAttentionAveragesOverNeighborsAndSelf) {
+  const Result r = run("gat", width1({{"heads", std::int64_t{1}}, {"bias", false}}), {{"x", column({1, 2, 3})}},
+                       {{"weight", scalar_matrix(1)}, {"att_src", scalar_matrix(0)}, {"att_dst", scalar_matrix(0)}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[0], 2.0);
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[1], 2.5);
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[2], 3.0);
+}
+
+TEST(LayerForward, GatAttentionFollowsLeakyReluLogits) {
+  // One head, W = 1, att_src = 1, att_dst = 0: logit of (i ← j) is x_j; node 1 attends over
+  // x2 = 3 and itself x1 = 2 with weights softmax(3, 2).
+  const Result r = run("gat", width1({{"heads", std::int64_t{1}}, {"bias", false}}), {{"x", column({1, 2, 3})}},
+                       {{"weight", scalar_matrix(1)}, {"att_src", scalar_matrix(1)}, {"att_dst", scalar_matrix(0)}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  const double a = std::exp(3.0) / (std::exp(3.0) + std::exp(2.0));
+  EXPECT_NEAR(r.outputs.at("y")[1], a * 3 + (1 - a) * 2, 1e-15);
+}
+
+TEST(LayerForward, GatMeanOfHeadsEqualsAverageOfConcatenatedHeads) {
+  const auto g = small_square_graph();
+  Case concat = layer_case("gat", g, {{"heads", std::int64_t{3}}, {"bias", false}}, 9);
+  concat.grad_outputs.clear();
+  Case mean = concat;
+  mean.attributes.set("concat", false);
+  const Result rc = evaluate(concat), rm = evaluate(mean);
+  ASSERT_TRUE(rc.ok() && rm.ok()) << rc.message << rm.message;
+  const Tensor& yc = rc.outputs.at("y");
+  const Tensor& ym = rm.outputs.at("y");
+  ASSERT_EQ(ym.shape(), (std::vector<index_t>{5, 4}));
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t c = 0; c < 4; ++c)
+      EXPECT_NEAR(ym.at(i, c), (yc.at(i, c) + yc.at(i, 4 + c) + yc.at(i, 8 + c)) / 3, 1e-15);
+}
+
+TEST(LayerForward, AgnnWithAlignedFeaturesAveragesUniformly) {
+  const Result r = run("agnn", Attributes{{"features", std::int64_t{1}}}, {{"x", column({1, 2, 3})}},
+                       {{"beta", vec({5})}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[0], 2.0);  // every cosine is 1
+  EXPECT_DOUBLE_EQ(r.outputs.at("y")[1], 2.5);
+}
+
+TEST(LayerForward, AgnnZeroFeatureRowStaysFinite) {
+  const Result r = run("agnn", Attributes{{"features", std::int64_t{1}}, {"self_loops", true}},
+                       {{"x", column({0, 2, 3})}}, {{"beta", vec({1})}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  for (double v : r.outputs.at("y").values()) EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(LayerForward, Float32EvaluationAgreesWithFloat64) {
+  for (const std::string target : {"gcn", "gin", "gat", "sage", "agnn"}) {
+    const Case c = layer_case(target, random_graph(200, 5, 3), {}, 4);
+    const Result r64 = evaluate(c, Precision::float64), r32 = evaluate(c, Precision::float32);
+    ASSERT_TRUE(r64.ok() && r32.ok()) << target << ": " << r64.message << r32.message;
+    for (const auto& [name, g64] : r64.gradients) {
+      const Tensor& g32 = r32.gradients.at(name);
+      double scale = 0, worst = 0;
+      for (index_t k = 0; k < g64.size(); ++k) {
+        scale = std::max(scale, std::abs(g64[k]));
+        worst = std::max(worst, std::abs(g64[k] - g32[k]));
+      }
+      // float32 rounding (u = 6e-8) over sums of at most a few hundred terms: far below 1e-4.
+      EXPECT_LE(worst, 1e-4 * std::max(scale, 1.0)) << target << " gradient " << name;
+    }
+  }
+}
+
+TEST(LayerErrors, SelfLoopsNeedDestinationsToBeSources) {
+  const std::vector<index_t> dst{0, 3}, src{1, 0};
+  Case c = layer_case("gcn", std::make_shared<const Graph>(Graph::from_edges(4, 2, dst, src)),
+                      {{"self_loops", false}}, 1);
+  EXPECT_TRUE(evaluate(c).ok());  // no self-loops: any block works
+  c.attributes.set("self_loops", true);
+  const Result r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("n_dst <= n_src"));
+  EXPECT_THAT(r.message, HasSubstr("Graph 4×2"));
+}
+
+TEST(LayerErrors, BadAttributesNameTheLayerAndAttribute) {
+  Case c = layer_case("gat", small_square_graph(), {}, 1);
+  c.attributes.set("heads", std::int64_t{0});
+  EXPECT_THAT(evaluate(c).message, HasSubstr("layer 'gat': attribute 'heads' must be a positive integer, got 0"));
+  c = layer_case("gat", small_square_graph(), {}, 1);
+  c.attributes.set("attn_dropout", 1.0);
+  EXPECT_THAT(evaluate(c).message, HasSubstr("'attn_dropout' must be in [0, 1)"));
+  c = layer_case("gcn", small_square_graph(), {}, 1);
+  c.attributes.set("norm", std::string("both"));
+  EXPECT_EQ(evaluate(c).status, Status::error);
+}
+
+TEST(LayerErrors, WrongParameterShapeIsNamed) {
+  Case c = layer_case("sage", small_square_graph(), {}, 1);
+  c.parameters["weight_neigh"] = Tensor({4, 8});
+  const Result r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("weight_neigh"));
+}
+
+TEST(LayerCatalogue, DisabledBiasIsNotAnInput) {
+  const TargetDef& def = find_target("gcn");
+  const auto g = small_square_graph();
+  EXPECT_EQ(def.input_shapes(*g, with_defaults(def.spec, {})).count("bias"), 1u);
+  EXPECT_EQ(def.input_shapes(*g, with_defaults(def.spec, {{"bias", false}})).count("bias"), 0u);
+  const Result r = evaluate(layer_case("gcn", g, {{"bias", false}}, 2));
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.gradients.count("bias"), 0u);
+  EXPECT_EQ(r.gradients.count("weight"), 1u);
+}
+
+TEST(LayerSelfLoops, BlockSelfLoopsAppendOneEdgePerDestination) {
+  const Graph g = layers::with_destination_self_loops(*small_block_graph());
+  EXPECT_EQ(g.num_edges(), 6 + 3);
+  for (index_t i = 0; i < 3; ++i) EXPECT_EQ(g.col_idx()[g.row_ptr()[i + 1] - 1], i);
+}
+
+TEST(LayerDropout, MaskIsAPureFunctionWithTheRequestedRate) {
+  int kept = 0;
+  for (std::uint64_t i = 0; i < 100000; ++i) kept += layers::dropout_keeps(42, i, 0.6);
+  EXPECT_NEAR(kept / 100000.0, 0.4, 0.01);
+  EXPECT_EQ(layers::dropout_uniform(42, 7), layers::dropout_uniform(42, 7));
+  EXPECT_NE(layers::dropout_uniform(42, 7), layers::dropout_uniform(43, 7));
+  EXPECT_TRUE(layers::dropout_keeps(42, 7, 0.0));
+}
+
+}  // namespace
+}  // namespace gnncheck::oracle::layer_tests
