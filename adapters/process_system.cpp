@@ -1,0 +1,488 @@
+#include "adapters/process_system.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "adapters/protocol.h"
+
+extern char** environ;
+
+namespace gnncheck {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::string> split_command_line(const std::string& command) {
+  std::vector<std::string> args;
+  std::string current;
+  bool in_argument = false;
+  for (size_t i = 0; i < command.size(); ++i) {
+    const char ch = command[i];
+    if (ch == ' ' || ch == '\t') {
+      if (in_argument) args.push_back(std::move(current));
+      current.clear();
+      in_argument = false;
+    } else if (ch == '\'') {
+      const size_t close = command.find('\'', i + 1);
+      if (close == std::string::npos)
+        throw InputError(fmt::format("command '{}': the single quote at position {} is never closed", command, i));
+      current += command.substr(i + 1, close - i - 1);
+      in_argument = true;
+      i = close;
+    } else if (ch == '"') {
+      size_t k = i + 1;
+      for (; k < command.size() && command[k] != '"'; ++k) {
+        if (command[k] == '\\' && k + 1 < command.size() && (command[k + 1] == '"' || command[k + 1] == '\\')) ++k;
+        current += command[k];
+      }
+      if (k >= command.size())
+        throw InputError(fmt::format("command '{}': the double quote at position {} is never closed", command, i));
+      in_argument = true;
+      i = k;
+    } else if (ch == '\\' && i + 1 < command.size()) {
+      current += command[++i];
+      in_argument = true;
+    } else {
+      current += ch;
+      in_argument = true;
+    }
+  }
+  if (in_argument) args.push_back(std::move(current));
+  if (args.empty()) throw InputError("adapter command is empty: expected a program and its arguments");
+  return args;
+}
+
+namespace {
+
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
+  return fmt::format("ended with wait status {}", status);
+}
+
+// One running adapter: its process group and the three streams of PROTOCOL.md §1.
+class AdapterProcess {
+ public:
+  enum class ReadOutcome { line, closed, timed_out };
+
+  explicit AdapterProcess(std::size_t tail_limit) : tail_limit_(tail_limit) {}
+  AdapterProcess(const AdapterProcess&) = delete;
+  AdapterProcess& operator=(const AdapterProcess&) = delete;
+  ~AdapterProcess() { stop(); }
+
+  // Starts the program; returns an empty string or why it could not be started.
+  std::string start(const std::vector<std::string>& argv) {
+    int stdin_pair[2], out_pipe[2], err_pipe[2];
+    // stdin is a socket so that writing to a dead adapter gives EPIPE (send with MSG_NOSIGNAL)
+    // instead of a SIGPIPE that would kill gnncheck.
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, stdin_pair) != 0)
+      return fmt::format("socketpair failed: {}", std::strerror(errno));
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
+      return fmt::format("pipe2 failed: {}", std::strerror(errno));
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, stdin_pair[1], 0);
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    // Own process group (so a timeout kills the adapter's children too); default signal handling
+    // and an empty mask whatever gnncheck itself has set.
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setsigmask(&attr, &none);
+
+    std::vector<std::string> env_strings;
+    for (char** e = environ; e && *e; ++e)
+      if (std::strncmp(*e, "GNNCHECK_PROTOCOL_VERSION=", 26) != 0) env_strings.emplace_back(*e);
+    env_strings.push_back(fmt::format("GNNCHECK_PROTOCOL_VERSION={}", protocol::kVersion));
+    std::vector<char*> envp, args;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> argv_copy = argv;
+    for (auto& s : argv_copy) args.push_back(s.data());
+    args.push_back(nullptr);
+
+    const int rc = posix_spawnp(&pid_, args[0], &actions, &attr, args.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    close(stdin_pair[1]);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    if (rc != 0) {
+      close(stdin_pair[0]);
+      close(out_pipe[0]);
+      close(err_pipe[0]);
+      pid_ = -1;
+      return fmt::format("cannot start '{}': {}", argv[0], std::strerror(rc));
+    }
+    stdin_fd_ = stdin_pair[0];
+    stdout_fd_ = out_pipe[0];
+    stderr_fd_ = err_pipe[0];
+    fcntl(stdout_fd_, F_SETFL, fcntl(stdout_fd_, F_GETFL) | O_NONBLOCK);
+    fcntl(stderr_fd_, F_SETFL, fcntl(stderr_fd_, F_GETFL) | O_NONBLOCK);
+    stdout_buffer_.clear();
+    stderr_tail_.clear();
+    return {};
+  }
+
+  bool running() const { return pid_ > 0; }
+
+  // The next complete stdout line (without '\n'), collecting stderr meanwhile.
+  ReadOutcome read_line(Clock::time_point deadline, std::string& line) {
+    constexpr std::size_t kMaxLine = 1 << 20;  // a runaway line without '\n' is cut here
+    while (true) {
+      if (const size_t nl = stdout_buffer_.find('\n'); nl != std::string::npos || stdout_buffer_.size() > kMaxLine) {
+        const size_t end = nl == std::string::npos ? stdout_buffer_.size() : nl;
+        line = stdout_buffer_.substr(0, end);
+        stdout_buffer_.erase(0, nl == std::string::npos ? end : end + 1);
+        return ReadOutcome::line;
+      }
+      if (stdout_fd_ < 0) return ReadOutcome::closed;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return ReadOutcome::timed_out;
+      pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}};
+      const int n = poll(fds, stderr_fd_ >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, 1000)));
+      if (n < 0 && errno != EINTR) return ReadOutcome::closed;
+      if (stderr_fd_ >= 0 && fds[1].revents) drain_stderr();
+      if (fds[0].revents) {
+        char buf[65536];
+        const ssize_t got = read(stdout_fd_, buf, sizeof buf);
+        if (got > 0) stdout_buffer_.append(buf, static_cast<size_t>(got));
+        else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+          close(stdout_fd_);
+          stdout_fd_ = -1;
+        }
+      }
+    }
+  }
+
+  // False when the adapter is gone (its end of stdin is closed).
+  bool send_line(const std::string& text) {
+    const std::string data = text + "\n";
+    size_t sent = 0;
+    while (sent < data.size()) {
+      const ssize_t n = send(stdin_fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  // Reads whatever stderr holds now, without waiting.
+  void drain_stderr() {
+    while (stderr_fd_ >= 0) {
+      char buf[65536];
+      const ssize_t got = read(stderr_fd_, buf, sizeof buf);
+      if (got > 0) {
+        stderr_tail_.append(buf, static_cast<size_t>(got));
+        if (stderr_tail_.size() > 2 * tail_limit_) stderr_tail_.erase(0, stderr_tail_.size() - tail_limit_);
+        continue;
+      }
+      if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+        close(stderr_fd_);
+        stderr_fd_ = -1;
+      }
+      if (got < 0 && errno == EINTR) continue;
+      return;
+    }
+  }
+
+  std::string stderr_tail() {
+    drain_stderr();
+    if (stderr_tail_.size() <= tail_limit_) return stderr_tail_;
+    return "…" + stderr_tail_.substr(stderr_tail_.size() - tail_limit_);
+  }
+  void clear_stderr() {
+    drain_stderr();
+    stderr_tail_.clear();
+  }
+
+  // The adapter closed stdout: give it a moment to finish dying, then reap it (killing if needed).
+  std::string reap_after_close() {
+    const auto deadline = Clock::now() + std::chrono::seconds(2);
+    int status = 0;
+    while (Clock::now() < deadline) {
+      const pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) return finish(status);
+      if (r < 0) return finish_unknown();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return kill_and_reap() + " after closing its stdout";
+  }
+
+  // SIGKILL to the whole process group, then reap.
+  std::string kill_and_reap() {
+    if (pid_ <= 0) return "was not running";
+    kill(-pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    return finish(status);
+  }
+
+  // End of the run: closing stdin asks the adapter to exit (PROTOCOL.md §1); it gets a second.
+  void stop() {
+    if (pid_ <= 0) return;
+    shutdown(stdin_fd_, SHUT_WR);
+    const auto deadline = Clock::now() + std::chrono::seconds(1);
+    int status = 0;
+    while (Clock::now() < deadline) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        kill(-pid_, SIGKILL);  // anything the adapter left behind in its group
+        finish(status);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    kill_and_reap();
+  }
+
+ private:
+  std::string finish(int status) {
+    drain_stderr();
+    close_fds();
+    pid_ = -1;
+    return describe_wait_status(status);
+  }
+  std::string finish_unknown() {
+    close_fds();
+    pid_ = -1;
+    return "ended (its exit status could not be collected)";
+  }
+  void close_fds() {
+    for (int* fd : {&stdin_fd_, &stdout_fd_, &stderr_fd_}) {
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
+  }
+
+  std::size_t tail_limit_;
+  pid_t pid_ = -1;
+  int stdin_fd_ = -1, stdout_fd_ = -1, stderr_fd_ = -1;
+  std::string stdout_buffer_, stderr_tail_;
+};
+
+std::string seconds_text(std::chrono::milliseconds ms) { return fmt::format("{:g} s", ms.count() / 1000.0); }
+
+class ProcessSystem final : public System {
+ public:
+  ProcessSystem(std::vector<std::string> argv, ProcessSystemOptions options)
+      : argv_(std::move(argv)), options_(std::move(options)), process_(options_.stderr_tail_bytes) {
+    if (argv_.empty()) throw InputError("adapter command is empty: expected a program and its arguments");
+    if (options_.work_dir.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      options_.work_dir = tmp && *tmp ? fs::path(tmp) : fs::path("/tmp");
+    }
+  }
+
+  std::string name() const override {
+    if (!options_.name.empty()) return options_.name;
+    if (ensure_started() && !hello_name_.empty()) return hello_name_;
+    return fs::path(argv_.back()).stem().string();
+  }
+
+  Availability availability() const override {
+    if (ensure_started()) return {};
+    return {false, start_failure_};
+  }
+
+  bool supports(const std::string& target) const override {
+    return ensure_started() && declared_.count(target) != 0;
+  }
+
+  Precision precision(const std::string& target) const override {
+    ensure_started();
+    auto it = declared_.find(target);
+    return it == declared_.end() ? Precision::float64 : it->second;
+  }
+
+  Result evaluate(const Case& c) override {
+    if (!ensure_started()) return failure(Status::crashed, "the adapter could not be started: " + start_failure_, false);
+    if (!declared_.count(c.target)) {
+      std::vector<std::string> names;
+      for (const auto& [t, p] : declared_) names.push_back(t);
+      Result r;
+      r.status = Status::unsupported;
+      r.message = fmt::format("the adapter does not declare target '{}'; it declares: {}", c.target, fmt::join(names, ", "));
+      return r;
+    }
+
+    std::string pattern = (options_.work_dir / "gnncheck-case-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      return failure(Status::error, fmt::format("cannot create a case directory under {}: {}", options_.work_dir.string(),
+                                                std::strerror(errno)), false);
+    const fs::path dir = pattern;
+    Result r = run_case(c, dir);
+    if (!options_.keep_case_dirs) {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    } else if (!r.ok()) {
+      r.message += fmt::format("\n(case directory kept: {})", dir.string());
+    }
+    return r;
+  }
+
+ private:
+  Result run_case(const Case& c, const fs::path& dir) {
+    protocol::CaseManifest manifest;
+    try {
+      manifest = protocol::write_case(c, protocol::case_dtype(declared_.at(c.target)), dir);
+    } catch (const InputError& e) {
+      return failure(Status::error, fmt::format("the case could not be written: {}", e.what()), false);
+    }
+    process_.clear_stderr();
+    const auto start = Clock::now();
+    if (!process_.send_line(dir.string())) {
+      // The adapter died after its previous answer: start a fresh one and send again.
+      const std::string how = process_.reap_after_close();
+      if (!ensure_started())
+        return failure(Status::crashed, fmt::format("the adapter {} between cases and could not be restarted: {}", how,
+                                                    start_failure_), false);
+      process_.clear_stderr();
+      if (!process_.send_line(dir.string()))
+        return failure(Status::crashed, "the adapter closed its stdin before reading the case", true);
+    }
+    const auto deadline = start + options_.case_timeout;
+    std::string line;
+    while (true) {
+      switch (process_.read_line(deadline, line)) {
+        case AdapterProcess::ReadOutcome::timed_out: {
+          Result r = failure(Status::timeout, "", true);
+          r.message = fmt::format("no answer within {}; the adapter {} and is restarted for the next case{}",
+                                  seconds_text(options_.case_timeout), process_.kill_and_reap(), r.message);
+          return r;
+        }
+        case AdapterProcess::ReadOutcome::closed: {
+          const std::string tail = process_.stderr_tail();
+          const std::string how = process_.reap_after_close();
+          return with_tail(Status::crashed, fmt::format("the adapter {} while evaluating the case", how), tail);
+        }
+        case AdapterProcess::ReadOutcome::line:
+          if (line.rfind(protocol::kDonePrefix, 0) != 0) continue;  // chatter on stdout is allowed
+          const std::string answered = line.substr(protocol::kDonePrefix.size());
+          if (answered != dir.string())
+            return failure(Status::invalid_output,
+                           fmt::format("the adapter answered for '{}' while the case was '{}'", answered, dir.string()), true);
+          Result r = protocol::read_result(dir, manifest, protocol::all_inputs_finite(c));
+          if (r.seconds == 0.0) r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+          if (!r.ok() && r.status != Status::unsupported) r.message = with_tail(r.status, r.message, process_.stderr_tail()).message;
+          return r;
+      }
+    }
+  }
+
+  Result failure(Status status, std::string message, bool quote_stderr) {
+    return with_tail(status, std::move(message), quote_stderr ? process_.stderr_tail() : std::string());
+  }
+
+  static Result with_tail(Status status, std::string message, const std::string& tail) {
+    Result r;
+    r.status = status;
+    r.message = std::move(message);
+    if (!tail.empty()) r.message += fmt::format("\n--- adapter stderr (tail) ---\n{}", tail);
+    return r;
+  }
+
+  // Starts the adapter and reads its hello line; remembers why when it cannot.
+  bool ensure_started() const {
+    if (process_.running()) return true;
+    if (failed_starts_ >= options_.max_failed_starts) return false;
+    std::string problem = process_.start(argv_);
+    if (problem.empty()) problem = read_hello();
+    if (problem.empty()) {
+      failed_starts_ = 0;
+      return true;
+    }
+    const std::string tail = process_.stderr_tail();
+    if (process_.running()) process_.kill_and_reap();
+    ++failed_starts_;
+    start_failure_ = fmt::format("adapter '{}': {}{}", fmt::join(argv_, " "), problem,
+                                 tail.empty() ? "" : "\n--- adapter stderr (tail) ---\n" + tail);
+    return false;
+  }
+
+  std::string read_hello() const {
+    const auto deadline = Clock::now() + options_.startup_timeout;
+    std::string line;
+    while (true) {
+      switch (process_.read_line(deadline, line)) {
+        case AdapterProcess::ReadOutcome::timed_out:
+          return fmt::format("no '{}' line within {}", protocol::kHelloPrefix, seconds_text(options_.startup_timeout));
+        case AdapterProcess::ReadOutcome::closed:
+          return fmt::format("the adapter {} before its hello line", process_.reap_after_close());
+        case AdapterProcess::ReadOutcome::line:
+          if (line.rfind(protocol::kHelloPrefix, 0) == 0) return parse_hello(line.substr(protocol::kHelloPrefix.size()));
+      }
+    }
+  }
+
+  std::string parse_hello(const std::string& text) const {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      return fmt::format("the hello line is not valid JSON: {}", e.what());
+    }
+    if (!j.is_object() || !j.contains("protocol") || !j["protocol"].is_number_integer())
+      return "the hello line has no integer field 'protocol'";
+    if (j["protocol"].get<int>() != protocol::kVersion)
+      return fmt::format("the adapter speaks protocol {}; gnncheck speaks {}", j["protocol"].get<int>(), protocol::kVersion);
+    if (j.contains("name") && j["name"].is_string()) hello_name_ = j["name"].get<std::string>();
+    if (!j.contains("targets") || !j["targets"].is_object())
+      return "the hello line has no object field 'targets' (target name -> precision)";
+    declared_.clear();
+    for (const auto& [target, precision] : j["targets"].items()) {
+      if (!precision.is_string()) return fmt::format("hello: the precision of target '{}' must be a string", target);
+      try {
+        declared_[target] = parse_precision(precision.get<std::string>());
+      } catch (const InputError& e) {
+        return fmt::format("hello: target '{}': {}", target, e.what());
+      }
+    }
+    return {};
+  }
+
+  std::vector<std::string> argv_;
+  ProcessSystemOptions options_;
+  // Starting lazily from const queries (name, supports) is what makes these mutable.
+  mutable AdapterProcess process_;
+  mutable std::map<std::string, Precision> declared_;
+  mutable std::string hello_name_;
+  mutable std::string start_failure_;
+  mutable int failed_starts_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<System> make_process_system(std::vector<std::string> argv, ProcessSystemOptions options) {
+  return std::make_unique<ProcessSystem>(std::move(argv), std::move(options));
+}
+
+std::unique_ptr<System> make_process_system(const std::string& command, ProcessSystemOptions options) {
+  return make_process_system(split_command_line(command), std::move(options));
+}
+
+}  // namespace gnncheck

@@ -1,0 +1,45 @@
+// gnncheck/adapters/process_system.h — a System answered by an external adapter process.
+//
+// The adapter (any language) speaks the protocol of adapters/PROTOCOL.md: gnncheck starts it once
+// (without a shell, in its own process group), reads its hello line (name, targets, precisions),
+// then for every case writes a fresh mkdtemp directory, sends its path on stdin and waits for the
+// answer with a timeout. A crash (signal or exit), a hang (killed, restarted for the next case),
+// a missing/garbage/truncated file, a wrong shape or dtype, or NaN in an answer to finite inputs each
+// become their own Status with a message that ends with the adapter's stderr tail; the next case
+// starts a fresh adapter when the last one died.
+//
+//   auto scipy = gnncheck::make_process_system("/usr/bin/python3 adapters/python/scipy_adapter.py");
+//   if (!scipy->availability().available) fmt::print("{}\n", scipy->availability().reason);
+//   gnncheck::Result r = scipy->evaluate(c);   // r.status == Status::timeout after 60 s of silence
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "adapters/system.h"
+
+namespace gnncheck {
+
+struct ProcessSystemOptions {
+  std::string name;  // the system's name; empty: the name of the adapter's hello line
+  std::chrono::milliseconds case_timeout{60'000};      // per case, from sending the path to its answer
+  std::chrono::milliseconds startup_timeout{120'000};  // from start to the hello line (imports!)
+  std::filesystem::path work_dir;  // where case directories are made; empty: $TMPDIR, else /tmp
+  bool keep_case_dirs = false;     // keep every case directory (to debug an adapter)
+  std::size_t stderr_tail_bytes = 4000;  // how much of the adapter's stderr a message quotes
+  int max_failed_starts = 2;  // consecutive failed starts after which the system is unavailable
+};
+
+// Splits a command line into arguments as PROTOCOL.md §1 documents, without a shell: blanks separate
+// arguments, '…' is literal, "…" allows \" and \\, a backslash outside quotes escapes the next
+// character. Throws InputError on an unterminated quote or an empty command.
+std::vector<std::string> split_command_line(const std::string& command);
+
+// The adapter process is started lazily, on the first call that needs its hello line.
+std::unique_ptr<System> make_process_system(std::vector<std::string> argv, ProcessSystemOptions options = {});
+std::unique_ptr<System> make_process_system(const std::string& command, ProcessSystemOptions options = {});
+
+}  // namespace gnncheck

@@ -1,0 +1,83 @@
+// gnncheck/adapters/protocol.h — both sides of the case-directory protocol of adapters/PROTOCOL.md.
+//
+// gnncheck's side writes a Case into a directory (case.json + .npy tensors) and reads back the
+// adapter's answer with every check of PROTOCOL.md §5 (missing/garbage/truncated files, shapes,
+// dtypes, non-finite values) turned into a Result. The adapter's side (used by the C plugin host,
+// and usable by any C++ adapter) reads a case directory back into a Case and writes a Result.
+//
+//   auto manifest = gnncheck::protocol::write_case(c, gnncheck::NpyDType::float64, dir);
+//   ... the adapter answers ...
+//   gnncheck::Result r = gnncheck::protocol::read_result(dir, manifest);
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fixtures/npy.h"
+#include "oracle/case.h"
+
+namespace gnncheck::protocol {
+
+inline constexpr int kVersion = 1;
+inline constexpr std::string_view kHelloPrefix = "gnncheck-hello ";
+inline constexpr std::string_view kDonePrefix = "gnncheck-done ";
+
+// One tensor of case.json: a file in the case directory with its expected shape and dtype.
+struct TensorEntry {
+  std::string name;
+  std::string kind;  // dst_nodes, src_nodes, edges, edges_csc, parameter (inputs only)
+  bool differentiable = true;
+  std::string file;
+  std::vector<index_t> shape;
+  NpyDType dtype = NpyDType::float64;
+};
+
+// Everything case.json says.
+struct CaseManifest {
+  int protocol = kVersion;
+  std::string target;
+  std::uint64_t seed = 0;
+  NpyDType dtype = NpyDType::float64;
+  Attributes attributes;  // defaults filled in
+  index_t n_dst = 0, n_src = 0, num_edges = 0;
+  std::string row_ptr_file = "graph_row_ptr.npy";
+  std::string col_idx_file = "graph_col_idx.npy";
+  std::vector<TensorEntry> inputs, parameters, grad_outputs, outputs, gradients;
+  std::string result_file = "result.json";
+};
+
+// The dtype of a case's tensors for a system that computes a target in `precision`: float64 for
+// float64, float32 for everything narrower (tf32, bfloat16 and float16 systems take float32 data).
+NpyDType case_dtype(Precision precision);
+
+// Writes `c` into the existing directory `dir` with every tensor in `dtype`. The output and gradient
+// entries come from the target's catalogue entry. Throws InputError when the case does not fit its
+// target (unknown target, missing input, wrong shape) or a file cannot be written.
+CaseManifest write_case(const Case& c, NpyDType dtype, const std::filesystem::path& dir);
+
+// gnncheck's side: the adapter's answer in `dir`, validated against `manifest`. Never throws for a
+// problem of the answer: it becomes Status::invalid_output naming the file and the problem.
+// `inputs_finite` says whether every input was finite (only then is NaN/Inf in the answer invalid).
+Result read_result(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
+
+// Whether every value of every input, parameter and output gradient of `c` is finite.
+bool all_inputs_finite(const Case& c);
+
+// The adapter's side: reads case.json and its tensors (widened to float64) into a Case. Throws
+// InputError naming the file and field on anything malformed.
+struct LoadedCase {
+  CaseManifest manifest;
+  Case c;
+};
+LoadedCase read_case(const std::filesystem::path& dir);
+
+// The adapter's side: writes r's outputs and gradients (narrowed to the manifest's dtype) under the
+// manifest's file names, then result.json. For a status other than ok only result.json is written.
+void write_result(const std::filesystem::path& dir, const CaseManifest& manifest, const Result& r);
+
+// result.json's status names: ok, unsupported, error (the only ones an adapter may write).
+std::string_view adapter_status_name(Status s);
+
+}  // namespace gnncheck::protocol

@@ -1,0 +1,177 @@
+"""gnncheck_adapter: the adapter side of gnncheck's protocol (adapters/PROTOCOL.md), numpy only.
+
+An adapter is one function per target plus a call to serve():
+
+    import gnncheck_adapter as kit
+
+    def spmm(case):
+        A = case.graph.to_scipy()
+        out = {"outputs": {"y": A @ case.inputs["x"]}}
+        if case.wants_gradients:
+            out["gradients"] = {"x": A.T @ case.grad_outputs["y"]}
+        return out
+
+    kit.serve(name="mine", targets={"spmm": ("float64", spmm)})
+
+A target function receives a Case and returns {"outputs": {name: array}, "gradients": {name: array}}
+(gradients only when case.wants_gradients), optionally with "peak_bytes". Arrays are written as they
+are returned: return them in case.dtype and the shapes of case.outputs / case.gradients — gnncheck
+checks both, and does not convert for you. Raise Unsupported("why") for a case outside the system's
+scope; any other exception is reported as status "error" with its message (the traceback goes to
+stderr, which gnncheck quotes).
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+
+PROTOCOL_VERSION = 1
+PRECISIONS = ("float64", "float32", "tf32", "bfloat16", "float16")
+
+
+class Unsupported(Exception):
+    """Raised by a target function for a case its system does not compute; the text says why."""
+
+
+class Graph:
+    """The case's sparse matrix A (n_dst x n_src) in CSR; an edge's id is its position in col_idx."""
+
+    def __init__(self, n_dst, n_src, row_ptr, col_idx):
+        self.n_dst = int(n_dst)
+        self.n_src = int(n_src)
+        self.row_ptr = row_ptr
+        self.col_idx = col_idx
+        self.num_edges = int(col_idx.shape[0])
+
+    @property
+    def row_of_edge(self):
+        """Destination of every edge, in edge-id order (row-ordered COO)."""
+        return np.repeat(np.arange(self.n_dst, dtype=np.int64), np.diff(self.row_ptr))
+
+    def to_scipy(self, values=None, dtype=np.float64):
+        """A as a scipy.sparse CSR matrix; `values` are the edge values in edge-id order (default 1).
+        Duplicate edges stay separate entries, which scipy's products sum, as the oracle does."""
+        import scipy.sparse  # only adapters that use it need scipy
+
+        data = np.ones(self.num_edges, dtype=dtype) if values is None else np.asarray(values)
+        return scipy.sparse.csr_matrix((data, self.col_idx, self.row_ptr), shape=(self.n_dst, self.n_src))
+
+
+class Case:
+    """One case directory, read: target, attributes, graph and tensors as numpy arrays."""
+
+    def __init__(self, directory, manifest):
+        self.directory = directory
+        self.manifest = manifest
+        self.target = manifest["target"]
+        self.seed = manifest["seed"]
+        self.dtype = np.dtype(manifest["dtype"])
+        self.attributes = manifest["attributes"]
+        g = manifest["graph"]
+        self.graph = Graph(g["n_dst"], g["n_src"], self._load(g["row_ptr"]), self._load(g["col_idx"]))
+        self.inputs = {e["name"]: self._load(e["file"]) for e in manifest["inputs"]}
+        self.parameters = {e["name"]: self._load(e["file"]) for e in manifest["parameters"]}
+        self.grad_outputs = {e["name"]: self._load(e["file"]) for e in manifest["grad_outputs"]}
+        self.outputs = manifest["outputs"]      # [{name, file, shape, dtype}] to write
+        self.gradients = manifest["gradients"]  # same; empty when forward only
+        self.wants_gradients = bool(self.grad_outputs)
+
+    def _load(self, file_name):
+        return np.load(os.path.join(self.directory, file_name), allow_pickle=False)
+
+    def tensor(self, name):
+        """An input or parameter by name."""
+        if name in self.inputs:
+            return self.inputs[name]
+        return self.parameters[name]
+
+    def attribute(self, name, default=None):
+        return self.attributes.get(name, default)
+
+
+def read_case(directory):
+    with open(os.path.join(directory, "case.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    if manifest.get("protocol") != PROTOCOL_VERSION:
+        raise ValueError("case.json speaks protocol %r; this kit speaks %d" % (manifest.get("protocol"), PROTOCOL_VERSION))
+    return Case(directory, manifest)
+
+
+def write_tensors(case, answer):
+    """Writes the returned outputs and gradients under the file names case.json asks for."""
+    for key, entries in (("outputs", case.outputs), ("gradients", case.gradients)):
+        given = answer.get(key) or {}
+        for entry in entries:
+            if entry["name"] in given:
+                np.save(os.path.join(case.directory, entry["file"]), np.ascontiguousarray(given[entry["name"]]))
+
+
+def write_result(directory, status, message="", seconds=None, peak_bytes=None, result_file="result.json"):
+    result = {"status": status, "message": message}
+    if seconds is not None:
+        result["seconds"] = seconds
+    if peak_bytes is not None:
+        result["peak_bytes"] = int(peak_bytes)
+    with open(os.path.join(directory, result_file), "w", encoding="utf-8") as f:
+        json.dump(result, f)
+
+
+def answer_case(directory, targets):
+    """Evaluates one case directory with the matching target function and writes its answer."""
+    try:
+        case = read_case(directory)
+    except Exception as e:  # a case we cannot read is reported, not fatal
+        traceback.print_exc(file=sys.stderr)
+        write_result(directory, "error", "the adapter could not read the case: %s" % e)
+        return
+    result_file = case.manifest.get("result", "result.json")
+    if case.target not in targets:
+        write_result(directory, "unsupported", "this adapter does not compute '%s'" % case.target, result_file=result_file)
+        return
+    function = targets[case.target][1]
+    try:
+        start = time.perf_counter()
+        answer = function(case) or {}
+        seconds = time.perf_counter() - start
+        write_tensors(case, answer)
+        write_result(directory, "ok", seconds=seconds, peak_bytes=answer.get("peak_bytes"), result_file=result_file)
+    except Unsupported as e:
+        write_result(directory, "unsupported", str(e), result_file=result_file)
+    except Exception as e:
+        traceback.print_exc(file=sys.stderr)
+        write_result(directory, "error", "%s: %s" % (type(e).__name__, e), result_file=result_file)
+
+
+def serve(name, targets):
+    """Runs the adapter loop: hello line, then one case per stdin line until end of input.
+
+    targets maps a target name to (precision, function), precision one of PRECISIONS.
+    """
+    for target, (precision, function) in targets.items():
+        if precision not in PRECISIONS:
+            raise ValueError("target %s: precision %r is not one of %s" % (target, precision, ", ".join(PRECISIONS)))
+        if not callable(function):
+            raise ValueError("target %s: %r is not callable" % (target, function))
+    # Protocol lines go to a private copy of stdout; whatever the system prints (Python or C code)
+    # goes to stderr, so it can never corrupt a protocol line.
+    protocol_out = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    hello = {"protocol": PROTOCOL_VERSION, "name": name, "targets": {t: p for t, (p, _) in targets.items()}}
+    protocol_out.write("gnncheck-hello " + json.dumps(hello) + "\n")
+    protocol_out.flush()
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return
+        directory = line.rstrip("\n")
+        if not directory:
+            continue
+        answer_case(directory, targets)
+        protocol_out.write("gnncheck-done " + directory + "\n")
+        protocol_out.flush()

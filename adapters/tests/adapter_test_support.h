@@ -1,0 +1,76 @@
+// gnncheck/adapters/tests/adapter_test_support.h — graphs, cases and paths shared by the adapters' tests.
+//
+//   auto g = gnncheck::testing::asymmetric_graph();       // square, A ≠ Aᵀ, duplicate edge, empty row
+//   gnncheck::Case c = gnncheck::testing::random_case("spmm", g, {{"features", std::int64_t{5}}}, 7);
+//   std::string py = gnncheck::testing::python();          // the interpreter CMake found (numpy, scipy)
+#pragma once
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::testing {
+
+// Square 5×5, directed (A ≠ Aᵀ, in- and out-degrees differ), a duplicate edge (0 <- 2 twice), a
+// self-loop (3 <- 3), an empty row (destination 4) and CSC order different from CSR order.
+inline std::shared_ptr<const Graph> asymmetric_graph() {
+  const std::vector<index_t> dst = {0, 0, 0, 1, 1, 2, 3, 3};
+  const std::vector<index_t> src = {2, 1, 2, 0, 4, 0, 3, 1};
+  return std::make_shared<const Graph>(Graph::from_edges(5, 5, dst, src));
+}
+
+// Non-square 3×4 with a duplicate edge, an empty row and an isolated source.
+inline std::shared_ptr<const Graph> bipartite_graph() {
+  const std::vector<index_t> dst = {0, 0, 0, 2, 2};
+  const std::vector<index_t> src = {2, 1, 2, 0, 2};
+  return std::make_shared<const Graph>(Graph::from_edges(3, 4, dst, src));
+}
+
+inline Case random_case(const std::string& target, std::shared_ptr<const Graph> g, const Attributes& attrs,
+                        std::uint64_t seed, bool with_gradients = true) {
+  oracle::RandomCaseOptions options;
+  options.with_grad_outputs = with_gradients;
+  return oracle::make_random_case(oracle::find_target(target), std::move(g), attrs, seed, options);
+}
+
+// Largest |a - b| over two tensor maps with the same keys; +inf when keys or shapes differ.
+inline double max_abs_difference(const TensorMap& a, const TensorMap& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  for (const auto& [name, t] : a) {
+    auto it = b.find(name);
+    if (it == b.end() || it->second.shape() != t.shape()) return INFINITY;
+    for (index_t i = 0; i < t.size(); ++i) worst = std::max(worst, std::abs(t[i] - it->second[i]));
+  }
+  return worst;
+}
+
+inline std::filesystem::path source_dir() { return GNNCHECK_TEST_SOURCE_DIR; }
+inline std::string python() { return GNNCHECK_TEST_PYTHON; }
+
+// A fresh, empty directory under the system's temp dir, removed by the destructor.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "gnncheck-test-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace gnncheck::testing

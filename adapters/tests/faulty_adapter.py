@@ -1,0 +1,117 @@
+"""An adapter that misbehaves on purpose, one fault per case, chosen by the case's seed.
+
+It computes `spmm` correctly with numpy unless the seed names a fault (FAULTS below). The process
+system's tests send it a sequence of cases and check that each fault gets its own status and that
+the run goes on with the next case.
+"""
+
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import gnncheck_adapter as kit  # noqa: E402
+
+FAULTS = {
+    0: "correct",
+    1: "crash",           # SIGSEGV mid-case
+    2: "hang",            # never answers
+    3: "exit",            # exits with code 3 mid-case
+    4: "garbage_file",    # output file is not a .npy
+    5: "truncated_file",  # valid header, half the data
+    6: "missing_file",    # result ok but no output file
+    7: "wrong_shape",
+    8: "wrong_dtype",     # float32 for a float64 case
+    9: "nan",
+    10: "no_result",      # tensors but no result.json
+    11: "garbage_result", # result.json is not JSON
+    12: "error",          # the system reports an error
+    13: "unsupported",
+    14: "chatter",        # prints on stdout from Python and from the C level, answers correctly
+    15: "wrong_done",     # answers for another directory
+    16: "bad_status",     # result.json with an unknown status
+}
+
+
+def spmm(case):
+    g = case.graph
+    rows, cols = g.row_of_edge, g.col_idx
+    x = case.inputs["x"]
+    y = np.zeros((g.n_dst, x.shape[1]), dtype=x.dtype)
+    np.add.at(y, rows, x[cols])
+    answer = {"outputs": {"y": y}}
+    if case.wants_gradients:
+        gy = case.grad_outputs["y"]
+        gx = np.zeros_like(x)
+        np.add.at(gx, cols, gy[rows])
+        answer["gradients"] = {"x": gx}
+    return answer
+
+
+def answer(directory, protocol_out):
+    case = kit.read_case(directory)
+    fault = FAULTS.get(case.seed, "correct")
+    out_file = os.path.join(directory, case.outputs[0]["file"])
+    result = {"status": "ok"}
+    if fault == "crash":
+        sys.stderr.write("faulty adapter: about to dereference a null pointer\n")
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if fault == "hang":
+        time.sleep(3600)
+    if fault == "exit":
+        sys.stderr.write("faulty adapter: giving up\n")
+        sys.stderr.flush()
+        os._exit(3)
+    if fault == "chatter":
+        print("a library prints here")
+        sys.stdout.flush()
+        os.write(1, b"and C code writes here too\n")
+    ans = spmm(case)
+    kit.write_tensors(case, ans)
+    if fault == "garbage_file":
+        with open(out_file, "wb") as f:
+            f.write(b"this is not a numpy file")
+    elif fault == "truncated_file":
+        size = os.path.getsize(out_file)
+        with open(out_file, "r+b") as f:
+            f.truncate(size - 8)
+    elif fault == "missing_file":
+        os.remove(out_file)
+    elif fault == "wrong_shape":
+        np.save(out_file, ans["outputs"]["y"][:, :-1])
+    elif fault == "wrong_dtype":
+        np.save(out_file, ans["outputs"]["y"].astype(np.float32))
+    elif fault == "nan":
+        y = ans["outputs"]["y"].copy()
+        y[1, 2] = np.nan
+        np.save(out_file, y)
+    elif fault == "error":
+        result = {"status": "error", "message": "out of device memory (simulated)"}
+    elif fault == "unsupported":
+        result = {"status": "unsupported", "message": "this system has no kernel for this width"}
+    elif fault == "bad_status":
+        result = {"status": "fine"}
+    if fault == "garbage_result":
+        with open(os.path.join(directory, "result.json"), "w") as f:
+            f.write("{status: ok")
+    elif fault != "no_result":
+        kit.write_result(directory, result["status"], result.get("message", ""))
+    done = directory + "-elsewhere" if fault == "wrong_done" else directory
+    protocol_out.write("gnncheck-done " + done + "\n")
+    protocol_out.flush()
+
+
+def main():
+    protocol_out = sys.stdout
+    protocol_out.write('gnncheck-hello {"protocol": 1, "name": "faulty", "targets": {"spmm": "float64"}}\n')
+    protocol_out.flush()
+    for line in sys.stdin:
+        answer(line.rstrip("\n"), protocol_out)
+
+
+if __name__ == "__main__":
+    main()
