@@ -1,0 +1,241 @@
+// gnncheck-plugin-host: loads one plugin (gnncheck/plugin.h) and serves it as an adapter process.
+//
+//   gnncheck-plugin-host path/to/libmy_kernels.so
+//
+// It speaks adapters/PROTOCOL.md on stdin/stdout, so the plugin runs in this process, never in
+// gnncheck's: a kernel that crashes or hangs costs one case (crashed / timeout) and the host is
+// restarted for the next. Whatever the plugin prints on stdout is sent to stderr, so it cannot
+// corrupt a protocol line. Exit codes: 0 at end of input, 2 when the plugin cannot be loaded.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gnncheck/plugin.h"
+#include "adapters/protocol.h"
+#include "oracle/targets.h"
+
+namespace gnncheck {
+namespace {
+
+std::string precision_name(gnncheck_precision p) {
+  switch (p) {
+    case GNNCHECK_PRECISION_FLOAT64: return "float64";
+    case GNNCHECK_PRECISION_FLOAT32: return "float32";
+    case GNNCHECK_PRECISION_TF32: return "tf32";
+    case GNNCHECK_PRECISION_BFLOAT16: return "bfloat16";
+    case GNNCHECK_PRECISION_FLOAT16: return "float16";
+  }
+  return fmt::format("unknown precision {}", static_cast<int>(p));
+}
+
+// Tensors in the C layout, owning their storage for the duration of one evaluate() call.
+struct CTensors {
+  std::vector<std::vector<double>> f64;
+  std::vector<std::vector<float>> f32;
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<gnncheck_tensor> views;
+
+  void add(const std::string& name, const std::vector<index_t>& shape, NpyDType dtype, const Tensor* values) {
+    shapes.emplace_back(shape.begin(), shape.end());
+    const auto count = static_cast<size_t>(shape_size(shape));
+    void* data;
+    if (dtype == NpyDType::float64) {
+      f64.emplace_back(values ? values->values() : std::vector<double>(count, 0.0));
+      data = f64.back().data();
+    } else {
+      f32.emplace_back(count, 0.0f);
+      if (values)
+        for (size_t i = 0; i < count; ++i) f32.back()[i] = static_cast<float>(values->values()[i]);
+      data = f32.back().data();
+    }
+    views.push_back({nullptr, static_cast<int64_t>(shape.size()), nullptr,
+                     dtype == NpyDType::float64 ? GNNCHECK_FLOAT64 : GNNCHECK_FLOAT32, data});
+    names.push_back(name);
+  }
+  // Pointers into the vectors are taken once everything is added (the vectors no longer move).
+  void finish() {
+    for (size_t k = 0; k < views.size(); ++k) {
+      views[k].name = names[k].c_str();
+      views[k].shape = shapes[k].data();
+    }
+  }
+  Tensor to_tensor(size_t k) const {
+    const gnncheck_tensor& v = views[k];
+    std::vector<index_t> shape(v.shape, v.shape + v.rank);
+    const auto count = static_cast<size_t>(shape_size(shape));
+    std::vector<double> values(count);
+    for (size_t i = 0; i < count; ++i)
+      values[i] = v.dtype == GNNCHECK_FLOAT64 ? static_cast<const double*>(v.data)[i] : static_cast<const float*>(v.data)[i];
+    return Tensor(std::move(shape), std::move(values));
+  }
+
+  std::vector<std::string> names;
+};
+
+// Reserve first so that the per-tensor vectors never reallocate while views point into them.
+void reserve(CTensors& t, size_t n) {
+  t.f64.reserve(n);
+  t.f32.reserve(n);
+  t.shapes.reserve(n);
+  t.views.reserve(n);
+  t.names.reserve(n);
+}
+
+Result evaluate_with_plugin(const gnncheck_plugin& plugin, const protocol::LoadedCase& loaded) {
+  const protocol::CaseManifest& m = loaded.manifest;
+  const Case& c = loaded.c;
+  const Graph& g = *c.graph;
+  const std::vector<int64_t> row_ptr(g.row_ptr().begin(), g.row_ptr().end());
+  const std::vector<int64_t> col_idx(g.col_idx().begin(), g.col_idx().end());
+  const gnncheck_graph graph{g.n_dst(), g.n_src(), g.num_edges(), row_ptr.data(), col_idx.data()};
+
+  std::vector<std::string> attr_names, attr_strings;
+  attr_names.reserve(m.attributes.values().size());
+  attr_strings.reserve(m.attributes.values().size());
+  std::vector<gnncheck_attribute> attributes;
+  for (const auto& [name, value] : m.attributes.values()) {
+    attr_names.push_back(name);
+    gnncheck_attribute a{attr_names.back().c_str(), GNNCHECK_ATTR_INT, 0, 0.0, nullptr};
+    if (auto* b = std::get_if<bool>(&value)) { a.type = GNNCHECK_ATTR_BOOL; a.int_value = *b ? 1 : 0; }
+    else if (auto* i = std::get_if<std::int64_t>(&value)) { a.type = GNNCHECK_ATTR_INT; a.int_value = *i; }
+    else if (auto* d = std::get_if<double>(&value)) { a.type = GNNCHECK_ATTR_DOUBLE; a.double_value = *d; }
+    else {
+      attr_strings.push_back(std::get<std::string>(value));
+      a.type = GNNCHECK_ATTR_STRING;
+      a.string_value = attr_strings.back().c_str();
+    }
+    attributes.push_back(a);
+  }
+
+  CTensors inputs, grad_outputs, outputs, gradients;
+  reserve(inputs, m.inputs.size() + m.parameters.size());
+  reserve(grad_outputs, m.grad_outputs.size());
+  reserve(outputs, m.outputs.size());
+  reserve(gradients, m.gradients.size());
+  for (const auto* list : {&m.inputs, &m.parameters})
+    for (const auto& e : *list)
+      inputs.add(e.name, e.shape, e.dtype, c.inputs.count(e.name) ? &c.inputs.at(e.name) : &c.parameters.at(e.name));
+  for (const auto& e : m.grad_outputs) grad_outputs.add(e.name, e.shape, e.dtype, &c.grad_outputs.at(e.name));
+  for (const auto& e : m.outputs) outputs.add(e.name, e.shape, e.dtype, nullptr);
+  for (const auto& e : m.gradients) gradients.add(e.name, e.shape, e.dtype, nullptr);
+  for (CTensors* t : {&inputs, &grad_outputs, &outputs, &gradients}) t->finish();
+
+  const gnncheck_case request{m.target.c_str(),
+                              m.seed,
+                              &graph,
+                              static_cast<int64_t>(attributes.size()),
+                              attributes.data(),
+                              static_cast<int64_t>(inputs.views.size()),
+                              inputs.views.data(),
+                              static_cast<int64_t>(grad_outputs.views.size()),
+                              grad_outputs.views.data(),
+                              static_cast<int64_t>(outputs.views.size()),
+                              outputs.views.data(),
+                              static_cast<int64_t>(gradients.views.size()),
+                              gradients.views.data()};
+  std::vector<char> error(4096, '\0');
+  int64_t peak_bytes = -1;
+  const auto start = std::chrono::steady_clock::now();
+  const int status = plugin.evaluate(&request, error.data(), static_cast<int64_t>(error.size()), &peak_bytes);
+  Result r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (peak_bytes >= 0) r.peak_bytes = peak_bytes;
+  error.back() = '\0';  // whatever the plugin wrote, the message ends inside the buffer
+  if (status == GNNCHECK_UNSUPPORTED || status == GNNCHECK_ERROR) {
+    r.status = status == GNNCHECK_ERROR ? Status::error : Status::unsupported;
+    r.message = error[0] ? error.data() : "the plugin gave no reason";
+    return r;
+  }
+  if (status != GNNCHECK_OK) {
+    r.status = Status::error;
+    r.message = fmt::format("the plugin's evaluate returned {}, which is not a gnncheck_status", status);
+    return r;
+  }
+  for (size_t k = 0; k < m.outputs.size(); ++k) r.outputs.emplace(m.outputs[k].name, outputs.to_tensor(k));
+  for (size_t k = 0; k < m.gradients.size(); ++k) r.gradients.emplace(m.gradients[k].name, gradients.to_tensor(k));
+  return r;
+}
+
+int serve(const char* library) {
+  void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    std::cerr << "gnncheck-plugin-host: cannot load " << library << ": " << dlerror() << '\n';
+    return 2;
+  }
+  auto entry = reinterpret_cast<gnncheck_plugin_entry_fn>(dlsym(handle, GNNCHECK_PLUGIN_ENTRY_SYMBOL));
+  if (!entry) {
+    std::cerr << "gnncheck-plugin-host: " << library << " does not export " << GNNCHECK_PLUGIN_ENTRY_SYMBOL
+              << "() (see gnncheck/plugin.h)\n";
+    return 2;
+  }
+  const gnncheck_plugin* plugin = entry();
+  if (!plugin || plugin->abi_version != GNNCHECK_PLUGIN_ABI_VERSION || !plugin->evaluate || plugin->num_targets < 0 ||
+      (plugin->num_targets > 0 && !plugin->targets)) {
+    std::cerr << "gnncheck-plugin-host: " << library << ": "
+              << (!plugin ? std::string("the entry point returned no plugin")
+                  : plugin->abi_version != GNNCHECK_PLUGIN_ABI_VERSION
+                      ? fmt::format("compiled against plugin ABI {}; this host speaks {}", plugin->abi_version,
+                                    GNNCHECK_PLUGIN_ABI_VERSION)
+                      : std::string("the plugin has no evaluate function or no target list"))
+              << '\n';
+    return 2;
+  }
+  nlohmann::json targets = nlohmann::json::object();
+  for (int64_t k = 0; k < plugin->num_targets; ++k)
+    targets[plugin->targets[k].target] = precision_name(plugin->targets[k].precision);
+  const nlohmann::json hello = {{"protocol", protocol::kVersion},
+                                {"name", plugin->name ? plugin->name : "plugin"},
+                                {"targets", targets}};
+
+  // Protocol lines go to a private copy of stdout; the plugin's own prints go to stderr.
+  std::fflush(stdout);
+  FILE* protocol_out = fdopen(dup(STDOUT_FILENO), "w");
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  std::fprintf(protocol_out, "%s%s\n", protocol::kHelloPrefix.data(), hello.dump().c_str());
+  std::fflush(protocol_out);
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    const std::filesystem::path dir = line;
+    try {
+      const protocol::LoadedCase loaded = protocol::read_case(dir);
+      Result r = evaluate_with_plugin(*plugin, loaded);
+      protocol::write_result(dir, loaded.manifest, r);
+    } catch (const std::exception& e) {
+      // A case the host cannot read is answered as an error of this case, not a crash.
+      std::cerr << "gnncheck-plugin-host: " << e.what() << '\n';
+      protocol::CaseManifest minimal;
+      Result r;
+      r.status = Status::error;
+      r.message = fmt::format("gnncheck-plugin-host: {}", e.what());
+      try {
+        protocol::write_result(dir, minimal, r);
+      } catch (const std::exception&) {
+      }
+    }
+    std::fprintf(protocol_out, "%s%s\n", protocol::kDonePrefix.data(), line.c_str());
+    std::fflush(protocol_out);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace gnncheck
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: gnncheck-plugin-host path/to/plugin.so\n"
+                 "Serves a gnncheck plugin (gnncheck/plugin.h) over the adapter protocol (adapters/PROTOCOL.md).\n";
+    return 2;
+  }
+  return gnncheck::serve(argv[1]);
+}

@@ -1,0 +1,132 @@
+// The C plugin system: the example plugin computes SpMM correctly in float32, and plugins that crash,
+// hang, fail, print or speak another ABI version each get their own status while the run goes on.
+#include <cmath>
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "adapters/cpu_systems.h"
+#include "adapters/plugin_system.h"
+#include "adapters/tests/adapter_test_support.h"
+
+namespace gnncheck {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+PluginSystemOptions fast_options(const TempDir& work) {
+  PluginSystemOptions options;
+  options.process.case_timeout = std::chrono::milliseconds(2000);
+  options.process.work_dir = work.path();
+  return options;
+}
+
+// |plugin − oracle| within float32 rounding of a sum of k terms: k·u·Σ|terms| per element, with
+// Σ|terms| from the oracle on |inputs| (a short form of the checks' closed-form bound).
+void expect_float32_close(const Case& c, const Result& got) {
+  Case abs_case = c;
+  for (TensorMap* map : {&abs_case.inputs, &abs_case.grad_outputs})
+    for (auto& [name, t] : *map)
+      for (double& v : t.values()) v = std::abs(v);
+  const Result exact = oracle::evaluate(c), magnitude = oracle::evaluate(abs_case);
+  const double k = static_cast<double>(c.graph->num_edges()) + 1;
+  for (const auto& [kind, want, scale, have] :
+       {std::tuple{"output", &exact.outputs, &magnitude.outputs, &got.outputs},
+        std::tuple{"gradient", &exact.gradients, &magnitude.gradients, &got.gradients}}) {
+    ASSERT_EQ(have->size(), want->size()) << kind;
+    for (const auto& [name, t] : *want) {
+      const Tensor& h = have->at(name);
+      ASSERT_EQ(h.shape(), t.shape()) << kind << " " << name;
+      for (index_t i = 0; i < t.size(); ++i)
+        EXPECT_LE(std::abs(h[i] - t[i]), k * std::ldexp(1.0, -24) * scale->at(name)[i] + 1e-30)
+            << kind << " " << name << " element " << i;
+    }
+  }
+}
+
+TEST(PluginSystem, ExamplePluginComputesSpmmAndItsTranspose) {
+  TempDir work;
+  auto plugin = make_plugin_system(GNNCHECK_TEST_EXAMPLE_PLUGIN, fast_options(work));
+  ASSERT_TRUE(plugin->availability().available) << plugin->availability().reason;
+  EXPECT_EQ(plugin->name(), "example_spmm");
+  EXPECT_TRUE(plugin->supports("spmm"));
+  EXPECT_TRUE(plugin->supports("spmm_transposed"));
+  EXPECT_FALSE(plugin->supports("spmm_ve"));
+  EXPECT_EQ(plugin->precision("spmm"), Precision::float32);
+  std::uint64_t seed = 100;
+  for (const auto& graph : {testing::asymmetric_graph(), testing::bipartite_graph()}) {
+    for (const char* target : {"spmm", "spmm_transposed"}) {
+      for (std::int64_t features : {1, 7, 33}) {
+        for (bool with_gradients : {true, false}) {
+          const Case c = testing::random_case(target, graph, {{"features", features}}, seed++, with_gradients);
+          const Result r = plugin->evaluate(c);
+          ASSERT_TRUE(r.ok()) << target << ": " << r.message;
+          EXPECT_EQ(r.gradients.empty(), !with_gradients);
+          expect_float32_close(c, r);
+        }
+      }
+    }
+  }
+}
+
+TEST(PluginSystem, CrashingHangingAndFailingKernelsCostOneCaseEach) {
+  TempDir work;
+  auto plugin = make_plugin_system(GNNCHECK_TEST_FAULTY_PLUGIN, fast_options(work));
+  ASSERT_TRUE(plugin->availability().available) << plugin->availability().reason;
+  const auto spmm_case = [](std::uint64_t seed) {
+    return testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{4}}}, seed);
+  };
+  struct Step {
+    std::uint64_t seed;
+    Status status;
+    const char* message_part;
+  };
+  for (const Step& step : {Step{0, Status::ok, ""}, Step{1, Status::crashed, "signal 11"}, Step{0, Status::ok, ""},
+                           Step{2, Status::timeout, "no answer within 2 s"}, Step{0, Status::ok, ""},
+                           Step{3, Status::error, "cudaMalloc failed: out of memory (simulated)"},
+                           Step{4, Status::ok, ""}}) {
+    const Case c = spmm_case(step.seed);
+    const Result r = plugin->evaluate(c);
+    EXPECT_EQ(r.status, step.status) << "seed " << step.seed << ": " << r.message;
+    EXPECT_THAT(r.message, HasSubstr(step.message_part));
+    if (r.ok()) {
+      EXPECT_EQ(r.peak_bytes, 4096);
+      const Result want = oracle::evaluate(c);
+      EXPECT_LE(testing::max_abs_difference(r.outputs, want.outputs), 1e-12);
+      EXPECT_LE(testing::max_abs_difference(r.gradients, want.gradients), 1e-12);
+    }
+  }
+}
+
+TEST(PluginSystem, PluginOfAnotherAbiVersionIsUnavailableWithTheReason) {
+  TempDir work;
+  auto plugin = make_plugin_system(GNNCHECK_TEST_WRONG_ABI_PLUGIN, fast_options(work));
+  const Availability a = plugin->availability();
+  EXPECT_FALSE(a.available);
+  EXPECT_THAT(a.reason, HasSubstr("compiled against plugin ABI 99; this host speaks 1"));
+}
+
+TEST(PluginSystem, LibraryWithoutTheEntryPointIsUnavailableWithTheReason) {
+  TempDir work;
+  auto plugin = make_plugin_system(GNNCHECK_TEST_NO_ENTRY_PLUGIN, fast_options(work));
+  EXPECT_FALSE(plugin->availability().available);
+  EXPECT_THAT(plugin->availability().reason, HasSubstr("does not export gnncheck_plugin_v1()"));
+}
+
+TEST(PluginSystem, UnloadableLibraryIsUnavailableWithTheLoadersReason) {
+  TempDir work;
+  const std::filesystem::path not_elf = work.path() / "libnot_a_library.so";
+  std::ofstream(not_elf) << "not an ELF file\n";
+  auto plugin = make_plugin_system(not_elf, fast_options(work));
+  EXPECT_FALSE(plugin->availability().available);
+  EXPECT_THAT(plugin->availability().reason, HasSubstr("cannot load"));
+}
+
+TEST(PluginSystem, MissingLibraryIsAnInputError) {
+  EXPECT_THROW(make_plugin_system("/nonexistent/libmykernel.so"), InputError);
+}
+
+}  // namespace
+}  // namespace gnncheck
