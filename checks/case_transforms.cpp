@@ -1,0 +1,228 @@
+#include "checks/case_transforms.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "oracle/error.h"
+
+namespace gnncheck::checks {
+
+using oracle::TensorKind;
+
+Case map_values(const Case& c, const std::function<double(double)>& f) {
+  Case out = c;
+  for (TensorMap* m : {&out.inputs, &out.parameters, &out.grad_outputs})
+    for (auto& [name, t] : *m)
+      for (double& v : t.values()) v = f(v);
+  return out;
+}
+
+Case abs_case(const Case& c) {
+  return map_values(c, [](double v) { return std::abs(v); });
+}
+
+Case ones_case(const Case& c) {
+  return map_values(c, [](double) { return 1.0; });
+}
+
+namespace {
+
+// Rounds a float32 to `stored_bits` explicit significand bits, round to nearest even.
+float round_significand(float x, int stored_bits) {
+  if (!std::isfinite(x)) return x;
+  const int drop = 23 - stored_bits;
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  const std::uint32_t half = 1u << (drop - 1);
+  const std::uint32_t lsb = (bits >> drop) & 1u;
+  bits += half - 1 + lsb;
+  bits &= ~((1u << drop) - 1);
+  return std::bit_cast<float>(bits);
+}
+
+}  // namespace
+
+double round_to_precision(double x, Precision p) {
+  switch (p) {
+    case Precision::float64: return x;
+    case Precision::float32: return static_cast<double>(static_cast<float>(x));
+    case Precision::tf32: return round_significand(static_cast<float>(x), 10);
+    case Precision::bfloat16: return round_significand(static_cast<float>(x), 7);
+    case Precision::float16: {
+      const double r = round_significand(static_cast<float>(x), 10);
+      return std::abs(r) > 65504.0 ? std::copysign(INFINITY, r) : r;
+    }
+  }
+  return x;
+}
+
+Tensor rounded(const Tensor& t, Precision p) {
+  Tensor out = t;
+  for (double& v : out.values()) v = round_to_precision(v, p);
+  return out;
+}
+
+namespace {
+
+Tensor permute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
+  Tensor out(t.shape());
+  const index_t width = t.row_size();
+  for (index_t old = 0; old < static_cast<index_t>(new_of_old.size()); ++old)
+    std::copy_n(t.row(old), width, out.row(new_of_old[old]));
+  return out;
+}
+
+Tensor unpermute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
+  Tensor out(t.shape());
+  const index_t width = t.row_size();
+  for (index_t old = 0; old < static_cast<index_t>(new_of_old.size()); ++old)
+    std::copy_n(t.row(new_of_old[old]), width, out.row(old));
+  return out;
+}
+
+const std::vector<index_t>& permutation_for(TensorKind kind, const Relabeling& r) {
+  switch (kind) {
+    case TensorKind::dst_nodes: return r.new_dst_of_old;
+    case TensorKind::src_nodes: return r.new_src_of_old;
+    case TensorKind::edges: return r.new_edge_of_old;
+    case TensorKind::edges_csc: return r.new_csc_of_old;
+    case TensorKind::parameter: break;
+  }
+  throw InternalError("parameters do not move with the graph");
+}
+
+// Old CSC position p holds old edge edge_perm[p]; it moves to the new CSC position of that edge's new id.
+void derive_csc_moves(const Graph& old_graph, Relabeling& r) {
+  const Graph& moved = *r.transformed.graph;
+  std::vector<index_t> csc_of_edge(static_cast<size_t>(moved.num_edges()));
+  for (index_t p = 0; p < moved.num_edges(); ++p) csc_of_edge[moved.edge_perm()[p]] = p;
+  r.new_csc_of_old.resize(static_cast<size_t>(old_graph.num_edges()));
+  for (index_t p = 0; p < old_graph.num_edges(); ++p)
+    r.new_csc_of_old[p] = csc_of_edge[r.new_edge_of_old[old_graph.edge_perm()[p]]];
+}
+
+// Moves every input, parameter and output gradient of `c` as `r` says; r.transformed.graph and the
+// node and edge moves must be set.
+void move_tensors(const Case& c, Relabeling& r) {
+  derive_csc_moves(*c.graph, r);
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  auto move = [&](const Tensor& t, TensorKind kind) {
+    return kind == TensorKind::parameter ? t : permute_rows(t, permutation_for(kind, r));
+  };
+  for (auto& [name, t] : r.transformed.inputs) t = move(t, input_kind(def.spec, name));
+  for (auto& [name, t] : r.transformed.parameters) t = move(t, input_kind(def.spec, name));
+  for (auto& [name, t] : r.transformed.grad_outputs) t = move(t, output_kind(def.spec, name));
+}
+
+std::vector<index_t> random_permutation(index_t n, std::mt19937_64& rng) {
+  std::vector<index_t> p(static_cast<size_t>(n));
+  std::iota(p.begin(), p.end(), index_t{0});
+  std::shuffle(p.begin(), p.end(), rng);
+  return p;
+}
+
+// Rebuilds the graph with every row's edges in the order `order_in_row(row, edge ids)` returns.
+Relabeling reorder_rows(const Case& c, const std::function<void(index_t, std::vector<index_t>&)>& order_in_row) {
+  const Graph& g = *c.graph;
+  Relabeling r;
+  r.transformed = c;
+  r.new_dst_of_old.resize(static_cast<size_t>(g.n_dst()));
+  std::iota(r.new_dst_of_old.begin(), r.new_dst_of_old.end(), index_t{0});
+  r.new_src_of_old.resize(static_cast<size_t>(g.n_src()));
+  std::iota(r.new_src_of_old.begin(), r.new_src_of_old.end(), index_t{0});
+  r.new_edge_of_old.resize(static_cast<size_t>(g.num_edges()));
+  std::vector<index_t> col_idx(static_cast<size_t>(g.num_edges()));
+  std::vector<index_t> row_edges;
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    row_edges.resize(static_cast<size_t>(g.in_degree(i)));
+    std::iota(row_edges.begin(), row_edges.end(), g.row_ptr()[i]);
+    order_in_row(i, row_edges);
+    for (size_t k = 0; k < row_edges.size(); ++k) {
+      const index_t new_id = g.row_ptr()[i] + static_cast<index_t>(k);
+      r.new_edge_of_old[row_edges[k]] = new_id;
+      col_idx[new_id] = g.col_idx()[row_edges[k]];
+    }
+  }
+  std::vector<index_t> row_ptr(g.row_ptr().begin(), g.row_ptr().end());
+  r.transformed.graph = std::make_shared<const Graph>(Graph::from_csr(g.n_dst(), g.n_src(), row_ptr, col_idx));
+  move_tensors(c, r);
+  return r;
+}
+
+}  // namespace
+
+Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
+  const Graph& g = *c.graph;
+  std::mt19937_64 rng(seed);
+  Relabeling r;
+  r.transformed = c;
+  r.new_dst_of_old = random_permutation(g.n_dst(), rng);
+  r.new_src_of_old = g.is_square() ? r.new_dst_of_old : random_permutation(g.n_src(), rng);
+  // Graph::from_edges groups by destination keeping input order, so listing the old edges in id
+  // order puts old edge e at new_row_start + (its rank among the old edges of the same row).
+  std::vector<index_t> dst(static_cast<size_t>(g.num_edges())), src(dst.size());
+  for (index_t e = 0; e < g.num_edges(); ++e) {
+    dst[e] = r.new_dst_of_old[g.row_of_edge()[e]];
+    src[e] = r.new_src_of_old[g.col_idx()[e]];
+  }
+  auto moved = std::make_shared<const Graph>(Graph::from_edges(g.n_dst(), g.n_src(), dst, src));
+  r.new_edge_of_old.resize(dst.size());
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    index_t next = moved->row_ptr()[r.new_dst_of_old[i]];
+    for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) r.new_edge_of_old[e] = next++;
+  }
+  r.transformed.graph = moved;
+  move_tensors(c, r);
+  return r;
+}
+
+Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return reorder_rows(c, [&](index_t, std::vector<index_t>& edges) { std::shuffle(edges.begin(), edges.end(), rng); });
+}
+
+Relabeling reverse_edges_within_rows(const Case& c) {
+  return reorder_rows(c, [](index_t, std::vector<index_t>& edges) { std::reverse(edges.begin(), edges.end()); });
+}
+
+Tensor to_original_order(const Tensor& t, TensorKind kind, const Relabeling& r) {
+  if (kind == TensorKind::parameter) return t;
+  const auto& perm = permutation_for(kind, r);
+  if (t.rank() < 1 || t.rows() != static_cast<index_t>(perm.size()))
+    throw InputError(fmt::format("a {} tensor of shape [{}] does not have the {} rows of its graph", to_string(kind),
+                                 fmt::join(t.shape(), ", "), perm.size()));
+  return unpermute_rows(t, perm);
+}
+
+TensorKind output_kind(const oracle::TargetSpec& spec, const std::string& output) {
+  for (const auto& slot : spec.outputs)
+    if (slot.name == output) return slot.kind;
+  throw InputError(fmt::format("target '{}' has no output '{}'", spec.name, output));
+}
+
+TensorKind input_kind(const oracle::TargetSpec& spec, const std::string& input) {
+  for (const auto& slot : spec.inputs)
+    if (slot.name == input) return slot.kind;
+  throw InputError(fmt::format("target '{}' has no input or parameter '{}'", spec.name, input));
+}
+
+std::vector<NamedTensor> result_tensors(const oracle::TargetSpec& spec, const Result& reference) {
+  std::vector<NamedTensor> out;
+  for (const auto& slot : spec.outputs)
+    if (reference.outputs.count(slot.name)) out.push_back({"output " + slot.name, slot.name, false, slot.kind});
+  for (const auto& slot : spec.inputs)
+    if (reference.gradients.count(slot.name)) out.push_back({"gradient " + slot.name, slot.name, true, slot.kind});
+  return out;
+}
+
+const Tensor* find_tensor(const Result& r, const NamedTensor& which) {
+  const TensorMap& m = which.is_gradient ? r.gradients : r.outputs;
+  auto it = m.find(which.name);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+}  // namespace gnncheck::checks

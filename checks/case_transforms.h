@@ -1,0 +1,71 @@
+// gnncheck/checks/case_transforms.h — rewriting a case while knowing exactly how its tensors move.
+//
+// The tolerance model evaluates a case on |inputs| and on all-ones inputs; the metamorphic checks
+// relabel nodes or reorder edges within rows, which moves node and edge tensors. A Relabeling
+// records where every destination, source and edge went, so tensors of the transformed case can be
+// mapped back to the original order (by the slot's TensorKind, see oracle/targets.h).
+//
+//   auto moved = gnncheck::checks::relabel_nodes(c, /*seed=*/7);
+//   Result r = system.evaluate(moved.transformed);
+//   Tensor y_back = gnncheck::checks::to_original_order(r.outputs.at("y"), oracle::TensorKind::dst_nodes, moved);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "oracle/case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+
+// The case with `f` applied to every value of every input, parameter and output gradient.
+Case map_values(const Case& c, const std::function<double(double)>& f);
+// |x| everywhere: with non-negative coefficients, the oracle on this case computes Σ|w||x|.
+Case abs_case(const Case& c);
+// 1 everywhere: with unit coefficients, the oracle on this case counts the terms of each sum.
+Case ones_case(const Case& c);
+
+// x rounded to the nearest value of `p` (round to nearest even; float32 through a cast; tf32,
+// bfloat16 and float16 by rounding the float32 significand to 10, 7 and 10 stored bits; float16 also
+// to its exponent range). float64 returns x.
+double round_to_precision(double x, Precision p);
+Tensor rounded(const Tensor& t, Precision p);
+
+// Where everything went: new index of each old destination, source and edge id.
+struct Relabeling {
+  Case transformed;
+  std::vector<index_t> new_dst_of_old;
+  std::vector<index_t> new_src_of_old;
+  std::vector<index_t> new_edge_of_old;
+  std::vector<index_t> new_csc_of_old;  // CSC positions (for edges_csc tensors)
+};
+
+// Relabels nodes by a random permutation drawn from `seed` (one permutation for both sides when the
+// graph is square, so self-loops stay self-loops; independent ones otherwise) and rebuilds the
+// graph; node and edge tensors move with their nodes and edges.
+Relabeling relabel_nodes(const Case& c, std::uint64_t seed);
+// Permutes the edges inside every row (random permutation from `seed`); nodes keep their labels.
+Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed);
+// Reverses the edge order inside every row (a deterministic "other summation order").
+Relabeling reverse_edges_within_rows(const Case& c);
+
+// A tensor of `kind` computed on r.transformed, put back into the original case's order.
+Tensor to_original_order(const Tensor& t, oracle::TensorKind kind, const Relabeling& r);
+
+// The TensorKind of an output name or of an input/parameter name (its gradient moves like it).
+oracle::TensorKind output_kind(const oracle::TargetSpec& spec, const std::string& output);
+oracle::TensorKind input_kind(const oracle::TargetSpec& spec, const std::string& input);
+
+// Every tensor of a Result keyed the way verdicts name them: "output <name>" and "gradient <name>".
+struct NamedTensor {
+  std::string label;        // "output y", "gradient x"
+  std::string name;         // "y", "x"
+  bool is_gradient = false;
+  oracle::TensorKind kind = oracle::TensorKind::dst_nodes;
+};
+std::vector<NamedTensor> result_tensors(const oracle::TargetSpec& spec, const Result& reference);
+const Tensor* find_tensor(const Result& r, const NamedTensor& which);
+
+}  // namespace gnncheck::checks

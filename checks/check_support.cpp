@@ -1,0 +1,55 @@
+#include "checks/check_support.h"
+
+#include <fmt/format.h>
+
+#include "oracle/error.h"
+
+namespace gnncheck::checks::detail {
+
+Verdict start_verdict(CheckKind kind, System& system, const Case& c, const CheckOptions& options) {
+  Verdict v;
+  v.check = kind;
+  v.system = system.name();
+  v.target = c.target;
+  v.precision = system.precision(c.target);
+  v.seed = c.seed;
+  v.rerun_command = options.rerun_command;
+  return v;
+}
+
+Result exact_result(const Case& c) {
+  Result r = oracle::evaluate(c, Precision::float64);
+  if (!r.ok()) throw InputError(fmt::format("the oracle rejects this case of target '{}': {}", c.target, r.message));
+  return r;
+}
+
+bool system_failed(Verdict& v, const Result& got, const std::string& during) {
+  if (got.ok()) return false;
+  v.system_status = got.status;
+  v.detail = fmt::format("{}{}: {}", during.empty() ? "" : during + ": ", to_string(got.status),
+                         got.message.empty() ? std::string("(no message)") : got.message);
+  summarize(v);
+  return true;
+}
+
+void compare_all(Verdict& v, const oracle::TargetSpec& spec, const Result& reference, const Result& actual,
+                 const Bounds& bounds, double factor, const std::string& label_prefix) {
+  for (const NamedTensor& nt : result_tensors(spec, reference)) {
+    const Tensor& expected = *find_tensor(reference, nt);
+    Tensor bound = bounds.tensors.at(nt.label);
+    for (double& b : bound.values()) b *= factor;
+    const Tensor* got = find_tensor(actual, nt);
+    v.comparisons.push_back(compare_elementwise(label_prefix + nt.label, got ? *got : Tensor(), expected, bound));
+    if (!got) v.comparisons.back().tensor += " (missing from the system's answer)";
+  }
+}
+
+Verdict not_applicable(Verdict v, const std::string& reason) {
+  v.applicable = false;
+  v.passed = true;
+  v.detail = reason;
+  v.message.clear();
+  return v;
+}
+
+}  // namespace gnncheck::checks::detail

@@ -1,0 +1,37 @@
+// gnncheck/checks/check_support.h — pieces every check shares (internal to checks/).
+//
+// Starting a verdict for (check, system, case), evaluating the oracle on a case the caller vouches
+// for, turning a system's non-ok answer into a failed verdict, and comparing two answers of a system
+// with each other under the tolerance model.
+//
+//   Verdict v = start_verdict(CheckKind::differential, system, c, options);
+//   Result got = system.evaluate(c);
+//   if (system_failed(v, got)) return v;
+#pragma once
+
+#include <string>
+
+#include "checks/case_transforms.h"
+#include "checks/checks.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks::detail {
+
+Verdict start_verdict(CheckKind kind, System& system, const Case& c, const CheckOptions& options);
+
+// The oracle's float64 answer; InputError (naming the target) when the oracle rejects the case.
+Result exact_result(const Case& c);
+
+// If `got` is not ok, marks `v` failed with the status and message and returns true.
+bool system_failed(Verdict& v, const Result& got, const std::string& during = {});
+
+// Compares every tensor `reference` has (outputs and gradients) with `actual`, element-wise, with
+// bound = factor · `bounds` (labels "output y", "gradient x"); appends the comparisons to `v`.
+// `label_prefix` is prepended to each tensor label (e.g. "after relabeling: ").
+void compare_all(Verdict& v, const oracle::TargetSpec& spec, const Result& reference, const Result& actual,
+                 const Bounds& bounds, double factor, const std::string& label_prefix = {});
+
+// Marks `v` as not applicable to this case (passed, with the reason in detail).
+Verdict not_applicable(Verdict v, const std::string& reason);
+
+}  // namespace gnncheck::checks::detail

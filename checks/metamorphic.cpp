@@ -1,0 +1,121 @@
+// Metamorphic checks: answers of the system on related cases must be related exactly (up to the
+// rounding a correct implementation makes, bounded by nondeterminism_factor × the differential bound:
+// each answer may be off by its bound, in opposite directions). The oracle is used only for the
+// bounds' magnitudes, never as the expected value.
+#include <fmt/format.h>
+
+#include "checks/check_support.h"
+#include "oracle/error.h"
+#include "oracle/random_case.h"
+
+namespace gnncheck::checks {
+
+using namespace detail;
+
+namespace {
+
+// Puts every output and gradient of `moved_result` back into the original order.
+Result to_original(const oracle::TargetSpec& spec, const Result& moved_result, const Relabeling& r) {
+  Result back = moved_result;
+  for (auto& [name, t] : back.outputs) t = to_original_order(t, output_kind(spec, name), r);
+  for (auto& [name, t] : back.gradients) t = to_original_order(t, input_kind(spec, name), r);
+  return back;
+}
+
+Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const CheckOptions& options,
+                           const Relabeling& moved, const std::string& what) {
+  Verdict v = start_verdict(kind, system, c, options);
+  const auto& spec = oracle::find_target(c.target).spec;
+  const Result original = system.evaluate(c);
+  if (system_failed(v, original, "on the original case")) return v;
+  const Result transformed = system.evaluate(moved.transformed);
+  if (system_failed(v, transformed, "on the " + what + " case")) return v;
+  Result back;
+  try {
+    back = to_original(spec, transformed, moved);
+  } catch (const InputError& e) {
+    v.system_status = Status::invalid_output;
+    v.detail = e.what();
+    summarize(v);
+    return v;
+  }
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact_result(c), v.precision);
+  v.tolerance_model = fmt::format("{}× ({})", options.nondeterminism_factor, bounds.model);
+  v.metric_name = "|answer on the " + what + " case (mapped back) − answer on the original| at the worst element";
+  // Expected = the system's own answer on the original case; actual = its answer after the move.
+  compare_all(v, spec, original, back, bounds, options.nondeterminism_factor, "after " + what + ": ");
+  summarize(v);
+  if (!v.passed) {
+    v.detail = fmt::format("got = the answer on the {} case mapped back, expected = the answer on the original case.",
+                           what);
+    v.message = failure_message(v);
+  }
+  return v;
+}
+
+}  // namespace
+
+Verdict metamorphic_relabel(System& system, const Case& c, const CheckOptions& options) {
+  return transformed_agrees(CheckKind::metamorphic_relabel, system, c, options, relabel_nodes(c, c.seed ^ 0x5eed),
+                            "node-relabeled");
+}
+
+Verdict metamorphic_edge_order(System& system, const Case& c, const CheckOptions& options) {
+  return transformed_agrees(CheckKind::metamorphic_edge_order, system, c, options,
+                            shuffle_edges_within_rows(c, c.seed ^ 0xed9e), "row-shuffled");
+}
+
+Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions& options) {
+  Verdict v = start_verdict(CheckKind::metamorphic_linearity, system, c, options);
+  const auto& def = oracle::find_target(c.target);
+  constexpr double a = 1.5, b = -0.75;  // exact in binary: the combination adds no rounding of its own
+  Case first = c;
+  const Case seeded = oracle::make_random_case(def, c.graph, c.attributes, c.seed ^ 0x11ea7ULL);
+  if (first.grad_outputs.empty()) first.grad_outputs = seeded.grad_outputs;
+  Case second = c;
+  second.grad_outputs = oracle::make_random_case(def, c.graph, c.attributes, c.seed ^ 0x22ea7ULL).grad_outputs;
+  Case combined = c;
+  combined.grad_outputs = first.grad_outputs;
+  for (auto& [name, t] : combined.grad_outputs)
+    for (index_t i = 0; i < t.size(); ++i) t[i] = a * t[i] + b * second.grad_outputs.at(name)[i];
+
+  const Result r1 = system.evaluate(first);
+  if (system_failed(v, r1, "with ȳ₁")) return v;
+  const Result r2 = system.evaluate(second);
+  if (system_failed(v, r2, "with ȳ₂")) return v;
+  const Result r12 = system.evaluate(combined);
+  if (system_failed(v, r12, "with 1.5·ȳ₁ − 0.75·ȳ₂")) return v;
+
+  const ToleranceModel model(options.tolerance);
+  const Result e1 = exact_result(first), e2 = exact_result(second), e12 = exact_result(combined);
+  const Bounds b1 = model.bounds(first, e1, v.precision), b2 = model.bounds(second, e2, v.precision),
+               b12 = model.bounds(combined, e12, v.precision);
+  v.tolerance_model = fmt::format("bound(1.5ȳ₁−0.75ȳ₂) + 1.5·bound(ȳ₁) + 0.75·bound(ȳ₂), each {}", b1.model);
+  v.metric_name = "|g(1.5ȳ₁ − 0.75ȳ₂) − (1.5·g(ȳ₁) − 0.75·g(ȳ₂))| at the worst element";
+  for (const NamedTensor& nt : result_tensors(def.spec, e12)) {
+    if (!nt.is_gradient) continue;
+    const Tensor* g1 = find_tensor(r1, nt);
+    const Tensor* g2 = find_tensor(r2, nt);
+    const Tensor* g12 = find_tensor(r12, nt);
+    const Tensor& ref_shape = *find_tensor(e12, nt);
+    Tensor expected(ref_shape.shape()), bound(ref_shape.shape());
+    const bool complete = g1 && g2 && g1->shape() == ref_shape.shape() && g2->shape() == ref_shape.shape();
+    for (index_t i = 0; i < expected.size(); ++i) {
+      expected[i] = complete ? a * (*g1)[i] + b * (*g2)[i] : 0.0;
+      bound[i] = b12.tensors.at(nt.label)[i] + std::abs(a) * b1.tensors.at(nt.label)[i] +
+                 std::abs(b) * b2.tensors.at(nt.label)[i];
+    }
+    v.comparisons.push_back(
+        compare_elementwise(nt.label, complete && g12 ? *g12 : Tensor(), expected, bound));
+  }
+  if (v.comparisons.empty()) return not_applicable(v, fmt::format("target '{}' returned no gradients", c.target));
+  summarize(v);
+  if (!v.passed) {
+    v.detail = "got = the gradient for the combined output gradient, expected = the same combination of the "
+               "gradients: the backward is not linear in the output gradient.";
+    v.message = failure_message(v);
+  }
+  return v;
+}
+
+}  // namespace gnncheck::checks

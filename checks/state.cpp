@@ -1,0 +1,246 @@
+// Checks of behavior across evaluations: state (interleaved and repeated), numerics at large
+// magnitudes and resource growth.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "checks/check_support.h"
+#include "oracle/error.h"
+#include "oracle/random_case.h"
+
+namespace gnncheck::checks {
+
+using namespace detail;
+
+namespace {
+
+// B: the same graph and attributes as A, fresh values in A's range.
+Case other_inputs(const Case& a) {
+  const auto& def = oracle::find_target(a.target);
+  double largest = 0.0;
+  for (const auto& m : {a.inputs, a.parameters})
+    for (const auto& [name, t] : m)
+      for (double x : t.values()) largest = std::max(largest, std::abs(x));
+  oracle::RandomCaseOptions range;
+  range.min_value = largest > 0 ? -largest : -1.0;
+  range.max_value = largest > 0 ? largest : 1.0;
+  Case b = oracle::make_random_case(def, a.graph, a.attributes, a.seed ^ 0xb0b0b0b0ULL, range);
+  b.seed = a.seed;
+  return b;
+}
+
+Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const CheckOptions& options,
+                        const Result& first, const Result& again, const std::string& what) {
+  Verdict v = start_verdict(kind, system, c, options);
+  const auto& spec = oracle::find_target(c.target).spec;
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact_result(c), v.precision);
+  v.tolerance_model = fmt::format("non-determinism tolerance {}× ({})", options.nondeterminism_factor, bounds.model);
+  v.metric_name = "|later answer − first answer| at the worst element";
+  compare_all(v, spec, first, again, bounds, options.nondeterminism_factor, what);
+  summarize(v);
+  return v;
+}
+
+}  // namespace
+
+Verdict state_interleaved(System& system, const Case& c, const CheckOptions& options) {
+  Verdict v = start_verdict(CheckKind::state_interleaved, system, c, options);
+  Case a = c;
+  if (a.grad_outputs.empty())
+    a.grad_outputs = oracle::make_random_case(oracle::find_target(c.target), c.graph, c.attributes, c.seed).grad_outputs;
+  Case a_forward = a, b_forward = other_inputs(a);
+  a_forward.grad_outputs.clear();
+  Case b_full = b_forward;
+  b_forward.grad_outputs.clear();
+
+  const Result alone = system.evaluate(a);
+  if (system_failed(v, alone, "A with gradients, first")) return v;
+  for (const auto& [step, k] : {std::pair<const char*, const Case*>{"A forward", &a_forward}, {"B forward", &b_forward}}) {
+    if (system_failed(v, system.evaluate(*k), step)) return v;
+  }
+  const Result after_forwards = system.evaluate(a);
+  if (system_failed(v, after_forwards, "A with gradients after A and B forward")) return v;
+  if (system_failed(v, system.evaluate(b_full), "B with gradients")) return v;
+  const Result after_b = system.evaluate(a);
+  if (system_failed(v, after_b, "A with gradients after B with gradients")) return v;
+
+  Verdict first = repeated_agrees(CheckKind::state_interleaved, system, c, options, alone, after_forwards,
+                                  "after forward(A), forward(B): ");
+  Verdict second =
+      repeated_agrees(CheckKind::state_interleaved, system, c, options, alone, after_b, "after evaluating B: ");
+  v.tolerance_model = first.tolerance_model;
+  v.metric_name = first.metric_name;
+  v.comparisons = first.comparisons;
+  v.comparisons.insert(v.comparisons.end(), second.comparisons.begin(), second.comparisons.end());
+  summarize(v);
+  if (!v.passed) {
+    v.detail = "expected = A's answer evaluated alone first; got = A's answer after other evaluations: the system "
+               "keeps state between evaluations (e.g. a backward reading a buffer a later forward overwrote).";
+    v.message = failure_message(v);
+  }
+  return v;
+}
+
+Verdict state_repeat(System& system, const Case& c, const CheckOptions& options) {
+  Verdict v = start_verdict(CheckKind::state_repeat, system, c, options);
+  const Result first = system.evaluate(c);
+  if (system_failed(v, first, "first evaluation")) return v;
+  const Result second = system.evaluate(c);
+  if (system_failed(v, second, "second evaluation")) return v;
+  v = repeated_agrees(CheckKind::state_repeat, system, c, options, first, second, "second evaluation: ");
+  if (!v.passed) {
+    v.detail = "expected = the first answer, got = the second answer to the same case.";
+    v.message = failure_message(v);
+  }
+  return v;
+}
+
+namespace {
+
+double largest_finite(Precision p) {
+  switch (p) {
+    case Precision::float64: return std::numeric_limits<double>::max();
+    case Precision::float32:
+    case Precision::tf32: return std::numeric_limits<float>::max();
+    case Precision::bfloat16: return 3.3895313892515355e38;
+    case Precision::float16: return 65504.0;
+  }
+  return 0.0;
+}
+
+}  // namespace
+
+Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
+  Verdict v = start_verdict(CheckKind::numerics, system, c, options);
+  double largest = 0.0;
+  for (const auto& m : {c.inputs, c.parameters})
+    for (const auto& [name, t] : m)
+      for (double x : t.values()) largest = std::max(largest, std::abs(x));
+  if (largest == 0.0) return not_applicable(v, "every input is zero; there is nothing to scale");
+  const double scale = options.numerics_magnitude / largest;
+  Case big = c;
+  for (TensorMap* m : {&big.inputs, &big.parameters})
+    for (auto& [name, t] : *m)
+      for (double& x : t.values()) x *= scale;
+  const auto& spec = oracle::find_target(c.target).spec;
+  const Result exact = exact_result(big);
+  const Result got = system.evaluate(big);
+  if (system_failed(v, got, fmt::format("with inputs scaled to |x| ≤ {:g}", options.numerics_magnitude))) return v;
+  // Representable: finite and with headroom of 16 below the format's largest value, where a correct
+  // implementation cannot overflow in its last few operations.
+  const double limit = largest_finite(v.precision) / 16;
+  v.tolerance_model = fmt::format("finite wherever the exact result is finite and below {:.3g}", limit);
+  v.metric_name = "non-finite elements where the exact result is representable";
+  index_t representable = 0;
+  for (const NamedTensor& nt : result_tensors(spec, exact)) {
+    const Tensor& y = *find_tensor(exact, nt);
+    const Tensor* s = find_tensor(got, nt);
+    TensorComparison tc;
+    tc.tensor = fmt::format("{} (inputs scaled to |x| ≤ {:g})", nt.label, options.numerics_magnitude);
+    tc.elements = y.size();
+    if (!s || s->shape() != y.shape()) {
+      tc.passed = false;
+      tc.worst_ratio = INFINITY;
+      tc.elements_over_bound = y.size();
+      tc.tensor += " (missing or misshapen)";
+      v.comparisons.push_back(tc);
+      continue;
+    }
+    for (index_t i = 0; i < y.size(); ++i) {
+      if (!std::isfinite(y[i]) || std::abs(y[i]) > limit) continue;
+      ++representable;
+      if (std::isfinite((*s)[i])) continue;
+      ++tc.elements_over_bound;
+      if (!tc.worst) tc.worst = ElementReport{i, {}, (*s)[i], y[i], limit};
+    }
+    tc.passed = tc.elements_over_bound == 0;
+    tc.worst_ratio = tc.passed ? 0.0 : INFINITY;
+    v.comparisons.push_back(tc);
+  }
+  if (representable == 0)
+    return not_applicable(v, fmt::format("no exact result of the scaled case is representable in {}",
+                                         to_string(v.precision)));
+  summarize(v);
+  if (!v.passed) {
+    v.metric = 0;
+    for (const auto& tc : v.comparisons) v.metric += static_cast<double>(tc.elements_over_bound);
+    v.bound = 0;
+    v.detail = "the system returned NaN or Inf where the exact result is finite (e.g. exp without subtracting the "
+               "row maximum).";
+    v.message = failure_message(v);
+  } else {
+    v.metric = 0;
+    v.bound = 0;
+  }
+  return v;
+}
+
+Verdict resources(System& system, const Case& c, const CheckOptions& options) {
+  Verdict v = start_verdict(CheckKind::resources, system, c, options);
+  if (options.resource_evaluations < options.resource_warmup + 2)
+    throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones",
+                                 options.resource_evaluations, options.resource_warmup));
+  std::vector<std::int64_t> live, peak;
+  for (int k = 0; k < options.resource_evaluations; ++k) {
+    const Result r = system.evaluate(c);
+    if (system_failed(v, r, fmt::format("evaluation {}", k + 1))) return v;
+    if (auto b = system.live_bytes()) live.push_back(*b);
+    if (r.peak_bytes) peak.push_back(*r.peak_bytes);
+  }
+  const size_t n = static_cast<size_t>(options.resource_evaluations);
+  const bool have_live = live.size() == n, have_peak = peak.size() == n;
+  if (!have_live && !have_peak)
+    return not_applicable(v, fmt::format("system '{}' reports neither live_bytes() nor peak_bytes", v.system));
+  v.tolerance_model = fmt::format("growth after {} warm-up evaluations ≤ {} bytes", options.resource_warmup,
+                                  options.resource_allowance_bytes);
+  v.metric_name = "bytes gained between the first evaluation after warm-up and the last";
+  const size_t first = static_cast<size_t>(options.resource_warmup);
+  for (const auto& [label, series, have] : {std::tuple{"live_bytes()", &live, have_live},
+                                           std::tuple{"peak_bytes", &peak, have_peak}}) {
+    if (!have) continue;
+    const double growth = static_cast<double>((*series)[n - 1] - (*series)[first]);
+    TensorComparison tc;
+    tc.tensor = fmt::format("{} over {} evaluations", label, n);
+    tc.elements = static_cast<std::int64_t>(n);
+    tc.passed = growth <= static_cast<double>(options.resource_allowance_bytes);
+    tc.elements_over_bound = tc.passed ? 0 : 1;
+    const double allowance = static_cast<double>(options.resource_allowance_bytes);
+    tc.worst_ratio = tc.passed ? 0.0 : (allowance > 0 ? growth / allowance : INFINITY);
+    tc.worst = ElementReport{static_cast<std::int64_t>(n - 1), {}, static_cast<double>((*series)[n - 1]),
+                             static_cast<double>((*series)[first]), allowance};
+    v.comparisons.push_back(tc);
+  }
+  summarize(v);
+  v.metric = 0;
+  for (const auto& tc : v.comparisons)
+    if (tc.worst) v.metric = std::max(v.metric, tc.worst->actual - tc.worst->expected);
+  v.bound = static_cast<double>(options.resource_allowance_bytes);
+  if (!v.passed) {
+    v.detail = fmt::format("memory grew by {:.0f} bytes over {} evaluations of the same case (got = bytes at the "
+                           "last evaluation, expected = bytes after warm-up).",
+                           v.metric, n - first - 1);
+    v.message = failure_message(v);
+  }
+  return v;
+}
+
+Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOptions& options) {
+  switch (kind) {
+    case CheckKind::differential: return differential(system, c, options);
+    case CheckKind::gradient: return gradient(system, c, options);
+    case CheckKind::adjoint: return adjoint(system, c, options);
+    case CheckKind::op_order: return op_order(system, c, options);
+    case CheckKind::metamorphic_relabel: return metamorphic_relabel(system, c, options);
+    case CheckKind::metamorphic_edge_order: return metamorphic_edge_order(system, c, options);
+    case CheckKind::metamorphic_linearity: return metamorphic_linearity(system, c, options);
+    case CheckKind::state_interleaved: return state_interleaved(system, c, options);
+    case CheckKind::state_repeat: return state_repeat(system, c, options);
+    case CheckKind::numerics: return numerics(system, c, options);
+    case CheckKind::resources: return resources(system, c, options);
+  }
+  throw InternalError("run_check: unknown check kind");
+}
+
+}  // namespace gnncheck::checks

@@ -1,0 +1,175 @@
+// Every check on correct systems (oracle, cpu_float32) and on the bug replicas it is meant to catch.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "adapters/cpu_systems.h"
+#include "adapters/replicas/replicas.h"
+#include "checks/checks.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+namespace {
+
+// A square, directed graph with A ≠ Aᵀ, in- and out-degrees that differ, a duplicate edge, a
+// self-loop, an empty row (3) and an isolated node (4).
+std::shared_ptr<const Graph> directed_graph() {
+  const std::vector<index_t> dst{0, 0, 0, 1, 2, 2, 5, 5}, src{1, 2, 2, 0, 2, 1, 0, 1};
+  return std::make_shared<const Graph>(Graph::from_edges(6, 6, dst, src));
+}
+
+Case random_case(const std::string& target, Attributes attrs = {}, std::uint64_t seed = 11,
+                 std::shared_ptr<const Graph> g = directed_graph()) {
+  return oracle::make_random_case(oracle::find_target(target), g, attrs, seed);
+}
+
+TEST(Tolerance, ClosedFormIsGammaKTimesAbsoluteSum) {
+  const Case c = random_case("spmm", {{"features", std::int64_t{3}}});
+  const Result exact = oracle::evaluate(c);
+  const Bounds b = ToleranceModel().bounds(c, exact, Precision::float32);
+  const Tensor& bound = b.tensors.at("output y");
+  const Graph& g = *c.graph;
+  const double u = std::ldexp(1.0, -24);
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t f = 0; f < 3; ++f) {
+      double abs_sum = 0;
+      for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) abs_sum += std::abs(c.inputs.at("x").at(g.col_idx()[e], f));
+      // k terms (at least 1) + the input rounding
+      const double n = static_cast<double>(std::max<index_t>(g.in_degree(i), 1)) + 1;
+      EXPECT_NEAR(bound.at(i, f), 2 * n * u / (1 - n * u) * abs_sum + n * std::ldexp(1.0, -149), 1e-22) << i;
+    }
+  EXPECT_EQ(bound.at(3, 0), 2 * std::ldexp(1.0, -149));  // empty row: only the underflow floor
+  EXPECT_NE(b.model.find("closed form"), std::string::npos);
+}
+
+TEST(Tolerance, MeasuredModelForSoftmaxAndLayers) {
+  for (const std::string target : {"edge_softmax", "gat"}) {
+    const Case c = random_case(target);
+    const Bounds b = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
+    EXPECT_NE(b.model.find("measured"), std::string::npos) << target;
+    for (const auto& [label, t] : b.tensors)
+      for (double x : t.values()) EXPECT_TRUE(std::isfinite(x) && x >= 0) << target << " " << label;
+  }
+}
+
+TEST(Tolerance, LowerPrecisionGivesLooserBounds) {
+  const Case c = random_case("spmm_ve");
+  const Result exact = oracle::evaluate(c);
+  const ToleranceModel model;
+  const double f32 = model.bounds(c, exact, Precision::float32).tensors.at("output y")[0];
+  const double tf32 = model.bounds(c, exact, Precision::tf32).tensors.at("output y")[0];
+  EXPECT_GT(tf32, 1000 * f32);
+}
+
+TEST(Checks, CorrectSystemsPassEveryCheckOnEveryTarget) {
+  auto oracle_system = make_oracle_system();
+  auto float32 = make_cpu_float32_system();
+  for (const auto& def : oracle::all_targets()) {
+    Attributes attrs;
+    const Case c = random_case(def.spec.name, attrs, 5);
+    for (System* s : {oracle_system.get(), float32.get()}) {
+      for (CheckKind kind : all_check_kinds()) {
+        const Verdict v = run_check(kind, *s, c);
+        EXPECT_TRUE(v.passed) << one_line(v) << "\n" << v.message;
+      }
+    }
+  }
+}
+
+TEST(Checks, DifferentialCatchesAForATransposeWithAnActionableMessage) {
+  auto wrong = make_replica("tcgnn_backward_uses_A", make_cpu_float32_system());
+  Case c = random_case("spmm");
+  c.seed = 1234;
+  CheckOptions options;
+  options.rerun_command = "gnncheck-replay cases/x";
+  const Verdict v = differential(*wrong, c, options);
+  ASSERT_FALSE(v.passed);
+  EXPECT_EQ(v.tensor, "gradient x");
+  for (const std::string& part : {"tcgnn_backward_uses_A", "'spmm'", "gradient x", "Worst element", "expected",
+                                  "bound", "Seed 1234", "float32", "gnncheck-replay cases/x"})
+    EXPECT_NE(v.message.find(part), std::string::npos) << part << "\n" << v.message;
+}
+
+TEST(Checks, AdjointCatchesAForATransposeWithoutTheOracle) {
+  for (const std::string target : {"spmm", "normalized_spmm"}) {
+    auto wrong = make_replica("tcgnn_backward_uses_A", make_cpu_float32_system());
+    const Verdict v = adjoint(*wrong, random_case(target));
+    EXPECT_FALSE(v.passed) << one_line(v);
+    EXPECT_GT(v.metric, 10 * v.bound) << one_line(v);
+  }
+  auto wrong = make_replica("gat_backward_untransposed_attention", make_cpu_float32_system());
+  EXPECT_FALSE(adjoint(*wrong, random_case("spmm_ve")).passed);
+}
+
+TEST(Checks, OpOrderCatchesNormalizationOnTheWrongSideAndNamesIt) {
+  auto wrong = make_replica("gnnadvisor_norm_backward_order", make_cpu_float32_system());
+  // A symmetric 2-regular graph (a 4-cycle both ways): every in- and out-degree is 2, so only the
+  // hub added by the check exposes the bug.
+  const std::vector<index_t> dst{0, 1, 1, 2, 2, 3, 3, 0}, src{1, 0, 2, 1, 3, 2, 0, 3};
+  auto sym = std::make_shared<const Graph>(Graph::from_edges(4, 4, dst, src));
+  for (const std::string norm : {"symmetric", "row_mean"}) {
+    const Case c = random_case("normalized_spmm", {{"norm", norm}}, 3, sym);
+    EXPECT_TRUE(differential(*wrong, c).passed) << norm;
+    const Verdict v = op_order(*wrong, c);
+    ASSERT_FALSE(v.passed) << norm;
+    EXPECT_NE(v.message.find("wrong side"), std::string::npos) << v.message;
+  }
+}
+
+TEST(Checks, StateCatchesASharedEdgeBuffer) {
+  auto wrong = make_replica("shared_edge_buffer", make_cpu_float32_system());
+  const Verdict v = state_interleaved(*wrong, random_case("edge_softmax", {{"heads", std::int64_t{2}}}));
+  EXPECT_FALSE(v.passed) << one_line(v);
+}
+
+TEST(Checks, NumericsCatchesSoftmaxWithoutMaxSubtraction) {
+  auto wrong = make_replica("fusegnn_softmax_no_max", make_cpu_float32_system());
+  const Verdict v = numerics(*wrong, random_case("edge_softmax"));
+  ASSERT_FALSE(v.passed) << one_line(v);
+  EXPECT_NE(v.message.find("NaN or Inf"), std::string::npos);
+}
+
+TEST(Checks, ResourcesCatchesMemoryGrowthAndSaysWhenItCannotMeasure) {
+  auto wrong = make_replica("dgnn_memory_growth", make_cpu_float32_system());
+  const Verdict v = resources(*wrong, random_case("spmm"));
+  EXPECT_FALSE(v.passed) << one_line(v);
+  EXPECT_GT(v.metric, 1 << 20);
+  auto plain = make_cpu_float32_system();
+  const Verdict na = resources(*plain, random_case("spmm"));
+  EXPECT_TRUE(na.passed);
+  EXPECT_FALSE(na.applicable);
+}
+
+TEST(Checks, GradientCheckCatchesAWrongFloat64Backward) {
+  auto wrong = make_replica("tcgnn_backward_uses_A", make_oracle_system());
+  const Verdict v = gradient(*wrong, random_case("spmm"));
+  EXPECT_FALSE(v.passed) << one_line(v);
+  auto float32 = make_cpu_float32_system();
+  EXPECT_FALSE(gradient(*float32, random_case("spmm")).applicable);
+}
+
+TEST(Checks, DroppedGradientTermsAreCaught) {
+  auto no_attention = make_replica("tlpgnn_no_attention_grad", make_cpu_float32_system());
+  EXPECT_FALSE(differential(*no_attention, random_case("edge_softmax")).passed);
+  EXPECT_FALSE(adjoint(*no_attention, random_case("edge_softmax")).passed);
+  auto no_bias = make_replica("missing_bias_grad", make_cpu_float32_system());
+  EXPECT_FALSE(differential(*no_bias, random_case("gcn")).passed);
+}
+
+TEST(Checks, WidthTailAndMissingEshuffleAreCaught) {
+  auto tail = make_replica("width_not_multiple_of_32", make_cpu_float32_system());
+  EXPECT_FALSE(differential(*tail, random_case("spmm", {{"features", std::int64_t{33}}})).passed);
+  auto shuffle = make_replica("missing_eshuffle", make_cpu_float32_system());
+  EXPECT_FALSE(differential(*shuffle, random_case("spmm_ve_transposed")).passed);
+}
+
+TEST(Checks, NotApplicableCasesSayWhy) {
+  auto float32 = make_cpu_float32_system();
+  const Verdict v = op_order(*float32, random_case("spmm_ve"));
+  EXPECT_FALSE(v.applicable);
+  EXPECT_NE(v.detail.find("edge_values"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gnncheck::checks

@@ -1,0 +1,195 @@
+// The tolerance model; the derivation is in tolerance.h and checks/README.md.
+#include "checks/tolerance.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "checks/case_transforms.h"
+#include "oracle/error.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+
+using oracle::TensorKind;
+
+const std::vector<ClosedFormRule>& closed_form_rules() {
+  // r = roundings per term besides the k additions of the sum. Every input arrives in float64 and is
+  // rounded once to the declared precision (one rounding per factor); a product adds one.
+  static const std::vector<ClosedFormRule> rules = {
+      {"spmm", 1, "x rounded to the declared precision"},
+      {"spmm_transposed", 1, "y rounded to the declared precision"},
+      {"spmm_ve", 3, "w and x rounded, their product"},
+      {"spmm_ve_transposed", 3, "w and y rounded, their product"},
+      {"sddmm_dot", 3, "u and v rounded, their product"},
+      {"sddmm_add", 2, "a and b rounded (the backward sums grad_e rounded once)"},
+      {"eshuffle", 1, "a copy of a rounded value"},
+      {"eshuffle_inverse", 1, "a copy of a rounded value"},
+      // ŵ = 1/sqrt(d_i·d_j) costs up to 5 roundings (two rsqrt or sqrt+divide, their product) when
+      // formed per edge; scaling rows before and after the sum costs the same; plus x rounded and
+      // the product: 8 covers every order of normalize and aggregate.
+      {"normalized_spmm", 8, "x rounded, the degree factors (sqrt, divide, product: ≤ 5), the product, a row scaling"},
+      {"degree_norm", 6, "the degree factors (sqrt, divide, product: ≤ 5) and a final scaling"},
+  };
+  return rules;
+}
+
+std::optional<ClosedFormRule> closed_form_rule(const std::string& target) {
+  for (const auto& r : closed_form_rules())
+    if (r.target == target) return r;
+  return std::nullopt;
+}
+
+double gamma(double n, double u) {
+  const double nu = n * u;
+  if (nu >= 0.5) return 1.0;
+  return nu / (1.0 - nu);
+}
+
+namespace {
+
+double smallest_subnormal(Precision p) {
+  switch (p) {
+    case Precision::float64: return std::ldexp(1.0, -1074);
+    case Precision::float32:
+    case Precision::tf32: return std::ldexp(1.0, -149);
+    case Precision::bfloat16: return std::ldexp(1.0, -133);
+    case Precision::float16: return std::ldexp(1.0, -24);
+  }
+  return 0.0;
+}
+
+// The number of terms summed into each row of a node tensor: a destination's in-degree, a
+// source's out-degree. Parameters sum over the whole graph (nodes and edges).
+double node_row_terms(const Graph& g, TensorKind kind, index_t row) {
+  switch (kind) {
+    case TensorKind::dst_nodes: return static_cast<double>(g.in_degree(row));
+    case TensorKind::src_nodes: return static_cast<double>(g.out_degree(row));
+    case TensorKind::edges: return static_cast<double>(g.in_degree(g.row_of_edge()[row]));
+    case TensorKind::edges_csc: return static_cast<double>(g.in_degree(g.row_of_edge()[g.edge_perm()[row]]));
+    case TensorKind::parameter: return static_cast<double>(g.n_dst() + g.n_src() + g.num_edges());
+  }
+  return 0.0;
+}
+
+Result must_evaluate(const Case& c, Precision p, const char* what) {
+  Result r = oracle::evaluate(c, p);
+  if (!r.ok())
+    throw InternalError(fmt::format("tolerance model: the oracle could not evaluate {} of target '{}' in {}: {}", what,
+                                    c.target, to_string(p), r.message));
+  return r;
+}
+
+const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what) {
+  const Tensor* t = find_tensor(r, nt);
+  if (!t) throw InternalError(fmt::format("tolerance model: {} lacks {}", what, nt.label));
+  return *t;
+}
+
+std::string u_text(Precision p) {
+  switch (p) {
+    case Precision::float64: return "2^-53";
+    case Precision::float32: return "2^-24";
+    case Precision::tf32: return "2^-11";
+    case Precision::bfloat16: return "2^-8";
+    case Precision::float16: return "2^-11";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Bounds ToleranceModel::bounds(const Case& c, const Result& exact, Precision precision) const {
+  if (!c.graph) throw InternalError("tolerance model: case has no graph");
+  if (auto rule = closed_form_rule(c.target)) return closed_form(c, exact, precision, *rule);
+  return measured(c, exact, precision);
+}
+
+Bounds ToleranceModel::closed_form(const Case& c, const Result& exact, Precision precision,
+                                   const ClosedFormRule& rule) const {
+  const auto& spec = oracle::find_target(c.target).spec;
+  const Graph& g = *c.graph;
+  const double u = unit_roundoff(precision);
+  const double tiny = smallest_subnormal(precision);
+  const Result abs_sums = must_evaluate(abs_case(c), Precision::float64, "|inputs|");
+  const Result term_counts = must_evaluate(ones_case(c), Precision::float64, "all-ones inputs");
+
+  Bounds b;
+  b.precision = precision;
+  b.unit_roundoff = u;
+  b.model = fmt::format("closed form {}·γ_(k+{})·Σ|a||b| (k = terms per element, r = {}: {}; u = {})",
+                        options_.safety_factor, rule.extra_roundings, rule.extra_roundings, rule.why, u_text(precision));
+  for (const NamedTensor& nt : result_tensors(spec, exact)) {
+    const Tensor& y = must_find(exact, nt, "the oracle's result");
+    const Tensor& s = must_find(abs_sums, nt, "the |inputs| evaluation");
+    const Tensor& ones = must_find(term_counts, nt, "the all-ones evaluation");
+    Tensor bound(y.shape());
+    const index_t width = std::max<index_t>(1, y.row_size());
+    for (index_t i = 0; i < y.size(); ++i) {
+      const index_t row = i / width;
+      double k = std::ceil(ones[i] - 1e-9);
+      if (nt.kind == TensorKind::dst_nodes || nt.kind == TensorKind::src_nodes)
+        k = std::max(k, node_row_terms(g, nt.kind, row));
+      const double n = std::max(k, 1.0) + rule.extra_roundings;
+      bound[i] = options_.safety_factor * gamma(n, u) * s[i] + n * tiny;
+    }
+    b.tensors.emplace(nt.label, std::move(bound));
+  }
+  return b;
+}
+
+Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision precision) const {
+  const auto& spec = oracle::find_target(c.target).spec;
+  const Graph& g = *c.graph;
+  const double u = unit_roundoff(precision);
+  const double tiny = smallest_subnormal(precision);
+  const double scale = u / unit_roundoff(Precision::float32);
+  const Result in_order = must_evaluate(c, Precision::float32, "the case");
+  const Relabeling reversed = reverse_edges_within_rows(c);
+  const Result reversed_order = must_evaluate(reversed.transformed, Precision::float32, "the row-reversed case");
+
+  Bounds b;
+  b.precision = precision;
+  b.unit_roundoff = u;
+  b.model = fmt::format(
+      "measured {}·max(e_i, rms e)·(u/u_f32) + {}·γ_(d+4)·|y| (e = float32 oracle error, CSR and row-reversed order; "
+      "u = {})",
+      options_.measured_multiple, options_.safety_factor, u_text(precision));
+  for (const NamedTensor& nt : result_tensors(spec, exact)) {
+    const Tensor& y = must_find(exact, nt, "the oracle's result");
+    const Tensor& y1 = must_find(in_order, nt, "the float32 evaluation");
+    const Tensor y2 = to_original_order(must_find(reversed_order, nt, "the row-reversed float32 evaluation"), nt.kind,
+                                        reversed);
+    std::vector<double> e(static_cast<size_t>(y.size()), 0.0);
+    double sum_sq = 0.0;
+    index_t finite = 0;
+    for (index_t i = 0; i < y.size(); ++i) {
+      double err = 0.0;
+      bool any = false;
+      for (double v : {y1[i], y2[i]}) {
+        if (!std::isfinite(v) || !std::isfinite(y[i])) continue;
+        err = std::max(err, std::abs(v - y[i]));
+        any = true;
+      }
+      // Where float32 itself over- or underflowed to a non-finite value, no float32 bound exists.
+      e[i] = any ? err : INFINITY;
+      if (any) {
+        sum_sq += err * err;
+        ++finite;
+      }
+    }
+    const double rms = finite ? std::sqrt(sum_sq / static_cast<double>(finite)) : 0.0;
+    Tensor bound(y.shape());
+    const index_t width = std::max<index_t>(1, y.row_size());
+    for (index_t i = 0; i < y.size(); ++i) {
+      const double d = node_row_terms(g, nt.kind, i / width) + 4.0;
+      bound[i] = options_.measured_multiple * std::max(e[i], rms) * scale +
+                 options_.safety_factor * gamma(d, u) * std::abs(y[i]) + d * tiny;
+    }
+    b.tensors.emplace(nt.label, std::move(bound));
+  }
+  return b;
+}
+
+}  // namespace gnncheck::checks

@@ -1,0 +1,85 @@
+// gnncheck/checks/tolerance.h — element-wise error bounds from error analysis, never from tuning.
+//
+// For every output and gradient of a case, bounds() gives a tensor of the same shape: how far a
+// correct implementation computing in the system's declared precision may be from the exact
+// (float64 oracle) value, element by element. Two models, chosen per target:
+//
+// closed form (the sparse ops, whose every result element is a sum of k products with
+// non-negative structural coefficients): the classical bound for a sum of k products computed in
+// any order in a precision with unit roundoff u,
+//     |ŷ_i − y_i| ≤ γ_n · Σ_t |a_t||b_t|,   γ_n = n·u / (1 − n·u),   n = k_i + r,
+// where Σ|a||b| is the oracle's own target evaluated in float64 on |inputs| (exact enough: its own
+// error is ~1e-16 relative), k_i is the number of terms of element i (the degree of its row for a
+// node tensor, the term count from evaluating the target on all-ones inputs for an edge tensor),
+// and r counts the roundings each term sees besides the additions (rounding the float64 inputs to
+// the declared precision, the products, the degree factors of normalized forms; listed per target
+// in tolerance.cpp). The bound is multiplied by a stated safety factor (default 2) and a floor of
+// n smallest subnormals covers underflow. An element whose Σ|a||b| is 0 must be exactly 0.
+//
+// measured (edge_softmax, layers and any target without a closed form): the oracle's own code is
+// run in float32 on the same case — in CSR edge order and with every row's edges reversed, two
+// summation orders a correct implementation may use — and e_i, the larger of the two errors
+// against float64, is what a correct float32 implementation naturally makes. Then
+//     bound_i = M · max(e_i, ē) · (u / u_float32) + s · γ_{d_i + 4} · |y_i| + floor,
+// with M a stated multiple (default 8), ē the root-mean-square of e over the tensor (an element
+// whose float32 error happened to be 0 is not held to 0), d_i the degree of the element's row and
+// s the safety factor: the closed-form floor of one more short sum per element.
+//
+// The description of the model actually used (with k, r and the factors) goes into every verdict.
+//
+//   gnncheck::checks::ToleranceModel model;                      // default factors
+//   Result exact = oracle::evaluate(c);
+//   gnncheck::checks::Bounds b = model.bounds(c, exact, Precision::float32);
+//   const Tensor& bound_y = b.tensors.at("output y");
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "oracle/case.h"
+
+namespace gnncheck::checks {
+
+struct ToleranceOptions {
+  double safety_factor = 2.0;      // closed form: bound = safety · γ_n · Σ|a||b|; also scales the measured floor
+  double measured_multiple = 8.0;  // measured model: M
+};
+
+// Closed-form description of one target: how many extra roundings each term sees.
+struct ClosedFormRule {
+  std::string target;
+  int extra_roundings = 0;  // r in n = k + r
+  std::string why;          // one line: what the r roundings are
+};
+
+// The targets that have a closed form (tolerance.cpp lists them with their derivation).
+const std::vector<ClosedFormRule>& closed_form_rules();
+std::optional<ClosedFormRule> closed_form_rule(const std::string& target);
+
+// γ_n = n·u / (1 − n·u), capped at 1 when n·u ≥ 1/2 (the bound then only says "same magnitude").
+double gamma(double n, double u);
+
+struct Bounds {
+  std::map<std::string, Tensor> tensors;  // by label: "output <name>", "gradient <name>"
+  Precision precision = Precision::float64;
+  double unit_roundoff = 0.0;
+  std::string model;  // e.g. "closed form 2·γ_{k+2}·Σ|w||x| (u = 2^-24)"
+};
+
+class ToleranceModel {
+ public:
+  explicit ToleranceModel(ToleranceOptions options = {}) : options_(options) {}
+  const ToleranceOptions& options() const { return options_; }
+
+  // Bounds for every output and gradient present in `exact` (the oracle's float64 result of `c`).
+  // Throws InternalError if the oracle cannot evaluate the helper cases it needs.
+  Bounds bounds(const Case& c, const Result& exact, Precision precision) const;
+
+ private:
+  Bounds closed_form(const Case& c, const Result& exact, Precision precision, const ClosedFormRule& rule) const;
+  Bounds measured(const Case& c, const Result& exact, Precision precision) const;
+  ToleranceOptions options_;
+};
+
+}  // namespace gnncheck::checks

@@ -1,0 +1,165 @@
+#include "checks/verdict.h"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "oracle/error.h"
+
+namespace gnncheck::checks {
+
+const std::vector<CheckKind>& all_check_kinds() {
+  static const std::vector<CheckKind> kinds = {
+      CheckKind::differential,           CheckKind::gradient,          CheckKind::adjoint,
+      CheckKind::op_order,               CheckKind::metamorphic_relabel, CheckKind::metamorphic_edge_order,
+      CheckKind::metamorphic_linearity,  CheckKind::state_interleaved, CheckKind::state_repeat,
+      CheckKind::numerics,               CheckKind::resources,
+  };
+  return kinds;
+}
+
+std::string_view to_string(CheckKind kind) {
+  switch (kind) {
+    case CheckKind::differential: return "differential";
+    case CheckKind::gradient: return "gradient";
+    case CheckKind::adjoint: return "adjoint";
+    case CheckKind::op_order: return "op_order";
+    case CheckKind::metamorphic_relabel: return "metamorphic_relabel";
+    case CheckKind::metamorphic_edge_order: return "metamorphic_edge_order";
+    case CheckKind::metamorphic_linearity: return "metamorphic_linearity";
+    case CheckKind::state_interleaved: return "state_interleaved";
+    case CheckKind::state_repeat: return "state_repeat";
+    case CheckKind::numerics: return "numerics";
+    case CheckKind::resources: return "resources";
+  }
+  return "unknown";
+}
+
+CheckKind parse_check_kind(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (CheckKind k : all_check_kinds()) {
+    if (to_string(k) == name) return k;
+    names.push_back(to_string(k));
+  }
+  throw InputError(fmt::format("unknown check '{}'; known checks: {}", name, fmt::join(names, ", ")));
+}
+
+namespace {
+
+std::vector<std::int64_t> unflatten(std::int64_t flat, const std::vector<index_t>& shape) {
+  std::vector<std::int64_t> index(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 0) break;
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return index;
+}
+
+// |a − e| / bound with the conventions of compare_elementwise: non-finite where e is finite is ∞,
+// an error against a zero bound is ∞, no error is 0.
+double error_ratio(double actual, double expected, double bound) {
+  if (std::isnan(expected)) return std::isnan(actual) ? 0.0 : std::numeric_limits<double>::infinity();
+  if (std::isinf(expected)) return actual == expected ? 0.0 : std::numeric_limits<double>::infinity();
+  if (!std::isfinite(actual)) return std::numeric_limits<double>::infinity();
+  const double err = std::abs(actual - expected);
+  if (err == 0.0) return 0.0;
+  if (!(bound > 0.0)) return std::numeric_limits<double>::infinity();
+  return err / bound;
+}
+
+}  // namespace
+
+TensorComparison compare_elementwise(const std::string& tensor, const Tensor& actual, const Tensor& expected,
+                                     const Tensor& bound) {
+  TensorComparison c;
+  c.tensor = tensor;
+  if (expected.shape() != bound.shape())
+    throw InternalError(fmt::format("{}: bound of shape {} for a reference of shape {}", tensor, bound.shape(),
+                                    expected.shape()));
+  if (actual.shape() != expected.shape()) {
+    c.passed = false;
+    c.worst_ratio = std::numeric_limits<double>::infinity();
+    c.elements = expected.size();
+    c.elements_over_bound = expected.size();
+    return c;
+  }
+  c.elements = expected.size();
+  for (index_t i = 0; i < expected.size(); ++i) {
+    const double ratio = error_ratio(actual[i], expected[i], bound[i]);
+    if (ratio > 1.0) ++c.elements_over_bound;
+    if (!c.worst || ratio > c.worst_ratio) {
+      c.worst_ratio = ratio;
+      c.worst = ElementReport{i, unflatten(i, expected.shape()), actual[i], expected[i], bound[i]};
+    }
+  }
+  c.passed = c.elements_over_bound == 0;
+  return c;
+}
+
+void summarize(Verdict& v) {
+  const TensorComparison* headline = nullptr;
+  bool all_passed = true;
+  for (const auto& c : v.comparisons) {
+    all_passed = all_passed && c.passed;
+    const bool better = !headline || (headline->passed && !c.passed) ||
+                        (headline->passed == c.passed && c.worst_ratio > headline->worst_ratio);
+    if (better) headline = &c;
+  }
+  v.passed = all_passed && v.system_status == Status::ok;
+  if (headline) {
+    v.tensor = headline->tensor;
+    v.worst = headline->worst;
+    if (headline->worst) {
+      v.metric = std::abs(headline->worst->actual - headline->worst->expected);
+      if (std::isnan(v.metric)) v.metric = std::numeric_limits<double>::infinity();
+      v.bound = headline->worst->bound;
+    } else if (!headline->passed) {
+      v.metric = std::numeric_limits<double>::infinity();
+    }
+  }
+  if (v.metric_name.empty()) v.metric_name = "|actual − expected| at the worst element";
+  v.message = v.passed ? std::string() : failure_message(v);
+}
+
+std::string failure_message(const Verdict& v) {
+  if (v.passed) return {};
+  std::string msg = fmt::format("{} check FAILED: system '{}', target '{}'", to_string(v.check), v.system, v.target);
+  if (v.system_status != Status::ok) {
+    msg += fmt::format(": the system answered {}", to_string(v.system_status));
+  }
+  if (!v.tensor.empty()) msg += fmt::format(", {}", v.tensor);
+  msg += ".";
+  for (const auto& c : v.comparisons) {
+    if (c.passed || c.tensor != v.tensor) continue;
+    if (c.worst) {
+      const auto& w = *c.worst;
+      msg += fmt::format(" Worst element {} (flat {}): got {:.9g}, expected {:.9g}, |error| {:.3g} > bound {:.3g}"
+                         " ({:.3g}× the bound); {} of {} elements over their bound.",
+                         w.index, w.flat_index, w.actual, w.expected, std::abs(w.actual - w.expected), w.bound,
+                         c.worst_ratio, c.elements_over_bound, c.elements);
+    } else {
+      msg += fmt::format(" The tensor has the wrong shape or is missing ({} elements expected).", c.elements);
+    }
+  }
+  if (!v.detail.empty()) msg += " " + v.detail;
+  msg += fmt::format(" Declared precision {}; tolerance: {}.", to_string(v.precision),
+                     v.tolerance_model.empty() ? std::string("n/a") : v.tolerance_model);
+  msg += fmt::format(" Seed {}.", v.seed);
+  if (!v.counterexample_path.empty()) msg += fmt::format(" Counterexample: {}.", v.counterexample_path);
+  if (!v.rerun_command.empty()) msg += fmt::format(" Re-run: {}", v.rerun_command);
+  return msg;
+}
+
+std::string one_line(const Verdict& v) {
+  if (!v.applicable)
+    return fmt::format("N/A  {} {}/{}: {}", to_string(v.check), v.system, v.target, v.detail);
+  const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+  return fmt::format("{} {} {}/{}{}: {} {:.3g} vs bound {:.3g} ({:.3g} of bound), {}, seed {}", v.passed ? "PASS" : "FAIL",
+                     to_string(v.check), v.system, v.target, v.tensor.empty() ? "" : " [" + v.tensor + "]",
+                     v.metric_name, v.metric, v.bound, ratio, to_string(v.precision), v.seed);
+}
+
+}  // namespace gnncheck::checks
