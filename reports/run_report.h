@@ -55,24 +55,24 @@ struct Curve {
 };
 
 struct ResultRecord {
-  std::string system;
-  std::string target;
-  std::string check;
+  std::string system{};
+  std::string target{};
+  std::string check{};
   Outcome outcome = Outcome::pass;
   Expectation expectation = Expectation::pass;
   bool expectation_held = true;
-  std::string precision;        // the system's declared precision for this target ("float32", …)
-  std::string metric_name;      // what `metric` measures, e.g. "max |error| / bound"
-  std::optional<double> metric;  // the worst value measured over the cases
-  std::optional<double> bound;   // the bound the metric was held to
+  std::string precision{};        // the system's declared precision for this target ("float32", …)
+  std::string metric_name{};      // what `metric` measures, e.g. "max |error| / bound"
+  std::optional<double> metric{};  // the worst value measured over the cases
+  std::optional<double> bound{};   // the bound the metric was held to
   std::uint64_t seed = 0;        // re-running with this seed repeats the result exactly
   std::int64_t cases = 0;        // how many cases were evaluated
-  std::string message;           // why it failed, errored or was skipped; empty on a plain pass
-  std::string counterexample;    // directory of the saved failing case, relative to the report dir
-  std::string repro;             // a command line that re-runs exactly this result
+  std::string message{};           // why it failed, errored or was skipped; empty on a plain pass
+  std::string counterexample{};    // directory of the saved failing case, relative to the report dir
+  std::string repro{};             // a command line that re-runs exactly this result
   double seconds = 0.0;
-  std::vector<ErrorPoint> error_vs_bound;  // per case, for the plots (may be empty)
-  std::vector<Curve> curves;               // accuracy gates: loss per epoch, system and oracle
+  std::vector<ErrorPoint> error_vs_bound{};  // per case, for the plots (may be empty)
+  std::vector<Curve> curves{};               // accuracy gates: loss per epoch, system and oracle
 };
 
 // A system as the run saw it.

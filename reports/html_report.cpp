@@ -1,0 +1,266 @@
+// index.html: one self-contained page (inline CSS and SVG, no scripts, no network) with the totals,
+// the system × target × check matrix, the replica catch table, error-vs-bound plots per system,
+// loss curves of every accuracy gate, and every unmet expectation with its re-run command.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "reports/report_tables.h"
+#include "reports/writers.h"
+
+namespace gnncheck::reports {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+std::string cell_class(const std::string& cell) {
+  if (cell == "pass" || cell == "caught") return "ok";
+  if (cell == "FAIL" || cell == "ERROR") return "bad";
+  if (cell == "skip") return "skip";
+  if (cell == "·") return "miss";
+  return "";
+}
+
+const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+// A plot frame: maps data coordinates to pixels and draws axes with a few labelled ticks.
+struct Frame {
+  double width = 520, height = 300, left = 64, right = 16, top = 16, bottom = 44;
+  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
+
+  double px(double x) const { return left + (x - x_min) / (x_max - x_min) * (width - left - right); }
+  double py(double y) const { return height - bottom - (y - y_min) / (y_max - y_min) * (height - top - bottom); }
+
+  std::string axes(const std::string& x_label, const std::string& y_label, bool log_x, bool log_y) const {
+    std::string s;
+    s += fmt::format("<rect x='{}' y='{}' width='{}' height='{}' fill='#fff' stroke='#999'/>", left, top,
+                     width - left - right, height - top - bottom);
+    auto tick_label = [](double v, bool log) {
+      return log ? fmt::format("1e{}", static_cast<int>(std::lround(v))) : fmt::format("{:.3g}", v);
+    };
+    const int ticks = 5;
+    for (int i = 0; i <= ticks; ++i) {
+      double xv = x_min + (x_max - x_min) * i / ticks;
+      double yv = y_min + (y_max - y_min) * i / ticks;
+      if (log_x) xv = std::round(xv);
+      if (log_y) yv = std::round(yv);
+      if (xv >= x_min - 1e-9 && xv <= x_max + 1e-9) {
+        s += fmt::format("<line x1='{0:.1f}' x2='{0:.1f}' y1='{1}' y2='{2}' stroke='#eee'/>", px(xv), top, height - bottom);
+        s += fmt::format("<text x='{:.1f}' y='{}' font-size='11' text-anchor='middle'>{}</text>", px(xv), height - bottom + 14,
+                         tick_label(xv, log_x));
+      }
+      if (yv >= y_min - 1e-9 && yv <= y_max + 1e-9) {
+        s += fmt::format("<line x1='{0}' x2='{1}' y1='{2:.1f}' y2='{2:.1f}' stroke='#eee'/>", left, width - right, py(yv));
+        s += fmt::format("<text x='{}' y='{:.1f}' font-size='11' text-anchor='end'>{}</text>", left - 4, py(yv) + 4,
+                         tick_label(yv, log_y));
+      }
+    }
+    s += fmt::format("<text x='{}' y='{}' font-size='12' text-anchor='middle'>{}</text>", (left + width - right) / 2,
+                     height - 6, esc(x_label));
+    s += fmt::format("<text x='14' y='{0}' font-size='12' text-anchor='middle' transform='rotate(-90 14 {0})'>{1}</text>",
+                     (top + height - bottom) / 2, esc(y_label));
+    return s;
+  }
+};
+
+// Error vs bound for one system, log-log: every case is a point; points above the diagonal broke
+// their bound. Errors of exactly 0 sit on the floor of the plot.
+std::string error_vs_bound_plot(const std::string& system, const std::vector<const ResultRecord*>& records) {
+  struct Point {
+    double x, y;
+    bool over;
+    std::string label;
+  };
+  std::vector<Point> points;
+  const double floor = 1e-18;
+  for (const auto* r : records)
+    for (const auto& p : r->error_vs_bound) {
+      if (!(p.bound > 0) || !std::isfinite(p.bound)) continue;
+      const double err = std::isfinite(p.metric) ? std::max(p.metric, floor) : 1e300;
+      points.push_back({std::log10(p.bound), std::log10(std::min(err, 1e300)), p.metric > p.bound || !std::isfinite(p.metric),
+                        r->target + " / " + r->check});
+    }
+  if (points.empty()) return "";
+  Frame f;
+  double lo = 1e9, hi = -1e9;
+  for (const auto& p : points) {
+    lo = std::min({lo, p.x, p.y});
+    hi = std::max({hi, p.x, p.y});
+  }
+  f.x_min = f.y_min = std::floor(lo) - 1;
+  f.x_max = f.y_max = std::ceil(hi) + 1;
+  std::string s = fmt::format("<figure><svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' role='img'>", f.width, f.height);
+  s += f.axes("bound (log10)", "measured error (log10)", true, true);
+  s += fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' stroke='#d62728' stroke-dasharray='4 3'/>",
+                   f.px(f.x_min), f.py(f.y_min), f.px(f.x_max), f.py(f.y_max));
+  for (const auto& p : points)
+    s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='3' fill='{}' fill-opacity='0.6'><title>{}</title></circle>", f.px(p.x),
+                     f.py(std::clamp(p.y, f.y_min, f.y_max)), p.over ? "#d62728" : "#1f77b4", esc(p.label));
+  s += fmt::format("</svg><figcaption>{}: {} cases; error at the worst element against its bound. Points above the dashed "
+                   "line exceeded their bound.</figcaption></figure>",
+                   esc(system), points.size());
+  return s;
+}
+
+// Loss per epoch of an accuracy gate: one line per curve (the system and the oracle).
+std::string curve_plot(const ResultRecord& r) {
+  double y_lo = 1e300, y_hi = -1e300;
+  std::size_t n = 0;
+  for (const auto& c : r.curves)
+    for (double v : c.values)
+      if (std::isfinite(v)) {
+        y_lo = std::min(y_lo, v);
+        y_hi = std::max(y_hi, v);
+        n = std::max(n, c.values.size());
+      }
+  if (n < 2) return "";
+  if (y_hi - y_lo < 1e-12) y_hi = y_lo + 1;
+  Frame f;
+  f.x_min = 0;
+  f.x_max = static_cast<double>(n - 1);
+  f.y_min = y_lo - 0.05 * (y_hi - y_lo);
+  f.y_max = y_hi + 0.05 * (y_hi - y_lo);
+  std::string s = fmt::format("<figure><svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' role='img'>", f.width, f.height);
+  s += f.axes("epoch", "training loss", false, false);
+  for (std::size_t i = 0; i < r.curves.size(); ++i) {
+    const auto& c = r.curves[i];
+    std::string pts;
+    for (std::size_t k = 0; k < c.values.size(); ++k)
+      if (std::isfinite(c.values[k])) pts += fmt::format("{:.1f},{:.1f} ", f.px(static_cast<double>(k)), f.py(c.values[k]));
+    const char* color = kPalette[i % std::size(kPalette)];
+    s += fmt::format("<polyline points='{}' fill='none' stroke='{}' stroke-width='2' {}/>", pts, color,
+                     i == 0 ? "" : "stroke-dasharray='6 3'");
+    s += fmt::format("<rect x='{}' y='{}' width='12' height='3' fill='{}'/><text x='{}' y='{}' font-size='12'>{}</text>",
+                     f.width - f.right - 130, f.top + 12 + 16 * i, color, f.width - f.right - 114, f.top + 17 + 16 * i, esc(c.name));
+  }
+  s += fmt::format("</svg><figcaption>{} / {}: {} — {}</figcaption></figure>", esc(r.system), esc(r.target),
+                   to_string(r.outcome), esc(r.message.empty() ? "loss curves agree" : r.message));
+  return s;
+}
+
+const char* kStyle = R"(
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1100px;color:#222;padding:0 16px}
+h1{font-size:22px;margin-bottom:4px} h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px;margin:18px 0 6px}
+.banner{padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0}
+.banner.ok{background:#e6f4ea;color:#1e6b34}.banner.bad{background:#fce8e6;color:#a50e0e}
+table{border-collapse:collapse;font-size:13px;margin:6px 0}
+th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f5f5f5}
+td.ok{background:#e6f4ea;color:#1e6b34;text-align:center}
+td.bad{background:#fce8e6;color:#a50e0e;font-weight:700;text-align:center}
+td.skip{background:#f1f3f4;color:#777;text-align:center}
+td.miss{color:#999;text-align:center}
+.meta{color:#555;font-size:13px}
+code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
+pre{background:#f6f8fa;padding:8px;overflow-x:auto;white-space:pre-wrap}
+figure{display:inline-block;margin:8px 16px 8px 0;vertical-align:top}
+figcaption{font-size:12px;color:#555;max-width:520px}
+)";
+
+}  // namespace
+
+std::string html_report(const RunReport& run) {
+  const auto t = run.totals();
+  std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>";
+  h += fmt::format("<title>gnncheck — {}</title><style>{}</style></head><body>\n", esc(run.suite_name), kStyle);
+  h += fmt::format("<h1>gnncheck report: suite <code>{}</code></h1>\n", esc(run.suite_name));
+  h += fmt::format("<div class='meta'>gnncheck {} · seed {} · started {} · {:.1f} s · {}</div>\n", esc(run.gnncheck_version),
+                   run.seed, esc(run.started_utc), run.seconds, esc(run.suite_path));
+  h += fmt::format("<div class='banner {}'>{} — {} results: {} passed, {} failed, {} errors, {} skipped</div>\n",
+                   t.expectations_unmet == 0 ? "ok" : "bad",
+                   t.expectations_unmet == 0 ? std::string("All expectations held")
+                                             : fmt::format("{} expectation(s) not met", t.expectations_unmet),
+                   t.results, t.passed, t.failed, t.errors, t.skipped);
+
+  h += "<h2>Systems</h2><table><tr><th>system</th><th>kind</th><th>available here</th></tr>\n";
+  for (const auto& s : run.systems)
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td class='{}'>{}</td></tr>\n", esc(s.name), esc(s.kind), s.available ? "ok" : "skip",
+                     s.available ? "yes" : "no: " + esc(s.reason));
+  h += "</table>\n";
+
+  h += "<h2>System × target × check</h2>\n<p class='meta'><b>pass</b> within bound · <b>FAIL</b> exceeded it · <b>ERROR</b> the "
+       "system errored · <b>skip</b> not run here · for bug replicas <b>caught</b> = this check detected the bug, "
+       "<b>·</b> = it did not.</p>\n";
+  const auto matrices = build_matrices(run);
+  for (const auto& m : matrices) {
+    h += fmt::format("<h3>{}</h3><table><tr><th>target</th>", esc(m.system));
+    for (const auto& c : m.checks) h += fmt::format("<th>{}</th>", esc(c));
+    h += "</tr>\n";
+    for (const auto& target : m.targets) {
+      h += fmt::format("<tr><th>{}</th>", esc(target));
+      for (const auto& check : m.checks) {
+        auto it = m.cells.find({target, check});
+        if (it == m.cells.end()) {
+          h += "<td></td>";
+          continue;
+        }
+        const std::string cell = combined_cell(it->second);
+        std::string tip;
+        for (const auto* r : it->second)
+          tip += fmt::format("{} (metric {}, bound {}) {}\n", to_string(r->outcome), r->metric ? fmt::format("{:.3g}", *r->metric) : "—",
+                             r->bound ? fmt::format("{:.3g}", *r->bound) : "—", r->message);
+        h += fmt::format("<td class='{}' title='{}'>{}</td>", cell_class(cell), esc(tip), esc(cell));
+      }
+      h += "</tr>\n";
+    }
+    h += "</table>\n";
+  }
+
+  const auto replicas = replica_rows(run);
+  if (!replicas.empty()) {
+    h += "<h2>Bug replicas</h2><table><tr><th>replica</th><th>bug</th><th>caught by</th><th>verdict</th></tr>\n";
+    for (const auto& r : replicas) {
+      const std::string verdict = !r.ran ? "not run" : (r.caught ? "caught" : "MISSED");
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class='{}'>{}</td></tr>\n", esc(r.name), esc(r.bug),
+                       r.caught ? esc(fmt::format("{}", fmt::join(r.caught_by, ", "))) : "—",
+                       !r.ran ? "skip" : (r.caught ? "ok" : "bad"), verdict);
+    }
+    h += "</table>\n";
+  }
+
+  std::string curves;
+  for (const auto& r : run.results)
+    if (!r.curves.empty()) curves += curve_plot(r);
+  if (!curves.empty()) h += "<h2>Accuracy gates: loss curves, system vs oracle</h2>\n" + curves + "\n";
+
+  std::string plots;
+  for (const auto& m : matrices) {
+    if (std::any_of(run.systems.begin(), run.systems.end(), [&](const SystemRecord& s) { return s.name == m.system && s.kind == "replica"; }))
+      continue;  // replicas are meant to break their bounds; their points would only hide the rest
+    std::vector<const ResultRecord*> records;
+    for (const auto& [key, cell] : m.cells) records.insert(records.end(), cell.begin(), cell.end());
+    plots += error_vs_bound_plot(m.system, records);
+  }
+  if (!plots.empty()) h += "<h2>Error vs bound</h2>\n" + plots + "\n";
+
+  std::string unmet;
+  for (const auto& r : run.results) {
+    if (r.expectation_held) continue;
+    unmet += fmt::format("<h3>{} / {} / {} — {} (expected {})</h3>\n<pre>{}</pre>\n", esc(r.system), esc(r.target), esc(r.check),
+                         to_string(r.outcome), to_string(r.expectation),
+                         esc(r.message.empty() ? "no check caught this replica" : r.message));
+    if (!r.counterexample.empty()) unmet += fmt::format("<p>Counterexample: <code>{}</code></p>\n", esc(r.counterexample));
+    if (!r.repro.empty()) unmet += fmt::format("<p>Re-run: <code>{}</code></p>\n", esc(r.repro));
+  }
+  if (!unmet.empty()) h += "<h2>Expectations not met</h2>\n" + unmet;
+  h += "</body></html>\n";
+  return h;
+}
+
+}  // namespace gnncheck::reports

@@ -1,0 +1,154 @@
+// report.json: the run as data (layout: reports/SCHEMA.md; JSON Schema: reports/report.schema.json).
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "oracle/error.h"
+#include "reports/writers.h"
+
+namespace gnncheck::reports {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// JSON has no NaN/Inf: a non-finite metric (a NaN the system produced) is written as a string.
+Json number_or_text(std::optional<double> v) {
+  if (!v) return nullptr;
+  if (std::isfinite(*v)) return *v;
+  return std::isnan(*v) ? "nan" : (*v > 0 ? "inf" : "-inf");
+}
+
+std::optional<double> read_number_or_text(const Json& j) {
+  if (j.is_null()) return std::nullopt;
+  if (j.is_number()) return j.get<double>();
+  const std::string s = j.get<std::string>();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  throw InputError(fmt::format("expected a number, null, \"nan\", \"inf\" or \"-inf\", got \"{}\"", s));
+}
+
+Json to_json(const ResultRecord& r) {
+  Json j;
+  j["system"] = r.system;
+  j["target"] = r.target;
+  j["check"] = r.check;
+  j["verdict"] = std::string(to_string(r.outcome));
+  j["expectation"] = std::string(to_string(r.expectation));
+  j["expectation_held"] = r.expectation_held;
+  j["precision"] = r.precision;
+  j["metric_name"] = r.metric_name;
+  j["metric"] = number_or_text(r.metric);
+  j["bound"] = number_or_text(r.bound);
+  j["seed"] = r.seed;
+  j["cases"] = r.cases;
+  j["message"] = r.message;
+  j["counterexample"] = r.counterexample.empty() ? Json(nullptr) : Json(r.counterexample);
+  j["repro"] = r.repro;
+  j["seconds"] = r.seconds;
+  Json points = Json::array();
+  for (const auto& p : r.error_vs_bound) points.push_back(Json::array({number_or_text(p.metric), number_or_text(p.bound)}));
+  j["error_vs_bound"] = points;
+  Json curves = Json::array();
+  for (const auto& c : r.curves) {
+    Json values = Json::array();
+    for (double v : c.values) values.push_back(number_or_text(v));
+    curves.push_back({{"name", c.name}, {"values", values}});
+  }
+  j["curves"] = curves;
+  return j;
+}
+
+}  // namespace
+
+std::string json_report(const RunReport& run) {
+  Json j;
+  j["schema_version"] = run.schema_version;
+  j["gnncheck_version"] = run.gnncheck_version;
+  j["suite"] = {{"name", run.suite_name}, {"path", run.suite_path}};
+  j["seed"] = run.seed;
+  j["started_utc"] = run.started_utc;
+  j["seconds"] = run.seconds;
+  const auto t = run.totals();
+  j["totals"] = {{"results", t.results},   {"passed", t.passed},   {"failed", t.failed},
+                 {"errors", t.errors},     {"skipped", t.skipped}, {"expectations_unmet", t.expectations_unmet}};
+  j["all_expectations_held"] = t.expectations_unmet == 0;
+  Json systems = Json::array();
+  for (const auto& s : run.systems)
+    systems.push_back({{"name", s.name}, {"kind", s.kind}, {"available", s.available}, {"reason", s.reason}, {"bug", s.bug}});
+  j["systems"] = systems;
+  Json results = Json::array();
+  for (const auto& r : run.results) results.push_back(to_json(r));
+  j["results"] = results;
+  return j.dump(2) + "\n";
+}
+
+RunReport read_json_report(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open the report", path.string()));
+  Json j;
+  try {
+    j = Json::parse(in);
+  } catch (const Json::parse_error& e) {
+    throw InputError(fmt::format("{}: not valid JSON: {}", path.string(), e.what()));
+  }
+  std::string field = "schema_version";
+  try {
+    RunReport run;
+    run.schema_version = j.at("schema_version").get<int>();
+    if (run.schema_version != kReportSchemaVersion)
+      throw InputError(fmt::format("{}: schema_version {} is not supported (this gnncheck reads version {})", path.string(),
+                                   run.schema_version, kReportSchemaVersion));
+    field = "gnncheck_version";
+    run.gnncheck_version = j.at(field).get<std::string>();
+    field = "suite";
+    run.suite_name = j.at("suite").at("name").get<std::string>();
+    run.suite_path = j.at("suite").at("path").get<std::string>();
+    field = "seed";
+    run.seed = j.at(field).get<std::uint64_t>();
+    field = "started_utc";
+    run.started_utc = j.at(field).get<std::string>();
+    field = "seconds";
+    run.seconds = j.at(field).get<double>();
+    field = "systems";
+    for (const auto& s : j.at("systems"))
+      run.systems.push_back({s.at("name").get<std::string>(), s.at("kind").get<std::string>(), s.at("available").get<bool>(),
+                             s.at("reason").get<std::string>(), s.at("bug").get<std::string>()});
+    std::size_t i = 0;
+    for (const auto& r : j.at("results")) {
+      field = fmt::format("results[{}]", i++);
+      ResultRecord rec;
+      rec.system = r.at("system").get<std::string>();
+      rec.target = r.at("target").get<std::string>();
+      rec.check = r.at("check").get<std::string>();
+      rec.outcome = parse_outcome(r.at("verdict").get<std::string>());
+      rec.expectation = parse_expectation(r.at("expectation").get<std::string>());
+      rec.expectation_held = r.at("expectation_held").get<bool>();
+      rec.precision = r.at("precision").get<std::string>();
+      rec.metric_name = r.at("metric_name").get<std::string>();
+      rec.metric = read_number_or_text(r.at("metric"));
+      rec.bound = read_number_or_text(r.at("bound"));
+      rec.seed = r.at("seed").get<std::uint64_t>();
+      rec.cases = r.at("cases").get<std::int64_t>();
+      rec.message = r.at("message").get<std::string>();
+      if (!r.at("counterexample").is_null()) rec.counterexample = r.at("counterexample").get<std::string>();
+      rec.repro = r.at("repro").get<std::string>();
+      rec.seconds = r.at("seconds").get<double>();
+      for (const auto& p : r.at("error_vs_bound"))
+        rec.error_vs_bound.push_back({read_number_or_text(p.at(0)).value_or(0), read_number_or_text(p.at(1)).value_or(0)});
+      for (const auto& c : r.at("curves")) {
+        Curve curve{c.at("name").get<std::string>(), {}};
+        for (const auto& v : c.at("values")) curve.values.push_back(read_number_or_text(v).value_or(0));
+        rec.curves.push_back(std::move(curve));
+      }
+      run.results.push_back(std::move(rec));
+    }
+    return run;
+  } catch (const Json::exception& e) {
+    throw InputError(fmt::format("{}: {}: {}", path.string(), field, e.what()));
+  }
+}
+
+}  // namespace gnncheck::reports

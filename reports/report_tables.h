@@ -1,0 +1,44 @@
+// gnncheck/reports/report_tables.h — the tables every human-readable report shows, computed once.
+//
+// SystemMatrix: for one system, its targets (rows) × checks (columns) and the results in each cell.
+// ReplicaRow: for one bug replica, which checks caught it. The Markdown and HTML writers render them.
+//
+//   for (const auto& m : gnncheck::reports::build_matrices(run))
+//     for (const auto& t : m.targets) ...  m.cells.at({t, check}) ...
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/run_report.h"
+
+namespace gnncheck::reports {
+
+struct SystemMatrix {
+  std::string system;
+  std::vector<std::string> targets;  // in the order results first mention them
+  std::vector<std::string> checks;
+  std::map<std::pair<std::string, std::string>, std::vector<const ResultRecord*>> cells;  // (target, check)
+};
+
+// One matrix per system, in the order the results mention them. Pointers refer into `run`.
+std::vector<SystemMatrix> build_matrices(const RunReport& run);
+
+// The text of a cell holding these records: the most alarming of their matrix_cell()s.
+std::string combined_cell(const std::vector<const ResultRecord*>& records);
+
+struct ReplicaRow {
+  std::string name;
+  std::string bug;
+  std::vector<std::string> caught_by;  // checks whose verdict failed or errored
+  std::vector<std::string> tried;      // checks that ran on it
+  bool ran = false;
+  bool caught = false;
+};
+
+// One row per system of kind "replica" in run.systems.
+std::vector<ReplicaRow> replica_rows(const RunReport& run);
+
+}  // namespace gnncheck::reports
