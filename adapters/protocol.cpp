@@ -172,6 +172,7 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
   write_npy(dir / m.col_idx_file, TensorI64({g.num_edges()}, std::vector<index_t>(g.col_idx().begin(), g.col_idx().end())));
 
   for (const auto& slot : def.spec.inputs) {
+    if (!input_shapes.count(slot.name)) continue;  // optional and off for these attributes (bias = false)
     const Tensor* t = find_input(c, slot.name);
     if (!t) throw InputError(fmt::format("target '{}': input '{}' is missing", c.target, slot.name));
     require_shape(*t, input_shapes.at(slot.name), fmt::format("target '{}', input '{}'", c.target, slot.name));

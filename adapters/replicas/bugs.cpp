@@ -31,7 +31,7 @@ const Tensor& BugContext::output_gradient() const {
 
 std::string BugContext::slot(TensorKind kind) const {
   for (const auto& s : def.spec.inputs)
-    if (s.kind == kind) return s.name;
+    if (s.kind == kind && (c.inputs.count(s.name) || c.parameters.count(s.name))) return s.name;
   throw InternalError(fmt::format("replica: target '{}' has no input of kind {}", c.target, oracle::to_string(kind)));
 }
 
@@ -68,6 +68,8 @@ class BackwardUsesA final : public Bug {
   void inject(BugContext& ctx) override {
     if (!ctx.wants_gradients()) return;
     if (!ctx.require_square("TC-GNN's kernels assume a square adjacency")) return;
+    if (ctx.c.target == "gcn") return gcn_backward_uses_A(ctx);
+    if (ctx.c.target == "gin") return gin_backward_uses_A(ctx);
     const std::string x = ctx.slot(TensorKind::src_nodes);
     const Tensor& gy = ctx.output_gradient();
     if (ctx.c.target == "spmm") ctx.result.gradients[x] = oracle::spmm_forward(ctx.graph(), gy);
@@ -92,6 +94,7 @@ class AgnnAttentionGrad final : public Bug {
 // 3. GNNAdvisor: sqrt(degree) instead of 1/sqrt(degree), consistently in forward and backward.
 class SqrtDegree final : public Bug {
   void inject(BugContext& ctx) override {
+    if (ctx.c.target == "gcn") return gcn_sqrt_degree(ctx);
     const Graph& g = ctx.graph();
     const oracle::DegreeNorm norm = norm_of(ctx);
     Tensor wrong_values({g.num_edges(), 1});
@@ -112,6 +115,7 @@ class NormBackwardOrder final : public Bug {
   void inject(BugContext& ctx) override {
     if (!ctx.wants_gradients()) return;
     if (!ctx.require_square("the fused kernels index degrees by node id, which needs a square graph")) return;
+    if (ctx.c.target == "gcn") return gcn_norm_backward_order(ctx);
     const Graph& g = ctx.graph();
     const oracle::DegreeNorm norm = norm_of(ctx);
     // Backward walks Aᵀ: the gradient enters at destination row_e and leaves at source col_e. The
@@ -137,6 +141,7 @@ class UntransposedAttention final : public Bug {
   void inject(BugContext& ctx) override {
     if (!ctx.wants_gradients()) return;
     if (!ctx.require_square("using A_α for A_αᵀ needs a square graph")) return;
+    if (ctx.c.target == "gat") return gat_untransposed_attention(ctx);
     ctx.result.gradients[ctx.slot(TensorKind::src_nodes)] =
         oracle::spmm_ve_forward(ctx.graph(), ctx.input(ctx.slot(TensorKind::edges)), ctx.output_gradient());
   }
@@ -146,6 +151,7 @@ class UntransposedAttention final : public Bug {
 class NoAttentionGrad final : public Bug {
   void inject(BugContext& ctx) override {
     if (!ctx.wants_gradients()) return;
+    if (ctx.c.target == "gat") return gat_no_attention_grad(ctx);
     const std::string w = ctx.slot(TensorKind::edges);
     ctx.result.gradients[w] = Tensor(ctx.input(w).shape(), 0.0);
   }
@@ -245,6 +251,10 @@ class WidthTail final : public Bug {
 // 11. Missing eShuffle: CSR-ordered edge values read in CSC order.
 class MissingEshuffle final : public Bug {
   void inject(BugContext& ctx) override {
+    if (ctx.c.target == "gat") {
+      if (ctx.wants_gradients()) gat_missing_eshuffle(ctx);
+      return;
+    }
     const Graph& g = ctx.graph();
     const Tensor& edge_values = ctx.input(ctx.slot(TensorKind::edges));
     // spmm_ve_transposed_forward(g, w2, ·) reads w2[edge_perm[p]] at CSC position p; with

@@ -46,6 +46,16 @@ class Bug {
   virtual std::int64_t held_bytes() const { return 0; }
 };
 
+// Layer versions of the bugs (layer_bugs.cpp); each rewrites ctx.result of a gcn/gin/gat case. The
+// callers have already checked what the bug needs (a square graph, output gradients).
+void gcn_backward_uses_A(BugContext& ctx);         // 1
+void gin_backward_uses_A(BugContext& ctx);         // 1
+void gcn_sqrt_degree(BugContext& ctx);             // 3 (forward too)
+void gcn_norm_backward_order(BugContext& ctx);     // 4
+void gat_untransposed_attention(BugContext& ctx);  // 5
+void gat_no_attention_grad(BugContext& ctx);       // 6
+void gat_missing_eshuffle(BugContext& ctx);        // 11
+
 // The bug of catalogue entry `info` (by name); InternalError for a name without an implementation.
 std::unique_ptr<Bug> make_bug(const ReplicaInfo& info);
 

@@ -22,7 +22,7 @@ std::vector<CatalogueEntry> entries() {
         "A where Aᵀ is needed; its tests used symmetric graphs, where the two coincide",
         "gradient of the aggregated input is A·ḡ instead of Aᵀ·ḡ (square graphs only, like the original)",
         "adjoint", "a square graph with A ≠ Aᵀ",
-        {"spmm", "normalized_spmm"}},
+        {"spmm", "normalized_spmm", "gcn", "gin"}},
        false},
       {{2, "tcgnn_agnn_attention_grad",
         "TC-GNN (AGNN): the attention gradient was formed from the output gradient with itself instead of "
@@ -39,7 +39,7 @@ std::vector<CatalogueEntry> entries() {
         "normalized edge value sqrt(d_dst·d_src) instead of 1/sqrt(d_dst·d_src) (row_mean: d_dst instead "
         "of 1/d_dst), in forward and backward",
         "differential", "any graph with an edge",
-        {"normalized_spmm"}},
+        {"normalized_spmm", "gcn"}},
        false},
       {{4, "gnnadvisor_norm_backward_order",
         "GNNAdvisor and Seastar: the fused degree normalization was applied in backward in the forward's "
@@ -48,7 +48,7 @@ std::vector<CatalogueEntry> entries() {
         "backward computes D_dst^-½ Aᵀ D_src^-½ ḡ (row_mean: D^-1 Aᵀ ḡ) instead of D_src^-½ Aᵀ D_dst^-½ ḡ "
         "(row_mean: Aᵀ D^-1 ḡ) (square graphs only)",
         "op_order", "a square graph whose in- and out-degrees differ",
-        {"normalized_spmm"}},
+        {"normalized_spmm", "gcn"}},
        false},
       {{5, "gat_backward_untransposed_attention",
         "The pitfalls paper's controlled experiment on GAT: using the attention matrix untransposed in "
@@ -56,14 +56,14 @@ std::vector<CatalogueEntry> entries() {
         "gradient of the features is A_α·ḡ instead of A_αᵀ·ḡ for attention-weighted aggregation (square "
         "graphs only)",
         "adjoint", "a square graph with A ≠ Aᵀ",
-        {"spmm_ve"}},
+        {"spmm_ve", "gat"}},
        false},
       {{6, "tlpgnn_no_attention_grad",
         "TLPGNN and Huang et al.: fused attention kernels implemented forward only, so no gradient reached "
         "the attention logits and the attention parameters never trained",
         "gradient of the attention logits (edge_softmax) and of the edge values (spmm_ve) is zero",
         "differential", "any graph with an edge",
-        {"edge_softmax", "spmm_ve"}},
+        {"edge_softmax", "spmm_ve", "gat"}},
        false},
       {{7, "shared_edge_buffer",
         "Huang et al.: one edge buffer shared across layers and calls, so a layer's backward read the "
@@ -101,7 +101,7 @@ std::vector<CatalogueEntry> entries() {
         "the transposed edge-weighted product reads w[p] at CSC position p instead of w[edge_perm[p]]: "
         "the gradient of X in spmm_ve and the forward of spmm_ve_transposed",
         "differential", "a graph whose CSC order differs from its CSR order",
-        {"spmm_ve", "spmm_ve_transposed"}},
+        {"spmm_ve", "spmm_ve_transposed", "gat"}},
        false},
       {{12, "missing_bias_grad",
         "Several layer implementations: the bias received no gradient (it was added outside autograd), so "

@@ -1,0 +1,232 @@
+// Each bug replica computes its documented wrong formula where the bug can show, and exactly the
+// correct answer where it cannot (the symmetric, small-logit, multiple-of-32 cases that let the
+// original systems pass their own tests). Detection by the checks is tested in replica_detection_test.
+#include <cmath>
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "adapters/cpu_systems.h"
+#include "adapters/replicas/replicas.h"
+#include "adapters/tests/adapter_test_support.h"
+
+namespace gnncheck {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Symmetric and regular: every node has in- and out-degree 2 (a directed-both-ways triangle).
+std::shared_ptr<const Graph> symmetric_graph() {
+  const std::vector<index_t> dst = {0, 0, 1, 1, 2, 2};
+  const std::vector<index_t> src = {1, 2, 0, 2, 0, 1};
+  return std::make_shared<const Graph>(Graph::from_edges(3, 3, dst, src));
+}
+
+double max_difference(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double worst = 0;
+  for (index_t i = 0; i < std::min(a.size(), b.size()); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+  return worst;
+}
+
+struct Comparison {
+  Result wrong, right;
+  double output(const std::string& name) const { return max_difference(wrong.outputs.at(name), right.outputs.at(name)); }
+  double gradient(const std::string& name) const {
+    return max_difference(wrong.gradients.at(name), right.gradients.at(name));
+  }
+};
+
+Comparison run(const std::string& replica, const Case& c) {
+  auto system = make_replica(replica, make_oracle_system());
+  Comparison cmp{system->evaluate(c), oracle::evaluate(c)};
+  EXPECT_TRUE(cmp.wrong.ok()) << replica << ": " << cmp.wrong.message;
+  EXPECT_TRUE(cmp.right.ok()) << cmp.right.message;
+  return cmp;
+}
+
+Case make(const std::string& target, std::shared_ptr<const Graph> g, Attributes attrs = {}, std::uint64_t seed = 1) {
+  return testing::random_case(target, std::move(g), attrs, seed);
+}
+
+TEST(ReplicaCatalogue, HasTwelveDocumentedReplicasInIssueOrder) {
+  const auto catalogue = replica_catalogue();
+  ASSERT_EQ(catalogue.size(), 12u);
+  std::set<std::string> names;
+  const std::set<std::string> checks = {"differential", "adjoint", "op_order", "state", "numerics", "resources"};
+  for (size_t k = 0; k < catalogue.size(); ++k) {
+    const ReplicaInfo& info = catalogue[k];
+    EXPECT_EQ(info.number, static_cast<int>(k) + 1);
+    EXPECT_TRUE(names.insert(info.name).second) << info.name;
+    EXPECT_FALSE(info.origin.empty());
+    EXPECT_FALSE(info.bug.empty());
+    EXPECT_FALSE(info.needs.empty());
+    EXPECT_TRUE(checks.count(info.expected_check)) << info.name << ": " << info.expected_check;
+    EXPECT_FALSE(info.targets.empty()) << info.name;
+    EXPECT_EQ(find_replica(info.name).number, info.number);
+  }
+}
+
+TEST(ReplicaCatalogue, UnknownNamesAndMissingBaseAreInputErrors) {
+  try {
+    find_replica("tcgnn");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("known replicas: tcgnn_backward_uses_A"));
+  }
+  EXPECT_THROW(make_replica("missing_bias_grad", nullptr), InputError);
+}
+
+TEST(Replicas, SystemSupportsOnlyItsTargetsAndNamesThem) {
+  auto r = make_replica("fusegnn_softmax_no_max", make_oracle_system());
+  EXPECT_EQ(r->name(), "fusegnn_softmax_no_max");
+  EXPECT_TRUE(r->supports("edge_softmax"));
+  EXPECT_FALSE(r->supports("spmm"));
+  const Result res = r->evaluate(make("spmm", testing::asymmetric_graph()));
+  EXPECT_EQ(res.status, Status::unsupported);
+  EXPECT_THAT(res.message, HasSubstr("edge_softmax"));
+}
+
+TEST(Replicas, BackwardUsesAShowsOnlyWhereAIsNotSymmetric) {
+  const Comparison asym = run("tcgnn_backward_uses_A", make("spmm", testing::asymmetric_graph()));
+  EXPECT_EQ(asym.output("y"), 0.0);
+  EXPECT_GT(asym.gradient("x"), 0.1);
+  EXPECT_EQ(run("tcgnn_backward_uses_A", make("spmm", symmetric_graph())).gradient("x"), 0.0);
+  for (const char* layer : {"gcn", "gin"}) {
+    const Comparison c = run("tcgnn_backward_uses_A", make(layer, testing::asymmetric_graph()));
+    EXPECT_GT(c.gradient("x"), 1e-3) << layer;
+    EXPECT_LT(run("tcgnn_backward_uses_A", make(layer, symmetric_graph())).gradient("x"), 1e-12) << layer;
+  }
+  auto replica = make_replica("tcgnn_backward_uses_A", make_oracle_system());
+  EXPECT_EQ(replica->evaluate(make("spmm", testing::bipartite_graph())).status, Status::unsupported);
+}
+
+TEST(Replicas, AgnnAttentionGradUsesTheOutputGradientTwice) {
+  const Comparison c = run("tcgnn_agnn_attention_grad", make("spmm_ve", testing::asymmetric_graph(), {{"heads", std::int64_t{2}}}));
+  EXPECT_EQ(c.output("y"), 0.0);
+  EXPECT_GT(c.gradient("edge_values"), 0.1);
+  EXPECT_GT(c.gradient("x"), 0.1);
+}
+
+TEST(Replicas, SqrtDegreeChangesForwardAndBackwardConsistently) {
+  for (const char* target : {"normalized_spmm", "gcn"}) {
+    const Comparison c = run("gnnadvisor_sqrt_degree", make(target, testing::asymmetric_graph()));
+    EXPECT_GT(c.output("y"), 1e-3) << target;
+  }
+}
+
+TEST(Replicas, NormBackwardOrderShowsOnlyWhereDegreesDiffer) {
+  for (const char* target : {"normalized_spmm", "gcn"}) {
+    EXPECT_GT(run("gnnadvisor_norm_backward_order", make(target, testing::asymmetric_graph())).gradient("x"), 1e-3);
+    const Comparison sym = run("gnnadvisor_norm_backward_order", make(target, symmetric_graph()));
+    EXPECT_LT(sym.gradient("x"), 1e-12) << target;
+    EXPECT_EQ(sym.output("y"), 0.0);
+  }
+}
+
+TEST(Replicas, UntransposedAttentionChangesTheFeatureGradient) {
+  const Comparison op = run("gat_backward_untransposed_attention", make("spmm_ve", testing::asymmetric_graph()));
+  EXPECT_GT(op.gradient("x"), 0.1);
+  EXPECT_EQ(op.gradient("edge_values"), 0.0);
+  const Comparison gat = run("gat_backward_untransposed_attention", make("gat", testing::asymmetric_graph()));
+  EXPECT_GT(gat.gradient("x"), 1e-3);
+  EXPECT_GT(gat.gradient("weight"), 1e-3);
+  EXPECT_EQ(gat.gradient("att_src"), 0.0);
+}
+
+TEST(Replicas, NoAttentionGradZeroesTheLogitGradient) {
+  const Comparison softmax = run("tlpgnn_no_attention_grad", make("edge_softmax", testing::asymmetric_graph()));
+  for (double v : softmax.wrong.gradients.at("logits").values()) EXPECT_EQ(v, 0.0);
+  const Comparison gat = run("tlpgnn_no_attention_grad", make("gat", testing::asymmetric_graph()));
+  for (double v : gat.wrong.gradients.at("att_src").values()) EXPECT_EQ(v, 0.0);
+  EXPECT_GT(gat.gradient("att_dst"), 0.0);
+  EXPECT_GT(gat.gradient("weight"), 0.0);
+}
+
+TEST(Replicas, SharedEdgeBufferLeaksOneForwardIntoAnotherBackward) {
+  for (const char* target : {"edge_softmax", "spmm_ve"}) {
+    auto replica = make_replica("shared_edge_buffer", make_oracle_system());
+    const Case a = make(target, testing::asymmetric_graph(), {}, 11);
+    const Case b = make(target, testing::asymmetric_graph(), {}, 12);
+    const std::string grad = std::string(target) == "edge_softmax" ? "logits" : "x";
+    // Alone, the replica is correct.
+    const Result alone = replica->evaluate(a);
+    EXPECT_EQ(max_difference(alone.gradients.at(grad), oracle::evaluate(a).gradients.at(grad)), 0.0) << target;
+    // A forward of b in between: a's backward reads b's edge tensor.
+    Case b_forward = b;
+    b_forward.grad_outputs.clear();
+    ASSERT_TRUE(replica->evaluate(b_forward).ok());
+    const Result after = replica->evaluate(a);
+    EXPECT_GT(max_difference(after.gradients.at(grad), oracle::evaluate(a).gradients.at(grad)), 1e-3) << target;
+    EXPECT_EQ(max_difference(after.outputs.begin()->second, oracle::evaluate(a).outputs.begin()->second), 0.0);
+  }
+}
+
+TEST(Replicas, SoftmaxWithoutMaxOverflowsOnlyAtLargeLogits) {
+  Case small = make("edge_softmax", testing::asymmetric_graph(), {{"heads", std::int64_t{2}}});
+  EXPECT_LT(run("fusegnn_softmax_no_max", small).output("alpha"), 1e-15);
+  Case large = small;
+  for (double& v : large.inputs.at("logits").values()) v *= 1000.0;
+  auto replica = make_replica("fusegnn_softmax_no_max", make_oracle_system());
+  const Result r = replica->evaluate(large);
+  ASSERT_TRUE(r.ok());
+  bool non_finite = false;
+  for (double v : r.outputs.at("alpha").values()) non_finite = non_finite || !std::isfinite(v);
+  EXPECT_TRUE(non_finite);
+  // In float32 (base cpu_float32) it overflows already above 88.7.
+  auto f32 = make_replica("fusegnn_softmax_no_max", make_cpu_float32_system());
+  Case medium = small;
+  for (double& v : medium.inputs.at("logits").values()) v *= 200.0;
+  non_finite = false;
+  for (double v : f32->evaluate(medium).outputs.at("alpha").values()) non_finite = non_finite || !std::isfinite(v);
+  EXPECT_TRUE(non_finite);
+}
+
+TEST(Replicas, MemoryGrowthKeepsMemoryAliveAndReportsIt) {
+  auto replica = make_replica("dgnn_memory_growth", make_oracle_system());
+  const Case c = make("spmm", testing::asymmetric_graph());
+  std::int64_t previous = 0;
+  for (int k = 0; k < 4; ++k) {
+    const Result r = replica->evaluate(c);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(testing::max_abs_difference(r.outputs, oracle::evaluate(c).outputs), 0.0);
+    ASSERT_TRUE(replica->live_bytes().has_value());
+    EXPECT_GE(*replica->live_bytes() - previous, 1 << 20);
+    EXPECT_EQ(r.peak_bytes, replica->live_bytes());
+    previous = *replica->live_bytes();
+  }
+}
+
+TEST(Replicas, WidthTailIsWrongOnlyForWidthsNotAMultipleOf32) {
+  const Comparison odd = run("width_not_multiple_of_32", make("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{33}}}));
+  EXPECT_GT(odd.output("y"), 0.0);
+  EXPECT_GT(odd.gradient("x"), 0.0);
+  const Comparison even = run("width_not_multiple_of_32", make("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{64}}}));
+  EXPECT_EQ(even.output("y"), 0.0);
+  EXPECT_EQ(even.gradient("x"), 0.0);
+}
+
+TEST(Replicas, MissingEshuffleReadsEdgeValuesInTheWrongOrder) {
+  const Comparison ve = run("missing_eshuffle", make("spmm_ve", testing::asymmetric_graph()));
+  EXPECT_EQ(ve.output("y"), 0.0);
+  EXPECT_GT(ve.gradient("x"), 0.1);
+  EXPECT_GT(run("missing_eshuffle", make("spmm_ve_transposed", testing::asymmetric_graph())).output("z"), 0.1);
+  EXPECT_GT(run("missing_eshuffle", make("gat", testing::asymmetric_graph())).gradient("x"), 1e-4);
+}
+
+TEST(Replicas, MissingBiasGradZeroesOnlyBiasGradients) {
+  const Comparison gcn = run("missing_bias_grad", make("gcn", testing::asymmetric_graph()));
+  for (double v : gcn.wrong.gradients.at("bias").values()) EXPECT_EQ(v, 0.0);
+  EXPECT_EQ(gcn.gradient("weight"), 0.0);
+  Case without_bias = make("gcn", testing::asymmetric_graph());
+  without_bias.attributes.set("bias", false);
+  without_bias.parameters.erase("bias");
+  without_bias.inputs.erase("bias");
+  const Comparison no_bias = run("missing_bias_grad", without_bias);
+  EXPECT_EQ(no_bias.wrong.gradients.count("bias"), 0u);
+  EXPECT_EQ(no_bias.gradient("x"), 0.0);
+}
+
+}  // namespace
+}  // namespace gnncheck
