@@ -1,0 +1,131 @@
+#include "gpu/gpu_systems.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpu/context.h"
+#include "gpu/cuda_check.h"
+#include "gpu/gpu_targets.h"
+#include "oracle/targets.h"
+
+namespace gnncheck {
+namespace {
+
+using gpu::DeviceTensor;
+using gpu::GpuTargetFn;
+
+class GpuSystem final : public System {
+ public:
+  GpuSystem(std::string name, std::map<std::string, GpuTargetFn> targets)
+      : name_(std::move(name)), targets_(std::move(targets)) {}
+
+  std::string name() const override { return name_; }
+
+  Availability availability() const override {
+    const gpu::DeviceStatus status = gpu::probe_device();
+    return {status.available, status.reason};
+  }
+
+  bool supports(const std::string& target) const override { return targets_.count(target) != 0; }
+  Precision precision(const std::string&) const override { return Precision::float32; }
+
+  std::optional<std::int64_t> live_bytes() const override {
+    if (!ctx_) return std::int64_t{0};
+    return ctx_->allocator.current_bytes();
+  }
+
+  Result evaluate(const Case& c) override {
+    Result r;
+    try {
+      return evaluate_or_throw(c);
+    } catch (const InputError& e) {
+      r.status = Status::error;
+      r.message = e.what();
+    } catch (const gpu::CudaError& e) {
+      r.status = Status::error;
+      r.message = fmt::format("{}: {}", name_, e.what());
+      // A failed kernel can leave the context unusable; the next evaluation starts a fresh one.
+      ctx_.reset();
+    } catch (const std::exception& e) {
+      r.status = Status::error;
+      r.message = fmt::format("{}: internal error: {}", name_, e.what());
+    }
+    return r;
+  }
+
+ private:
+  Result evaluate_or_throw(const Case& c) {
+    Result r;
+    auto fn = targets_.find(c.target);
+    if (fn == targets_.end()) {
+      r.status = Status::unsupported;
+      r.message = fmt::format("the {} system does not implement target '{}'", name_, c.target);
+      return r;
+    }
+    if (!ctx_) {
+      const gpu::DeviceStatus status = gpu::probe_device();
+      if (!status.available) {
+        r.status = Status::unsupported;
+        r.message = status.reason;
+        return r;
+      }
+      ctx_ = std::make_unique<gpu::GpuContext>();
+    }
+    if (!c.graph) throw InputError("case has no graph");
+    const oracle::TargetDef& def = oracle::find_target(c.target);
+    if (def.spec.needs_square_graph && !c.graph->is_square())
+      throw InputError(fmt::format("target '{}' needs a square graph; got {}", c.target, c.graph->summary()));
+    const Attributes attrs = oracle::with_defaults(def.spec, c.attributes);
+
+    gpu::GpuContext& ctx = *ctx_;
+    ctx.allocator.reset_peak();
+    const auto start = std::chrono::steady_clock::now();
+    {
+      gpu::TargetRun run(ctx, *c.graph, attrs);
+      for (const auto& [name, shape] : def.input_shapes(*c.graph, attrs)) {
+        const TensorMap& from = c.inputs.count(name) ? c.inputs : c.parameters;
+        auto it = from.find(name);
+        if (it == from.end()) throw InputError(fmt::format("target '{}': input '{}' is missing", c.target, name));
+        require_shape(it->second, shape, fmt::format("target '{}', input '{}'", c.target, name));
+        run.inputs.emplace(name, DeviceTensor::upload(ctx, it->second));
+        run.host_inputs.emplace(name, &it->second);
+      }
+      if (!c.grad_outputs.empty()) {
+        for (const auto& [name, shape] : def.output_shapes(*c.graph, attrs)) {
+          auto it = c.grad_outputs.find(name);
+          if (it == c.grad_outputs.end())
+            throw InputError(fmt::format("target '{}': gradient of output '{}' is missing", c.target, name));
+          require_shape(it->second, shape, fmt::format("target '{}', gradient of output '{}'", c.target, name));
+          run.grad_outputs.emplace(name, DeviceTensor::upload(ctx, it->second));
+        }
+      }
+      fn->second(run);
+      ctx.synchronize();
+      for (const auto& [name, t] : run.outputs) r.outputs.emplace(name, t.download(ctx));
+      for (const auto& [name, t] : run.gradients) r.gradients.emplace(name, t.download(ctx));
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.peak_bytes = ctx.allocator.peak_bytes();
+    return r;
+  }
+
+  std::string name_;
+  std::map<std::string, GpuTargetFn> targets_;
+  std::unique_ptr<gpu::GpuContext> ctx_;  // created by the first evaluate() that finds a device
+};
+
+}  // namespace
+
+std::unique_ptr<System> make_gpu_system() {
+  auto targets = gpu::gpu_op_targets(gpu::Library::reference);
+  for (auto& [name, fn] : gpu::gpu_layer_targets()) targets.emplace(name, std::move(fn));
+  return std::make_unique<GpuSystem>("gpu", std::move(targets));
+}
+
+std::unique_ptr<System> make_cusparse_system() {
+  return std::make_unique<GpuSystem>("cusparse", gpu::gpu_op_targets(gpu::Library::cusparse_only));
+}
+
+}  // namespace gnncheck

@@ -1,0 +1,30 @@
+// gnncheck/gpu/gpu_systems.h — the GPU reference and cuSPARSE as Systems (adapters/system.h).
+//
+// `gpu`       every op and layer of the catalogue that gpu/ implements, in float32: cuSPARSE SpMM
+//             (native transposed SpMM for Aᵀ), edge-parallel SDDMM over the row-ordered COO, edge
+//             softmax with max subtraction, the fused eShuffle+SpMMve kernel for attention
+//             backward, degree normalization fused with aggregation, cuBLAS for dense products.
+// `cusparse`  only what cuSPARSE itself computes — spmm, spmm_transposed, spmm_ve,
+//             spmm_ve_transposed and sddmm_dot, forward and backward, each product a cusparseSpMM
+//             (native transpose) or cusparseSDDMM call — so the library is checked on its own.
+// Both report availability() = {false, "no CUDA device"} when the CUDA runtime finds no device
+// (evaluate() then returns Status::unsupported with that reason); nothing touches the GPU before
+// the first evaluate(). Each Result carries the allocator's peak device bytes for that evaluation
+// (graph storage, tensors, workspaces, and the 4 MiB cuBLAS workspace held by the system) and the
+// seconds from the first upload to the last download. live_bytes() is what the system holds
+// between evaluations (the cuBLAS workspace only).
+//
+//   auto gpu = gnncheck::make_gpu_system();
+//   if (gpu->availability().available) { gnncheck::Result r = gpu->evaluate(c); }
+#pragma once
+
+#include <memory>
+
+#include "adapters/system.h"
+
+namespace gnncheck {
+
+std::unique_ptr<System> make_gpu_system();
+std::unique_ptr<System> make_cusparse_system();
+
+}  // namespace gnncheck

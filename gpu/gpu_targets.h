@@ -1,0 +1,23 @@
+// gnncheck/gpu/gpu_targets.h — the GPU implementations of the catalogue's targets, by name.
+//
+// gpu_op_targets(Library::reference) is every sparse op as the `gpu` system computes it (cuSPARSE
+// SpMM, the edge-parallel and fused kernels of gpu/*.cu); gpu_op_targets(Library::cusparse_only)
+// is only what cuSPARSE itself computes (SpMM, its native transpose, SDDMM), for the `cusparse`
+// system. gpu_layer_targets() are the layers (gpu/layers/).
+//
+//   for (const auto& [name, fn] : gnncheck::gpu::gpu_op_targets(gnncheck::gpu::Library::reference)) ...
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "gpu/target_run.h"
+
+namespace gnncheck::gpu {
+
+enum class Library { reference, cusparse_only };
+
+std::map<std::string, GpuTargetFn> gpu_op_targets(Library library);
+std::map<std::string, GpuTargetFn> gpu_layer_targets();
+
+}  // namespace gnncheck::gpu

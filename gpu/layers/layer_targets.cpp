@@ -1,0 +1,279 @@
+// The GPU layers (definitions: oracle/layers/*.h), forward and backward for the input features and
+// every parameter, as targets of the `gpu` system. Each is the chain of gpu/ ops the oracle's
+// layer is built from; dense products go through cuBLAS (gpu/layers/dense.h). Activations that a
+// backward needs are kept on the device for the duration of the evaluation.
+//
+// Device storage per layer (beyond the features and parameters): GCN keeps CSR + unit values
+// (V + 2E words) and 2V degree factors; GIN CSR + unit values; SAGE CSR + unit values + V factors;
+// GAT and AGNN CSR + COO rows + CSC with edge_perm (2V + 4E words) and [E, H] logits and alpha.
+#include <fmt/format.h>
+
+#include "gpu/degree_norm.cuh"
+#include "gpu/edge_softmax.cuh"
+#include "gpu/elementwise.cuh"
+#include "gpu/gpu_targets.h"
+#include "gpu/layers/dense.h"
+#include "gpu/sddmm.cuh"
+#include "gpu/spmm.cuh"
+#include "gpu/spmm_ve.cuh"
+#include "oracle/layers/agnn.h"
+#include "oracle/layers/dropout.h"
+#include "oracle/layers/gat.h"
+#include "oracle/layers/gcn.h"
+#include "oracle/layers/gin.h"
+#include "oracle/layers/sage.h"
+#include "oracle/layers/self_loops.h"
+
+namespace gnncheck::gpu {
+namespace {
+
+namespace ol = oracle::layers;
+
+DegreeNorm to_gpu(oracle::DegreeNorm norm) {
+  return norm == oracle::DegreeNorm::symmetric ? DegreeNorm::symmetric : DegreeNorm::row_mean;
+}
+
+// The graph a layer aggregates over: A, or A + I in the block convention.
+Graph aggregation_graph(const Graph& g, bool self_loops, const std::string& layer) {
+  if (!self_loops) return g;
+  ol::require_destinations_are_sources(g, layer);
+  return ol::with_destination_self_loops(g);
+}
+
+const float* bias_or_null(const TargetRun& run, bool bias) { return bias ? run.input("bias").data() : nullptr; }
+
+// ---- GCN: y = Â · (x · W) + b ------------------------------------------------------------------
+void gcn_layer(TargetRun& run) {
+  const auto cfg = ol::GcnConfig::from_attributes(run.attributes);
+  const Graph host = aggregation_graph(run.host_graph, cfg.self_loops, "gcn");
+  GpuContext& ctx = run.ctx;
+  DeviceGraph g(ctx, host);
+  const index_t n_src = g.n_src(), n_dst = g.n_dst(), in = cfg.in_features, out = cfg.out_features;
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& w = run.input("weight");
+
+  DeviceTensor xw(ctx, {n_src, out});
+  matmul(ctx, n_src, in, out, x.data(), w.data(), xw.data());
+  DeviceTensor& y = run.new_output("y", {n_dst, out});
+  normalized_spmm_forward(ctx, g, to_gpu(cfg.norm), xw.data(), out, y.data());
+  if (cfg.bias) add_bias(ctx, n_dst, out, bias_or_null(run, true), y.data());
+  if (!run.backward()) return;
+
+  const float* gy = run.grad_output("y").data();
+  DeviceTensor grad_xw(ctx, {n_src, out});
+  normalized_spmm_backward(ctx, g, to_gpu(cfg.norm), gy, out, grad_xw.data());
+  matmul_at_b(ctx, n_src, in, out, x.data(), grad_xw.data(), run.new_gradient("weight", {in, out}).data());
+  matmul_a_bt(ctx, n_src, out, in, grad_xw.data(), w.data(), run.new_gradient("x", x.shape()).data());
+  if (cfg.bias) column_sums(ctx, n_dst, out, gy, run.new_gradient("bias", {out}).data());
+  ctx.synchronize();
+}
+
+// ---- GIN: y = ReLU(((1 + ε)·x_dst + A·x) · W1 + b1) · W2 + b2 ------------------------------------
+void gin_layer(TargetRun& run) {
+  const auto cfg = ol::GinConfig::from_attributes(run.attributes);
+  ol::require_destinations_are_sources(run.host_graph, "gin");
+  GpuContext& ctx = run.ctx;
+  DeviceGraph& g = run.graph();
+  const index_t n_dst = g.n_dst(), in = cfg.in_features, hidden = cfg.hidden_features, out = cfg.out_features;
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& w1 = run.input("weight1");
+  const DeviceTensor& w2 = run.input("weight2");
+  const float one_plus_eps = static_cast<float>(1.0 + (*run.host_inputs.at("eps"))[0]);
+
+  DeviceTensor h(ctx, {n_dst, in});
+  spmm_forward(ctx, g, x.data(), in, h.data());
+  axpby(ctx, n_dst * in, one_plus_eps, x.data(), 1.0f, h.data());  // first n_dst rows of x
+  DeviceTensor z1(ctx, {n_dst, hidden});
+  matmul(ctx, n_dst, in, hidden, h.data(), w1.data(), z1.data());
+  if (cfg.bias) add_bias(ctx, n_dst, hidden, run.input("bias1").data(), z1.data());
+  DeviceTensor a1(ctx, {n_dst, hidden});
+  relu_forward(ctx, n_dst * hidden, z1.data(), a1.data());
+  DeviceTensor& y = run.new_output("y", {n_dst, out});
+  matmul(ctx, n_dst, hidden, out, a1.data(), w2.data(), y.data());
+  if (cfg.bias) add_bias(ctx, n_dst, out, run.input("bias2").data(), y.data());
+  if (!run.backward()) return;
+
+  const float* gy = run.grad_output("y").data();
+  matmul_at_b(ctx, n_dst, hidden, out, a1.data(), gy, run.new_gradient("weight2", {hidden, out}).data());
+  if (cfg.bias) column_sums(ctx, n_dst, out, gy, run.new_gradient("bias2", {out}).data());
+  DeviceTensor gz1(ctx, {n_dst, hidden});
+  matmul_a_bt(ctx, n_dst, out, hidden, gy, w2.data(), gz1.data());
+  relu_backward(ctx, n_dst * hidden, z1.data(), gz1.data(), gz1.data());
+  matmul_at_b(ctx, n_dst, in, hidden, h.data(), gz1.data(), run.new_gradient("weight1", {in, hidden}).data());
+  if (cfg.bias) column_sums(ctx, n_dst, hidden, gz1.data(), run.new_gradient("bias1", {hidden}).data());
+  DeviceTensor gh(ctx, {n_dst, in});
+  matmul_a_bt(ctx, n_dst, hidden, in, gz1.data(), w1.data(), gh.data());
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  spmm_backward(ctx, g, gh.data(), in, gx.data(), TransposeMethod::native_cusparse);
+  axpby(ctx, n_dst * in, one_plus_eps, gh.data(), 1.0f, gx.data());
+  const float grad_eps = dot(ctx, n_dst * in, gh.data(), x.data());
+  DeviceTensor& geps = run.new_gradient("eps", {1});
+  GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(geps.data(), &grad_eps, sizeof(float), cudaMemcpyHostToDevice, ctx.stream));
+  ctx.synchronize();
+}
+
+// ---- SAGE-mean: y = x_dst · W_self + (D_dst^-1 A x) · W_neigh + b ----------------------------------
+void sage_layer(TargetRun& run) {
+  const auto cfg = ol::SageConfig::from_attributes(run.attributes);
+  ol::require_destinations_are_sources(run.host_graph, "sage");
+  GpuContext& ctx = run.ctx;
+  DeviceGraph& g = run.graph();
+  const index_t n_dst = g.n_dst(), in = cfg.in_features, out = cfg.out_features;
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& w_self = run.input("weight_self");
+  const DeviceTensor& w_neigh = run.input("weight_neigh");
+
+  DeviceTensor mean(ctx, {n_dst, in});
+  normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, x.data(), in, mean.data());
+  DeviceTensor& y = run.new_output("y", {n_dst, out});
+  matmul(ctx, n_dst, in, out, x.data(), w_self.data(), y.data());
+  matmul(ctx, n_dst, in, out, mean.data(), w_neigh.data(), y.data(), 1.0f);
+  if (cfg.bias) add_bias(ctx, n_dst, out, bias_or_null(run, true), y.data());
+  if (!run.backward()) return;
+
+  const float* gy = run.grad_output("y").data();
+  matmul_at_b(ctx, n_dst, in, out, x.data(), gy, run.new_gradient("weight_self", {in, out}).data());
+  matmul_at_b(ctx, n_dst, in, out, mean.data(), gy, run.new_gradient("weight_neigh", {in, out}).data());
+  if (cfg.bias) column_sums(ctx, n_dst, out, gy, run.new_gradient("bias", {out}).data());
+  DeviceTensor g_mean(ctx, {n_dst, in});
+  matmul_a_bt(ctx, n_dst, out, in, gy, w_neigh.data(), g_mean.data());
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  normalized_spmm_backward(ctx, g, DegreeNorm::row_mean, g_mean.data(), in, gx.data());
+  matmul_a_bt(ctx, n_dst, out, in, gy, w_self.data(), gx.data(), 1.0f);  // first n_dst rows
+  ctx.synchronize();
+}
+
+// ---- GAT ------------------------------------------------------------------------------------------
+void gat_layer(TargetRun& run) {
+  const auto cfg = ol::GatConfig::from_attributes(run.attributes);
+  const Graph host = aggregation_graph(run.host_graph, cfg.self_loops, "gat");
+  ol::require_destinations_are_sources(run.host_graph, "gat");
+  GpuContext& ctx = run.ctx;
+  DeviceGraph g(ctx, host);
+  const index_t n_src = g.n_src(), n_dst = g.n_dst(), edges = g.num_edges();
+  const index_t heads = cfg.heads, channels = cfg.out_features, width = heads * channels, in = cfg.in_features;
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& w = run.input("weight");
+  const DeviceTensor& att_src = run.input("att_src");
+  const DeviceTensor& att_dst = run.input("att_dst");
+  const float slope = static_cast<float>(cfg.negative_slope);
+
+  DeviceTensor h(ctx, {n_src, width});
+  matmul(ctx, n_src, in, width, x.data(), w.data(), h.data());
+  DeviceTensor s_src(ctx, {n_src, heads}), s_dst(ctx, {n_dst, heads});
+  head_dot(ctx, n_src, heads, channels, h.data(), att_src.data(), s_src.data());
+  head_dot(ctx, n_dst, heads, channels, h.data(), att_dst.data(), s_dst.data());
+  DeviceTensor logits(ctx, {edges, heads});
+  sddmm_add_forward(ctx, g, s_dst.data(), s_src.data(), heads, logits.data());
+  DeviceTensor scores(ctx, {edges, heads});
+  leaky_relu_forward(ctx, edges * heads, slope, logits.data(), scores.data());
+  DeviceTensor alpha(ctx, {edges, heads});
+  edge_softmax_forward(ctx, g, scores.data(), heads, alpha.data());
+  // Attention dropout: the same deterministic mask as the oracle (oracle/layers/dropout.h).
+  DeviceTensor dropout, dropped;
+  const float* attention = alpha.data();
+  if (cfg.attn_dropout > 0.0) {
+    std::vector<float> factors(static_cast<std::size_t>(edges * heads));
+    const float scale = static_cast<float>(ol::dropout_scale(cfg.attn_dropout));
+    for (std::size_t i = 0; i < factors.size(); ++i)
+      factors[i] = ol::dropout_keeps(cfg.dropout_seed, i, cfg.attn_dropout) ? scale : 0.0f;
+    dropout = DeviceTensor(ctx, {edges, heads});
+    GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(dropout.data(), factors.data(), factors.size() * sizeof(float),
+                                        cudaMemcpyHostToDevice, ctx.stream));
+    ctx.synchronize();
+    dropped = DeviceTensor(ctx, {edges, heads});
+    scale_rows(ctx, edges * heads, 1, dropout.data(), alpha.data(), dropped.data());
+    attention = dropped.data();
+  }
+  DeviceTensor out(ctx, {n_dst, width});
+  spmm_ve_forward(ctx, g, attention, heads, h.data(), channels, out.data());
+  DeviceTensor& y = run.new_output("y", {n_dst, cfg.output_width()});
+  if (cfg.concat) GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(y.data(), out.data(), static_cast<std::size_t>(n_dst * width) * sizeof(float),
+                                                      cudaMemcpyDeviceToDevice, ctx.stream));
+  else mean_over_heads(ctx, n_dst, heads, channels, out.data(), y.data());
+  if (cfg.bias) add_bias(ctx, n_dst, cfg.output_width(), bias_or_null(run, true), y.data());
+  if (!run.backward()) return;
+
+  const float* gy = run.grad_output("y").data();
+  if (cfg.bias) column_sums(ctx, n_dst, cfg.output_width(), gy, run.new_gradient("bias", {cfg.output_width()}).data());
+  DeviceTensor grad_out_heads;
+  const float* grad_out = gy;
+  if (!cfg.concat) {
+    grad_out_heads = DeviceTensor(ctx, {n_dst, width});
+    mean_over_heads_backward(ctx, n_dst, heads, channels, gy, grad_out_heads.data());
+    grad_out = grad_out_heads.data();
+  }
+  // Through the aggregation: grad of the attention and of h (fused eShuffle + SpMMve over the CSC).
+  DeviceTensor grad_attention(ctx, {edges, heads});
+  DeviceTensor grad_h(ctx, {n_src, width});
+  spmm_ve_backward(ctx, g, attention, heads, h.data(), channels, grad_out, grad_attention.data(), grad_h.data(),
+                   TransposeMethod::fused_csc_kernel);
+  if (cfg.attn_dropout > 0.0)
+    scale_rows(ctx, edges * heads, 1, dropout.data(), grad_attention.data(), grad_attention.data());
+  DeviceTensor grad_logits(ctx, {edges, heads});
+  edge_softmax_backward(ctx, g, alpha.data(), grad_attention.data(), heads, grad_logits.data());
+  leaky_relu_backward(ctx, edges * heads, slope, logits.data(), grad_logits.data(), grad_logits.data());
+  DeviceTensor grad_s_dst(ctx, {n_dst, heads}), grad_s_src(ctx, {n_src, heads});
+  sddmm_add_backward(ctx, g, grad_logits.data(), heads, grad_s_dst.data(), grad_s_src.data());
+  head_dot_backward(ctx, n_src, heads, channels, h.data(), att_src.data(), grad_s_src.data(), true, grad_h.data(),
+                    run.new_gradient("att_src", {heads, channels}).data());
+  head_dot_backward(ctx, n_dst, heads, channels, h.data(), att_dst.data(), grad_s_dst.data(), true, grad_h.data(),
+                    run.new_gradient("att_dst", {heads, channels}).data());
+  matmul_at_b(ctx, n_src, in, width, x.data(), grad_h.data(), run.new_gradient("weight", {in, width}).data());
+  matmul_a_bt(ctx, n_src, width, in, grad_h.data(), w.data(), run.new_gradient("x", x.shape()).data());
+  ctx.synchronize();
+}
+
+// ---- AGNN -----------------------------------------------------------------------------------------
+void agnn_layer(TargetRun& run) {
+  const auto cfg = ol::AgnnConfig::from_attributes(run.attributes);
+  ol::require_destinations_are_sources(run.host_graph, "agnn");
+  const Graph host = aggregation_graph(run.host_graph, cfg.self_loops, "agnn");
+  GpuContext& ctx = run.ctx;
+  DeviceGraph g(ctx, host);
+  const index_t n_src = g.n_src(), n_dst = g.n_dst(), edges = g.num_edges(), f = cfg.features;
+  constexpr float norm_floor = 1e-12f;  // as the oracle (PyG's F.normalize)
+  const DeviceTensor& x = run.input("x");
+  const float beta = static_cast<float>((*run.host_inputs.at("beta"))[0]);
+
+  DeviceTensor normalized(ctx, {n_src, f});
+  DeviceTensor divisor(ctx, {n_src});
+  row_normalize(ctx, n_src, f, norm_floor, x.data(), normalized.data(), divisor.data());
+  DeviceTensor cosine(ctx, {edges, 1});
+  sddmm_dot_forward(ctx, g, normalized.data(), normalized.data(), 1, f, cosine.data());
+  DeviceTensor logits(ctx, {edges, 1});
+  axpby(ctx, edges, beta, cosine.data(), 0.0f, logits.data());
+  DeviceTensor alpha(ctx, {edges, 1});
+  edge_softmax_forward(ctx, g, logits.data(), 1, alpha.data());
+  DeviceTensor& y = run.new_output("y", {n_dst, f});
+  spmm_ve_forward(ctx, g, alpha.data(), 1, x.data(), f, y.data());
+  if (!run.backward()) return;
+
+  const float* gy = run.grad_output("y").data();
+  DeviceTensor grad_alpha(ctx, {edges, 1});
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  spmm_ve_backward(ctx, g, alpha.data(), 1, x.data(), f, gy, grad_alpha.data(), gx.data(),
+                   TransposeMethod::fused_csc_kernel);
+  DeviceTensor grad_logits(ctx, {edges, 1});
+  edge_softmax_backward(ctx, g, alpha.data(), grad_alpha.data(), 1, grad_logits.data());
+  const float grad_beta = dot(ctx, edges, grad_logits.data(), cosine.data());
+  DeviceTensor& gbeta = run.new_gradient("beta", {1});
+  GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(gbeta.data(), &grad_beta, sizeof(float), cudaMemcpyHostToDevice, ctx.stream));
+  axpby(ctx, edges, 0.0f, grad_logits.data(), beta, grad_logits.data());  // grad_cosine = β · grad_logits
+  DeviceTensor grad_normalized(ctx, {n_src, f});
+  DeviceTensor grad_u(ctx, {n_dst, f});
+  sddmm_dot_backward(ctx, g, normalized.data(), normalized.data(), 1, f, grad_logits.data(), grad_u.data(),
+                     grad_normalized.data());
+  axpby(ctx, n_dst * f, 1.0f, grad_u.data(), 1.0f, grad_normalized.data());  // first n_dst rows
+  row_normalize_backward_add(ctx, n_src, f, norm_floor, normalized.data(), divisor.data(), grad_normalized.data(),
+                             gx.data());
+  ctx.synchronize();
+}
+
+}  // namespace
+
+std::map<std::string, GpuTargetFn> gpu_layer_targets() {
+  return {{"gcn", gcn_layer}, {"gin", gin_layer}, {"gat", gat_layer}, {"sage", sage_layer}, {"agnn", agnn_layer}};
+}
+
+}  // namespace gnncheck::gpu

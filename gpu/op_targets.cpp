@@ -1,0 +1,180 @@
+// The GPU implementations of the sparse ops of oracle/op_targets.cpp (same names, same tensors).
+#include <fmt/format.h>
+
+#include "gpu/degree_norm.cuh"
+#include "gpu/edge_softmax.cuh"
+#include "gpu/eshuffle.cuh"
+#include "gpu/gpu_targets.h"
+#include "gpu/sddmm.cuh"
+#include "gpu/spmm.cuh"
+#include "gpu/spmm_ve.cuh"
+#include "oracle/degree_norm.h"
+#include "oracle/graph.h"
+
+namespace gnncheck::gpu {
+namespace {
+
+index_t heads_of(const TargetRun& run) { return run.attributes.get_int("heads"); }
+index_t features_of(const TargetRun& run) { return run.attributes.get_int("features"); }
+
+// spmm and spmm_transposed: the same two products with the roles swapped.
+void spmm_target(TargetRun& run) {
+  const DeviceTensor& x = run.input("x");
+  const index_t f = x.row_size();
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), f});
+  spmm_forward(run.ctx, g, x.data(), f, y.data());
+  if (run.backward()) {
+    DeviceTensor& gx = run.new_gradient("x", x.shape());
+    spmm_backward(run.ctx, g, run.grad_output("y").data(), f, gx.data(), TransposeMethod::native_cusparse);
+  }
+}
+
+void spmm_transposed_target(TargetRun& run) {
+  const DeviceTensor& y = run.input("y");
+  const index_t f = y.row_size();
+  DeviceGraph& g = run.graph();
+  DeviceTensor& z = run.new_output("z", {g.n_src(), f});
+  spmm_transposed_forward(run.ctx, g, y.data(), f, z.data(), TransposeMethod::native_cusparse);
+  if (run.backward()) {
+    DeviceTensor& gy = run.new_gradient("y", y.shape());
+    spmm_transposed_backward(run.ctx, g, run.grad_output("z").data(), f, gy.data());
+  }
+}
+
+// The weighted products. `library` picks the transposed method and how grad_w's SDDMM is done.
+void spmm_ve_target(TargetRun& run, Library library) {
+  const DeviceTensor& w = run.input("edge_values");
+  const DeviceTensor& x = run.input("x");
+  const index_t heads = heads_of(run), channels = features_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
+  spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data());
+  if (!run.backward()) return;
+  const float* gy = run.grad_output("y").data();
+  DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  if (library == Library::cusparse_only) {
+    sddmm_dot_cusparse(run.ctx, g, gy, x.data(), heads, channels, gw.data());
+    spmm_ve_transposed_forward(run.ctx, g, w.data(), heads, gy, channels, gx.data(), TransposeMethod::native_cusparse);
+  } else {
+    spmm_ve_backward(run.ctx, g, w.data(), heads, x.data(), channels, gy, gw.data(), gx.data(),
+                     TransposeMethod::fused_csc_kernel);
+  }
+}
+
+void spmm_ve_transposed_target(TargetRun& run, Library library) {
+  const DeviceTensor& w = run.input("edge_values");
+  const DeviceTensor& y = run.input("y");
+  const index_t heads = heads_of(run), channels = features_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& z = run.new_output("z", {g.n_src(), heads * channels});
+  const TransposeMethod method =
+      library == Library::cusparse_only ? TransposeMethod::native_cusparse : TransposeMethod::fused_csc_kernel;
+  spmm_ve_transposed_forward(run.ctx, g, w.data(), heads, y.data(), channels, z.data(), method);
+  if (!run.backward()) return;
+  const float* gz = run.grad_output("z").data();
+  DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
+  DeviceTensor& gy = run.new_gradient("y", y.shape());
+  if (library == Library::cusparse_only) {
+    sddmm_dot_cusparse(run.ctx, g, y.data(), gz, heads, channels, gw.data());
+    spmm_ve_forward(run.ctx, g, w.data(), heads, gz, channels, gy.data());
+  } else {
+    spmm_ve_transposed_backward(run.ctx, g, w.data(), heads, y.data(), channels, gz, gw.data(), gy.data());
+  }
+}
+
+void sddmm_dot_target(TargetRun& run, Library library) {
+  const DeviceTensor& u = run.input("u");
+  const DeviceTensor& v = run.input("v");
+  const index_t heads = heads_of(run), channels = features_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& e = run.new_output("e", {g.num_edges(), heads});
+  if (library == Library::cusparse_only) sddmm_dot_cusparse(run.ctx, g, u.data(), v.data(), heads, channels, e.data());
+  else sddmm_dot_forward(run.ctx, g, u.data(), v.data(), heads, channels, e.data());
+  if (!run.backward()) return;
+  const float* ge = run.grad_output("e").data();
+  DeviceTensor& gu = run.new_gradient("u", u.shape());
+  DeviceTensor& gv = run.new_gradient("v", v.shape());
+  if (library == Library::cusparse_only) {
+    spmm_ve_forward(run.ctx, g, ge, heads, v.data(), channels, gu.data());
+    spmm_ve_transposed_forward(run.ctx, g, ge, heads, u.data(), channels, gv.data(), TransposeMethod::native_cusparse);
+  } else {
+    sddmm_dot_backward(run.ctx, g, u.data(), v.data(), heads, channels, ge, gu.data(), gv.data());
+  }
+}
+
+void sddmm_add_target(TargetRun& run) {
+  const DeviceTensor& a = run.input("a");
+  const DeviceTensor& b = run.input("b");
+  const index_t heads = heads_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& e = run.new_output("e", {g.num_edges(), heads});
+  sddmm_add_forward(run.ctx, g, a.data(), b.data(), heads, e.data());
+  if (!run.backward()) return;
+  DeviceTensor& ga = run.new_gradient("a", a.shape());
+  DeviceTensor& gb = run.new_gradient("b", b.shape());
+  sddmm_add_backward(run.ctx, g, run.grad_output("e").data(), heads, ga.data(), gb.data());
+}
+
+void edge_softmax_target(TargetRun& run) {
+  const DeviceTensor& logits = run.input("logits");
+  const index_t heads = heads_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& alpha = run.new_output("alpha", logits.shape());
+  edge_softmax_forward(run.ctx, g, logits.data(), heads, alpha.data());
+  if (!run.backward()) return;
+  DeviceTensor& gl = run.new_gradient("logits", logits.shape());
+  edge_softmax_backward(run.ctx, g, alpha.data(), run.grad_output("alpha").data(), heads, gl.data());
+}
+
+void eshuffle_target(TargetRun& run, bool inverse) {
+  const DeviceTensor& x = run.input("x");
+  const index_t heads = heads_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", x.shape());
+  if (inverse) eshuffle_inverse_forward(run.ctx, g, x.data(), heads, y.data());
+  else eshuffle_forward(run.ctx, g, x.data(), heads, y.data());
+  if (!run.backward()) return;
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  if (inverse) eshuffle_inverse_backward(run.ctx, g, run.grad_output("y").data(), heads, gx.data());
+  else eshuffle_backward(run.ctx, g, run.grad_output("y").data(), heads, gx.data());
+}
+
+DegreeNorm to_gpu(oracle::DegreeNorm norm) {
+  return norm == oracle::DegreeNorm::symmetric ? DegreeNorm::symmetric : DegreeNorm::row_mean;
+}
+
+void normalized_spmm_target(TargetRun& run) {
+  const DeviceTensor& x = run.input("x");
+  const index_t f = x.row_size();
+  const DegreeNorm norm = to_gpu(oracle::parse_degree_norm(run.attributes.get_string("norm")));
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), f});
+  normalized_spmm_forward(run.ctx, g, norm, x.data(), f, y.data());
+  if (!run.backward()) return;
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  normalized_spmm_backward(run.ctx, g, norm, run.grad_output("y").data(), f, gx.data());
+}
+
+}  // namespace
+
+std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
+  std::map<std::string, GpuTargetFn> targets{
+      {"spmm", spmm_target},
+      {"spmm_transposed", spmm_transposed_target},
+      {"spmm_ve", [library](TargetRun& r) { spmm_ve_target(r, library); }},
+      {"spmm_ve_transposed", [library](TargetRun& r) { spmm_ve_transposed_target(r, library); }},
+      {"sddmm_dot", [library](TargetRun& r) { sddmm_dot_target(r, library); }},
+  };
+  if (library == Library::reference) {
+    targets.emplace("sddmm_add", sddmm_add_target);
+    targets.emplace("edge_softmax", edge_softmax_target);
+    targets.emplace("eshuffle", [](TargetRun& r) { eshuffle_target(r, false); });
+    targets.emplace("eshuffle_inverse", [](TargetRun& r) { eshuffle_target(r, true); });
+    targets.emplace("normalized_spmm", normalized_spmm_target);
+  }
+  return targets;
+}
+
+}  // namespace gnncheck::gpu

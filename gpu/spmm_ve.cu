@@ -1,0 +1,73 @@
+#include "gpu/spmm_ve.cuh"
+
+#include "gpu/aggregate.cuh"
+#include "gpu/cusparse_ops.h"
+#include "gpu/elementwise.cuh"
+#include "gpu/eshuffle.cuh"
+#include "gpu/sddmm.cuh"
+
+namespace gnncheck::gpu {
+namespace {
+
+// One cuSPARSE SpMM per head over `a` (whose values are filled per head from `w`), with the
+// dense operands addressed as column blocks of width `channels`. `permuted_w` (optional) is w
+// already in the order of a's positions.
+void spmm_per_head(GpuContext& ctx, CsrView a, SparseOp op, const float* w, std::int64_t heads, const float* b,
+                   std::int64_t channels, float* c) {
+  const std::int64_t width = heads * channels;
+  if (heads == 1) {
+    a.values = w;
+    csr_spmm(ctx, a, op, b, channels, width, c, width);
+    return;
+  }
+  DeviceBuffer<float> head_values(ctx.allocator, a.nnz);
+  a.values = head_values.data();
+  for (std::int64_t h = 0; h < heads; ++h) {
+    gather_column(ctx, a.nnz, heads, h, w, head_values.data());
+    csr_spmm(ctx, a, op, b + h * channels, channels, width, c + h * channels, width);
+  }
+}
+
+}  // namespace
+
+void spmm_ve_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* x,
+                     std::int64_t channels, float* y) {
+  const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), nullptr};
+  spmm_per_head(ctx, a, SparseOp::none, w, heads, x, channels, y);
+}
+
+void spmm_ve_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* y,
+                                std::int64_t channels, float* z, TransposeMethod method) {
+  switch (method) {
+    case TransposeMethod::native_cusparse: {
+      const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), nullptr};
+      spmm_per_head(ctx, a, SparseOp::transpose, w, heads, y, channels, z);
+      return;
+    }
+    case TransposeMethod::materialized_csc: {
+      DeviceBuffer<float> w_csc(ctx.allocator, g.num_edges() * heads);
+      eshuffle_forward(ctx, g, w, heads, w_csc.data());
+      const CsrView at{g.n_src(), g.n_dst(), g.num_edges(), g.col_ptr(ctx), g.row_idx(ctx), nullptr};
+      spmm_per_head(ctx, at, SparseOp::none, w_csc.data(), heads, y, channels, z);
+      return;
+    }
+    case TransposeMethod::fused_csc_kernel:
+      aggregate(ctx, {g.n_src(), g.col_ptr(ctx), g.row_idx(ctx)}, {w, g.edge_perm(ctx), heads}, {}, y, channels, z);
+      return;
+  }
+}
+
+void spmm_ve_backward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* x,
+                      std::int64_t channels, const float* grad_y, float* grad_w, float* grad_x,
+                      TransposeMethod method) {
+  if (grad_w) sddmm_dot_forward(ctx, g, grad_y, x, heads, channels, grad_w);
+  if (grad_x) spmm_ve_transposed_forward(ctx, g, w, heads, grad_y, channels, grad_x, method);
+}
+
+void spmm_ve_transposed_backward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* y,
+                                 std::int64_t channels, const float* grad_z, float* grad_w, float* grad_y) {
+  if (grad_w) sddmm_dot_forward(ctx, g, y, grad_z, heads, channels, grad_w);
+  if (grad_y) spmm_ve_forward(ctx, g, w, heads, grad_z, channels, grad_y);
+}
+
+}  // namespace gnncheck::gpu

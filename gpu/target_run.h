@@ -1,0 +1,59 @@
+// gnncheck/gpu/target_run.h — one evaluation of a target on the device, as the GPU systems see it.
+//
+// gpu_systems.cpp validates the case against the target catalogue, uploads every input and output
+// gradient (rounded to float32), hands a TargetRun to the target's GPU implementation, and
+// downloads what it put into `outputs` and `gradients`. Implementations read inputs by the
+// catalogue's names (oracle/op_targets.cpp, oracle/layer_targets.cpp).
+//
+//   void spmm_target(TargetRun& run) {
+//     const DeviceTensor& x = run.input("x");
+//     DeviceTensor& y = run.new_output("y", {run.host_graph.n_dst(), x.row_size()});
+//     spmm_forward(run.ctx, run.graph(), x.data(), x.row_size(), y.data());
+//     if (run.backward()) { ... run.new_gradient("x", x.shape()) ... }
+//   }
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "gpu/context.h"
+#include "gpu/device_graph.h"
+#include "gpu/device_tensor.h"
+#include "oracle/case.h"
+
+namespace gnncheck::gpu {
+
+struct TargetRun {
+  GpuContext& ctx;
+  const Graph& host_graph;
+  const Attributes& attributes;  // with the catalogue's defaults filled in
+  std::map<std::string, DeviceTensor> inputs;        // inputs and parameters, by name
+  std::map<std::string, const Tensor*> host_inputs;  // the same, as the case holds them (float64)
+  std::map<std::string, DeviceTensor> grad_outputs;  // empty = forward only
+  std::map<std::string, DeviceTensor> outputs;
+  std::map<std::string, DeviceTensor> gradients;
+
+  TargetRun(GpuContext& context, const Graph& graph, const Attributes& attrs)
+      : ctx(context), host_graph(graph), attributes(attrs) {}
+
+  bool backward() const { return !grad_outputs.empty(); }
+  // The case's graph on the device, uploaded on first use.
+  DeviceGraph& graph();
+  // Throws InternalError naming the tensor if it is missing (the case was validated before).
+  const DeviceTensor& input(const std::string& name) const;
+  bool has_input(const std::string& name) const { return inputs.count(name) != 0; }
+  const DeviceTensor& grad_output(const std::string& name) const;
+  // A zero-filled output / gradient of `shape`, owned by the run.
+  DeviceTensor& new_output(const std::string& name, std::vector<index_t> shape);
+  DeviceTensor& new_gradient(const std::string& name, std::vector<index_t> shape);
+
+ private:
+  std::unique_ptr<DeviceGraph> graph_;
+};
+
+using GpuTargetFn = std::function<void(TargetRun&)>;
+
+}  // namespace gnncheck::gpu

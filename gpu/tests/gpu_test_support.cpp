@@ -1,0 +1,223 @@
+#include "gpu/tests/gpu_test_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "oracle/targets.h"
+
+namespace gnncheck::gpu::testing {
+
+const char* to_string(GraphKind kind) {
+  switch (kind) {
+    case GraphKind::square_with_duplicates: return "square_with_duplicates";
+    case GraphKind::non_square_wide: return "non_square_wide";
+    case GraphKind::non_square_tall: return "non_square_tall";
+    case GraphKind::hub_rows: return "hub_rows";
+    case GraphKind::no_edges: return "no_edges";
+    case GraphKind::tiny: return "tiny";
+  }
+  return "unknown";
+}
+
+namespace {
+
+Graph random_edges(index_t n_dst, index_t n_src, index_t edges, std::mt19937_64& rng, double empty_row_fraction) {
+  std::vector<index_t> dst, src;
+  std::vector<index_t> rows;
+  for (index_t i = 0; i < n_dst; ++i)
+    if (std::uniform_real_distribution<double>(0, 1)(rng) >= empty_row_fraction) rows.push_back(i);
+  if (rows.empty()) rows.push_back(0);
+  for (index_t k = 0; k < edges; ++k) {
+    dst.push_back(rows[rng() % rows.size()]);
+    src.push_back(static_cast<index_t>(rng() % static_cast<std::uint64_t>(n_src)));
+  }
+  // Duplicates on purpose: repeat a few edges verbatim.
+  for (index_t k = 0; k < edges / 10; ++k) {
+    const std::size_t pick = rng() % dst.size();
+    dst.push_back(dst[pick]);
+    src.push_back(src[pick]);
+  }
+  return Graph::from_edges(n_dst, n_src, dst, src);
+}
+
+}  // namespace
+
+Graph random_graph(GraphKind kind, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  switch (kind) {
+    case GraphKind::square_with_duplicates: {
+      const index_t n = 20 + static_cast<index_t>(rng() % 40);
+      Graph g = random_edges(n, n, 4 * n, rng, 0.15);
+      return g;
+    }
+    case GraphKind::non_square_wide: {
+      const index_t n_dst = 10 + static_cast<index_t>(rng() % 30);
+      return random_edges(n_dst, n_dst + 5 + static_cast<index_t>(rng() % 30), 5 * n_dst, rng, 0.1);
+    }
+    case GraphKind::non_square_tall: {
+      const index_t n_src = 5 + static_cast<index_t>(rng() % 20);
+      return random_edges(n_src + 10 + static_cast<index_t>(rng() % 30), n_src, 60, rng, 0.2);
+    }
+    case GraphKind::hub_rows: {
+      const index_t n = 40;
+      std::vector<index_t> dst, src;
+      for (index_t hub = 0; hub < 3; ++hub)
+        for (index_t k = 0; k < 300 + hub * 37; ++k) {
+          dst.push_back(hub * 7);
+          src.push_back(static_cast<index_t>(rng() % n));
+        }
+      for (index_t k = 0; k < 80; ++k) {
+        dst.push_back(static_cast<index_t>(rng() % n));
+        src.push_back(static_cast<index_t>(rng() % 3));  // hub sources too: long CSC columns
+      }
+      return Graph::from_edges(n, n, dst, src);
+    }
+    case GraphKind::no_edges: return Graph::from_csr(6, 6, std::vector<index_t>(7, 0), {});
+    case GraphKind::tiny: return Graph::from_csr(1, 1, {0, 1}, {0});
+  }
+  return Graph();
+}
+
+namespace {
+
+Tensor absolute(const Tensor& t) {
+  Tensor a = t;
+  for (double& v : a.values()) v = std::fabs(v);
+  return a;
+}
+
+double gamma_n(double n, double u) { return n * u >= 0.5 ? 1.0 : n * u / (1.0 - n * u); }
+
+index_t max_degree(const Graph& g) {
+  index_t k = 0;
+  for (index_t i = 0; i < g.n_dst(); ++i) k = std::max(k, g.in_degree(i));
+  for (index_t j = 0; j < g.n_src(); ++j) k = std::max(k, g.out_degree(j));
+  return k;
+}
+
+const std::set<std::string>& closed_form_targets() {
+  static const std::set<std::string> names{"spmm",      "spmm_transposed", "spmm_ve",          "spmm_ve_transposed",
+                                           "sddmm_dot", "sddmm_add",       "eshuffle",         "eshuffle_inverse",
+                                           "normalized_spmm"};
+  return names;
+}
+
+void add_bounds(const TensorMap& from, const std::string& prefix, std::map<std::string, Tensor>& out,
+                const std::function<Tensor(const std::string&, const Tensor&)>& bound) {
+  for (const auto& [name, t] : from) out.emplace(prefix + name, bound(name, t));
+}
+
+}  // namespace
+
+std::map<std::string, Tensor> error_bounds(const Case& c, const Result& exact) {
+  const double u = unit_roundoff(Precision::float32);
+  const Attributes& attrs = c.attributes;
+  index_t k = max_degree(*c.graph) + 1;  // + 1: a layer's self-loop
+  for (const char* width : {"features", "in_features", "out_features", "hidden_features"})
+    if (attrs.has(width)) k = std::max<index_t>(k, attrs.get_int(width));
+  std::map<std::string, Tensor> bounds;
+
+  if (closed_form_targets().count(c.target)) {
+    Case abs_case = c;
+    for (auto* map : {&abs_case.inputs, &abs_case.parameters, &abs_case.grad_outputs})
+      for (auto& [name, t] : *map) t = absolute(t);
+    const Result magnitude = oracle::evaluate(abs_case, Precision::float64);
+    if (!magnitude.ok()) throw InternalError("oracle on |inputs| failed: " + magnitude.message);
+    const double factor = 2.0 * gamma_n(static_cast<double>(k + 3), u);
+    auto bound = [&](const TensorMap& mags) {
+      return [&, factor](const std::string& name, const Tensor&) {
+        Tensor b = mags.at(name);
+        for (double& v : b.values()) v = factor * v + 1e-37;  // floor: underflow to subnormals
+        return b;
+      };
+    };
+    add_bounds(exact.outputs, "output ", bounds, bound(magnitude.outputs));
+    add_bounds(exact.gradients, "gradient ", bounds, bound(magnitude.gradients));
+    return bounds;
+  }
+
+  const Result single = oracle::evaluate(c, Precision::float32);
+  if (!single.ok()) throw InternalError("oracle in float32 failed: " + single.message);
+  const double floor_factor = 2.0 * gamma_n(static_cast<double>(k + 4), u);
+  auto measured = [&](const TensorMap& f32) {
+    return [&, floor_factor](const std::string& name, const Tensor& y) {
+      const Tensor& y32 = f32.at(name);
+      Tensor b = y;
+      double sum_sq = 0.0;
+      for (index_t i = 0; i < y.size(); ++i) sum_sq += (y32[i] - y[i]) * (y32[i] - y[i]);
+      const double rms = y.size() > 0 ? std::sqrt(sum_sq / static_cast<double>(y.size())) : 0.0;
+      for (index_t i = 0; i < y.size(); ++i)
+        b[i] = 8.0 * std::max(std::fabs(y32[i] - y[i]), rms) + floor_factor * std::fabs(y[i]) + 1e-37;
+      return b;
+    };
+  };
+  add_bounds(exact.outputs, "output ", bounds, measured(single.outputs));
+  add_bounds(exact.gradients, "gradient ", bounds, measured(single.gradients));
+  return bounds;
+}
+
+std::string compare(const Result& exact, const Result& got, const std::map<std::string, Tensor>& bounds) {
+  if (!got.ok()) return fmt::format("status {}: {}", gnncheck::to_string(got.status), got.message);
+  auto check = [&](const TensorMap& want, const TensorMap& have, const std::string& prefix) -> std::string {
+    for (const auto& [name, y] : want) {
+      const std::string label = prefix + name;
+      auto it = have.find(name);
+      if (it == have.end()) return fmt::format("{} is missing", label);
+      if (it->second.shape() != y.shape())
+        return fmt::format("{}: shape {} instead of {}", label, it->second.shape(), y.shape());
+      const Tensor& b = bounds.at(label);
+      for (index_t i = 0; i < y.size(); ++i) {
+        const double err = std::fabs(it->second[i] - y[i]);
+        if (!(err <= b[i]))
+          return fmt::format("{}[{}] (row {}, column {}): got {:.9g}, oracle {:.17g}, error {:.3g} > bound {:.3g}",
+                             label, i, i / std::max<index_t>(1, y.row_size()), i % std::max<index_t>(1, y.row_size()),
+                             it->second[i], y[i], err, b[i]);
+      }
+    }
+    if (have.size() != want.size()) return fmt::format("{}s: {} tensors instead of {}", prefix, have.size(), want.size());
+    return "";
+  };
+  std::string m = check(exact.outputs, got.outputs, "output ");
+  if (m.empty()) m = check(exact.gradients, got.gradients, "gradient ");
+  return m;
+}
+
+std::string describe(const Case& c) {
+  std::string attrs;
+  for (const auto& [name, value] : c.attributes.values()) attrs += fmt::format(" {}={}", name, gnncheck::to_string(value));
+  return fmt::format("target {},{} on {}, seed {}", c.target, attrs, c.graph->summary(), c.seed);
+}
+
+}  // namespace gnncheck::gpu::testing
+
+namespace gnncheck::gpu::testing {
+
+Attributes random_attributes(const std::string& target, std::mt19937_64& rng) {
+  const oracle::TargetDef& def = oracle::find_target(target);
+  auto pick = [&](std::initializer_list<std::int64_t> values) {
+    return *(values.begin() + static_cast<std::ptrdiff_t>(rng() % values.size()));
+  };
+  Attributes a;
+  for (const auto& spec : def.spec.attributes) {
+    const std::string& n = spec.name;
+    if (n == "heads") a.set(n, pick({1, 1, 2, 3, 4, 8}));
+    else if (n == "features") a.set(n, pick({1, 3, 4, 7, 16, 33}));
+    else if (n == "in_features") a.set(n, pick({1, 5, 8, 13, 40}));
+    else if (n == "out_features") a.set(n, pick({1, 3, 4, 7, 16, 33}));
+    else if (n == "hidden_features") a.set(n, pick({2, 5, 16}));
+    else if (n == "norm") a.set(n, std::string(rng() % 2 ? "symmetric" : "row_mean"));
+    else if (n == "bias" || n == "self_loops" || n == "concat") a.set(n, rng() % 4 != 0);
+    else if (n == "attn_dropout") a.set(n, rng() % 3 == 0 ? 0.3 : 0.0);
+    else if (n == "dropout_seed") a.set(n, static_cast<std::int64_t>(rng() % 1000));
+  }
+  return a;
+}
+
+bool graph_fits(const std::string& target, const Graph& g) {
+  return !oracle::find_target(target).spec.is_layer || g.n_dst() <= g.n_src();
+}
+
+}  // namespace gnncheck::gpu::testing
