@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+"""torch adapter: gnncheck's ops as PyTorch functions and its layers as PyTorch Geometric modules.
+
+Every target is a differentiable PyTorch computation; gradients come from autograd
+(torch.autograd.grad of sum(output * grad_output)). Ops are written here with index_add /
+scatter_reduce (no PyG needed). Layers use PyG's GCNConv, GINConv, GATConv, SAGEConv and AGNNConv
+when torch_geometric is installed, with the oracle's parameters copied into them.
+
+    gnncheck run --adapter "python3 adapters/python/torch_adapter.py --device cuda"
+
+Options: --device cpu|cuda (default: cuda when available), --dtype float32|float64 (default
+float32), --tf32 (allow TF32 matmuls and declare tf32), --no-pyg (ops only).
+
+Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h), the adapter maps it:
+- self-loops: GCNConv/GATConv/AGNNConv add their own (and GATConv/AGNNConv first remove existing
+  ones); the oracle appends one (i, i) to every destination row and keeps existing loops. The adapter
+  builds the oracle's A + I itself and passes add_self_loops=False.
+- non-square graphs: the oracle's destinations are the first n_dst sources; the layer runs on the
+  n_src nodes and the first n_dst output rows are kept (GIN/SAGE take x[:n_dst] as the root features).
+and refuses what cannot be mapped (status unsupported, with the reason):
+- gcn with norm=row_mean: GCNConv only has the symmetric normalization;
+- gcn where a source node's in-degree differs from its out-degree (in the aggregated graph): PyG's
+  gcn_norm scales both endpoints by in-degrees, the oracle scales the source by its out-degree;
+- gat with attn_dropout > 0: PyG draws its own dropout mask, the oracle's mask is a function of
+  dropout_seed.
+Status: written against PyTorch 2.x and torch_geometric 2.x APIs; see the report of issue 6 for
+where it has and has not been run.
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gnncheck_adapter as kit  # noqa: E402
+
+import torch  # noqa: E402
+
+
+class Context:
+    def __init__(self, device, dtype):
+        self.device = torch.device(device)
+        self.dtype = dtype
+
+
+CTX = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers: case tensors to torch and back, autograd, graph views.
+
+def to_torch(array, requires_grad=False):
+    t = torch.as_tensor(np.ascontiguousarray(array), device=CTX.device).to(CTX.dtype)
+    return t.requires_grad_(requires_grad)
+
+
+def to_numpy(t, dtype):
+    return t.detach().to("cpu").to(torch.float64).numpy().astype(dtype)
+
+
+class Edges:
+    """The case's graph on the device: rows (destination) and cols (source) per edge id, CSC order."""
+
+    def __init__(self, graph):
+        self.n_dst, self.n_src, self.num_edges = graph.n_dst, graph.n_src, graph.num_edges
+        self.rows = torch.as_tensor(graph.row_of_edge, device=CTX.device)
+        self.cols = torch.as_tensor(graph.col_idx.astype(np.int64), device=CTX.device)
+        # CSC position -> edge id; within a column positions follow increasing edge id (stable sort).
+        self.edge_perm = torch.as_tensor(np.argsort(graph.col_idx, kind="stable"), device=CTX.device)
+
+    def in_degree(self):
+        return torch.bincount(self.rows, minlength=self.n_dst).to(CTX.dtype)
+
+    def out_degree(self):
+        return torch.bincount(self.cols, minlength=self.n_src).to(CTX.dtype)
+
+
+def sum_into(values, index, n):
+    """out[index[e]] += values[e], along the first dimension."""
+    out = values.new_zeros((n,) + tuple(values.shape[1:]))
+    return out.index_add(0, index, values)
+
+
+def evaluate(case, inputs, compute):
+    """Runs compute(**tensors) -> {output name: tensor}; adds autograd gradients when asked."""
+    if CTX.device.type == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    wants = case.wants_gradients
+    tensors = {name: to_torch(value, requires_grad=wants) for name, value in inputs.items()}
+    with torch.enable_grad():
+        outputs = compute(**tensors)
+        answer = {"outputs": {name: to_numpy(t, case.dtype) for name, t in outputs.items()}}
+        if wants:
+            names = [e["name"] for e in case.gradients]
+            total = sum((outputs[name] * to_torch(case.grad_outputs[name])).sum() for name in outputs)
+            grads = torch.autograd.grad(total, [tensors[n] for n in names], allow_unused=True)
+            answer["gradients"] = {
+                n: to_numpy(g if g is not None else torch.zeros_like(tensors[n]), case.dtype) for n, g in zip(names, grads)
+            }
+    if CTX.device.type == "cuda":
+        torch.cuda.synchronize()
+        answer["peak_bytes"] = int(torch.cuda.max_memory_allocated())
+    return answer
+
+
+def heads_of(edge_values):
+    return 1 if edge_values.dim() == 1 else edge_values.shape[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Ops (oracle/*.h definitions), as differentiable torch functions.
+
+def op_spmm(case):
+    g = Edges(case.graph)
+    return evaluate(case, case.inputs, lambda x: {"y": sum_into(x[g.cols], g.rows, g.n_dst)})
+
+
+def op_spmm_transposed(case):
+    g = Edges(case.graph)
+    return evaluate(case, case.inputs, lambda y: {"z": sum_into(y[g.rows], g.cols, g.n_src)})
+
+
+def weighted_messages(edge_values, features, index):
+    """edge_values [E, H] (or [E]) times the per-head rows features[index] ([E, H*C])."""
+    heads = heads_of(edge_values)
+    gathered = features[index].reshape(index.shape[0], heads, -1)
+    return (edge_values.reshape(-1, heads, 1) * gathered).reshape(index.shape[0], -1)
+
+
+def op_spmm_ve(case):
+    g = Edges(case.graph)
+    return evaluate(case, case.inputs,
+                    lambda edge_values, x: {"y": sum_into(weighted_messages(edge_values, x, g.cols), g.rows, g.n_dst)})
+
+
+def op_spmm_ve_transposed(case):
+    g = Edges(case.graph)
+    return evaluate(case, case.inputs,
+                    lambda edge_values, y: {"z": sum_into(weighted_messages(edge_values, y, g.rows), g.cols, g.n_src)})
+
+
+def op_sddmm_dot(case):
+    g = Edges(case.graph)
+    heads = int(case.attribute("heads", 1))
+
+    def compute(u, v):
+        e = (u[g.rows].reshape(g.num_edges, heads, -1) * v[g.cols].reshape(g.num_edges, heads, -1)).sum(-1)
+        return {"e": e.reshape(case.outputs[0]["shape"])}
+
+    return evaluate(case, case.inputs, compute)
+
+
+def op_sddmm_add(case):
+    g = Edges(case.graph)
+    return evaluate(case, case.inputs, lambda a, b: {"e": (a[g.rows] + b[g.cols]).reshape(case.outputs[0]["shape"])})
+
+
+def edge_softmax(g, logits):
+    """Softmax over each destination's in-edges with max subtraction (finite for finite logits)."""
+    shape = logits.shape
+    s = logits.reshape(g.num_edges, -1)
+    row_max = s.new_full((g.n_dst, s.shape[1]), -float("inf"))
+    row_max = row_max.scatter_reduce(0, g.rows.unsqueeze(1).expand_as(s), s.detach(), reduce="amax", include_self=True)
+    ex = torch.exp(s - row_max[g.rows])
+    alpha = ex / sum_into(ex, g.rows, g.n_dst)[g.rows]
+    return alpha.reshape(shape)
+
+
+def op_edge_softmax(case):
+    g = Edges(case.graph)
+    return evaluate(case, case.inputs, lambda logits: {"alpha": edge_softmax(g, logits)})
+
+
+def op_eshuffle(case):
+    g = Edges(case.graph)
+    return evaluate(case, case.inputs, lambda x: {"y": x[g.edge_perm]})
+
+
+def op_eshuffle_inverse(case):
+    g = Edges(case.graph)
+    inverse = torch.argsort(g.edge_perm)  # y[edge_perm[p]] = x[p]  <=>  y = x[inverse]
+    return evaluate(case, case.inputs, lambda x: {"y": x[inverse]})
+
+
+def degree_norm_values(g, norm):
+    d_in, d_out = g.in_degree(), g.out_degree()
+    if norm == "symmetric":
+        return torch.rsqrt(d_in[g.rows] * d_out[g.cols])
+    if norm == "row_mean":
+        return 1.0 / d_in[g.rows]
+    raise kit.Unsupported("norm '%s' is not symmetric or row_mean" % norm)
+
+
+def op_normalized_spmm(case):
+    g = Edges(case.graph)
+    values = degree_norm_values(g, case.attribute("norm", "symmetric"))
+    return evaluate(case, case.inputs,
+                    lambda x: {"y": sum_into(values.unsqueeze(1) * x[g.cols], g.rows, g.n_dst)})
+
+
+OPS = {
+    "spmm": op_spmm,
+    "spmm_transposed": op_spmm_transposed,
+    "spmm_ve": op_spmm_ve,
+    "spmm_ve_transposed": op_spmm_ve_transposed,
+    "sddmm_dot": op_sddmm_dot,
+    "sddmm_add": op_sddmm_add,
+    "edge_softmax": op_edge_softmax,
+    "eshuffle": op_eshuffle,
+    "eshuffle_inverse": op_eshuffle_inverse,
+    "normalized_spmm": op_normalized_spmm,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Layers through PyTorch Geometric.
+
+def aggregation_edges(case, self_loops):
+    """PyG edge_index (source, target) of the oracle's aggregation graph: A, or A with one (i, i)
+    appended to every destination row (existing self-loops kept), as oracle/layers/self_loops.h."""
+    g = case.graph
+    rows, cols = g.row_of_edge, g.col_idx.astype(np.int64)
+    if self_loops:
+        rows = np.concatenate([rows, np.arange(g.n_dst, dtype=np.int64)])
+        cols = np.concatenate([cols, np.arange(g.n_dst, dtype=np.int64)])
+    return torch.as_tensor(np.stack([cols, rows]), device=CTX.device)
+
+
+def copy_linear(linear, weight_in_out, bias=None):
+    """Sets a torch Linear-like module (weight [out, in]) from the oracle's [in, out] weight."""
+    with torch.no_grad():
+        linear.weight.copy_(weight_in_out.T)
+        if bias is not None:
+            linear.bias.copy_(bias)
+
+
+def layer_answer(case, module, run, parameter_map):
+    """Evaluates run(x) -> y with `module`'s parameters set from the case; gradients of x and of the
+    oracle's parameters (through parameter_map: oracle name -> (torch parameter, transpose?))."""
+    if CTX.device.type == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    x = to_torch(case.inputs["x"], requires_grad=case.wants_gradients)
+    with torch.enable_grad():
+        y = run(x)[: case.graph.n_dst]
+        answer = {"outputs": {"y": to_numpy(y, case.dtype)}}
+        if case.wants_gradients:
+            names = [e["name"] for e in case.gradients]
+            targets = [x if n == "x" else parameter_map[n][0] for n in names]
+            grads = torch.autograd.grad((y * to_torch(case.grad_outputs["y"])).sum(), targets, allow_unused=True)
+            answer["gradients"] = {}
+            for n, t, grad in zip(names, targets, grads):
+                grad = torch.zeros_like(t) if grad is None else grad
+                if n != "x" and parameter_map[n][1]:
+                    grad = grad.T
+                expected_shape = next(e["shape"] for e in case.gradients if e["name"] == n)
+                answer["gradients"][n] = to_numpy(grad.reshape(expected_shape), case.dtype)
+    if CTX.device.type == "cuda":
+        answer["peak_bytes"] = int(torch.cuda.max_memory_allocated())
+    return answer
+
+
+def param(case, name):
+    return to_torch(case.parameters[name])
+
+
+def layer_gcn(case):
+    from torch_geometric.nn import GCNConv
+
+    a = case.attributes
+    if a["norm"] != "symmetric":
+        raise kit.Unsupported("PyG's GCNConv has only the symmetric normalization; norm=%s is out of scope" % a["norm"])
+    edge_index = aggregation_edges(case, a["self_loops"])
+    src, dst = edge_index[0], edge_index[1]
+    n = case.graph.n_src
+    in_deg = torch.bincount(dst, minlength=n)
+    out_deg = torch.bincount(src, minlength=n)
+    if bool((in_deg[src] != out_deg[src]).any()):
+        raise kit.Unsupported(
+            "PyG's gcn_norm scales both endpoints of an edge by in-degrees; the oracle scales the source by its "
+            "out-degree. They agree only when every source's in- and out-degree are equal, not on this graph")
+    conv = GCNConv(a["in_features"], a["out_features"], add_self_loops=False, normalize=True, bias=a["bias"]).to(
+        CTX.device, CTX.dtype)
+    copy_linear(conv.lin, param(case, "weight"))
+    pmap = {"weight": (conv.lin.weight, True)}
+    if a["bias"]:
+        with torch.no_grad():
+            conv.bias.copy_(param(case, "bias"))
+        pmap["bias"] = (conv.bias, False)
+    return layer_answer(case, conv, lambda x: conv(x, edge_index), pmap)
+
+
+def layer_gin(case):
+    from torch_geometric.nn import GINConv
+
+    a = case.attributes
+    mlp = torch.nn.Sequential(
+        torch.nn.Linear(a["in_features"], a["hidden_features"], bias=a["bias"]),
+        torch.nn.ReLU(),
+        torch.nn.Linear(a["hidden_features"], a["out_features"], bias=a["bias"]),
+    )
+    conv = GINConv(mlp, eps=float(case.parameters["eps"][0]), train_eps=True).to(CTX.device, CTX.dtype)
+    copy_linear(mlp[0], param(case, "weight1"), param(case, "bias1") if a["bias"] else None)
+    copy_linear(mlp[2], param(case, "weight2"), param(case, "bias2") if a["bias"] else None)
+    edge_index = aggregation_edges(case, False)
+    n_dst = case.graph.n_dst
+    pmap = {"weight1": (mlp[0].weight, True), "weight2": (mlp[2].weight, True), "eps": (conv.eps, False)}
+    if a["bias"]:
+        pmap.update({"bias1": (mlp[0].bias, False), "bias2": (mlp[2].bias, False)})
+    size = (case.graph.n_src, n_dst)
+    return layer_answer(case, conv, lambda x: conv((x, x[:n_dst]), edge_index, size=size), pmap)
+
+
+def layer_gat(case):
+    from torch_geometric.nn import GATConv
+
+    a = case.attributes
+    if a["attn_dropout"] > 0:
+        raise kit.Unsupported("attn_dropout > 0: PyG draws its own dropout mask; the oracle's is a function of "
+                              "dropout_seed, so the two cannot be compared")
+    heads, channels = a["heads"], a["out_features"]
+    conv = GATConv(a["in_features"], channels, heads=heads, concat=a["concat"], negative_slope=a["negative_slope"],
+                   dropout=0.0, add_self_loops=False, bias=a["bias"]).to(CTX.device, CTX.dtype)
+    lin = conv.lin if getattr(conv, "lin", None) is not None else conv.lin_src
+    copy_linear(lin, param(case, "weight"))
+    with torch.no_grad():
+        conv.att_src.copy_(param(case, "att_src").reshape(conv.att_src.shape))
+        conv.att_dst.copy_(param(case, "att_dst").reshape(conv.att_dst.shape))
+        if a["bias"]:
+            conv.bias.copy_(param(case, "bias"))
+    pmap = {"weight": (lin.weight, True), "att_src": (conv.att_src, False), "att_dst": (conv.att_dst, False)}
+    if a["bias"]:
+        pmap["bias"] = (conv.bias, False)
+    edge_index = aggregation_edges(case, a["self_loops"])
+    conv.eval()
+    return layer_answer(case, conv, lambda x: conv(x, edge_index), pmap)
+
+
+def layer_sage(case):
+    from torch_geometric.nn import SAGEConv
+
+    a = case.attributes
+    conv = SAGEConv(a["in_features"], a["out_features"], aggr="mean", root_weight=True, bias=a["bias"]).to(
+        CTX.device, CTX.dtype)
+    copy_linear(conv.lin_l, param(case, "weight_neigh"), param(case, "bias") if a["bias"] else None)
+    copy_linear(conv.lin_r, param(case, "weight_self"))
+    pmap = {"weight_neigh": (conv.lin_l.weight, True), "weight_self": (conv.lin_r.weight, True)}
+    if a["bias"]:
+        pmap["bias"] = (conv.lin_l.bias, False)
+    edge_index = aggregation_edges(case, False)
+    n_dst = case.graph.n_dst
+    size = (case.graph.n_src, n_dst)
+    return layer_answer(case, conv, lambda x: conv((x, x[:n_dst]), edge_index, size=size), pmap)
+
+
+def layer_agnn(case):
+    from torch_geometric.nn import AGNNConv
+
+    a = case.attributes
+    conv = AGNNConv(requires_grad=True, add_self_loops=False).to(CTX.device, CTX.dtype)
+    with torch.no_grad():
+        conv.beta.copy_(param(case, "beta").reshape(conv.beta.shape))
+    edge_index = aggregation_edges(case, a["self_loops"])
+    return layer_answer(case, conv, lambda x: conv(x, edge_index), {"beta": (conv.beta, False)})
+
+
+LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gat": layer_gat, "sage": layer_sage, "agnn": layer_agnn}
+
+
+def main():
+    global CTX
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    parser.add_argument("--tf32", action="store_true", help="allow TF32 matmuls (declared as tf32)")
+    parser.add_argument("--no-pyg", action="store_true", help="ops only, even when torch_geometric is installed")
+    args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = args.tf32
+    torch.backends.cudnn.allow_tf32 = args.tf32
+    CTX = Context(args.device, torch.float64 if args.dtype == "float64" else torch.float32)
+    precision = "tf32" if args.tf32 and args.dtype == "float32" else args.dtype
+    targets = {name: (precision, fn) for name, fn in OPS.items()}
+    pyg_version = None
+    if not args.no_pyg:
+        try:
+            import torch_geometric
+
+            pyg_version = torch_geometric.__version__
+            targets.update({name: (precision, fn) for name, fn in LAYERS.items()})
+        except ImportError:
+            pass
+    sys.stderr.write("torch adapter: torch %s on %s, %s, torch_geometric %s\n" %
+                     (torch.__version__, CTX.device, precision, pyg_version or "not used"))
+    kit.serve(name="torch" if CTX.device.type == "cpu" else "torch_cuda", targets=targets)
+
+
+if __name__ == "__main__":
+    main()
