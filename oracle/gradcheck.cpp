@@ -242,7 +242,7 @@ GradcheckReport check_random_directions(const CaseEvaluator& evaluate, const Cas
         const Tensor u = random_tensor(x0.shape(), options.seed, fmt::format("direction {} u:{}", d, names[k]));
         double x_scale = 0.0;
         for (double value : x0.values()) x_scale = std::max(x_scale, std::abs(value));
-        const double h = step_for(x_scale, options.step);
+        const double h = step_for(x_scale, options.direction_step);
         // Perturb along u; the direction actually applied is the represented difference, per element.
         Case plus_case = forward, minus_case = forward;
         Tensor& xp = input_tensor(plus_case, names[k]);

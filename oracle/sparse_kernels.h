@@ -19,12 +19,18 @@ namespace gnncheck::oracle::detail {
 // which thread takes a row never changes that row's arithmetic.
 inline constexpr int kRowChunk = 64;
 
+// Below this many multiply-adds a loop runs on one thread: starting a parallel region costs more
+// than the work, and on a busy machine waiting for a descheduled thread costs far more. The
+// decision never changes a row's arithmetic, so results stay bit-identical.
+inline constexpr index_t kParallelMinWork = index_t{1} << 15;
+inline bool worth_parallel(index_t work) { return work >= kParallelMinWork; }
+
 template <class T>
 void aggregate_rows(const Graph& g, const T* w, index_t heads, const T* in, index_t width, T* out) {
   const index_t per_head = heads > 0 ? width / heads : 0;
   const auto row_ptr = g.row_ptr();
   const auto col_idx = g.col_idx();
-#pragma omp parallel for schedule(dynamic, kRowChunk)
+#pragma omp parallel for schedule(dynamic, kRowChunk) if (worth_parallel(g.num_edges() * width))
   for (index_t i = 0; i < g.n_dst(); ++i) {
     T* out_row = out + i * width;
     for (index_t c = 0; c < width; ++c) out_row[c] = T(0);
@@ -49,7 +55,7 @@ void aggregate_columns(const Graph& g, const T* w, index_t heads, const T* in, i
   const auto col_ptr = g.col_ptr();
   const auto row_idx = g.row_idx();
   const auto edge_perm = g.edge_perm();
-#pragma omp parallel for schedule(dynamic, kRowChunk)
+#pragma omp parallel for schedule(dynamic, kRowChunk) if (worth_parallel(g.num_edges() * width))
   for (index_t j = 0; j < g.n_src(); ++j) {
     T* out_row = out + j * width;
     for (index_t c = 0; c < width; ++c) out_row[c] = T(0);
@@ -75,7 +81,7 @@ void edge_dot(const Graph& g, const T* a, const T* b, index_t heads, index_t wid
   const index_t per_head = heads > 0 ? width / heads : 0;
   const auto row_ptr = g.row_ptr();
   const auto col_idx = g.col_idx();
-#pragma omp parallel for schedule(dynamic, kRowChunk)
+#pragma omp parallel for schedule(dynamic, kRowChunk) if (worth_parallel(g.num_edges() * width))
   for (index_t i = 0; i < g.n_dst(); ++i) {
     const T* a_row = a + i * width;
     for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {

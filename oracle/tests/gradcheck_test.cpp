@@ -1,0 +1,119 @@
+// The finite-difference checker itself: it reproduces a known Jacobian, and it rejects a backward
+// that is wrong in the ways published systems were wrong (A for Aᵀ, a missing gradient, a crash).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "oracle/gradcheck.h"
+#include "oracle/random_case.h"
+#include "oracle/spmm.h"
+
+namespace gnncheck::oracle {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+Result oracle_f64(const Case& c) { return evaluate(c, Precision::float64); }
+
+// Directed chain 0 <- 1 <- 2 (A ≠ Aᵀ).
+std::shared_ptr<const Graph> chain() {
+  const std::vector<index_t> dst = {0, 1}, src = {1, 2};
+  return std::make_shared<const Graph>(Graph::from_edges(3, 3, dst, src));
+}
+
+// The oracle with spmm's backward replaced by A·grad_y (TC-GNN's bug): right on symmetric graphs only.
+Result spmm_backward_uses_a(const Case& c) {
+  Result r = oracle_f64(c);
+  if (r.ok() && !c.grad_outputs.empty()) r.gradients["x"] = spmm_forward(*c.graph, c.grad_outputs.at("y"));
+  return r;
+}
+
+TEST(Gradcheck, JacobiansOfSpmmOnAChainAreTheAdjacencyMatrix) {
+  const TargetDef& def = find_target("spmm");
+  const Case c = make_random_case(def, chain(), {{"features", std::int64_t{1}}}, 3);
+  const Jacobian numerical = numerical_jacobian(oracle_f64, c, def.spec, "x");
+  const Jacobian analytical = analytical_jacobian(oracle_f64, c, def.spec, "x");
+  // d y_i / d x_j = A_ij: y0 = x1, y1 = x2, y2 = 0. Linear, so the differences are exact here.
+  EXPECT_THAT(numerical.values, ElementsAre(0, 1, 0, 0, 0, 1, 0, 0, 0));
+  EXPECT_THAT(analytical.values, ElementsAre(0, 1, 0, 0, 0, 1, 0, 0, 0));
+  EXPECT_EQ(numerical.row_label(2), "y[2]");
+  const InputAgreement agreement = compare_jacobians(numerical, analytical, kGradcheckBound);
+  EXPECT_TRUE(agreement.passed);
+  EXPECT_EQ(agreement.worst_relative_error, 0.0);
+  EXPECT_EQ(agreement.comparisons, 9);
+}
+
+TEST(Gradcheck, FullJacobianRejectsBackwardThatUsesAInsteadOfATranspose) {
+  const TargetDef& def = find_target("spmm");
+  const Case c = make_random_case(def, chain(), {}, 3);
+  const GradcheckReport r = check_full_jacobian(spmm_backward_uses_a, c, def.spec);
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_FALSE(r.all_passed);
+  EXPECT_FALSE(r.inputs[0].passed);
+  EXPECT_EQ(r.inputs[0].worst_relative_error, 1.0);  // an entry that is 1 in Aᵀ and 0 in A
+  EXPECT_THAT(r.inputs[0].worst_location, HasSubstr("/ d x["));
+}
+
+TEST(Gradcheck, RandomDirectionsRejectBackwardThatUsesAInsteadOfATranspose) {
+  const TargetDef& def = find_target("spmm");
+  const Case c = make_random_case(def, chain(), {}, 3);
+  const GradcheckReport r = check_random_directions(spmm_backward_uses_a, c, def.spec);
+  EXPECT_FALSE(r.all_passed);
+  EXPECT_GT(r.inputs[0].worst_relative_error, 0.01);
+  EXPECT_EQ(r.inputs[0].comparisons, 3);
+}
+
+TEST(Gradcheck, MissingGradientIsReportedAsFailure) {
+  const TargetDef& def = find_target("spmm_ve");
+  const Case c = make_random_case(def, chain(), {}, 3);
+  const CaseEvaluator drops_edge_gradient = [](const Case& k) {
+    Result r = oracle_f64(k);
+    r.gradients.erase("edge_values");
+    return r;
+  };
+  const GradcheckReport r = check_full_jacobian(drops_edge_gradient, c, def.spec);
+  EXPECT_FALSE(r.all_passed);
+  EXPECT_THAT(r.failure, HasSubstr("no gradient for 'edge_values'"));
+}
+
+TEST(Gradcheck, EvaluationErrorIsReportedAsFailure) {
+  const TargetDef& def = find_target("spmm");
+  const Case c = make_random_case(def, chain(), {}, 3);
+  const CaseEvaluator fails = [](const Case&) {
+    Result r;
+    r.status = Status::crashed;
+    r.message = "segmentation fault";
+    return r;
+  };
+  for (const GradcheckReport& r : {check_full_jacobian(fails, c, def.spec), check_random_directions(fails, c, def.spec)}) {
+    EXPECT_FALSE(r.all_passed);
+    EXPECT_THAT(r.failure, HasSubstr("crashed: segmentation fault"));
+  }
+}
+
+TEST(Gradcheck, NonFiniteGradientFails) {
+  const TargetDef& def = find_target("edge_softmax");
+  const Case c = make_random_case(def, chain(), {}, 3);
+  const CaseEvaluator nan_gradient = [](const Case& k) {
+    Result r = oracle_f64(k);
+    if (r.gradients.count("logits")) r.gradients["logits"][0] = std::nan("");
+    return r;
+  };
+  EXPECT_FALSE(check_full_jacobian(nan_gradient, c, def.spec).all_passed);
+  EXPECT_FALSE(check_random_directions(nan_gradient, c, def.spec).all_passed);
+}
+
+TEST(Gradcheck, CompareRefusesJacobiansOfDifferentShapes) {
+  Jacobian a{"x", {"y"}, {0, 2}, 2, 1, {0, 0}};
+  Jacobian b{"x", {"y"}, {0, 1}, 1, 2, {0, 0}};
+  EXPECT_THROW(compare_jacobians(a, b, kGradcheckBound), InternalError);
+}
+
+TEST(Gradcheck, UnknownInputIsAnInputError) {
+  const TargetDef& def = find_target("spmm");
+  const Case c = make_random_case(def, chain(), {}, 3);
+  EXPECT_THROW(numerical_jacobian(oracle_f64, c, def.spec, "no_such_input"), InputError);
+}
+
+}  // namespace
+}  // namespace gnncheck::oracle

@@ -1,0 +1,113 @@
+// Wrong shapes and attributes give an InputError that names the op, the argument and what was
+// expected — both through the op functions and through the catalogue (as Status::error).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "oracle/degree_norm.h"
+#include "oracle/edge_softmax.h"
+#include "oracle/eshuffle.h"
+#include "oracle/random_case.h"
+#include "oracle/sddmm.h"
+#include "oracle/spmm.h"
+#include "oracle/spmm_ve.h"
+
+namespace gnncheck::oracle {
+namespace {
+
+using ::testing::HasSubstr;
+
+// 3 destinations × 4 sources, 5 edges.
+Graph graph() {
+  const std::vector<index_t> dst = {0, 0, 0, 2, 2}, src = {2, 1, 2, 0, 2};
+  return Graph::from_edges(3, 4, dst, src);
+}
+
+template <class Fn>
+std::string input_error_of(Fn fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError thrown)";
+}
+
+TEST(OpsBadInput, WrongRowCountsNameTheOpAndArgument) {
+  const Graph g = graph();
+  const Tensor src_nodes({4, 2}), dst_nodes({3, 2}), edges({5, 1}), wrong({7, 2});
+  EXPECT_THAT(input_error_of([&] { spmm_forward(g, dst_nodes); }), HasSubstr("spmm: input x (one row per source node): expected 4 rows"));
+  EXPECT_THAT(input_error_of([&] { spmm_backward(g, src_nodes); }), HasSubstr("spmm backward: grad_y"));
+  EXPECT_THAT(input_error_of([&] { spmm_transposed_forward(g, src_nodes); }), HasSubstr("spmm_transposed: input y"));
+  EXPECT_THAT(input_error_of([&] { spmm_transposed_backward(g, dst_nodes); }), HasSubstr("grad_z"));
+  EXPECT_THAT(input_error_of([&] { spmm_ve_forward(g, wrong, src_nodes); }), HasSubstr("spmm_ve: edge_values (one row per edge): expected 5 rows"));
+  EXPECT_THAT(input_error_of([&] { spmm_ve_forward(g, edges, wrong); }), HasSubstr("spmm_ve: input x"));
+  EXPECT_THAT(input_error_of([&] { spmm_ve_backward(g, edges, src_nodes, src_nodes); }), HasSubstr("grad_y (shaped like the output y): expected shape [3, 2]"));
+  EXPECT_THAT(input_error_of([&] { spmm_ve_transposed_forward(g, edges, src_nodes); }), HasSubstr("spmm_ve_transposed: input y"));
+  EXPECT_THAT(input_error_of([&] { sddmm_dot_forward(g, src_nodes, src_nodes, 1); }), HasSubstr("sddmm_dot: input u"));
+  EXPECT_THAT(input_error_of([&] { sddmm_dot_backward(g, dst_nodes, src_nodes, 1, Tensor({5, 2})); }), HasSubstr("grad_e"));
+  EXPECT_THAT(input_error_of([&] { sddmm_add_forward(g, dst_nodes, dst_nodes); }), HasSubstr("sddmm_add: input b"));
+  EXPECT_THAT(input_error_of([&] { sddmm_add_backward(g, wrong); }), HasSubstr("sddmm_add backward: grad_e"));
+  EXPECT_THAT(input_error_of([&] { edge_softmax_forward(g, wrong); }), HasSubstr("edge_softmax: logits"));
+  EXPECT_THAT(input_error_of([&] { edge_softmax_backward(g, edges, Tensor({5, 2})); }), HasSubstr("grad_alpha (shaped like alpha)"));
+  EXPECT_THAT(input_error_of([&] { eshuffle_forward(g, wrong); }), HasSubstr("eshuffle: input x"));
+  EXPECT_THAT(input_error_of([&] { eshuffle_inverse_backward(g, wrong); }), HasSubstr("eshuffle_inverse backward"));
+  EXPECT_THAT(input_error_of([&] { normalized_spmm_forward(g, DegreeNorm::row_mean, dst_nodes); }), HasSubstr("normalized_spmm (row_mean): input x"));
+  EXPECT_THAT(input_error_of([&] { normalized_spmm_backward(g, DegreeNorm::symmetric, src_nodes); }), HasSubstr("grad_y"));
+}
+
+TEST(OpsBadInput, HeadsThatDoNotDivideTheWidth) {
+  const Graph g = graph();
+  EXPECT_THAT(input_error_of([&] { spmm_ve_forward(g, Tensor({5, 3}), Tensor({4, 4})); }),
+              HasSubstr("spmm_ve: input x has 4 values per row, which the 3 heads of edge_values do not divide"));
+  EXPECT_THAT(input_error_of([&] { spmm_ve_transposed_backward(g, Tensor({5, 2}), Tensor({3, 3}), Tensor({4, 3})); }),
+              HasSubstr("which the 2 heads of edge_values do not divide"));
+  EXPECT_THAT(input_error_of([&] { sddmm_dot_forward(g, Tensor({3, 5}), Tensor({4, 5}), 2); }),
+              HasSubstr("sddmm_dot: u and v have 5 values per row, which 2 heads do not divide"));
+  EXPECT_THAT(input_error_of([&] { sddmm_dot_forward(g, Tensor({3, 4}), Tensor({4, 4}), 0); }),
+              HasSubstr("heads must be at least 1, got 0"));
+  EXPECT_THAT(input_error_of([&] { sddmm_dot_forward(g, Tensor({3, 4}), Tensor({4, 2}), 1); }),
+              HasSubstr("u has 4 values per row but v has 2"));
+  EXPECT_THAT(input_error_of([&] { sddmm_add_forward(g, Tensor({3, 2}), Tensor({4, 1})); }),
+              HasSubstr("a has 2 heads per row but b has 1"));
+}
+
+TEST(OpsBadInput, UnknownNormalization) {
+  EXPECT_THAT(input_error_of([] { parse_degree_norm("column"); }),
+              HasSubstr("unknown degree normalization 'column': expected symmetric or row_mean"));
+}
+
+TEST(OpsBadInput, CatalogueReportsBadAttributesAndShapesAsErrors) {
+  const auto g = std::make_shared<const Graph>(graph());
+  Case c = make_random_case(find_target("spmm_ve"), g, {{"heads", std::int64_t{2}}}, 1);
+  c.attributes.set("heads", std::int64_t{0});
+  Result r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("target 'spmm_ve': attribute 'heads' must be at least 1, got 0"));
+
+  c = make_random_case(find_target("spmm_ve"), g, {{"heads", std::int64_t{2}}}, 1);
+  c.inputs["x"] = Tensor({4, 7});
+  r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("target 'spmm_ve', input 'x': expected shape [4, 8], got [4, 7]"));
+
+  c = make_random_case(find_target("normalized_spmm"), g, {}, 1);
+  c.attributes.set("norm", std::string("column"));
+  r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("unknown degree normalization 'column'"));
+
+  c = make_random_case(find_target("sddmm_dot"), g, {}, 1);
+  c.attributes.set("features", std::string("four"));
+  r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("attribute 'features': expected an integer"));
+
+  c = make_random_case(find_target("spmm"), g, {}, 1);
+  c.grad_outputs["y"] = Tensor({4, 4});
+  r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("gradient of output 'y': expected shape [3, 4]"));
+}
+
+}  // namespace
+}  // namespace gnncheck::oracle
