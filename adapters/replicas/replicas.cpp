@@ -71,7 +71,7 @@ std::vector<CatalogueEntry> entries() {
         "a forward-only evaluation stores its edge tensor (softmax output or edge values) in one shared "
         "buffer; a later evaluation with output gradients computes its backward from that buffer when "
         "its shape matches, not from its own forward",
-        "state", "two forwards on different inputs before a backward",
+        "state_interleaved", "two forwards on different inputs before a backward",
         {"edge_softmax", "spmm_ve"}},
        false},
       {{8, "fusegnn_softmax_no_max",
@@ -113,6 +113,14 @@ std::vector<CatalogueEntry> entries() {
   };
 }
 
+// Targets with a node tensor (input or output): the only ones a feature width applies to.
+bool has_node_tensor(const oracle::TargetDef& def) {
+  for (const auto* slots : {&def.spec.inputs, &def.spec.outputs})
+    for (const auto& slot : *slots)
+      if (slot.kind == oracle::TensorKind::dst_nodes || slot.kind == oracle::TensorKind::src_nodes) return true;
+  return false;
+}
+
 bool bias_target(const oracle::TargetDef& def) {
   for (const auto& slot : def.spec.inputs)
     if (slot.kind == oracle::TensorKind::parameter && slot.name.find("bias") != std::string::npos) return true;
@@ -127,6 +135,7 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
     const std::string& name = def.spec.name;
     bool wanted = entry.every_target;
     for (const auto& t : info.targets) wanted = wanted || t == name;
+    if (info.number == 10) wanted = has_node_tensor(def);
     if (info.number == 12) wanted = bias_target(def);
     if (wanted) known.push_back(name);
   }

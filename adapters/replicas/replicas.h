@@ -30,7 +30,7 @@ struct ReplicaInfo {
   std::string origin;          // the published system and what went wrong there, in our words
   std::string bug;             // precisely what this replica computes wrongly
   std::string expected_check;  // check kind of DESIGN.md expected to catch it: differential, adjoint,
-                               // op_order, state, numerics, resources
+                               // op_order, state_interleaved, numerics, resources (checks/verdict.h)
   std::string needs;           // what a case must have for the bug to show, e.g. "a graph with A ≠ Aᵀ"
   std::vector<std::string> targets;  // targets the bug is injected into (those the catalogue knows today)
 };

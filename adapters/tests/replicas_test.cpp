@@ -54,7 +54,7 @@ TEST(ReplicaCatalogue, HasTwelveDocumentedReplicasInIssueOrder) {
   const auto catalogue = replica_catalogue();
   ASSERT_EQ(catalogue.size(), 12u);
   std::set<std::string> names;
-  const std::set<std::string> checks = {"differential", "adjoint", "op_order", "state", "numerics", "resources"};
+  const std::set<std::string> checks = {"differential", "adjoint", "op_order", "state_interleaved", "numerics", "resources"};
   for (size_t k = 0; k < catalogue.size(); ++k) {
     const ReplicaInfo& info = catalogue[k];
     EXPECT_EQ(info.number, static_cast<int>(k) + 1);
