@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "oracle/error.h"
+#include "oracle/random_case.h"
 
 namespace gnncheck::checks {
 
@@ -28,6 +29,15 @@ Case abs_case(const Case& c) {
 
 Case ones_case(const Case& c) {
   return map_values(c, [](double) { return 1.0; });
+}
+
+TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::string& tag, double lo, double hi) {
+  oracle::RandomCaseOptions range;
+  range.min_value = lo;
+  range.max_value = hi;
+  TensorMap out;
+  for (const auto& [name, t] : tensors) out.emplace(name, oracle::random_tensor(t.shape(), seed, tag + ":" + name, range));
+  return out;
 }
 
 namespace {

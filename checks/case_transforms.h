@@ -27,6 +27,11 @@ Case abs_case(const Case& c);
 // 1 everywhere: with unit coefficients, the oracle on this case counts the terms of each sum.
 Case ones_case(const Case& c);
 
+// Fresh seeded values, uniform in [lo, hi), for every tensor of `tensors`, with the same shapes
+// (oracle::random_tensor streams named "<tag>:<name>").
+TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::string& tag, double lo = -1.0,
+                      double hi = 1.0);
+
 // x rounded to the nearest value of `p` (round to nearest even; float32 through a cast; tf32,
 // bfloat16 and float16 by rounding the float32 significand to 10, 7 and 10 stored bits; float16 also
 // to its exponent range). float64 returns x.

@@ -18,16 +18,15 @@ namespace {
 
 // B: the same graph and attributes as A, fresh values in A's range.
 Case other_inputs(const Case& a) {
-  const auto& def = oracle::find_target(a.target);
   double largest = 0.0;
   for (const auto& m : {a.inputs, a.parameters})
     for (const auto& [name, t] : m)
       for (double x : t.values()) largest = std::max(largest, std::abs(x));
-  oracle::RandomCaseOptions range;
-  range.min_value = largest > 0 ? -largest : -1.0;
-  range.max_value = largest > 0 ? largest : 1.0;
-  Case b = oracle::make_random_case(def, a.graph, a.attributes, a.seed ^ 0xb0b0b0b0ULL, range);
-  b.seed = a.seed;
+  const double range = largest > 0 ? largest : 1.0;
+  Case b = a;
+  b.inputs = random_like(a.inputs, a.seed, "state B input", -range, range);
+  b.parameters = random_like(a.parameters, a.seed, "state B parameter", -range, range);
+  b.grad_outputs = random_like(a.grad_outputs, a.seed, "state B ȳ");
   return b;
 }
 
@@ -48,8 +47,7 @@ Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const Che
 Verdict state_interleaved(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::state_interleaved, system, c, options);
   Case a = c;
-  if (a.grad_outputs.empty())
-    a.grad_outputs = oracle::make_random_case(oracle::find_target(c.target), c.graph, c.attributes, c.seed).grad_outputs;
+  if (a.grad_outputs.empty()) a.grad_outputs = random_like(exact_result(c).outputs, c.seed, "state ȳ");
   Case a_forward = a, b_forward = other_inputs(a);
   a_forward.grad_outputs.clear();
   Case b_full = b_forward;

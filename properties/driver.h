@@ -1,0 +1,60 @@
+// gnncheck/properties/driver.h — running a check as a property over many random cases.
+//
+// run_property() draws `cases` cases of one target from arbitrary_case(), runs one check of one
+// system on each, and on the first failure lets RapidCheck shrink the case (graph first, then
+// attributes and values) to a minimal one that still fails. The minimal case is written as a
+// counterexample directory (properties/counterexample.h) and the outcome carries its verdict,
+// RapidCheck's "Falsifiable after N tests and M shrinks" story, the seed and the reproduce string.
+// A case the system declares unsupported is discarded (RapidCheck gives up after too many); a check
+// that does not apply to a case counts as passed and is tallied in `not_applicable`.
+//
+//   auto sys = gnncheck::make_cpu_float32_system();
+//   gnncheck::properties::PropertyOptions opts;
+//   opts.cases = 200;  opts.seed = 42;  opts.counterexample_root = "cases";
+//   auto out = gnncheck::properties::run_property(gnncheck::checks::CheckKind::adjoint, *sys, "spmm", opts);
+//   if (!out.passed) std::cerr << out.report << "\n";   // verdict, shrunk case, seed, reproduce
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "adapters/system.h"
+#include "checks/checks.h"
+#include "properties/generators.h"
+
+namespace gnncheck::properties {
+
+struct PropertyOptions {
+  int cases = 100;            // successful cases required to pass
+  std::uint64_t seed = 1;     // RapidCheck's seed: the same seed draws the same cases
+  int max_size = 100;         // RapidCheck's size ramps from 0 to this over the run
+  std::string reproduce;      // a reproduce string from an earlier failure: re-runs exactly that case
+  std::filesystem::path counterexample_root;  // empty: do not write counterexamples
+  CaseOptions case_options;
+  checks::CheckOptions check_options;
+};
+
+struct PropertyOutcome {
+  bool passed = false;
+  bool gave_up = false;         // too many discarded (unsupported) cases
+  int cases_passed = 0;         // cases that passed before the failure (or all of them)
+  int shrinks = 0;              // shrink steps to the minimal case
+  int not_applicable = 0;       // cases the check did not apply to
+  std::uint64_t seed = 0;
+  std::string reproduce;        // RC_PARAMS reproduce string for the failure
+  std::optional<checks::Verdict> failure;  // the verdict on the minimal case
+  std::optional<CaseSpec> minimal;         // the minimal case's spec
+  std::string counterexample_path;         // where it was written
+  std::string report;           // the whole story, ready to print
+};
+
+PropertyOutcome run_property(checks::CheckKind check, System& system, const std::string& target,
+                             const PropertyOptions& options = {});
+
+// "<system>-<target>-<check>-<seed>": the directory name under counterexample_root.
+std::string counterexample_name(const std::string& system, const std::string& target, checks::CheckKind check,
+                                std::uint64_t seed);
+
+}  // namespace gnncheck::properties

@@ -1,0 +1,296 @@
+#include "properties/generators.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "oracle/error.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::properties {
+
+Graph to_graph(const GraphSpec& spec) { return Graph::from_edges(spec.n_dst, spec.n_src, spec.dst, spec.src); }
+
+void showValue(const GraphSpec& spec, std::ostream& os) {
+  os << fmt::format("{} graph {}×{}, {} edges:", spec.family, spec.n_dst, spec.n_src, spec.dst.size());
+  for (size_t k = 0; k < spec.dst.size(); ++k) os << fmt::format(" {}<-{}", spec.dst[k], spec.src[k]);
+}
+
+namespace {
+
+// Draws the edges of a family from `seed` (std::mt19937_64: the same graph for the same recipe on
+// every platform, since only raw engine output is used).
+struct GraphRecipe {
+  std::string family;
+  index_t n_dst = 0, n_src = 0;
+  double average_degree = 0;
+  bool symmetric = false, self_loops = false, duplicates = false;
+  std::uint64_t seed = 0;
+};
+
+index_t draw_below(std::mt19937_64& rng, index_t n) { return static_cast<index_t>(rng() % static_cast<std::uint64_t>(n)); }
+double draw_unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+GraphSpec realize(const GraphRecipe& r) {
+  GraphSpec g{r.family, r.n_dst, r.n_src, {}, {}};
+  std::mt19937_64 rng(r.seed);
+  auto add = [&](index_t d, index_t s) {
+    g.dst.push_back(d);
+    g.src.push_back(s);
+  };
+  const index_t edges = static_cast<index_t>(std::llround(r.average_degree * static_cast<double>(r.n_dst)));
+  if (r.n_dst > 0 && r.n_src > 0) {
+    if (r.family == "uniform" || r.family == "bipartite") {
+      for (index_t k = 0; k < edges; ++k) add(draw_below(rng, r.n_dst), draw_below(rng, r.n_src));
+    } else if (r.family == "heavy_tailed") {
+      // Sources drawn with weight (j+1)^-1.5: a few sources have most out-edges (power-law-like).
+      std::vector<double> cumulative(static_cast<size_t>(r.n_src));
+      double total = 0;
+      for (index_t j = 0; j < r.n_src; ++j) cumulative[j] = total += std::pow(static_cast<double>(j + 1), -1.5);
+      for (index_t k = 0; k < edges; ++k) {
+        const double x = draw_unit(rng) * total;
+        const index_t j = std::min<index_t>(
+            r.n_src - 1, std::lower_bound(cumulative.begin(), cumulative.end(), x) - cumulative.begin());
+        add(draw_below(rng, r.n_dst), j);
+      }
+    } else if (r.family == "star") {
+      const bool into_hub = rng() % 2 == 0;
+      if (into_hub) {
+        for (index_t j = 0; j < r.n_src; ++j) add(0, j);
+      } else {
+        for (index_t i = 0; i < r.n_dst; ++i) add(i, 0);
+      }
+    } else if (r.family == "chain") {
+      for (index_t i = 0; i + 1 < std::min(r.n_dst, r.n_src + 1); ++i) add(i, i + 1);
+    }
+  }
+  const bool square = r.n_dst == r.n_src;
+  if (r.symmetric && square) {
+    const size_t n = g.dst.size();
+    for (size_t k = 0; k < n; ++k)
+      if (g.dst[k] != g.src[k]) add(g.src[k], g.dst[k]);
+  }
+  if (r.self_loops && square)
+    for (index_t i = 0; i < r.n_dst; ++i)
+      if (rng() % 3 == 0) add(i, i);
+  if (r.duplicates) {
+    const size_t n = g.dst.size();
+    for (size_t k = 0; k < n; ++k)
+      if (rng() % 5 == 0) add(g.dst[k], g.src[k]);
+  }
+  return g;
+}
+
+GraphSpec without_nodes(const GraphSpec& s, const std::vector<bool>& drop_dst, const std::vector<bool>& drop_src) {
+  auto relabel = [](const std::vector<bool>& drop) {
+    std::vector<index_t> to(drop.size(), -1);
+    index_t next = 0;
+    for (size_t v = 0; v < drop.size(); ++v)
+      if (!drop[v]) to[v] = next++;
+    return std::pair{to, next};
+  };
+  const auto [dst_to, n_dst] = relabel(drop_dst);
+  const auto [src_to, n_src] = relabel(drop_src);
+  GraphSpec out{s.family, n_dst, n_src, {}, {}};
+  for (size_t k = 0; k < s.dst.size(); ++k) {
+    if (drop_dst[s.dst[k]] || drop_src[s.src[k]]) continue;
+    out.dst.push_back(dst_to[s.dst[k]]);
+    out.src.push_back(src_to[s.src[k]]);
+  }
+  return out;
+}
+
+GraphSpec without_edges(const GraphSpec& s, size_t begin, size_t end) {
+  GraphSpec out = s;
+  out.dst.erase(out.dst.begin() + begin, out.dst.begin() + end);
+  out.src.erase(out.src.begin() + begin, out.src.begin() + end);
+  return out;
+}
+
+}  // namespace
+
+std::vector<GraphSpec> graph_shrinks(const GraphSpec& s, bool keep_square) {
+  std::vector<GraphSpec> candidates;
+  const bool square = keep_square || s.n_dst == s.n_src;
+  auto nodes_mask = [](index_t n, auto&& drop) {
+    std::vector<bool> m(static_cast<size_t>(n));
+    for (index_t v = 0; v < n; ++v) m[v] = drop(v);
+    return m;
+  };
+  // Half the nodes (the upper labels), then single nodes.
+  if (square && s.n_dst > 0) {
+    const index_t keep = s.n_dst / 2;
+    auto m = nodes_mask(s.n_dst, [&](index_t v) { return v >= keep; });
+    candidates.push_back(without_nodes(s, m, m));
+    if (s.n_dst <= 32)
+      for (index_t v = 0; v < s.n_dst; ++v) {
+        auto one = nodes_mask(s.n_dst, [&](index_t w) { return w == v; });
+        candidates.push_back(without_nodes(s, one, one));
+      }
+  } else if (!square) {
+    auto none_dst = nodes_mask(s.n_dst, [](index_t) { return false; });
+    auto none_src = nodes_mask(s.n_src, [](index_t) { return false; });
+    if (s.n_dst > 0) candidates.push_back(without_nodes(s, nodes_mask(s.n_dst, [&](index_t v) { return v >= s.n_dst / 2; }), none_src));
+    if (s.n_src > 0) candidates.push_back(without_nodes(s, none_dst, nodes_mask(s.n_src, [&](index_t v) { return v >= s.n_src / 2; })));
+    if (s.n_dst <= 32)
+      for (index_t v = 0; v < s.n_dst; ++v)
+        candidates.push_back(without_nodes(s, nodes_mask(s.n_dst, [&](index_t w) { return w == v; }), none_src));
+    if (s.n_src <= 32)
+      for (index_t v = 0; v < s.n_src; ++v)
+        candidates.push_back(without_nodes(s, none_dst, nodes_mask(s.n_src, [&](index_t w) { return w == v; })));
+  }
+  // Half the edges, then single edges.
+  const size_t e = s.dst.size();
+  if (e >= 2) {
+    candidates.push_back(without_edges(s, e / 2, e));
+    candidates.push_back(without_edges(s, 0, e / 2));
+  }
+  if (e <= 64)
+    for (size_t k = 0; k < e; ++k) candidates.push_back(without_edges(s, k, k + 1));
+  // Keep only valid graphs (revalidated as the loader would), never the graph itself.
+  std::vector<GraphSpec> valid;
+  for (auto& c : candidates) {
+    if (c.n_dst == s.n_dst && c.n_src == s.n_src && c.dst == s.dst) continue;
+    if (keep_square && c.n_dst != c.n_src) continue;
+    try {
+      (void)to_graph(c);
+    } catch (const InputError&) {
+      continue;
+    }
+    valid.push_back(std::move(c));
+  }
+  return valid;
+}
+
+rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options) {
+  const rc::Gen<GraphRecipe> recipes = rc::gen::withSize([options](int size) {
+    return rc::gen::exec([options, size] {
+      GraphRecipe r;
+      const index_t largest = std::max<index_t>(
+          1, std::min<index_t>(options.max_nodes, 1 + static_cast<index_t>(size) * options.max_nodes / 100));
+      r.family = options.square_only
+                     ? *rc::gen::element<std::string>("uniform", "heavy_tailed", "star", "chain", "empty")
+                     : *rc::gen::element<std::string>("uniform", "heavy_tailed", "star", "chain", "bipartite", "empty");
+      r.n_dst = *rc::gen::inRange<index_t>(0, largest + 1);
+      r.n_src = r.n_dst;
+      if (r.family == "bipartite") r.n_src = *rc::gen::inRange<index_t>(0, largest + 1);
+      r.average_degree = *rc::gen::inRange(0, static_cast<int>(options.max_average_degree * 4) + 1) / 4.0;
+      r.symmetric = *rc::gen::arbitrary<bool>();
+      r.self_loops = *rc::gen::arbitrary<bool>();
+      r.duplicates = *rc::gen::arbitrary<bool>();
+      r.seed = *rc::gen::arbitrary<std::uint64_t>();
+      return r;
+    });
+  });
+  const bool keep_square = options.square_only;
+  return rc::Gen<GraphSpec>([recipes, keep_square](const rc::Random& random, int size) {
+    GraphSpec g = realize(recipes(random, size).value());
+    return rc::shrinkable::shrinkRecur(g, [keep_square](const GraphSpec& s) {
+      return rc::seq::fromContainer(graph_shrinks(s, keep_square));
+    });
+  });
+}
+
+std::string_view to_string(ValueStyle style) {
+  switch (style) {
+    case ValueStyle::small_integers: return "small_integers";
+    case ValueStyle::uniform: return "uniform";
+    case ValueStyle::with_zeros: return "with_zeros";
+    case ValueStyle::large: return "large";
+  }
+  return "unknown";
+}
+
+ValueStyle parse_value_style(std::string_view name) {
+  for (ValueStyle s : {ValueStyle::small_integers, ValueStyle::uniform, ValueStyle::with_zeros, ValueStyle::large})
+    if (to_string(s) == name) return s;
+  throw InputError(fmt::format("unknown value style '{}': expected small_integers, uniform, with_zeros or large", name));
+}
+
+void showValue(const CaseSpec& spec, std::ostream& os) {
+  os << fmt::format("target {}, attributes {{", spec.target);
+  bool first = true;
+  for (const auto& [name, value] : spec.attributes.values()) {
+    os << (first ? "" : ", ") << name << "=" << gnncheck::to_string(value);
+    first = false;
+  }
+  os << fmt::format("}}, values {} (seed {}), ", to_string(spec.values), spec.value_seed);
+  showValue(spec.graph, os);
+}
+
+namespace {
+
+bool is_width(const std::string& name) { return name.find("features") != std::string::npos; }
+
+}  // namespace
+
+rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options) {
+  const oracle::TargetSpec spec = oracle::find_target(target).spec;
+  bool has_self_loops = false;
+  for (const auto& a : spec.attributes) has_self_loops = has_self_loops || a.name == "self_loops";
+  // Layers read each destination's own features (GIN, SAGE) or add self-loops: square graphs only.
+  options.graph.square_only = options.graph.square_only || spec.needs_square_graph || spec.is_layer || has_self_loops;
+  std::vector<std::int64_t> widths;
+  for (std::int64_t w : {1, 2, 3, 5, 7, 8, 16, 31, 33, 40, 64})
+    if (w <= options.max_width) widths.push_back(w);
+  if (options.value_styles.empty()) throw InputError("case generator: at least one value style is needed");
+  return rc::gen::mapcat(arbitrary_graph(options.graph), [spec, options, widths](const GraphSpec& graph) {
+    return rc::gen::exec([spec, options, widths, graph] {
+      CaseSpec c;
+      c.graph = graph;
+      c.target = spec.name;
+      for (const auto& a : spec.attributes) {
+        if (a.name == "heads") {
+          c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(1, options.max_heads + 1));
+        } else if (is_width(a.name)) {
+          c.attributes.set(a.name, *rc::gen::elementOf(widths));
+        } else if (a.name == "norm") {
+          c.attributes.set(a.name, *rc::gen::element<std::string>("symmetric", "row_mean"));
+        } else if (a.name == "self_loops" || a.name == "bias" || a.name == "concat") {
+          c.attributes.set(a.name, *rc::gen::arbitrary<bool>());
+        }
+      }
+      c.values = *rc::gen::elementOf(options.value_styles);
+      c.value_seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
+      return c;
+    });
+  });
+}
+
+Case build_case(const CaseSpec& spec) {
+  const oracle::TargetDef& def = oracle::find_target(spec.target);
+  auto graph = std::make_shared<const Graph>(to_graph(spec.graph));
+  oracle::RandomCaseOptions range;
+  if (spec.values == ValueStyle::with_zeros) range.zero_fraction = 0.3;
+  Case c;
+  c.target = spec.target;
+  c.attributes = oracle::with_defaults(def.spec, spec.attributes);
+  c.graph = graph;
+  // Every input the target has for these attributes (an optional one, like a disabled bias, has no
+  // shape), with oracle::random_tensor's per-tensor streams.
+  const auto shapes = def.input_shapes(*graph, c.attributes);
+  for (const auto& slot : def.spec.inputs) {
+    auto shape = shapes.find(slot.name);
+    if (shape == shapes.end()) continue;
+    TensorMap& into = slot.kind == oracle::TensorKind::parameter ? c.parameters : c.inputs;
+    into[slot.name] = oracle::random_tensor(shape->second, spec.value_seed, "input:" + slot.name, range);
+  }
+  for (const auto& [name, shape] : def.output_shapes(*graph, c.attributes))
+    c.grad_outputs[name] = oracle::random_tensor(shape, spec.value_seed, "grad_output:" + name, range);
+  if (spec.values == ValueStyle::small_integers) {
+    for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+      for (auto& [name, t] : *m)
+        for (double& v : t.values()) v = std::round(2.0 * v);
+  } else if (spec.values == ValueStyle::large) {
+    for (auto& [name, t] : c.inputs)
+      for (double& v : t.values()) v *= 1e3;
+  }
+  c.seed = spec.value_seed;
+  return c;
+}
+
+}  // namespace gnncheck::properties

@@ -1,0 +1,88 @@
+// gnncheck/properties/generators.h — RapidCheck generators of graphs and whole cases, with shrinking.
+//
+// A GraphSpec is a graph as an edge list (dst[k] <- src[k], in edge-id order) plus the family it was
+// drawn from. arbitrary_graph() draws a family (uniform, heavy-tailed, star, chain, bipartite, empty),
+// its size (0 nodes up, square or not), and modifiers (symmetric, duplicate edges, self-loops), then
+// shrinks by removing half the nodes, single nodes, half the edges and single edges — every candidate
+// is rebuilt with Graph::from_edges and dropped if invalid, and a square graph stays square.
+//
+// A CaseSpec is a graph plus everything else of a case: attributes (heads 1–8, feature widths that
+// are odd or not multiples of 32, normalization kind, self-loops, bias), a value style (small
+// integers, uniform [-1, 1], uniform with exact zeros, large magnitudes up to 1e3) and a value seed.
+// arbitrary_case() generates the graph first and the rest sized to it (gen::mapcat), so RapidCheck
+// shrinks the graph first, then attributes toward 1 head and width 1, then the value style toward
+// small integers. build_case() turns a CaseSpec into a Case with tensors from oracle/random_case.
+//
+//   rc::check([] {
+//     const auto spec = *gnncheck::properties::arbitrary_case("spmm");
+//     gnncheck::Case c = gnncheck::properties::build_case(spec);
+//     RC_ASSERT(gnncheck::oracle::evaluate(c).ok());
+//   });
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "oracle/case.h"
+
+namespace gnncheck::properties {
+
+struct GraphSpec {
+  std::string family;  // how it was drawn (kept through shrinking for messages)
+  index_t n_dst = 0;
+  index_t n_src = 0;
+  std::vector<index_t> dst;
+  std::vector<index_t> src;
+};
+Graph to_graph(const GraphSpec& spec);  // throws InputError for an invalid spec
+void showValue(const GraphSpec& spec, std::ostream& os);
+
+struct GraphOptions {
+  index_t max_nodes = 12;       // per side; RapidCheck's size scales the actual maximum
+  bool square_only = false;     // targets that need a square graph (layers with self-loops)
+  double max_average_degree = 4.0;
+};
+
+rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options = {});
+
+// The candidates a graph shrinks to (valid graphs only, smallest first-tried); exposed for tests.
+std::vector<GraphSpec> graph_shrinks(const GraphSpec& spec, bool keep_square);
+
+enum class ValueStyle {
+  small_integers,  // integers in [-2, 2]: exact in every format, so counterexamples read easily
+  uniform,         // uniform in [-1, 1)
+  with_zeros,      // uniform in [-1, 1) with 30% exact zeros
+  large,           // inputs uniform in [-1e3, 1e3) (large attention logits); parameters in [-1, 1)
+};
+std::string_view to_string(ValueStyle style);
+ValueStyle parse_value_style(std::string_view name);  // throws InputError naming the accepted names
+
+struct CaseSpec {
+  GraphSpec graph;
+  std::string target;
+  Attributes attributes;
+  ValueStyle values = ValueStyle::uniform;
+  std::uint64_t value_seed = 0;
+};
+void showValue(const CaseSpec& spec, std::ostream& os);
+
+struct CaseOptions {
+  GraphOptions graph;
+  std::int64_t max_width = 40;  // feature widths are drawn from {1,2,3,5,7,8,16,31,33,…} up to this
+  std::int64_t max_heads = 8;
+  std::vector<ValueStyle> value_styles = {ValueStyle::small_integers, ValueStyle::uniform, ValueStyle::with_zeros,
+                                          ValueStyle::large};
+};
+
+// Cases of one target (its spec decides which attributes are drawn; layers, targets with a
+// self_loops attribute and those needing it get square graphs only).
+rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options = {});
+
+// The Case: graph, attributes, inputs, parameters and output gradients; seed = value_seed.
+Case build_case(const CaseSpec& spec);
+
+}  // namespace gnncheck::properties
