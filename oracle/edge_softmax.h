@@ -4,6 +4,8 @@
 //   m[i,h] = max_{k ∈ row i} s[k,h]   (max subtraction: finite for any finite logits)
 // Backward: grad_s[k,h] = alpha[k,h] · (grad_alpha[k,h] − Σ_{k' ∈ row i} alpha[k',h] · grad_alpha[k',h]).
 // Empty rows have no edges and contribute nothing. logits [E, H] (or [E]) -> alpha of the same shape.
+// Each row's maximum, sum and normalization run in edge-id order on one thread: bit-identical for
+// any thread count.
 #pragma once
 
 #include "oracle/graph.h"

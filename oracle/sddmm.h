@@ -6,6 +6,8 @@
 // Backward of sddmm_dot: grad_U[i,h,:] = Σ_{k ∈ row i} grad_e[k,h] · V[col_k,h,:],
 //                        grad_V[j,h,:] = Σ_{k : col_k = j} grad_e[k,h] · U[row_k,h,:].
 // Backward of sddmm_add: grad_a[i,h] = Σ_{k ∈ row i} grad_e[k,h], grad_b[j,h] = Σ_{k : col_k = j} grad_e[k,h].
+// sddmm_add's output keeps a's trailing shape ([E, H] for a [n_dst, H]). Wrong row counts, U and V
+// of different widths, heads < 1 or a width that heads does not divide throw InputError.
 #pragma once
 
 #include "oracle/graph.h"

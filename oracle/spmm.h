@@ -6,7 +6,8 @@
 // transpose. F is the row size of the dense operand (any trailing shape, e.g. [N, H, C]).
 // T is double for the oracle; float gives the float32 evaluation of the same code.
 // Summation order is fixed (increasing edge id / CSC position), so results are bit-identical for
-// any OpenMP thread count.
+// any OpenMP thread count. A tensor with the wrong number of rows throws InputError naming the op
+// and the argument.
 #pragma once
 
 #include "oracle/graph.h"
