@@ -82,8 +82,13 @@ Result evaluate_in(const TargetDef& def, const Case& c, const Attributes& attrs)
   else ev = def.evaluate_f32(g, attrs, inputs, grad_outputs);
   Result r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (auto& [name, t] : ev.outputs) r.outputs.emplace(name, cast<double>(t));
-  for (auto& [name, t] : ev.gradients) r.gradients.emplace(name, cast<double>(t));
+  // float64 results move into the Result (a layer's input gradient can be the whole feature matrix).
+  auto to_result = [](DenseTensor<T>& t) {
+    if constexpr (std::is_same_v<T, double>) return std::move(t);
+    else return cast<double>(t);
+  };
+  for (auto& [name, t] : ev.outputs) r.outputs.emplace(name, to_result(t));
+  for (auto& [name, t] : ev.gradients) r.gradients.emplace(name, to_result(t));
   return r;
 }
 
