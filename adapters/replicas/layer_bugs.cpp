@@ -3,7 +3,6 @@
 // replica adds the difference (wrong step − right step) pushed through the rest of the chain to the
 // base system's correct gradients, so the rest stays exactly the base's answer.
 #include <cmath>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -12,6 +11,7 @@
 #include "oracle/edge_softmax.h"
 #include "oracle/eshuffle.h"
 #include "oracle/layers/dense.h"
+#include "oracle/layers/dropout.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/sddmm.h"
 #include "oracle/spmm.h"
@@ -67,19 +67,16 @@ Tensor wrong_side_values(const Graph& g, oracle::DegreeNorm norm) {
 
 oracle::DegreeNorm norm_of(const BugContext& ctx) { return oracle::parse_degree_norm(ctx.attributes.get_string("norm")); }
 
-// GAT's attention over its aggregation graph, recomputed from the case (no dropout).
+// GAT's attention over its aggregation graph, recomputed from the case, with the layer's
+// deterministic attention-dropout mask (oracle/layers/dropout.h) applied as the layer does.
 struct GatAttention {
   Graph graph;
   Tensor h;         // x·W, [n_src, H·C]
-  Tensor alpha;     // [E', H]
+  Tensor alpha;     // the edge values aggregated with: softmax ⊙ dropout factor, [E', H]
   Tensor grad_out;  // gradient of the per-head aggregation output, [n_dst, H·C]
 };
 
-std::optional<GatAttention> gat_attention(BugContext& ctx) {
-  if (ctx.attributes.get_double("attn_dropout") > 0.0) {
-    ctx.unsupported("the GAT replicas model evaluation mode; attn_dropout must be 0");
-    return std::nullopt;
-  }
+GatAttention gat_attention(const BugContext& ctx) {
   const index_t heads = ctx.attributes.get_int("heads"), channels = ctx.attributes.get_int("out_features");
   const Graph& g = ctx.graph();
   GatAttention a{aggregation_graph(ctx), matmul(ctx.input("x"), ctx.input("weight")), {}, {}};
@@ -94,6 +91,11 @@ std::optional<GatAttention> gat_attention(BugContext& ctx) {
                                                   scores(ctx.input("att_src"), g.n_src()));
   a.alpha = oracle::edge_softmax_forward(
       a.graph, oracle::layers::leaky_relu(logits, ctx.attributes.get_double("negative_slope")));
+  if (const double p = ctx.attributes.get_double("attn_dropout"); p > 0.0) {
+    const auto seed = static_cast<std::uint64_t>(ctx.attributes.get_int("dropout_seed"));
+    for (index_t i = 0; i < a.alpha.size(); ++i)
+      a.alpha[i] *= oracle::layers::dropout_keeps(seed, static_cast<std::uint64_t>(i), p) ? oracle::layers::dropout_scale(p) : 0.0;
+  }
   const Tensor& grad_y = ctx.output_gradient();
   if (ctx.attributes.get_bool("concat")) {
     a.grad_out = grad_y;
@@ -169,17 +171,15 @@ void push_through_gat_weight(BugContext& ctx, const Tensor& delta_h) {
 
 // 5. GAT: the aggregation backward with A_α instead of A_αᵀ.
 void gat_untransposed_attention(BugContext& ctx) {
-  const auto a = gat_attention(ctx);
-  if (!a) return;
-  push_through_gat_weight(ctx, difference(oracle::spmm_ve_forward(a->graph, a->alpha, a->grad_out),
-                                          oracle::spmm_ve_transposed_forward(a->graph, a->alpha, a->grad_out)));
+  const GatAttention a = gat_attention(ctx);
+  push_through_gat_weight(ctx, difference(oracle::spmm_ve_forward(a.graph, a.alpha, a.grad_out),
+                                          oracle::spmm_ve_transposed_forward(a.graph, a.alpha, a.grad_out)));
 }
 
 // 6. GAT: no gradient through the attention: att_src/att_dst get zero and grad_h only A_αᵀ·grad_out.
 void gat_no_attention_grad(BugContext& ctx) {
-  const auto a = gat_attention(ctx);
-  if (!a) return;
-  const Tensor grad_h = oracle::spmm_ve_transposed_forward(a->graph, a->alpha, a->grad_out);
+  const GatAttention a = gat_attention(ctx);
+  const Tensor grad_h = oracle::spmm_ve_transposed_forward(a.graph, a.alpha, a.grad_out);
   ctx.result.gradients.at("weight") = matmul_at_b(ctx.input("x"), grad_h);
   ctx.result.gradients.at("x") = matmul_a_bt(grad_h, ctx.input("weight"));
   for (const char* att : {"att_src", "att_dst"}) {
@@ -190,11 +190,10 @@ void gat_no_attention_grad(BugContext& ctx) {
 
 // 11. GAT: attention values read in CSR order by the CSC traversal of the aggregation backward.
 void gat_missing_eshuffle(BugContext& ctx) {
-  const auto a = gat_attention(ctx);
-  if (!a) return;
-  const Tensor unshuffled = oracle::eshuffle_inverse_forward(a->graph, a->alpha);
-  push_through_gat_weight(ctx, difference(oracle::spmm_ve_transposed_forward(a->graph, unshuffled, a->grad_out),
-                                          oracle::spmm_ve_transposed_forward(a->graph, a->alpha, a->grad_out)));
+  const GatAttention a = gat_attention(ctx);
+  const Tensor unshuffled = oracle::eshuffle_inverse_forward(a.graph, a.alpha);
+  push_through_gat_weight(ctx, difference(oracle::spmm_ve_transposed_forward(a.graph, unshuffled, a.grad_out),
+                                          oracle::spmm_ve_transposed_forward(a.graph, a.alpha, a.grad_out)));
 }
 
 }  // namespace gnncheck::replicas

@@ -135,6 +135,26 @@ TEST(Replicas, UntransposedAttentionChangesTheFeatureGradient) {
   EXPECT_EQ(gat.gradient("att_src"), 0.0);
 }
 
+// With attention dropout on (the GAT training recipe) the GAT replicas recompute the attention with
+// the layer's own deterministic mask: the parts a bug leaves alone stay exactly the layer's.
+TEST(Replicas, GatReplicasFollowTheLayersDropoutMask) {
+  Case c = make("gat", testing::asymmetric_graph());
+  c.attributes.set("attn_dropout", 0.5);
+  c.attributes.set("dropout_seed", std::int64_t{3});
+  const Comparison wrong = run("gat_backward_untransposed_attention", c);
+  EXPECT_EQ(wrong.output("y"), 0.0);
+  EXPECT_EQ(wrong.gradient("att_src"), 0.0);
+  EXPECT_GT(wrong.gradient("x"), 1e-3);
+  // With att_src = att_dst = 0 no gradient flows back through the attention scores, so dropping that
+  // path changes nothing in grad x and grad W: equal only if the recomputed masked attention is right.
+  Case flat = c;
+  for (const char* att : {"att_src", "att_dst"})
+    for (double& v : flat.parameters.at(att).values()) v = 0.0;
+  const Comparison no_grad = run("tlpgnn_no_attention_grad", flat);
+  EXPECT_LT(no_grad.gradient("x"), 1e-12);
+  EXPECT_LT(no_grad.gradient("weight"), 1e-12);
+}
+
 TEST(Replicas, NoAttentionGradZeroesTheLogitGradient) {
   const Comparison softmax = run("tlpgnn_no_attention_grad", make("edge_softmax", testing::asymmetric_graph()));
   for (double v : softmax.wrong.gradients.at("logits").values()) EXPECT_EQ(v, 0.0);
