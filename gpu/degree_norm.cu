@@ -3,7 +3,6 @@
 #include "gpu/aggregate.cuh"
 #include "gpu/elementwise.cuh"
 #include "gpu/launch.cuh"
-#include "gpu/spmm.cuh"
 
 namespace gnncheck::gpu {
 namespace {
@@ -90,10 +89,8 @@ void normalized_spmm_forward(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, c
 void normalized_spmm_backward(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, const float* grad_y,
                               std::int64_t f, float* grad_x) {
   const DegreeFactors factors = degree_factors(ctx, g, norm);
-  DeviceBuffer<float> scaled(ctx.allocator, g.n_dst() * f);
-  scale_rows(ctx, g.n_dst(), f, factors.dst.data(), grad_y, scaled.data());
-  spmm_backward(ctx, g, scaled.data(), f, grad_x, TransposeMethod::native_cusparse);
-  if (!factors.src.empty()) scale_rows(ctx, g.n_src(), f, factors.src.data(), grad_x, grad_x);
+  aggregate(ctx, {g.n_src(), g.col_ptr(ctx), g.row_idx(ctx)}, {},
+            {factors.src.empty() ? nullptr : factors.src.data(), factors.dst.data()}, grad_y, f, grad_x);
   ctx.synchronize();
 }
 

@@ -6,8 +6,8 @@
 // counted over col_idx) are computed on the device; a zero degree gets factor 0 (its node has no
 // edges). The forward is ONE pass of gpu/aggregate.cuh with the source factor applied to each
 // gathered row and the destination factor to the sum — no normalized edge values are stored.
-// The backward is grad_X = D_src^-½ · Aᵀ · (D_dst^-½ · grad_Y) (row_mean: Aᵀ · D_dst^-1 · grad_Y),
-// with Aᵀ by cuSPARSE's native transposed SpMM.
+// The backward grad_X = D_src^-½ · Aᵀ · (D_dst^-½ · grad_Y) (row_mean: Aᵀ · D_dst^-1 · grad_Y) is
+// the same kernel over the CSC with the factors' roles swapped — again one pass, no scaled copy.
 //
 //   normalized_spmm_forward(ctx, dg, gpu::DegreeNorm::symmetric, d_x, f, d_y);
 #pragma once

@@ -49,13 +49,10 @@ void DeviceGraph::ensure_csc(GpuContext& ctx) {
   if (col_ptr_.size() == n_src_ + 1) return;
   col_ptr_ = DeviceBuffer<dindex_t>(ctx.allocator, n_src_ + 1);
   row_idx_ = DeviceBuffer<dindex_t>(ctx.allocator, num_edges_);
-  edge_perm_ = DeviceBuffer<dindex_t>(ctx.allocator, num_edges_);
   const auto h_col_ptr = narrow(host_->col_ptr());
   const auto h_row_idx = narrow(host_->row_idx());
-  const auto h_edge_perm = narrow(host_->edge_perm());
   col_ptr_.upload(h_col_ptr, ctx.stream);
   row_idx_.upload(h_row_idx, ctx.stream);
-  edge_perm_.upload(h_edge_perm, ctx.stream);
   ctx.synchronize();
 }
 
@@ -68,7 +65,12 @@ const dindex_t* DeviceGraph::row_idx(GpuContext& ctx) {
   return row_idx_.data();
 }
 const dindex_t* DeviceGraph::edge_perm(GpuContext& ctx) {
-  ensure_csc(ctx);
+  if (edge_perm_.size() != num_edges_) {  // not built yet
+    edge_perm_ = DeviceBuffer<dindex_t>(ctx.allocator, num_edges_);
+    const auto h = narrow(host_->edge_perm());
+    edge_perm_.upload(h, ctx.stream);
+    ctx.synchronize();
+  }
   return edge_perm_.data();
 }
 

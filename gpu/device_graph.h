@@ -5,17 +5,21 @@
 //            so edge tensors [E, H] need no id array.
 //   COO      row_of_edge [E]: the destination of each edge in edge-id order. With col_idx it forms
 //            a row-ordered COO that shares the column array, for edge-parallel SDDMM.
-//   CSC      col_ptr [n_src+1], row_idx [E], edge_perm [E] (CSC position -> edge id), only when a
-//            fused eShuffle kernel needs it (attention backward, column sums).
+//   CSC      col_ptr [n_src+1], row_idx [E], built on first use by an Aᵀ product (the fused CSC
+//            kernel measured fastest for Aᵀ on the H200, gpu/RESULTS.md); edge_perm [E] (CSC
+//            position -> edge id) only when edge values must be read in CSC order (attention
+//            backward, column sums of edge tensors).
 //   ones     [E] float32 1.0 values, only for cuSPARSE calls on the unweighted A (cuSPARSE has no
 //            pattern-only SpMM).
-// Storage by layer kind (4-byte words; V = nodes, E = edges, square graph):
-//   GCN, GIN, SAGE-mean   CSR + ones                     V + 2E   (+ 2V degree factors, GCN/SAGE)
-//   GAT, AGNN             CSR + COO row + CSC + edge_perm 2V + 4E  (ones only if an unweighted
-//                         cuSPARSE call is made)
-// The paper's GraphPy counts V + E for GCN and V + 3E for attention; the extra E here is the
-// ones array that cuSPARSE requires (GCN) and the CSC row array that the fused kernel reads
-// instead of a search (attention).
+// Storage by layer kind (4-byte words; V = nodes, E = edges, square graph, self-loops included in E):
+//   GCN, SAGE-mean   CSR (V + E) + CSC (V + E) + 2V degree factors         4V + 2E
+//   GIN              CSR + unit values for cusparseSpMM (E) + CSC          2V + 3E
+//   GAT, AGNN        CSR + COO rows (E) + CSC + edge_perm (E)              2V + 4E
+// The paper's GraphPy counts V + E for GCN and V + 3E for attention, using cuSPARSE's native
+// transposed SpMM (no CSC). Here the CSC (V + E more) buys a deterministic Aᵀ that measured
+// 1.2–2× faster than the native transpose on the H200 (gpu/RESULTS.md); the `cusparse` system
+// still checks the native transpose. GCN's forward is the fused normalize+aggregate kernel and
+// needs no unit values.
 //
 //   gnncheck::gpu::DeviceGraph dg(ctx, graph);       // CSR (+ COO on demand)
 //   dg.ensure_csc(ctx);                               // before a CSC-reading kernel
@@ -47,13 +51,13 @@ class DeviceGraph {
 
   const dindex_t* row_ptr() const { return row_ptr_.data(); }
   const dindex_t* col_idx() const { return col_idx_.data(); }
-  // Built on first use (uploads from the host graph; no device sort).
+  // Built on first use (uploaded from the host graph's views; no device sort).
   const dindex_t* row_of_edge(GpuContext& ctx);
   const dindex_t* col_ptr(GpuContext& ctx);
   const dindex_t* row_idx(GpuContext& ctx);
   const dindex_t* edge_perm(GpuContext& ctx);
   const float* ones(GpuContext& ctx);
-  void ensure_csc(GpuContext& ctx);
+  void ensure_csc(GpuContext& ctx);  // col_ptr and row_idx (not edge_perm)
 
   // Device bytes held by this graph's arrays now.
   std::int64_t storage_bytes() const;

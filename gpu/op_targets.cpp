@@ -17,8 +17,13 @@ namespace {
 index_t heads_of(const TargetRun& run) { return run.attributes.get_int("heads"); }
 index_t features_of(const TargetRun& run) { return run.attributes.get_int("features"); }
 
+// The Aᵀ method: the fused CSC kernel for the reference, cuSPARSE's native transpose for `cusparse`.
+TransposeMethod transpose_method(Library library) {
+  return library == Library::cusparse_only ? TransposeMethod::native_cusparse : TransposeMethod::fused_csc_kernel;
+}
+
 // spmm and spmm_transposed: the same two products with the roles swapped.
-void spmm_target(TargetRun& run) {
+void spmm_target(TargetRun& run, Library library) {
   const DeviceTensor& x = run.input("x");
   const index_t f = x.row_size();
   DeviceGraph& g = run.graph();
@@ -26,16 +31,16 @@ void spmm_target(TargetRun& run) {
   spmm_forward(run.ctx, g, x.data(), f, y.data());
   if (run.backward()) {
     DeviceTensor& gx = run.new_gradient("x", x.shape());
-    spmm_backward(run.ctx, g, run.grad_output("y").data(), f, gx.data(), TransposeMethod::native_cusparse);
+    spmm_backward(run.ctx, g, run.grad_output("y").data(), f, gx.data(), transpose_method(library));
   }
 }
 
-void spmm_transposed_target(TargetRun& run) {
+void spmm_transposed_target(TargetRun& run, Library library) {
   const DeviceTensor& y = run.input("y");
   const index_t f = y.row_size();
   DeviceGraph& g = run.graph();
   DeviceTensor& z = run.new_output("z", {g.n_src(), f});
-  spmm_transposed_forward(run.ctx, g, y.data(), f, z.data(), TransposeMethod::native_cusparse);
+  spmm_transposed_forward(run.ctx, g, y.data(), f, z.data(), transpose_method(library));
   if (run.backward()) {
     DeviceTensor& gy = run.new_gradient("y", y.shape());
     spmm_transposed_backward(run.ctx, g, run.grad_output("z").data(), f, gy.data());
@@ -69,8 +74,7 @@ void spmm_ve_transposed_target(TargetRun& run, Library library) {
   const index_t heads = heads_of(run), channels = features_of(run);
   DeviceGraph& g = run.graph();
   DeviceTensor& z = run.new_output("z", {g.n_src(), heads * channels});
-  const TransposeMethod method =
-      library == Library::cusparse_only ? TransposeMethod::native_cusparse : TransposeMethod::fused_csc_kernel;
+  const TransposeMethod method = transpose_method(library);
   spmm_ve_transposed_forward(run.ctx, g, w.data(), heads, y.data(), channels, z.data(), method);
   if (!run.backward()) return;
   const float* gz = run.grad_output("z").data();
@@ -161,8 +165,8 @@ void normalized_spmm_target(TargetRun& run) {
 
 std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
   std::map<std::string, GpuTargetFn> targets{
-      {"spmm", spmm_target},
-      {"spmm_transposed", spmm_transposed_target},
+      {"spmm", [library](TargetRun& r) { spmm_target(r, library); }},
+      {"spmm_transposed", [library](TargetRun& r) { spmm_transposed_target(r, library); }},
       {"spmm_ve", [library](TargetRun& r) { spmm_ve_target(r, library); }},
       {"spmm_ve_transposed", [library](TargetRun& r) { spmm_ve_transposed_target(r, library); }},
       {"sddmm_dot", [library](TargetRun& r) { sddmm_dot_target(r, library); }},

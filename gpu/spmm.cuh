@@ -4,14 +4,15 @@
 //   spmm:             Y [n_dst, F] = A·X,   grad_X = Aᵀ·grad_Y
 //   spmm_transposed:  Z [n_src, F] = Aᵀ·Y,  grad_Y = A·grad_Z
 // A·X is cusparseSpMM on the CSR with unit values (row-major dense operands). Aᵀ·Y is computed
-// by the method given (TransposeMethod): cuSPARSE's native transposed SpMM on the same CSR (the
-// default: no Aᵀ is stored, as in GraphPy), or a materialized CSC used as the CSR of Aᵀ. The
-// native transposed kernel accumulates with atomics, so it is not bit-reproducible run to run
-// (its error stays within the float32 bound). All pointers are device pointers; F is the row
-// size of the dense operand.
+// by the method given (TransposeMethod): the fused CSC kernel of gpu/aggregate.cuh (the default:
+// fastest of the three on the H200 at 1M and 67M edges, F = 16 and 64, and deterministic — see
+// gpu/RESULTS.md), cuSPARSE's native transposed SpMM on the same CSR (no Aᵀ stored, as in
+// GraphPy; it accumulates with atomics, so it is not bit-reproducible run to run), or cuSPARSE on
+// a materialized CSC used as the CSR of Aᵀ. All pointers are device pointers; F is the row size
+// of the dense operand.
 //
 //   spmm_forward(ctx, dg, d_x, f, d_y);
-//   spmm_backward(ctx, dg, d_grad_y, f, d_grad_x);   // Aᵀ·grad_Y, native transpose
+//   spmm_backward(ctx, dg, d_grad_y, f, d_grad_x);   // Aᵀ·grad_Y, fused CSC kernel
 #pragma once
 
 #include <cstdint>
@@ -31,10 +32,10 @@ std::string_view to_string(TransposeMethod m);
 
 void spmm_forward(GpuContext& ctx, DeviceGraph& g, const float* x, std::int64_t f, float* y);
 void spmm_backward(GpuContext& ctx, DeviceGraph& g, const float* grad_y, std::int64_t f, float* grad_x,
-                   TransposeMethod method = TransposeMethod::native_cusparse);
+                   TransposeMethod method = TransposeMethod::fused_csc_kernel);
 
 void spmm_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* y, std::int64_t f, float* z,
-                             TransposeMethod method = TransposeMethod::native_cusparse);
+                             TransposeMethod method = TransposeMethod::fused_csc_kernel);
 void spmm_transposed_backward(GpuContext& ctx, DeviceGraph& g, const float* grad_z, std::int64_t f, float* grad_y);
 
 }  // namespace gnncheck::gpu

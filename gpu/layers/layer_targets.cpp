@@ -3,9 +3,9 @@
 // layer is built from; dense products go through cuBLAS (gpu/layers/dense.h). Activations that a
 // backward needs are kept on the device for the duration of the evaluation.
 //
-// Device storage per layer (beyond the features and parameters): GCN keeps CSR + unit values
-// (V + 2E words) and 2V degree factors; GIN CSR + unit values; SAGE CSR + unit values + V factors;
-// GAT and AGNN CSR + COO rows + CSC with edge_perm (2V + 4E words) and [E, H] logits and alpha.
+// Graph storage per layer: gpu/device_graph.h. Edge activations kept for the backward: GAT
+// logits, LeakyReLU scores and alpha ([E, H] each, + the dropout factors and the dropped alpha
+// when attn_dropout > 0); AGNN cosine, logits and alpha ([E] each).
 #include <fmt/format.h>
 
 #include "gpu/degree_norm.cuh"
@@ -104,7 +104,7 @@ void gin_layer(TargetRun& run) {
   DeviceTensor gh(ctx, {n_dst, in});
   matmul_a_bt(ctx, n_dst, hidden, in, gz1.data(), w1.data(), gh.data());
   DeviceTensor& gx = run.new_gradient("x", x.shape());
-  spmm_backward(ctx, g, gh.data(), in, gx.data(), TransposeMethod::native_cusparse);
+  spmm_backward(ctx, g, gh.data(), in, gx.data(), TransposeMethod::fused_csc_kernel);
   axpby(ctx, n_dst * in, one_plus_eps, gh.data(), 1.0f, gx.data());
   const float grad_eps = dot(ctx, n_dst * in, gh.data(), x.data());
   DeviceTensor& geps = run.new_gradient("eps", {1});

@@ -26,11 +26,15 @@ constexpr GraphKind kAllKinds[] = {GraphKind::square_with_duplicates, GraphKind:
                                    GraphKind::non_square_tall,        GraphKind::hub_rows,
                                    GraphKind::no_edges,               GraphKind::tiny};
 
+struct TargetTally {
+  int cases = 0;
+  double worst_ratio = 0.0;  // largest |gpu − oracle| / bound over every element of every case
+};
+
 // Evaluates `cases_per_kind` random cases of `target` per graph kind on `system` and compares them
-// with the oracle. Returns the number of cases checked; every failure is an EXPECT failure.
-int check_target(System& system, const std::string& target, int cases_per_kind, std::uint64_t base_seed) {
-  const oracle::TargetDef& def = oracle::find_target(target);
-  int checked = 0;
+// with the oracle. Every failure is an EXPECT failure naming the case.
+TargetTally check_target(System& system, const std::string& target, int cases_per_kind, std::uint64_t base_seed) {
+  TargetTally tally;
   for (GraphKind kind : kAllKinds) {
     for (int i = 0; i < cases_per_kind; ++i) {
       const std::uint64_t seed = base_seed + 1000003ull * static_cast<std::uint64_t>(kind) + static_cast<std::uint64_t>(i);
@@ -38,22 +42,23 @@ int check_target(System& system, const std::string& target, int cases_per_kind, 
       auto graph = std::make_shared<const Graph>(random_graph(kind, seed));
       if (!graph_fits(target, *graph)) continue;
       const Attributes attrs = random_attributes(target, rng);
-      const Case c = oracle::make_random_case(def, graph, attrs, seed, {});
+      const Case c = make_case(target, graph, attrs, seed);
       const Result exact = oracle::evaluate(c, Precision::float64);
       if (!exact.ok()) {
         ADD_FAILURE() << describe(c) << ": oracle: " << exact.message;
         continue;
       }
       const Result got = system.evaluate(c);
-      const std::string problem = compare(exact, got, error_bounds(c, exact));
-      EXPECT_EQ(problem, "") << system.name() << " on " << describe(c) << " (graph kind " << to_string(kind) << ")";
+      const Comparison cmp = compare(exact, got, error_bounds(c, exact));
+      EXPECT_EQ(cmp.problem, "") << system.name() << " on " << describe(c) << " (graph kind " << to_string(kind) << ")";
+      tally.worst_ratio = std::max(tally.worst_ratio, cmp.worst_ratio);
       if (got.ok()) {
         EXPECT_TRUE(got.peak_bytes.has_value() && *got.peak_bytes > 0) << describe(c);
       }
-      ++checked;
+      ++tally.cases;
     }
   }
-  return checked;
+  return tally;
 }
 
 // Random cases per graph kind and target: GNNCHECK_GPU_CASES_PER_KIND (default 4; the recorded
@@ -106,9 +111,9 @@ TEST_F(GpuSystemsTest, EveryGpuTargetMatchesTheOracle) {
   for (const auto& def : oracle::all_targets()) {
     if (!gpu->supports(def.spec.name)) continue;
     SCOPED_TRACE(def.spec.name);
-    const int checked = check_target(*gpu, def.spec.name, cases_per_kind(), 7000);
-    EXPECT_GT(checked, 0);
-    std::printf("gpu %-20s %d cases\n", def.spec.name.c_str(), checked);
+    const TargetTally t = check_target(*gpu, def.spec.name, cases_per_kind(), 7000);
+    EXPECT_GT(t.cases, 0);
+    std::printf("gpu %-20s %5d cases, worst error %.3f of its bound\n", def.spec.name.c_str(), t.cases, t.worst_ratio);
   }
 }
 
@@ -117,9 +122,10 @@ TEST_F(GpuSystemsTest, EveryCusparseTargetMatchesTheOracle) {
   for (const auto& def : oracle::all_targets()) {
     if (!cusparse->supports(def.spec.name)) continue;
     SCOPED_TRACE(def.spec.name);
-    const int checked = check_target(*cusparse, def.spec.name, cases_per_kind(), 9000);
-    EXPECT_GT(checked, 0);
-    std::printf("cusparse %-20s %d cases\n", def.spec.name.c_str(), checked);
+    const TargetTally t = check_target(*cusparse, def.spec.name, cases_per_kind(), 9000);
+    EXPECT_GT(t.cases, 0);
+    std::printf("cusparse %-20s %5d cases, worst error %.3f of its bound\n", def.spec.name.c_str(), t.cases,
+                t.worst_ratio);
   }
 }
 
@@ -199,7 +205,7 @@ TEST_P(TransposeMethodsTest, WeightedAndUnweightedTransposesMatchTheOracle) {
       got.outputs["z"] = z.download(ctx);
       Result exact_forward;
       exact_forward.outputs = exact.outputs;
-      EXPECT_EQ(compare(exact_forward, got, error_bounds(c, exact)), "")
+      EXPECT_EQ(compare(exact_forward, got, error_bounds(c, exact)).problem, "")
           << to_string(method) << " on " << describe(c);
 
       // Unweighted: Aᵀ·Y for the full [n_dst, H·C] row.
@@ -213,7 +219,7 @@ TEST_P(TransposeMethodsTest, WeightedAndUnweightedTransposesMatchTheOracle) {
       got_u.outputs["z"] = zu.download(ctx);
       Result exact_u_forward;
       exact_u_forward.outputs = exact_u.outputs;
-      EXPECT_EQ(compare(exact_u_forward, got_u, error_bounds(u, exact_u)), "")
+      EXPECT_EQ(compare(exact_u_forward, got_u, error_bounds(u, exact_u)).problem, "")
           << to_string(method) << " on " << describe(u);
     }
   }

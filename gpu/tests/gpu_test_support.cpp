@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "checks/tolerance.h"
+#include "oracle/random_case.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::gpu::testing {
@@ -81,86 +83,17 @@ Graph random_graph(GraphKind kind, std::uint64_t seed) {
   return Graph();
 }
 
-namespace {
-
-Tensor absolute(const Tensor& t) {
-  Tensor a = t;
-  for (double& v : a.values()) v = std::fabs(v);
-  return a;
-}
-
-double gamma_n(double n, double u) { return n * u >= 0.5 ? 1.0 : n * u / (1.0 - n * u); }
-
-index_t max_degree(const Graph& g) {
-  index_t k = 0;
-  for (index_t i = 0; i < g.n_dst(); ++i) k = std::max(k, g.in_degree(i));
-  for (index_t j = 0; j < g.n_src(); ++j) k = std::max(k, g.out_degree(j));
-  return k;
-}
-
-const std::set<std::string>& closed_form_targets() {
-  static const std::set<std::string> names{"spmm",      "spmm_transposed", "spmm_ve",          "spmm_ve_transposed",
-                                           "sddmm_dot", "sddmm_add",       "eshuffle",         "eshuffle_inverse",
-                                           "normalized_spmm"};
-  return names;
-}
-
-void add_bounds(const TensorMap& from, const std::string& prefix, std::map<std::string, Tensor>& out,
-                const std::function<Tensor(const std::string&, const Tensor&)>& bound) {
-  for (const auto& [name, t] : from) out.emplace(prefix + name, bound(name, t));
-}
-
-}  // namespace
-
 std::map<std::string, Tensor> error_bounds(const Case& c, const Result& exact) {
-  const double u = unit_roundoff(Precision::float32);
-  const Attributes& attrs = c.attributes;
-  index_t k = max_degree(*c.graph) + 1;  // + 1: a layer's self-loop
-  for (const char* width : {"features", "in_features", "out_features", "hidden_features"})
-    if (attrs.has(width)) k = std::max<index_t>(k, attrs.get_int(width));
-  std::map<std::string, Tensor> bounds;
-
-  if (closed_form_targets().count(c.target)) {
-    Case abs_case = c;
-    for (auto* map : {&abs_case.inputs, &abs_case.parameters, &abs_case.grad_outputs})
-      for (auto& [name, t] : *map) t = absolute(t);
-    const Result magnitude = oracle::evaluate(abs_case, Precision::float64);
-    if (!magnitude.ok()) throw InternalError("oracle on |inputs| failed: " + magnitude.message);
-    const double factor = 2.0 * gamma_n(static_cast<double>(k + 3), u);
-    auto bound = [&](const TensorMap& mags) {
-      return [&, factor](const std::string& name, const Tensor&) {
-        Tensor b = mags.at(name);
-        for (double& v : b.values()) v = factor * v + 1e-37;  // floor: underflow to subnormals
-        return b;
-      };
-    };
-    add_bounds(exact.outputs, "output ", bounds, bound(magnitude.outputs));
-    add_bounds(exact.gradients, "gradient ", bounds, bound(magnitude.gradients));
-    return bounds;
-  }
-
-  const Result single = oracle::evaluate(c, Precision::float32);
-  if (!single.ok()) throw InternalError("oracle in float32 failed: " + single.message);
-  const double floor_factor = 2.0 * gamma_n(static_cast<double>(k + 4), u);
-  auto measured = [&](const TensorMap& f32) {
-    return [&, floor_factor](const std::string& name, const Tensor& y) {
-      const Tensor& y32 = f32.at(name);
-      Tensor b = y;
-      double sum_sq = 0.0;
-      for (index_t i = 0; i < y.size(); ++i) sum_sq += (y32[i] - y[i]) * (y32[i] - y[i]);
-      const double rms = y.size() > 0 ? std::sqrt(sum_sq / static_cast<double>(y.size())) : 0.0;
-      for (index_t i = 0; i < y.size(); ++i)
-        b[i] = 8.0 * std::max(std::fabs(y32[i] - y[i]), rms) + floor_factor * std::fabs(y[i]) + 1e-37;
-      return b;
-    };
-  };
-  add_bounds(exact.outputs, "output ", bounds, measured(single.outputs));
-  add_bounds(exact.gradients, "gradient ", bounds, measured(single.gradients));
-  return bounds;
+  static const checks::ToleranceModel model;  // default factors: safety 2, measured multiple 8
+  return model.bounds(c, exact, Precision::float32).tensors;
 }
 
-std::string compare(const Result& exact, const Result& got, const std::map<std::string, Tensor>& bounds) {
-  if (!got.ok()) return fmt::format("status {}: {}", gnncheck::to_string(got.status), got.message);
+Comparison compare(const Result& exact, const Result& got, const std::map<std::string, Tensor>& bounds) {
+  Comparison result;
+  if (!got.ok()) {
+    result.problem = fmt::format("status {}: {}", gnncheck::to_string(got.status), got.message);
+    return result;
+  }
   auto check = [&](const TensorMap& want, const TensorMap& have, const std::string& prefix) -> std::string {
     for (const auto& [name, y] : want) {
       const std::string label = prefix + name;
@@ -171,18 +104,20 @@ std::string compare(const Result& exact, const Result& got, const std::map<std::
       const Tensor& b = bounds.at(label);
       for (index_t i = 0; i < y.size(); ++i) {
         const double err = std::fabs(it->second[i] - y[i]);
+        if (b[i] > 0) result.worst_ratio = std::max(result.worst_ratio, err / b[i]);
         if (!(err <= b[i]))
           return fmt::format("{}[{}] (row {}, column {}): got {:.9g}, oracle {:.17g}, error {:.3g} > bound {:.3g}",
                              label, i, i / std::max<index_t>(1, y.row_size()), i % std::max<index_t>(1, y.row_size()),
                              it->second[i], y[i], err, b[i]);
       }
     }
-    if (have.size() != want.size()) return fmt::format("{}s: {} tensors instead of {}", prefix, have.size(), want.size());
+    if (have.size() != want.size())
+      return fmt::format("{}: {} tensors where the oracle has {}", prefix, have.size(), want.size());
     return "";
   };
-  std::string m = check(exact.outputs, got.outputs, "output ");
-  if (m.empty()) m = check(exact.gradients, got.gradients, "gradient ");
-  return m;
+  result.problem = check(exact.outputs, got.outputs, "output ");
+  if (result.problem.empty()) result.problem = check(exact.gradients, got.gradients, "gradient ");
+  return result;
 }
 
 std::string describe(const Case& c) {
@@ -214,6 +149,19 @@ Attributes random_attributes(const std::string& target, std::mt19937_64& rng) {
     else if (n == "dropout_seed") a.set(n, static_cast<std::int64_t>(rng() % 1000));
   }
   return a;
+}
+
+Case make_case(const std::string& target, std::shared_ptr<const Graph> graph, const Attributes& attributes,
+               std::uint64_t seed) {
+  const oracle::TargetDef& def = oracle::find_target(target);
+  Attributes drawn = attributes;
+  if (drawn.has("bias")) drawn.set("bias", true);
+  Case c = oracle::make_random_case(def, graph, drawn, seed, {});
+  c.attributes = attributes;
+  const auto shapes = def.input_shapes(*graph, oracle::with_defaults(def.spec, attributes));
+  for (auto* map : {&c.inputs, &c.parameters})
+    std::erase_if(*map, [&](const auto& entry) { return shapes.count(entry.first) == 0; });
+  return c;
 }
 
 bool graph_fits(const std::string& target, const Graph& g) {

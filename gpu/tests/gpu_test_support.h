@@ -1,15 +1,10 @@
 // gnncheck/gpu/tests/gpu_test_support.h — what the GPU tests share: the device skip, seeded random
 // graphs of the awkward kinds, and the error bound a float32 result is held to.
 //
-// error_bounds() is the one place the tolerance is computed (so it can be swapped for the check
-// library's model). Two forms, after DESIGN.md "Tolerances come from error analysis":
-//   closed form (bilinear sparse ops): bound = 2 · γ_{k+3} · Σ|w||x|, with Σ|w||x| the oracle's
-//     own target evaluated in float64 on |inputs| and |output gradients|, k the largest row or
-//     column length of the graph, and 3 roundings per term besides the additions (the inputs'
-//     rounding to float32, the product, a degree factor);
-//   measured (edge_softmax, layers): the oracle's code in float32 on the same case gives the
-//     rounding error e a correct float32 implementation makes; bound = 8 · max(e_i, rms(e)) +
-//     2 · γ_{k+4} · |y_i|.
+// error_bounds() is the one place the tolerance is computed: the check library's model
+// (checks/tolerance.h) for a system declaring float32 — the closed form 2·γ_{k+r}·Σ|a||b| for the
+// sparse ops, and for edge_softmax and the layers 8× the rounding error the oracle's own code
+// makes in float32 (two summation orders) plus a γ-floor over each element's term count.
 //
 //   GNNCHECK_GPU_TEST_REQUIRES_DEVICE();
 //   auto bounds = gnncheck::gpu::testing::error_bounds(c, exact);
@@ -45,12 +40,17 @@ enum class GraphKind {
 const char* to_string(GraphKind kind);
 Graph random_graph(GraphKind kind, std::uint64_t seed);
 
-// Per output/gradient label ("output y", "gradient x"): the element-wise bound.
+// Per output/gradient label ("output y", "gradient x"): the element-wise bound of checks::ToleranceModel.
 std::map<std::string, Tensor> error_bounds(const Case& c, const Result& exact);
 
-// Compares `got` with `exact` under `bounds`; an empty string when every element is within bound,
-// otherwise a message naming the tensor, the element, both values and the bound.
-std::string compare(const Result& exact, const Result& got, const std::map<std::string, Tensor>& bounds);
+// Compares `got` with `exact` under `bounds`: `problem` is empty when every element is within
+// bound, otherwise it names the tensor, the element, both values and the bound; `worst_ratio` is
+// the largest |got − exact| / bound seen.
+struct Comparison {
+  std::string problem;
+  double worst_ratio = 0.0;
+};
+Comparison compare(const Result& exact, const Result& got, const std::map<std::string, Tensor>& bounds);
 
 // "target gat, heads=3 ..., Graph 37×53, 200 edges, seed 17" for failure messages.
 std::string describe(const Case& c);
@@ -62,6 +62,12 @@ namespace gnncheck::gpu::testing {
 // Attributes for a target drawn from the awkward values: heads 1–8, odd and > 32 feature widths,
 // both normalizations, bias/self-loops/concat on and off. Only attributes the spec declares.
 Attributes random_attributes(const std::string& target, std::mt19937_64& rng);
+
+// oracle::make_random_case for any attributes: a layer with bias = false declares a bias input
+// but gives it no shape, so the case is drawn with bias on and the tensors the target does not
+// take with `attributes` are dropped.
+Case make_case(const std::string& target, std::shared_ptr<const Graph> graph, const Attributes& attributes,
+               std::uint64_t seed);
 
 // Whether the target's layer convention allows the graph (layers need n_dst ≤ n_src).
 bool graph_fits(const std::string& target, const Graph& g);
