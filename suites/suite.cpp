@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include "fixtures/generators.h"
 #include "oracle/error.h"
 
 namespace gnncheck::suites {
@@ -157,23 +158,6 @@ class Field {
     return r;
   }
 
-  RealRange real_range() const {
-    RealRange r;
-    if (node_.IsScalar()) {
-      r.min = r.max = real();
-    } else if (node_.IsSequence()) {
-      auto items = list();
-      if (items.size() != 2) fail(fmt::format("expected a number or a [min, max] pair, got a list of {}", items.size()));
-      r = {items[0].real(), items[1].real()};
-    } else {
-      auto m = mapping({"min", "max"});
-      if (!m.count("min") || !m.count("max")) fail("expected both min and max");
-      r = {m.at("min").real(), m.at("max").real()};
-    }
-    if (r.min > r.max) fail(fmt::format("min {} is greater than max {}", r.min, r.max));
-    return r;
-  }
-
   // A scalar as the attribute value it spells: true/false, an integer, a number, else a string.
   AttrValue attr_value() const {
     if (!node_.IsScalar()) fail(fmt::format("expected a scalar value, got {}", describe()));
@@ -195,37 +179,50 @@ class Field {
   const std::string* file_;
 };
 
-const std::set<std::string> kFamilies = {"random", "power_law", "builtin", "dataset", "csbm", "file"};
-
-GraphFamily parse_graph_family(const std::string& name, const Field& f) {
-  auto m = f.mapping({"family", "nodes", "src_nodes", "avg_degree", "self_loops", "duplicates", "empty_rows", "name",
-                      "path", "classes", "signal"});
+GraphFamily parse_graph_family(const std::string& name, const Field& f, const std::filesystem::path& suite_dir) {
+  auto m = f.mapping({"family", "max_nodes", "max_avg_degree", "square_only", "params", "name", "path"});
   GraphFamily g;
   g.name = name;
   g.location = f.location();
-  if (!m.count("family")) f.fail(fmt::format("missing required key 'family' (one of: {})", fmt::join(kFamilies, ", ")));
-  g.family = m.at("family").string();
-  if (!kFamilies.count(g.family))
-    m.at("family").fail(fmt::format("unknown graph family '{}'; expected one of: {}", g.family, fmt::join(kFamilies, ", ")));
-  if (m.count("nodes")) g.nodes = m.at("nodes").int_range();
-  if (g.nodes.min < 1) m.at("nodes").fail("graphs need at least 1 node");
-  if (m.count("src_nodes")) {
-    g.src_nodes = m.at("src_nodes").int_range();
-    if (g.src_nodes->min < 1) m.at("src_nodes").fail("graphs need at least 1 source node");
+  if (!m.count("family")) f.fail("missing required key 'family' (random, dataset, csbm, file, or a generator family)");
+  g.family = m.at("family").nonempty_string();
+  if (g.family != "random" && g.family != "dataset" && g.family != "csbm" && g.family != "file") {
+    std::vector<std::string> generators;
+    bool known = false;
+    for (const auto& info : graph_families()) {
+      generators.push_back(info.name);
+      known = known || info.name == g.family;
+    }
+    if (!known)
+      m.at("family").fail(fmt::format("unknown graph family '{}'; expected random, dataset, csbm, file or one of the generators {}",
+                                      g.family, fmt::join(generators, ", ")));
   }
-  if (m.count("avg_degree")) g.avg_degree = m.at("avg_degree").real_range();
-  if (g.avg_degree.min < 0) m.at("avg_degree").fail("an average degree cannot be negative");
-  if (m.count("self_loops")) g.self_loops = m.at("self_loops").boolean();
-  if (m.count("duplicates")) g.duplicates = m.at("duplicates").boolean();
-  if (m.count("empty_rows")) g.empty_rows = m.at("empty_rows").boolean();
-  if (m.count("name")) g.dataset = m.at("name").nonempty_string();
-  if (m.count("path")) g.path = m.at("path").nonempty_string();
-  if (m.count("classes")) g.classes = m.at("classes").positive_integer();
-  if (m.count("signal")) g.signal = m.at("signal").real();
-  if ((g.family == "builtin" || g.family == "dataset") && g.dataset.empty())
-    f.fail(fmt::format("family '{}' needs 'name' (which {} graph)", g.family, g.family));
-  if (g.family == "file" && g.path.empty()) f.fail("family 'file' needs 'path'");
-  if (g.family == "csbm" && g.classes < 2) f.fail("family 'csbm' needs 'classes' (at least 2)");
+  auto only_for = [&](const std::string& key, bool allowed, const std::string& families) {
+    if (m.count(key) && !allowed) m.at(key).fail(fmt::format("'{}' applies to family {} only, not '{}'", key, families, g.family));
+  };
+  only_for("max_nodes", g.family == "random", "random");
+  only_for("max_avg_degree", g.family == "random", "random");
+  only_for("square_only", g.family == "random", "random");
+  only_for("name", g.family == "dataset", "dataset");
+  only_for("path", g.family == "file", "file");
+  only_for("params", g.family != "random" && g.family != "dataset" && g.family != "file", "csbm and the generator families");
+  if (m.count("max_nodes")) g.max_nodes = m.at("max_nodes").positive_integer();
+  if (m.count("max_avg_degree")) {
+    g.max_avg_degree = m.at("max_avg_degree").real();
+    if (!(g.max_avg_degree > 0)) m.at("max_avg_degree").fail("expected a positive average degree");
+  }
+  if (m.count("square_only")) g.square_only = m.at("square_only").boolean();
+  if (m.count("params"))
+    for (const auto& [key, value] : m.at("params").named_mapping("generator parameters")) g.params[key] = value.attr_value();
+  if (g.family == "dataset") {
+    if (!m.count("name")) f.fail("family 'dataset' needs 'name' (cora, citeseer, …)");
+    g.dataset = m.at("name").nonempty_string();
+  }
+  if (g.family == "file") {
+    if (!m.count("path")) f.fail("family 'file' needs 'path' (a .mtx or edge-list file)");
+    std::filesystem::path p = m.at("path").nonempty_string();
+    g.path = (p.is_relative() ? suite_dir / p : p).lexically_normal().string();
+  }
   return g;
 }
 
@@ -316,25 +313,28 @@ Entry parse_entry(const Field& f) {
 
 std::map<std::string, GraphFamily> builtin_graph_families() {
   std::map<std::string, GraphFamily> g;
-  auto add = [&](const std::string& name, const std::string& family, IntRange nodes, RealRange avg_degree) -> GraphFamily& {
+  auto add = [&](const std::string& name, const std::string& family) -> GraphFamily& {
     GraphFamily f;
     f.name = name;
     f.family = family;
-    f.nodes = nodes;
-    f.avg_degree = avg_degree;
     f.location = {"built-in graph families", 0};
     return g[name] = f;
   };
-  add("tiny", "random", {1, 6}, {0.5, 2.0});
-  add("small", "random", {4, 24}, {1.0, 4.0});
-  add("medium", "random", {64, 512}, {2.0, 16.0});
-  add("skewed", "power_law", {16, 64}, {2.0, 6.0});
-  add("bipartite", "random", {3, 20}, {1.0, 4.0}).src_nodes = IntRange{3, 30};
-  add("cora", "dataset", {1, 1}, {0, 0}).dataset = "cora";
-  add("citeseer", "dataset", {1, 1}, {0, 0}).dataset = "citeseer";
-  GraphFamily& csbm = add("csbm", "csbm", {1000, 1000}, {5.0, 5.0});
-  csbm.classes = 4;
-  csbm.signal = 1.0;
+  // Shrinking random graphs of every shape, small enough that counterexamples read at a glance.
+  add("tiny", "random").max_nodes = 6;
+  add("small", "random").max_nodes = 16;
+  GraphFamily& medium = add("medium", "random");
+  medium.max_nodes = 200;
+  medium.max_avg_degree = 12;
+  // In- and out-degrees that differ for almost every node, plus duplicates and empty rows.
+  add("skewed", "skewed_directed").params = {{"n", std::int64_t{48}},
+                                             {"edges", std::int64_t{200}},
+                                             {"duplicate_fraction", 0.05},
+                                             {"empty_row_fraction", 0.05}};
+  add("rmat", "rmat").params = {{"scale", std::int64_t{12}}, {"edge_factor", std::int64_t{8}}};
+  add("cora", "dataset").dataset = "cora";
+  add("citeseer", "dataset").dataset = "citeseer";
+  add("csbm", "csbm");
   return g;
 }
 
@@ -364,7 +364,8 @@ Suite parse_suite(const std::string& yaml_text, const std::string& file_name) {
     for (const auto& f : m.at("systems").list()) s.systems.push_back(parse_system(f));
   s.graphs = builtin_graph_families();
   if (m.count("graphs"))
-    for (const auto& [name, f] : m.at("graphs").named_mapping("graph families")) s.graphs[name] = parse_graph_family(name, f);
+    for (const auto& [name, f] : m.at("graphs").named_mapping("graph families"))
+      s.graphs[name] = parse_graph_family(name, f, std::filesystem::path(file_name).parent_path());
 
   std::set<std::string> names;
   for (const auto& f : m.at("entries").list()) {

@@ -36,33 +36,27 @@ struct IntRange {
   std::int64_t max = 0;
 };
 
-// An inclusive real range; a single number x in the file is {x, x}.
-struct RealRange {
-  double min = 0.0;
-  double max = 0.0;
-};
-
-// A family of graphs cases are drawn from. Which fields matter depends on `family` (SCHEMA.md):
-//   random      uniform random edges; n_dst = n_src = nodes unless `bipartite`
-//   power_law   skewed degrees (in- and out-degrees differ), the op-order checks' favourite
-//   builtin     one of the tiny built-in graphs, by `name`
-//   dataset     a dataset from ../shared/datasets (`name`: cora, citeseer)
-//   csbm        contextual stochastic block model (nodes, classes, avg_degree, signal)
-//   file        a MatrixMarket or edge-list file (`path`)
+// A family of graphs cases are drawn from (SCHEMA.md, "graphs"):
+//   random      RapidCheck's graph generator (properties/generators.h): uniform, heavy-tailed, star,
+//               chain, bipartite and empty graphs with duplicates and self-loops; a failing case is
+//               shrunk to a minimal one. Keys: max_nodes, max_avg_degree, square_only.
+//   dataset     a dataset from ../shared/datasets by `name` (cora, citeseer), for accuracy gates.
+//   csbm        the contextual stochastic block model of fixtures/generators.h, `params` as CsbmParams.
+//   file        a MatrixMarket (.mtx) or edge-list file at `path` (relative to the suite file).
+//   anything else is a family of fixtures::make_graph (erdos_renyi, rmat, power_law,
+//               skewed_directed, star, chain, complete_bipartite, builtin, …) built from `params`
+//               with a fresh seed per case; these graphs are fixed per case and are not shrunk.
 struct GraphFamily {
   std::string name;    // the key it is defined under in `graphs:`
-  std::string family;  // one of the kinds above
-  IntRange nodes{4, 16};
-  std::optional<IntRange> src_nodes;  // bipartite / non-square: n_src drawn separately
-  RealRange avg_degree{1.0, 4.0};
-  bool self_loops = true;   // may generate self-loops
-  bool duplicates = true;   // may generate duplicate edges
-  bool empty_rows = true;   // may leave destinations without in-edges
-  std::string dataset;      // builtin and dataset: the graph's name
-  std::string path;         // file: where it is
-  std::int64_t classes = 0;  // csbm
-  double signal = 0.0;       // csbm: separation of the class means
+  std::string family;
+  std::int64_t max_nodes = 12;       // random
+  double max_avg_degree = 4.0;       // random
+  bool square_only = false;          // random
+  std::map<std::string, AttrValue> params;  // fixtures families and csbm
+  std::string dataset;               // dataset: its name
+  std::string path;                  // file: where it is (resolved against the suite's folder)
   SourceLocation location;
+  bool shrinks() const { return family == "random"; }
 };
 
 // One value or a set of values an attribute takes across the cases of an entry.
@@ -130,8 +124,8 @@ Suite parse_suite(const std::string& yaml_text, const std::string& file_name);
 // executable, and the source tree's suites/. Throws InputError listing where it looked.
 std::filesystem::path resolve_suite(const std::string& name_or_path, const std::filesystem::path& executable_dir);
 
-// The graph families every suite may use without defining them (`tiny`, `small`, `skewed`,
-// `bipartite`, `cora`, `citeseer`, `csbm`); a suite's own `graphs:` may override them.
+// The graph families every suite may use without defining them (`tiny`, `small`, `medium`, `skewed`,
+// `rmat`, `cora`, `citeseer`, `csbm`); a suite's own `graphs:` may override them.
 std::map<std::string, GraphFamily> builtin_graph_families();
 
 }  // namespace gnncheck::suites

@@ -4,7 +4,13 @@
 #include <fmt/ranges.h>
 
 #include "adapters/cpu_systems.h"
+#include "adapters/plugin_system.h"
+#include "adapters/process_system.h"
+#include "adapters/replicas/replicas.h"
 #include "oracle/error.h"
+#ifdef GNNCHECK_SUITES_HAVE_CUDA
+#include "gpu/gpu_systems.h"
+#endif
 
 namespace gnncheck::suites {
 
@@ -23,15 +29,71 @@ SystemRegistry SystemRegistry::with_builtins() {
          .availability = {},
          .make = [] { return make_cpu_float32_system(); }});
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
-#else
+  // Asking for availability touches only the CUDA runtime's device count, not the device.
+  const Availability gpu_here = make_gpu_system()->availability();
   r.add({.name = "gpu",
          .kind = "gpu",
          .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)",
          .bug = "",
-         .availability = {false, "this build has no CUDA (nvcc was not found at configure time; see GNNCHECK_CUDA)"},
-         .make = nullptr});
+         .availability = gpu_here,
+         .make = [] { return make_gpu_system(); }});
+  r.add({.name = "cusparse",
+         .kind = "gpu",
+         .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward",
+         .bug = "",
+         .availability = make_cusparse_system()->availability(),
+         .make = [] { return make_cusparse_system(); }});
+#else
+  const Availability no_cuda{false, "this build has no CUDA (nvcc was not found at configure time; see GNNCHECK_CUDA)"};
+  r.add({.name = "gpu", .kind = "gpu", .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)", .bug = "",
+         .availability = no_cuda, .make = nullptr});
+  r.add({.name = "cusparse", .kind = "gpu", .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward", .bug = "",
+         .availability = no_cuda, .make = nullptr});
 #endif
+  // The replicas wrap the oracle: the injected bug is then the only way their answers differ.
+  for (const auto& info : replica_catalogue()) {
+    const std::string name = info.name;
+    r.add({.name = name,
+           .kind = "replica",
+           .summary = info.origin,
+           .bug = info.bug,
+           .availability = {},
+           .make = [name] { return make_replica(name, make_oracle_system()); }});
+  }
   return r;
+}
+
+std::string SystemRegistry::add_adapter(const std::string& command, const std::string& name) {
+  split_command_line(command);  // an unterminated quote is the user's error: report it now
+  ProcessSystemOptions options;
+  options.name = name;
+  auto probe = make_process_system(command, options);
+  const Availability availability = probe->availability();
+  std::string registered = name;
+  if (registered.empty()) registered = availability.available ? probe->name() : command;
+  add({.name = registered,
+       .kind = "adapter",
+       .summary = "external adapter: " + command,
+       .bug = "",
+       .availability = availability,
+       .make = [command, options] { return make_process_system(command, options); }});
+  return registered;
+}
+
+std::string SystemRegistry::add_plugin(const std::string& library, const std::string& name) {
+  PluginSystemOptions options;
+  options.process.name = name;
+  auto probe = make_plugin_system(library, options);
+  const Availability availability = probe->availability();
+  std::string registered = name;
+  if (registered.empty()) registered = availability.available ? probe->name() : library;
+  add({.name = registered,
+       .kind = "plugin",
+       .summary = "C plugin: " + library,
+       .bug = "",
+       .availability = availability,
+       .make = [library, options] { return make_plugin_system(library, options); }});
+  return registered;
 }
 
 void SystemRegistry::add(SystemEntry entry) {

@@ -36,6 +36,14 @@ class SystemRegistry {
   // Adds an entry; a second entry of the same name is an InputError naming both.
   void add(SystemEntry entry);
 
+  // An external adapter process (adapters/process_system.h) started from `command` (no shell). The
+  // system's name is `name`, or when empty the name the adapter announces in its hello line.
+  // Returns the name it was registered under.
+  std::string add_adapter(const std::string& command, const std::string& name = "");
+  // A C plugin (.so implementing gnncheck/plugin.h), run in gnncheck-plugin-host. The system's
+  // name is `name`, or when empty the name the plugin reports. Returns the registered name.
+  std::string add_plugin(const std::string& library, const std::string& name = "");
+
   bool contains(const std::string& name) const;
   // Throws InputError "unknown system 'x'; known systems: …".
   const SystemEntry& find(const std::string& name) const;

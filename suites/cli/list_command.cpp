@@ -1,11 +1,17 @@
 #include "suites/cli/list_command.h"
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
 #include "oracle/error.h"
+#include "fixtures/generators.h"
 #include "oracle/targets.h"
+#include "suites/runner.h"
+#include "suites/suite.h"
 
 namespace gnncheck::suites {
 namespace {
@@ -27,20 +33,64 @@ void print_targets(std::ostream& out, bool layers) {
 void print_systems(std::ostream& out, const SystemRegistry& systems, bool replicas) {
   fmt::print(out, "{}:\n", replicas ? "Replicas (systems with a known bug; a suite expects them to be caught)" : "Systems");
   int shown = 0;
+  std::size_t width = 0;
+  for (const auto& e : systems.entries())
+    if ((e.kind == "replica") == replicas) width = std::max(width, e.name.size());
   for (const auto& e : systems.entries()) {
     if ((e.kind == "replica") != replicas) continue;
     const std::string state = e.availability.available ? "available" : "unavailable: " + e.availability.reason;
-    fmt::print(out, "  {:<22} {:<8} {}\n", e.name, e.kind, state);
-    fmt::print(out, "  {:<22} {:<8} {}\n", "", "", replicas ? e.bug : e.summary);
+    fmt::print(out, "  {:<{}}  {:<8} {}\n", e.name, width, e.kind, state);
+    fmt::print(out, "  {:<{}}  {:<8} {}\n", "", width, "", replicas ? e.bug : e.summary);
     ++shown;
   }
   if (shown == 0) fmt::print(out, "  (none in this build)\n");
 }
 
+const std::map<std::string, std::string> kCheckHelp = {
+    {"differential", "system vs the float64 oracle: every output and every gradient, element-wise bounds"},
+    {"gradient", "the system's backward vs central finite differences of its own forward (float64 systems)"},
+    {"adjoint", "<ȳ, J·u> = <Jᵀȳ, u> from the system's own forward and backward: catches A for Aᵀ"},
+    {"op_order", "normalize+aggregate on graphs whose in- and out-degrees differ"},
+    {"metamorphic_relabel", "relabeling nodes permutes outputs and gradients"},
+    {"metamorphic_edge_order", "reordering edges within a row changes nothing"},
+    {"metamorphic_linearity", "backward is linear in the output gradient"},
+    {"state_interleaved", "forward A, forward B, backward A still gives A's gradient"},
+    {"state_repeat", "evaluating twice agrees within the non-determinism tolerance"},
+    {"numerics", "no NaN/Inf on large logits where the exact result is finite"},
+    {"resources", "memory does not grow across repeated evaluations"},
+    {"selfcheck", "the oracle's backward of every target against finite differences (systems: oracle)"},
+};
+
+void print_checks(std::ostream& out) {
+  fmt::print(out, "Checks:\n");
+  for (const auto& name : known_check_names()) {
+    auto it = kCheckHelp.find(name);
+    fmt::print(out, "  {:<24} {}\n", name, it == kCheckHelp.end() ? "" : it->second);
+  }
+}
+
+void print_graphs(std::ostream& out) {
+  fmt::print(out, "Graph families built into every suite (`graphs:` in a suite defines more):\n");
+  for (const auto& [name, g] : builtin_graph_families()) {
+    std::string what = g.family;
+    if (g.family == "random") what = fmt::format("random, shrinking (max_nodes {}, max_avg_degree {})", g.max_nodes, g.max_avg_degree);
+    if (g.family == "dataset") what = "dataset " + g.dataset;
+    if (!g.params.empty()) {
+      std::vector<std::string> ps;
+      for (const auto& [k, v] : g.params) ps.push_back(fmt::format("{}={}", k, to_string(v)));
+      what += fmt::format(" ({})", fmt::join(ps, ", "));
+    }
+    fmt::print(out, "  {:<24} {}\n", name, what);
+  }
+  fmt::print(out, "Generator families for `family:`: random, dataset, csbm, file");
+  for (const auto& info : graph_families()) fmt::print(out, ", {}", info.name);
+  fmt::print(out, "\n");
+}
+
 }  // namespace
 
 void print_list(std::ostream& out, const SystemRegistry& systems, const std::string& section) {
-  const std::vector<std::string> sections = {"ops", "layers", "systems", "replicas"};
+  const std::vector<std::string> sections = {"ops", "layers", "systems", "replicas", "checks", "graphs"};
   if (!section.empty() && section != "targets" && std::find(sections.begin(), sections.end(), section) == sections.end())
     throw InputError(fmt::format("gnncheck list: unknown section '{}'; expected one of: targets, {}", section,
                                  fmt::join(sections, ", ")));
@@ -55,6 +105,8 @@ void print_list(std::ostream& out, const SystemRegistry& systems, const std::str
   if (want("layers")) print_targets(out, true);
   if (want("systems")) print_systems(out, systems, false);
   if (want("replicas")) print_systems(out, systems, true);
+  if (want("checks")) print_checks(out);
+  if (want("graphs")) print_graphs(out);
 }
 
 }  // namespace gnncheck::suites

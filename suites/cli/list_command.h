@@ -1,6 +1,6 @@
 // gnncheck/suites/cli/list_command.h — `gnncheck list`: what can be checked here, and why not.
 //
-//   gnncheck list              # targets, systems with availability, checks, replicas
+//   gnncheck list              # ops, layers, systems with availability, replicas, checks, graph families
 //   gnncheck list systems      # one section only
 #pragma once
 
@@ -12,7 +12,7 @@
 namespace gnncheck::suites {
 
 // Prints the named section ("targets", "ops", "layers", "systems", "checks", "replicas") or all of
-// them when `section` is empty. An unknown section is an InputError naming the accepted ones.
+// them when `section` is empty ("checks", "graphs" too). An unknown section is an InputError naming the accepted ones.
 void print_list(std::ostream& out, const SystemRegistry& systems, const std::string& section);
 
 }  // namespace gnncheck::suites

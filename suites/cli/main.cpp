@@ -2,36 +2,175 @@
 // re-run a saved counterexample, verify the oracle itself.
 //
 // Exit codes: 0 every expectation held; 1 some expectation did not hold; 2 usage or input error
-// (a bad flag, an unreadable or invalid suite, an unknown system or target).
+// (a bad flag, an unreadable or invalid suite, an unknown system or target); 3 internal error.
+#include <unistd.h>
+
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
+#include "checks/checks.h"
 #include "oracle/error.h"
+#include "oracle/selfcheck.h"
+#include "properties/counterexample.h"
+#include "reports/writers.h"
+#include "suites/cli/final_table.h"
 #include "suites/cli/list_command.h"
+#include "suites/cli/progress.h"
+#include "suites/runner.h"
+#include "suites/suite.h"
 #include "suites/system_registry.h"
 
 namespace {
 
+using namespace gnncheck;
+
 constexpr int kExitOk = 0;
+constexpr int kExitUnmet = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 3;
+
+// Systems named on the command line: --system NAME, --adapter CMD, --plugin SO (any number of each).
+struct SystemFlags {
+  std::vector<std::string> names, adapters, plugins;
+
+  void add_to(CLI::App* app) {
+    app->add_option("--system", names, "A system to test by name (see `gnncheck list systems`); repeatable");
+    app->add_option("--adapter", adapters, "An external adapter command to test (adapters/PROTOCOL.md); repeatable");
+    app->add_option("--plugin", plugins, "A C plugin library (.so, gnncheck/plugin.h) to test; repeatable");
+  }
+  bool empty() const { return names.empty() && adapters.empty() && plugins.empty(); }
+
+  // Registers adapters and plugins and returns every system named, in flag order per kind.
+  std::vector<std::string> resolve(suites::SystemRegistry& registry) const {
+    std::vector<std::string> out;
+    for (const auto& n : names) out.push_back(registry.find(n).name);
+    for (const auto& a : adapters) out.push_back(registry.add_adapter(a));
+    for (const auto& p : plugins) {
+      if (!std::filesystem::exists(p)) throw InputError(fmt::format("--plugin {}: no such file", p));
+      out.push_back(registry.add_plugin(std::filesystem::absolute(p).string()));
+    }
+    return out;
+  }
+};
+
+std::filesystem::path executable_dir(const char* argv0) {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) self = std::filesystem::absolute(argv0);
+  return self.parent_path();
+}
+
+void register_suite_systems(const suites::Suite& suite, suites::SystemRegistry& registry) {
+  for (const auto& d : suite.systems) {
+    try {
+      if (!d.adapter.empty()) {
+        registry.add_adapter(d.adapter, d.name);
+      } else if (!d.plugin.empty()) {
+        std::filesystem::path lib = d.plugin;
+        if (lib.is_relative()) lib = std::filesystem::path(suite.path).parent_path() / lib;
+        if (!std::filesystem::exists(lib)) throw InputError(fmt::format("plugin '{}' does not exist", lib.string()));
+        registry.add_plugin(lib.string(), d.name);
+      } else {
+        registry.find(d.name);  // a built-in system, listed to mark it required
+      }
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: systems: {}", d.location.where(), e.what()));
+    }
+  }
+}
+
+int finish_run(const reports::RunReport& run, const std::filesystem::path& report_dir) {
+  if (!report_dir.empty()) reports::write_all(run, report_dir);
+  suites::print_final_table(std::cout, run, report_dir);
+  return run.all_expectations_held() ? kExitOk : kExitUnmet;
+}
+
+reports::RunReport run_with_progress(const suites::Suite& suite, const suites::SystemRegistry& registry,
+                                     const suites::RunOptions& options, const std::string& progress_mode) {
+  const bool interactive = progress_mode == "terminal" || (progress_mode == "auto" && isatty(STDOUT_FILENO));
+  auto progress = suites::make_progress(std::cout, interactive);
+  reports::RunReport run = suites::run_suite(suite, registry, options, progress.get());
+  progress.reset();  // clears the status line before the table
+  run.gnncheck_version = GNNCHECK_VERSION;
+  return run;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace gnncheck;
   CLI::App app{"gnncheck " GNNCHECK_VERSION
                " — correctness suite for GNN sparse kernels and layers.\n"
                "Exit codes: 0 every expectation held, 1 some did not, 2 usage or input error."};
   app.set_version_flag("--version", std::string("gnncheck ") + GNNCHECK_VERSION);
   app.require_subcommand(1);
 
+  // gnncheck run
+  std::string run_suite_name = "default";
+  SystemFlags run_systems;
+  std::optional<std::uint64_t> run_seed;
+  int run_jobs = 1;
+  std::string run_report = "gnncheck-report";
+  std::vector<std::string> run_entries;
+  std::string run_progress = "auto";
+  CLI::App* run = app.add_subcommand("run", "Run a suite and write its report (exit 0 when every expectation held)");
+  run->add_option("suite", run_suite_name, "A suite file, or the name of a shipped suite (default, ci, full, gpu, accuracy)")
+      ->capture_default_str();
+  run_systems.add_to(run);
+  run->add_option("--seed", run_seed, "Replace the suite's seed (every random choice derives from it)");
+  run->add_option("--jobs,-j", run_jobs, "Tasks to run in parallel")->check(CLI::Range(1, 256))->capture_default_str();
+  run->add_option("--report", run_report, "Directory for report.json, junit.xml, summary.md, index.html and cases/ "
+                                          "(an empty string writes no report)")
+      ->capture_default_str();
+  run->add_option("--entry", run_entries, "Run only this entry of the suite; repeatable");
+  run->add_option("--progress", run_progress, "Progress display: auto (a live line on a terminal), terminal, plain")
+      ->check(CLI::IsMember({"auto", "terminal", "plain"}))
+      ->capture_default_str();
+
+  // gnncheck list
   std::string list_section;
-  CLI::App* list = app.add_subcommand("list", "List ops, layers, systems (with availability and why not) and replicas");
-  list->add_option("section", list_section, "Only this section: targets, ops, layers, systems, replicas");
+  CLI::App* list = app.add_subcommand("list", "List ops, layers, systems (with availability and why not), replicas, checks and graph families");
+  list->add_option("section", list_section, "Only this section: targets, ops, layers, systems, replicas, checks, graphs");
+
+  // gnncheck check
+  SystemFlags check_systems;
+  std::string check_target;
+  std::vector<std::string> check_checks;
+  std::string check_graphs = "small";
+  std::int64_t check_cases = 20;
+  std::uint64_t check_seed = 1;
+  std::string check_report;
+  CLI::App* check = app.add_subcommand("check", "Check one target of one system ad hoc (all checks unless --check)");
+  check_systems.add_to(check);
+  check->add_option("--target", check_target, "The op or layer to check (see `gnncheck list targets`)")->required();
+  check->add_option("--check", check_checks, "A check to run (see `gnncheck list checks`); repeatable; default: all but selfcheck");
+  check->add_option("--graphs", check_graphs, "A built-in graph family (see `gnncheck list graphs`)")->capture_default_str();
+  check->add_option("--cases", check_cases, "Cases per check")->check(CLI::PositiveNumber)->capture_default_str();
+  check->add_option("--seed", check_seed, "Seed of the cases")->capture_default_str();
+  check->add_option("--report", check_report, "Also write a report (and failing cases) to this directory");
+
+  // gnncheck repro
+  std::string repro_dir;
+  SystemFlags repro_systems;
+  CLI::App* repro = app.add_subcommand("repro", "Re-run one saved counterexample (exit 0 when it passes now, 1 when it still fails)");
+  repro->add_option("case_dir", repro_dir, "A counterexample directory (DIR/cases/<name> of a report)")->required();
+  repro_systems.add_to(repro);
+
+  // gnncheck selfcheck
+  std::uint64_t selfcheck_seed = 1;
+  bool selfcheck_quick = false;
+  std::vector<std::string> selfcheck_targets;
+  CLI::App* selfcheck = app.add_subcommand("selfcheck", "Verify the oracle's backward of every op and layer against finite differences");
+  selfcheck->add_option("--seed", selfcheck_seed, "Seed of the cases and directions")->capture_default_str();
+  selfcheck->add_flag("--quick", selfcheck_quick, "Skip the random-direction check on the large (>100k-edge) graph");
+  selfcheck->add_option("--target", selfcheck_targets, "Only this target; repeatable");
 
   try {
     app.parse(argc, argv);
@@ -47,17 +186,99 @@ int main(int argc, char** argv) {
   }
 
   try {
-    auto systems = suites::SystemRegistry::with_builtins();
+    auto registry = suites::SystemRegistry::with_builtins();
+
     if (list->parsed()) {
-      suites::print_list(std::cout, systems, list_section);
+      suites::print_list(std::cout, registry, list_section);
       return kExitOk;
+    }
+
+    if (selfcheck->parsed()) {
+      oracle::SelfcheckOptions options;
+      options.seed = selfcheck_seed;
+      options.include_large = !selfcheck_quick;
+      options.targets = selfcheck_targets;
+      options.out = &std::cout;
+      const auto report = oracle::run_selfcheck(options);
+      fmt::print("{} — {:.1f} s\n", report.all_passed ? "selfcheck: the oracle agrees with finite differences everywhere"
+                                                      : "selfcheck: FAILED (see the lines marked above)",
+                 report.seconds);
+      return report.all_passed ? kExitOk : kExitUnmet;
+    }
+
+    if (run->parsed()) {
+      const auto path = suites::resolve_suite(run_suite_name, executable_dir(argv[0]));
+      const suites::Suite suite = suites::load_suite(path);
+      register_suite_systems(suite, registry);
+      suites::RunOptions options;
+      options.seed = run_seed;
+      options.jobs = run_jobs;
+      options.report_dir = run_report;
+      options.override_systems = run_systems.resolve(registry);
+      options.only_entries = run_entries;
+      options.suite_argument = run_suite_name;
+      const auto report = run_with_progress(suite, registry, options, run_progress);
+      return finish_run(report, run_report);
+    }
+
+    if (check->parsed()) {
+      if (check_systems.empty()) throw InputError("gnncheck check: name the system with --system, --adapter or --plugin");
+      suites::Suite suite;
+      suite.name = "check";
+      suite.path = "(command line)";
+      suite.seed = check_seed;
+      suite.graphs = suites::builtin_graph_families();
+      if (!suite.graphs.count(check_graphs))
+        throw InputError(fmt::format("--graphs {}: not a built-in graph family (see `gnncheck list graphs`)", check_graphs));
+      suites::Entry entry;
+      entry.name = "check";
+      entry.systems = check_systems.resolve(registry);
+      entry.targets = {{check_target, {}, {"command line", 0}}};
+      entry.checks = check_checks;
+      if (entry.checks.empty())
+        for (auto kind : checks::all_check_kinds()) entry.checks.emplace_back(checks::to_string(kind));
+      entry.graphs = check_graphs;
+      entry.cases = check_cases;
+      entry.location = {"command line", 0};
+      suite.entries.push_back(entry);
+      suites::RunOptions options;
+      options.report_dir = check_report;
+      options.suite_argument = "check";
+      auto report = run_with_progress(suite, registry, options, "auto");
+      // An ad-hoc check has no suite file to re-run; point at the same command instead.
+      for (auto& r : report.results)
+        if (r.counterexample.empty())
+          r.repro = fmt::format("gnncheck check --system {} --target {} --check {} --graphs {} --cases {} --seed {}", r.system,
+                                r.target, r.check, check_graphs, check_cases, check_seed);
+      return finish_run(report, check_report);
+    }
+
+    if (repro->parsed()) {
+      const properties::SavedCase saved = properties::load_counterexample(repro_dir);
+      std::vector<std::string> names = repro_systems.resolve(registry);
+      if (names.empty()) names.push_back(registry.find(saved.system).name);
+      fmt::print("Case: target {} on {}, seed {}; recorded failure of {} on '{}':\n  {}\n", saved.c.target,
+                 saved.c.graph->summary(), saved.c.seed, checks::to_string(saved.check), saved.system, saved.verdict_message);
+      bool all_pass = true;
+      for (const auto& name : names) {
+        const auto& entry = registry.find(name);
+        if (!entry.make || !entry.availability.available)
+          throw InputError(fmt::format("system '{}' is not available here: {}", name, entry.availability.reason));
+        auto sys = entry.make();
+        const checks::Verdict v = checks::run_check(saved.check, *sys, saved.c);
+        fmt::print("\n{}\n", checks::one_line(v));
+        if (!v.passed) fmt::print("{}\n", checks::failure_message(v));
+        all_pass = all_pass && v.passed;
+      }
+      fmt::print("\n{}\n", all_pass ? "The case passes now." : "The case still fails.");
+      return all_pass ? kExitOk : kExitUnmet;
     }
   } catch (const InputError& e) {
     std::cerr << "gnncheck: error: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "gnncheck: internal error: " << e.what() << "\n";
-    return 3;
+    return kExitInternal;
   }
   return kExitOk;
 }

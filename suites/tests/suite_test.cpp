@@ -27,9 +27,12 @@ systems:
 graphs:
   lopsided:
     family: power_law
-    nodes: [10, 40]
-    avg_degree: {min: 2, max: 5.5}
-    self_loops: false
+    params: {n: 40, edges_per_node: 3}
+  shrinking:
+    family: random
+    max_nodes: 9
+    max_avg_degree: 2.5
+    square_only: true
 entries:
   - name: oracle-self
     systems: oracle
@@ -64,11 +67,14 @@ TEST(SuiteTest, ReadsEveryField) {
   EXPECT_TRUE(s.systems[1].required);
   const GraphFamily& g = s.graphs.at("lopsided");
   EXPECT_EQ(g.family, "power_law");
-  EXPECT_EQ(g.nodes.min, 10);
-  EXPECT_EQ(g.nodes.max, 40);
-  EXPECT_DOUBLE_EQ(g.avg_degree.max, 5.5);
-  EXPECT_FALSE(g.self_loops);
+  EXPECT_EQ(g.params.at("n"), AttrValue(std::int64_t{40}));
+  EXPECT_FALSE(g.shrinks());
   EXPECT_EQ(g.location.line, 13);
+  const GraphFamily& r = s.graphs.at("shrinking");
+  EXPECT_TRUE(r.shrinks());
+  EXPECT_EQ(r.max_nodes, 9);
+  EXPECT_DOUBLE_EQ(r.max_avg_degree, 2.5);
+  EXPECT_TRUE(r.square_only);
   EXPECT_TRUE(s.graphs.count("small")) << "built-in families stay available";
 
   ASSERT_EQ(s.entries.size(), 2u);
@@ -86,7 +92,7 @@ TEST(SuiteTest, ReadsEveryField) {
   EXPECT_EQ(a.checks, (std::vector<std::string>{"gradient", "adjoint"}));
   EXPECT_EQ(a.cases, 7) << "cases default to cases_per_property";
   EXPECT_EQ(a.expect, reports::Expectation::pass);
-  EXPECT_EQ(a.location.line, 18);
+  EXPECT_EQ(a.location.line, 21);
 
   const Entry& b = s.entries[1];
   EXPECT_EQ(b.cases, 3);
@@ -124,10 +130,12 @@ TEST(SuiteTest, WrongTypesNameTheKeyAndTheValue) {
   EXPECT_EQ(error_of("name: x\nseed: -1\nentries: []\n"), "bad.yaml:2: seed: expected a non-negative integer, got '-1'");
   EXPECT_EQ(error_of(kMinimalHead + "    expect: fail\n"), "bad.yaml:6: entries[0].expect: expected 'pass' or 'caught', got 'fail'");
   EXPECT_EQ(error_of("name: [a]\nentries: []\n"), "bad.yaml:1: name: expected a string, got a list");
-  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: random, nodes: [5, 2]}\nentries: []\n"),
-              HasSubstr("bad.yaml:3: graphs.g.nodes: min 5 is greater than max 2"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: random, max_nodes: 0}\nentries: []\n"),
+              HasSubstr("bad.yaml:3: graphs.g.max_nodes: expected a positive integer, got '0'"));
   EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: grid}\nentries: []\n"),
-              HasSubstr("graphs.g.family: unknown graph family 'grid'"));
+              HasSubstr("bad.yaml:3: graphs.g.family: unknown graph family 'grid'; expected random, dataset, csbm, file or one of"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: rmat, max_nodes: 3}\nentries: []\n"),
+              HasSubstr("graphs.g.max_nodes: 'max_nodes' applies to family random only, not 'rmat'"));
 }
 
 TEST(SuiteTest, MissingRequiredKeys) {
@@ -152,7 +160,7 @@ TEST(SuiteTest, EntryNamesAreUniqueAndUsableAsTestNames) {
 
 TEST(SuiteTest, UnknownGraphFamilyReference) {
   EXPECT_THAT(error_of(kMinimalHead + "    graphs: nowhere\n"),
-              HasSubstr("bad.yaml:3: graphs: unknown graph family 'nowhere'; defined: bipartite, citeseer"));
+              HasSubstr("bad.yaml:3: graphs: unknown graph family 'nowhere'; defined: citeseer, cora, csbm"));
 }
 
 TEST(SuiteTest, InvalidYamlNamesTheLine) {

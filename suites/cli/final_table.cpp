@@ -1,0 +1,106 @@
+#include "suites/cli/final_table.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fmt/ranges.h>
+
+#include "reports/report_tables.h"
+#include "reports/writers.h"
+#include "suites/cli/progress.h"
+
+namespace gnncheck::suites {
+namespace {
+
+// Display width of UTF-8 text (every code point counts as one column; the tables use no wide ones).
+std::size_t width(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string pad(const std::string& s, std::size_t w) { return s + std::string(w > width(s) ? w - width(s) : 0, ' '); }
+
+void print_grid(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (widths.size() <= i) widths.push_back(0);
+      widths[i] = std::max(widths[i], width(row[i]));
+    }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string line = "  ";
+    for (std::size_t i = 0; i < rows[r].size(); ++i) line += pad(rows[r][i], widths[i]) + (i + 1 < rows[r].size() ? "  " : "");
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+    if (r == 0) {
+      std::string rule = "  ";
+      for (std::size_t i = 0; i < widths.size(); ++i) rule += std::string(widths[i], '-') + (i + 1 < widths.size() ? "  " : "");
+      out << rule << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+void print_final_table(std::ostream& out, const reports::RunReport& run, const std::filesystem::path& report_dir) {
+  fmt::print(out, "\ngnncheck {} — suite '{}' — seed {}\n", run.gnncheck_version, run.suite_name, run.seed);
+  for (const auto& m : reports::build_matrices(run)) {
+    const auto sys = std::find_if(run.systems.begin(), run.systems.end(), [&](const auto& s) { return s.name == m.system; });
+    const bool replica = sys != run.systems.end() && sys->kind == "replica";
+    if (replica) continue;  // replicas get their own table below
+    fmt::print(out, "\n{}{}\n", m.system, sys != run.systems.end() && !sys->available ? " (not available here: " + sys->reason + ")" : "");
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> header = {"target"};
+    header.insert(header.end(), m.checks.begin(), m.checks.end());
+    rows.push_back(header);
+    for (const auto& target : m.targets) {
+      std::vector<std::string> row = {target};
+      for (const auto& check : m.checks) {
+        auto it = m.cells.find({target, check});
+        row.push_back(it == m.cells.end() ? "" : reports::combined_cell(it->second));
+      }
+      rows.push_back(row);
+    }
+    print_grid(out, rows);
+  }
+
+  const auto replicas = reports::replica_rows(run);
+  if (!replicas.empty()) {
+    fmt::print(out, "\nBug replicas (each must be caught by at least one check)\n");
+    std::vector<std::vector<std::string>> rows = {{"replica", "caught by", "verdict"}};
+    int caught = 0, ran = 0;
+    for (const auto& r : replicas) {
+      ran += r.ran ? 1 : 0;
+      caught += r.caught ? 1 : 0;
+      rows.push_back({r.name, r.caught ? fmt::format("{}", fmt::join(r.caught_by, ", ")) : "—",
+                      !r.ran ? "not run" : (r.caught ? "caught" : "MISSED")});
+    }
+    print_grid(out, rows);
+    fmt::print(out, "  {} of {} replicas caught\n", caught, ran);
+  }
+
+  std::vector<const reports::ResultRecord*> unmet;
+  for (const auto& r : run.results)
+    if (!r.expectation_held) unmet.push_back(&r);
+  if (!unmet.empty()) {
+    fmt::print(out, "\nExpectations not met ({}):\n", unmet.size());
+    for (const auto* r : unmet) {
+      fmt::print(out, "\n  {}/{}/{}: {} (expected {})\n", r->system, r->target, r->check, reports::to_string(r->outcome),
+                 reports::to_string(r->expectation));
+      std::string msg = r->message.empty() ? "no check of this entry caught the replica" : r->message;
+      std::string indented = "    ";
+      for (char ch : msg) indented += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
+      out << indented << "\n";
+      if (!r->counterexample.empty()) fmt::print(out, "    counterexample: {}\n", (report_dir / r->counterexample).string());
+      if (!r->repro.empty()) fmt::print(out, "    re-run: {}\n", r->repro);
+    }
+  }
+
+  const auto t = run.totals();
+  fmt::print(out, "\n{} results: {} passed, {} failed, {} errors, {} skipped — {}\n", t.results, t.passed, t.failed, t.errors,
+             t.skipped, format_duration(run.seconds));
+  if (!report_dir.empty()) fmt::print(out, "Report: {}/index.html (also report.json, junit.xml, summary.md)\n", report_dir.string());
+  fmt::print(out, "{}\n", t.expectations_unmet == 0 ? "All expectations held." : fmt::format("{} expectation(s) NOT met.", t.expectations_unmet));
+}
+
+}  // namespace gnncheck::suites

@@ -1,0 +1,106 @@
+#include "suites/cli/progress.h"
+
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace gnncheck::suites {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string label_text(const TaskLabel& t) { return fmt::format("{}/{}/{}", t.system, t.target, t.check); }
+
+class ProgressBase : public ProgressSink {
+ public:
+  explicit ProgressBase(std::ostream& out) : out_(out), start_(Clock::now()) {}
+  void planned(std::size_t tasks) override { total_ = tasks; }
+
+ protected:
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  void count(const reports::ResultRecord& r) {
+    ++done_;
+    if (!r.expectation_held) ++unmet_;
+    if (r.outcome == reports::Outcome::fail || r.outcome == reports::Outcome::error) ++failing_;
+  }
+  std::ostream& out_;
+  Clock::time_point start_;
+  std::size_t total_ = 0, done_ = 0, unmet_ = 0, failing_ = 0;
+};
+
+// A status line redrawn in place (carriage return + clear to end of line).
+class TerminalProgress final : public ProgressBase {
+ public:
+  using ProgressBase::ProgressBase;
+  ~TerminalProgress() override {
+    if (drawn_) out_ << "\r\033[K" << std::flush;
+  }
+  void started(const TaskLabel& t) override {
+    running_ = label_text(t);
+    draw();
+  }
+  void finished(const TaskLabel&, const reports::ResultRecord& r) override {
+    count(r);
+    if (!r.expectation_held) {  // keep unmet expectations on screen as they happen
+      out_ << "\r\033[K";
+      fmt::print(out_, "{:<7} {}/{}/{}: {}\n", r.outcome == reports::Outcome::pass ? "MISSED" : "FAIL", r.system, r.target,
+                 r.check, first_line(r.message));
+    }
+    draw();
+  }
+
+ private:
+  static std::string first_line(const std::string& s) {
+    const auto nl = s.find('\n');
+    std::string line = nl == std::string::npos ? s : s.substr(0, nl);
+    return line.size() > 160 ? line.substr(0, 157) + "..." : line;
+  }
+  void draw() {
+    const double e = elapsed();
+    std::string estimate = "estimating";
+    if (done_ > 0 && done_ < total_) estimate = "~" + format_duration(e / static_cast<double>(done_) * static_cast<double>(total_ - done_)) + " left";
+    if (done_ == total_) estimate = "done";
+    std::string line = fmt::format("[{}/{}] {} failing · {} unmet · {} elapsed · {} · {}", done_, total_, failing_, unmet_,
+                                   format_duration(e), estimate, running_);
+    if (line.size() > 150) line = line.substr(0, 147) + "...";
+    out_ << "\r\033[K" << line << std::flush;
+    drawn_ = true;
+  }
+  std::string running_;
+  bool drawn_ = false;
+};
+
+// One line per finished task, for logs.
+class PlainProgress final : public ProgressBase {
+ public:
+  using ProgressBase::ProgressBase;
+  void finished(const TaskLabel& t, const reports::ResultRecord& r) override {
+    count(r);
+    std::string verdict(reports::to_string(r.outcome));
+    if (r.expectation == reports::Expectation::caught && r.outcome != reports::Outcome::skipped)
+      verdict = r.outcome == reports::Outcome::pass ? "not-caught" : "caught";
+    fmt::print(out_, "[{}/{}] {:<10} {:<12} {}/{}/{} ({} cases, {:.2f} s){}\n", done_, total_, verdict,
+               r.expectation_held ? "" : "UNMET", r.system, r.target, r.check, r.cases, r.seconds,
+               r.outcome == reports::Outcome::skipped ? " — " + r.message : "");
+    (void)t;
+    out_ << std::flush;
+  }
+};
+
+}  // namespace
+
+std::string format_duration(double seconds) {
+  if (seconds < 60) return fmt::format("{:.0f} s", std::ceil(seconds));
+  const long s = std::lround(seconds);
+  if (s < 3600) return fmt::format("{}:{:02}", s / 60, s % 60);
+  return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
+}
+
+std::unique_ptr<ProgressSink> make_progress(std::ostream& out, bool interactive) {
+  if (interactive) return std::make_unique<TerminalProgress>(out);
+  return std::make_unique<PlainProgress>(out);
+}
+
+}  // namespace gnncheck::suites

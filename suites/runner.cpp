@@ -1,0 +1,581 @@
+#include "suites/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "checks/checks.h"
+#include "fixtures/dataset.h"
+#include "fixtures/edge_list.h"
+#include "fixtures/generators.h"
+#include "fixtures/matrix_market.h"
+#include "oracle/error.h"
+#include "oracle/random_case.h"
+#include "oracle/selfcheck.h"
+#include "oracle/targets.h"
+#include "properties/counterexample.h"
+#include "properties/driver.h"
+
+namespace gnncheck::suites {
+namespace {
+
+using reports::Expectation;
+using reports::Outcome;
+using reports::ResultRecord;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kSelfcheck = "selfcheck";
+
+std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return h ^ 0xff;  // separates "ab","c" from "a","bc"
+}
+
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// One unit of work: one check of one system on one target (or on every target, for selfcheck).
+struct Task {
+  TaskLabel label;
+  const Entry* entry = nullptr;
+  const GraphFamily* graphs = nullptr;
+  std::vector<AttributeChoice> attributes;
+  std::uint64_t seed = 0;
+  // Set when the task is decided without running anything (unavailable system, unsupported target).
+  std::optional<ResultRecord> decided;
+};
+
+bool is_check_kind(const std::string& name) {
+  for (auto kind : checks::all_check_kinds())
+    if (checks::to_string(kind) == name) return true;
+  return false;
+}
+
+std::vector<std::string> targets_of(const std::string& selector) {
+  std::vector<std::string> out;
+  for (const auto& def : oracle::all_targets()) {
+    const bool wanted = selector == "all" || (selector == "ops" && !def.spec.is_layer) || (selector == "layers" && def.spec.is_layer);
+    if (wanted) out.push_back(def.spec.name);
+  }
+  return out;
+}
+
+ResultRecord skeleton(const Task& t) {
+  ResultRecord r;
+  r.system = t.label.system;
+  r.target = t.label.target;
+  r.check = t.label.check;
+  r.expectation = t.entry->expect;
+  r.seed = t.seed;
+  return r;
+}
+
+// ---- planning ----
+
+class Planner {
+ public:
+  Planner(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, std::uint64_t seed)
+      : suite_(suite), systems_(systems), options_(options), seed_(seed) {}
+
+  std::vector<Task> plan() {
+    for (const auto& name : options_.only_entries) {
+      bool found = false;
+      for (const auto& e : suite_.entries) found = found || e.name == name;
+      if (!found) {
+        std::vector<std::string> names;
+        for (const auto& e : suite_.entries) names.push_back(e.name);
+        throw InputError(fmt::format("{}: no entry named '{}'; its entries: {}", suite_.path, name, fmt::join(names, ", ")));
+      }
+    }
+    std::vector<Task> tasks;
+    for (const auto& entry : suite_.entries) {
+      if (!options_.only_entries.empty() &&
+          std::find(options_.only_entries.begin(), options_.only_entries.end(), entry.name) == options_.only_entries.end())
+        continue;
+      validate_checks(entry);
+      const bool selfcheck_only = std::all_of(entry.checks.begin(), entry.checks.end(), [](const auto& c) { return c == kSelfcheck; });
+      std::vector<std::string> system_names = entry.systems;
+      if (!options_.override_systems.empty() && !selfcheck_only) {
+        if (entry.expect == Expectation::caught) continue;  // replica entries are about the replicas
+        system_names = options_.override_systems;
+      }
+      for (const auto& system : expand_systems(entry, system_names)) plan_system(entry, system, tasks);
+    }
+    return tasks;
+  }
+
+ private:
+  void validate_checks(const Entry& e) {
+    for (const auto& c : e.checks) {
+      if (c == kSelfcheck) {
+        if (e.systems != std::vector<std::string>{"oracle"})
+          throw InputError(fmt::format("{}: entry '{}': check 'selfcheck' verifies the oracle and needs systems: oracle",
+                                       e.location.where(), e.name));
+        continue;
+      }
+      if (!is_check_kind(c))
+        throw InputError(fmt::format("{}: entry '{}': unknown check '{}'; known checks: {}", e.location.where(), e.name, c,
+                                     fmt::join(known_check_names(), ", ")));
+    }
+  }
+
+  std::vector<std::string> expand_systems(const Entry& e, const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    for (const auto& n : names) {
+      if (n == "replicas") {
+        for (const auto& s : systems_.entries())
+          if (s.kind == "replica") out.push_back(s.name);
+        continue;
+      }
+      if (!systems_.contains(n)) {
+        try {
+          systems_.find(n);
+        } catch (const InputError& err) {
+          throw InputError(fmt::format("{}: entry '{}': {}", e.location.where(), e.name, err.what()));
+        }
+      }
+      out.push_back(n);
+    }
+    return out;
+  }
+
+  bool required(const std::string& system) const {
+    for (const auto& d : suite_.systems)
+      if (d.name == system && d.required) return true;
+    return false;
+  }
+
+  std::vector<const TargetChoice*> target_choices(const Entry& e) {
+    std::vector<const TargetChoice*> out;
+    for (const auto& t : e.targets) {
+      if (t.name != "all" && t.name != "ops" && t.name != "layers") {
+        try {
+          oracle::find_target(t.name);
+        } catch (const InputError& err) {
+          throw InputError(fmt::format("{}: entry '{}': {}", t.location.where(), e.name, err.what()));
+        }
+        // Catch misspelled attributes before anything runs.
+        const auto& spec = oracle::find_target(t.name).spec;
+        for (const auto& a : t.attributes) {
+          Attributes probe;
+          probe.set(a.name, a.values.front());
+          try {
+            oracle::with_defaults(spec, probe);
+          } catch (const InputError& err) {
+            throw InputError(fmt::format("{}: entry '{}': {}", t.location.where(), e.name, err.what()));
+          }
+        }
+      } else if (!t.attributes.empty()) {
+        throw InputError(fmt::format("{}: entry '{}': attributes need one named target, not '{}'", t.location.where(), e.name, t.name));
+      }
+      out.push_back(&t);
+    }
+    return out;
+  }
+
+  void plan_system(const Entry& entry, const std::string& system_name, std::vector<Task>& tasks) {
+    const SystemEntry& sys = systems_.find(system_name);
+    const GraphFamily* graphs = &suite_.graphs.at(entry.graphs);
+    auto task_for = [&](const std::string& target, const std::string& check) {
+      Task t;
+      t.label = {entry.name, system_name, target, check};
+      t.entry = &entry;
+      t.graphs = graphs;
+      t.seed = task_seed(seed_, entry.name, system_name, target, check);
+      return t;
+    };
+    for (const auto& check : entry.checks) {
+      if (check == kSelfcheck) {
+        tasks.push_back(task_for("all", check));
+        continue;
+      }
+      if (!sys.availability.available || !sys.make) {
+        Task t = task_for("all", check);
+        ResultRecord r = skeleton(t);
+        r.outcome = required(system_name) ? Outcome::error : Outcome::skipped;
+        r.message = fmt::format("system '{}' is not available here: {}", system_name, sys.availability.reason);
+        if (required(system_name)) r.message += " (the suite marks it required)";
+        r.expectation_held = !required(system_name);
+        t.decided = r;
+        tasks.push_back(std::move(t));
+        continue;
+      }
+      std::unique_ptr<System> probe = sys.make();
+      for (const TargetChoice* choice : target_choices(entry)) {
+        const bool selector = choice->name == "all" || choice->name == "ops" || choice->name == "layers";
+        const std::vector<std::string> names = selector ? targets_of(choice->name) : std::vector<std::string>{choice->name};
+        int supported = 0;
+        for (const auto& target : names) {
+          if (!probe->supports(target)) {
+            if (selector) continue;  // a selector means "those of them the system supports"
+            Task t = task_for(target, check);
+            ResultRecord r = skeleton(t);
+            r.outcome = Outcome::skipped;
+            r.message = fmt::format("system '{}' does not support target '{}'", system_name, target);
+            t.decided = r;
+            tasks.push_back(std::move(t));
+            continue;
+          }
+          ++supported;
+          Task t = task_for(target, check);
+          t.attributes = choice->attributes;
+          tasks.push_back(std::move(t));
+        }
+        if (selector && supported == 0) {
+          Task t = task_for(choice->name, check);
+          ResultRecord r = skeleton(t);
+          r.outcome = Outcome::skipped;
+          r.message = fmt::format("system '{}' supports none of the {} targets", system_name, choice->name);
+          t.decided = r;
+          tasks.push_back(std::move(t));
+        }
+      }
+    }
+  }
+
+  const Suite& suite_;
+  const SystemRegistry& systems_;
+  const RunOptions& options_;
+  std::uint64_t seed_;
+};
+
+// ---- executing ----
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+class Executor {
+ public:
+  Executor(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, std::uint64_t seed)
+      : suite_(suite), systems_(systems), options_(options), seed_(seed) {}
+
+  ResultRecord run(const Task& t, std::map<std::string, std::unique_ptr<System>>& instances) {
+    const auto start = Clock::now();
+    ResultRecord r = skeleton(t);
+    r.repro = rerun_line(t);
+    try {
+      if (t.label.check == kSelfcheck) {
+        run_selfcheck_task(t, r);
+      } else {
+        auto& sys = instances[t.label.system];
+        if (!sys) sys = systems_.find(t.label.system).make();
+        r.precision = std::string(to_string(sys->precision(t.label.target)));
+        run_check_task(t, *sys, r);
+      }
+    } catch (const InputError& e) {
+      // The case could not be built (the family's parameters, a dataset that is missing): a
+      // problem of the suite or of this machine, reported on this result rather than ending the run.
+      r.outcome = Outcome::error;
+      r.message = fmt::format("{}: could not run: {}", t.entry->location.where(), e.what());
+    } catch (const std::exception& e) {
+      r.outcome = Outcome::error;
+      r.message = fmt::format("internal error while running: {}", e.what());
+    }
+    r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    r.expectation_held = reports::expectation_held(r.expectation, r.outcome);
+    return r;
+  }
+
+ private:
+  std::string rerun_line(const Task& t) const {
+    std::string line = fmt::format("gnncheck run {} --entry {} --seed {}", shell_quote(options_.suite_argument),
+                                   shell_quote(t.label.entry), seed_);
+    for (const auto& s : options_.override_systems) line += " --system " + shell_quote(s);
+    return line;
+  }
+
+  checks::CheckOptions check_options(const Task& t) const {
+    checks::CheckOptions o;
+    if (t.entry->tolerance) {
+      o.tolerance.safety_factor *= t.entry->tolerance->factor;
+      o.tolerance.measured_multiple *= t.entry->tolerance->factor;
+      o.adjoint_multiple *= t.entry->tolerance->factor;
+    }
+    return o;
+  }
+
+  std::filesystem::path cases_root() const {
+    return options_.report_dir.empty() ? std::filesystem::path() : options_.report_dir / "cases";
+  }
+
+  void run_selfcheck_task(const Task& t, ResultRecord& r) {
+    oracle::SelfcheckOptions o;
+    o.seed = t.seed;
+    auto report = oracle::run_selfcheck(o);
+    r.precision = "float64";
+    r.metric_name = "worst relative error of the backward vs central finite differences";
+    r.bound = 0.0;
+    r.metric = 0.0;
+    std::vector<std::string> failures;
+    for (const auto& line : report.lines) {
+      const double worst = std::max(line.full_worst_error, line.directions_worst_error);
+      r.error_vs_bound.push_back({worst, line.bound});
+      if (!r.metric || worst / std::max(line.bound, 1e-300) > *r.metric / std::max(*r.bound, 1e-300)) {
+        r.metric = worst;
+        r.bound = line.bound;
+      }
+      r.cases += line.full_cases + line.directions;
+      if (!line.passed)
+        failures.push_back(fmt::format("{} / {}: {}", line.target, line.input,
+                                       line.failure.empty() ? fmt::format("error {:.3g} > bound {:.3g} at {}", worst, line.bound,
+                                                                          line.full_worst_where)
+                                                            : line.failure));
+    }
+    r.outcome = report.all_passed ? Outcome::pass : Outcome::fail;
+    if (!failures.empty()) r.message = fmt::format("{} of {} inputs failed: {}", failures.size(), report.lines.size(), fmt::join(failures, "; "));
+    r.repro = fmt::format("gnncheck selfcheck --seed {}", t.seed);
+  }
+
+  // The graph of case `index` of a non-random family.
+  std::shared_ptr<const Graph> fixed_graph(const GraphFamily& f, std::uint64_t seed) {
+    Attributes params;
+    for (const auto& [k, v] : f.params) params.set(k, v);
+    try {
+      if (f.family == "dataset") return std::make_shared<const Graph>(load_dataset(f.dataset).graph);
+      if (f.family == "csbm") return std::make_shared<const Graph>(make_csbm(csbm_params_from(params), seed).graph);
+      if (f.family == "file") {
+        const bool mtx = std::filesystem::path(f.path).extension() == ".mtx";
+        return std::make_shared<const Graph>(mtx ? read_matrix_market_graph(f.path).graph : read_edge_list(f.path).graph);
+      }
+      return std::make_shared<const Graph>(make_graph(f.family, params, seed));
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("graphs.{} ({}): {}", f.name, f.location.where(), e.what()));
+    }
+  }
+
+  Attributes pick_attributes(const Task& t, std::mt19937_64& rng) const {
+    Attributes a;
+    for (const auto& choice : t.attributes) a.set(choice.name, choice.values[rng() % choice.values.size()]);
+    return a;
+  }
+
+  void fill_from_verdict(ResultRecord& r, const checks::Verdict& v) {
+    r.metric_name = v.metric_name;
+    r.metric = v.metric;
+    r.bound = v.bound;
+    r.precision = std::string(to_string(v.precision));
+  }
+
+  void run_check_task(const Task& t, System& sys, ResultRecord& r) {
+    const checks::CheckKind kind = checks::parse_check_kind(t.label.check);
+    const checks::CheckOptions copts = check_options(t);
+    if (t.graphs->shrinks()) {
+      if (!t.attributes.empty())
+        throw InputError(fmt::format("attributes of target '{}' cannot be fixed on the random graph family (it draws them); "
+                                     "use a generator family",
+                                     t.label.target));
+      properties::PropertyOptions po;
+      po.cases = static_cast<int>(t.entry->cases);
+      po.seed = t.seed;
+      po.counterexample_root = cases_root();
+      po.case_options.graph.max_nodes = t.graphs->max_nodes;
+      po.case_options.graph.max_average_degree = t.graphs->max_avg_degree;
+      po.case_options.graph.square_only = t.graphs->square_only;
+      po.check_options = copts;
+      po.check_options.rerun_command = r.repro;
+      const properties::PropertyOutcome out = properties::run_property(kind, sys, t.label.target, po);
+      r.cases = out.cases_passed + (out.failure ? 1 : 0);
+      if (out.failure) {
+        fill_from_verdict(r, *out.failure);
+        r.error_vs_bound.push_back({out.failure->metric, out.failure->bound});
+        r.outcome = out.failure->system_status == Status::ok ? Outcome::fail : Outcome::error;
+        r.message = out.report.empty() ? out.failure->message : out.report;
+        if (!out.counterexample_path.empty()) {
+          r.counterexample = std::filesystem::relative(out.counterexample_path, options_.report_dir).string();
+          r.repro = fmt::format("gnncheck repro {}", shell_quote(out.counterexample_path));
+        }
+      } else if (out.gave_up) {
+        r.outcome = Outcome::skipped;
+        r.message = fmt::format("no applicable case: the system declared {} drawn cases unsupported ({})", t.label.target,
+                                out.report);
+      } else {
+        r.outcome = Outcome::pass;
+        r.metric_name = checks::to_string(kind) == std::string_view("differential") ? "max |error| / bound" : "";
+        if (out.not_applicable > 0) r.message = fmt::format("{} of {} cases not applicable to this check", out.not_applicable, po.cases);
+      }
+      return;
+    }
+
+    // Fixed families: `cases` graphs (one per case seed for generated families), values per seed.
+    std::mt19937_64 rng(t.seed);
+    const auto& def = oracle::find_target(t.label.target);
+    double worst_ratio = -1;
+    int not_applicable = 0, unsupported = 0;
+    for (std::int64_t i = 0; i < t.entry->cases; ++i) {
+      const std::uint64_t case_seed = splitmix(t.seed + static_cast<std::uint64_t>(i));
+      auto graph = fixed_graph(*t.graphs, case_seed);
+      if (def.spec.needs_square_graph && !graph->is_square())
+        throw InputError(fmt::format("target '{}' needs a square graph; graphs.{} gives {}", t.label.target, t.graphs->name,
+                                     graph->summary()));
+      Case c = oracle::make_random_case(def, graph, pick_attributes(t, rng), case_seed);
+      checks::CheckOptions per_case = copts;
+      per_case.rerun_command = r.repro;
+      checks::Verdict v = checks::run_check(kind, sys, c, per_case);
+      ++r.cases;
+      if (v.system_status == Status::unsupported) {
+        ++unsupported;
+        continue;
+      }
+      if (v.passed && v.metric_name.empty()) {
+        ++not_applicable;
+        continue;
+      }
+      r.error_vs_bound.push_back({v.metric, v.bound});
+      const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric > 0 ? INFINITY : 0);
+      if (!v.passed || ratio > worst_ratio) {
+        worst_ratio = ratio;
+        fill_from_verdict(r, v);
+      }
+      if (!v.passed) {
+        r.outcome = v.system_status == Status::ok ? Outcome::fail : Outcome::error;
+        r.message = v.message;
+        if (!cases_root().empty()) {
+          const auto dir = cases_root() / properties::counterexample_name(t.label.system, t.label.target, kind, case_seed);
+          properties::write_counterexample(dir, c, v, {.rapidcheck_seed = 0, .reproduce = "", .rerun = r.repro});
+          r.counterexample = std::filesystem::relative(dir, options_.report_dir).string();
+          r.repro = fmt::format("gnncheck repro {}", shell_quote(dir.string()));
+        }
+        return;
+      }
+    }
+    r.outcome = Outcome::pass;
+    if (unsupported == r.cases) {
+      r.outcome = Outcome::skipped;
+      r.message = fmt::format("the system declared all {} cases unsupported", r.cases);
+    } else if (unsupported + not_applicable > 0) {
+      r.message = fmt::format("{} of {} cases unsupported by the system, {} not applicable to the check", unsupported, r.cases,
+                              not_applicable);
+    }
+  }
+
+  const Suite& suite_;
+  const SystemRegistry& systems_;
+  const RunOptions& options_;
+  std::uint64_t seed_;
+};
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& system, const std::string& target,
+                        const std::string& check) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const auto* s : {&entry, &system, &target, &check}) h = fnv1a(h, *s);
+  // Keep seeds below 2^53 so that every JSON reader holds them exactly.
+  return splitmix(h ^ splitmix(suite_seed)) >> 11;
+}
+
+std::vector<std::string> known_check_names() {
+  std::vector<std::string> out;
+  for (auto kind : checks::all_check_kinds()) out.emplace_back(checks::to_string(kind));
+  out.emplace_back(kSelfcheck);
+  return out;
+}
+
+reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, ProgressSink* progress) {
+  const auto start = Clock::now();
+  const std::uint64_t seed = options.seed.value_or(suite.seed);
+  reports::RunReport run;
+  run.suite_name = suite.name;
+  run.suite_path = suite.path;
+  run.seed = seed;
+  run.started_utc = utc_now();
+
+  std::vector<Task> tasks = Planner(suite, systems, options, seed).plan();
+  for (const auto& s : systems.entries()) {
+    const bool used = std::any_of(tasks.begin(), tasks.end(), [&](const Task& t) { return t.label.system == s.name; });
+    if (used) run.systems.push_back({s.name, s.kind, s.availability.available, s.availability.reason, s.bug});
+  }
+
+  if (progress) progress->planned(tasks.size());
+  std::vector<ResultRecord> results(tasks.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_mutex;
+  const double budget = suite.time_budget_seconds;
+  Executor executor(suite, systems, options, seed);
+
+  auto worker = [&] {
+    std::map<std::string, std::unique_ptr<System>> instances;  // one instance of each system per thread
+    for (std::size_t i = next++; i < tasks.size(); i = next++) {
+      const Task& t = tasks[i];
+      ResultRecord r;
+      const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (t.decided) {
+        r = *t.decided;
+      } else if (budget > 0 && elapsed > budget) {
+        // A suite that did not finish has not verified what it promised: an unmet expectation.
+        r = skeleton(t);
+        r.outcome = Outcome::error;
+        r.expectation_held = false;
+        r.message = fmt::format("not run: the suite's time budget of {} s was used up (raise time_budget_s)", budget);
+      } else {
+        {
+          std::lock_guard lock(progress_mutex);
+          if (progress) progress->started(t.label);
+        }
+        r = executor.run(t, instances);
+      }
+      results[i] = std::move(r);
+      std::lock_guard lock(progress_mutex);
+      if (progress) progress->finished(t.label, results[i]);
+    }
+  };
+  const int jobs = std::max(1, options.jobs);
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& th : threads) th.join();
+
+  // A replica is caught when any of its results within an entry failed or errored. A check that
+  // does not catch it is no missed expectation by itself; a replica that no check caught is, and
+  // then all of its results are marked (unless the system could not run here at all).
+  std::map<std::pair<std::string, std::string>, bool> caught;  // (entry, system)
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].entry->expect != Expectation::caught) continue;
+    bool& c = caught[{tasks[i].label.entry, tasks[i].label.system}];
+    c = c || results[i].outcome == Outcome::fail || results[i].outcome == Outcome::error;
+  }
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].entry->expect != Expectation::caught || !systems.find(tasks[i].label.system).availability.available) continue;
+    const bool was_caught = caught.at({tasks[i].label.entry, tasks[i].label.system});
+    results[i].expectation_held = was_caught;
+    if (!was_caught && results[i].outcome == Outcome::skipped)
+      results[i].message += " — and no other check of this entry caught the replica";
+  }
+
+  run.results = std::move(results);
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return run;
+}
+
+}  // namespace gnncheck::suites

@@ -1,0 +1,73 @@
+// gnncheck/suites/runner.h — runs a suite: plans (entry × system × target × check) tasks, runs them
+// on a pool of threads, and collects one ResultRecord per task into a RunReport.
+//
+// Each task has its own seed, derived from the suite's seed and the task's names (not from its
+// position), so a task gives the same result whether it runs alone (`--entry`), in parallel
+// (`--jobs`), or in the whole suite. Checks come from checks/checks.h: on the `random` graph family
+// a check runs as a RapidCheck property (properties/driver.h) that shrinks a failing case; on
+// every other family the runner builds `cases` cases over graphs of that family and runs the
+// check on each. A failing case is saved under <report dir>/cases/. Two checks are the runner's
+// own: `selfcheck` (oracle/selfcheck.h, the oracle against finite differences) and `accuracy` (an
+// accuracy gate: training/driver.h with the system and with the oracle from one initialization).
+//
+//   auto registry = gnncheck::suites::SystemRegistry::with_builtins();
+//   gnncheck::suites::RunOptions options;
+//   options.report_dir = "out";
+//   gnncheck::reports::RunReport run = gnncheck::suites::run_suite(suite, registry, options, nullptr);
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/run_report.h"
+#include "suites/suite.h"
+#include "suites/system_registry.h"
+
+namespace gnncheck::suites {
+
+struct RunOptions {
+  std::optional<std::uint64_t> seed;       // replaces the suite's seed
+  int jobs = 1;                            // tasks run in parallel (each thread has its own systems)
+  std::filesystem::path report_dir;        // failing cases go to report_dir/cases/ (empty: not saved)
+  // Systems named on the command line (already in the registry). When present they replace the
+  // systems of every entry that expects `pass` (except `selfcheck` entries, which verify the oracle),
+  // and entries that expect `caught` (bug replicas) are not run.
+  std::vector<std::string> override_systems;
+  std::vector<std::string> only_entries;   // run just these entries (empty: all)
+  std::string suite_argument;              // how the suite was named on the command line, for re-run lines
+};
+
+// What one task is about, for progress lines before it has a result.
+struct TaskLabel {
+  std::string entry;
+  std::string system;
+  std::string target;
+  std::string check;
+};
+
+// Receives progress from the worker threads (calls are serialized by the runner).
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual void planned(std::size_t /*tasks*/) {}
+  virtual void started(const TaskLabel& /*task*/) {}
+  virtual void finished(const TaskLabel& /*task*/, const reports::ResultRecord& /*result*/) {}
+};
+
+// The names `checks:` accepts: every checks::CheckKind, plus selfcheck and accuracy.
+std::vector<std::string> known_check_names();
+
+// Plans and runs the suite. Throws InputError for a suite that names an unknown system, target or
+// check (with the entry's file:line) before anything runs; problems of the systems under test end
+// up in the results, never thrown.
+reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, const RunOptions& options,
+                             ProgressSink* progress);
+
+// The seed of one task: a hash of the suite seed and the task's names (stable across releases).
+std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& system,
+                        const std::string& target, const std::string& check);
+
+}  // namespace gnncheck::suites
