@@ -2,7 +2,8 @@
 //
 // n nodes in `classes` communities; each node links to `degree` others, mostly inside its own
 // community; features are a noisy one-hot of the class plus noise columns. Every 4th node trains,
-// the rest split into validation and test. Deterministic for a seed.
+// the rest split into validation and test. Deterministic for a seed. With symmetric = false the
+// edges go one way only, so A ≠ Aᵀ and in- and out-degrees differ.
 #pragma once
 
 #include <random>
@@ -12,7 +13,7 @@
 namespace gnncheck::training::tests {
 
 inline NodeClassificationTask synthetic_task(index_t n = 90, index_t classes = 3, index_t degree = 4,
-                                             std::uint64_t seed = 5) {
+                                             std::uint64_t seed = 5, bool symmetric = true) {
   std::mt19937_64 rng(seed);
   auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
   NodeClassificationTask t;
@@ -27,7 +28,8 @@ inline NodeClassificationTask synthetic_task(index_t n = 90, index_t classes = 3
       if (j >= n) j -= classes;
       dst.push_back(i);
       src.push_back(j);
-      dst.push_back(j);  // both directions: the graph is symmetric
+      if (!symmetric) continue;
+      dst.push_back(j);
       src.push_back(i);
     }
   t.graph = std::make_shared<const Graph>(Graph::from_edges(n, n, dst, src));
