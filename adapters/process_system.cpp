@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -299,27 +300,32 @@ class ProcessSystem final : public System {
   }
 
   std::string name() const override {
+    std::lock_guard lock(mutex_);
     if (!options_.name.empty()) return options_.name;
     if (ensure_started() && !hello_name_.empty()) return hello_name_;
     return fs::path(argv_.back()).stem().string();
   }
 
   Availability availability() const override {
+    std::lock_guard lock(mutex_);
     if (ensure_started()) return {};
     return {false, start_failure_};
   }
 
   bool supports(const std::string& target) const override {
+    std::lock_guard lock(mutex_);
     return ensure_started() && declared_.count(target) != 0;
   }
 
   Precision precision(const std::string& target) const override {
+    std::lock_guard lock(mutex_);
     ensure_started();
     auto it = declared_.find(target);
     return it == declared_.end() ? Precision::float64 : it->second;
   }
 
   Result evaluate(const Case& c) override {
+    std::lock_guard lock(mutex_);  // one adapter process answers one case at a time
     if (!ensure_started()) return failure(Status::crashed, "the adapter could not be started: " + start_failure_, false);
     if (!declared_.count(c.target)) {
       std::vector<std::string> names;
@@ -467,6 +473,7 @@ class ProcessSystem final : public System {
 
   std::vector<std::string> argv_;
   ProcessSystemOptions options_;
+  mutable std::mutex mutex_;
   // Starting lazily from const queries (name, supports) is what makes these mutable.
   mutable AdapterProcess process_;
   mutable std::map<std::string, Precision> declared_;

@@ -6,7 +6,8 @@
 // answer with a timeout. A crash (signal or exit), a hang (killed, restarted for the next case),
 // a missing/garbage/truncated file, a wrong shape or dtype, or NaN in an answer to finite inputs each
 // become their own Status with a message that ends with the adapter's stderr tail; the next case
-// starts a fresh adapter when the last one died.
+// starts a fresh adapter when the last one died. Calls from several threads are serialized (one
+// adapter process answers one case at a time); make one system per thread to run cases in parallel.
 //
 //   auto scipy = gnncheck::make_process_system("/usr/bin/python3 adapters/python/scipy_adapter.py");
 //   if (!scipy->availability().available) fmt::print("{}\n", scipy->availability().reason);
