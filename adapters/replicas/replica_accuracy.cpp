@@ -2,7 +2,7 @@
 // replicas from the same initialization and prints their final test accuracies side by side — the
 // pitfalls paper's accuracy experiment, reproduced through the System interface.
 //
-//   gnncheck-replica-accuracy [--dataset cora] [--epochs 200] [--seed 1]
+//   gnncheck-replica-accuracy [--dataset cora] [--epochs 200] [--seed 1] [--model gcn|gat|all]
 //
 // Rows: GCN (Kipf & Welling recipe) with the oracle, tcgnn_backward_uses_A and
 // gnnadvisor_norm_backward_order; GAT (8 heads × 8, Veličković recipe) with the oracle and
@@ -23,18 +23,20 @@ int main(int argc, char** argv) {
   std::string dataset = "cora";
   int epochs = 200;
   std::uint64_t seed = 1;
+  std::string only = "all";
   for (int k = 1; k + 1 < argc; k += 2) {
     const std::string arg = argv[k];
     if (arg == "--dataset") dataset = argv[k + 1];
     else if (arg == "--epochs") epochs = std::atoi(argv[k + 1]);
     else if (arg == "--seed") seed = std::strtoull(argv[k + 1], nullptr, 10);
+    else if (arg == "--model") only = argv[k + 1];
     else {
-      std::cerr << "usage: gnncheck-replica-accuracy [--dataset NAME] [--epochs N] [--seed S]\n";
+      std::cerr << "usage: gnncheck-replica-accuracy [--dataset NAME] [--epochs N] [--seed S] [--model gcn|gat|all]\n";
       return 2;
     }
   }
-  if (argc % 2 == 0 || epochs < 1) {
-    std::cerr << "usage: gnncheck-replica-accuracy [--dataset NAME] [--epochs N] [--seed S]\n";
+  if (argc % 2 == 0 || epochs < 1 || (only != "all" && only != "gcn" && only != "gat")) {
+    std::cerr << "usage: gnncheck-replica-accuracy [--dataset NAME] [--epochs N] [--seed S] [--model gcn|gat|all]\n";
     return 2;
   }
   try {
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
                "|---|---|---|---|---|---|\n");
     double correct_accuracy = 0.0;
     for (const Row& row : rows) {
+      if (only != "all" && row.model != only) continue;
       training::TrainingRecipe recipe = row.model == "gcn" ? training::gcn_recipe(task) : training::gat_recipe(task);
       recipe.config.epochs = epochs;
       recipe.config.seed = seed;
