@@ -10,13 +10,13 @@
 namespace gnncheck::oracle {
 namespace {
 
-Tensor& input_tensor(Case& c, const std::string& name) {
+// The input or parameter called `name` (a Case keeps them in two maps); CaseT is Case or const Case.
+template <class CaseT>
+auto& input_tensor(CaseT& c, const std::string& name) {
   if (auto it = c.inputs.find(name); it != c.inputs.end()) return it->second;
   if (auto it = c.parameters.find(name); it != c.parameters.end()) return it->second;
   throw InputError(fmt::format("gradcheck of '{}': the case has no input or parameter '{}'", c.target, name));
 }
-
-const Tensor& input_tensor(const Case& c, const std::string& name) { return input_tensor(const_cast<Case&>(c), name); }
 
 Result evaluate_ok(const CaseEvaluator& evaluate, const Case& c, const char* what) {
   Result r = evaluate(c);
