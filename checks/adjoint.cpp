@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checks/check_support.h"
 #include "oracle/error.h"
@@ -83,6 +84,11 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
       options.adjoint_multiple, safety, k, safety, h, u);
   v.metric_name = "|⟨ȳ, J·u⟩ − ⟨Jᵀȳ, u⟩| with J·u by central differences of the system's forward";
 
+  // f(x) itself, for the one-sided slopes that reveal a kink (ReLU, LeakyReLU, a norm at 0).
+  const Result at_x = system.evaluate(forward_only);
+  if (system_failed(v, at_x, "forward at x")) return v;
+  std::vector<std::string> inconclusive;
+
   std::uint64_t stream = 0;
   for (const auto& slot : def.spec.inputs) {
     if (!slot.differentiable) continue;
@@ -105,6 +111,7 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
 
     struct Probe {
       double q = 0, lhs = 0, rhs = 0, abs_terms = 0, output_noise = 0;
+      double jump = 0;  // |⟨ȳ, f(x₊) − 2f(x) + f(x₋)⟩| / step: the change of one-sided slopes
     };
     auto probe = [&](double step, Probe& out) -> bool {
       Case plus = forward_only, minus = forward_only;
@@ -121,7 +128,7 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
       const Result fm = system.evaluate(minus);
       if (system_failed(v, fm, fmt::format("forward at x − h·u for input '{}'", slot.name))) return false;
       TensorMap jvp;
-      double noise = 0.0;
+      double noise = 0.0, second_difference = 0.0;
       for (const auto& [name, gy] : base.grad_outputs) {
         auto a = fp.outputs.find(name), b = fm.outputs.find(name);
         if (a == fp.outputs.end() || b == fm.outputs.end() || a->second.shape() != gy.shape() ||
@@ -132,9 +139,11 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
           return false;
         }
         Tensor d(gy.shape());
+        const Tensor& mid = at_x.outputs.at(name);
         for (index_t i = 0; i < d.size(); ++i) {
           d[i] = (a->second[i] - b->second[i]) / (2 * step);
           noise += std::abs(gy[i]) * (std::abs(a->second[i]) + std::abs(b->second[i]));
+          second_difference += gy[i] * (a->second[i] - 2 * mid[i] + b->second[i]);
         }
         jvp.emplace(name, std::move(d));
       }
@@ -144,6 +153,7 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
       out.q = out.lhs - out.rhs;
       out.abs_terms = dot(base.grad_outputs, jvp, true) + dot(grad_map, dir_map, true);
       out.output_noise = noise * u / (2 * step);
+      out.jump = std::abs(second_difference) / step;
       return true;
     };
     Probe at_h, at_half, at_double;
@@ -153,12 +163,46 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
                          safety * at_h.output_noise;
     tc.worst = ElementReport{0, {}, at_h.rhs, at_h.lhs, bound};
     const double err = std::abs(at_h.q);
+    // A kink between x − h/2·u and x + h/2·u makes the one-sided slopes differ by a constant: the
+    // jump stays the same at h/2, h and 2h (smooth: it halves with the step; rounding: it doubles).
+    // Where such a jump is large enough to explain the disagreement, the function is not
+    // differentiable here and the comparison says nothing about the backward.
+    // "The same" allows for rounding noise in the second differences (4 outputs' worth at each step).
+    const Probe* probes[] = {&at_half, &at_h, &at_double};
+    const double jumps_hi = std::max({at_half.jump, at_h.jump, at_double.jump});
+    bool constant_jump = jumps_hi > 0 && at_h.jump > 8 * 4 * at_h.output_noise;
+    for (const Probe* a : probes)
+      for (const Probe* b : probes)
+        constant_jump = constant_jump &&
+                        std::abs(a->jump - b->jump) <= 0.5 * jumps_hi + 4 * (a->output_noise + b->output_noise);
+    // Several kinks near x (integer data puts many pre-activations exactly at 0) make the jump vary,
+    // but it never falls as the step shrinks, whereas smooth curvature makes it fall 4× from 2h to h/2.
+    const bool kinks_near_x = at_half.jump >= at_double.jump && at_half.jump > 8 * 4 * at_half.output_noise &&
+                              at_half.jump >= 0.25 * err;
+    const bool kink = (constant_jump && at_h.jump >= 0.25 * err) || kinks_near_x;
+    // A singularity (e.g. x/‖x‖ at x = 0): the difference quotients grow as the step shrinks, so no
+    // step resolves the derivative.
+    const bool singular = std::abs(at_half.lhs) > 1.5 * std::abs(at_h.lhs) &&
+                          std::abs(at_h.lhs) > 1.5 * std::abs(at_double.lhs);
+    if (err > bound && (kink || singular)) {
+      inconclusive.push_back(slot.name);
+      tc.tensor += kink ? " (inconclusive: the forward has a kink along u here)"
+                        : " (inconclusive: the forward is singular here; difference quotients grow as h shrinks)";
+      tc.worst_ratio = 0;
+      tc.passed = true;
+      v.comparisons.push_back(tc);
+      continue;
+    }
     tc.worst_ratio = std::isfinite(err) ? (err == 0 ? 0.0 : (bound > 0 ? err / bound : INFINITY)) : INFINITY;
     tc.passed = tc.worst_ratio <= 1.0;
     tc.elements_over_bound = tc.passed ? 0 : 1;
     v.comparisons.push_back(tc);
   }
   if (v.comparisons.empty()) return not_applicable(v, fmt::format("target '{}' has no differentiable input", c.target));
+  if (inconclusive.size() == v.comparisons.size())
+    return not_applicable(v, fmt::format("the forward is not differentiable at this case along the probed directions "
+                                         "(a kink, e.g. ReLU at 0) for every input: {}",
+                                         fmt::join(inconclusive, ", ")));
   summarize(v);
   if (!v.passed) {
     v.detail = "got = ⟨Jᵀȳ, u⟩ from the system's backward, expected = ⟨ȳ, J·u⟩ from its own forward: the backward "

@@ -148,19 +148,24 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
   const Result in_order = must_evaluate(c, Precision::float32, "the case");
   const Relabeling reversed = reverse_edges_within_rows(c);
   const Result reversed_order = must_evaluate(reversed.transformed, Precision::float32, "the row-reversed case");
+  // The float64 oracle in the other order: what summation order alone changes in float64. Scaled-down
+  // float32 errors understate that where float32 flushes a cancelled result to 0.
+  const Result reversed_f64 = must_evaluate(reversed.transformed, Precision::float64, "the row-reversed case");
 
   Bounds b;
   b.precision = precision;
   b.unit_roundoff = u;
   b.model = fmt::format(
-      "measured {}·max(e_i, rms e)·(u/u_f32) + {}·γ_(d+4)·|y| (e = float32 oracle error, CSR and row-reversed order; "
-      "u = {})",
+      "measured {}·max(max(e_i, rms e)·(u/u_f32), d64_i) + {}·γ_(d+4)·(|y| + rms y) (e = float32 oracle error, CSR "
+      "and row-reversed order; d64 = float64 row-reversed vs CSR; u = {})",
       options_.measured_multiple, options_.safety_factor, u_text(precision));
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");
     const Tensor& y1 = must_find(in_order, nt, "the float32 evaluation");
     const Tensor y2 = to_original_order(must_find(reversed_order, nt, "the row-reversed float32 evaluation"), nt.kind,
                                         reversed);
+    const Tensor y64 = to_original_order(must_find(reversed_f64, nt, "the row-reversed float64 evaluation"), nt.kind,
+                                         reversed);
     std::vector<double> e(static_cast<size_t>(y.size()), 0.0);
     double sum_sq = 0.0;
     index_t finite = 0;
@@ -180,16 +185,46 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
       }
     }
     const double rms = finite ? std::sqrt(sum_sq / static_cast<double>(finite)) : 0.0;
+    double y_sq = 0.0;
+    for (double v : y.values()) y_sq += std::isfinite(v) ? v * v : 0.0;
+    const double y_rms = y.size() ? std::sqrt(y_sq / static_cast<double>(y.size())) : 0.0;
     Tensor bound(y.shape());
     const index_t width = std::max<index_t>(1, y.row_size());
     for (index_t i = 0; i < y.size(); ++i) {
       const double d = node_row_terms(g, nt.kind, i / width) + 4.0;
-      bound[i] = options_.measured_multiple * std::max(e[i], rms) * scale +
-                 options_.safety_factor * gamma(d, u) * std::abs(y[i]) + d * tiny;
+      const double order_f64 = std::isfinite(y64[i]) && std::isfinite(y[i]) ? std::abs(y64[i] - y[i]) : 0.0;
+      bound[i] = options_.measured_multiple * std::max(std::max(e[i], rms) * scale, order_f64) +
+                 options_.safety_factor * gamma(d, u) * (std::abs(y[i]) + y_rms) + d * tiny;
     }
+    if (c.target == "edge_softmax" && nt.label == "gradient logits") add_softmax_backward_floor(c, exact, u, bound);
     b.tensors.emplace(nt.label, std::move(bound));
   }
   return b;
+}
+
+void ToleranceModel::add_softmax_backward_floor(const Case& c, const Result& exact, double u, Tensor& bound) const {
+  // grad_s[k] = α_k·(ḡ_k − Σ_{k' in row} α_k'·ḡ_k'): a short sum whose terms are α_k·ḡ_k and
+  // α_k·α_k'·ḡ_k'. When α is one-hot the difference cancels to ~0 and neither |y| nor float32's error
+  // (flushed to 0) reflects the rounding of those terms: γ_(d+4)·α_k·(|ḡ_k| + Σ α|ḡ|) does.
+  auto alpha_it = exact.outputs.find("alpha");
+  auto grad_it = c.grad_outputs.find("alpha");
+  if (alpha_it == exact.outputs.end() || grad_it == c.grad_outputs.end()) return;
+  const Tensor& alpha = alpha_it->second;
+  const Tensor& gy = grad_it->second;
+  const Graph& g = *c.graph;
+  const index_t heads = std::max<index_t>(1, alpha.row_size());
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const double d = static_cast<double>(g.in_degree(i)) + 4.0;
+    for (index_t h = 0; h < heads; ++h) {
+      double weighted = 0.0;
+      for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e)
+        weighted += std::abs(alpha[e * heads + h] * gy[e * heads + h]);
+      for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) {
+        const index_t k = e * heads + h;
+        bound[k] += options_.safety_factor * gamma(d, u) * std::abs(alpha[k]) * (std::abs(gy[k]) + weighted);
+      }
+    }
+  }
 }
 
 }  // namespace gnncheck::checks

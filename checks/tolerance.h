@@ -20,10 +20,17 @@
 // run in float32 on the same case — in CSR edge order and with every row's edges reversed, two
 // summation orders a correct implementation may use — and e_i, the larger of the two errors
 // against float64, is what a correct float32 implementation naturally makes. Then
-//     bound_i = M · max(e_i, ē) · (u / u_float32) + s · γ_{d_i + 4} · |y_i| + floor,
+//     bound_i = M · max(e_i, ē) · (u / u_float32) + s · γ_{d_i + 4} · (|y_i| + ȳ) + floor,
+// (for a float64 system the first term is M · max(max(e_i, ē) · u/u_float32, d64_i), d64_i being
+// how much the float64 oracle itself moves when every row's edges are reversed),
 // with M a stated multiple (default 8), ē the root-mean-square of e over the tensor (an element
-// whose float32 error happened to be 0 is not held to 0), d_i the degree of the element's row and
-// s the safety factor: the closed-form floor of one more short sum per element.
+// whose float32 error happened to be 0 is not held to 0), ȳ the root-mean-square of y over the
+// tensor, d_i the degree of the element's row and s the safety factor: the closed-form floor of one
+// more short sum per element. The ȳ term matters where y_i is the cancelled difference of larger
+// terms (softmax backward, α·(ḡ − Σ α·ḡ)): float32 may flush it to 0, so e_i is only |y_i| and,
+// scaled to float64, would understate what a float64 implementation may err; the floor is then
+// normwise, at γ·ȳ, far below the O(ȳ) error of a wrong formula. For edge_softmax's gradient the
+// floor also has the closed form s·γ_{d+4}·α_k·(|ḡ_k| + Σ_row α|ḡ|) (the terms before cancellation).
 //
 // The description of the model actually used (with k, r and the factors) goes into every verdict.
 //
@@ -79,6 +86,7 @@ class ToleranceModel {
  private:
   Bounds closed_form(const Case& c, const Result& exact, Precision precision, const ClosedFormRule& rule) const;
   Bounds measured(const Case& c, const Result& exact, Precision precision) const;
+  void add_softmax_backward_floor(const Case& c, const Result& exact, double u, Tensor& bound) const;
   ToleranceOptions options_;
 };
 

@@ -1,0 +1,61 @@
+// False alarms: correct implementations pass. cpu_float32 (the oracle's code in float32, a second
+// correct implementation) passes the differential check on GNNCHECK_FALSE_ALARM_CASES random cases
+// of every op and layer, with the tolerance model unchanged; every other check passes on correct
+// systems over fewer cases.
+#include <gtest/gtest.h>
+
+#include "adapters/cpu_systems.h"
+#include "oracle/targets.h"
+#include "properties/driver.h"
+
+#ifndef GNNCHECK_FALSE_ALARM_CASES
+#define GNNCHECK_FALSE_ALARM_CASES 300
+#endif
+#ifndef GNNCHECK_OTHER_CHECK_CASES
+#define GNNCHECK_OTHER_CHECK_CASES 25
+#endif
+
+namespace gnncheck::properties {
+namespace {
+
+using checks::CheckKind;
+
+class EveryTarget : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryTarget, Float32PassesTheDifferentialCheck) {
+  auto system = make_cpu_float32_system();
+  PropertyOptions o;
+  o.cases = GNNCHECK_FALSE_ALARM_CASES;
+  o.seed = 424242;
+  const PropertyOutcome out = run_property(CheckKind::differential, *system, GetParam(), o);
+  EXPECT_TRUE(out.passed) << out.report;
+  EXPECT_EQ(out.cases_passed, GNNCHECK_FALSE_ALARM_CASES);
+  std::cout << out.report << "\n";
+}
+
+TEST_P(EveryTarget, CorrectSystemsPassEveryOtherCheck) {
+  auto float32 = make_cpu_float32_system();
+  auto oracle_system = make_oracle_system();
+  for (CheckKind check : checks::all_check_kinds()) {
+    if (check == CheckKind::differential) continue;
+    for (System* system : {float32.get(), oracle_system.get()}) {
+      PropertyOptions o;
+      o.cases = GNNCHECK_OTHER_CHECK_CASES;
+      o.seed = 777;
+      const PropertyOutcome out = run_property(check, *system, GetParam(), o);
+      EXPECT_TRUE(out.passed) << out.report;
+    }
+  }
+}
+
+std::vector<std::string> target_names() {
+  std::vector<std::string> names;
+  for (const auto& def : oracle::all_targets()) names.push_back(def.spec.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTargets, EveryTarget, ::testing::ValuesIn(target_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace gnncheck::properties
