@@ -1,0 +1,124 @@
+// Both sides of the case-directory protocol (adapters/PROTOCOL.md): a case written by gnncheck reads
+// back identical on the adapter's side, an answer written by the adapter's side reads back as the
+// same Result, and malformed case files are refused with the file and field named.
+#include <fstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "adapters/protocol.h"
+#include "adapters/tests/adapter_test_support.h"
+
+namespace gnncheck {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+TEST(Protocol, CaseRoundTripsThroughTheDirectory) {
+  TempDir dir;
+  const Case c = testing::random_case("gat", testing::asymmetric_graph(), {{"heads", std::int64_t{3}}}, 9);
+  const protocol::CaseManifest written = protocol::write_case(c, NpyDType::float64, dir.path());
+  const protocol::LoadedCase loaded = protocol::read_case(dir.path());
+  EXPECT_EQ(loaded.c.target, "gat");
+  EXPECT_EQ(loaded.c.seed, 9u);
+  EXPECT_EQ(*loaded.c.graph, *c.graph);
+  EXPECT_EQ(loaded.c.inputs, c.inputs);
+  EXPECT_EQ(loaded.c.parameters, c.parameters);
+  EXPECT_EQ(loaded.c.grad_outputs, c.grad_outputs);
+  EXPECT_EQ(loaded.c.attributes.get_int("heads"), 3);
+  EXPECT_TRUE(loaded.c.attributes.has("negative_slope"));  // defaults are filled in for the adapter
+  EXPECT_EQ(loaded.manifest.gradients.size(), written.gradients.size());
+  EXPECT_EQ(written.parameters.size(), 4u);  // weight, att_src, att_dst, bias
+}
+
+TEST(Protocol, Float32CaseHoldsFloat32Tensors) {
+  TempDir dir;
+  const Case c = testing::random_case("spmm_ve", testing::bipartite_graph(), {}, 3);
+  protocol::write_case(c, NpyDType::float32, dir.path());
+  EXPECT_EQ(read_npy(dir.path() / "input_x.npy").dtype(), NpyDType::float32);
+  EXPECT_EQ(read_npy(dir.path() / "graph_row_ptr.npy").dtype(), NpyDType::int64);
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(dir.path() / "case.json"));
+  EXPECT_EQ(j["dtype"], "float32");
+  EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::array({3, 4}));
+}
+
+TEST(Protocol, OptionalInputsThatAreOffAreNotWritten) {
+  TempDir dir;
+  Case c = testing::random_case("gcn", testing::asymmetric_graph(), {}, 2);
+  c.attributes.set("bias", false);
+  c.parameters.erase("bias");
+  const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
+  for (const auto& e : m.parameters) EXPECT_NE(e.name, "bias");
+  for (const auto& e : m.gradients) EXPECT_NE(e.name, "bias");
+}
+
+TEST(Protocol, ForwardOnlyCaseAsksForNoGradients) {
+  TempDir dir;
+  const Case c = testing::random_case("spmm", testing::asymmetric_graph(), {}, 2, false);
+  const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
+  EXPECT_TRUE(m.grad_outputs.empty());
+  EXPECT_TRUE(m.gradients.empty());
+}
+
+TEST(Protocol, AnswerRoundTripsAsTheSameResult) {
+  TempDir dir;
+  const Case c = testing::random_case("sddmm_dot", testing::asymmetric_graph(), {{"heads", std::int64_t{2}}}, 4);
+  const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
+  Result answer = oracle::evaluate(c);
+  answer.seconds = 0.25;
+  answer.peak_bytes = 123;
+  protocol::write_result(dir.path(), m, answer);
+  const Result back = protocol::read_result(dir.path(), m, true);
+  ASSERT_TRUE(back.ok()) << back.message;
+  EXPECT_EQ(back.outputs, answer.outputs);
+  EXPECT_EQ(back.gradients, answer.gradients);
+  EXPECT_EQ(back.seconds, 0.25);
+  EXPECT_EQ(back.peak_bytes, 123);
+}
+
+TEST(Protocol, NonFiniteAnswersAreInvalidOnlyForFiniteInputs) {
+  TempDir dir;
+  const Case c = testing::random_case("spmm", testing::asymmetric_graph(), {}, 4, false);
+  const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
+  Result answer = oracle::evaluate(c);
+  answer.outputs.at("y")[7] = INFINITY;
+  protocol::write_result(dir.path(), m, answer);
+  const Result strict = protocol::read_result(dir.path(), m, true);
+  EXPECT_EQ(strict.status, Status::invalid_output);
+  EXPECT_THAT(strict.message, HasSubstr("value inf at [1, 3]"));
+  EXPECT_TRUE(protocol::read_result(dir.path(), m, false).ok());
+}
+
+TEST(Protocol, MalformedCaseFilesNameTheFileAndField) {
+  TempDir dir;
+  const Case c = testing::random_case("spmm", testing::asymmetric_graph(), {}, 4);
+  protocol::write_case(c, NpyDType::float64, dir.path());
+  const auto rewrite = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = nlohmann::json::parse(std::ifstream(dir.path() / "case.json"));
+    edit(j);
+    std::ofstream(dir.path() / "case.json") << j.dump();
+  };
+  const auto error_of = [&]() -> std::string {
+    try {
+      protocol::read_case(dir.path());
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  rewrite([](nlohmann::json& j) { j["protocol"] = 7; });
+  EXPECT_THAT(error_of(), HasSubstr("protocol 7 is not supported"));
+  rewrite([](nlohmann::json& j) { j["protocol"] = 1; j["inputs"][0].erase("shape"); });
+  EXPECT_THAT(error_of(), HasSubstr("inputs[0]: field 'shape' is missing"));
+  rewrite([](nlohmann::json& j) { j["inputs"][0]["shape"] = {5, 4}; j["inputs"][0]["file"] = "../x.npy"; });
+  EXPECT_THAT(error_of(), HasSubstr("must be a plain file name"));
+  rewrite([](nlohmann::json& j) { j["inputs"][0]["file"] = "input_x.npy"; j["graph"]["num_edges"] = 3; });
+  EXPECT_THAT(error_of(), HasSubstr("num_edges = 3"));
+  std::ofstream(dir.path() / "case.json") << "{not json";
+  EXPECT_THAT(error_of(), HasSubstr("not valid JSON"));
+}
+
+}  // namespace
+}  // namespace gnncheck
