@@ -59,6 +59,10 @@ class DeviceGraph {
   const float* ones(GpuContext& ctx);
   void ensure_csc(GpuContext& ctx);  // col_ptr and row_idx (not edge_perm)
 
+  // Whether cuSPARSE accepts this CSR: cusparseCreateCsr refuses more stored entries than
+  // rows × cols, which only duplicate edges can cause (e.g. a 1×1 graph with a self-loop twice).
+  bool fits_cusparse() const { return num_edges_ <= n_dst_ * n_src_; }
+
   // Device bytes held by this graph's arrays now.
   std::int64_t storage_bytes() const;
 

@@ -43,6 +43,9 @@ class GpuSystem final : public System {
     } catch (const InputError& e) {
       r.status = Status::error;
       r.message = e.what();
+    } catch (const gpu::UnsupportedCase& e) {
+      r.status = Status::unsupported;
+      r.message = fmt::format("{}: {}", name_, e.what());
     } catch (const gpu::CudaError& e) {
       r.status = Status::error;
       r.message = fmt::format("{}: {}", name_, e.what());

@@ -163,6 +163,17 @@ void normalized_spmm_target(TargetRun& run) {
 
 }  // namespace
 
+// The `cusparse` system evaluates only what cuSPARSE computes; a CSR cuSPARSE refuses is unsupported.
+GpuTargetFn only_if_cusparse_accepts(GpuTargetFn fn) {
+  return [fn](TargetRun& run) {
+    if (!run.graph().fits_cusparse())
+      throw UnsupportedCase(fmt::format("cuSPARSE refuses a CSR with more stored entries than rows × cols ({}, "
+                                        "duplicate edges)",
+                                        run.host_graph.summary()));
+    fn(run);
+  };
+}
+
 std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
   std::map<std::string, GpuTargetFn> targets{
       {"spmm", [library](TargetRun& r) { spmm_target(r, library); }},
@@ -171,13 +182,15 @@ std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
       {"spmm_ve_transposed", [library](TargetRun& r) { spmm_ve_transposed_target(r, library); }},
       {"sddmm_dot", [library](TargetRun& r) { sddmm_dot_target(r, library); }},
   };
-  if (library == Library::reference) {
-    targets.emplace("sddmm_add", sddmm_add_target);
-    targets.emplace("edge_softmax", edge_softmax_target);
-    targets.emplace("eshuffle", [](TargetRun& r) { eshuffle_target(r, false); });
-    targets.emplace("eshuffle_inverse", [](TargetRun& r) { eshuffle_target(r, true); });
-    targets.emplace("normalized_spmm", normalized_spmm_target);
+  if (library == Library::cusparse_only) {
+    for (auto& [name, fn] : targets) fn = only_if_cusparse_accepts(std::move(fn));
+    return targets;
   }
+  targets.emplace("sddmm_add", sddmm_add_target);
+  targets.emplace("edge_softmax", edge_softmax_target);
+  targets.emplace("eshuffle", [](TargetRun& r) { eshuffle_target(r, false); });
+  targets.emplace("eshuffle_inverse", [](TargetRun& r) { eshuffle_target(r, true); });
+  targets.emplace("normalized_spmm", normalized_spmm_target);
   return targets;
 }
 

@@ -31,7 +31,8 @@ void sddmm_add_forward(GpuContext& ctx, DeviceGraph& g, const float* a, const fl
 void sddmm_add_backward(GpuContext& ctx, DeviceGraph& g, const float* grad_e, std::int64_t heads, float* grad_a,
                         float* grad_b);
 
-// sddmm_dot by cusparseSDDMM, one call per head (for the `cusparse` system).
+// sddmm_dot by cusparseSDDMM, one call per head (for the `cusparse` system). Requires
+// g.fits_cusparse().
 void sddmm_dot_cusparse(GpuContext& ctx, DeviceGraph& g, const float* u, const float* v, std::int64_t heads,
                         std::int64_t channels, float* e);
 

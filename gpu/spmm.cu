@@ -15,6 +15,7 @@ std::string_view to_string(TransposeMethod m) {
 }
 
 void spmm_forward(GpuContext& ctx, DeviceGraph& g, const float* x, std::int64_t f, float* y) {
+  if (!g.fits_cusparse()) return aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {}, {}, x, f, y);
   const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), g.ones(ctx)};
   csr_spmm(ctx, a, SparseOp::none, x, f, f, y, f);
 }
@@ -26,6 +27,7 @@ void spmm_backward(GpuContext& ctx, DeviceGraph& g, const float* grad_y, std::in
 
 void spmm_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* y, std::int64_t f, float* z,
                              TransposeMethod method) {
+  if (!g.fits_cusparse()) method = TransposeMethod::fused_csc_kernel;  // cuSPARSE refuses this CSR
   switch (method) {
     case TransposeMethod::native_cusparse: {
       const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), g.ones(ctx)};

@@ -32,12 +32,15 @@ void spmm_per_head(GpuContext& ctx, CsrView a, SparseOp op, const float* w, std:
 
 void spmm_ve_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* x,
                      std::int64_t channels, float* y) {
+  if (!g.fits_cusparse())  // cuSPARSE refuses this CSR: the same product by the CSR kernel
+    return aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {w, nullptr, heads}, {}, x, channels, y);
   const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), nullptr};
   spmm_per_head(ctx, a, SparseOp::none, w, heads, x, channels, y);
 }
 
 void spmm_ve_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* y,
                                 std::int64_t channels, float* z, TransposeMethod method) {
+  if (!g.fits_cusparse()) method = TransposeMethod::fused_csc_kernel;  // cuSPARSE refuses this CSR
   switch (method) {
     case TransposeMethod::native_cusparse: {
       const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), nullptr};

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "gpu/context.h"
@@ -55,5 +56,12 @@ struct TargetRun {
 };
 
 using GpuTargetFn = std::function<void(TargetRun&)>;
+
+// Thrown by a target implementation for a case it cannot evaluate although it is valid; the
+// system answers Status::unsupported with the message.
+class UnsupportedCase : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace gnncheck::gpu

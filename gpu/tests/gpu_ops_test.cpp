@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "adapters/cpu_systems.h"
 #include "gpu/device_graph.h"
 #include "gpu/device_tensor.h"
 #include "gpu/gpu_systems.h"
@@ -52,7 +53,7 @@ TargetTally check_target(System& system, const std::string& target, int cases_pe
       const Comparison cmp = compare(exact, got, error_bounds(c, exact));
       EXPECT_EQ(cmp.problem, "") << system.name() << " on " << describe(c) << " (graph kind " << to_string(kind) << ")";
       tally.worst_ratio = std::max(tally.worst_ratio, cmp.worst_ratio);
-      if (got.ok()) {
+      if (got.ok() && system.name() != "cpu_float32") {
         EXPECT_TRUE(got.peak_bytes.has_value() && *got.peak_bytes > 0) << describe(c);
       }
       ++tally.cases;
@@ -106,6 +107,18 @@ TEST(GpuSystemsAvailability, ClaimsTheRightTargets) {
   EXPECT_FALSE(gpu->supports("no_such_target"));
 }
 
+// The control for the bounds: the oracle's own code in float32 (a correct float32 implementation
+// with other summation orders than the GPU's) passes the same comparison. Runs without a device.
+TEST(GpuBoundsControl, CpuFloat32MatchesTheOracleUnderTheSameBounds) {
+  auto cpu = make_cpu_float32_system();
+  auto gpu = make_gpu_system();
+  for (const auto& def : oracle::all_targets()) {
+    if (!gpu->supports(def.spec.name)) continue;
+    SCOPED_TRACE(def.spec.name);
+    EXPECT_GT(check_target(*cpu, def.spec.name, 2, 7000).cases, 0);
+  }
+}
+
 TEST_F(GpuSystemsTest, EveryGpuTargetMatchesTheOracle) {
   auto gpu = make_gpu_system();
   for (const auto& def : oracle::all_targets()) {
@@ -126,6 +139,21 @@ TEST_F(GpuSystemsTest, EveryCusparseTargetMatchesTheOracle) {
     EXPECT_GT(t.cases, 0);
     std::printf("cusparse %-20s %5d cases, worst error %.3f of its bound\n", def.spec.name.c_str(), t.cases,
                 t.worst_ratio);
+  }
+}
+
+// cuSPARSE refuses a CSR with more entries than rows × cols (only duplicates make that possible):
+// the `cusparse` system says so (unsupported); the `gpu` system computes it with its own kernels.
+TEST_F(GpuSystemsTest, DuplicateEntriesBeyondTheDenseSizeAreHandled) {
+  auto g = std::make_shared<const Graph>(Graph::from_csr(1, 2, {0, 5}, {0, 0, 1, 0, 1}));
+  for (const char* target : {"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot"}) {
+    const Case c = make_case(target, g, {}, 11);
+    const Result exact = oracle::evaluate(c, Precision::float64);
+    ASSERT_TRUE(exact.ok()) << exact.message;
+    EXPECT_EQ(compare(exact, make_gpu_system()->evaluate(c), error_bounds(c, exact)).problem, "") << target;
+    const Result refused = make_cusparse_system()->evaluate(c);
+    EXPECT_EQ(refused.status, Status::unsupported) << target;
+    EXPECT_NE(refused.message.find("cuSPARSE refuses"), std::string::npos) << refused.message;
   }
 }
 

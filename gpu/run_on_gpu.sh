@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# gpu/run_on_gpu.sh — everything gpu/RESULTS.md records, in one command on a machine with a CUDA
+# device: the GPU tests, the 2,000-cases-per-target property run, every check on both GPU systems,
+# compute-sanitizer memcheck and racecheck on the GPU test binary, the transpose benchmark and the
+# Cora accuracy gate. Run from the project's root:
+#
+#   bash gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]
+#
+# BIN_DIR holds already-built gpu_ops_test, gpu_checks_test, gnncheck_gpu_transpose_benchmark and
+# gnncheck_gpu_accuracy_gate; without it the project is configured with CUDA on and those targets
+# are built in /tmp/gnncheck-gpu-build. Datasets are found as fixtures/dataset.h says
+# ($GNNCHECK_DATASETS or ../shared/datasets). Logs go to LOG_DIR (8 files); the last lines printed
+# are the summary. Exit code: 0 only if every step passed.
+set -uo pipefail
+out=${1:?usage: gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]}
+bin=${2:-}
+mkdir -p "$out"
+summary="$out/summary.txt"
+status=0
+step() {  # step NAME LOG TIMEOUT_S COMMAND...
+  local name=$1 log=$2 limit=$3; shift 3
+  local start=$SECONDS
+  timeout "$limit" "$@" >"$log" 2>&1
+  local rc=$?
+  [ $rc -ne 0 ] && status=1
+  printf '%-10s rc=%-3s %4ss  %s\n' "$name" "$rc" "$((SECONDS - start))" "$*" | tee -a "$summary"
+}
+
+{ date -u; nvidia-smi -L; nvcc --version | tail -n 2; } >"$summary" 2>&1
+if [ -z "$bin" ]; then
+  bin=/tmp/gnncheck-gpu-build/gpu
+  if ! { cmake -B /tmp/gnncheck-gpu-build -S . -G Ninja -DCMAKE_BUILD_TYPE=Release -DGNNCHECK_CUDA=ON \
+           -DCMAKE_CUDA_ARCHITECTURES=90 &&
+         cmake --build /tmp/gnncheck-gpu-build -j "$(nproc)" --target gpu_ops_test gpu_checks_test \
+           gnncheck_gpu_transpose_benchmark gnncheck_gpu_accuracy_gate; } >>"$summary" 2>&1; then
+    echo "build failed (see $summary)"; tail -n 30 "$summary"; exit 1
+  fi
+fi
+
+step tests     "$out/gpu_ops_test.log"   120 "$bin/gpu_ops_test" --gtest_color=no
+step property  "$out/property.log"       400 env GNNCHECK_GPU_CASES_PER_KIND=400 \
+  "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='GpuSystemsTest.Every*'
+step checks    "$out/checks.log"         300 "$bin/gpu_checks_test" --gtest_color=no
+# The out-of-memory test asks cudaMalloc for 4 PiB on purpose; the sanitizer would report that call.
+step memcheck  "$out/memcheck.log"       400 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+  "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*'
+step racecheck "$out/racecheck.log"      400 compute-sanitizer --tool racecheck --error-exitcode 9 \
+  "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*'
+step benchmark "$out/benchmark.log"      200 "$bin/gnncheck_gpu_transpose_benchmark"
+step gate      "$out/accuracy_gate.log"  400 "$bin/gnncheck_gpu_accuracy_gate" cora 200
+
+{
+  echo "--- property run"; grep -E "cases, worst|FAILED|PASSED" "$out/property.log"
+  echo "--- checks"; grep -cE "^PASS" "$out/checks.log" | sed 's/$/ checks passed/'; grep -E "^FAIL|FAILED  \]" "$out/checks.log"
+  echo "--- sanitizers"; grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$out/memcheck.log" "$out/racecheck.log"
+  echo "--- benchmark"; cat "$out/benchmark.log"
+  echo "--- accuracy gate"; cat "$out/accuracy_gate.log"
+} >>"$summary"
+tail -n +1 "$summary" | sed -n '/^tests /,$p'
+exit $status
