@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "oracle/layers/dense.h"
 #include "oracle/layers/dropout.h"
 #include "oracle/layers/gcn.h"
 #include "oracle/layers/self_loops.h"
@@ -225,6 +226,41 @@ TEST(LayerSelfLoops, BlockSelfLoopsAppendOneEdgePerDestination) {
   const Graph g = layers::with_destination_self_loops(*small_block_graph());
   EXPECT_EQ(g.num_edges(), 6 + 3);
   for (index_t i = 0; i < 3; ++i) EXPECT_EQ(g.col_idx()[g.row_ptr()[i + 1] - 1], i);
+}
+
+// Bag-of-words-like operand: 98% exact zeros, large enough for matmul to skip them.
+Tensor mostly_zeros(index_t rows, index_t cols, std::uint64_t seed) {
+  Tensor a = random_tensor({rows, cols}, seed, "sparse", {-1.0, 1.0, 0.98, true});
+  return a;
+}
+
+TEST(LayerDense, ZeroSkippingProductsEqualTheDenseSums) {
+  const Tensor a = mostly_zeros(300, 200, 3);
+  const Tensor b = random_tensor({200, 7}, 4, "b");
+  const Tensor g = random_tensor({300, 7}, 5, "g");
+  const Tensor y = layers::matmul(a, b), gw = layers::matmul_at_b(a, g);
+  for (index_t i = 0; i < 300; ++i)
+    for (index_t c = 0; c < 7; ++c) {
+      double sum = 0;
+      for (index_t k = 0; k < 200; ++k) sum += a.at(i, k) * b.at(k, c);
+      EXPECT_NEAR(y.at(i, c), sum, 1e-14);
+    }
+  for (index_t k = 0; k < 200; ++k)
+    for (index_t c = 0; c < 7; ++c) {
+      double sum = 0;
+      for (index_t i = 0; i < 300; ++i) sum += a.at(i, k) * g.at(i, c);
+      EXPECT_NEAR(gw.at(k, c), sum, 1e-14);
+    }
+}
+
+TEST(LayerDense, ZeroSkippingNeverHidesANonFiniteWeight) {
+  const Tensor a = mostly_zeros(300, 200, 3);
+  Tensor b = random_tensor({200, 7}, 4, "b");
+  b.at(0, 0) = INFINITY;  // 0 · Inf = NaN in every row whose a[i, 0] is zero
+  const Tensor y = layers::matmul(a, b);
+  bool any_nan = false;
+  for (index_t i = 0; i < 300; ++i) any_nan = any_nan || std::isnan(y.at(i, 0));
+  EXPECT_TRUE(any_nan);
 }
 
 TEST(LayerDropout, MaskIsAPureFunctionWithTheRequestedRate) {

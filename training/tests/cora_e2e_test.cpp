@@ -1,0 +1,32 @@
+// The oracle trained on Cora with the published recipes reaches the published accuracy range
+// (Kipf & Welling 2017: GCN 81.5%; Veličković et al. 2018: GAT 83.0%), through the System interface.
+#include <gtest/gtest.h>
+
+#include "adapters/cpu_systems.h"
+#include "training/tests/e2e_support.h"
+
+namespace gnncheck::training {
+namespace {
+
+TEST(CoraE2E, OracleGcnReachesThePublishedRange) {
+  const auto task = tests::load_task("cora");
+  const TrainingRecipe r = gcn_recipe(task);
+  auto oracle = make_oracle_system();
+  const TrainingHistory h = train(*oracle, r.model, task, r.config);
+  ASSERT_TRUE(h.ok()) << h.message;
+  tests::record_run("gcn_test_accuracy", h);
+  EXPECT_GE(h.final_test_accuracy, 0.80) << "published: 81.5%";
+}
+
+TEST(CoraE2E, OracleGatEightHeadsReachesThePublishedRange) {
+  const auto task = tests::load_task("cora");
+  const TrainingRecipe r = gat_recipe(task, 8, 8);
+  auto oracle = make_oracle_system();
+  const TrainingHistory h = train(*oracle, r.model, task, r.config);
+  ASSERT_TRUE(h.ok()) << h.message;
+  tests::record_run("gat_8x8_test_accuracy", h);
+  EXPECT_GE(h.final_test_accuracy, 0.81) << "published: 83.0%";
+}
+
+}  // namespace
+}  // namespace gnncheck::training
