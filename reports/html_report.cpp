@@ -198,7 +198,11 @@ std::string html_report(const RunReport& run) {
        "system errored · <b>skip</b> not run here · for bug replicas <b>caught</b> = this check detected the bug, "
        "<b>·</b> = it did not.</p>\n";
   const auto matrices = build_matrices(run);
+  auto is_replica = [&](const std::string& system) {
+    return std::any_of(run.systems.begin(), run.systems.end(), [&](const SystemRecord& s) { return s.name == system && s.kind == "replica"; });
+  };
   for (const auto& m : matrices) {
+    if (is_replica(m.system)) continue;  // the replica table below shows them compactly
     h += fmt::format("<h3>{}</h3><table><tr><th>target</th>", esc(m.system));
     for (const auto& c : m.checks) h += fmt::format("<th>{}</th>", esc(c));
     h += "</tr>\n";
@@ -224,12 +228,24 @@ std::string html_report(const RunReport& run) {
 
   const auto replicas = replica_rows(run);
   if (!replicas.empty()) {
-    h += "<h2>Bug replicas</h2><table><tr><th>replica</th><th>bug</th><th>caught by</th><th>verdict</th></tr>\n";
+    std::vector<std::string> checks;
+    for (const auto& r : replicas)
+      for (const auto& c : r.tried)
+        if (std::find(checks.begin(), checks.end(), c) == checks.end()) checks.push_back(c);
+    h += "<h2>Bug replicas</h2><p class='meta'>Each replica is a correct system with one published bug put back; a suite "
+         "must catch every one. <b>caught</b>: the check failed on at least one target; <b>·</b>: it passed everywhere.</p>"
+         "<table><tr><th>replica</th><th>bug</th>";
+    for (const auto& c : checks) h += fmt::format("<th>{}</th>", esc(c));
+    h += "<th>verdict</th></tr>\n";
     for (const auto& r : replicas) {
       const std::string verdict = !r.ran ? "not run" : (r.caught ? "caught" : "MISSED");
-      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class='{}'>{}</td></tr>\n", esc(r.name), esc(r.bug),
-                       r.caught ? esc(fmt::format("{}", fmt::join(r.caught_by, ", "))) : "—",
-                       !r.ran ? "skip" : (r.caught ? "ok" : "bad"), verdict);
+      h += fmt::format("<tr><td>{}</td><td>{}</td>", esc(r.name), esc(r.bug));
+      for (const auto& c : checks) {
+        const bool tried = std::find(r.tried.begin(), r.tried.end(), c) != r.tried.end();
+        const bool caught = std::find(r.caught_by.begin(), r.caught_by.end(), c) != r.caught_by.end();
+        h += fmt::format("<td class='{}'>{}</td>", caught ? "ok" : (tried ? "miss" : "skip"), caught ? "caught" : (tried ? "·" : ""));
+      }
+      h += fmt::format("<td class='{}'>{}</td></tr>\n", !r.ran ? "skip" : (r.caught ? "ok" : "bad"), verdict);
     }
     h += "</table>\n";
   }
@@ -241,8 +257,7 @@ std::string html_report(const RunReport& run) {
 
   std::string plots;
   for (const auto& m : matrices) {
-    if (std::any_of(run.systems.begin(), run.systems.end(), [&](const SystemRecord& s) { return s.name == m.system && s.kind == "replica"; }))
-      continue;  // replicas are meant to break their bounds; their points would only hide the rest
+    if (is_replica(m.system)) continue;  // replicas are meant to break their bounds; their points would hide the rest
     std::vector<const ResultRecord*> records;
     for (const auto& [key, cell] : m.cells) records.insert(records.end(), cell.begin(), cell.end());
     plots += error_vs_bound_plot(m.system, records);
@@ -250,13 +265,15 @@ std::string html_report(const RunReport& run) {
   if (!plots.empty()) h += "<h2>Error vs bound</h2>\n" + plots + "\n";
 
   std::string unmet;
-  for (const auto& r : run.results) {
-    if (r.expectation_held) continue;
-    unmet += fmt::format("<h3>{} / {} / {} — {} (expected {})</h3>\n<pre>{}</pre>\n", esc(r.system), esc(r.target), esc(r.check),
-                         to_string(r.outcome), to_string(r.expectation),
-                         esc(r.message.empty() ? "no check caught this replica" : r.message));
-    if (!r.counterexample.empty()) unmet += fmt::format("<p>Counterexample: <code>{}</code></p>\n", esc(r.counterexample));
-    if (!r.repro.empty()) unmet += fmt::format("<p>Re-run: <code>{}</code></p>\n", esc(r.repro));
+  const UnmetSummary summary = unmet_summary(run);
+  for (const auto& m : summary.missed_replicas)
+    unmet += fmt::format("<h3>{} — bug replica not caught</h3>\n<p>None of {} caught it ({} results). Re-run: <code>{}</code></p>\n",
+                         esc(m.system), esc(fmt::format("{}", fmt::join(m.checks, ", "))), m.results, esc(m.repro));
+  for (const auto* r : summary.results) {
+    unmet += fmt::format("<h3>{} / {} / {} — {} (expected {})</h3>\n<pre>{}</pre>\n", esc(r->system), esc(r->target), esc(r->check),
+                         to_string(r->outcome), to_string(r->expectation), esc(r->message));
+    if (!r->counterexample.empty()) unmet += fmt::format("<p>Counterexample: <code>{}</code></p>\n", esc(r->counterexample));
+    if (!r->repro.empty()) unmet += fmt::format("<p>Re-run: <code>{}</code></p>\n", esc(r->repro));
   }
   if (!unmet.empty()) h += "<h2>Expectations not met</h2>\n" + unmet;
   h += "</body></html>\n";

@@ -41,4 +41,19 @@ struct ReplicaRow {
 // One row per system of kind "replica" in run.systems.
 std::vector<ReplicaRow> replica_rows(const RunReport& run);
 
+// Unmet expectations as a reader wants them: each failing result on its own, but a replica that no
+// check caught once (all its results are unmet then, and they all say the same thing).
+struct MissedReplica {
+  std::string system;
+  std::vector<std::string> checks;  // the checks that ran on it and passed
+  int results = 0;
+  std::string repro;
+};
+struct UnmetSummary {
+  std::vector<const ResultRecord*> results;
+  std::vector<MissedReplica> missed_replicas;
+  bool empty() const { return results.empty() && missed_replicas.empty(); }
+};
+UnmetSummary unmet_summary(const RunReport& run);
+
 }  // namespace gnncheck::reports

@@ -75,6 +75,22 @@ std::vector<ReplicaRow> replica_rows(const RunReport& run) {
   return rows;
 }
 
+UnmetSummary unmet_summary(const RunReport& run) {
+  UnmetSummary out;
+  for (const auto& r : run.results) {
+    if (r.expectation_held) continue;
+    if (r.expectation == Expectation::caught && r.outcome != Outcome::error) {
+      auto it = std::find_if(out.missed_replicas.begin(), out.missed_replicas.end(), [&](const auto& m) { return m.system == r.system; });
+      if (it == out.missed_replicas.end()) it = out.missed_replicas.insert(out.missed_replicas.end(), MissedReplica{r.system, {}, 0, r.repro});
+      if (std::find(it->checks.begin(), it->checks.end(), r.check) == it->checks.end()) it->checks.push_back(r.check);
+      ++it->results;
+      continue;
+    }
+    out.results.push_back(&r);
+  }
+  return out;
+}
+
 namespace {
 
 std::string xml_escape(const std::string& s) {
@@ -175,6 +191,9 @@ std::string markdown_summary(const RunReport& run) {
 
   out += "\n## System × target × check\n";
   for (const auto& m : build_matrices(run)) {
+    const bool replica = std::any_of(run.systems.begin(), run.systems.end(),
+                                     [&](const SystemRecord& s) { return s.name == m.system && s.kind == "replica"; });
+    if (replica) continue;  // summarized in the replica table
     out += fmt::format("\n### {}\n\n| target |", m.system);
     for (const auto& c : m.checks) out += fmt::format(" {} |", c);
     out += "\n|---|";
@@ -207,14 +226,15 @@ std::string markdown_summary(const RunReport& run) {
     out += fmt::format("\n{} of {} replicas run were caught.\n", caught, ran);
   }
 
-  std::vector<const ResultRecord*> unmet;
-  for (const auto& r : run.results)
-    if (!r.expectation_held) unmet.push_back(&r);
+  const UnmetSummary unmet = unmet_summary(run);
   if (!unmet.empty()) {
     out += "\n## Expectations not met\n\n";
-    for (const auto* r : unmet) {
+    for (const auto& m : unmet.missed_replicas)
+      out += fmt::format("- **{}**: bug replica not caught by any of {} ({} results); re-run: `{}`\n", m.system,
+                         fmt::join(m.checks, ", "), m.results, m.repro);
+    for (const auto* r : unmet.results) {
       out += fmt::format("- **{} / {} / {}** ({}, expected {}): {}\n", r->system, r->target, r->check, to_string(r->outcome),
-                         to_string(r->expectation), md_escape(r->message.empty() ? "no check caught this replica" : r->message));
+                         to_string(r->expectation), md_escape(r->message));
       if (!r->counterexample.empty()) out += fmt::format("  - counterexample: `{}`\n", r->counterexample);
       if (!r->repro.empty()) out += fmt::format("  - re-run: `{}`\n", r->repro);
     }

@@ -25,6 +25,8 @@
 #include "oracle/targets.h"
 #include "properties/counterexample.h"
 #include "properties/driver.h"
+#include "training/accuracy_gate.h"
+#include "training/task.h"
 
 namespace gnncheck::suites {
 namespace {
@@ -35,6 +37,9 @@ using reports::ResultRecord;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kSelfcheck = "selfcheck";
+constexpr const char* kAccuracy = "accuracy";
+// Options an entry may give the accuracy check (the only check that takes options).
+const std::vector<std::string> kAccuracyOptions = {"epochs", "bound_factor", "max_accuracy_difference"};
 
 std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
   for (unsigned char ch : s) {
@@ -123,14 +128,35 @@ class Planner {
 
  private:
   void validate_checks(const Entry& e) {
+    const bool has_accuracy = std::find(e.checks.begin(), e.checks.end(), kAccuracy) != e.checks.end();
+    for (const auto& [key, value] : e.options) {
+      if (!has_accuracy)
+        throw InputError(fmt::format("{}: entry '{}': options apply to the accuracy check only", e.location.where(), e.name));
+      if (std::find(kAccuracyOptions.begin(), kAccuracyOptions.end(), key) == kAccuracyOptions.end())
+        throw InputError(fmt::format("{}: entry '{}': unknown option '{}' of the accuracy check; expected one of: {}",
+                                     e.location.where(), e.name, key, fmt::join(kAccuracyOptions, ", ")));
+    }
     for (const auto& c : e.checks) {
+      if (c == kAccuracy) {
+        for (const auto& t : e.targets)
+          if (t.name != "gcn" && t.name != "gat" && t.name != "gin" && t.name != "sage")
+            throw InputError(fmt::format("{}: entry '{}': the accuracy check trains gcn, gat, gin or sage models; list them "
+                                         "under targets (got '{}')",
+                                         t.location.where(), e.name, t.name));
+        const auto& family = suite_.graphs.at(e.graphs).family;
+        if (family != "dataset" && family != "csbm")
+          throw InputError(fmt::format("{}: entry '{}': the accuracy check trains on a labelled data set: graphs must be of "
+                                       "family dataset or csbm, not '{}'",
+                                       e.location.where(), e.name, family));
+        continue;
+      }
       if (c == kSelfcheck) {
         if (e.systems != std::vector<std::string>{"oracle"})
           throw InputError(fmt::format("{}: entry '{}': check 'selfcheck' verifies the oracle and needs systems: oracle",
                                        e.location.where(), e.name));
         continue;
       }
-      if (!is_check_kind(c))
+      if (c != kAccuracy && !is_check_kind(c))
         throw InputError(fmt::format("{}: entry '{}': unknown check '{}'; known checks: {}", e.location.where(), e.name, c,
                                      fmt::join(known_check_names(), ", ")));
     }
@@ -282,7 +308,10 @@ class Executor {
         auto& sys = instances[t.label.system];
         if (!sys) sys = systems_.find(t.label.system).make();
         r.precision = std::string(to_string(sys->precision(t.label.target)));
-        run_check_task(t, *sys, r);
+        if (t.label.check == kAccuracy)
+          run_accuracy_task(t, *sys, r);
+        else
+          run_check_task(t, *sys, r);
       }
     } catch (const InputError& e) {
       // The case could not be built (the family's parameters, a dataset that is missing): a
@@ -348,6 +377,51 @@ class Executor {
     r.repro = fmt::format("gnncheck selfcheck --seed {}", t.seed);
   }
 
+  // Trains the target's model with the system, the oracle and the float32 reference from one
+  // initialization (training/accuracy_gate.h) and records the loss curves.
+  void run_accuracy_task(const Task& t, System& sys, ResultRecord& r) {
+    const GraphFamily& f = *t.graphs;
+    Dataset data;
+    if (f.family == "dataset") {
+      data = load_dataset(f.dataset);
+    } else {
+      Attributes params;
+      for (const auto& [k, v] : f.params) params.set(k, v);
+      data = make_csbm(csbm_params_from(params), t.seed);
+    }
+    const auto task = training::NodeClassificationTask::from_dataset(data);
+    training::TrainingRecipe recipe;
+    if (t.label.target == "gcn") recipe = training::gcn_recipe(task);
+    else if (t.label.target == "gat") recipe = training::gat_recipe(task);
+    else if (t.label.target == "gin") recipe = training::gin_recipe(task);
+    else if (t.label.target == "sage") recipe = training::sage_recipe(task);
+    else throw InputError(fmt::format("the accuracy check trains gcn, gat, gin or sage models, not '{}'", t.label.target));
+    Attributes options;
+    for (const auto& [k, v] : t.entry->options) options.set(k, v);
+    recipe.config.epochs = static_cast<int>(options.get_int("epochs", recipe.config.epochs));
+    recipe.config.seed = t.seed;
+    training::AccuracyGateOptions gate;
+    gate.bound_factor = options.get_double("bound_factor", gate.bound_factor);
+    gate.max_accuracy_difference = options.get_double("max_accuracy_difference", gate.max_accuracy_difference);
+    if (t.entry->tolerance) gate.bound_factor *= t.entry->tolerance->factor;
+
+    const training::AccuracyGateReport report = training::run_accuracy_gate(sys, recipe.model, task, recipe.config, gate);
+    r.cases = 1;
+    r.precision = std::string(to_string(report.precision));
+    r.metric_name = "worst epoch |loss − oracle loss| / bound";
+    r.metric = report.worst_ratio;
+    r.bound = 1.0;
+    r.message = report.summary();
+    if (!report.bound_rule.empty()) r.message += "\n" + report.bound_rule;
+    for (std::size_t e = 0; e < report.loss_deviation.size() && e < report.loss_bound.size(); ++e)
+      r.error_vs_bound.push_back({report.loss_deviation[e], report.loss_bound[e]});
+    r.curves.push_back({"oracle (float64)", report.oracle.train_losses()});
+    r.curves.push_back({report.system, report.tested.train_losses()});
+    r.curves.push_back({"cpu_float32 (rounding reference)", report.reference.train_losses()});
+    if (report.passed) r.outcome = Outcome::pass;
+    else r.outcome = report.tested.ok() ? Outcome::fail : Outcome::error;
+  }
+
   // The graph of case `index` of a non-random family.
   std::shared_ptr<const Graph> fixed_graph(const GraphFamily& f, std::uint64_t seed) {
     Attributes params;
@@ -395,11 +469,21 @@ class Executor {
       po.case_options.graph.square_only = t.graphs->square_only;
       po.check_options = copts;
       po.check_options.rerun_command = r.repro;
+      // Every generated case's error against its bound, for the report's error-vs-bound plots.
+      double worst_ratio = -1;
+      po.on_verdict = [&](const checks::Verdict& v) {
+        if (!v.applicable || v.system_status != Status::ok) return;
+        r.error_vs_bound.push_back({v.metric, v.bound});
+        const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric > 0 ? INFINITY : 0);
+        if (ratio > worst_ratio) {
+          worst_ratio = ratio;
+          fill_from_verdict(r, v);
+        }
+      };
       const properties::PropertyOutcome out = properties::run_property(kind, sys, t.label.target, po);
       r.cases = out.cases_passed + (out.failure ? 1 : 0);
       if (out.failure) {
-        fill_from_verdict(r, *out.failure);
-        r.error_vs_bound.push_back({out.failure->metric, out.failure->bound});
+        fill_from_verdict(r, *out.failure);  // the shrunk case's numbers
         r.outcome = out.failure->system_status == Status::ok ? Outcome::fail : Outcome::error;
         r.message = out.report.empty() ? out.failure->message : out.report;
         if (!out.counterexample_path.empty()) {
@@ -412,7 +496,6 @@ class Executor {
                                 out.report);
       } else {
         r.outcome = Outcome::pass;
-        r.metric_name = checks::to_string(kind) == std::string_view("differential") ? "max |error| / bound" : "";
         if (out.not_applicable > 0) r.message = fmt::format("{} of {} cases not applicable to this check", out.not_applicable, po.cases);
       }
       return;
@@ -438,7 +521,7 @@ class Executor {
         ++unsupported;
         continue;
       }
-      if (v.passed && v.metric_name.empty()) {
+      if (!v.applicable) {
         ++not_applicable;
         continue;
       }
@@ -499,6 +582,7 @@ std::vector<std::string> known_check_names() {
   std::vector<std::string> out;
   for (auto kind : checks::all_check_kinds()) out.emplace_back(checks::to_string(kind));
   out.emplace_back(kSelfcheck);
+  out.emplace_back(kAccuracy);
   return out;
 }
 

@@ -79,17 +79,18 @@ void print_final_table(std::ostream& out, const reports::RunReport& run, const s
     fmt::print(out, "  {} of {} replicas caught\n", caught, ran);
   }
 
-  std::vector<const reports::ResultRecord*> unmet;
-  for (const auto& r : run.results)
-    if (!r.expectation_held) unmet.push_back(&r);
+  const reports::UnmetSummary unmet = reports::unmet_summary(run);
   if (!unmet.empty()) {
-    fmt::print(out, "\nExpectations not met ({}):\n", unmet.size());
-    for (const auto* r : unmet) {
+    fmt::print(out, "\nExpectations not met ({} results):\n", run.totals().expectations_unmet);
+    for (const auto& m : unmet.missed_replicas) {
+      fmt::print(out, "\n  {}: bug replica NOT caught by any of {} ({} results)\n", m.system, fmt::join(m.checks, ", "), m.results);
+      if (!m.repro.empty()) fmt::print(out, "    re-run: {}\n", m.repro);
+    }
+    for (const auto* r : unmet.results) {
       fmt::print(out, "\n  {}/{}/{}: {} (expected {})\n", r->system, r->target, r->check, reports::to_string(r->outcome),
                  reports::to_string(r->expectation));
-      std::string msg = r->message.empty() ? "no check of this entry caught the replica" : r->message;
       std::string indented = "    ";
-      for (char ch : msg) indented += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
+      for (char ch : r->message) indented += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
       out << indented << "\n";
       if (!r->counterexample.empty()) fmt::print(out, "    counterexample: {}\n", (report_dir / r->counterexample).string());
       if (!r->repro.empty()) fmt::print(out, "    re-run: {}\n", r->repro);

@@ -58,6 +58,7 @@ const std::map<std::string, std::string> kCheckHelp = {
     {"state_repeat", "evaluating twice agrees within the non-determinism tolerance"},
     {"numerics", "no NaN/Inf on large logits where the exact result is finite"},
     {"resources", "memory does not grow across repeated evaluations"},
+    {"accuracy", "accuracy gate: train with the system and the oracle from one initialization; loss curves and test accuracy agree"},
     {"selfcheck", "the oracle's backward of every target against finite differences (systems: oracle)"},
 };
 
