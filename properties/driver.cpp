@@ -1,5 +1,6 @@
 #include "properties/driver.h"
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
@@ -56,6 +57,7 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   std::optional<std::pair<CaseSpec, checks::Verdict>> last_failure;
   std::optional<Case> last_failing_case;
   int not_applicable = 0;
+  double worst_passing_ratio = 0.0;
   const auto property = rc::detail::toProperty([&] {
     const CaseSpec spec = *cases;
     const Case c = build_case(spec);
@@ -71,7 +73,9 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
       v.message = fmt::format("{} check raised an error on this case: {}", to_string(check), e.what());
     }
     if (v.system_status == Status::unsupported) RC_DISCARD(v.detail);
+    if (options.on_verdict && !last_failure) options.on_verdict(v);
     if (!v.applicable) ++not_applicable;
+    if (v.passed && v.applicable && v.bound > 0) worst_passing_ratio = std::max(worst_passing_ratio, v.metric / v.bound);
     if (!v.passed) {
       last_failure.emplace(spec, v);
       last_failing_case = c;
@@ -90,6 +94,7 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   const rc::detail::TestResult result = rc::detail::checkProperty(property, metadata, params, listener, reproduce);
 
   out.not_applicable = not_applicable;
+  out.worst_passing_ratio = worst_passing_ratio;
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;
@@ -97,8 +102,8 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   if (result.match(success)) {
     out.passed = true;
     out.cases_passed = success.numSuccess;
-    out.report = fmt::format("OK {}: {} cases passed ({} not applicable), seed {}", id, success.numSuccess,
-                             not_applicable, options.seed);
+    out.report = fmt::format("OK {}: {} cases passed ({} not applicable), worst error {:.3g} of its bound, seed {}", id,
+                             success.numSuccess, not_applicable, worst_passing_ratio, options.seed);
     return out;
   }
   if (result.match(gave_up)) {

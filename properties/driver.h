@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -34,6 +35,9 @@ struct PropertyOptions {
   std::filesystem::path counterexample_root;  // empty: do not write counterexamples
   CaseOptions case_options;
   checks::CheckOptions check_options;
+  // Called with the verdict of every generated case up to and including the first failure (not
+  // with the shrinking attempts), e.g. to plot every case's error against its bound.
+  std::function<void(const checks::Verdict&)> on_verdict;
 };
 
 struct PropertyOutcome {
@@ -42,6 +46,7 @@ struct PropertyOutcome {
   int cases_passed = 0;         // cases that passed before the failure (or all of them)
   int shrinks = 0;              // shrink steps to the minimal case
   int not_applicable = 0;       // cases the check did not apply to
+  double worst_passing_ratio = 0.0;  // max over passing cases of metric / bound (how close correct answers came)
   std::uint64_t seed = 0;
   std::string reproduce;        // RC_PARAMS reproduce string for the failure
   std::optional<checks::Verdict> failure;  // the verdict on the minimal case
