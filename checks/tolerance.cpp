@@ -148,31 +148,42 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
   const Result in_order = must_evaluate(c, Precision::float32, "the case");
   const Relabeling reversed = reverse_edges_within_rows(c);
   const Result reversed_order = must_evaluate(reversed.transformed, Precision::float32, "the row-reversed case");
+  const Relabeling shuffled = shuffle_edges_within_rows(c, 0x70e5a3cefULL);
+  const Result shuffled_order = must_evaluate(shuffled.transformed, Precision::float32, "the row-shuffled case");
   // The float64 oracle in the other order: what summation order alone changes in float64. Scaled-down
   // float32 errors understate that where float32 flushes a cancelled result to 0.
   const Result reversed_f64 = must_evaluate(reversed.transformed, Precision::float64, "the row-reversed case");
+  // The target on |inputs|: for the linear parts of a composite (aggregations, matrix products) it is
+  // Σ|terms| before cancellation; for the rest a magnitude of the same order.
+  const Result abs_sums = must_evaluate(abs_case(c), Precision::float64, "|inputs|");
+  index_t widest = 0;
+  for (const auto& m : {c.inputs, c.parameters})
+    for (const auto& [name, t] : m) widest = std::max({widest, t.row_size(), t.rank() == 2 ? t.rows() : index_t{0}});
 
   Bounds b;
   b.precision = precision;
   b.unit_roundoff = u;
   b.model = fmt::format(
-      "measured {}·max(max(e_i, rms e)·(u/u_f32), d64_i) + {}·γ_(d+4)·(|y| + rms y) (e = float32 oracle error, CSR "
-      "and row-reversed order; d64 = float64 row-reversed vs CSR; u = {})",
+      "measured {}·max(max(e_i, rms e)·(u/u_f32), d64_i) + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)|) (e = float32 "
+      "oracle error, CSR, row-reversed and row-shuffled orders; d64 = float64 row-reversed vs CSR; w = widest row; u = {})",
       options_.measured_multiple, options_.safety_factor, u_text(precision));
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");
     const Tensor& y1 = must_find(in_order, nt, "the float32 evaluation");
     const Tensor y2 = to_original_order(must_find(reversed_order, nt, "the row-reversed float32 evaluation"), nt.kind,
                                         reversed);
+    const Tensor& abs_sum = must_find(abs_sums, nt, "the |inputs| evaluation");
     const Tensor y64 = to_original_order(must_find(reversed_f64, nt, "the row-reversed float64 evaluation"), nt.kind,
                                          reversed);
+    const Tensor y3 = to_original_order(must_find(shuffled_order, nt, "the row-shuffled float32 evaluation"), nt.kind,
+                                        shuffled);
     std::vector<double> e(static_cast<size_t>(y.size()), 0.0);
     double sum_sq = 0.0;
     index_t finite = 0;
     for (index_t i = 0; i < y.size(); ++i) {
       double err = 0.0;
       bool any = false;
-      for (double v : {y1[i], y2[i]}) {
+      for (double v : {y1[i], y2[i], y3[i]}) {
         if (!std::isfinite(v) || !std::isfinite(y[i])) continue;
         err = std::max(err, std::abs(v - y[i]));
         any = true;
@@ -191,10 +202,11 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
     Tensor bound(y.shape());
     const index_t width = std::max<index_t>(1, y.row_size());
     for (index_t i = 0; i < y.size(); ++i) {
-      const double d = node_row_terms(g, nt.kind, i / width) + 4.0;
+      const double d = node_row_terms(g, nt.kind, i / width) + static_cast<double>(widest) + 4.0;
       const double order_f64 = std::isfinite(y64[i]) && std::isfinite(y[i]) ? std::abs(y64[i] - y[i]) : 0.0;
+      const double magnitude = std::abs(y[i]) + y_rms + (std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : 0.0);
       bound[i] = options_.measured_multiple * std::max(std::max(e[i], rms) * scale, order_f64) +
-                 options_.safety_factor * gamma(d, u) * (std::abs(y[i]) + y_rms) + d * tiny;
+                 options_.safety_factor * gamma(d, u) * magnitude + d * tiny;
     }
     if (c.target == "edge_softmax" && nt.label == "gradient logits") add_softmax_backward_floor(c, exact, u, bound);
     b.tensors.emplace(nt.label, std::move(bound));

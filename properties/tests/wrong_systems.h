@@ -1,7 +1,11 @@
-// Deliberately wrong systems that the replica catalogue (adapters/replicas/) does not have, kept
-// local to the property tests: softmax normalized over each source's out-edges instead of each
-// destination's in-edges, and an edge-softmax backward that drops the −Σ α·ḡ term.
+// Systems for the property tests. Deliberately wrong ones that the replica catalogue
+// (adapters/replicas/) does not have: softmax normalized over each source's out-edges instead of
+// each destination's in-edges, and an edge-softmax backward that drops the −Σ α·ḡ term. And a
+// correct one the tolerance model never measures: the oracle's code in float32 on the case with
+// every row's edges randomly permuted (a third summation order), mapped back.
 #pragma once
+
+#include "checks/case_transforms.h"
 
 #include <memory>
 
@@ -47,6 +51,22 @@ class SoftmaxBackwardDropsSum final : public System {
       const Tensor& gy = c.grad_outputs.at("alpha");
       for (index_t i = 0; i < g.size(); ++i) g[i] = alpha[i] * gy[i];
     }
+    return r;
+  }
+};
+
+class ShuffledOrderFloat32 final : public System {
+ public:
+  std::string name() const override { return "cpu_float32_shuffled_rows"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float32; }
+  Result evaluate(const Case& c) override {
+    const checks::Relabeling moved = checks::shuffle_edges_within_rows(c, c.seed * 31 + 17);
+    Result r = oracle::evaluate(moved.transformed, Precision::float32);
+    if (!r.ok()) return r;
+    const auto& spec = oracle::find_target(c.target).spec;
+    for (auto& [name, t] : r.outputs) t = checks::to_original_order(t, checks::output_kind(spec, name), moved);
+    for (auto& [name, t] : r.gradients) t = checks::to_original_order(t, checks::input_kind(spec, name), moved);
     return r;
   }
 };
