@@ -46,7 +46,7 @@ struct Frame {
   double px(double x) const { return left + (x - x_min) / (x_max - x_min) * (width - left - right); }
   double py(double y) const { return height - bottom - (y - y_min) / (y_max - y_min) * (height - top - bottom); }
 
-  std::string axes(const std::string& x_label, const std::string& y_label, bool log_x, bool log_y) const {
+  std::string axes(const std::string& x_label, const std::string& y_label, bool log_x, bool log_y, bool integer_x = false) const {
     std::string s;
     s += fmt::format("<rect x='{}' y='{}' width='{}' height='{}' fill='#fff' stroke='#999'/>", left, top,
                      width - left - right, height - top - bottom);
@@ -57,7 +57,7 @@ struct Frame {
     for (int i = 0; i <= ticks; ++i) {
       double xv = x_min + (x_max - x_min) * i / ticks;
       double yv = y_min + (y_max - y_min) * i / ticks;
-      if (log_x) xv = std::round(xv);
+      if (log_x || integer_x) xv = std::round(xv);
       if (log_y) yv = std::round(yv);
       if (xv >= x_min - 1e-9 && xv <= x_max + 1e-9) {
         s += fmt::format("<line x1='{0:.1f}' x2='{0:.1f}' y1='{1}' y2='{2}' stroke='#eee'/>", px(xv), top, height - bottom);
@@ -71,7 +71,7 @@ struct Frame {
       }
     }
     s += fmt::format("<text x='{}' y='{}' font-size='12' text-anchor='middle'>{}</text>", (left + width - right) / 2,
-                     height - 6, esc(x_label));
+                     height - bottom + 30, esc(x_label));
     s += fmt::format("<text x='14' y='{0}' font-size='12' text-anchor='middle' transform='rotate(-90 14 {0})'>{1}</text>",
                      (top + height - bottom) / 2, esc(y_label));
     return s;
@@ -131,12 +131,14 @@ std::string curve_plot(const ResultRecord& r) {
   if (n < 2) return "";
   if (y_hi - y_lo < 1e-12) y_hi = y_lo + 1;
   Frame f;
+  f.bottom += 18.0 * static_cast<double>(r.curves.size());  // the legend sits under the axis label
+  f.height += 18.0 * static_cast<double>(r.curves.size());
   f.x_min = 0;
   f.x_max = static_cast<double>(n - 1);
   f.y_min = y_lo - 0.05 * (y_hi - y_lo);
   f.y_max = y_hi + 0.05 * (y_hi - y_lo);
   std::string s = fmt::format("<figure><svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' role='img'>", f.width, f.height);
-  s += f.axes("epoch", "training loss", false, false);
+  s += f.axes("epoch", "training loss", false, false, /*integer_x=*/true);
   for (std::size_t i = 0; i < r.curves.size(); ++i) {
     const auto& c = r.curves[i];
     std::string pts;
@@ -145,8 +147,10 @@ std::string curve_plot(const ResultRecord& r) {
     const char* color = kPalette[i % std::size(kPalette)];
     s += fmt::format("<polyline points='{}' fill='none' stroke='{}' stroke-width='2' {}/>", pts, color,
                      i == 0 ? "" : "stroke-dasharray='6 3'");
-    s += fmt::format("<rect x='{}' y='{}' width='12' height='3' fill='{}'/><text x='{}' y='{}' font-size='12'>{}</text>",
-                     f.width - f.right - 130, f.top + 12 + 16 * i, color, f.width - f.right - 114, f.top + 17 + 16 * i, esc(c.name));
+    const double legend_y = f.height - 18.0 * static_cast<double>(r.curves.size() - i) + 4;
+    s += fmt::format("<line x1='{0}' x2='{1}' y1='{2:.1f}' y2='{2:.1f}' stroke='{3}' stroke-width='2' {4}/><text x='{5}' y='{6:.1f}' "
+                     "font-size='12'>{7}</text>",
+                     f.left, f.left + 24, legend_y - 4, color, i == 0 ? "" : "stroke-dasharray='6 3'", f.left + 30, legend_y, esc(c.name));
   }
   s += fmt::format("</svg><figcaption>{} / {}: {} — {}</figcaption></figure>", esc(r.system), esc(r.target),
                    to_string(r.outcome), esc(r.message.empty() ? "loss curves agree" : r.message));
