@@ -12,7 +12,8 @@
 //   ones     [E] float32 1.0 values, only for cuSPARSE calls on the unweighted A (cuSPARSE has no
 //            pattern-only SpMM).
 // Storage by layer kind (4-byte words; V = nodes, E = edges, square graph, self-loops included in E):
-//   GCN, SAGE-mean   CSR (V + E) + CSC (V + E) + 2V degree factors         4V + 2E
+//   GCN              CSR (V + E) + CSC (V + E) + 2V degree factors         4V + 2E
+//   SAGE-mean        CSR + CSC + V row-mean factors                        3V + 2E
 //   GIN              CSR + unit values for cusparseSpMM (E) + CSC          2V + 3E
 //   GAT, AGNN        CSR + COO rows (E) + CSC + edge_perm (E)              2V + 4E
 // The paper's GraphPy counts V + E for GCN and V + 3E for attention, using cuSPARSE's native

@@ -6,7 +6,7 @@
 #
 #   bash gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]
 #
-# BIN_DIR holds already-built gpu_ops_test, gpu_checks_test, gnncheck_gpu_transpose_benchmark and
+# BIN_DIR holds already-built gpu_host_test, gpu_ops_test, gpu_checks_test, gnncheck_gpu_transpose_benchmark and
 # gnncheck_gpu_accuracy_gate; without it the project is configured with CUDA on and those targets
 # are built in /tmp/gnncheck-gpu-build. Datasets are found as fixtures/dataset.h says
 # ($GNNCHECK_DATASETS or ../shared/datasets). Logs go to LOG_DIR (8 files); the last lines printed
@@ -31,13 +31,13 @@ if [ -z "$bin" ]; then
   bin=/tmp/gnncheck-gpu-build/gpu
   if ! { cmake -B /tmp/gnncheck-gpu-build -S . -G Ninja -DCMAKE_BUILD_TYPE=Release -DGNNCHECK_CUDA=ON \
            -DCMAKE_CUDA_ARCHITECTURES=90 &&
-         cmake --build /tmp/gnncheck-gpu-build -j "$(nproc)" --target gpu_ops_test gpu_checks_test \
+         cmake --build /tmp/gnncheck-gpu-build -j "$(nproc)" --target gpu_host_test gpu_ops_test gpu_checks_test \
            gnncheck_gpu_transpose_benchmark gnncheck_gpu_accuracy_gate; } >>"$summary" 2>&1; then
     echo "build failed (see $summary)"; tail -n 30 "$summary"; exit 1
   fi
 fi
 
-step tests     "$out/gpu_ops_test.log"   120 "$bin/gpu_ops_test" --gtest_color=no
+step tests     "$out/gpu_ops_test.log"   120 bash -c "'$bin/gpu_host_test' --gtest_color=no && '$bin/gpu_ops_test' --gtest_color=no"
 step property  "$out/property.log"       400 env GNNCHECK_GPU_CASES_PER_KIND=400 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='GpuSystemsTest.Every*'
 step checks    "$out/checks.log"         300 "$bin/gpu_checks_test" --gtest_color=no

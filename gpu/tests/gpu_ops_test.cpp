@@ -23,45 +23,6 @@
 namespace gnncheck::gpu::testing {
 namespace {
 
-constexpr GraphKind kAllKinds[] = {GraphKind::square_with_duplicates, GraphKind::non_square_wide,
-                                   GraphKind::non_square_tall,        GraphKind::hub_rows,
-                                   GraphKind::no_edges,               GraphKind::tiny};
-
-struct TargetTally {
-  int cases = 0;
-  double worst_ratio = 0.0;  // largest |gpu − oracle| / bound over every element of every case
-};
-
-// Evaluates `cases_per_kind` random cases of `target` per graph kind on `system` and compares them
-// with the oracle. Every failure is an EXPECT failure naming the case.
-TargetTally check_target(System& system, const std::string& target, int cases_per_kind, std::uint64_t base_seed) {
-  TargetTally tally;
-  for (GraphKind kind : kAllKinds) {
-    for (int i = 0; i < cases_per_kind; ++i) {
-      const std::uint64_t seed = base_seed + 1000003ull * static_cast<std::uint64_t>(kind) + static_cast<std::uint64_t>(i);
-      std::mt19937_64 rng(seed);
-      auto graph = std::make_shared<const Graph>(random_graph(kind, seed));
-      if (!graph_fits(target, *graph)) continue;
-      const Attributes attrs = random_attributes(target, rng);
-      const Case c = make_case(target, graph, attrs, seed);
-      const Result exact = oracle::evaluate(c, Precision::float64);
-      if (!exact.ok()) {
-        ADD_FAILURE() << describe(c) << ": oracle: " << exact.message;
-        continue;
-      }
-      const Result got = system.evaluate(c);
-      const Comparison cmp = compare(exact, got, error_bounds(c, exact));
-      EXPECT_EQ(cmp.problem, "") << system.name() << " on " << describe(c) << " (graph kind " << to_string(kind) << ")";
-      tally.worst_ratio = std::max(tally.worst_ratio, cmp.worst_ratio);
-      if (got.ok() && system.name() != "cpu_float32") {
-        EXPECT_TRUE(got.peak_bytes.has_value() && *got.peak_bytes > 0) << describe(c);
-      }
-      ++tally.cases;
-    }
-  }
-  return tally;
-}
-
 // Random cases per graph kind and target: GNNCHECK_GPU_CASES_PER_KIND (default 4; the recorded
 // H200 run uses 334, i.e. 2,004 cases per target over the six graph kinds).
 int cases_per_kind() {
@@ -73,51 +34,6 @@ class GpuSystemsTest : public ::testing::Test {
  protected:
   void SetUp() override { GNNCHECK_GPU_TEST_REQUIRES_DEVICE(); }
 };
-
-TEST(GpuSystemsAvailability, ReportsTheDeviceStateAndNeverCrashes) {
-  auto gpu = make_gpu_system();
-  auto cusparse = make_cusparse_system();
-  const bool device = probe_device().available;
-  EXPECT_EQ(gpu->availability().available, device);
-  EXPECT_EQ(cusparse->availability().available, device);
-  if (!device) {
-    EXPECT_NE(gpu->availability().reason.find("no CUDA device"), std::string::npos) << gpu->availability().reason;
-    // Evaluating without a device is an answer (unsupported, with the reason), not a crash.
-    auto g = std::make_shared<const Graph>(random_graph(GraphKind::tiny, 1));
-    const Case c = oracle::make_random_case(oracle::find_target("spmm"), g, {}, 1, {});
-    const Result r = gpu->evaluate(c);
-    EXPECT_EQ(r.status, Status::unsupported);
-    EXPECT_NE(r.message.find("no CUDA device"), std::string::npos) << r.message;
-  }
-  EXPECT_EQ(gpu->name(), "gpu");
-  EXPECT_EQ(cusparse->name(), "cusparse");
-  EXPECT_EQ(gpu->precision("spmm"), Precision::float32);
-}
-
-TEST(GpuSystemsAvailability, ClaimsTheRightTargets) {
-  auto gpu = make_gpu_system();
-  auto cusparse = make_cusparse_system();
-  for (const char* op : {"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot", "sddmm_add",
-                         "edge_softmax", "eshuffle", "eshuffle_inverse", "normalized_spmm"})
-    EXPECT_TRUE(gpu->supports(op)) << op;
-  for (const char* layer : {"gcn", "gin", "gat", "sage", "agnn"}) EXPECT_TRUE(gpu->supports(layer)) << layer;
-  for (const char* op : {"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot"})
-    EXPECT_TRUE(cusparse->supports(op)) << op;
-  for (const char* op : {"edge_softmax", "sddmm_add", "gcn", "normalized_spmm"}) EXPECT_FALSE(cusparse->supports(op)) << op;
-  EXPECT_FALSE(gpu->supports("no_such_target"));
-}
-
-// The control for the bounds: the oracle's own code in float32 (a correct float32 implementation
-// with other summation orders than the GPU's) passes the same comparison. Runs without a device.
-TEST(GpuBoundsControl, CpuFloat32MatchesTheOracleUnderTheSameBounds) {
-  auto cpu = make_cpu_float32_system();
-  auto gpu = make_gpu_system();
-  for (const auto& def : oracle::all_targets()) {
-    if (!gpu->supports(def.spec.name)) continue;
-    SCOPED_TRACE(def.spec.name);
-    EXPECT_GT(check_target(*cpu, def.spec.name, 2, 7000).cases, 0);
-  }
-}
 
 TEST_F(GpuSystemsTest, EveryGpuTargetMatchesTheOracle) {
   auto gpu = make_gpu_system();

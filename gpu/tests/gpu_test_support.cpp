@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "checks/tolerance.h"
 #include "oracle/random_case.h"
@@ -214,6 +215,38 @@ Case make_case(const std::string& target, std::shared_ptr<const Graph> graph, co
 
 bool graph_fits(const std::string& target, const Graph& g) {
   return !oracle::find_target(target).spec.is_layer || g.n_dst() <= g.n_src();
+}
+
+}  // namespace gnncheck::gpu::testing
+
+namespace gnncheck::gpu::testing {
+
+TargetTally check_target(System& system, const std::string& target, int cases_per_kind, std::uint64_t base_seed) {
+  TargetTally tally;
+  for (GraphKind kind : kAllKinds) {
+    for (int i = 0; i < cases_per_kind; ++i) {
+      const std::uint64_t seed = base_seed + 1000003ull * static_cast<std::uint64_t>(kind) + static_cast<std::uint64_t>(i);
+      std::mt19937_64 rng(seed);
+      auto graph = std::make_shared<const Graph>(random_graph(kind, seed));
+      if (!graph_fits(target, *graph)) continue;
+      const Attributes attrs = random_attributes(target, rng);
+      const Case c = make_case(target, graph, attrs, seed);
+      const Result exact = oracle::evaluate(c, Precision::float64);
+      if (!exact.ok()) {
+        ADD_FAILURE() << describe(c) << ": oracle: " << exact.message;
+        continue;
+      }
+      const Result got = system.evaluate(c);
+      const Comparison cmp = compare(exact, got, error_bounds(c, exact));
+      EXPECT_EQ(cmp.problem, "") << system.name() << " on " << describe(c) << " (graph kind " << to_string(kind) << ")";
+      tally.worst_ratio = std::max(tally.worst_ratio, cmp.worst_ratio);
+      if (got.ok() && got.peak_bytes.has_value()) {
+        EXPECT_GT(*got.peak_bytes, 0) << describe(c);
+      }
+      ++tally.cases;
+    }
+  }
+  return tally;
 }
 
 }  // namespace gnncheck::gpu::testing

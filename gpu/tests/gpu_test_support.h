@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "adapters/system.h"
 #include "gpu/context.h"
 #include "oracle/case.h"
 #include "oracle/graph.h"
@@ -74,5 +75,23 @@ Case make_case(const std::string& target, std::shared_ptr<const Graph> graph, co
 
 // Whether the target's layer convention allows the graph (layers need n_dst ≤ n_src).
 bool graph_fits(const std::string& target, const Graph& g);
+
+}  // namespace gnncheck::gpu::testing
+
+namespace gnncheck::gpu::testing {
+
+inline constexpr GraphKind kAllKinds[] = {GraphKind::square_with_duplicates, GraphKind::non_square_wide,
+                                          GraphKind::non_square_tall,        GraphKind::hub_rows,
+                                          GraphKind::no_edges,               GraphKind::tiny};
+
+struct TargetTally {
+  int cases = 0;
+  double worst_ratio = 0.0;  // largest |system − oracle| / bound over every element of every case
+};
+
+// Evaluates `cases_per_kind` random cases of `target` per graph kind on `system` and compares them
+// with the oracle under error_bounds(). Every failure is a GoogleTest failure naming the case
+// (target, attributes, graph, seed); a system that measures memory must report peak_bytes > 0.
+TargetTally check_target(System& system, const std::string& target, int cases_per_kind, std::uint64_t base_seed);
 
 }  // namespace gnncheck::gpu::testing

@@ -1,0 +1,61 @@
+// The GPU systems' behaviour that needs no device, run everywhere (label cpu): availability and
+// the "no CUDA device" answer, the targets each system claims, and the control for the bounds the
+// GPU tests use (the oracle's own code in float32 must pass them).
+#include <gtest/gtest.h>
+
+#include "adapters/cpu_systems.h"
+#include "gpu/gpu_systems.h"
+#include "gpu/tests/gpu_test_support.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::gpu::testing {
+namespace {
+
+TEST(GpuSystemsAvailability, ReportsTheDeviceStateAndNeverCrashes) {
+  auto gpu = make_gpu_system();
+  auto cusparse = make_cusparse_system();
+  const bool device = probe_device().available;
+  EXPECT_EQ(gpu->availability().available, device);
+  EXPECT_EQ(cusparse->availability().available, device);
+  if (!device) {
+    EXPECT_NE(gpu->availability().reason.find("no CUDA device"), std::string::npos) << gpu->availability().reason;
+    // Evaluating without a device is an answer (unsupported, with the reason), not a crash.
+    auto g = std::make_shared<const Graph>(random_graph(GraphKind::tiny, 1));
+    const Case c = oracle::make_random_case(oracle::find_target("spmm"), g, {}, 1, {});
+    const Result r = gpu->evaluate(c);
+    EXPECT_EQ(r.status, Status::unsupported);
+    EXPECT_NE(r.message.find("no CUDA device"), std::string::npos) << r.message;
+  }
+  EXPECT_EQ(gpu->name(), "gpu");
+  EXPECT_EQ(cusparse->name(), "cusparse");
+  EXPECT_EQ(gpu->precision("spmm"), Precision::float32);
+}
+
+TEST(GpuSystemsAvailability, ClaimsTheRightTargets) {
+  auto gpu = make_gpu_system();
+  auto cusparse = make_cusparse_system();
+  for (const char* op : {"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot", "sddmm_add",
+                         "edge_softmax", "eshuffle", "eshuffle_inverse", "normalized_spmm"})
+    EXPECT_TRUE(gpu->supports(op)) << op;
+  for (const char* layer : {"gcn", "gin", "gat", "sage", "agnn"}) EXPECT_TRUE(gpu->supports(layer)) << layer;
+  for (const char* op : {"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot"})
+    EXPECT_TRUE(cusparse->supports(op)) << op;
+  for (const char* op : {"edge_softmax", "sddmm_add", "gcn", "normalized_spmm"}) EXPECT_FALSE(cusparse->supports(op)) << op;
+  EXPECT_FALSE(gpu->supports("no_such_target"));
+}
+
+// The control for the bounds: the oracle's own code in float32 (a correct float32 implementation
+// with other summation orders than the GPU's) passes the same comparison. Runs without a device.
+TEST(GpuBoundsControl, CpuFloat32MatchesTheOracleUnderTheSameBounds) {
+  auto cpu = make_cpu_float32_system();
+  auto gpu = make_gpu_system();
+  for (const auto& def : oracle::all_targets()) {
+    if (!gpu->supports(def.spec.name)) continue;
+    SCOPED_TRACE(def.spec.name);
+    EXPECT_GT(check_target(*cpu, def.spec.name, 2, 7000).cases, 0);
+  }
+}
+
+}  // namespace
+}  // namespace gnncheck::gpu::testing
