@@ -134,7 +134,11 @@ std::string failure_message(const Verdict& v) {
   msg += ".";
   for (const auto& c : v.comparisons) {
     if (c.passed || c.tensor != v.tensor) continue;
-    if (c.worst) {
+    if (c.worst && c.worst->index.empty()) {
+      const auto& w = *c.worst;
+      msg += fmt::format(" Got {:.9g}, expected {:.9g}, |error| {:.3g} > bound {:.3g} ({:.3g}× the bound).", w.actual,
+                         w.expected, std::abs(w.actual - w.expected), w.bound, c.worst_ratio);
+    } else if (c.worst) {
       const auto& w = *c.worst;
       msg += fmt::format(" Worst element {} (flat {}): got {:.9g}, expected {:.9g}, |error| {:.3g} > bound {:.3g}"
                          " ({:.3g}× the bound); {} of {} elements over their bound.",
