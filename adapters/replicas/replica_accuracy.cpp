@@ -3,12 +3,15 @@
 // pitfalls paper's accuracy experiment, reproduced through the System interface.
 //
 //   gnncheck-replica-accuracy [--dataset cora] [--epochs 200] [--seed 1] [--model gcn|gat|all]
-//                             [--replica NAME]
+//                             [--replica NAME]... [--skip-correct] [--norm symmetric|row_mean]
 //
 // Rows: GCN (Kipf & Welling recipe) with the oracle, tcgnn_backward_uses_A, gnnadvisor_sqrt_degree
 // and gnnadvisor_norm_backward_order; GAT (8 heads × 8, Veličković recipe) with the oracle and
-// gat_backward_untransposed_attention. --model keeps one model's rows; --replica keeps only that
-// replica's row (no correct row: the difference column is then left empty). Output: Markdown.
+// gat_backward_untransposed_attention. --model keeps one model's rows; --replica (repeatable) keeps
+// the correct row and those replicas' rows; --skip-correct drops the correct row (the difference
+// column is then empty); --norm sets the GCN layers' normalization (Kipf & Welling: symmetric).
+// Output: a Markdown table on stdout.
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -27,24 +30,38 @@ int main(int argc, char** argv) {
   int epochs = 200;
   std::uint64_t seed = 1;
   std::string only = "all";
-  std::string only_replica;
-  for (int k = 1; k + 1 < argc; k += 2) {
+  std::vector<std::string> only_replicas;
+  bool skip_correct = false;
+  std::string norm = "symmetric";
+  const char* usage =
+      "usage: gnncheck-replica-accuracy [--dataset NAME] [--epochs N] [--seed S] [--model gcn|gat|all]\n"
+      "                                 [--replica NAME]... [--skip-correct] [--norm symmetric|row_mean]\n";
+  int k = 1;
+  for (; k < argc; ++k) {
     const std::string arg = argv[k];
-    if (arg == "--dataset") dataset = argv[k + 1];
-    else if (arg == "--epochs") epochs = std::atoi(argv[k + 1]);
-    else if (arg == "--seed") seed = std::strtoull(argv[k + 1], nullptr, 10);
-    else if (arg == "--model") only = argv[k + 1];
-    else if (arg == "--replica") only_replica = argv[k + 1];
+    if (arg == "--skip-correct") {
+      skip_correct = true;
+      continue;
+    }
+    if (k + 1 >= argc) break;
+    const char* value = argv[++k];
+    if (arg == "--dataset") dataset = value;
+    else if (arg == "--epochs") epochs = std::atoi(value);
+    else if (arg == "--seed") seed = std::strtoull(value, nullptr, 10);
+    else if (arg == "--model") only = value;
+    else if (arg == "--replica") only_replicas.push_back(value);
+    else if (arg == "--norm") norm = value;
     else {
-      std::cerr << "usage: gnncheck-replica-accuracy [--dataset NAME] [--epochs N] [--seed S] [--model gcn|gat|all] [--replica NAME]\n";
+      std::cerr << usage;
       return 2;
     }
   }
-  if (argc % 2 == 0 || epochs < 1 || (only != "all" && only != "gcn" && only != "gat")) {
-    std::cerr << "usage: gnncheck-replica-accuracy [--dataset NAME] [--epochs N] [--seed S] [--model gcn|gat|all] [--replica NAME]\n";
+  if (k != argc || epochs < 1 || (only != "all" && only != "gcn" && only != "gat")) {
+    std::cerr << usage;
     return 2;
   }
   try {
+    for (const auto& name : only_replicas) find_replica(name);  // an unknown name is an InputError
     const auto task = training::NodeClassificationTask::from_dataset(load_dataset(dataset));
     struct Row {
       std::string model, replica;
@@ -59,10 +76,15 @@ int main(int argc, char** argv) {
     std::optional<double> correct_accuracy;
     for (const Row& row : rows) {
       if (only != "all" && row.model != only) continue;
-      if (!only_replica.empty() && row.replica != only_replica) continue;
+      if (row.replica.empty() && skip_correct) continue;
+      if (!row.replica.empty() && !only_replicas.empty() &&
+          std::find(only_replicas.begin(), only_replicas.end(), row.replica) == only_replicas.end())
+        continue;
       training::TrainingRecipe recipe = row.model == "gcn" ? training::gcn_recipe(task) : training::gat_recipe(task);
       recipe.config.epochs = epochs;
       recipe.config.seed = seed;
+      if (row.model == "gcn")
+        for (auto& layer : recipe.model.layers) layer.attributes.set("norm", norm);
       std::unique_ptr<System> system = make_oracle_system();
       if (!row.replica.empty()) system = make_replica(row.replica, std::move(system));
       const training::TrainingHistory h = training::train(*system, recipe.model, task, recipe.config);
@@ -71,7 +93,9 @@ int main(int argc, char** argv) {
         continue;
       }
       if (row.replica.empty()) correct_accuracy = h.final_test_accuracy;
-      fmt::print("| {} | {} | {:.1f}% | {} | {:.4f} | {:.1f} |\n", row.model, system->name(), 100 * h.final_test_accuracy,
+      fmt::print("| {}{} | {} | {:.1f}% | {} | {:.4f} | {:.1f} |\n", row.model,
+                 row.model == "gcn" && norm != "symmetric" ? fmt::format(" ({})", norm) : "", system->name(),
+                 100 * h.final_test_accuracy,
                  row.replica.empty() || !correct_accuracy
                      ? std::string("–")
                      : fmt::format("{:+.1f} points", 100 * (h.final_test_accuracy - *correct_accuracy)),
