@@ -578,6 +578,19 @@ std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, cons
   return splitmix(h ^ splitmix(suite_seed)) >> 11;
 }
 
+std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry) {
+  std::vector<std::string> labels = {"e2e"};
+  auto add = [&](const std::string& l) {
+    if (std::find(labels.begin(), labels.end(), l) == labels.end()) labels.push_back(l);
+  };
+  const bool gpu = std::any_of(entry.systems.begin(), entry.systems.end(), [](const auto& s) { return s == "gpu" || s == "cusparse"; });
+  add(gpu ? "gpu" : "cpu");
+  if (suite.graphs.count(entry.graphs) && suite.graphs.at(entry.graphs).family == "dataset") add("dataset");
+  if (std::find(entry.checks.begin(), entry.checks.end(), kAccuracy) != entry.checks.end()) add("slow");
+  for (const auto& l : entry.labels) add(l);
+  return labels;
+}
+
 std::vector<std::string> known_check_names() {
   std::vector<std::string> out;
   for (auto kind : checks::all_check_kinds()) out.emplace_back(checks::to_string(kind));

@@ -66,6 +66,10 @@ std::vector<std::string> known_check_names();
 reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, const RunOptions& options,
                              ProgressSink* progress);
 
+// The ctest labels of an entry: its own `labels`, plus e2e, and cpu or gpu by its systems, dataset
+// when it reads ../shared/datasets, slow for the accuracy check.
+std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry);
+
 // The seed of one task: a hash of the suite seed and the task's names (stable across releases).
 std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& system,
                         const std::string& target, const std::string& check);

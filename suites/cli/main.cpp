@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <exception>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -15,6 +17,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "checks/checks.h"
 #include "oracle/error.h"
@@ -172,6 +175,14 @@ int main(int argc, char** argv) {
   selfcheck->add_flag("--quick", selfcheck_quick, "Skip the random-direction check on the large (>100k-edge) graph");
   selfcheck->add_option("--target", selfcheck_targets, "Only this target; repeatable");
 
+  // gnncheck entries
+  std::vector<std::string> entries_suites;
+  std::string entries_ctest_file;
+  CLI::App* entries = app.add_subcommand("entries", "List the entries of suites (with --ctest-file: write them as ctest tests)");
+  entries->add_option("suites", entries_suites, "Suite files or names")->required();
+  entries->add_option("--ctest-file", entries_ctest_file,
+                      "Write one add_test() per entry into this file (for a build system's TEST_INCLUDE_FILES)");
+
   // gnncheck report
   std::string report_dir_arg;
   CLI::App* report = app.add_subcommand("report", "Rewrite junit.xml, summary.md and index.html of a report directory from its report.json");
@@ -195,6 +206,38 @@ int main(int argc, char** argv) {
 
     if (list->parsed()) {
       suites::print_list(std::cout, registry, list_section);
+      return kExitOk;
+    }
+
+    if (entries->parsed()) {
+      std::string ctest;
+      const std::string self = (executable_dir(argv[0]) / "gnncheck").string();
+      for (const auto& name : entries_suites) {
+        const auto path = suites::resolve_suite(name, executable_dir(argv[0]));
+        const suites::Suite suite = suites::load_suite(path);
+        if (entries_ctest_file.empty()) fmt::print("{} ({}): {}\n", suite.name, path.string(), suite.description);
+        for (const auto& e : suite.entries) {
+          const auto labels = suites::entry_labels(suite, e);
+          if (entries_ctest_file.empty()) {
+            fmt::print("  {:<20} systems {}; checks {}; graphs {}; {} cases; expect {}; labels {}\n", e.name, fmt::join(e.systems, ","),
+                       fmt::join(e.checks, ","), e.graphs, e.cases, reports::to_string(e.expect), fmt::join(labels, ","));
+            continue;
+          }
+          const std::string test = fmt::format("gnncheck.{}.{}", suite.name, e.name);
+          ctest += fmt::format("add_test([=[{}]=] [=[{}]=] run [=[{}]=] --entry [=[{}]=] --progress plain --report [=[{}]=])\n", test, self,
+                               path.string(), e.name, (std::filesystem::path(entries_ctest_file).parent_path() / "reports" / test).string());
+          ctest += fmt::format("set_tests_properties([=[{}]=] PROPERTIES LABELS [=[{}]=] TIMEOUT {}", test, fmt::join(labels, ";"),
+                               std::find(labels.begin(), labels.end(), "slow") != labels.end() ? 3000 : 600);
+          if (std::find(labels.begin(), labels.end(), "gpu") != labels.end())
+            ctest += " SKIP_REGULAR_EXPRESSION [=[is not available here]=]";
+          ctest += ")\n";
+        }
+      }
+      if (!entries_ctest_file.empty()) {
+        std::ofstream out(entries_ctest_file);
+        out << "# Written by `gnncheck entries --ctest-file`: one ctest test per suite entry.\n" << ctest;
+        if (!out) throw InputError(fmt::format("{}: cannot write", entries_ctest_file));
+      }
       return kExitOk;
     }
 
