@@ -30,7 +30,8 @@ DeviceStatus probe_device();
 
 class GpuContext {
  public:
-  // Bytes handed to cuBLAS as its workspace (4 MiB: enough for the GEMM shapes of the layers).
+  // Bytes handed to cuBLAS as its workspace; cuBLAS picks GEMM algorithms that fit what it is
+  // given, so a larger value only trades memory for speed.
   static constexpr std::size_t cublas_workspace_bytes = 4u << 20;
 
   GpuContext();
