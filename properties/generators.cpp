@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "fixtures/generators.h"
 #include "oracle/error.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
@@ -22,67 +23,75 @@ void showValue(const GraphSpec& spec, std::ostream& os) {
 
 namespace {
 
-// Draws the edges of a family from `seed` (std::mt19937_64: the same graph for the same recipe on
-// every platform, since only raw engine output is used).
+// A family of fixtures/generators.h with its size, the irregularities of its GraphOptions, and a
+// seed; realize() builds it (deterministic on every platform, as the fixtures generators are).
 struct GraphRecipe {
   std::string family;
   index_t n_dst = 0, n_src = 0;
   double average_degree = 0;
-  bool symmetric = false, self_loops = false, duplicates = false;
+  bool symmetric = false;
+  double duplicate_fraction = 0, self_loop_fraction = 0, empty_row_fraction = 0;
+  index_t isolated_nodes = 0;
   std::uint64_t seed = 0;
 };
 
-index_t draw_below(std::mt19937_64& rng, index_t n) { return static_cast<index_t>(rng() % static_cast<std::uint64_t>(n)); }
-double draw_unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+GraphSpec from_graph(const std::string& family, const Graph& g) {
+  GraphSpec spec{family, g.n_dst(), g.n_src(), {}, {}};
+  spec.dst.assign(g.row_of_edge().begin(), g.row_of_edge().end());
+  spec.src.assign(g.col_idx().begin(), g.col_idx().end());
+  return spec;
+}
+
+Graph family_graph(const GraphRecipe& r) {
+  const index_t n = r.n_dst;
+  const auto edges_for = [&](index_t limit) {
+    return std::clamp<index_t>(static_cast<index_t>(std::llround(r.average_degree * static_cast<double>(n))), 0, limit);
+  };
+  if (r.family == "empty" || n == 0) return Graph::from_csr(r.n_dst, r.n_src, std::vector<index_t>(r.n_dst + 1, 0), {});
+  if (r.family == "erdos_renyi") {
+    const index_t pairs = r.n_dst * r.n_src - (r.n_dst == r.n_src ? n : 0);
+    return erdos_renyi_m(r.n_dst, r.n_src, edges_for(pairs / 2), r.seed);
+  }
+  if (r.family == "rmat") {
+    int scale = 0;
+    while ((index_t{2} << scale) <= n) ++scale;
+    RmatParams params;
+    params.scale = scale;
+    params.edge_factor = std::max<index_t>(1, static_cast<index_t>(std::ceil(r.average_degree)));
+    params.symmetrize = r.symmetric;
+    params.simple = false;  // keep R-MAT's own duplicates and self-loops
+    return rmat(params, r.seed);
+  }
+  if (r.family == "power_law") {
+    const index_t per_node = std::clamp<index_t>(static_cast<index_t>(std::ceil(r.average_degree / 2)), 1, std::max<index_t>(1, n - 1));
+    return power_law(n, per_node, r.seed, r.symmetric);
+  }
+  if (r.family == "skewed_directed") return skewed_directed(n, edges_for(n * (n - 1) / 8), r.seed);
+  if (r.family == "star")
+    return star(n, r.symmetric ? StarDirection::both : (r.seed % 2 ? StarDirection::inward : StarDirection::outward));
+  if (r.family == "chain") return chain(n, !r.symmetric);
+  if (r.family == "complete_bipartite") return complete_bipartite(r.n_dst, r.n_src);
+  throw InternalError("graph generator: unknown family " + r.family);
+}
 
 GraphSpec realize(const GraphRecipe& r) {
-  GraphSpec g{r.family, r.n_dst, r.n_src, {}, {}};
-  std::mt19937_64 rng(r.seed);
-  auto add = [&](index_t d, index_t s) {
-    g.dst.push_back(d);
-    g.src.push_back(s);
-  };
-  const index_t edges = static_cast<index_t>(std::llround(r.average_degree * static_cast<double>(r.n_dst)));
-  if (r.n_dst > 0 && r.n_src > 0) {
-    if (r.family == "uniform" || r.family == "bipartite") {
-      for (index_t k = 0; k < edges; ++k) add(draw_below(rng, r.n_dst), draw_below(rng, r.n_src));
-    } else if (r.family == "heavy_tailed") {
-      // Sources drawn with weight (j+1)^-1.5: a few sources have most out-edges (power-law-like).
-      std::vector<double> cumulative(static_cast<size_t>(r.n_src));
-      double total = 0;
-      for (index_t j = 0; j < r.n_src; ++j) cumulative[j] = total += std::pow(static_cast<double>(j + 1), -1.5);
-      for (index_t k = 0; k < edges; ++k) {
-        const double x = draw_unit(rng) * total;
-        const index_t j = std::min<index_t>(
-            r.n_src - 1, std::lower_bound(cumulative.begin(), cumulative.end(), x) - cumulative.begin());
-        add(draw_below(rng, r.n_dst), j);
-      }
-    } else if (r.family == "star") {
-      const bool into_hub = rng() % 2 == 0;
-      if (into_hub) {
-        for (index_t j = 0; j < r.n_src; ++j) add(0, j);
-      } else {
-        for (index_t i = 0; i < r.n_dst; ++i) add(i, 0);
-      }
-    } else if (r.family == "chain") {
-      for (index_t i = 0; i + 1 < std::min(r.n_dst, r.n_src + 1); ++i) add(i, i + 1);
-    }
+  std::string family = r.family;
+  Graph g;
+  try {
+    g = family_graph(r);
+  } catch (const InputError&) {
+    // Too small for the family (skewed_directed needs 2 nodes, …): an edgeless graph of that size,
+    // named so in the counterexample.
+    g = Graph::from_csr(r.n_dst, r.n_src, std::vector<index_t>(static_cast<size_t>(r.n_dst + 1), 0), {});
+    family = "empty (" + r.family + " too small)";
   }
-  const bool square = r.n_dst == r.n_src;
-  if (r.symmetric && square) {
-    const size_t n = g.dst.size();
-    for (size_t k = 0; k < n; ++k)
-      if (g.dst[k] != g.src[k]) add(g.src[k], g.dst[k]);
-  }
-  if (r.self_loops && square)
-    for (index_t i = 0; i < r.n_dst; ++i)
-      if (rng() % 3 == 0) add(i, i);
-  if (r.duplicates) {
-    const size_t n = g.dst.size();
-    for (size_t k = 0; k < n; ++k)
-      if (rng() % 5 == 0) add(g.dst[k], g.src[k]);
-  }
-  return g;
+  gnncheck::GraphOptions options;
+  options.duplicate_fraction = g.num_edges() > 0 ? r.duplicate_fraction : 0.0;
+  options.self_loop_fraction = g.is_square() && g.n_dst() > 0 ? r.self_loop_fraction : 0.0;
+  options.empty_row_fraction = g.n_dst() > 0 ? r.empty_row_fraction : 0.0;
+  options.isolated_nodes = g.is_square() ? r.isolated_nodes : 0;
+  if (options.any()) g = apply_graph_options(g, options, r.seed ^ 0x1f1f);
+  return from_graph(family, g);
 }
 
 GraphSpec without_nodes(const GraphSpec& s, const std::vector<bool>& drop_dst, const std::vector<bool>& drop_src) {
@@ -173,15 +182,24 @@ rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options) {
       const index_t largest = std::max<index_t>(
           1, std::min<index_t>(options.max_nodes, 1 + static_cast<index_t>(size) * options.max_nodes / 100));
       r.family = options.square_only
-                     ? *rc::gen::element<std::string>("uniform", "heavy_tailed", "star", "chain", "empty")
-                     : *rc::gen::element<std::string>("uniform", "heavy_tailed", "star", "chain", "bipartite", "empty");
+                     ? *rc::gen::element<std::string>("erdos_renyi", "rmat", "power_law", "skewed_directed", "star",
+                                                      "chain", "empty")
+                     : *rc::gen::element<std::string>("erdos_renyi", "rmat", "power_law", "skewed_directed", "star",
+                                                      "chain", "complete_bipartite", "empty");
       r.n_dst = *rc::gen::inRange<index_t>(0, largest + 1);
       r.n_src = r.n_dst;
-      if (r.family == "bipartite") r.n_src = *rc::gen::inRange<index_t>(0, largest + 1);
+      const bool bipartite = r.family == "complete_bipartite" || (r.family == "erdos_renyi" && !options.square_only &&
+                                                                  *rc::gen::arbitrary<bool>());
+      if (bipartite) {
+        r.n_dst = std::min<index_t>(r.n_dst, 8);  // complete: keep the edge count small
+        r.n_src = *rc::gen::inRange<index_t>(0, std::min<index_t>(largest, 8) + 1);
+      }
       r.average_degree = *rc::gen::inRange(0, static_cast<int>(options.max_average_degree * 4) + 1) / 4.0;
       r.symmetric = *rc::gen::arbitrary<bool>();
-      r.self_loops = *rc::gen::arbitrary<bool>();
-      r.duplicates = *rc::gen::arbitrary<bool>();
+      r.duplicate_fraction = *rc::gen::element(0.0, 0.1, 0.3);
+      r.self_loop_fraction = *rc::gen::element(0.0, 0.2, 1.0);
+      r.empty_row_fraction = *rc::gen::element(0.0, 0.2);
+      r.isolated_nodes = *rc::gen::inRange<index_t>(0, 3);
       r.seed = *rc::gen::arbitrary<std::uint64_t>();
       return r;
     });

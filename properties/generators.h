@@ -1,8 +1,10 @@
 // gnncheck/properties/generators.h — RapidCheck generators of graphs and whole cases, with shrinking.
 //
 // A GraphSpec is a graph as an edge list (dst[k] <- src[k], in edge-id order) plus the family it was
-// drawn from. arbitrary_graph() draws a family (uniform, heavy-tailed, star, chain, bipartite, empty),
-// its size (0 nodes up, square or not), and modifiers (symmetric, duplicate edges, self-loops), then
+// drawn from. arbitrary_graph() draws a family of fixtures/generators.h (erdos_renyi, rmat,
+// power_law, skewed_directed, star, chain, complete_bipartite) or an edgeless graph, its size (0
+// nodes up, square or not; degrees uniform to heavy-tailed), symmetric or directed, and the
+// fixtures' irregularities (duplicate edges, self-loops, empty rows, isolated nodes), then
 // shrinks by removing half the nodes, single nodes, half the edges and single edges — every candidate
 // is rebuilt with Graph::from_edges and dropped if invalid, and a square graph stays square.
 //
