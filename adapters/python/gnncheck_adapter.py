@@ -158,12 +158,13 @@ def serve(name, targets):
             raise ValueError("target %s: %r is not callable" % (target, function))
     # Protocol lines go to a private copy of stdout; whatever the system prints (Python or C code)
     # goes to stderr, so it can never corrupt a protocol line.
-    protocol_out = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     sys.stdout.flush()
+    protocol_out = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     hello = {"protocol": PROTOCOL_VERSION, "name": name, "targets": {t: p for t, (p, _) in targets.items()}}
-    protocol_out.write("gnncheck-hello " + json.dumps(hello) + "\n")
+    # The leading newline ends any line printed before serve() without one (gnncheck ignores it).
+    protocol_out.write("\ngnncheck-hello " + json.dumps(hello) + "\n")
     protocol_out.flush()
     while True:
         line = sys.stdin.readline()

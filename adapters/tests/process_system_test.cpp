@@ -143,6 +143,30 @@ TEST(ProcessSystem, KeptCaseDirectoryIsAValidCase) {
   EXPECT_EQ(loaded.c.grad_outputs.at("y"), c.grad_outputs.at("y"));
 }
 
+// The Python kit keeps protocol lines intact whatever the system prints, and maps Unsupported and
+// other exceptions to their statuses.
+TEST(ProcessSystem, PythonKitSurvivesChatterAndMapsExceptions) {
+  TempDir work;
+  auto chatty = make_process_system(
+      {testing::python(), (testing::source_dir() / "adapters/tests/chatty_adapter.py").string()}, fast_options(work));
+  ASSERT_TRUE(chatty->availability().available) << chatty->availability().reason;
+  EXPECT_EQ(chatty->name(), "chatty");
+  for (std::uint64_t seed : {1, 2}) {
+    const Case c = spmm_case(seed);
+    const Result r = chatty->evaluate(c);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_LE(testing::max_abs_difference(r.gradients, oracle::evaluate(c).gradients), 1e-12);
+    EXPECT_GT(r.seconds, 0.0);
+  }
+  const Result unsupported = chatty->evaluate(spmm_case(5));
+  EXPECT_EQ(unsupported.status, Status::unsupported);
+  EXPECT_THAT(unsupported.message, HasSubstr("outside this system's scope"));
+  const Result failed = chatty->evaluate(spmm_case(6));
+  EXPECT_EQ(failed.status, Status::error);
+  EXPECT_THAT(failed.message, HasSubstr("MemoryError: simulated allocation failure"));
+  EXPECT_THAT(failed.message, HasSubstr("Traceback"));  // the kit prints it on stderr, gnncheck quotes it
+}
+
 TEST(ProcessSystem, ProgramThatCannotStartIsUnavailableWithTheReason) {
   TempDir work;
   auto missing = make_process_system(std::vector<std::string>{"/nonexistent/adapter"}, fast_options(work));
