@@ -23,8 +23,9 @@ and refuses what cannot be mapped (status unsupported, with the reason):
   gcn_norm scales both endpoints by in-degrees, the oracle scales the source by its out-degree;
 - gat with attn_dropout > 0: PyG draws its own dropout mask, the oracle's mask is a function of
   dropout_seed.
-Status: written against PyTorch 2.x and torch_geometric 2.x APIs; see the report of issue 6 for
-where it has and has not been run.
+Status: written against the PyTorch 2.x and torch_geometric 2.x APIs but not yet run: neither is
+installed on the development machines or in CI, and the run on the GPU machine is still to be done.
+Expect to fix details (PyG attribute names differ between versions: GATConv.lin vs lin_src) there.
 """
 
 import argparse
