@@ -5,6 +5,7 @@
 
 #include "adapters/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
+#include "checks/case_transforms.h"
 #include "checks/checks.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
@@ -86,7 +87,7 @@ TEST(Checks, DifferentialCatchesAForATransposeWithAnActionableMessage) {
   const Verdict v = differential(*wrong, c, options);
   ASSERT_FALSE(v.passed);
   EXPECT_EQ(v.tensor, "gradient x");
-  for (const std::string& part : {"tcgnn_backward_uses_A", "'spmm'", "gradient x", "Worst element", "expected",
+  for (const std::string part : {"tcgnn_backward_uses_A", "'spmm'", "gradient x", "Worst element", "expected",
                                   "bound", "Seed 1234", "float32", "gnncheck-replay cases/x"})
     EXPECT_NE(v.message.find(part), std::string::npos) << part << "\n" << v.message;
 }
@@ -162,6 +163,48 @@ TEST(Checks, WidthTailAndMissingEshuffleAreCaught) {
   EXPECT_FALSE(differential(*tail, random_case("spmm", {{"features", std::int64_t{33}}})).passed);
   auto shuffle = make_replica("missing_eshuffle", make_cpu_float32_system());
   EXPECT_FALSE(differential(*shuffle, random_case("spmm_ve_transposed")).passed);
+}
+
+// A correct TF32 tensor-core kernel, emulated: inputs rounded to TF32 (10 stored significand bits),
+// products and sums in float32, as tensor cores do.
+class Tf32Emulation final : public System {
+ public:
+  std::string name() const override { return "tf32_emulation"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::tf32; }
+  Result evaluate(const Case& c) override {
+    Case rounded_case = c;
+    for (TensorMap* m : {&rounded_case.inputs, &rounded_case.parameters, &rounded_case.grad_outputs})
+      for (auto& [name, t] : *m) t = rounded(t, Precision::tf32);
+    return oracle::evaluate(rounded_case, Precision::float32);
+  }
+};
+
+TEST(Checks, CorrectTf32PassesAndAWrongBackwardFailsWhateverThePrecision) {
+  for (const std::string target : {"spmm", "spmm_ve", "sddmm_dot", "normalized_spmm", "gcn", "gat"}) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      Tf32Emulation tf32;
+      const Case c = random_case(target, {}, seed);
+      const Verdict v = differential(tf32, c);
+      EXPECT_TRUE(v.passed) << v.message;
+    }
+  }
+  {
+    // TF32 results are legitimately ~1e-3 off: held to the float32 bound they would fail.
+    Tf32Emulation tf32;
+    const Case c = random_case("spmm_ve", {}, 1);
+    const Result exact = oracle::evaluate(c);
+    const Bounds f32 = ToleranceModel().bounds(c, exact, Precision::float32);
+    const TensorComparison tc =
+        compare_elementwise("output y", tf32.evaluate(c).outputs.at("y"), exact.outputs.at("y"), f32.tensors.at("output y"));
+    EXPECT_FALSE(tc.passed);
+    EXPECT_GT(tc.worst_ratio, 100);
+  }
+  auto wrong = make_replica("tcgnn_backward_uses_A", std::make_unique<Tf32Emulation>());
+  const Verdict v = differential(*wrong, random_case("spmm"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.precision, Precision::tf32);
+  EXPECT_NE(v.message.find("tf32"), std::string::npos);
 }
 
 TEST(Checks, NotApplicableCasesSayWhy) {
