@@ -311,7 +311,13 @@ int main(int argc, char** argv) {
     if (repro->parsed()) {
       const properties::SavedCase saved = properties::load_counterexample(repro_dir);
       std::vector<std::string> names = repro_systems.resolve(registry);
-      if (names.empty()) names.push_back(registry.find(saved.system).name);
+      if (names.empty()) {
+        if (!registry.contains(saved.system))
+          throw InputError(fmt::format("the case was recorded for system '{}', which is not built in: name it with --plugin SO, "
+                                       "--adapter CMD or --system NAME",
+                                       saved.system));
+        names.push_back(saved.system);
+      }
       fmt::print("Case: target {} on {}, seed {}; recorded failure of {} on '{}':\n  {}\n", saved.c.target,
                  saved.c.graph->summary(), saved.c.seed, checks::to_string(saved.check), saved.system, saved.verdict_message);
       bool all_pass = true;

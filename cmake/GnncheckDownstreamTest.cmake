@@ -1,0 +1,26 @@
+# ctest script (cmake -P): install this build into a scratch prefix, then configure, build and test
+# examples/downstream against the installed package exactly as a downstream project would.
+#   -DBUILD_DIR=<this build>  -DSOURCE_DIR=<gnncheck sources>  -DWORK_DIR=<scratch>  -DGENERATOR=<generator>
+foreach(var BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "GnncheckDownstreamTest.cmake needs -D${var}=…")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "downstream example: ${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  message(STATUS "downstream example: ${what}: ok")
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+run_step("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+run_step("configure" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/downstream -B ${WORK_DIR}/build -G ${GENERATOR}
+         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run_step("build" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run_step("ctest" ${CMAKE_CTEST_COMMAND} --test-dir ${WORK_DIR}/build --output-on-failure)
+message(STATUS "${last_output}")
+if(NOT last_output MATCHES "100% tests passed, 0 tests failed out of 2")
+  message(FATAL_ERROR "downstream example: expected its 2 tests to pass")
+endif()
