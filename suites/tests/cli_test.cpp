@@ -1,0 +1,191 @@
+// The gnncheck command as a user meets it: exit codes, error messages for bad flags and bad suites,
+// the final table, the report files, determinism for one seed, and repro of a saved failure.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+CommandResult gnncheck(const std::string& args) {
+  const std::string cmd = fmt::format("'{}' {} 2>&1", GNNCHECK_EXE, args);
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path scratch(const std::string& name) {
+  auto dir = fs::temp_directory_path() / fmt::format("gnncheck-cli-test-{}-{}", name, ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A suite of correct and buggy systems on one small target, fast enough for a unit test.
+const char* kSuite = R"(name: clitest
+seed: 5
+cases_per_property: 6
+entries:
+  - name: correct
+    systems: cpu_float32
+    targets: [spmm, spmm_ve]
+    checks: [differential, adjoint]
+  - name: caught
+    systems: tcgnn_backward_uses_A
+    targets: [spmm]
+    checks: [differential, adjoint]
+    graphs: skewed
+    expect: caught
+  - name: wrongly-expected-to-pass
+    systems: missing_eshuffle
+    targets: [spmm_ve]
+    checks: differential
+    graphs: skewed
+)";
+
+fs::path write_suite(const fs::path& dir, const std::string& text = kSuite) {
+  std::ofstream(dir / "clitest.yaml") << text;
+  return dir / "clitest.yaml";
+}
+
+TEST(CliTest, HelpAndVersionExitZero) {
+  for (const char* args : {"--help", "run --help", "list --help", "check --help", "repro --help", "selfcheck --help"}) {
+    const CommandResult r = gnncheck(args);
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("Usage:")) << args;
+  }
+  EXPECT_THAT(gnncheck("--version").output, HasSubstr("gnncheck "));
+}
+
+TEST(CliTest, UsageErrorsExitTwoWithAClearMessage) {
+  CommandResult r = gnncheck("run --jobs zero");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--jobs"));
+  r = gnncheck("frobnicate");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = gnncheck("run no_such_suite");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("suite 'no_such_suite' not found; looked for:"));
+  r = gnncheck("check --system nonesuch --target spmm");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown system 'nonesuch'; known systems: oracle, cpu_float32"));
+  r = gnncheck("check --system oracle --target nonesuch");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown target 'nonesuch'"));
+}
+
+TEST(CliTest, BadSuiteNamesFileLineAndKey) {
+  const auto dir = scratch("bad-suite");
+  const auto path = write_suite(dir, "name: x\nentries:\n  - name: e\n    systems: oracle\n    checks: [adjoint]\n    cases: lots\n");
+  const CommandResult r = gnncheck(fmt::format("run '{}' --report ''", path.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(fmt::format("{}:6: entries[0].cases: expected a positive integer, got 'lots'", path.string())));
+  const auto path2 = write_suite(dir, "name: x\nentries:\n  - name: e\n    systems: oracle\n    checks: [adjiont]\n");
+  const CommandResult r2 = gnncheck(fmt::format("run '{}' --report ''", path2.string()));
+  EXPECT_EQ(r2.exit_code, 2) << r2.output;
+  EXPECT_THAT(r2.output, HasSubstr(":3: entry 'e': unknown check 'adjiont'; known checks: differential"));
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, ListSaysWhatCanRunHere) {
+  const CommandResult r = gnncheck("list");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* s : {"Ops:", "Layers:", "Systems:", "Replicas", "Checks:", "spmm_ve", "gat", "cpu_float32", "tcgnn_backward_uses_A"})
+    EXPECT_THAT(r.output, HasSubstr(s));
+  // Every system line says available or why not.
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("gpu +gpu +(available|unavailable: .+)"));
+  EXPECT_EQ(gnncheck("list nonsense").exit_code, 2);
+}
+
+TEST(CliTest, RunWritesReportsAndExitsOneOnUnmetExpectations) {
+  const auto dir = scratch("run");
+  const auto suite = write_suite(dir);
+  const CommandResult r = gnncheck(fmt::format("run '{}' --report '{}' --progress plain", suite.string(), (dir / "out").string()));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cpu_float32\n  target   differential  adjoint"));
+  EXPECT_THAT(r.output, HasSubstr("tcgnn_backward_uses_A"));
+  EXPECT_THAT(r.output, HasSubstr("missing_eshuffle/spmm_ve/differential: fail (expected pass)"));
+  EXPECT_THAT(r.output, HasSubstr("re-run: gnncheck repro"));
+  for (const char* f : {"report.json", "junit.xml", "summary.md", "index.html"}) EXPECT_TRUE(fs::exists(dir / "out" / f)) << f;
+  // The failing case was saved, and repro re-runs it (it still fails: exit 1).
+  const std::string json = read_file(dir / "out" / "report.json");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(json, m, std::regex("\"counterexample\": \"(cases/missing_eshuffle[^\"]+)\"")));
+  const CommandResult again = gnncheck(fmt::format("repro '{}'", (dir / "out" / m[1].str()).string()));
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("The case still fails."));
+  // The correct system passes the same saved case.
+  const CommandResult correct = gnncheck(fmt::format("repro '{}' --system cpu_float32", (dir / "out" / m[1].str()).string()));
+  EXPECT_EQ(correct.exit_code, 0) << correct.output;
+
+  const std::string cmd = fmt::format("python3 '{0}/reports/tests/validate_report.py' '{0}/reports/report.schema.json' '{1}' >/dev/null",
+                                      GNNCHECK_TEST_SOURCE_DIR, (dir / "out" / "report.json").string());
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << "report.json does not validate against its schema";
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, EntriesThatHoldExitZero) {
+  const auto dir = scratch("pass");
+  const auto suite = write_suite(dir);
+  const CommandResult r = gnncheck(fmt::format("run '{}' --entry correct --entry caught --report '' --progress plain", suite.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("All expectations held."));
+  EXPECT_THAT(r.output, HasSubstr("1 of 1 replicas caught"));
+  fs::remove_all(dir);
+}
+
+// The report minus what legitimately differs between two runs: timings, the start time, and the
+// report directory's own path inside messages and re-run lines.
+std::string without_timings(std::string json, const std::string& report_dir) {
+  for (auto at = json.find(report_dir); at != std::string::npos; at = json.find(report_dir)) json.replace(at, report_dir.size(), "DIR");
+  json = std::regex_replace(json, std::regex("\"seconds\": [0-9.e+-]+"), "\"seconds\": 0");
+  return std::regex_replace(json, std::regex("\"started_utc\": \"[^\"]*\""), "\"started_utc\": \"\"");
+}
+
+TEST(CliTest, SameSeedSameReport) {
+  const auto dir = scratch("determinism");
+  const auto suite = write_suite(dir);
+  for (const char* out : {"run-a", "run-b"})
+    gnncheck(fmt::format("run '{}' --report '{}' --progress plain", suite.string(), (dir / out).string()));
+  // Parallel jobs must not change anything either.
+  gnncheck(fmt::format("run '{}' --report '{}' --progress plain --jobs 2", suite.string(), (dir / "run-c").string()));
+  auto normalized = [&](const char* out) { return without_timings(read_file(dir / out / "report.json"), (dir / out).string()); };
+  const std::string a = normalized("run-a");
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a, normalized("run-b"));
+  EXPECT_EQ(a, normalized("run-c"));
+  // A different seed draws different cases.
+  gnncheck(fmt::format("run '{}' --report '{}' --progress plain --seed 6", suite.string(), (dir / "run-d").string()));
+  EXPECT_NE(a, normalized("run-d"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
