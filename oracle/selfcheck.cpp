@@ -95,7 +95,8 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& options) {
 
   GradcheckOptions gradcheck = options.gradcheck;
   gradcheck.seed = options.seed;
-  const CaseEvaluator oracle = [](const Case& c) { return evaluate(c, Precision::float64); };
+  const CaseEvaluator oracle =
+      options.evaluate ? options.evaluate : CaseEvaluator([](const Case& c) { return evaluate(c, Precision::float64); });
   const std::vector<NamedGraph> small = selfcheck_small_graphs();
   std::shared_ptr<const Graph> large;
   const index_t large_nodes = std::max<index_t>(1, options.large_edges / 4);

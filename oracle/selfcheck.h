@@ -30,6 +30,8 @@ struct SelfcheckOptions {
   index_t large_edges = 120'000;      // edges of the large graph (at least 100,000 for the bar)
   std::vector<std::string> targets;   // only these targets (empty = all); an unknown name is an InputError
   GradcheckOptions gradcheck;         // step, bound, directions (its seed is replaced by `seed`)
+  CaseEvaluator evaluate;             // whose backward is checked: empty = the oracle in float64; any
+                                      // float64 evaluation (e.g. a System's) may be given instead
   std::ostream* out = nullptr;        // where the lines go (nullptr = silent)
   // glibc only, process-wide, results unaffected: raise malloc's mmap and trim thresholds so the
   // thousands of short-lived tensors reuse freed memory instead of faulting in fresh pages from the

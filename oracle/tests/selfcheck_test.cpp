@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "oracle/selfcheck.h"
+#include "oracle/spmm.h"
 
 namespace gnncheck::oracle {
 namespace {
@@ -43,6 +44,34 @@ TEST(Selfcheck, SelectedTargetsOnly) {
   EXPECT_TRUE(report.all_passed);
   options.targets = {"no_such_op"};
   EXPECT_THROW(run_selfcheck(options), InputError);
+}
+
+// The selfcheck run against an evaluation whose spmm backward multiplies by A instead of Aᵀ: that
+// line fails with the place it happened, the other still passes.
+TEST(Selfcheck, ReportsAWrongBackwardOnItsOwnLine) {
+  std::ostringstream out;
+  SelfcheckOptions options;
+  options.out = &out;
+  options.targets = {"spmm", "spmm_transposed"};
+  options.large_edges = 1'000;
+  options.evaluate = [](const Case& c) {
+    Result r = evaluate(c, Precision::float64);
+    if (r.ok() && c.target == "spmm" && !c.grad_outputs.empty())
+      r.gradients["x"] = spmm_forward(*c.graph, c.grad_outputs.at("y"));
+    return r;
+  };
+  const SelfcheckReport report = run_selfcheck(options);
+  EXPECT_FALSE(report.all_passed);
+  ASSERT_EQ(report.lines.size(), 2u);
+  EXPECT_FALSE(report.lines[0].passed);
+  EXPECT_GT(report.lines[0].full_worst_error, 0.1);
+  EXPECT_TRUE(report.lines[1].passed);
+  EXPECT_THAT(out.str(), HasSubstr("FAIL"));
+  // On the square graph the wrong gradient is compared and located; on the non-square one A·grad_y
+  // cannot even be formed (grad_y has n_dst rows, A wants n_src), and that error is reported.
+  EXPECT_THAT(out.str(), HasSubstr("worst at directed-5x5 defaults: d y["));
+  EXPECT_THAT(out.str(), HasSubstr("failed: nonsquare-3x4 defaults: spmm: input x"));
+  EXPECT_THAT(out.str(), HasSubstr("FAILED: 1 of 2 target inputs agree"));
 }
 
 TEST(Selfcheck, SkewedGraphIsReproducibleAndSkewed) {
