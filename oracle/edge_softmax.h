@@ -5,7 +5,7 @@
 // Backward: grad_s[k,h] = alpha[k,h] · (grad_alpha[k,h] − Σ_{k' ∈ row i} alpha[k',h] · grad_alpha[k',h]).
 // Empty rows have no edges and contribute nothing. logits [E, H] (or [E]) -> alpha of the same shape.
 // Each row's maximum, sum and normalization run in edge-id order on one thread: bit-identical for
-// any thread count.
+// any thread count. Logits must be finite: a row whose logits are all −∞ gives NaN (0/0), as in DGL.
 #pragma once
 
 #include "oracle/graph.h"
