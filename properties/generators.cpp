@@ -83,7 +83,7 @@ GraphSpec realize(const GraphRecipe& r) {
     // Too small for the family (skewed_directed needs 2 nodes, …): an edgeless graph of that size,
     // named so in the counterexample.
     g = Graph::from_csr(r.n_dst, r.n_src, std::vector<index_t>(static_cast<size_t>(r.n_dst + 1), 0), {});
-    family = "empty (" + r.family + " too small)";
+    family = r.family + " (too small: edgeless before irregularities)";
   }
   gnncheck::GraphOptions options;
   options.duplicate_fraction = g.num_edges() > 0 ? r.duplicate_fraction : 0.0;
@@ -244,6 +244,13 @@ namespace {
 
 bool is_width(const std::string& name) { return name.find("features") != std::string::npos; }
 
+// gen::element/elementOf do not shrink in RapidCheck; an index from inRange shrinks toward 0, so
+// choices shrink toward the first (simplest) entry.
+template <class T>
+T pick(const std::vector<T>& choices) {
+  return choices[*rc::gen::inRange<size_t>(0, choices.size())];
+}
+
 }  // namespace
 
 rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options) {
@@ -265,14 +272,14 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
         if (a.name == "heads") {
           c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(1, options.max_heads + 1));
         } else if (is_width(a.name)) {
-          c.attributes.set(a.name, *rc::gen::elementOf(widths));
+          c.attributes.set(a.name, pick(widths));
         } else if (a.name == "norm") {
-          c.attributes.set(a.name, *rc::gen::element<std::string>("symmetric", "row_mean"));
+          c.attributes.set(a.name, pick(std::vector<std::string>{"symmetric", "row_mean"}));
         } else if (a.name == "self_loops" || a.name == "bias" || a.name == "concat") {
           c.attributes.set(a.name, *rc::gen::arbitrary<bool>());
         }
       }
-      c.values = *rc::gen::elementOf(options.value_styles);
+      c.values = pick(options.value_styles);
       c.value_seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
       return c;
     });
