@@ -332,6 +332,16 @@ TrainingHistory train(System& system, const ModelSpec& model, const NodeClassifi
     history.final_train_accuracy = accuracy(final_logits, task.labels, task.train_nodes);
     history.final_val_accuracy = accuracy(final_logits, task.labels, task.val_nodes);
     history.final_test_accuracy = accuracy(final_logits, task.labels, task.test_nodes);
+    history.best_val_epoch = config.epochs;
+    history.best_val_accuracy = history.final_val_accuracy;
+    history.test_accuracy_at_best_val = history.final_test_accuracy;
+    for (const EpochRecord& e : history.epochs)
+      if (e.val_accuracy > history.best_val_accuracy ||
+          (e.val_accuracy == history.best_val_accuracy && e.epoch < history.best_val_epoch)) {
+        history.best_val_epoch = e.epoch;
+        history.best_val_accuracy = e.val_accuracy;
+        history.test_accuracy_at_best_val = e.test_accuracy;
+      }
   } catch (const SystemFailure& failure) {
     history.status = failure.status;
     history.message = failure.message;

@@ -80,6 +80,12 @@ struct TrainingHistory {
   double final_train_accuracy = 0.0;
   double final_val_accuracy = 0.0;
   double final_test_accuracy = 0.0;
+  // Model selection on the validation set, as the GAT paper's early stopping does: the evaluation
+  // with the highest validation accuracy (the earliest on ties; the final parameters count as epoch
+  // `epochs.size()`), and the test accuracy of those parameters.
+  int best_val_epoch = 0;
+  double best_val_accuracy = 0.0;
+  double test_accuracy_at_best_val = 0.0;
   Status status = Status::ok;  // not ok: the system failed or answered with bad tensors; see message
   std::string message;         // names the epoch, layer and pass that failed
   double seconds = 0.0;        // wall time of the whole run

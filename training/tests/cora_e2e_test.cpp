@@ -1,5 +1,6 @@
 // The oracle trained on Cora with the published recipes reaches the published accuracy range
-// (Kipf & Welling 2017: GCN 81.5%; Veličković et al. 2018: GAT 83.0%), through the System interface.
+// (Kipf & Welling 2017: GCN 81.5% after 200 epochs; Veličković et al. 2018: GAT 83.0% with early
+// stopping on the validation set), through the System interface.
 #include <gtest/gtest.h>
 
 #include "adapters/cpu_systems.h"
@@ -25,7 +26,10 @@ TEST(CoraE2E, OracleGatEightHeadsReachesThePublishedRange) {
   const TrainingHistory h = train(*oracle, r.model, task, r.config);
   ASSERT_TRUE(h.ok()) << h.message;
   tests::record_run("gat_8x8_test_accuracy", h);
-  EXPECT_GE(h.final_test_accuracy, 0.81) << "published: 83.0%";
+  // Veličković et al. report the test accuracy of the parameters selected by early stopping on the
+  // validation set; the driver's model selection is that protocol over the 200 epochs.
+  EXPECT_GE(h.test_accuracy_at_best_val, 0.81) << "published: 83.0%";
+  EXPECT_GE(h.final_test_accuracy, 0.80) << "after the last epoch";
 }
 
 }  // namespace

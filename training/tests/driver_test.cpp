@@ -122,6 +122,27 @@ TEST(Driver, OracleLearnsTheSyntheticTaskAndLossDecreases) {
   EXPECT_EQ(h.system, "oracle");
 }
 
+TEST(Driver, ModelSelectionPicksTheEarliestBestValidationEvaluation) {
+  const auto task = tests::synthetic_task();
+  TrainingConfig config;
+  config.epochs = 25;
+  config.input_dropout = config.hidden_dropout = 0.5;
+  auto oracle = make_oracle_system();
+  const TrainingHistory h = train(*oracle, gcn_model(task.num_features(), 16, task.num_classes), task, config);
+  ASSERT_TRUE(h.ok()) << h.message;
+  double best = h.final_val_accuracy;
+  for (const auto& e : h.epochs) best = std::max(best, e.val_accuracy);
+  EXPECT_EQ(h.best_val_accuracy, best);
+  if (h.best_val_epoch < 25) {
+    const EpochRecord& chosen = h.epochs[static_cast<size_t>(h.best_val_epoch)];
+    EXPECT_EQ(chosen.val_accuracy, best);
+    EXPECT_EQ(h.test_accuracy_at_best_val, chosen.test_accuracy);
+    for (int e = 0; e < h.best_val_epoch; ++e) EXPECT_LT(h.epochs[static_cast<size_t>(e)].val_accuracy, best);
+  } else {
+    EXPECT_EQ(h.test_accuracy_at_best_val, h.final_test_accuracy);
+  }
+}
+
 TEST(Driver, EveryModelTrainsThroughTheOracle) {
   const auto task = tests::synthetic_task();
   TrainingConfig config;

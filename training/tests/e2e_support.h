@@ -24,10 +24,12 @@ inline NodeClassificationTask load_task(const std::string& name) {
 
 // One line per run in the test log, and the figure as a test property (ctest's XML output keeps it).
 inline void record_run(const std::string& key, const TrainingHistory& h) {
-  const std::string line = fmt::format("{} on {} through {}: test accuracy {:.1f}% (val {:.1f}%), final loss {:.4f}, {} "
-                                       "epochs in {:.1f} s",
-                                       h.model, h.task, h.system, 100 * h.final_test_accuracy, 100 * h.final_val_accuracy,
-                                       h.epochs.empty() ? 0.0 : h.epochs.back().train_loss, h.epochs.size(), h.seconds);
+  const std::string line = fmt::format(
+      "{} on {} through {}: test accuracy {:.1f}% (val {:.1f}%) after the last epoch, {:.1f}% at the best validation "
+      "accuracy {:.1f}% (epoch {}), final loss {:.4f}, {} epochs in {:.1f} s",
+      h.model, h.task, h.system, 100 * h.final_test_accuracy, 100 * h.final_val_accuracy,
+      100 * h.test_accuracy_at_best_val, 100 * h.best_val_accuracy, h.best_val_epoch,
+      h.epochs.empty() ? 0.0 : h.epochs.back().train_loss, h.epochs.size(), h.seconds);
   fmt::print("{}\n", line);
   ::testing::Test::RecordProperty(key, fmt::format("{:.1f}", 100 * h.final_test_accuracy));
 }
