@@ -17,7 +17,9 @@ function(gnncheck_add_test)
     LABELS "${T_LABELS}"
     TIMEOUT ${T_TIMEOUT}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-    ENVIRONMENT "GNNCHECK_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+    # ctest -j 2 on 2 cores: one OpenMP thread per test, so tests never spin at barriers against
+    # each other (results do not depend on the thread count; the determinism tests set it themselves).
+    ENVIRONMENT "GNNCHECK_SOURCE_DIR=${PROJECT_SOURCE_DIR};OMP_NUM_THREADS=1")
   # A GPU test binary on a machine without a device skips every test with this reason; ctest then
   # reports the test as skipped (never as passed). Only GPU tests may be skipped this way.
   if("gpu" IN_LIST T_LABELS)
