@@ -170,6 +170,7 @@ td.ok{background:#e6f4ea;color:#1e6b34;text-align:center}
 td.bad{background:#fce8e6;color:#a50e0e;font-weight:700;text-align:center}
 td.skip{background:#f1f3f4;color:#777;text-align:center}
 td.miss{color:#999;text-align:center}
+td.bug{min-width:360px;font-size:12px;color:#444}
 .meta{color:#555;font-size:13px}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
 pre{background:#f6f8fa;padding:8px;overflow-x:auto;white-space:pre-wrap}
@@ -238,18 +239,19 @@ std::string html_report(const RunReport& run) {
         if (std::find(checks.begin(), checks.end(), c) == checks.end()) checks.push_back(c);
     h += "<h2>Bug replicas</h2><p class='meta'>Each replica is a correct system with one published bug put back; a suite "
          "must catch every one. <b>caught</b>: the check failed on at least one target; <b>·</b>: it passed everywhere.</p>"
-         "<table><tr><th>replica</th><th>bug</th>";
+         "<table><tr><th>replica</th>";
     for (const auto& c : checks) h += fmt::format("<th>{}</th>", esc(c));
-    h += "<th>verdict</th></tr>\n";
+    h += "<th>verdict</th><th>bug</th></tr>\n";
     for (const auto& r : replicas) {
       const std::string verdict = !r.ran ? "not run" : (r.caught ? "caught" : "MISSED");
-      h += fmt::format("<tr><td>{}</td><td>{}</td>", esc(r.name), esc(r.bug));
+      h += fmt::format("<tr><td>{}</td>", esc(r.name));
       for (const auto& c : checks) {
         const bool tried = std::find(r.tried.begin(), r.tried.end(), c) != r.tried.end();
         const bool caught = std::find(r.caught_by.begin(), r.caught_by.end(), c) != r.caught_by.end();
         h += fmt::format("<td class='{}'>{}</td>", caught ? "ok" : (tried ? "miss" : "skip"), caught ? "caught" : (tried ? "·" : ""));
       }
-      h += fmt::format("<td class='{}'>{}</td></tr>\n", !r.ran ? "skip" : (r.caught ? "ok" : "bad"), verdict);
+      h += fmt::format("<td class='{}'>{}</td><td class='bug'>{}</td></tr>\n", !r.ran ? "skip" : (r.caught ? "ok" : "bad"), verdict,
+                       esc(r.bug));
     }
     h += "</table>\n";
   }

@@ -206,10 +206,20 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
   only_for("name", g.family == "dataset", "dataset");
   only_for("path", g.family == "file", "file");
   only_for("params", g.family != "random" && g.family != "dataset" && g.family != "file", "csbm and the generator families");
-  if (m.count("max_nodes")) g.max_nodes = m.at("max_nodes").positive_integer();
+  // Random graphs are for counterexamples that shrink: a claim of 10^15 nodes is refused here, before
+  // any case allocates a graph of that size (2^16 nodes × degree 256 is already 16 million edges).
+  if (m.count("max_nodes")) {
+    g.max_nodes = m.at("max_nodes").positive_integer();
+    if (g.max_nodes > kMaxRandomNodes)
+      m.at("max_nodes").fail(fmt::format("{} nodes per side is absurd for a random graph; expected at most {} (use a "
+                                         "generator family such as erdos_renyi or rmat for large graphs)",
+                                         g.max_nodes, kMaxRandomNodes));
+  }
   if (m.count("max_avg_degree")) {
     g.max_avg_degree = m.at("max_avg_degree").real();
     if (!(g.max_avg_degree > 0)) m.at("max_avg_degree").fail("expected a positive average degree");
+    if (g.max_avg_degree > kMaxRandomAvgDegree)
+      m.at("max_avg_degree").fail(fmt::format("expected an average degree of at most {}", kMaxRandomAvgDegree));
   }
   if (m.count("square_only")) g.square_only = m.at("square_only").boolean();
   if (m.count("params"))

@@ -46,6 +46,10 @@ struct IntRange {
 //   anything else is a family of fixtures::make_graph (erdos_renyi, rmat, power_law,
 //               skewed_directed, star, chain, complete_bipartite, builtin, …) built from `params`
 //               with a fresh seed per case; these graphs are fixed per case and are not shrunk.
+// The largest random graphs a suite may ask for (larger values are refused when the suite is read).
+inline constexpr std::int64_t kMaxRandomNodes = std::int64_t{1} << 16;  // per side
+inline constexpr double kMaxRandomAvgDegree = 256.0;
+
 struct GraphFamily {
   std::string name;    // the key it is defined under in `graphs:`
   std::string family;

@@ -1,5 +1,8 @@
 #include "suites/cli/progress.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 
@@ -62,11 +65,18 @@ class TerminalProgress final : public ProgressBase {
     std::string estimate = "estimating";
     if (done_ > 0 && done_ < total_) estimate = "~" + format_duration(e / static_cast<double>(done_) * static_cast<double>(total_ - done_)) + " left";
     if (done_ == total_) estimate = "done";
-    std::string line = fmt::format("[{}/{}] {} failing · {} unmet · {} elapsed · {} · {}", done_, total_, failing_, unmet_,
+    std::string line = fmt::format("[{}/{}] {} failing | {} unmet | {} elapsed | {} | {}", done_, total_, failing_, unmet_,
                                    format_duration(e), estimate, running_);
-    if (line.size() > 150) line = line.substr(0, 147) + "...";
+    // Never wrap: a wrapped status line cannot be redrawn in place.
+    const std::size_t columns = terminal_columns();
+    if (line.size() >= columns) line = line.substr(0, columns - 4) + "...";
     out_ << "\r\033[K" << line << std::flush;
     drawn_ = true;
+  }
+  static std::size_t terminal_columns() {
+    winsize ws{};
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col;
+    return 100;
   }
   std::string running_;
   bool drawn_ = false;
@@ -92,7 +102,7 @@ class PlainProgress final : public ProgressBase {
 }  // namespace
 
 std::string format_duration(double seconds) {
-  if (seconds < 60) return fmt::format("{:.0f} s", std::ceil(seconds));
+  if (seconds < 60) return fmt::format("{:.0f} s", std::floor(seconds));
   const long s = std::lround(seconds);
   if (s < 3600) return fmt::format("{}:{:02}", s / 60, s % 60);
   return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
