@@ -68,8 +68,9 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
   const double h = std::cbrt(u);
   const double safety = options.tolerance.safety_factor;
 
-  // The base point, representable in the declared precision; ȳ from the case or seeded.
-  Case base = c;
+  // The base point: the case moved off exact kinks (see jittered()), representable in the declared
+  // precision; ȳ from the case or seeded.
+  Case base = jittered(c, c.seed);
   for (TensorMap* m : {&base.inputs, &base.parameters})
     for (auto& [name, t] : *m) t = rounded(t, p);
   if (base.grad_outputs.empty()) base.grad_outputs = random_like(exact_result(c).outputs, c.seed, "adjoint ȳ");

@@ -40,6 +40,22 @@ TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::s
   return out;
 }
 
+Case jittered(const Case& c, std::uint64_t seed) {
+  Case out = c;
+  for (TensorMap* m : {&out.inputs, &out.parameters}) {
+    const TensorMap noise = random_like(*m, seed, "jitter");
+    for (auto& [name, t] : *m) {
+      double sq = 0.0;
+      for (double v : t.values()) sq += v * v;
+      const double rms = t.size() ? std::sqrt(sq / static_cast<double>(t.size())) : 0.0;
+      const double scale = 0.01 * (rms > 0 ? rms : 1.0);
+      const Tensor& r = noise.at(name);
+      for (index_t i = 0; i < t.size(); ++i) t[i] += scale * r[i];
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // Rounds a float32 to `stored_bits` explicit significand bits, round to nearest even.

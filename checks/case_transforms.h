@@ -32,6 +32,12 @@ Case ones_case(const Case& c);
 TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::string& tag, double lo = -1.0,
                       double hi = 1.0);
 
+// The case moved off exact kinks: every input and parameter value v becomes v + 0.01·s·r, with s the
+// root-mean-square of its tensor (1 if that is 0) and r uniform in [-1, 1) from `seed`. Integer
+// and zero inputs put ReLU/LeakyReLU pre-activations exactly at 0, where finite differences say
+// nothing; the adjoint and gradient checks probe this nearby point instead (deterministically).
+Case jittered(const Case& c, std::uint64_t seed);
+
 // x rounded to the nearest value of `p` (round to nearest even; float32 through a cast; tf32,
 // bfloat16 and float16 by rounding the float32 significand to 10, 7 and 10 stored bits; float16 also
 // to its exponent range). float64 returns x.

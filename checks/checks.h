@@ -11,7 +11,7 @@
 //                           oracle/gradcheck (full Jacobian on small cases, random directions on large
 //                           ones); for systems declaring float64 (not applicable otherwise).
 //   adjoint                 ⟨ȳ, J·u⟩ = ⟨Jᵀȳ, u⟩ per differentiable input, J·u from the system's own
-//                           forward at x ± h·u — no oracle values are used (only magnitudes for nothing).
+//                           forward at x ± h·u — the oracle is not used at all.
 //   op_order                the differential check on the case's graph augmented so that in- and
 //                           out-degrees differ (hub nodes), where normalizing on the wrong side shows;
 //                           for normalized_spmm the detail names the wrong formula the answer matches.

@@ -153,9 +153,31 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
   // The float64 oracle in the other order: what summation order alone changes in float64. Scaled-down
   // float32 errors understate that where float32 flushes a cancelled result to 0.
   const Result reversed_f64 = must_evaluate(reversed.transformed, Precision::float64, "the row-reversed case");
+  // The float64 oracle on inputs moved by a relative 2^-52 (random signs): how much one rounding of
+  // every input moves the answer — the conditioning a float64 implementation's own roundings meet
+  // (GAT with |logits| ~ 1e6 turns u into a relative 1e-10 change of the attention; float32,
+  // saturated to one-hot there, cannot show it).
+  Case nudged = c;
+  for (TensorMap* m : {&nudged.inputs, &nudged.parameters}) {
+    const TensorMap signs = random_like(*m, c.seed, "tolerance nudge");
+    for (auto& [name, t] : *m)
+      for (index_t i = 0; i < t.size(); ++i) t[i] *= 1.0 + std::ldexp(signs.at(name)[i] >= 0 ? 1.0 : -1.0, -52);
+  }
+  const Result nudged_f64 = must_evaluate(nudged, Precision::float64, "the input-nudged case");
   // The target on |inputs|: for the linear parts of a composite (aggregations, matrix products) it is
   // Σ|terms| before cancellation; for the rest a magnitude of the same order.
   const Result abs_sums = must_evaluate(abs_case(c), Precision::float64, "|inputs|");
+  // Root-mean-square over every gradient (or every output) of the answer: the normwise scale a
+  // tensor that cancels to ~0 as a whole (GAT's attention gradients on a one-node graph) is judged by.
+  auto answer_rms = [&](bool gradients) {
+    double sq = 0.0;
+    index_t n = 0;
+    for (const auto& [name, t] : gradients ? exact.gradients : exact.outputs)
+      for (double v : t.values())
+        if (std::isfinite(v)) sq += v * v, ++n;
+    return n ? std::sqrt(sq / static_cast<double>(n)) : 0.0;
+  };
+  const double outputs_rms = answer_rms(false), gradients_rms = answer_rms(true);
   index_t widest = 0;
   for (const auto& m : {c.inputs, c.parameters})
     for (const auto& [name, t] : m) widest = std::max({widest, t.row_size(), t.rank() == 2 ? t.rows() : index_t{0}});
@@ -164,8 +186,8 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
   b.precision = precision;
   b.unit_roundoff = u;
   b.model = fmt::format(
-      "measured {}·max(max(e_i, rms e)·(u/u_f32), d64_i) + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)|) (e = float32 "
-      "oracle error, CSR, row-reversed and row-shuffled orders; d64 = float64 row-reversed vs CSR; w = widest row; u = {})",
+      "measured {}·max(max(e_i, rms e)·(u/u_f32), d64_i) + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 "
+      "oracle error, CSR, row-reversed and row-shuffled orders; d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; w = widest row; u = {})",
       options_.measured_multiple, options_.safety_factor, u_text(precision));
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");
@@ -173,6 +195,7 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
     const Tensor y2 = to_original_order(must_find(reversed_order, nt, "the row-reversed float32 evaluation"), nt.kind,
                                         reversed);
     const Tensor& abs_sum = must_find(abs_sums, nt, "the |inputs| evaluation");
+    const Tensor& y_nudged = must_find(nudged_f64, nt, "the input-nudged evaluation");
     const Tensor y64 = to_original_order(must_find(reversed_f64, nt, "the row-reversed float64 evaluation"), nt.kind,
                                          reversed);
     const Tensor y3 = to_original_order(must_find(shuffled_order, nt, "the row-shuffled float32 evaluation"), nt.kind,
@@ -203,8 +226,10 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
     const index_t width = std::max<index_t>(1, y.row_size());
     for (index_t i = 0; i < y.size(); ++i) {
       const double d = node_row_terms(g, nt.kind, i / width) + static_cast<double>(widest) + 4.0;
-      const double order_f64 = std::isfinite(y64[i]) && std::isfinite(y[i]) ? std::abs(y64[i] - y[i]) : 0.0;
-      const double magnitude = std::abs(y[i]) + y_rms + (std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : 0.0);
+      double order_f64 = std::isfinite(y64[i]) && std::isfinite(y[i]) ? std::abs(y64[i] - y[i]) : 0.0;
+      if (std::isfinite(y_nudged[i]) && std::isfinite(y[i])) order_f64 = std::max(order_f64, std::abs(y_nudged[i] - y[i]));
+      const double magnitude = std::abs(y[i]) + y_rms + (std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : 0.0) +
+                               (nt.is_gradient ? gradients_rms : outputs_rms);
       bound[i] = options_.measured_multiple * std::max(std::max(e[i], rms) * scale, order_f64) +
                  options_.safety_factor * gamma(d, u) * magnitude + d * tiny;
     }

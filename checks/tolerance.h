@@ -21,14 +21,18 @@
 // them shuffled (fixed seed), three summation orders a correct implementation may use — and e_i,
 // the largest of the three errors against float64, is what a correct float32 implementation
 // naturally makes. Then
-//     bound_i = M · max(e_i, ē) · (u / u_float32) + s · γ_{d_i + w + 4} · (|y_i| + ȳ + A_i) + floor,
+//     bound_i = M · max(e_i, ē) · (u / u_float32) + s · γ_{d_i + w + 4} · (|y_i| + ȳ + A_i + R) + floor,
 // (for a float64 system the first term is M · max(max(e_i, ē) · u/u_float32, d64_i), d64_i being
-// how much the float64 oracle itself moves when every row's edges are reversed),
+// how much the float64 oracle itself moves when every row's edges are reversed or every input is
+// nudged by a relative 2^-52 — the conditioning float64 roundings meet, which float32, saturated
+// on large logits, cannot show),
 // with M a stated multiple (default 16), ē the root-mean-square of e over the tensor (an element
 // whose float32 error happened to be 0 is not held to 0), ȳ the root-mean-square of y over the
 // tensor, A_i the target evaluated in float64 on |inputs| (Σ|terms| for the linear parts of a
 // composite: aggregations and matrix products, where cancellation hides the rounding from |y|),
-// d_i the degree of the element's row, w the widest row of any input or parameter (the length of
+// R the root-mean-square over all outputs (for an output) or all gradients (for a gradient) of the
+// answer — a tensor may cancel to ~0 as a whole (GAT's attention-vector gradients on a one-node
+// graph are exactly 0 in exact arithmetic) —, d_i the degree of the element's row, w the widest row of any input or parameter (the length of
 // the matrix products) and s the safety factor: the closed-form floor of one more sum per element. The ȳ term matters where y_i is the cancelled difference of larger
 // terms (softmax backward, α·(ḡ − Σ α·ḡ)): float32 may flush it to 0, so e_i is only |y_i| and,
 // scaled to float64, would understate what a float64 implementation may err; the floor is then
