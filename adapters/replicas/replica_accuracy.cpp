@@ -7,7 +7,7 @@
 //
 // Rows: GCN (Kipf & Welling recipe) with the oracle, tcgnn_backward_uses_A, gnnadvisor_sqrt_degree
 // and gnnadvisor_norm_backward_order; GAT (8 heads × 8, Veličković recipe) with the oracle and
-// gat_backward_untransposed_attention. --model keeps one model's rows; --replica (repeatable) keeps
+// gat_backward_untransposed_attention and missing_eshuffle. --model keeps one model's rows; --replica (repeatable) keeps
 // the correct row and those replicas' rows; --skip-correct drops the correct row (the difference
 // column is then empty); --norm sets the GCN layers' normalization (Kipf & Welling: symmetric).
 // Output: a Markdown table on stdout.
@@ -70,7 +70,9 @@ int main(int argc, char** argv) {
                         {"gcn", "tcgnn_backward_uses_A"},
                         {"gcn", "gnnadvisor_sqrt_degree"},
                         {"gcn", "gnnadvisor_norm_backward_order"},
-                        {"gat", ""}, {"gat", "gat_backward_untransposed_attention"}};
+                        {"gat", ""},
+                        {"gat", "gat_backward_untransposed_attention"},
+                        {"gat", "missing_eshuffle"}};
     fmt::print("| model | system | final test accuracy | difference to the correct system | final train loss | seconds |\n"
                "|---|---|---|---|---|---|\n");
     std::optional<double> correct_accuracy;
