@@ -6,10 +6,11 @@
 //                             [--replica NAME]... [--skip-correct] [--norm symmetric|row_mean]
 //
 // Rows: GCN (Kipf & Welling recipe) with the oracle, tcgnn_backward_uses_A, gnnadvisor_sqrt_degree
-// and gnnadvisor_norm_backward_order; GAT (8 heads × 8, Veličković recipe) with the oracle and
-// gat_backward_untransposed_attention and missing_eshuffle. --model keeps one model's rows; --replica (repeatable) keeps
-// the correct row and those replicas' rows; --skip-correct drops the correct row (the difference
-// column is then empty); --norm sets the GCN layers' normalization (Kipf & Welling: symmetric).
+// and gnnadvisor_norm_backward_order; GAT (8 heads × 8, Veličković recipe) with the oracle,
+// gat_backward_untransposed_attention and missing_eshuffle. --model keeps one model's rows;
+// --replica (repeatable) keeps the correct row and those replicas' rows; --skip-correct drops the
+// correct row (the difference column is then empty); --norm sets the GCN layers' normalization
+// (Kipf & Welling: symmetric).
 // Output: a Markdown table on stdout.
 #include <algorithm>
 #include <cstdlib>
