@@ -12,10 +12,12 @@
 #   lib/libgnncheck_*.a
 #   lib/cmake/gnncheck/             gnncheckConfig.cmake, targets, GnncheckDownstream.cmake
 #   share/gnncheck/suites/*.yaml    (found by `gnncheck run ci`)
+#   share/gnncheck/python/          the Python adapter kit (gnncheck_adapter.py) and reference adapters
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(GNNCHECK_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gnncheck)
+set(GNNCHECK_INSTALL_PYTHONDIR ${CMAKE_INSTALL_DATADIR}/gnncheck/python)
 
 # Exported names: gnncheck::oracle, gnncheck::checks, … (the same names as inside this build).
 set(gnncheck_export_libraries
@@ -49,13 +51,18 @@ install(FILES ${PROJECT_SOURCE_DIR}/suites/default.yaml ${PROJECT_SOURCE_DIR}/su
               ${PROJECT_SOURCE_DIR}/suites/full.yaml ${PROJECT_SOURCE_DIR}/suites/gpu.yaml
               ${PROJECT_SOURCE_DIR}/suites/accuracy.yaml ${PROJECT_SOURCE_DIR}/suites/SCHEMA.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gnncheck/suites)
+# The Python adapter kit and its reference adapters (adapters/PROTOCOL.md), for adapters written
+# outside this tree: the package config names the folder gnncheck_PYTHON_ADAPTERS_DIR.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/adapters/python/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gnncheck/python
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE PATTERN "tests" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json ${PROJECT_SOURCE_DIR}/reports/SCHEMA.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gnncheck/reports)
 
 install(EXPORT gnncheckTargets NAMESPACE gnncheck:: DESTINATION ${GNNCHECK_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gnncheckConfig.cmake.in
                               ${CMAKE_CURRENT_BINARY_DIR}/gnncheckConfig.cmake
-                              INSTALL_DESTINATION ${GNNCHECK_INSTALL_CMAKEDIR})
+                              INSTALL_DESTINATION ${GNNCHECK_INSTALL_CMAKEDIR}
+                              PATH_VARS GNNCHECK_INSTALL_PYTHONDIR)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gnncheckConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gnncheckConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/gnncheckConfigVersion.cmake
