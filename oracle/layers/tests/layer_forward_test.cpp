@@ -222,6 +222,13 @@ TEST(LayerCatalogue, DisabledBiasIsNotAnInput) {
   EXPECT_EQ(r.gradients.count("weight"), 1u);
 }
 
+TEST(LayerCatalogue, RandomCasesLeaveADisabledBiasOut) {
+  const Case c = make_random_case(find_target("gat"), small_square_graph(), {{"bias", false}}, 3);
+  EXPECT_EQ(c.parameters.count("bias"), 0u);
+  EXPECT_EQ(c.parameters.count("weight"), 1u);
+  EXPECT_TRUE(evaluate(c).ok());
+}
+
 TEST(LayerSelfLoops, BlockSelfLoopsAppendOneEdgePerDestination) {
   const Graph g = layers::with_destination_self_loops(*small_block_graph());
   EXPECT_EQ(g.num_edges(), 6 + 3);
