@@ -25,6 +25,31 @@ Case random_case(const std::string& target, Attributes attrs = {}, std::uint64_t
   return oracle::make_random_case(oracle::find_target(target), g, attrs, seed);
 }
 
+TEST(CaseTransforms, RelabelingAndReorderingMoveEveryTensorKindExactly) {
+  // Permutations only: the oracle's answers on the moved case, mapped back, are bit-identical
+  // (relabeling keeps each row's order; eshuffle's CSC-ordered tensors move with their edges).
+  for (const std::string target : {"spmm_ve", "eshuffle", "eshuffle_inverse", "sddmm_dot"}) {
+    const Case c = random_case(target, {{"heads", std::int64_t{2}}});
+    const auto& spec = oracle::find_target(target).spec;
+    const Result original = oracle::evaluate(c);
+    for (const Relabeling& moved : {relabel_nodes(c, 3), reverse_edges_within_rows(c)}) {
+      const Result r = oracle::evaluate(moved.transformed);
+      ASSERT_TRUE(r.ok()) << r.message;
+      if (target != "spmm_ve" && target != "sddmm_dot") {
+        for (const auto& [name, t] : r.outputs)
+          EXPECT_EQ(to_original_order(t, output_kind(spec, name), moved), original.outputs.at(name)) << target;
+        for (const auto& [name, t] : r.gradients)
+          EXPECT_EQ(to_original_order(t, input_kind(spec, name), moved), original.gradients.at(name)) << target;
+      } else {
+        for (const auto& [name, t] : r.outputs) {
+          const Tensor back = to_original_order(t, output_kind(spec, name), moved);
+          for (index_t i = 0; i < back.size(); ++i) EXPECT_NEAR(back[i], original.outputs.at(name)[i], 1e-12) << target;
+        }
+      }
+    }
+  }
+}
+
 TEST(Tolerance, ClosedFormIsGammaKTimesAbsoluteSum) {
   const Case c = random_case("spmm", {{"features", std::int64_t{3}}});
   const Result exact = oracle::evaluate(c);
