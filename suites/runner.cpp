@@ -227,6 +227,7 @@ class Planner {
       t.seed = task_seed(seed_, entry.name, system_name, target, check);
       return t;
     };
+    std::unique_ptr<System> probe;  // asked which targets it supports; made once per entry and system
     for (const auto& check : entry.checks) {
       if (check == kSelfcheck) {
         tasks.push_back(task_for("all", check));
@@ -243,7 +244,7 @@ class Planner {
         tasks.push_back(std::move(t));
         continue;
       }
-      std::unique_ptr<System> probe = sys.make();
+      if (!probe) probe = sys.make();
       for (const TargetChoice* choice : target_choices(entry)) {
         const bool selector = choice->name == "all" || choice->name == "ops" || choice->name == "layers";
         const std::vector<std::string> names = selector ? targets_of(choice->name) : std::vector<std::string>{choice->name};
@@ -305,8 +306,15 @@ class Executor {
       if (t.label.check == kSelfcheck) {
         run_selfcheck_task(t, r);
       } else {
-        auto& sys = instances[t.label.system];
-        if (!sys) sys = systems_.find(t.label.system).make();
+        // In-process systems are cheap to make: a fresh one per task keeps one task's state from
+        // reaching the next, so results do not depend on --jobs or task order. Processes and GPU
+        // contexts are expensive to start and are kept per thread.
+        const SystemEntry& entry = systems_.find(t.label.system);
+        std::unique_ptr<System> fresh;
+        std::unique_ptr<System>* slot = &fresh;
+        if (entry.kind != "builtin" && entry.kind != "replica") slot = &instances[t.label.system];
+        if (!*slot) *slot = entry.make();
+        System* sys = slot->get();
         r.precision = std::string(to_string(sys->precision(t.label.target)));
         if (t.label.check == kAccuracy)
           run_accuracy_task(t, *sys, r);
