@@ -31,7 +31,8 @@ class ProtocolFixture {
     // $GNNCHECK_FUZZ_DUMP_FIXTURE=<folder>: copy the fixture's files there (how the seed corpora of
     // fuzz_case_json and fuzz_result_json were made).
     if (const char* dump = std::getenv("GNNCHECK_FUZZ_DUMP_FIXTURE"))
-      std::filesystem::copy(scratch_.path(), dump, std::filesystem::copy_options::overwrite_existing);
+      std::filesystem::copy(scratch_.path(), dump,
+                            std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
   }
   const std::filesystem::path& dir() const { return scratch_.path(); }
   const Case& original_case() const { return case_; }

@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh                 # every target, 60 s each; build dir: build-fuzz
 #   scripts/fuzz.sh 10 fuzz_npy     # 10 s, one target
 #   BUILD_DIR=/tmp/fz JOBS=8 scripts/fuzz.sh 300
+#   NO_BUILD=1 scripts/fuzz.sh 60 fuzz_npy   # run what is built, without configuring or building
 #
 # A finding is anything but "a valid object or an InputError": an escaping exception, a crash, a
 # sanitizer report, a broken invariant, an input taking over 10 s, more than 2 GiB resident or a
@@ -25,12 +26,14 @@ all_targets=(fuzz_matrix_market fuzz_edge_list fuzz_dataset_folder fuzz_npy fuzz
 targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=("${all_targets[@]}")
 
+if [[ -z "${NO_BUILD:-}" ]]; then  # NO_BUILD=1: run the targets already built (while another build runs)
 CC=clang CXX=clang++ cmake -S "${source_dir}" -B "${build_dir}" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
   -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
   -DGNNCHECK_FUZZ=ON -DGNNCHECK_CUDA=OFF -DGNNCHECK_BUILD_TESTS=OFF -DGNNCHECK_BENCHMARKS=OFF >/dev/null
 cmake --build "${build_dir}" -j "${jobs}" --target "${targets[@]}"
+fi
 
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
