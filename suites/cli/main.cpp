@@ -12,6 +12,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -119,7 +120,8 @@ int main(int argc, char** argv) {
   std::string run_suite_name = "default";
   SystemFlags run_systems;
   std::optional<std::uint64_t> run_seed;
-  int run_jobs = 1;
+  // Tasks are independent (each has its own seed and, in process, its own system instance).
+  int run_jobs = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   std::string run_report = "gnncheck-report";
   std::vector<std::string> run_entries;
   std::string run_progress = "auto";
@@ -128,7 +130,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_systems.add_to(run);
   run->add_option("--seed", run_seed, "Replace the suite's seed (every random choice derives from it)");
-  run->add_option("--jobs,-j", run_jobs, "Tasks to run in parallel")->check(CLI::Range(1, 256))->capture_default_str();
+  run->add_option("--jobs,-j", run_jobs, "Tasks to run in parallel (default: the number of cores, at most 8)")->check(CLI::Range(1, 256))->capture_default_str();
   run->add_option("--report", run_report, "Directory for report.json, junit.xml, summary.md, index.html and cases/ "
                                           "(an empty string writes no report)")
       ->capture_default_str();
