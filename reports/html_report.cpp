@@ -87,20 +87,31 @@ std::string error_vs_bound_plot(const std::string& system, const std::vector<con
     std::string label;
   };
   std::vector<Point> points;
-  const double floor = 1e-18;
+  // Cases whose bound is below 1e-30 have exactly-zero data (the bound scales with Σ|a||b|); they
+  // would stretch the axes over dozens of empty decades, so they are counted, not drawn.
+  const double smallest_bound = 1e-30;
+  int not_drawn = 0;
   for (const auto* r : records)
     for (const auto& p : r->error_vs_bound) {
       if (!(p.bound > 0) || !std::isfinite(p.bound)) continue;
-      const double err = std::isfinite(p.metric) ? std::max(p.metric, floor) : 1e300;
-      points.push_back({std::log10(p.bound), std::log10(std::min(err, 1e300)), p.metric > p.bound || !std::isfinite(p.metric),
-                        r->target + " / " + r->check});
+      if (p.bound < smallest_bound && std::isfinite(p.metric) && p.metric <= p.bound) {
+        ++not_drawn;
+        continue;
+      }
+      const bool over = p.metric > p.bound || !std::isfinite(p.metric);
+      const double err = std::isfinite(p.metric) ? p.metric : 1e300;
+      points.push_back({std::log10(p.bound), err > 0 ? std::log10(err) : -INFINITY, over, r->target + " / " + r->check});
     }
   if (points.empty()) return "";
   Frame f;
   double lo = 1e9, hi = -1e9;
   for (const auto& p : points) {
-    lo = std::min({lo, p.x, p.y});
-    hi = std::max({hi, p.x, p.y});
+    lo = std::min(lo, p.x);
+    hi = std::max(hi, p.x);
+    if (std::isfinite(p.y)) {
+      lo = std::min(lo, p.y);
+      hi = std::max(hi, std::min(p.y, 300.0));
+    }
   }
   f.x_min = f.y_min = std::floor(lo) - 1;
   f.x_max = f.y_max = std::ceil(hi) + 1;
@@ -110,10 +121,11 @@ std::string error_vs_bound_plot(const std::string& system, const std::vector<con
                    f.px(f.x_min), f.py(f.y_min), f.px(f.x_max), f.py(f.y_max));
   for (const auto& p : points)
     s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='3' fill='{}' fill-opacity='0.6'><title>{}</title></circle>", f.px(p.x),
-                     f.py(std::clamp(p.y, f.y_min, f.y_max)), p.over ? "#d62728" : "#1f77b4", esc(p.label));
+                     f.py(std::isfinite(p.y) ? std::clamp(p.y, f.y_min, f.y_max) : f.y_min), p.over ? "#d62728" : "#1f77b4", esc(p.label));
   s += fmt::format("</svg><figcaption>{}: {} cases; error at the worst element against its bound. Points above the dashed "
-                   "line exceeded their bound.</figcaption></figure>",
-                   esc(system), points.size());
+                   "line exceeded their bound; an error of exactly 0 sits on the bottom edge.{}</figcaption></figure>",
+                   esc(system), points.size(),
+                   not_drawn > 0 ? fmt::format(" {} cases with all-zero data (bound below 1e-30) are not drawn.", not_drawn) : "");
   return s;
 }
 
