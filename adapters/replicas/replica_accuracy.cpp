@@ -7,10 +7,10 @@
 //
 // Rows: GCN (Kipf & Welling recipe) with the oracle, tcgnn_backward_uses_A, gnnadvisor_sqrt_degree
 // and gnnadvisor_norm_backward_order; GAT (8 heads × 8, Veličković recipe) with the oracle,
-// gat_backward_untransposed_attention and missing_eshuffle. --model keeps one model's rows;
-// --replica (repeatable) keeps the correct row and those replicas' rows; --skip-correct drops the
-// correct row (the difference column is then empty); --norm sets the GCN layers' normalization
-// (Kipf & Welling: symmetric).
+// gat_backward_untransposed_attention, tlpgnn_no_attention_grad and missing_eshuffle. --model keeps
+// one model's rows; --replica (repeatable) keeps the correct row and those replicas' rows;
+// --skip-correct drops the correct row (the difference column is then empty); --norm sets the GCN
+// layers' normalization (Kipf & Welling: symmetric).
 // Output: a Markdown table on stdout.
 #include <algorithm>
 #include <cstdlib>
@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
                         {"gcn", "gnnadvisor_norm_backward_order"},
                         {"gat", ""},
                         {"gat", "gat_backward_untransposed_attention"},
+                        {"gat", "tlpgnn_no_attention_grad"},
                         {"gat", "missing_eshuffle"}};
     fmt::print("| model | system | final test accuracy | difference to the correct system | final train loss | seconds |\n"
                "|---|---|---|---|---|---|\n");
