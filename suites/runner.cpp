@@ -332,6 +332,12 @@ class Executor {
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     r.expectation_held = reports::expectation_held(r.expectation, r.outcome);
+    if (t.entry->tolerance && t.label.check != kSelfcheck) {
+      // A loosened bound is never silent: every result it applied to says so, and why.
+      const std::string note = fmt::format("bounds multiplied by {} by the suite ({}): {}", t.entry->tolerance->factor,
+                                           t.entry->location.where(), t.entry->tolerance->reason);
+      r.message = r.message.empty() ? note : r.message + "\n" + note;
+    }
     return r;
   }
 

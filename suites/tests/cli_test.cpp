@@ -64,6 +64,11 @@ entries:
     checks: [differential, adjoint]
     graphs: skewed
     expect: caught
+  - name: loosened
+    systems: cpu_float32
+    targets: [spmm]
+    checks: differential
+    tolerance: {factor: 4, reason: "demonstrates that overrides are reported"}
   - name: wrongly-expected-to-pass
     systems: missing_eshuffle
     targets: [spmm_ve]
@@ -149,6 +154,16 @@ TEST(CliTest, RunWritesReportsAndExitsOneOnUnmetExpectations) {
   const std::string cmd = fmt::format("python3 '{0}/reports/tests/validate_report.py' '{0}/reports/report.schema.json' '{1}' >/dev/null",
                                       GNNCHECK_TEST_SOURCE_DIR, (dir / "out" / "report.json").string());
   EXPECT_EQ(std::system(cmd.c_str()), 0) << "report.json does not validate against its schema";
+  fs::remove_all(dir);
+}
+
+TEST(CliTest, ToleranceOverridesAreReportedWithTheirReason) {
+  const auto dir = scratch("tolerance");
+  const auto suite = write_suite(dir);
+  const CommandResult r = gnncheck(fmt::format("run '{}' --entry loosened --report '{}' --progress plain", suite.string(), (dir / "out").string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(read_file(dir / "out" / "report.json"),
+              HasSubstr("bounds multiplied by 4 by the suite (" + suite.string() + ":15): demonstrates that overrides are reported"));
   fs::remove_all(dir);
 }
 
