@@ -133,7 +133,11 @@ struct JsonReader {
       else if (dtype == "float32") e.dtype = NpyDType::float32;
       else throw InputError(fmt::format("{}: {}dtype '{}': expected float64 or float32", file.string(), where, dtype));
       if (list[k].contains("kind")) e.kind = string(list[k], "kind", where);
-      if (list[k].contains("differentiable")) e.differentiable = list[k].at("differentiable").get<bool>();
+      if (list[k].contains("differentiable")) {
+        if (!list[k].at("differentiable").is_boolean())
+          throw InputError(fmt::format("{}: {}field 'differentiable' must be true or false", file.string(), where));
+        e.differentiable = list[k].at("differentiable").get<bool>();
+      }
       out.push_back(std::move(e));
     }
     return out;
@@ -216,7 +220,9 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
     for (const auto& e : *list) j[key].push_back(entry_json(e, with_kind));
   }
   std::ofstream out(dir / "case.json");
-  out << j.dump(2) << '\n';
+  // Strings that are not UTF-8 (an attribute, a message from a plugin) are written with U+FFFD in
+  // place of the bad bytes instead of making dump() throw.
+  out << j.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
   if (!out) throw InputError(fmt::format("cannot write {}", (dir / "case.json").string()));
   return m;
 }
@@ -284,7 +290,10 @@ LoadedCase read_case(const fs::path& dir) {
   if (m.protocol != kVersion)
     throw InputError(fmt::format("{}: protocol {} is not supported (this reader speaks {})", file.string(), m.protocol, kVersion));
   m.target = reader.string(j, "target");
-  m.seed = static_cast<std::uint64_t>(reader.field(j, "seed", "").get<std::uint64_t>());
+  // Checked before get<>: nlohmann's own type_error must not escape as something other than InputError.
+  const json& seed = reader.field(j, "seed", "");
+  if (!seed.is_number_unsigned()) throw InputError(fmt::format("{}: field 'seed' must be a non-negative integer", file.string()));
+  m.seed = seed.get<std::uint64_t>();
   const std::string dtype = reader.string(j, "dtype");
   if (dtype != "float64" && dtype != "float32")
     throw InputError(fmt::format("{}: dtype '{}': expected float64 or float32", file.string(), dtype));
@@ -346,7 +355,7 @@ void write_result(const fs::path& dir, const CaseManifest& m, const Result& r) {
     }
   }
   std::ofstream out(dir / m.result_file);
-  out << j.dump() << '\n';
+  out << j.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
   if (!out) throw InputError(fmt::format("cannot write {}", (dir / m.result_file).string()));
 }
 

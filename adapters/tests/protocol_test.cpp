@@ -120,5 +120,39 @@ TEST(Protocol, MalformedCaseFilesNameTheFileAndField) {
   EXPECT_THAT(error_of(), HasSubstr("not valid JSON"));
 }
 
+// Found by fuzz/fuzz_plugin_values: a plugin's error message that is not UTF-8 (a Latin-1 strerror,
+// garbage left in the buffer) made write_result throw nlohmann's type_error 316 instead of
+// answering; the message now arrives with U+FFFD in place of the bad bytes.
+TEST(Protocol, AnswerWithANonUtf8MessageIsWrittenAndReadBack) {
+  TempDir dir;
+  const Case c = testing::random_case("spmm", testing::asymmetric_graph(), {}, 2);
+  const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
+  Result answer;
+  answer.status = Status::error;
+  answer.message = "caf\xe9 \xff\xfe out of memory";
+  ASSERT_NO_THROW(protocol::write_result(dir.path(), m, answer));
+  const Result back = protocol::read_result(dir.path(), m, true);
+  EXPECT_EQ(back.status, Status::error) << back.message;
+  EXPECT_THAT(back.message, HasSubstr("caf\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd out of memory"));
+}
+
+// Found with fuzz/fuzz_case_json: a case.json whose seed is a string escaped as nlohmann's
+// type_error 302 instead of an InputError naming the field.
+TEST(Protocol, CaseWithANonIntegerSeedNamesTheField) {
+  TempDir dir;
+  protocol::write_case(testing::random_case("spmm", testing::asymmetric_graph(), {}, 2), NpyDType::float64, dir.path());
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(dir.path() / "case.json"));
+  for (const nlohmann::json& bad : {nlohmann::json("x"), nlohmann::json(-1), nlohmann::json(1.5)}) {
+    j["seed"] = bad;
+    std::ofstream(dir.path() / "case.json") << j.dump();
+    try {
+      protocol::read_case(dir.path());
+      ADD_FAILURE() << "seed " << bad.dump() << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("case.json: field 'seed' must be a non-negative integer")) << bad.dump();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gnncheck
