@@ -186,8 +186,20 @@ Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   Relabeling r;
   r.transformed = c;
-  r.new_dst_of_old = random_permutation(g.n_dst(), rng);
-  r.new_src_of_old = g.is_square() ? r.new_dst_of_old : random_permutation(g.n_src(), rng);
+  // Node i < min(n_dst, n_src) is both destination i and source i: layers pair them (self-loops,
+  // GIN's (1+ε)·x_i, SAGE's x_i, GAT's and AGNN's destination scores use the first n_dst rows of x),
+  // so those shared ids get one permutation on both sides; the ids only one side has are permuted
+  // among themselves. On a square graph this is one permutation for both sides.
+  const index_t shared = std::min(g.n_dst(), g.n_src());
+  const std::vector<index_t> shared_move = random_permutation(shared, rng);
+  auto extend = [&](index_t n) {
+    std::vector<index_t> move = shared_move;
+    const std::vector<index_t> tail = random_permutation(n - shared, rng);
+    for (index_t t : tail) move.push_back(shared + t);
+    return move;
+  };
+  r.new_dst_of_old = extend(g.n_dst());
+  r.new_src_of_old = extend(g.n_src());
   // Graph::from_edges groups by destination keeping input order, so listing the old edges in id
   // order puts old edge e at new_row_start + (its rank among the old edges of the same row).
   std::vector<index_t> dst(static_cast<size_t>(g.num_edges())), src(dst.size());

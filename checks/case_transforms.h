@@ -53,9 +53,10 @@ struct Relabeling {
   std::vector<index_t> new_csc_of_old;  // CSC positions (for edges_csc tensors)
 };
 
-// Relabels nodes by a random permutation drawn from `seed` (one permutation for both sides when the
-// graph is square, so self-loops stay self-loops; independent ones otherwise) and rebuilds the
-// graph; node and edge tensors move with their nodes and edges.
+// Relabels nodes by a random permutation drawn from `seed` and rebuilds the graph; node and edge
+// tensors move with their nodes and edges. Ids below min(n_dst, n_src) name one node on both sides
+// (the layers' convention: destination i is source i), so they move together and self-loops stay
+// self-loops; the remaining ids of the larger side are permuted among themselves.
 Relabeling relabel_nodes(const Case& c, std::uint64_t seed);
 // Permutes the edges inside every row (random permutation from `seed`); nodes keep their labels.
 Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed);

@@ -232,6 +232,67 @@ TEST(Checks, CorrectTf32PassesAndAWrongBackwardFailsWhateverThePrecision) {
   EXPECT_NE(v.message.find("tf32"), std::string::npos);
 }
 
+// A bipartite block: 3 destinations, 8 sources; destination i is also source i (the layers'
+// convention), sources 3..7 are only sources. Rows of different degree, one destination with no
+// in-edges but its own self-loop in the layers, a source no one reads.
+std::shared_ptr<const Graph> block_graph() {
+  const std::vector<index_t> dst{0, 0, 0, 1, 1, 2, 2, 2, 2}, src{1, 4, 6, 3, 5, 0, 2, 5, 7};
+  return std::make_shared<const Graph>(Graph::from_edges(3, 8, dst, src));
+}
+
+// Wrong: takes the LAST n_dst sources as the destinations' own nodes (destination i paired with
+// source n_src − n_dst + i) — what a system assuming the other block layout computes. Implemented by
+// rotating the source ids so those sources come first, evaluating correctly, and rotating back.
+class DestinationsAreLastSources final : public System {
+ public:
+  std::string name() const override { return "destinations_are_last_sources"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float32; }
+  Result evaluate(const Case& c) override {
+    const Graph& g = *c.graph;
+    const index_t n = g.n_src(), shift = g.n_src() - g.n_dst();
+    auto rotated = [&](index_t j) { return (j - shift + n) % n; };
+    std::vector<index_t> dst(g.row_of_edge().begin(), g.row_of_edge().end()), src;
+    for (index_t j : g.col_idx()) src.push_back(rotated(j));
+    Case moved = c;
+    moved.graph = std::make_shared<const Graph>(Graph::from_edges(g.n_dst(), n, dst, src));
+    const auto& spec = oracle::find_target(c.target).spec;
+    for (auto& [name, t] : moved.inputs)
+      if (input_kind(spec, name) == oracle::TensorKind::src_nodes)
+        for (index_t j = 0; j < n; ++j) std::copy_n(c.inputs.at(name).row(j), t.row_size(), t.row(rotated(j)));
+    Result r = oracle::evaluate(moved, Precision::float32);
+    for (auto& [name, t] : r.gradients)
+      if (input_kind(spec, name) == oracle::TensorKind::src_nodes) {
+        const Tensor rotated_grad = t;
+        for (index_t j = 0; j < n; ++j) std::copy_n(rotated_grad.row(rotated(j)), t.row_size(), t.row(j));
+      }
+    return r;
+  }
+};
+
+TEST(Checks, RelabelKeepsDestinationsPairedWithTheirSourcesOnBlocks) {
+  const std::vector<std::string> layers{"gcn", "gin", "gat", "sage", "agnn"};
+  auto oracle_system = make_oracle_system();
+  auto float32 = make_cpu_float32_system();
+  DestinationsAreLastSources wrong;
+  for (const std::string& target : layers) {
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      const Case c = random_case(target, {}, seed, block_graph());
+      // The relabeling keeps ids below n_dst on both sides together.
+      const Relabeling moved = relabel_nodes(c, c.seed ^ 0x5eed);
+      for (index_t i = 0; i < 3; ++i) EXPECT_EQ(moved.new_dst_of_old[i], moved.new_src_of_old[i]);
+      for (index_t j = 3; j < 8; ++j) EXPECT_GE(moved.new_src_of_old[j], 3);
+      for (System* s : {oracle_system.get(), float32.get()}) {
+        const Verdict v = metamorphic_relabel(*s, c);
+        EXPECT_TRUE(v.passed) << one_line(v) << "\n" << v.message;
+      }
+    }
+    // Mis-paired destinations: relabeling moves the pairs apart, so the answers disagree.
+    const Verdict v = metamorphic_relabel(wrong, random_case(target, {}, 1, block_graph()));
+    EXPECT_FALSE(v.passed) << target;
+  }
+}
+
 TEST(Checks, NotApplicableCasesSayWhy) {
   auto float32 = make_cpu_float32_system();
   const Verdict v = op_order(*float32, random_case("spmm_ve"));
