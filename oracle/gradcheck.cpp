@@ -101,6 +101,12 @@ std::vector<std::string> differentiable_inputs(const TargetSpec& spec) {
   return names;
 }
 
+std::vector<std::string> differentiable_inputs(const TargetSpec& spec, const Case& c) {
+  std::vector<std::string> names = differentiable_inputs(spec);
+  std::erase_if(names, [&](const std::string& name) { return !c.inputs.count(name) && !c.parameters.count(name); });
+  return names;
+}
+
 Jacobian numerical_jacobian(const CaseEvaluator& evaluate, const Case& c, const TargetSpec& spec,
                             const std::string& input, double step) {
   Case work = forward_only(c);
@@ -108,6 +114,11 @@ Jacobian numerical_jacobian(const CaseEvaluator& evaluate, const Case& c, const 
   Tensor& x = input_tensor(work, input);
   Jacobian jac{input, layout.names, layout.offsets, layout.total(), x.size(), {}};
   jac.values.assign(static_cast<size_t>(jac.rows * jac.cols), 0.0);
+  jac.column_resolution.assign(static_cast<size_t>(jac.cols), 0.0);
+  double largest_output = 0.0;
+  for (double y : flatten_outputs(layout, evaluate_ok(evaluate, work, "forward"), c.target))
+    if (std::isfinite(y)) largest_output = std::max(largest_output, std::abs(y));
+  const double u = unit_roundoff(Precision::float64);
   for (index_t j = 0; j < x.size(); ++j) {
     const double original = x[j];
     const double h = step_for(original, step);
@@ -119,6 +130,7 @@ Jacobian numerical_jacobian(const CaseEvaluator& evaluate, const Case& c, const 
     const std::vector<double> minus = flatten_outputs(layout, evaluate_ok(evaluate, work, "forward (x - h)"), c.target);
     x[j] = original;
     const double taken = plus_x - minus_x;  // the step actually represented, not 2h
+    jac.column_resolution[static_cast<size_t>(j)] = kGradcheckRoundings * u * largest_output / (taken / 2);
     for (index_t i = 0; i < jac.rows; ++i) jac.values[static_cast<size_t>(i * jac.cols + j)] = (plus[i] - minus[i]) / taken;
   }
   return jac;
@@ -174,7 +186,9 @@ InputAgreement compare_jacobians(const Jacobian& numerical, const Jacobian& anal
   for (index_t i = 0; i < numerical.rows; ++i) {
     for (index_t j = 0; j < numerical.cols; ++j) {
       const double n = numerical.at(i, j), a = analytical.at(i, j);
-      double error = relative_error(n, a, scale);
+      const double floor =
+          numerical.column_resolution.empty() ? 0.0 : numerical.column_resolution[static_cast<size_t>(j)] / bound;
+      double error = relative_error(n, a, std::max(scale, floor));
       if (!std::isfinite(n) || !std::isfinite(a)) error = INFINITY;
       finite = finite && std::isfinite(error);
       if (agreement.worst_location.empty() || error > agreement.worst_relative_error) {
@@ -194,7 +208,7 @@ GradcheckReport check_full_jacobian(const CaseEvaluator& evaluate, const Case& c
   GradcheckReport report;
   report.target = spec.name;
   try {
-    const std::vector<std::string> names = differentiable_inputs(spec);
+    const std::vector<std::string> names = differentiable_inputs(spec, c);
     const std::vector<Jacobian> analytical = analytical_jacobians(evaluate, c, spec, names);
     for (const Jacobian& ana : analytical) {
       const Jacobian num = numerical_jacobian(evaluate, c, spec, ana.input, options.step);
@@ -215,7 +229,7 @@ GradcheckReport check_random_directions(const CaseEvaluator& evaluate, const Cas
   try {
     Case forward = forward_only(c);
     const OutputLayout layout = output_layout(spec, evaluate_ok(evaluate, forward, "forward"));
-    const std::vector<std::string> names = differentiable_inputs(spec);
+    const std::vector<std::string> names = differentiable_inputs(spec, c);
     for (const std::string& name : names) {
       InputAgreement agreement;
       agreement.input = name;

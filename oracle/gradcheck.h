@@ -30,6 +30,14 @@
 //   or |a| of that input's Jacobian block, so exact zeros and tiny entries are judged against the
 //   block's scale instead of dividing by ~0. For a direction: |n − a| / max(Σ|v_i·(Ju)_i|, Σ|(Jᵀv)_j·u_j|),
 //   the size of the dot products before cancellation.
+//   Absolute floor (full Jacobian): each forward value carries its own rounding, at most about
+//   k·u·|f| for a sum of k terms; the difference quotient divides two such errors by 2h, so it cannot
+//   resolve derivatives below r_j = kGradcheckRoundings·u·F / h_j, with F the largest |output| and
+//   h_j the half-step actually taken for column j (r ≈ 1.9e-9·F at h = 2^-18). A block whose every
+//   entry is below r_j (a saturated softmax: entries ~1e-18 while the quotient's noise is ~1e-11)
+//   would otherwise be judged against its own noise; each element's relative error is therefore
+//   taken against max(|n|, |a|, s, r_j / bound), i.e. |n − a| ≤ r_j always passes. A wrong backward
+//   on a Jacobian of ordinary size (entries ~F/|x|) is off by far more than r_j.
 //   Functions with kinks (ReLU, LeakyReLU) are differentiable almost everywhere; an input within h of
 //   a kink makes that difference quotient meaningless. For one element at a time on a small graph
 //   that is unlikely (probability ~ h per unit). Along a random direction every element moves at
@@ -55,6 +63,7 @@ using CaseEvaluator = std::function<Result(const Case&)>;
 inline constexpr double kGradcheckStep = 0x1p-18;   // relative step h (see above)
 inline constexpr double kGradcheckBound = 0x1p-20;  // agreement bound on the relative error (see above)
 inline constexpr double kGradcheckDirectionStep = 0x1p-26;  // step along random directions (see above)
+inline constexpr double kGradcheckRoundings = 64;  // roundings of the largest output a forward may carry (absolute floor)
 
 struct GradcheckOptions {
   double step = kGradcheckStep;                     // full Jacobian, one element at a time
@@ -73,6 +82,9 @@ struct Jacobian {
   index_t rows = 0;
   index_t cols = 0;
   std::vector<double> values;  // rows × cols, row-major
+  // Numerical Jacobians only: per column, the smallest derivative the differences resolve (the
+  // absolute floor above); empty for analytical ones.
+  std::vector<double> column_resolution;
   double at(index_t row, index_t col) const { return values[static_cast<size_t>(row * cols + col)]; }
   // "y[3]" for row 3 of output y (flat index within that output).
   std::string row_label(index_t row) const;
@@ -93,7 +105,7 @@ struct InputAgreement {
 
 struct GradcheckReport {
   std::string target;
-  std::vector<InputAgreement> inputs;  // one per differentiable input or parameter, in spec order
+  std::vector<InputAgreement> inputs;  // one per differentiable input or parameter the case has, in spec order
   std::string failure;                 // set when an evaluation failed (then all_passed is false)
   bool all_passed = false;
 };
@@ -119,6 +131,9 @@ InputAgreement compare_jacobians(const Jacobian& numerical, const Jacobian& anal
 
 // The names of the spec's differentiable inputs and parameters, in spec order.
 std::vector<std::string> differentiable_inputs(const TargetSpec& spec);
+// The same, without those the case leaves out (an optional parameter the attributes switch off, such
+// as a layer's bias with bias = false). check_full_jacobian and check_random_directions use this.
+std::vector<std::string> differentiable_inputs(const TargetSpec& spec, const Case& c);
 
 GradcheckReport check_full_jacobian(const CaseEvaluator& evaluate, const Case& c, const TargetSpec& spec,
                                     const GradcheckOptions& options = {});

@@ -109,6 +109,55 @@ TEST(Gradcheck, CompareRefusesJacobiansOfDifferentShapes) {
   EXPECT_THROW(compare_jacobians(a, b, kGradcheckBound), InternalError);
 }
 
+TEST(Gradcheck, AbsentOptionalParameterIsLeftOut) {
+  // gcn with bias = false: the case has no bias, so the gradcheck compares weight and x only.
+  const TargetDef& def = find_target("gcn");
+  const Case c = make_random_case(def, chain(), {{"in_features", std::int64_t{2}}, {"out_features", std::int64_t{2}},
+                                                 {"bias", false}},
+                                  3);
+  ASSERT_FALSE(c.parameters.count("bias"));
+  EXPECT_THAT(differentiable_inputs(def.spec, c), ::testing::Not(::testing::Contains("bias")));
+  for (const GradcheckReport& r : {check_full_jacobian(oracle_f64, c, def.spec), check_random_directions(oracle_f64, c, def.spec)}) {
+    EXPECT_TRUE(r.all_passed) << r.failure;
+    EXPECT_EQ(r.inputs.size(), differentiable_inputs(def.spec, c).size());
+    for (const InputAgreement& a : r.inputs) EXPECT_NE(a.input, "bias");
+  }
+}
+
+// One destination with two in-edges whose logits differ by 40: the attention is one-hot up to
+// e^-40 ≈ 4e-18, so every Jacobian entry is ~4e-18 while the difference quotient's rounding noise
+// is ~1e-11. The absolute floor judges such a block by what the differences resolve.
+Case saturated_softmax_case() {
+  const std::vector<index_t> dst = {0, 0}, src = {0, 1};
+  const TargetDef& def = find_target("edge_softmax");
+  Case c = make_random_case(def, std::make_shared<const Graph>(Graph::from_edges(1, 2, dst, src)), {}, 3);
+  c.inputs.at("logits") = Tensor({2, 1}, 0.0);
+  c.inputs.at("logits")[1] = 40.0;
+  return c;
+}
+
+TEST(Gradcheck, SaturatedSoftmaxPassesThroughTheAbsoluteFloor) {
+  const TargetDef& def = find_target("edge_softmax");
+  const Case c = saturated_softmax_case();
+  const Jacobian numerical = numerical_jacobian(oracle_f64, c, def.spec, "logits");
+  ASSERT_EQ(numerical.column_resolution.size(), 2u);
+  // 64 · 2^-53 · max|α| (= 1) / 2^-18 = 2^-29
+  EXPECT_DOUBLE_EQ(numerical.column_resolution[0], std::ldexp(1.0, -29));
+  const GradcheckReport r = check_full_jacobian(oracle_f64, c, def.spec);
+  EXPECT_TRUE(r.all_passed) << r.inputs[0].worst_location << " " << r.inputs[0].worst_relative_error;
+}
+
+TEST(Gradcheck, WrongBackwardOnASaturatedSoftmaxStillFails) {
+  // A backward off by 1e-6 on the same case: far above the floor (2^-29 ≈ 1.9e-9).
+  const TargetDef& def = find_target("edge_softmax");
+  const CaseEvaluator off = [](const Case& k) {
+    Result r = oracle_f64(k);
+    if (r.gradients.count("logits")) r.gradients["logits"][0] += 1e-6;
+    return r;
+  };
+  EXPECT_FALSE(check_full_jacobian(off, saturated_softmax_case(), def.spec).all_passed);
+}
+
 TEST(Gradcheck, UnknownInputIsAnInputError) {
   const TargetDef& def = find_target("spmm");
   const Case c = make_random_case(def, chain(), {}, 3);

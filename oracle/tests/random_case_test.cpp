@@ -1,5 +1,7 @@
 // Seeded random cases: shaped by the catalogue, reproducible, portable, and with the requested
 // value range and fraction of exact zeros.
+#include <algorithm>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -70,6 +72,25 @@ TEST(RandomCase, ForwardOnlyCaseHasNoOutputGradients) {
   RandomCaseOptions options;
   options.with_grad_outputs = false;
   EXPECT_TRUE(make_random_case(find_target("spmm"), graph(), {}, 1, options).grad_outputs.empty());
+}
+
+TEST(RandomCase, OptionalParameterSwitchedOffIsLeftOutAndTheCaseEvaluates) {
+  int targets_with_bias = 0;
+  for (const TargetDef& def : all_targets()) {
+    const bool has_bias = std::any_of(def.spec.attributes.begin(), def.spec.attributes.end(),
+                                      [](const AttributeSpec& a) { return a.name == "bias"; });
+    if (!has_bias) continue;
+    ++targets_with_bias;
+    // The bias parameters are "bias" (gcn, gat, sage) or "b1" and "b2" (gin).
+    const Case with = make_random_case(def, graph(), {{"bias", true}}, 1);
+    const Case without = make_random_case(def, graph(), {{"bias", false}}, 1);
+    EXPECT_LT(without.parameters.size(), with.parameters.size()) << def.spec.name;
+    const Result r = evaluate(without);
+    EXPECT_TRUE(r.ok()) << def.spec.name << ": " << r.message;
+    for (const auto& [name, t] : with.parameters)
+      if (!without.parameters.count(name)) EXPECT_FALSE(r.gradients.count(name)) << def.spec.name << " " << name;
+  }
+  EXPECT_GE(targets_with_bias, 4);  // gcn, gin, gat, sage at least
 }
 
 TEST(RandomCase, BadOptionsAndAttributesAreInputErrors) {
