@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "checks/case_transforms.h"
 #include "oracle/error.h"
+#include "oracle/layers/gat.h"
+#include "oracle/layers/self_loops.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::checks {
@@ -139,6 +143,96 @@ Bounds ToleranceModel::closed_form(const Case& c, const Result& exact, Precision
   return b;
 }
 
+namespace {
+
+// GAT's backward runs edge_softmax's backward on ḡ_e = ⟨grad_out_i, h_j⟩ (per head), then the
+// score products: grad_att_src[h,c] = Σ_e h[src(e),h,c]·grad_logit_e[h] (att_dst with h[dst(e)]),
+// grad_h += att ⊗ grad_logit, grad_W = xᵀ·grad_h, grad_x = grad_h·Wᵀ. On a near one-hot row
+// grad_logit cancels to ~0 in exact arithmetic while float64 keeps a rounding of
+// δ_e = γ_(d+4+C)·α_e·(G_e + Σ_row α·G), G_e = Σ_c |grad_out_i|·|h_j| (edge_softmax's floor with
+// the dot product's own terms). The chain rule multiplies δ by |h| ~ |x||W| into the attention
+// gradients, far above γ·|those gradients|; this adds safety·(δ propagated through |h|, |att|,
+// |W| and |x|) to the bounds of att_src, att_dst, weight and x. Attention dropout scales kept
+// weights by 1/(1−p): G is multiplied by that (an upper bound).
+void add_gat_attention_floor(const Case& c, double u, double safety, std::map<std::string, Tensor>& tensors) {
+  if (!c.inputs.count("x") || !c.parameters.count("weight") || !c.parameters.count("att_src") ||
+      !c.parameters.count("att_dst") || !c.grad_outputs.count("y"))
+    return;
+  const auto cfg = oracle::layers::GatConfig::from_attributes(c.attributes);
+  const Graph g = cfg.self_loops ? oracle::layers::with_destination_self_loops(*c.graph) : *c.graph;
+  const Tensor& x = c.inputs.at("x");
+  const Tensor& W = c.parameters.at("weight");
+  const Tensor& att_src = c.parameters.at("att_src");
+  const Tensor& att_dst = c.parameters.at("att_dst");
+  const Tensor& gy = c.grad_outputs.at("y");
+  const index_t H = cfg.heads, C = cfg.out_features, HC = H * C, in = x.row_size();
+  Tensor h({g.n_src(), HC});
+  for (index_t j = 0; j < g.n_src(); ++j)
+    for (index_t k = 0; k < in; ++k)
+      for (index_t m = 0; m < HC; ++m) h.at(j, m) += x.at(j, k) * W.at(k, m);
+  auto grad_out = [&](index_t i, index_t head, index_t ch) {
+    return cfg.concat ? gy.at(i, head * C + ch) : gy.at(i, ch) / static_cast<double>(H);
+  };
+  const double dropout = cfg.attn_dropout > 0 ? 1.0 / (1.0 - cfg.attn_dropout) : 1.0;
+  Tensor delta({std::max<index_t>(g.num_edges(), 1), H});
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t begin = g.row_ptr()[i], end = g.row_ptr()[i + 1];
+    if (begin == end) continue;
+    const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
+    for (index_t head = 0; head < H; ++head) {
+      std::vector<double> weight(static_cast<size_t>(end - begin)), G(weight.size());
+      double top = -INFINITY;
+      for (index_t e = begin; e < end; ++e) {
+        const index_t j = g.col_idx()[e];
+        double s = 0.0, mag = 0.0;
+        for (index_t ch = 0; ch < C; ++ch) {
+          s += h.at(j, head * C + ch) * att_src.at(head, ch) + h.at(i, head * C + ch) * att_dst.at(head, ch);
+          mag += std::abs(grad_out(i, head, ch)) * std::abs(h.at(j, head * C + ch));
+        }
+        weight[e - begin] = s > 0 ? s : cfg.negative_slope * s;
+        G[e - begin] = dropout * mag;
+        top = std::max(top, weight[e - begin]);
+      }
+      double norm = 0.0, weighted = 0.0;
+      for (double& l : weight) norm += (l = std::exp(l - top));
+      for (size_t k = 0; k < weight.size(); ++k) weighted += weight[k] / norm * G[k];
+      for (index_t e = begin; e < end; ++e)
+        delta.at(e, head) = gamma(d, u) * weight[e - begin] / norm * (G[e - begin] + weighted);
+    }
+  }
+  Tensor floor_src(att_src.shape()), floor_dst(att_dst.shape()), floor_h({g.n_src(), HC});
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) {
+      const index_t j = g.col_idx()[e];
+      for (index_t head = 0; head < H; ++head)
+        for (index_t ch = 0; ch < C; ++ch) {
+          const index_t m = head * C + ch;
+          floor_src.at(head, ch) += std::abs(h.at(j, m)) * delta.at(e, head);
+          floor_dst.at(head, ch) += std::abs(h.at(i, m)) * delta.at(e, head);
+          floor_h.at(j, m) += std::abs(att_src.at(head, ch)) * delta.at(e, head);
+          floor_h.at(i, m) += std::abs(att_dst.at(head, ch)) * delta.at(e, head);
+        }
+    }
+  Tensor floor_w(W.shape()), floor_x(x.shape());
+  for (index_t j = 0; j < g.n_src(); ++j)
+    for (index_t k = 0; k < in; ++k)
+      for (index_t m = 0; m < HC; ++m) {
+        floor_w.at(k, m) += std::abs(x.at(j, k)) * floor_h.at(j, m);
+        floor_x.at(j, k) += floor_h.at(j, m) * std::abs(W.at(k, m));
+      }
+  const std::pair<const char*, const Tensor*> floors[] = {{"gradient att_src", &floor_src},
+                                                          {"gradient att_dst", &floor_dst},
+                                                          {"gradient weight", &floor_w},
+                                                          {"gradient x", &floor_x}};
+  for (const auto& [label, floor] : floors) {
+    auto it = tensors.find(label);
+    if (it == tensors.end() || it->second.shape() != floor->shape()) continue;
+    for (index_t k = 0; k < floor->size(); ++k) it->second[k] += safety * (*floor)[k];
+  }
+}
+
+}  // namespace
+
 Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision precision) const {
   const auto& spec = oracle::find_target(c.target).spec;
   const Graph& g = *c.graph;
@@ -236,6 +330,7 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
     if (c.target == "edge_softmax" && nt.label == "gradient logits") add_softmax_backward_floor(c, exact, u, bound);
     b.tensors.emplace(nt.label, std::move(bound));
   }
+  if (c.target == "gat") add_gat_attention_floor(c, u, options_.safety_factor, b.tensors);
   return b;
 }
 
