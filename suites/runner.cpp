@@ -494,6 +494,11 @@ class Executor {
           fill_from_verdict(r, v);
         }
       };
+      // RapidCheck keeps its generation state in process-wide globals, so two properties generating
+      // at once corrupt each other (a double free under AddressSanitizer with --jobs 2, and reports
+      // that differ between --jobs values). Properties run one at a time; other checks stay parallel.
+      static std::mutex rapidcheck_mutex;
+      const std::lock_guard rapidcheck_lock(rapidcheck_mutex);
       const properties::PropertyOutcome out = properties::run_property(kind, sys, t.label.target, po);
       r.cases = out.cases_passed + (out.failure ? 1 : 0);
       if (out.failure) {
