@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config
       libeigen3-dev libomp-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
       libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
-      python3 python3-numpy python3-scipy)
+      python3 python3-numpy python3-scipy python3-jsonschema)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
