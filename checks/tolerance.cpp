@@ -158,7 +158,8 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
   if (!c.inputs.count("x") || !c.parameters.count("weight") || !c.parameters.count("att_src") ||
       !c.parameters.count("att_dst") || !c.grad_outputs.count("y"))
     return;
-  const auto cfg = oracle::layers::GatConfig::from_attributes(c.attributes);
+  // Cases may leave attributes at their defaults (unset); the layer reads them with defaults filled.
+  const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(oracle::find_target("gat").spec, c.attributes));
   const Graph g = cfg.self_loops ? oracle::layers::with_destination_self_loops(*c.graph) : *c.graph;
   const Tensor& x = c.inputs.at("x");
   const Tensor& W = c.parameters.at("weight");
