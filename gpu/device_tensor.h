@@ -27,7 +27,13 @@ class DeviceTensor {
   const std::vector<index_t>& shape() const { return shape_; }
   index_t size() const { return buffer_.size(); }
   index_t rows() const { return shape_.empty() ? 1 : shape_[0]; }
-  index_t row_size() const { return rows() == 0 ? 0 : size() / rows(); }
+  // The product of the trailing dimensions, from the shape: a [0, F] tensor has rows of F values
+  // (dividing the size by the rows would give 0 and lose F on an empty graph).
+  index_t row_size() const {
+    index_t n = 1;
+    for (size_t i = 1; i < shape_.size(); ++i) n *= shape_[i];
+    return n;
+  }
   float* data() { return buffer_.data(); }
   const float* data() const { return buffer_.data(); }
 
