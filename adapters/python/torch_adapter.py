@@ -124,11 +124,21 @@ def op_spmm_transposed(case):
     return evaluate(case, case.inputs, lambda y: {"z": sum_into(y[g.rows], g.cols, g.n_src)})
 
 
+def row_width(t):
+    """Values per leading index (the product of the trailing dimensions; 1 for a 1-D tensor)."""
+    width = 1
+    for d in t.shape[1:]:
+        width *= int(d)
+    return width
+
+
 def weighted_messages(edge_values, features, index):
     """edge_values [E, H] (or [E]) times the per-head rows features[index] ([E, H*C])."""
     heads = heads_of(edge_values)
-    gathered = features[index].reshape(index.shape[0], heads, -1)
-    return (edge_values.reshape(-1, heads, 1) * gathered).reshape(index.shape[0], -1)
+    width = row_width(features)
+    # Explicit sizes, never -1: on a graph without edges or nodes a -1 is ambiguous for torch.
+    gathered = features[index].reshape(index.shape[0], heads, width // heads)
+    return (edge_values.reshape(index.shape[0], heads, 1) * gathered).reshape(index.shape[0], width)
 
 
 def op_spmm_ve(case):
@@ -148,7 +158,8 @@ def op_sddmm_dot(case):
     heads = int(case.attribute("heads", 1))
 
     def compute(u, v):
-        e = (u[g.rows].reshape(g.num_edges, heads, -1) * v[g.cols].reshape(g.num_edges, heads, -1)).sum(-1)
+        channels = row_width(u) // heads
+        e = (u[g.rows].reshape(g.num_edges, heads, channels) * v[g.cols].reshape(g.num_edges, heads, channels)).sum(-1)
         return {"e": e.reshape(case.outputs[0]["shape"])}
 
     return evaluate(case, case.inputs, compute)
@@ -162,7 +173,7 @@ def op_sddmm_add(case):
 def edge_softmax(g, logits):
     """Softmax over each destination's in-edges with max subtraction (finite for finite logits)."""
     shape = logits.shape
-    s = logits.reshape(g.num_edges, -1)
+    s = logits.reshape(g.num_edges, row_width(logits))
     row_max = s.new_full((g.n_dst, s.shape[1]), -float("inf"))
     row_max = row_max.scatter_reduce(0, g.rows.unsqueeze(1).expand_as(s), s.detach(), reduce="amax", include_self=True)
     ex = torch.exp(s - row_max[g.rows])
