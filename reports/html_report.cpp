@@ -14,20 +14,6 @@
 namespace gnncheck::reports {
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
-
 std::string cell_class(const std::string& cell) {
   if (cell == "pass" || cell == "caught") return "ok";
   if (cell == "FAIL" || cell == "ERROR") return "bad";
@@ -71,9 +57,9 @@ struct Frame {
       }
     }
     s += fmt::format("<text x='{}' y='{}' font-size='12' text-anchor='middle'>{}</text>", (left + width - right) / 2,
-                     height - bottom + 30, esc(x_label));
+                     height - bottom + 30, markup_escape(x_label));
     s += fmt::format("<text x='14' y='{0}' font-size='12' text-anchor='middle' transform='rotate(-90 14 {0})'>{1}</text>",
-                     (top + height - bottom) / 2, esc(y_label));
+                     (top + height - bottom) / 2, markup_escape(y_label));
     return s;
   }
 };
@@ -121,10 +107,10 @@ std::string error_vs_bound_plot(const std::string& system, const std::vector<con
                    f.px(f.x_min), f.py(f.y_min), f.px(f.x_max), f.py(f.y_max));
   for (const auto& p : points)
     s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='3' fill='{}' fill-opacity='0.6'><title>{}</title></circle>", f.px(p.x),
-                     f.py(std::isfinite(p.y) ? std::clamp(p.y, f.y_min, f.y_max) : f.y_min), p.over ? "#d62728" : "#1f77b4", esc(p.label));
+                     f.py(std::isfinite(p.y) ? std::clamp(p.y, f.y_min, f.y_max) : f.y_min), p.over ? "#d62728" : "#1f77b4", markup_escape(p.label));
   s += fmt::format("</svg><figcaption>{}: {} cases; error at the worst element against its bound. Points above the dashed "
                    "line exceeded their bound; an error of exactly 0 sits on the bottom edge.{}</figcaption></figure>",
-                   esc(system), points.size(),
+                   markup_escape(system), points.size(),
                    not_drawn > 0 ? fmt::format(" {} cases with all-zero data (bound below 1e-30) are not drawn.", not_drawn) : "");
   return s;
 }
@@ -162,10 +148,10 @@ std::string curve_plot(const ResultRecord& r) {
     const double legend_y = f.height - 18.0 * static_cast<double>(r.curves.size() - i) + 4;
     s += fmt::format("<line x1='{0}' x2='{1}' y1='{2:.1f}' y2='{2:.1f}' stroke='{3}' stroke-width='2' {4}/><text x='{5}' y='{6:.1f}' "
                      "font-size='12'>{7}</text>",
-                     f.left, f.left + 24, legend_y - 4, color, i == 0 ? "" : "stroke-dasharray='6 3'", f.left + 30, legend_y, esc(c.name));
+                     f.left, f.left + 24, legend_y - 4, color, i == 0 ? "" : "stroke-dasharray='6 3'", f.left + 30, legend_y, markup_escape(c.name));
   }
-  s += fmt::format("</svg><figcaption>{} / {}: {} — {}</figcaption></figure>", esc(r.system), esc(r.target),
-                   to_string(r.outcome), esc(r.message.empty() ? "loss curves agree" : r.message));
+  s += fmt::format("</svg><figcaption>{} / {}: {} — {}</figcaption></figure>", markup_escape(r.system), markup_escape(r.target),
+                   to_string(r.outcome), markup_escape(r.message.empty() ? "loss curves agree" : r.message));
   return s;
 }
 
@@ -195,10 +181,10 @@ figcaption{font-size:12px;color:#555;max-width:520px}
 std::string html_report(const RunReport& run) {
   const auto t = run.totals();
   std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>";
-  h += fmt::format("<title>gnncheck — {}</title><style>{}</style></head><body>\n", esc(run.suite_name), kStyle);
-  h += fmt::format("<h1>gnncheck report: suite <code>{}</code></h1>\n", esc(run.suite_name));
-  h += fmt::format("<div class='meta'>gnncheck {} · seed {} · started {} · {:.1f} s · {}</div>\n", esc(run.gnncheck_version),
-                   run.seed, esc(run.started_utc), run.seconds, esc(run.suite_path));
+  h += fmt::format("<title>gnncheck — {}</title><style>{}</style></head><body>\n", markup_escape(run.suite_name), kStyle);
+  h += fmt::format("<h1>gnncheck report: suite <code>{}</code></h1>\n", markup_escape(run.suite_name));
+  h += fmt::format("<div class='meta'>gnncheck {} · seed {} · started {} · {:.1f} s · {}</div>\n", markup_escape(run.gnncheck_version),
+                   run.seed, markup_escape(run.started_utc), run.seconds, markup_escape(run.suite_path));
   h += fmt::format("<div class='banner {}'>{} — {} results: {} passed, {} failed, {} errors, {} skipped</div>\n",
                    t.expectations_unmet == 0 ? "ok" : "bad",
                    t.expectations_unmet == 0 ? std::string("All expectations held")
@@ -207,8 +193,8 @@ std::string html_report(const RunReport& run) {
 
   h += "<h2>Systems</h2><table><tr><th>system</th><th>kind</th><th>available here</th></tr>\n";
   for (const auto& s : run.systems)
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td class='{}'>{}</td></tr>\n", esc(s.name), esc(s.kind), s.available ? "ok" : "skip",
-                     s.available ? "yes" : "no: " + esc(s.reason));
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td class='{}'>{}</td></tr>\n", markup_escape(s.name), markup_escape(s.kind), s.available ? "ok" : "skip",
+                     s.available ? "yes" : "no: " + markup_escape(s.reason));
   h += "</table>\n";
 
   h += "<h2>System × target × check</h2>\n<p class='meta'><b>pass</b> within bound · <b>FAIL</b> exceeded it · <b>ERROR</b> the "
@@ -220,11 +206,11 @@ std::string html_report(const RunReport& run) {
   };
   for (const auto& m : matrices) {
     if (is_replica(m.system)) continue;  // the replica table below shows them compactly
-    h += fmt::format("<h3>{}</h3><table><tr><th>target</th>", esc(m.system));
-    for (const auto& c : m.checks) h += fmt::format("<th>{}</th>", esc(c));
+    h += fmt::format("<h3>{}</h3><table><tr><th>target</th>", markup_escape(m.system));
+    for (const auto& c : m.checks) h += fmt::format("<th>{}</th>", markup_escape(c));
     h += "</tr>\n";
     for (const auto& target : m.targets) {
-      h += fmt::format("<tr><th>{}</th>", esc(target));
+      h += fmt::format("<tr><th>{}</th>", markup_escape(target));
       for (const auto& check : m.checks) {
         auto it = m.cells.find({target, check});
         if (it == m.cells.end()) {
@@ -236,7 +222,7 @@ std::string html_report(const RunReport& run) {
         for (const auto* r : it->second)
           tip += fmt::format("{} (metric {}, bound {}) {}\n", to_string(r->outcome), r->metric ? fmt::format("{:.3g}", *r->metric) : "—",
                              r->bound ? fmt::format("{:.3g}", *r->bound) : "—", r->message);
-        h += fmt::format("<td class='{}' title='{}'>{}</td>", cell_class(cell), esc(tip), esc(cell));
+        h += fmt::format("<td class='{}' title='{}'>{}</td>", cell_class(cell), markup_escape(tip), markup_escape(cell));
       }
       h += "</tr>\n";
     }
@@ -252,18 +238,18 @@ std::string html_report(const RunReport& run) {
     h += "<h2>Bug replicas</h2><p class='meta'>Each replica is a correct system with one published bug put back; a suite "
          "must catch every one. <b>caught</b>: the check failed on at least one target; <b>·</b>: it passed everywhere.</p>"
          "<table><tr><th>replica</th>";
-    for (const auto& c : checks) h += fmt::format("<th>{}</th>", esc(c));
+    for (const auto& c : checks) h += fmt::format("<th>{}</th>", markup_escape(c));
     h += "<th>verdict</th><th>bug</th></tr>\n";
     for (const auto& r : replicas) {
       const std::string verdict = !r.ran ? "not run" : (r.caught ? "caught" : "MISSED");
-      h += fmt::format("<tr><td>{}</td>", esc(r.name));
+      h += fmt::format("<tr><td>{}</td>", markup_escape(r.name));
       for (const auto& c : checks) {
         const bool tried = std::find(r.tried.begin(), r.tried.end(), c) != r.tried.end();
         const bool caught = std::find(r.caught_by.begin(), r.caught_by.end(), c) != r.caught_by.end();
         h += fmt::format("<td class='{}'>{}</td>", caught ? "ok" : (tried ? "miss" : "skip"), caught ? "caught" : (tried ? "·" : ""));
       }
       h += fmt::format("<td class='{}'>{}</td><td class='bug'>{}</td></tr>\n", !r.ran ? "skip" : (r.caught ? "ok" : "bad"), verdict,
-                       esc(r.bug));
+                       markup_escape(r.bug));
     }
     h += "</table>\n";
   }
@@ -286,12 +272,12 @@ std::string html_report(const RunReport& run) {
   const UnmetSummary summary = unmet_summary(run);
   for (const auto& m : summary.missed_replicas)
     unmet += fmt::format("<h3>{} — bug replica not caught</h3>\n<p>None of {} caught it ({} results). Re-run: <code>{}</code></p>\n",
-                         esc(m.system), esc(fmt::format("{}", fmt::join(m.checks, ", "))), m.results, esc(m.repro));
+                         markup_escape(m.system), markup_escape(fmt::format("{}", fmt::join(m.checks, ", "))), m.results, markup_escape(m.repro));
   for (const auto* r : summary.results) {
-    unmet += fmt::format("<h3>{} / {} / {} — {} (expected {})</h3>\n<pre>{}</pre>\n", esc(r->system), esc(r->target), esc(r->check),
-                         to_string(r->outcome), to_string(r->expectation), esc(r->message));
-    if (!r->counterexample.empty()) unmet += fmt::format("<p>Counterexample: <code>{}</code></p>\n", esc(r->counterexample));
-    if (!r->repro.empty()) unmet += fmt::format("<p>Re-run: <code>{}</code></p>\n", esc(r->repro));
+    unmet += fmt::format("<h3>{} / {} / {} — {} (expected {})</h3>\n<pre>{}</pre>\n", markup_escape(r->system), markup_escape(r->target), markup_escape(r->check),
+                         to_string(r->outcome), to_string(r->expectation), markup_escape(r->message));
+    if (!r->counterexample.empty()) unmet += fmt::format("<p>Counterexample: <code>{}</code></p>\n", markup_escape(r->counterexample));
+    if (!r->repro.empty()) unmet += fmt::format("<p>Re-run: <code>{}</code></p>\n", markup_escape(r->repro));
   }
   if (!unmet.empty()) h += "<h2>Expectations not met</h2>\n" + unmet;
   h += "</body></html>\n";

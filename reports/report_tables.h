@@ -23,6 +23,10 @@ struct SystemMatrix {
   std::map<std::pair<std::string, std::string>, std::vector<const ResultRecord*>> cells;  // (target, check)
 };
 
+// `s` made safe inside XML/HTML text and attributes (quoted with ' or "): & < > " ' are escaped and
+// the control characters XML 1.0 forbids even escaped become '?'. Used by the JUnit and HTML writers.
+std::string markup_escape(const std::string& s);
+
 // One matrix per system, in the order the results mention them. Pointers refer into `run`.
 std::vector<SystemMatrix> build_matrices(const RunReport& run);
 

@@ -91,9 +91,7 @@ UnmetSummary unmet_summary(const RunReport& run) {
   return out;
 }
 
-namespace {
-
-std::string xml_escape(const std::string& s) {
+std::string markup_escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
     switch (ch) {
@@ -110,6 +108,8 @@ std::string xml_escape(const std::string& s) {
   }
   return out;
 }
+
+namespace {
 
 std::string md_escape(const std::string& s) {
   std::string out;
@@ -140,7 +140,7 @@ std::string junit_xml(const RunReport& run) {
   const auto t = run.totals();
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"gnncheck {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                     xml_escape(run.suite_name), t.results, t.expectations_unmet, t.skipped, run.seconds);
+                     markup_escape(run.suite_name), t.results, t.expectations_unmet, t.skipped, run.seconds);
   for (const auto& system : order) {
     const auto& records = by_system[system];
     int failures = 0, skipped = 0;
@@ -151,22 +151,22 @@ std::string junit_xml(const RunReport& run) {
       seconds += r->seconds;
     }
     out += fmt::format("  <testsuite name=\"{}.{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                       xml_escape(run.suite_name), xml_escape(system), records.size(), failures, skipped, seconds);
+                       markup_escape(run.suite_name), markup_escape(system), records.size(), failures, skipped, seconds);
     for (const auto* r : records) {
-      out += fmt::format("    <testcase classname=\"{}.{}\" name=\"{}.{}\" time=\"{:.3f}\">", xml_escape(run.suite_name),
-                         xml_escape(system), xml_escape(r->target), xml_escape(r->check), r->seconds);
+      out += fmt::format("    <testcase classname=\"{}.{}\" name=\"{}.{}\" time=\"{:.3f}\">", markup_escape(run.suite_name),
+                         markup_escape(system), markup_escape(r->target), markup_escape(r->check), r->seconds);
       if (r->outcome == Outcome::skipped) {
-        out += fmt::format("<skipped message=\"{}\"/>", xml_escape(r->message));
+        out += fmt::format("<skipped message=\"{}\"/>", markup_escape(r->message));
       } else if (!r->expectation_held) {
         const std::string what = r->expectation == Expectation::caught
                                      ? "bug replica not caught by this check"
                                      : fmt::format("{}: metric {} > bound {}", to_string(r->outcome), format_number(r->metric),
                                                    format_number(r->bound));
         out += fmt::format("<failure message=\"{}\" type=\"{}\">{}\nseed: {}\nrepro: {}\ncounterexample: {}</failure>",
-                           xml_escape(what), to_string(r->outcome), xml_escape(r->message), r->seed, xml_escape(r->repro),
-                           xml_escape(r->counterexample.empty() ? "(none)" : r->counterexample));
+                           markup_escape(what), to_string(r->outcome), markup_escape(r->message), r->seed, markup_escape(r->repro),
+                           markup_escape(r->counterexample.empty() ? "(none)" : r->counterexample));
       } else if (!r->message.empty()) {
-        out += fmt::format("<system-out>{}</system-out>", xml_escape(r->message));
+        out += fmt::format("<system-out>{}</system-out>", markup_escape(r->message));
       }
       out += "</testcase>\n";
     }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "oracle/error.h"
+#include "reports/report_tables.h"
 #include "reports/writers.h"
 
 namespace gnncheck::reports {
@@ -140,6 +141,12 @@ TEST(WritersTest, HtmlIsSelfContainedWithPlots) {
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, Not(HasSubstr("http://cdn")));
   EXPECT_THAT(html, Not(HasSubstr("https://")));
+}
+
+TEST(WritersTest, MarkupEscapeCoversBothQuoteStylesAndControlCharacters) {
+  // The HTML writer quotes attributes with ' (title='...'), JUnit with ": both must be escaped.
+  EXPECT_EQ(markup_escape("a'b\"c<d>&e"), "a&apos;b&quot;c&lt;d&gt;&amp;e");
+  EXPECT_EQ(markup_escape(std::string("x\x01y\tz")), "x?y\tz");
 }
 
 TEST(WritersTest, ReadingABadReportNamesTheField) {
