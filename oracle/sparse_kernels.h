@@ -11,6 +11,8 @@
 //   detail::aggregate_rows<double>(g, w.data(), heads, x.data(), width, y.data());
 #pragma once
 
+#include <span>
+
 #include "oracle/graph.h"
 
 namespace gnncheck::oracle::detail {
@@ -37,22 +39,26 @@ inline void prefetch_row(const T* rows, index_t row, index_t width) {
 #endif
 }
 
-template <class T>
-void aggregate_rows(const Graph& g, const T* w, index_t heads, const T* in, index_t width, T* out) {
+// The loop both aggregations share: for every output slot o, out[o,:] = Σ over positions p of slot o
+// (offsets[o] ≤ p < offsets[o+1]) of w[edge_at(p),h] · in[neighbor[p],h,:], summed in increasing p.
+// Rows: offsets = row_ptr, neighbor = col_idx, edge_at(p) = p. Columns: offsets = col_ptr,
+// neighbor = row_idx, edge_at(p) = edge_perm[p].
+template <class T, class EdgeAt>
+void aggregate_compressed(index_t n_out, std::span<const index_t> offsets, std::span<const index_t> neighbor,
+                          EdgeAt edge_at, const T* w, index_t heads, const T* in, index_t width, T* out) {
   const index_t per_head = heads > 0 ? width / heads : 0;
-  const auto row_ptr = g.row_ptr();
-  const auto col_idx = g.col_idx();
-  const index_t num_edges = g.num_edges();
-#pragma omp parallel for schedule(dynamic, kRowChunk) if (worth_parallel(g.num_edges() * width))
-  for (index_t i = 0; i < g.n_dst(); ++i) {
-    T* out_row = out + i * width;
+  const auto num_positions = static_cast<index_t>(neighbor.size());
+#pragma omp parallel for schedule(dynamic, kRowChunk) if (worth_parallel(num_positions * width))
+  for (index_t o = 0; o < n_out; ++o) {
+    T* out_row = out + o * width;
     for (index_t c = 0; c < width; ++c) out_row[c] = T(0);
-    for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
-      if (e + kPrefetchDistance < num_edges) prefetch_row(in, col_idx[e + kPrefetchDistance], width);
-      const T* in_row = in + col_idx[e] * width;
+    for (index_t p = offsets[o]; p < offsets[o + 1]; ++p) {
+      if (p + kPrefetchDistance < num_positions) prefetch_row(in, neighbor[p + kPrefetchDistance], width);
+      const T* in_row = in + neighbor[p] * width;
       if (w == nullptr) {
         for (index_t c = 0; c < width; ++c) out_row[c] += in_row[c];
       } else {
+        const index_t e = edge_at(p);
         for (index_t h = 0; h < heads; ++h) {
           const T weight = w[e * heads + h];
           const index_t begin = h * per_head;
@@ -64,31 +70,15 @@ void aggregate_rows(const Graph& g, const T* w, index_t heads, const T* in, inde
 }
 
 template <class T>
+void aggregate_rows(const Graph& g, const T* w, index_t heads, const T* in, index_t width, T* out) {
+  aggregate_compressed(g.n_dst(), g.row_ptr(), g.col_idx(), [](index_t p) { return p; }, w, heads, in, width, out);
+}
+
+template <class T>
 void aggregate_columns(const Graph& g, const T* w, index_t heads, const T* in, index_t width, T* out) {
-  const index_t per_head = heads > 0 ? width / heads : 0;
-  const auto col_ptr = g.col_ptr();
-  const auto row_idx = g.row_idx();
   const auto edge_perm = g.edge_perm();
-  const index_t num_edges = g.num_edges();
-#pragma omp parallel for schedule(dynamic, kRowChunk) if (worth_parallel(g.num_edges() * width))
-  for (index_t j = 0; j < g.n_src(); ++j) {
-    T* out_row = out + j * width;
-    for (index_t c = 0; c < width; ++c) out_row[c] = T(0);
-    for (index_t p = col_ptr[j]; p < col_ptr[j + 1]; ++p) {
-      if (p + kPrefetchDistance < num_edges) prefetch_row(in, row_idx[p + kPrefetchDistance], width);
-      const T* in_row = in + row_idx[p] * width;
-      if (w == nullptr) {
-        for (index_t c = 0; c < width; ++c) out_row[c] += in_row[c];
-      } else {
-        const index_t e = edge_perm[p];
-        for (index_t h = 0; h < heads; ++h) {
-          const T weight = w[e * heads + h];
-          const index_t begin = h * per_head;
-          for (index_t c = begin; c < begin + per_head; ++c) out_row[c] += weight * in_row[c];
-        }
-      }
-    }
-  }
+  aggregate_compressed(g.n_src(), g.col_ptr(), g.row_idx(), [edge_perm](index_t p) { return edge_perm[p]; }, w, heads,
+                       in, width, out);
 }
 
 // score[e,h] = ⟨a[row_e,h,:], b[col_e,h,:]⟩ for every edge, each summed over c in increasing order.
