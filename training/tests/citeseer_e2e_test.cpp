@@ -2,7 +2,6 @@
 // Citeseer's 15 unlabeled test nodes are left out of the accuracy, as the loader documents.
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
 #include "training/tests/e2e_support.h"
 
 namespace gnncheck::training {
@@ -10,11 +9,8 @@ namespace {
 
 TEST(CiteseerE2E, OracleGcnReachesThePublishedRange) {
   const auto task = tests::load_task("citeseer");
-  const TrainingRecipe r = gcn_recipe(task);
-  auto oracle = make_oracle_system();
-  const TrainingHistory h = train(*oracle, r.model, task, r.config);
-  ASSERT_TRUE(h.ok()) << h.message;
-  tests::record_run("gcn_test_accuracy", h);
+  const TrainingHistory h = tests::train_oracle_and_record(task, gcn_recipe(task), "gcn_test_accuracy");
+  ASSERT_TRUE(h.ok());
   EXPECT_GE(h.final_test_accuracy, 0.69) << "published: 70.3%";
 }
 

@@ -3,7 +3,6 @@
 // stopping on the validation set), through the System interface.
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
 #include "training/tests/e2e_support.h"
 
 namespace gnncheck::training {
@@ -11,21 +10,15 @@ namespace {
 
 TEST(CoraE2E, OracleGcnReachesThePublishedRange) {
   const auto task = tests::load_task("cora");
-  const TrainingRecipe r = gcn_recipe(task);
-  auto oracle = make_oracle_system();
-  const TrainingHistory h = train(*oracle, r.model, task, r.config);
-  ASSERT_TRUE(h.ok()) << h.message;
-  tests::record_run("gcn_test_accuracy", h);
+  const TrainingHistory h = tests::train_oracle_and_record(task, gcn_recipe(task), "gcn_test_accuracy");
+  ASSERT_TRUE(h.ok());
   EXPECT_GE(h.final_test_accuracy, 0.80) << "published: 81.5%";
 }
 
 TEST(CoraE2E, OracleGatEightHeadsReachesThePublishedRange) {
   const auto task = tests::load_task("cora");
-  const TrainingRecipe r = gat_recipe(task, 8, 8);
-  auto oracle = make_oracle_system();
-  const TrainingHistory h = train(*oracle, r.model, task, r.config);
-  ASSERT_TRUE(h.ok()) << h.message;
-  tests::record_run("gat_8x8_test_accuracy", h);
+  const TrainingHistory h = tests::train_oracle_and_record(task, gat_recipe(task, 8, 8), "gat_8x8_test_accuracy");
+  ASSERT_TRUE(h.ok());
   // Veličković et al. report the test accuracy of the parameters selected by early stopping on the
   // validation set; the driver's model selection is that protocol over the 200 epochs.
   EXPECT_GE(h.test_accuracy_at_best_val, 0.81) << "published: 83.0%";

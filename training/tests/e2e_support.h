@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "adapters/cpu_systems.h"
 #include "training/accuracy_gate.h"
 
 namespace gnncheck::training::tests {
@@ -32,6 +33,17 @@ inline void record_run(const std::string& key, const TrainingHistory& h) {
       h.epochs.empty() ? 0.0 : h.epochs.back().train_loss, h.epochs.size(), h.seconds);
   fmt::print("{}\n", line);
   ::testing::Test::RecordProperty(key, fmt::format("{:.1f}", 100 * h.final_test_accuracy));
+}
+
+// Trains `recipe` with the oracle system on `task`, records the run under `key` and returns it. A run
+// that stops early (non-finite loss, system error) is a test failure with the driver's message.
+inline TrainingHistory train_oracle_and_record(const NodeClassificationTask& task, const TrainingRecipe& recipe,
+                                              const std::string& key) {
+  auto oracle = make_oracle_system();
+  TrainingHistory h = train(*oracle, recipe.model, task, recipe.config);
+  EXPECT_TRUE(h.ok()) << h.message;
+  record_run(key, h);
+  return h;
 }
 
 }  // namespace gnncheck::training::tests
