@@ -26,6 +26,9 @@ set(gnncheck_export_libraries
 if(TARGET gnncheck_gpu)
   list(APPEND gnncheck_export_libraries gnncheck_gpu)
 endif()
+if(TARGET gnncheck_gpu_replicas)  # linked by gnncheck_suites in CUDA builds
+  list(APPEND gnncheck_export_libraries gnncheck_gpu_replicas)
+endif()
 foreach(lib IN LISTS gnncheck_export_libraries)
   string(REGEX REPLACE "^gnncheck_" "" export_name ${lib})
   set_target_properties(${lib} PROPERTIES EXPORT_NAME ${export_name})
