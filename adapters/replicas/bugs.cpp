@@ -82,6 +82,7 @@ class AgnnAttentionGrad final : public Bug {
   void inject(BugContext& ctx) override {
     if (!ctx.wants_gradients()) return;
     if (!ctx.require_square("TC-GNN's AGNN kernels assume a square adjacency")) return;
+    if (ctx.c.target == "agnn") return agnn_attention_grad(ctx);
     const std::string w = ctx.slot(TensorKind::edges), x = ctx.slot(TensorKind::src_nodes);
     const Tensor& edge_values = ctx.input(w);
     const Tensor& gy = ctx.output_gradient();
@@ -136,12 +137,20 @@ class NormBackwardOrder final : public Bug {
   }
 };
 
-// 5. GAT controlled experiment: untransposed attention matrix in the aggregation backward.
+// 5. GAT controlled experiment: backward walks the forward's CSR where it needs the transposed
+// attention graph — in the aggregation backward (spmm_ve) and in the source side of the logits'
+// backward (sddmm_add: column sums become row sums).
 class UntransposedAttention final : public Bug {
   void inject(BugContext& ctx) override {
     if (!ctx.wants_gradients()) return;
     if (!ctx.require_square("using A_α for A_αᵀ needs a square graph")) return;
     if (ctx.c.target == "gat") return gat_untransposed_attention(ctx);
+    if (ctx.c.target == "sddmm_add") {
+      const std::string b = ctx.slot(TensorKind::src_nodes);
+      ctx.result.gradients[b] =
+          Tensor(ctx.input(b).shape(), std::move(oracle::sddmm_add_backward(ctx.graph(), ctx.output_gradient()).grad_u.values()));
+      return;
+    }
     ctx.result.gradients[ctx.slot(TensorKind::src_nodes)] =
         oracle::spmm_ve_forward(ctx.graph(), ctx.input(ctx.slot(TensorKind::edges)), ctx.output_gradient());
   }
@@ -160,6 +169,7 @@ class NoAttentionGrad final : public Bug {
 // 7. Huang et al.: one edge buffer shared across layers and calls.
 class SharedEdgeBuffer final : public Bug {
   void inject(BugContext& ctx) override {
+    if (ctx.c.target == "gat") return gat_shared_edge_buffer(ctx, buffer_);
     const Graph& g = ctx.graph();
     const bool softmax = ctx.c.target == "edge_softmax";
     // What the forward saves for backward: the softmax output, or the edge values of the product.
@@ -200,10 +210,14 @@ Tensor naive_edge_softmax(const Graph& g, const Tensor& logits) {
 
 class SoftmaxNoMax final : public Bug {
   void inject(BugContext& ctx) override {
+    const auto naive = [&ctx](const Graph& g, const Tensor& logits) {
+      return ctx.base_precision == Precision::float64 ? naive_edge_softmax<double>(g, logits)
+                                                      : naive_edge_softmax<float>(g, logits);
+    };
+    if (ctx.c.target == "gat") return gat_softmax_no_max(ctx, naive);
     const Graph& g = ctx.graph();
     const Tensor& logits = ctx.input(ctx.slot(TensorKind::edges));
-    Tensor alpha = ctx.base_precision == Precision::float64 ? naive_edge_softmax<double>(g, logits)
-                                                            : naive_edge_softmax<float>(g, logits);
+    Tensor alpha = naive(g, logits);
     if (ctx.wants_gradients())
       ctx.result.gradients[ctx.slot(TensorKind::edges)] = oracle::edge_softmax_backward(g, alpha, ctx.output_gradient());
     ctx.result.outputs[ctx.output_name()] = std::move(alpha);

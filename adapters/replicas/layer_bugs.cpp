@@ -2,7 +2,9 @@
 // oracle's ops with the one wrong step. Where only one step of a correct backward changes, the
 // replica adds the difference (wrong step − right step) pushed through the rest of the chain to the
 // base system's correct gradients, so the rest stays exactly the base's answer.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -72,14 +74,17 @@ oracle::DegreeNorm norm_of(const BugContext& ctx) { return oracle::parse_degree_
 struct GatAttention {
   Graph graph;
   Tensor h;         // x·W, [n_src, H·C]
-  Tensor alpha;     // the edge values aggregated with: softmax ⊙ dropout factor, [E', H]
+  Tensor logits;    // s_dst[row] + s_src[col] before the LeakyReLU, [E', H]
+  Tensor softmax;   // edge softmax of LeakyReLU(logits), [E', H]
+  Tensor factor;    // attention-dropout factor per edge and head (all 1 without dropout), [E', H]
+  Tensor alpha;     // the edge values aggregated with: softmax ⊙ factor, [E', H]
   Tensor grad_out;  // gradient of the per-head aggregation output, [n_dst, H·C]
 };
 
 GatAttention gat_attention(const BugContext& ctx) {
   const index_t heads = ctx.attributes.get_int("heads"), channels = ctx.attributes.get_int("out_features");
   const Graph& g = ctx.graph();
-  GatAttention a{aggregation_graph(ctx), matmul(ctx.input("x"), ctx.input("weight")), {}, {}};
+  GatAttention a{aggregation_graph(ctx), matmul(ctx.input("x"), ctx.input("weight")), {}, {}, {}, {}, {}};
   const auto scores = [&](const Tensor& att, index_t rows) {
     Tensor s({rows, heads});
     for (index_t j = 0; j < rows; ++j)
@@ -87,15 +92,19 @@ GatAttention gat_attention(const BugContext& ctx) {
         for (index_t c = 0; c < channels; ++c) s.at(j, k) += a.h.at(j, k * channels + c) * att.at(k, c);
     return s;
   };
-  const Tensor logits = oracle::sddmm_add_forward(a.graph, scores(ctx.input("att_dst"), g.n_dst()),
-                                                  scores(ctx.input("att_src"), g.n_src()));
-  a.alpha = oracle::edge_softmax_forward(
-      a.graph, oracle::layers::leaky_relu(logits, ctx.attributes.get_double("negative_slope")));
+  a.logits = oracle::sddmm_add_forward(a.graph, scores(ctx.input("att_dst"), g.n_dst()),
+                                       scores(ctx.input("att_src"), g.n_src()));
+  a.softmax = oracle::edge_softmax_forward(
+      a.graph, oracle::layers::leaky_relu(a.logits, ctx.attributes.get_double("negative_slope")));
+  a.factor = Tensor(a.softmax.shape(), 1.0);
   if (const double p = ctx.attributes.get_double("attn_dropout"); p > 0.0) {
     const auto seed = static_cast<std::uint64_t>(ctx.attributes.get_int("dropout_seed"));
-    for (index_t i = 0; i < a.alpha.size(); ++i)
-      a.alpha[i] *= oracle::layers::dropout_keeps(seed, static_cast<std::uint64_t>(i), p) ? oracle::layers::dropout_scale(p) : 0.0;
+    for (index_t i = 0; i < a.factor.size(); ++i)
+      a.factor[i] = oracle::layers::dropout_keeps(seed, static_cast<std::uint64_t>(i), p) ? oracle::layers::dropout_scale(p) : 0.0;
   }
+  a.alpha = a.softmax;
+  for (index_t i = 0; i < a.alpha.size(); ++i) a.alpha[i] *= a.factor[i];
+  if (!ctx.wants_gradients()) return a;  // forward only: no grad_out
   const Tensor& grad_y = ctx.output_gradient();
   if (ctx.attributes.get_bool("concat")) {
     a.grad_out = grad_y;
@@ -169,11 +178,37 @@ void push_through_gat_weight(BugContext& ctx, const Tensor& delta_h) {
   add_to(ctx.result.gradients.at("x"), matmul_a_bt(delta_h, ctx.input("weight")));
 }
 
-// 5. GAT: the aggregation backward with A_α instead of A_αᵀ.
+// 5. GAT: every backward step that needs the transposed (CSC-ordered) attention graph walks the
+// forward's CSR instead, with the edge tensors in CSR order (no eShuffle). Two steps need it:
+//   the aggregation backward  grad_h = A_αᵀ·grad_out        becomes A_α·grad_out;
+//   the source-score gradient grad_s_src[j] = Σ_{e: col_e = j} grad_logits[e]  (a column sum)
+//                             becomes Σ_{e ∈ row j} grad_logits[e]  (the row sum, = grad_s_dst[j]).
+// The other steps (SDDMM for grad_α, softmax and LeakyReLU backward, the destination-score row
+// sums) are edge- or row-parallel over the CSR and stay correct.
 void gat_untransposed_attention(BugContext& ctx) {
   const GatAttention a = gat_attention(ctx);
-  push_through_gat_weight(ctx, difference(oracle::spmm_ve_forward(a.graph, a.alpha, a.grad_out),
-                                          oracle::spmm_ve_transposed_forward(a.graph, a.alpha, a.grad_out)));
+  const index_t heads = ctx.attributes.get_int("heads"), channels = ctx.attributes.get_int("out_features");
+  Tensor delta_h = difference(oracle::spmm_ve_forward(a.graph, a.alpha, a.grad_out),
+                              oracle::spmm_ve_transposed_forward(a.graph, a.alpha, a.grad_out));
+
+  // The edge gradient reaching the logits (correct: it needs no transpose).
+  Tensor grad_alpha = oracle::sddmm_dot_forward(a.graph, a.grad_out, a.h, heads);
+  for (index_t i = 0; i < grad_alpha.size(); ++i) grad_alpha[i] *= a.factor[i];
+  const Tensor grad_logits = oracle::layers::leaky_relu_backward(
+      a.logits, ctx.attributes.get_double("negative_slope"), oracle::edge_softmax_backward(a.graph, a.softmax, grad_alpha));
+  const oracle::SddmmGrads<double> sums = oracle::sddmm_add_backward(a.graph, grad_logits);
+  const Tensor delta_s_src = difference(sums.grad_u, sums.grad_v);  // row sums − column sums, [n, H]
+
+  // s_src[j, k] = Σ_c h[j, k·C + c] · att_src[k, c]: push the score error into att_src and h.
+  const Tensor& att_src = ctx.input("att_src");
+  Tensor& grad_att_src = ctx.result.gradients.at("att_src");
+  for (index_t j = 0; j < delta_s_src.rows(); ++j)
+    for (index_t k = 0; k < heads; ++k)
+      for (index_t c = 0; c < channels; ++c) {
+        grad_att_src.at(k, c) += delta_s_src.at(j, k) * a.h.at(j, k * channels + c);
+        delta_h.at(j, k * channels + c) += delta_s_src.at(j, k) * att_src.at(k, c);
+      }
+  push_through_gat_weight(ctx, delta_h);
 }
 
 // 6. GAT: no gradient through the attention: att_src/att_dst get zero and grad_h only A_αᵀ·grad_out.
@@ -194,6 +229,120 @@ void gat_missing_eshuffle(BugContext& ctx) {
   const Tensor unshuffled = oracle::eshuffle_inverse_forward(a.graph, a.alpha);
   push_through_gat_weight(ctx, difference(oracle::spmm_ve_transposed_forward(a.graph, unshuffled, a.grad_out),
                                           oracle::spmm_ve_transposed_forward(a.graph, a.alpha, a.grad_out)));
+}
+
+// GAT's whole backward from the given attention softmax (instead of the case's own): what a layer
+// computes when its backward reads `softmax` from somewhere. Every gradient except the bias's is
+// replaced; the bias gradient does not depend on the attention.
+void gat_backward_with_softmax(BugContext& ctx, const GatAttention& a, const Tensor& softmax) {
+  const index_t heads = ctx.attributes.get_int("heads"), channels = ctx.attributes.get_int("out_features");
+  Tensor weights = softmax;
+  for (index_t i = 0; i < weights.size(); ++i) weights[i] *= a.factor[i];
+  Tensor grad_h = oracle::spmm_ve_transposed_forward(a.graph, weights, a.grad_out);
+  Tensor grad_alpha = oracle::sddmm_dot_forward(a.graph, a.grad_out, a.h, heads);
+  for (index_t i = 0; i < grad_alpha.size(); ++i) grad_alpha[i] *= a.factor[i];
+  const Tensor grad_logits = oracle::layers::leaky_relu_backward(
+      a.logits, ctx.attributes.get_double("negative_slope"), oracle::edge_softmax_backward(a.graph, softmax, grad_alpha));
+  const oracle::SddmmGrads<double> sums = oracle::sddmm_add_backward(a.graph, grad_logits);
+  // s_dst = h[:n_dst]·att_dst, s_src = h·att_src per head (oracle/layers/gat.cpp).
+  const auto scores_backward = [&](const char* att_name, const Tensor& grad_score) {
+    const Tensor& att = ctx.input(att_name);
+    Tensor grad_att({heads, channels});
+    for (index_t j = 0; j < grad_score.rows(); ++j)
+      for (index_t k = 0; k < heads; ++k)
+        for (index_t c = 0; c < channels; ++c) {
+          grad_h.at(j, k * channels + c) += grad_score.at(j, k) * att.at(k, c);
+          grad_att.at(k, c) += grad_score.at(j, k) * a.h.at(j, k * channels + c);
+        }
+    ctx.result.gradients.at(att_name) = std::move(grad_att);
+  };
+  scores_backward("att_src", sums.grad_v);
+  scores_backward("att_dst", sums.grad_u);
+  ctx.result.gradients.at("weight") = matmul_at_b(ctx.input("x"), grad_h);
+  ctx.result.gradients.at("x") = matmul_a_bt(grad_h, ctx.input("weight"));
+}
+
+// 7. GAT: a forward-only call leaves its attention in one shared edge buffer; a later backward of
+// the same shape computes its whole attention backward from that buffer instead of its own.
+void gat_shared_edge_buffer(BugContext& ctx, Tensor& buffer) {
+  const GatAttention a = gat_attention(ctx);
+  if (!ctx.wants_gradients()) {
+    buffer = a.softmax;
+    return;
+  }
+  if (buffer.shape() != a.softmax.shape()) return;  // nothing stale of this shape: the own forward is used
+  gat_backward_with_softmax(ctx, a, buffer);
+}
+
+// 8. GAT: the attention softmax without max subtraction, exp(s)/Σexp(s) in the base's precision:
+// the forward's output and the backward both use it.
+void gat_softmax_no_max(BugContext& ctx, const std::function<Tensor(const Graph&, const Tensor&)>& naive_softmax) {
+  const GatAttention a = gat_attention(ctx);
+  const index_t heads = ctx.attributes.get_int("heads"), channels = ctx.attributes.get_int("out_features");
+  const Tensor softmax =
+      naive_softmax(a.graph, oracle::layers::leaky_relu(a.logits, ctx.attributes.get_double("negative_slope")));
+  Tensor weights = softmax;
+  for (index_t i = 0; i < weights.size(); ++i) weights[i] *= a.factor[i];
+  const Tensor out = oracle::spmm_ve_forward(a.graph, weights, a.h);
+  Tensor y = out;
+  if (!ctx.attributes.get_bool("concat")) {
+    y = Tensor({ctx.graph().n_dst(), channels});
+    for (index_t i = 0; i < y.rows(); ++i)
+      for (index_t k = 0; k < heads; ++k)
+        for (index_t c = 0; c < channels; ++c) y.at(i, c) += out.at(i, k * channels + c) / static_cast<double>(heads);
+  }
+  if (ctx.attributes.get_bool("bias")) oracle::layers::add_bias(y, ctx.input("bias"));
+  ctx.result.outputs.at(ctx.output_name()) = std::move(y);
+  if (ctx.wants_gradients()) gat_backward_with_softmax(ctx, a, softmax);
+}
+
+// 2. AGNN: the attention gradient from the output gradient with itself, ⟨ḡ[row], ḡ[col]⟩ instead
+// of ⟨ḡ[row], x[col]⟩, and the aggregation backward through the untransposed attention, A_α·ḡ
+// instead of A_αᵀ·ḡ; the rest of the layer's backward (softmax, β, cosine, row normalization) as
+// in oracle/layers/agnn.cpp. The callers have checked that the graph is square.
+void agnn_attention_grad(BugContext& ctx) {
+  constexpr double kNormFloor = 1e-12;  // oracle/layers/agnn.cpp: a zero row stays zero
+  const Graph& g = ctx.graph();
+  const Graph graph = aggregation_graph(ctx);
+  const Tensor& x = ctx.input("x");
+  const double beta = ctx.input("beta")[0];
+  const Tensor& grad_y = ctx.output_gradient();
+  std::vector<double> divisor(static_cast<size_t>(x.rows()));
+  Tensor normalized = x;
+  for (index_t i = 0; i < x.rows(); ++i) {
+    double sum = 0;
+    for (index_t c = 0; c < x.row_size(); ++c) sum += x.at(i, c) * x.at(i, c);
+    divisor[static_cast<size_t>(i)] = std::max(std::sqrt(sum), kNormFloor);
+    for (index_t c = 0; c < x.row_size(); ++c) normalized.at(i, c) /= divisor[static_cast<size_t>(i)];
+  }
+  const Tensor cosine = oracle::sddmm_dot_forward(graph, first_rows(normalized, g.n_dst()), normalized, index_t{1});
+  Tensor logits = cosine;
+  for (double& v : logits.values()) v *= beta;
+  const Tensor alpha = oracle::edge_softmax_forward(graph, logits);
+
+  const Tensor grad_alpha = oracle::sddmm_dot_forward(graph, grad_y, grad_y, index_t{1});  // the bug: ḡ with ḡ
+  Tensor grad_x = oracle::spmm_ve_forward(graph, alpha, grad_y);                          // the bug: A_α·ḡ
+  const Tensor grad_logits = oracle::edge_softmax_backward(graph, alpha, grad_alpha);
+  double grad_beta = 0;
+  Tensor grad_cosine = grad_logits;
+  for (index_t k = 0; k < grad_logits.size(); ++k) {
+    grad_beta += grad_logits[k] * cosine[k];
+    grad_cosine[k] *= beta;
+  }
+  const oracle::SddmmGrads<double> similarity =
+      oracle::sddmm_dot_backward(graph, first_rows(normalized, g.n_dst()), normalized, index_t{1}, grad_cosine);
+  Tensor grad_normalized = similarity.grad_v;
+  add_into_first_rows(grad_normalized, 1.0, similarity.grad_u);
+  for (index_t i = 0; i < x.rows(); ++i) {
+    const double d = divisor[static_cast<size_t>(i)];
+    double projection = 0;
+    if (d > kNormFloor)
+      for (index_t c = 0; c < x.row_size(); ++c) projection += normalized.at(i, c) * grad_normalized.at(i, c);
+    for (index_t c = 0; c < x.row_size(); ++c)
+      grad_x.at(i, c) += (grad_normalized.at(i, c) - projection * normalized.at(i, c)) / d;
+  }
+  ctx.result.gradients.at("x") = std::move(grad_x);
+  ctx.result.gradients.at("beta") = Tensor({1}, std::vector<double>{grad_beta});
 }
 
 }  // namespace gnncheck::replicas

@@ -7,6 +7,7 @@
 //   class DropBiasGradient final : public Bug { void inject(BugContext& ctx) override { ... } };
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -55,6 +56,11 @@ void gcn_norm_backward_order(BugContext& ctx);     // 4
 void gat_untransposed_attention(BugContext& ctx);  // 5
 void gat_no_attention_grad(BugContext& ctx);       // 6
 void gat_missing_eshuffle(BugContext& ctx);        // 11
+void agnn_attention_grad(BugContext& ctx);         // 2 (square graphs)
+// 7: a forward-only call stores its attention in `buffer`; a backward of the same shape reads it.
+void gat_shared_edge_buffer(BugContext& ctx, Tensor& buffer);
+// 8: `naive_softmax` is the edge softmax without max subtraction, in the base's precision.
+void gat_softmax_no_max(BugContext& ctx, const std::function<Tensor(const Graph&, const Tensor&)>& naive_softmax);
 
 // The bug of catalogue entry `info` (by name); InternalError for a name without an implementation.
 std::unique_ptr<Bug> make_bug(const ReplicaInfo& info);

@@ -29,9 +29,10 @@ std::vector<CatalogueEntry> entries() {
         "from the output gradient with the features, and the aggregation backward used the untransposed "
         "attention matrix",
         "grad of the edge values is ⟨ḡ[row], ḡ[col]⟩ instead of ⟨ḡ[row], X[col]⟩, and grad X is A_w·ḡ "
-        "instead of A_wᵀ·ḡ (square graphs only)",
+        "instead of A_wᵀ·ḡ (AGNN: the attention's gradient and the aggregation backward, the rest of the "
+        "layer's backward unchanged) (square graphs only)",
         "differential", "a square graph",
-        {"spmm_ve"}},
+        {"spmm_ve", "agnn"}},
        false},
       {{3, "gnnadvisor_sqrt_degree",
         "GNNAdvisor: its preprocessing scaled edges by sqrt(degree) where GCN's normalization needs "
@@ -53,10 +54,12 @@ std::vector<CatalogueEntry> entries() {
       {{5, "gat_backward_untransposed_attention",
         "The pitfalls paper's controlled experiment on GAT: using the attention matrix untransposed in "
         "backward made training 1.34x faster and 11-27 points less accurate",
-        "gradient of the features is A_α·ḡ instead of A_αᵀ·ḡ for attention-weighted aggregation (square "
-        "graphs only)",
+        "backward walks the forward's CSR with CSR-ordered edge tensors wherever it needs the transposed "
+        "attention graph: the feature gradient is A_α·ḡ instead of A_αᵀ·ḡ (spmm_ve), and the source-score "
+        "gradient of the logits is the row sum of their gradient instead of the column sum (sddmm_add's "
+        "grad b; in GAT it reaches att_src and the features) (square graphs only)",
         "adjoint", "a square graph with A ≠ Aᵀ",
-        {"spmm_ve", "gat"}},
+        {"spmm_ve", "sddmm_add", "gat"}},
        false},
       {{6, "tlpgnn_no_attention_grad",
         "TLPGNN and Huang et al.: fused attention kernels implemented forward only, so no gradient reached "
@@ -68,18 +71,19 @@ std::vector<CatalogueEntry> entries() {
       {{7, "shared_edge_buffer",
         "Huang et al.: one edge buffer shared across layers and calls, so a layer's backward read the "
         "attention that a later forward had written",
-        "a forward-only evaluation stores its edge tensor (softmax output or edge values) in one shared "
-        "buffer; a later evaluation with output gradients computes its backward from that buffer when "
-        "its shape matches, not from its own forward",
+        "a forward-only evaluation stores its edge tensor (softmax output or edge values; GAT: its "
+        "attention) in one shared buffer; a later evaluation with output gradients computes its backward "
+        "from that buffer when its shape matches, not from its own forward",
         "state_interleaved", "two forwards on different inputs before a backward",
-        {"edge_softmax", "spmm_ve"}},
+        {"edge_softmax", "spmm_ve", "gat"}},
        false},
       {{8, "fusegnn_softmax_no_max",
         "FuseGNN (GAT on Reddit): edge softmax computed exp(s)/Σexp(s) without subtracting the row "
         "maximum, overflowing to Inf/NaN at large logits",
-        "edge softmax without max subtraction, in the base system's precision",
+        "edge softmax without max subtraction, in the base system's precision (GAT: its attention, in "
+        "forward and backward)",
         "numerics", "logits above 88 (float32) or 709 (float64)",
-        {"edge_softmax"}},
+        {"edge_softmax", "gat"}},
        false},
       {{9, "dgnn_memory_growth",
         "dgNN: buffers allocated every iteration and never freed, so memory grew until the run died",

@@ -129,10 +129,22 @@ TEST(Replicas, UntransposedAttentionChangesTheFeatureGradient) {
   const Comparison op = run("gat_backward_untransposed_attention", make("spmm_ve", testing::asymmetric_graph()));
   EXPECT_GT(op.gradient("x"), 0.1);
   EXPECT_EQ(op.gradient("edge_values"), 0.0);
+  // The logits' backward: the source side gets the row sums (= the destination side's gradient).
+  const Case add = make("sddmm_add", testing::asymmetric_graph(), {{"heads", std::int64_t{2}}});
+  const Comparison logits = run("gat_backward_untransposed_attention", add);
+  EXPECT_EQ(logits.gradient("a"), 0.0);
+  EXPECT_GT(logits.gradient("b"), 0.1);
+  const Tensor& wrong_b = logits.wrong.gradients.at("b");
+  const Tensor& right_a = logits.right.gradients.at("a");
+  ASSERT_EQ(wrong_b.size(), right_a.size());
+  for (index_t i = 0; i < wrong_b.size(); ++i) EXPECT_DOUBLE_EQ(wrong_b[i], right_a[i]);
+  // GAT: both wrong steps reach x, weight and att_src; the destination side and the forward stay.
   const Comparison gat = run("gat_backward_untransposed_attention", make("gat", testing::asymmetric_graph()));
+  EXPECT_EQ(gat.output("y"), 0.0);
   EXPECT_GT(gat.gradient("x"), 1e-3);
   EXPECT_GT(gat.gradient("weight"), 1e-3);
-  EXPECT_EQ(gat.gradient("att_src"), 0.0);
+  EXPECT_GT(gat.gradient("att_src"), 1e-3);
+  EXPECT_EQ(gat.gradient("att_dst"), 0.0);
 }
 
 // With attention dropout on (the GAT training recipe) the GAT replicas recompute the attention with
@@ -143,7 +155,7 @@ TEST(Replicas, GatReplicasFollowTheLayersDropoutMask) {
   c.attributes.set("dropout_seed", std::int64_t{3});
   const Comparison wrong = run("gat_backward_untransposed_attention", c);
   EXPECT_EQ(wrong.output("y"), 0.0);
-  EXPECT_EQ(wrong.gradient("att_src"), 0.0);
+  EXPECT_EQ(wrong.gradient("att_dst"), 0.0);
   EXPECT_GT(wrong.gradient("x"), 1e-3);
   // With att_src = att_dst = 0 no gradient flows back through the attention scores, so dropping that
   // path changes nothing in grad x and grad W: equal only if the recomputed masked attention is right.
@@ -201,6 +213,73 @@ TEST(Replicas, SoftmaxWithoutMaxOverflowsOnlyAtLargeLogits) {
   non_finite = false;
   for (double v : f32->evaluate(medium).outputs.at("alpha").values()) non_finite = non_finite || !std::isfinite(v);
   EXPECT_TRUE(non_finite);
+}
+
+// Layer versions of replicas 2, 7 and 8: exactly the layer's answer where the bug cannot show, so
+// the re-derived backward they share with the layer is right; wrong where it can.
+TEST(Replicas, GatSharedEdgeBufferIsTheLayerAloneAndStaleAfterAnotherForward) {
+  for (double dropout : {0.0, 0.5}) {
+    auto replica = make_replica("shared_edge_buffer", make_oracle_system());
+    Attributes attrs;
+    attrs.set("heads", std::int64_t{2});
+    attrs.set("attn_dropout", dropout);
+    const Case a = make("gat", testing::asymmetric_graph(), attrs, 11);
+    const Case b = make("gat", testing::asymmetric_graph(), attrs, 12);
+    const Result right = oracle::evaluate(a);
+    // Its own forward in the buffer: the backward recomputed from it is the layer's backward.
+    Case a_forward = a;
+    a_forward.grad_outputs.clear();
+    ASSERT_TRUE(replica->evaluate(a_forward).ok());
+    const Result own = replica->evaluate(a);
+    ASSERT_TRUE(own.ok()) << own.message;
+    for (const char* p : {"x", "weight", "att_src", "att_dst"})
+      EXPECT_LT(max_difference(own.gradients.at(p), right.gradients.at(p)), 1e-12) << p << " dropout " << dropout;
+    // b's forward in between: a's backward reads b's attention.
+    Case b_forward = b;
+    b_forward.grad_outputs.clear();
+    ASSERT_TRUE(replica->evaluate(b_forward).ok());
+    const Result stale = replica->evaluate(a);
+    EXPECT_EQ(max_difference(stale.outputs.at("y"), right.outputs.at("y")), 0.0);
+    EXPECT_GT(max_difference(stale.gradients.at("x"), right.gradients.at("x")), 1e-3) << "dropout " << dropout;
+    EXPECT_GT(max_difference(stale.gradients.at("att_src"), right.gradients.at("att_src")), 1e-6);
+  }
+}
+
+TEST(Replicas, GatSoftmaxWithoutMaxIsTheLayerAtSmallLogitsAndNonFiniteAtLarge) {
+  Attributes attrs;
+  attrs.set("heads", std::int64_t{2});
+  attrs.set("concat", false);
+  const Case small = make("gat", testing::asymmetric_graph(), attrs, 5);
+  const Comparison c = run("fusegnn_softmax_no_max", small);
+  EXPECT_LT(c.output("y"), 1e-12);
+  for (const char* p : {"x", "weight", "att_src", "att_dst", "bias"}) EXPECT_LT(c.gradient(p), 1e-12) << p;
+  Case large = small;
+  for (double& v : large.parameters.at("att_src").values()) v *= 1e4;
+  const Result r = make_replica("fusegnn_softmax_no_max", make_oracle_system())->evaluate(large);
+  ASSERT_TRUE(r.ok()) << r.message;
+  bool non_finite = false;
+  for (double v : r.outputs.at("y").values()) non_finite = non_finite || !std::isfinite(v);
+  EXPECT_TRUE(non_finite);
+  for (double v : oracle::evaluate(large).outputs.at("y").values()) EXPECT_TRUE(std::isfinite(v));
+}
+
+// AGNN: where ḡ = x and the attention matrix is symmetric (equal rows of x make every cosine 1; a
+// regular graph then gives α = 1/degree both ways), both wrong steps compute the right values.
+TEST(Replicas, AgnnAttentionGradIsTheLayerWhereBothStepsCoincide) {
+  Attributes attrs;
+  attrs.set("features", std::int64_t{3});
+  Case degenerate = make("agnn", symmetric_graph(), attrs, 2);
+  Tensor& x = degenerate.inputs.at("x");
+  for (index_t i = 0; i < x.rows(); ++i)
+    for (index_t k = 0; k < x.row_size(); ++k) x.at(i, k) = 0.5 + static_cast<double>(k);
+  degenerate.grad_outputs.at("y") = x;
+  const Comparison same = run("tcgnn_agnn_attention_grad", degenerate);
+  EXPECT_LT(same.gradient("x"), 1e-12);
+  EXPECT_LT(same.gradient("beta"), 1e-12);
+  const Comparison wrong = run("tcgnn_agnn_attention_grad", make("agnn", testing::asymmetric_graph(), attrs, 2));
+  EXPECT_EQ(wrong.output("y"), 0.0);
+  EXPECT_GT(wrong.gradient("x"), 1e-3);
+  EXPECT_GT(wrong.gradient("beta"), 1e-6);
 }
 
 TEST(Replicas, MemoryGrowthKeepsMemoryAliveAndReportsIt) {
