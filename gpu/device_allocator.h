@@ -12,16 +12,40 @@
 //   gnncheck::gpu::DeviceBuffer<float> x(alloc, 1024);   // 4 KiB, counted
 //   x.upload(host.data(), 1024, stream);
 //   alloc.peak_bytes();                                  // >= 4096
+//
+// Memory attribution (optional): each allocation is counted under the allocator's current
+// MemoryCategory (set it with a MemoryCategoryScope), and peak_split() says how the peak divided
+// among the categories at the moment it was reached. Code that never sets a category sees
+// everything under MemoryCategory::untagged.
+//
+//   { MemoryCategoryScope tag(alloc, MemoryCategory::graph); DeviceBuffer<int> row_ptr(alloc, n + 1); }
+//   alloc.peak_split()[static_cast<int>(MemoryCategory::graph)];   // graph bytes held at the peak
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 namespace gnncheck::gpu {
+
+// What an allocation is for, in the split of the peak that the paper's method reports.
+enum class MemoryCategory : int {
+  untagged = 0,        // allocated while no category was set
+  graph,               // graph storage (CSR, COO rows, CSC, edge_perm, unit values, degree factors)
+  activations,         // input features and activations that live only until their consumer ran
+  saved_for_backward,  // activations kept from the forward for the backward
+  parameters,          // weights, their gradients and the optimizer's moments
+  workspace,           // library and op scratch (cuSPARSE buffers, cuBLAS workspace, temporaries)
+};
+inline constexpr int memory_category_count = 6;
+std::string_view to_string(MemoryCategory c);
+using MemorySplit = std::array<std::int64_t, memory_category_count>;  // bytes, indexed by category
 
 class DeviceAllocator {
  public:
@@ -39,12 +63,42 @@ class DeviceAllocator {
   std::int64_t peak_bytes() const { return peak_bytes_; }
   std::int64_t allocation_count() const { return allocation_count_; }  // cudaMalloc calls so far
   // Starts a new peak measurement from what is held now.
-  void reset_peak() { peak_bytes_ = current_bytes_; }
+  void reset_peak() {
+    peak_bytes_ = current_bytes_;
+    peak_split_ = current_split_;
+  }
+
+  // The category that allocations are counted under from now on (see MemoryCategoryScope).
+  MemoryCategory category() const { return category_; }
+  void set_category(MemoryCategory c) { category_ = c; }
+  // Bytes held now, and at the moment of the peak, per category (they sum to current_bytes() and
+  // peak_bytes()).
+  const MemorySplit& current_split() const { return current_split_; }
+  const MemorySplit& peak_split() const { return peak_split_; }
 
  private:
   std::int64_t current_bytes_ = 0;
   std::int64_t peak_bytes_ = 0;
   std::int64_t allocation_count_ = 0;
+  MemoryCategory category_ = MemoryCategory::untagged;
+  MemorySplit current_split_{};
+  MemorySplit peak_split_{};
+  std::unordered_map<void*, MemoryCategory> category_of_;  // live allocations
+};
+
+// Sets the allocator's category for the scope's lifetime and restores the previous one.
+class MemoryCategoryScope {
+ public:
+  MemoryCategoryScope(DeviceAllocator& allocator, MemoryCategory c) : allocator_(allocator), previous_(allocator.category()) {
+    allocator.set_category(c);
+  }
+  ~MemoryCategoryScope() { allocator_.set_category(previous_); }
+  MemoryCategoryScope(const MemoryCategoryScope&) = delete;
+  MemoryCategoryScope& operator=(const MemoryCategoryScope&) = delete;
+
+ private:
+  DeviceAllocator& allocator_;
+  MemoryCategory previous_;
 };
 
 // `count` values of T in device memory from a DeviceAllocator. Move-only; frees on destruction.

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# gpu/benchmarks/run_perf_on_gpu.sh — every measurement of issue 8 (docs/performance.md) in one
+# command on a machine with a CUDA device and PyTorch Geometric: the GPU reference's training on
+# the Reddit-shaped graph, PyG on exactly the same graph file, the per-kernel benchmark, the GAT-1
+# check against the oracle, and the overhead benchmark on Cora and sampled mini-batches. Run from
+# the project's root:
+#
+#   bash gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR
+#
+# BIN_DIR holds gnncheck_gpu_reddit_bench, gnncheck_gpu_kernel_bench, gnncheck_gpu_reddit_verify
+# and gnncheck_gpu_overhead_bench (those present are run) and may hold shared libraries they need
+# (libfmt.so.9); it is put on LD_LIBRARY_PATH. The graph file (~1 GB) goes to $GNNCHECK_PERF_DATA
+# (default /tmp/gnncheck-perf), not to LOG_DIR. Every step is time-boxed; the whole run takes
+# about 4 minutes on an H200 and prints the goal table last (also in LOG_DIR/goals.md).
+set -uo pipefail
+out=${1:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR}
+bin=${2:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR}
+bin=$(cd "$bin" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+data=${GNNCHECK_PERF_DATA:-/tmp/gnncheck-perf}
+mkdir -p "$data"
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
+summary="$out/summary.txt"
+step() {  # step NAME LOG TIMEOUT_S COMMAND...
+  local name=$1 log=$2 limit=$3; shift 3
+  local start=$SECONDS
+  timeout "$limit" "$@" >"$log" 2>&1
+  local rc=$?
+  printf '%-9s rc=%-3s %4ss  %s\n' "$name" "$rc" "$((SECONDS - start))" "$*" | tee -a "$summary"
+  tail -n 25 "$log"
+}
+have() { [ -x "$bin/$1" ]; }
+
+{ date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
+  nproc; python3 -c 'import torch, torch_geometric; print("torch", torch.__version__, "PyG", torch_geometric.__version__)'
+} >"$summary" 2>&1
+cat "$summary"
+
+# 1. The GPU reference (also writes the graph file for PyG).
+have gnncheck_gpu_reddit_bench &&
+  step reddit "$out/reddit_bench.log" 240 "$bin/gnncheck_gpu_reddit_bench" --data "$data/reddit.bin" --json "$out/ours.json"
+# 2. PyTorch Geometric on the same file: edge_index and torch.sparse CSR paths.
+[ -f "$data/reddit.bin" ] &&
+  step pyg "$out/pyg_reddit.log" 240 python3 "$here/pyg_reddit_bench.py" --data "$data/reddit.bin" --json "$out/pyg.json"
+rm -f "$data/reddit.bin"
+# 3. Per kernel, F = 16 and 64, 1 and 3 heads for the edge kernels.
+have gnncheck_gpu_kernel_bench && {
+  step kernels "$out/kernel_bench_f64.log" 120 "$bin/gnncheck_gpu_kernel_bench" --features 64 --json "$out/kernels_f64.json"
+  step kernels "$out/kernel_bench_h3.log" 120 "$bin/gnncheck_gpu_kernel_bench" --features 16 --heads 3 --json "$out/kernels_h3.json"
+}
+# 4. One GAT-1 layer forward + backward against the float64 oracle (goal: < 60 s end to end).
+have gnncheck_gpu_reddit_verify &&
+  step verify "$out/reddit_verify.log" 180 "$bin/gnncheck_gpu_reddit_verify" --json "$out/verify.json"
+# 5. Overhead on Cora and on sampled mini-batches (batch 256, fanout 10,10,10), ours and PyG's.
+have gnncheck_gpu_overhead_bench && {
+  step overhead "$out/overhead.log" 120 "$bin/gnncheck_gpu_overhead_bench" --blocks-dir "$data/blocks" --json "$out/overhead_ours.json"
+  [ -d "$data/blocks" ] &&
+    step overhead "$out/overhead_pyg.log" 150 python3 "$here/pyg_overhead_bench.py" --blocks-dir "$data/blocks" --json "$out/overhead_pyg.json"
+}
+echo
+echo "===== goal table (issue 8) ====="
+python3 "$here/reddit_goal_table.py" "$out"
