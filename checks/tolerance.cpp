@@ -77,6 +77,17 @@ double node_row_terms(const Graph& g, TensorKind kind, index_t row) {
   return 0.0;
 }
 
+// The sum of a layer's dense widths (in, hidden, out·heads, features): the longest chain of dense
+// sums one of its values goes through.
+index_t layer_width_chain(const Case& c) {
+  const Attributes a = oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes);
+  index_t chain = 0;
+  for (const char* width : {"in_features", "hidden_features", "out_features", "features"})
+    if (a.has(width)) chain += a.get_int(width);
+  if (a.has("heads") && a.has("out_features")) chain += a.get_int("heads") * a.get_int("out_features");
+  return chain;
+}
+
 Result must_evaluate(const Case& c, Precision p, const char* what) {
   Result r = oracle::evaluate(c, p);
   if (!r.ok())
@@ -276,13 +287,18 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
   index_t widest = 0;
   for (const auto& m : {c.inputs, c.parameters})
     for (const auto& [name, t] : m) widest = std::max({widest, t.row_size(), t.rank() == 2 ? t.rows() : index_t{0}});
+  // A layer chains its dense products (GIN: x·W1 then ·W2; GAT: x·W then the head dot): an element
+  // goes through the sum of their lengths, not only the widest — the classical bound for the chain
+  // is γ of the total count. An implementation blocking those sums differently from the oracle (cuBLAS
+  // vs Eigen) meets this floor where a cancelling reduction makes the measured error a lucky sample.
+  if (spec.is_layer) widest = std::max(widest, layer_width_chain(c));
 
   Bounds b;
   b.precision = precision;
   b.unit_roundoff = u;
   b.model = fmt::format(
       "measured {}·max(max(e_i, rms e)·(u/u_f32), d64_i) + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 "
-      "oracle error, CSR, row-reversed and row-shuffled orders; d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; w = widest row; u = {})",
+      "oracle error, CSR, row-reversed and row-shuffled orders; d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; w = widest row, for a layer at least the sum of its dense widths; u = {})",
       options_.measured_multiple, options_.safety_factor, u_text(precision));
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");

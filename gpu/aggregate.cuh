@@ -23,13 +23,13 @@ namespace gnncheck::gpu {
 
 struct CompressedView {
   std::int64_t rows = 0;
-  const dindex_t* ptr = nullptr;  // [rows + 1]
-  const dindex_t* idx = nullptr;  // [nnz] column (CSR) or row (CSC) of each position
+  const offset_t* ptr = nullptr;  // [rows + 1]
+  const node_t* idx = nullptr;    // [nnz] column (CSR) or row (CSC) of each position
 };
 
 struct EdgeWeights {
   const float* values = nullptr;     // [E, heads] in edge-id order; nullptr = every weight is 1
-  const dindex_t* perm = nullptr;    // position -> edge id; nullptr = identity (CSR positions)
+  const edge_t* perm = nullptr;      // position -> edge id; nullptr = identity (CSR positions)
   std::int64_t heads = 1;
 };
 

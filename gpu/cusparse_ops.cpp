@@ -20,8 +20,8 @@ struct DnMat {
 };
 
 void create_csr(SpMat& m, const CsrView& a, float* values) {
-  GNNCHECK_CUSPARSE_CHECK(cusparseCreateCsr(&m.descr, a.rows, a.cols, a.nnz, const_cast<dindex_t*>(a.row_ptr),
-                                            const_cast<dindex_t*>(a.col_idx), values, CUSPARSE_INDEX_32I,
+  GNNCHECK_CUSPARSE_CHECK(cusparseCreateCsr(&m.descr, a.rows, a.cols, a.nnz, const_cast<std::int32_t*>(a.row_ptr),
+                                            const_cast<node_t*>(a.col_idx), values, CUSPARSE_INDEX_32I,
                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
 }
 

@@ -1,7 +1,7 @@
 // gnncheck/gpu/cusparse_ops.h — the two cuSPARSE generic-API calls the reference makes, with RAII
 // descriptors and workspaces from the accounting allocator.
 //
-//   csr_spmm:   C = op(A)·B          A: CSR (rows × cols, 32-bit indices, float32 values);
+//   csr_spmm:   C = op(A)·B          A: CSR (rows × cols, 32-bit offsets and indices, float32 values);
 //               B, C row-major with explicit leading dimensions (so one head of an [N, H·C]
 //               tensor is a column block with ld = H·C). op = transpose uses cuSPARSE's native
 //               transposed kernel (no Aᵀ is built).
@@ -22,8 +22,8 @@ namespace gnncheck::gpu {
 
 struct CsrView {
   std::int64_t rows = 0, cols = 0, nnz = 0;
-  const dindex_t* row_ptr = nullptr;  // [rows + 1]
-  const dindex_t* col_idx = nullptr;  // [nnz]
+  const std::int32_t* row_ptr = nullptr;  // [rows + 1] (DeviceGraph::cusparse_row_ptr: 32-bit, as col_idx)
+  const node_t* col_idx = nullptr;        // [nnz]
   const float* values = nullptr;      // [nnz]
 };
 

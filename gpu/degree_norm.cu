@@ -10,30 +10,31 @@ namespace {
 using namespace detail;
 
 // Integer atomics are exact, so the counts do not depend on the order edges are visited in.
-__global__ void count_columns_kernel(std::int64_t edges, const dindex_t* __restrict__ col_idx,
-                                     dindex_t* __restrict__ counts) {
-  for (std::int64_t k = global_thread(); k < edges; k += thread_count()) atomicAdd(&counts[col_idx[k]], 1);
+// 64-bit counters: one node may have 2^31 or more edges.
+__global__ void count_columns_kernel(std::int64_t edges, const node_t* __restrict__ col_idx,
+                                     unsigned long long* __restrict__ counts) {
+  for (std::int64_t k = global_thread(); k < edges; k += thread_count()) atomicAdd(&counts[col_idx[k]], 1ull);
 }
 
 // factor = degree^-power for degree > 0, else 0; power is 0.5 or 1.
-__device__ __forceinline__ float inverse_power(dindex_t degree, bool square_root) {
+__device__ __forceinline__ float inverse_power(std::int64_t degree, bool square_root) {
   if (degree == 0) return 0.0f;
   return square_root ? 1.0f / sqrtf(static_cast<float>(degree)) : 1.0f / static_cast<float>(degree);
 }
 
-__global__ void row_factors_kernel(std::int64_t rows, const dindex_t* __restrict__ row_ptr, bool square_root,
+__global__ void row_factors_kernel(std::int64_t rows, const offset_t* __restrict__ row_ptr, bool square_root,
                                    float* __restrict__ factors) {
   for (std::int64_t i = global_thread(); i < rows; i += thread_count())
     factors[i] = inverse_power(row_ptr[i + 1] - row_ptr[i], square_root);
 }
 
-__global__ void count_factors_kernel(std::int64_t n, const dindex_t* __restrict__ counts, bool square_root,
+__global__ void count_factors_kernel(std::int64_t n, const unsigned long long* __restrict__ counts, bool square_root,
                                      float* __restrict__ factors) {
-  for (std::int64_t j = global_thread(); j < n; j += thread_count()) factors[j] = inverse_power(counts[j], square_root);
+  for (std::int64_t j = global_thread(); j < n; j += thread_count()) factors[j] = inverse_power(static_cast<std::int64_t>(counts[j]), square_root);
 }
 
-__global__ void edge_values_kernel(std::int64_t edges, const dindex_t* __restrict__ row_of_edge,
-                                   const dindex_t* __restrict__ col_idx, const float* __restrict__ dst,
+__global__ void edge_values_kernel(std::int64_t edges, const node_t* __restrict__ row_of_edge,
+                                   const node_t* __restrict__ col_idx, const float* __restrict__ dst,
                                    const float* __restrict__ src, float* __restrict__ values) {
   for (std::int64_t k = global_thread(); k < edges; k += thread_count())
     values[k] = dst[row_of_edge[k]] * (src ? src[col_idx[k]] : 1.0f);
@@ -53,7 +54,7 @@ DegreeFactors degree_factors(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm) {
   if (symmetric) {
     f.src = DeviceBuffer<float>(ctx.allocator, g.n_src());
     if (g.n_src() > 0) {
-      DeviceBuffer<dindex_t> counts(ctx.allocator, g.n_src());
+      DeviceBuffer<unsigned long long> counts(ctx.allocator, g.n_src());
       counts.zero(ctx.stream);
       if (g.num_edges() > 0) {
         count_columns_kernel<<<blocks_for_threads(g.num_edges()), block_threads, 0, ctx.stream>>>(

@@ -1,75 +1,95 @@
 #include "gpu/device_graph.h"
 
-#include <limits>
 #include <span>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "gpu/graph_kernels.cuh"
 #include "oracle/error.h"
 #include "oracle/graph.h"
 
 namespace gnncheck::gpu {
 namespace {
 
-std::vector<dindex_t> narrow(std::span<const index_t> values) {
-  return std::vector<dindex_t>(values.begin(), values.end());
+template <class T>
+std::vector<T> convert(std::span<const index_t> values) {
+  return std::vector<T>(values.begin(), values.end());
+}
+
+void check_node_counts(std::int64_t n_dst, std::int64_t n_src, const std::string& what) {
+  if (n_dst > max_device_nodes || n_src > max_device_nodes || n_dst < 0 || n_src < 0)
+    throw InputError(fmt::format("the GPU reference stores node ids in 32 bits: n_dst and n_src must be in "
+                                 "[0, {}]; got {}",
+                                 max_device_nodes, what));
+}
+
+// Uploads `host` converted to T into a new buffer; synchronizes (the host copy dies on return).
+template <class T>
+DeviceBuffer<T> upload_converted(GpuContext& ctx, std::span<const index_t> host) {
+  DeviceBuffer<T> buffer(ctx.allocator, static_cast<std::int64_t>(host.size()));
+  const auto converted = convert<T>(host);
+  buffer.upload(converted, ctx.stream);
+  ctx.synchronize();
+  return buffer;
 }
 
 }  // namespace
 
 DeviceGraph::DeviceGraph(GpuContext& ctx, const Graph& graph)
     : host_(&graph), n_dst_(graph.n_dst()), n_src_(graph.n_src()), num_edges_(graph.num_edges()) {
-  constexpr index_t limit = std::numeric_limits<dindex_t>::max();
-  if (num_edges_ > limit || n_dst_ >= limit || n_src_ >= limit)
-    throw InputError(fmt::format("the GPU reference stores graphs with 32-bit indices (below {} nodes and edges); "
-                                 "got {}",
-                                 limit, graph.summary()));
-  row_ptr_ = DeviceBuffer<dindex_t>(ctx.allocator, n_dst_ + 1);
-  col_idx_ = DeviceBuffer<dindex_t>(ctx.allocator, num_edges_);
-  // The host vectors must outlive the asynchronous copies: synchronize before they go.
-  const auto h_row_ptr = narrow(graph.row_ptr());
-  const auto h_col_idx = narrow(graph.col_idx());
-  row_ptr_.upload(h_row_ptr, ctx.stream);
-  col_idx_.upload(h_col_idx, ctx.stream);
-  ctx.synchronize();
+  check_node_counts(n_dst_, n_src_, graph.summary());
+  row_ptr_ = upload_converted<offset_t>(ctx, graph.row_ptr());
+  col_idx_ = upload_converted<node_t>(ctx, graph.col_idx());
 }
 
-const dindex_t* DeviceGraph::row_of_edge(GpuContext& ctx) {
+DeviceGraph::DeviceGraph(GpuContext& ctx, std::int64_t n_dst, std::int64_t n_src, DeviceBuffer<offset_t> row_ptr,
+                         DeviceBuffer<node_t> col_idx)
+    : n_dst_(n_dst), n_src_(n_src), num_edges_(col_idx.size()), row_ptr_(std::move(row_ptr)),
+      col_idx_(std::move(col_idx)) {
+  check_node_counts(n_dst_, n_src_, fmt::format("a device graph of {} × {}", n_dst, n_src));
+  if (row_ptr_.size() != n_dst_ + 1)
+    throw InputError(fmt::format("device graph: row_ptr has {} entries; expected n_dst + 1 = {}", row_ptr_.size(),
+                                 n_dst_ + 1));
+  (void)ctx;
+}
+
+const Graph& DeviceGraph::host() const {
+  if (host_ == nullptr) throw InternalError("this DeviceGraph was built on the device and has no host copy");
+  return *host_;
+}
+
+const node_t* DeviceGraph::row_of_edge(GpuContext& ctx) {
   if (row_of_edge_.size() != num_edges_) {  // not built yet (nothing to build for E = 0)
-    row_of_edge_ = DeviceBuffer<dindex_t>(ctx.allocator, num_edges_);
-    const auto h = narrow(host_->row_of_edge());
-    row_of_edge_.upload(h, ctx.stream);
-    ctx.synchronize();
+    row_of_edge_ = DeviceBuffer<node_t>(ctx.allocator, num_edges_);
+    expand_rows(ctx, n_dst_, row_ptr_.data(), row_of_edge_.data());
   }
   return row_of_edge_.data();
 }
 
 void DeviceGraph::ensure_csc(GpuContext& ctx) {
   if (col_ptr_.size() == n_src_ + 1) return;
-  col_ptr_ = DeviceBuffer<dindex_t>(ctx.allocator, n_src_ + 1);
-  row_idx_ = DeviceBuffer<dindex_t>(ctx.allocator, num_edges_);
-  const auto h_col_ptr = narrow(host_->col_ptr());
-  const auto h_row_idx = narrow(host_->row_idx());
-  col_ptr_.upload(h_col_ptr, ctx.stream);
-  row_idx_.upload(h_row_idx, ctx.stream);
-  ctx.synchronize();
+  if (host_ == nullptr)
+    throw InternalError("the CSC of a graph built on the device is not available (it is uploaded from the host "
+                        "graph's views); use CSR- and COO-reading kernels on such a graph");
+  col_ptr_ = upload_converted<offset_t>(ctx, host_->col_ptr());
+  row_idx_ = upload_converted<node_t>(ctx, host_->row_idx());
 }
 
-const dindex_t* DeviceGraph::col_ptr(GpuContext& ctx) {
+const offset_t* DeviceGraph::col_ptr(GpuContext& ctx) {
   ensure_csc(ctx);
   return col_ptr_.data();
 }
-const dindex_t* DeviceGraph::row_idx(GpuContext& ctx) {
+const node_t* DeviceGraph::row_idx(GpuContext& ctx) {
   ensure_csc(ctx);
   return row_idx_.data();
 }
-const dindex_t* DeviceGraph::edge_perm(GpuContext& ctx) {
+const edge_t* DeviceGraph::edge_perm(GpuContext& ctx) {
   if (edge_perm_.size() != num_edges_) {  // not built yet
-    edge_perm_ = DeviceBuffer<dindex_t>(ctx.allocator, num_edges_);
-    const auto h = narrow(host_->edge_perm());
-    edge_perm_.upload(h, ctx.stream);
-    ctx.synchronize();
+    if (host_ == nullptr)
+      throw InternalError("edge_perm of a graph built on the device is not available (it is uploaded from the "
+                          "host graph's views)");
+    edge_perm_ = upload_converted<edge_t>(ctx, host_->edge_perm());
   }
   return edge_perm_.data();
 }
@@ -77,16 +97,33 @@ const dindex_t* DeviceGraph::edge_perm(GpuContext& ctx) {
 const float* DeviceGraph::ones(GpuContext& ctx) {
   if (ones_.size() != num_edges_) {  // not built yet
     ones_ = DeviceBuffer<float>(ctx.allocator, num_edges_);
-    const std::vector<float> h(static_cast<std::size_t>(num_edges_), 1.0f);
-    ones_.upload(h, ctx.stream);
-    ctx.synchronize();
+    fill(ctx, num_edges_, 1.0f, ones_.data());
   }
   return ones_.data();
 }
 
+const std::int32_t* DeviceGraph::cusparse_row_ptr(GpuContext& ctx) {
+  if (!fits_cusparse()) throw InternalError("cuSPARSE offsets requested for a graph cuSPARSE cannot take");
+  if (cusparse_row_ptr_.size() != n_dst_ + 1) {
+    cusparse_row_ptr_ = DeviceBuffer<std::int32_t>(ctx.allocator, n_dst_ + 1);
+    narrow_offsets(ctx, n_dst_ + 1, row_ptr_.data(), cusparse_row_ptr_.data());
+  }
+  return cusparse_row_ptr_.data();
+}
+
+const std::int32_t* DeviceGraph::cusparse_col_ptr(GpuContext& ctx) {
+  if (!fits_cusparse()) throw InternalError("cuSPARSE offsets requested for a graph cuSPARSE cannot take");
+  if (cusparse_col_ptr_.size() != n_src_ + 1) {
+    cusparse_col_ptr_ = DeviceBuffer<std::int32_t>(ctx.allocator, n_src_ + 1);
+    narrow_offsets(ctx, n_src_ + 1, col_ptr(ctx), cusparse_col_ptr_.data());
+  }
+  return cusparse_col_ptr_.data();
+}
+
 std::int64_t DeviceGraph::storage_bytes() const {
   return static_cast<std::int64_t>(row_ptr_.bytes() + col_idx_.bytes() + row_of_edge_.bytes() + col_ptr_.bytes() +
-                                   row_idx_.bytes() + edge_perm_.bytes() + ones_.bytes());
+                                   row_idx_.bytes() + edge_perm_.bytes() + cusparse_row_ptr_.bytes() +
+                                   cusparse_col_ptr_.bytes() + ones_.bytes());
 }
 
 }  // namespace gnncheck::gpu

@@ -9,7 +9,7 @@ namespace {
 
 using namespace detail;
 
-__global__ void edge_softmax_kernel(std::int64_t rows, const dindex_t* __restrict__ row_ptr,
+__global__ void edge_softmax_kernel(std::int64_t rows, const offset_t* __restrict__ row_ptr,
                                     const float* __restrict__ logits, std::int64_t heads, float* __restrict__ alpha) {
   const int lane = threadIdx.x % warp_size;
   for (std::int64_t i = global_warp(); i < rows; i += warp_count()) {
@@ -27,7 +27,7 @@ __global__ void edge_softmax_kernel(std::int64_t rows, const dindex_t* __restric
   }
 }
 
-__global__ void edge_softmax_backward_kernel(std::int64_t rows, const dindex_t* __restrict__ row_ptr,
+__global__ void edge_softmax_backward_kernel(std::int64_t rows, const offset_t* __restrict__ row_ptr,
                                              const float* __restrict__ alpha, const float* __restrict__ grad_alpha,
                                              std::int64_t heads, float* __restrict__ grad_logits) {
   const int lane = threadIdx.x % warp_size;

@@ -8,7 +8,7 @@ namespace {
 using namespace detail;
 
 // gather = true: out[p] = x[perm[p]]; false: out[perm[p]] = x[p]. One thread per (position, head).
-__global__ void permute_rows_kernel(std::int64_t positions, std::int64_t heads, const dindex_t* __restrict__ perm,
+__global__ void permute_rows_kernel(std::int64_t positions, std::int64_t heads, const edge_t* __restrict__ perm,
                                     bool gather, const float* __restrict__ x, float* __restrict__ out) {
   const std::int64_t n = positions * heads;
   for (std::int64_t k = global_thread(); k < n; k += thread_count()) {

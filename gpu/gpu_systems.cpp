@@ -131,4 +131,8 @@ std::unique_ptr<System> make_cusparse_system() {
   return std::make_unique<GpuSystem>("cusparse", gpu::gpu_op_targets(gpu::Library::cusparse_only));
 }
 
+std::unique_ptr<System> gpu::make_gpu_system_from_targets(std::string name, std::map<std::string, GpuTargetFn> targets) {
+  return std::make_unique<GpuSystem>(std::move(name), std::move(targets));
+}
+
 }  // namespace gnncheck

@@ -9,8 +9,10 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
+#include "adapters/system.h"
 #include "gpu/target_run.h"
 
 namespace gnncheck::gpu {
@@ -19,5 +21,11 @@ enum class Library { reference, cusparse_only };
 
 std::map<std::string, GpuTargetFn> gpu_op_targets(Library library);
 std::map<std::string, GpuTargetFn> gpu_layer_targets();
+
+// A float32 GPU System named `name` that evaluates exactly `targets`, with the same case
+// validation, upload, allocator accounting and error handling as `gpu` (gpu_systems.cpp). The GPU
+// bug replicas (adapters/replicas/gpu/) are built this way from gpu_op_targets() with one target's
+// kernel replaced.
+std::unique_ptr<System> make_gpu_system_from_targets(std::string name, std::map<std::string, GpuTargetFn> targets);
 
 }  // namespace gnncheck::gpu

@@ -166,7 +166,12 @@ void normalized_spmm_target(TargetRun& run) {
 // The `cusparse` system evaluates only what cuSPARSE computes; a CSR cuSPARSE refuses is unsupported.
 GpuTargetFn only_if_cusparse_accepts(GpuTargetFn fn) {
   return [fn](TargetRun& run) {
-    if (!run.graph().fits_cusparse())
+    const DeviceGraph& g = run.graph();
+    if (g.num_edges() > max_cusparse_edges)
+      throw UnsupportedCase(fmt::format("the cusparse system calls cuSPARSE with 32-bit indices: {} edges exceed {} "
+                                        "({}); the gpu system computes such graphs with its own kernels",
+                                        g.num_edges(), max_cusparse_edges, run.host_graph.summary()));
+    if (!g.fits_cusparse())
       throw UnsupportedCase(fmt::format("cuSPARSE refuses a CSR with more stored entries than rows × cols ({}, "
                                         "duplicate edges)",
                                         run.host_graph.summary()));

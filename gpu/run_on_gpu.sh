@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# gpu/run_on_gpu.sh — everything gpu/RESULTS.md records, in one command on a machine with a CUDA
-# device: the GPU tests, the 2,000-cases-per-target property run, every check on both GPU systems,
-# compute-sanitizer memcheck and racecheck on the GPU test binary, the transpose benchmark and the
-# Cora accuracy gate. Run from the project's root:
+# gpu/run_on_gpu.sh — everything gpu/RESULTS.md records for the GPU reference's correctness, in one
+# command on a machine with a CUDA device: the GPU tests, the 2,000-cases-per-target property run,
+# every check on both GPU systems, compute-sanitizer memcheck, racecheck and initcheck on the GPU
+# test binary, the 64-bit edge test (more than 2^31 edges), the device Kronecker generator's test,
+# the transpose benchmark, the peak memory of one GAT-1 training epoch, and the Cora accuracy gate.
+# The Kronecker training scale runs are a second command (gpu/run_kronecker.sh), so that each
+# stays under 8 minutes on an H200. Run from the project's root:
 #
 #   bash gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]
 #
-# BIN_DIR holds already-built gpu_host_test, gpu_ops_test, gpu_checks_test, gnncheck_gpu_transpose_benchmark and
-# gnncheck_gpu_accuracy_gate; without it the project is configured with CUDA on and those targets
-# are built in /tmp/gnncheck-gpu-build. Datasets are found as fixtures/dataset.h says
-# ($GNNCHECK_DATASETS or ../shared/datasets). Logs go to LOG_DIR (8 files); the last lines printed
-# are the summary. Exit code: 0 only if every step passed (see the racecheck note below).
+# BIN_DIR holds already-built binaries (gpu_host_test gpu_ops_test gpu_checks_test
+# gpu_large_graph_test gpu_kronecker_test gnncheck_gpu_transpose_benchmark
+# gnncheck_gpu_gat_epoch_memory gnncheck_gpu_accuracy_gate); without it the project is configured
+# with CUDA on and those targets are built in /tmp/gnncheck-gpu-build. Datasets are found as
+# fixtures/dataset.h says ($GNNCHECK_DATASETS or ../shared/datasets). Each step has a time limit;
+# logs go to LOG_DIR (one per step, summary.txt holds the step table); the last lines printed are
+# the summary. Expected time on an H200: about 4 minutes. Exit code: 0 only if every step passed
+# (see the racecheck note below).
 set -uo pipefail
 out=${1:?usage: gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]}
 bin=${2:-}
@@ -23,48 +29,58 @@ step() {  # step NAME LOG TIMEOUT_S COMMAND...
   timeout "$limit" "$@" >"$log" 2>&1
   local rc=$?
   [ $rc -ne 0 ] && status=1
-  printf '%-10s rc=%-3s %4ss  %s\n' "$name" "$rc" "$((SECONDS - start))" "$*" | tee -a "$summary"
+  printf '%-18s rc=%-3s %4ss  %s\n' "$name" "$rc" "$((SECONDS - start))" "$*" | tee -a "$summary"
 }
 
-{ date -u; nvidia-smi -L; nvcc --version | tail -n 2; } >"$summary" 2>&1
+{ date -u; nvidia-smi -L; nvcc --version 2>/dev/null | tail -n 2; } >"$summary" 2>&1
 if [ -z "$bin" ]; then
   bin=/tmp/gnncheck-gpu-build/gpu
   if ! { cmake -B /tmp/gnncheck-gpu-build -S . -G Ninja -DCMAKE_BUILD_TYPE=Release -DGNNCHECK_CUDA=ON \
            -DCMAKE_CUDA_ARCHITECTURES=90 &&
          cmake --build /tmp/gnncheck-gpu-build -j "$(nproc)" --target gpu_host_test gpu_ops_test gpu_checks_test \
-           gnncheck_gpu_transpose_benchmark gnncheck_gpu_accuracy_gate; } >>"$summary" 2>&1; then
+           gpu_large_graph_test gpu_kronecker_test gnncheck_gpu_transpose_benchmark gnncheck_gpu_gat_epoch_memory \
+           gnncheck_gpu_accuracy_gate; } >>"$summary" 2>&1; then
     echo "build failed (see $summary)"; tail -n 30 "$summary"; exit 1
   fi
 fi
 
-step tests     "$out/gpu_ops_test.log"   120 bash -c "'$bin/gpu_host_test' --gtest_color=no && '$bin/gpu_ops_test' --gtest_color=no"
-step property  "$out/property.log"       400 env GNNCHECK_GPU_CASES_PER_KIND=400 \
+step tests          "$out/gpu_ops_test.log"     120 bash -c "'$bin/gpu_host_test' --gtest_color=no && '$bin/gpu_ops_test' --gtest_color=no"
+step property       "$out/property.log"         300 env GNNCHECK_GPU_CASES_PER_KIND=400 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='GpuSystemsTest.Every*'
-step checks    "$out/checks.log"         300 "$bin/gpu_checks_test" --gtest_color=no
+step checks         "$out/checks.log"           200 "$bin/gpu_checks_test" --gtest_color=no
+step large_graph    "$out/large_graph.log"      120 "$bin/gpu_large_graph_test" --gtest_color=no
+step kronecker_test "$out/kronecker_test.log"    60 "$bin/gpu_kronecker_test" --gtest_color=no
 # The out-of-memory test asks cudaMalloc for 4 PiB on purpose; the sanitizer would report that call.
-step memcheck  "$out/memcheck.log"       400 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+step memcheck       "$out/memcheck.log"         200 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+  "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*'
+step initcheck      "$out/initcheck.log"        200 compute-sanitizer --tool initcheck --error-exitcode 9 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*'
 # racecheck on the gnncheck kernels (every test but the `cusparse` system's), then on the `cusparse`
 # system alone: cuSPARSE's own cusparseSDDMM kernel (sddmm_ker) reports shared-memory hazard
 # warnings there (0 errors); they are recorded, not counted as a failure of this run.
-step racecheck "$out/racecheck.log"      400 compute-sanitizer --tool racecheck --error-exitcode 9 \
+step racecheck      "$out/racecheck.log"        200 compute-sanitizer --tool racecheck --error-exitcode 9 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*:*Cusparse*:*Duplicate*'
 status_before_cusparse_racecheck=$status
-step racecheck_cusparse "$out/racecheck_cusparse.log" 300 compute-sanitizer --tool racecheck \
+step racecheck_cusparse "$out/racecheck_cusparse.log" 120 compute-sanitizer --tool racecheck \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='*Cusparse*'
 status=$status_before_cusparse_racecheck
 { echo; echo "===== racecheck of the cusparse system alone ====="; cat "$out/racecheck_cusparse.log"; } >>"$out/racecheck.log"
 rm -f "$out/racecheck_cusparse.log"
-step benchmark "$out/benchmark.log"      200 "$bin/gnncheck_gpu_transpose_benchmark"
-step gate      "$out/accuracy_gate.log"  400 "$bin/gnncheck_gpu_accuracy_gate" cora 200
+step benchmark      "$out/benchmark.log"         90 "$bin/gnncheck_gpu_transpose_benchmark"
+step gat_epoch      "$out/gat_epoch_memory.log"  60 "$bin/gnncheck_gpu_gat_epoch_memory"
+step gate           "$out/accuracy_gate.log"    240 "$bin/gnncheck_gpu_accuracy_gate" cora 200
 
 {
   echo "--- property run"; grep -E "cases, worst|FAILED|PASSED" "$out/property.log"
   echo "--- checks"; grep -cE "^PASS" "$out/checks.log" | sed 's/$/ checks passed/'; grep -E "^FAIL|FAILED  \]" "$out/checks.log"
+  echo "--- 64-bit edges and the Kronecker generator"
+  grep -hE "graph of|skipped|OK \]|FAILED|PASSED" "$out/large_graph.log" "$out/kronecker_test.log"
   echo "--- sanitizers"
   grep -hE "ERROR SUMMARY|LEAK SUMMARY" "$out/memcheck.log" | sed "s/^/memcheck: /"
+  grep -hE "ERROR SUMMARY" "$out/initcheck.log" | sed "s/^/initcheck: /"
   grep -hE "RACECHECK SUMMARY" "$out/racecheck.log" | sed -n '1s/^/racecheck, gnncheck kernels: /p;2s/^/racecheck, cusparse system: /p'
   echo "--- benchmark"; cat "$out/benchmark.log"
+  echo "--- GAT-1 training epoch memory"; cat "$out/gat_epoch_memory.log"
   echo "--- accuracy gate"; cat "$out/accuracy_gate.log"
 } >>"$summary"
 sed -n '/^--- property run/,$p' "$summary"

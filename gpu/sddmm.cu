@@ -11,8 +11,8 @@ namespace {
 
 using namespace detail;
 
-__global__ void sddmm_dot_kernel(std::int64_t edges, const dindex_t* __restrict__ row_of_edge,
-                                 const dindex_t* __restrict__ col_idx, const float* __restrict__ u,
+__global__ void sddmm_dot_kernel(std::int64_t edges, const node_t* __restrict__ row_of_edge,
+                                 const node_t* __restrict__ col_idx, const float* __restrict__ u,
                                  const float* __restrict__ v, std::int64_t heads, std::int64_t channels,
                                  float* __restrict__ e) {
   const int lane = threadIdx.x % warp_size;
@@ -29,8 +29,8 @@ __global__ void sddmm_dot_kernel(std::int64_t edges, const dindex_t* __restrict_
   }
 }
 
-__global__ void sddmm_add_kernel(std::int64_t edges, const dindex_t* __restrict__ row_of_edge,
-                                 const dindex_t* __restrict__ col_idx, const float* __restrict__ a,
+__global__ void sddmm_add_kernel(std::int64_t edges, const node_t* __restrict__ row_of_edge,
+                                 const node_t* __restrict__ col_idx, const float* __restrict__ a,
                                  const float* __restrict__ b, std::int64_t heads, float* __restrict__ e) {
   const std::int64_t n = edges * heads;
   for (std::int64_t t = global_thread(); t < n; t += thread_count()) {
@@ -40,19 +40,19 @@ __global__ void sddmm_add_kernel(std::int64_t edges, const dindex_t* __restrict_
 }
 
 // out[i, h] = Σ_{p ∈ [ptr[i], ptr[i+1])} x[perm ? perm[p] : p, h]; one thread per (row, head).
-__global__ void segment_sums_kernel(std::int64_t rows, const dindex_t* __restrict__ ptr,
-                                    const dindex_t* __restrict__ perm, const float* __restrict__ x, std::int64_t heads,
+__global__ void segment_sums_kernel(std::int64_t rows, const offset_t* __restrict__ ptr,
+                                    const edge_t* __restrict__ perm, const float* __restrict__ x, std::int64_t heads,
                                     float* __restrict__ out) {
   const std::int64_t n = rows * heads;
   for (std::int64_t t = global_thread(); t < n; t += thread_count()) {
     const std::int64_t i = t / heads, h = t % heads;
     float acc = 0.0f;
-    for (dindex_t p = ptr[i]; p < ptr[i + 1]; ++p) acc += x[static_cast<std::int64_t>(perm ? perm[p] : p) * heads + h];
+    for (offset_t p = ptr[i]; p < ptr[i + 1]; ++p) acc += x[(perm ? perm[p] : p) * heads + h];
     out[t] = acc;
   }
 }
 
-void segment_sums(GpuContext& ctx, std::int64_t rows, const dindex_t* ptr, const dindex_t* perm, const float* x,
+void segment_sums(GpuContext& ctx, std::int64_t rows, const offset_t* ptr, const edge_t* perm, const float* x,
                   std::int64_t heads, float* out) {
   if (rows * heads == 0) return;
   segment_sums_kernel<<<blocks_for_threads(rows * heads), block_threads, 0, ctx.stream>>>(rows, ptr, perm, x, heads,
@@ -94,7 +94,7 @@ void sddmm_add_backward(GpuContext& ctx, DeviceGraph& g, const float* grad_e, st
 void sddmm_dot_cusparse(GpuContext& ctx, DeviceGraph& g, const float* u, const float* v, std::int64_t heads,
                         std::int64_t channels, float* e) {
   const std::int64_t width = heads * channels;
-  const CsrView pattern{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), nullptr};
+  const CsrView pattern{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), nullptr};
   if (heads == 1) {
     csr_sddmm(ctx, pattern, u, width, v, width, channels, e);
     return;

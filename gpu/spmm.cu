@@ -16,7 +16,7 @@ std::string_view to_string(TransposeMethod m) {
 
 void spmm_forward(GpuContext& ctx, DeviceGraph& g, const float* x, std::int64_t f, float* y) {
   if (!g.fits_cusparse()) return aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {}, {}, x, f, y);
-  const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), g.ones(ctx)};
+  const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), g.ones(ctx)};
   csr_spmm(ctx, a, SparseOp::none, x, f, f, y, f);
 }
 
@@ -30,13 +30,13 @@ void spmm_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* y, st
   if (!g.fits_cusparse()) method = TransposeMethod::fused_csc_kernel;  // cuSPARSE refuses this CSR
   switch (method) {
     case TransposeMethod::native_cusparse: {
-      const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), g.ones(ctx)};
+      const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), g.ones(ctx)};
       csr_spmm(ctx, a, SparseOp::transpose, y, f, f, z, f);
       return;
     }
     case TransposeMethod::materialized_csc: {
       // Unit values need no shuffle: the CSC is the CSR of Aᵀ as it is.
-      const CsrView at{g.n_src(), g.n_dst(), g.num_edges(), g.col_ptr(ctx), g.row_idx(ctx), g.ones(ctx)};
+      const CsrView at{g.n_src(), g.n_dst(), g.num_edges(), g.cusparse_col_ptr(ctx), g.row_idx(ctx), g.ones(ctx)};
       csr_spmm(ctx, at, SparseOp::none, y, f, f, z, f);
       return;
     }

@@ -34,7 +34,7 @@ void spmm_ve_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64
                      std::int64_t channels, float* y) {
   if (!g.fits_cusparse())  // cuSPARSE refuses this CSR: the same product by the CSR kernel
     return aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {w, nullptr, heads}, {}, x, channels, y);
-  const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), nullptr};
+  const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), nullptr};
   spmm_per_head(ctx, a, SparseOp::none, w, heads, x, channels, y);
 }
 
@@ -43,14 +43,14 @@ void spmm_ve_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* w,
   if (!g.fits_cusparse()) method = TransposeMethod::fused_csc_kernel;  // cuSPARSE refuses this CSR
   switch (method) {
     case TransposeMethod::native_cusparse: {
-      const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.row_ptr(), g.col_idx(), nullptr};
+      const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), nullptr};
       spmm_per_head(ctx, a, SparseOp::transpose, w, heads, y, channels, z);
       return;
     }
     case TransposeMethod::materialized_csc: {
       DeviceBuffer<float> w_csc(ctx.allocator, g.num_edges() * heads);
       eshuffle_forward(ctx, g, w, heads, w_csc.data());
-      const CsrView at{g.n_src(), g.n_dst(), g.num_edges(), g.col_ptr(ctx), g.row_idx(ctx), nullptr};
+      const CsrView at{g.n_src(), g.n_dst(), g.num_edges(), g.cusparse_col_ptr(ctx), g.row_idx(ctx), nullptr};
       spmm_per_head(ctx, at, SparseOp::none, w_csc.data(), heads, y, channels, z);
       return;
     }

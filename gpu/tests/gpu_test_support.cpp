@@ -84,57 +84,9 @@ Graph random_graph(GraphKind kind, std::uint64_t seed) {
   return Graph();
 }
 
-namespace {
-
-Tensor absolute(const Tensor& t) {
-  Tensor a = t;
-  for (double& v : a.values()) v = std::fabs(v);
-  return a;
-}
-
-// The longest chain of sums an element of a layer's output or gradient goes through: a weight
-// gradient sums over every node, a node value over its in-edges and over each dense width.
-double layer_term_count(const Case& c) {
-  const Graph& g = *c.graph;
-  index_t degree = 0;
-  for (index_t i = 0; i < g.n_dst(); ++i) degree = std::max(degree, g.in_degree(i));
-  for (index_t j = 0; j < g.n_src(); ++j) degree = std::max(degree, g.out_degree(j));
-  double k = static_cast<double>(g.n_dst() + g.n_src() + degree + 1) + 4;
-  for (const char* width : {"in_features", "hidden_features", "out_features", "features"})
-    if (c.attributes.has(width)) k += static_cast<double>(c.attributes.get_int(width));
-  if (c.attributes.has("heads") && c.attributes.has("out_features"))
-    k += static_cast<double>(c.attributes.get_int("heads") * c.attributes.get_int("out_features"));
-  return k;
-}
-
-}  // namespace
-
 std::map<std::string, Tensor> error_bounds(const Case& c, const Result& exact) {
-  static const checks::ToleranceModel model;  // default factors: safety 2, measured multiple 8
-  std::map<std::string, Tensor> bounds = model.bounds(c, exact, Precision::float32).tensors;
-  if (!oracle::find_target(c.target).spec.is_layer) return bounds;
-  // Layers: the measured model alone can fall below the error of a correct float32 evaluation
-  // whose reductions are blocked differently (cuBLAS vs Eigen) when a long sum cancels (a scalar
-  // parameter gradient has one element, so its measured error is a single sample). Add the
-  // classical floor 2·γ_K·|layer|(|inputs|, |ȳ|): the layer evaluated on absolute values bounds the
-  // magnitude of every term of its linear parts, K the longest chain of sums.
-  Case abs_case = c;
-  for (auto* map : {&abs_case.inputs, &abs_case.parameters, &abs_case.grad_outputs})
-    for (auto& [name, t] : *map) t = absolute(t);
-  const Result magnitude = oracle::evaluate(abs_case, Precision::float64);
-  if (!magnitude.ok()) throw InternalError("oracle on |inputs| failed: " + magnitude.message);
-  const double u = unit_roundoff(Precision::float32), k = layer_term_count(c);
-  const double gamma = k * u >= 0.5 ? 1.0 : k * u / (1.0 - k * u);
-  auto add_floor = [&](const TensorMap& mags, const std::string& prefix) {
-    for (const auto& [name, m] : mags) {
-      auto it = bounds.find(prefix + name);
-      if (it == bounds.end() || it->second.size() != m.size()) continue;
-      for (index_t i = 0; i < m.size(); ++i) it->second[i] += 2.0 * gamma * std::fabs(m[i]);
-    }
-  };
-  add_floor(magnitude.outputs, "output ");
-  add_floor(magnitude.gradients, "gradient ");
-  return bounds;
+  static const checks::ToleranceModel model;  // the check library's default factors, as `gnncheck run` uses
+  return model.bounds(c, exact, Precision::float32).tensors;
 }
 
 Comparison compare(const Result& exact, const Result& got, const std::map<std::string, Tensor>& bounds) {

@@ -1,0 +1,23 @@
+// gnncheck/gpu/graph_kernels.cuh — device-side builders of graph views and index conversions
+// (internal to gpu/; DeviceGraph and the Kronecker generator call them). Every call is
+// asynchronous on ctx.stream; sizes are explicit and may exceed 2^31.
+//
+//   expand_rows(ctx, n_dst, d_row_ptr, d_row_of_edge);     // COO rows from CSR offsets
+//   narrow_offsets(ctx, n + 1, d_row_ptr, d_row_ptr32);    // for cuSPARSE (values < 2^31)
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/context.h"
+#include "gpu/device_graph.h"
+
+namespace gnncheck::gpu {
+
+// row_of_edge[p] = i for every p in [row_ptr[i], row_ptr[i+1]); one warp per row.
+void expand_rows(GpuContext& ctx, std::int64_t rows, const offset_t* row_ptr, node_t* row_of_edge);
+// out[k] = in[k] for k < n; the caller guarantees every value fits 32 bits.
+void narrow_offsets(GpuContext& ctx, std::int64_t n, const offset_t* in, std::int32_t* out);
+// out[k] = value for k < n.
+void fill(GpuContext& ctx, std::int64_t n, float value, float* out);
+
+}  // namespace gnncheck::gpu

@@ -1,0 +1,141 @@
+// 64-bit edges on the device: a graph with more than 2^31 edges (1,048,576 nodes, about 2052 edges
+// each, 2,151,677,947 in all) is filled on the device from a formula, and the CSR aggregation
+// (spmm, the row-mean normalized aggregation of GCN) and an edge-parallel kernel (sddmm_add over the
+// row-ordered COO) are checked against exact expectations: all-ones features give each row's
+// degree, features j mod 8 give integer sums the host computes for the rows whose offsets lie
+// beyond 2^31. Float32 represents every expected value exactly (all below 2^24).
+// The graph needs about 24 GiB of device memory; with less free, the test skips and says so.
+#include <cstdint>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "gpu/degree_norm.cuh"
+#include "gpu/device_graph.h"
+#include "gpu/sddmm.cuh"
+#include "gpu/spmm.cuh"
+#include "gpu/tests/gpu_test_support.h"
+#include "gpu/tests/large_graph_kernels.cuh"
+#include "oracle/error.h"
+
+namespace gnncheck::gpu::testing {
+namespace {
+
+constexpr std::int64_t kNodes = std::int64_t{1} << 20;
+constexpr std::int64_t kTwoTo31 = std::int64_t{1} << 31;
+
+std::int64_t degree(std::int64_t i) { return 2048 + i % 9; }
+
+std::vector<offset_t> pattern_row_ptr() {
+  std::vector<offset_t> row_ptr(static_cast<std::size_t>(kNodes) + 1, 0);
+  for (std::int64_t i = 0; i < kNodes; ++i) row_ptr[i + 1] = row_ptr[i] + degree(i);
+  return row_ptr;
+}
+
+std::vector<float> download_range(GpuContext& ctx, const float* device, std::int64_t begin, std::int64_t count) {
+  std::vector<float> host(static_cast<std::size_t>(count));
+  GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(host.data(), device + begin, host.size() * sizeof(float),
+                                      cudaMemcpyDeviceToHost, ctx.stream));
+  ctx.synchronize();
+  return host;
+}
+
+class LargeGraphTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GNNCHECK_GPU_TEST_REQUIRES_DEVICE(); }
+};
+
+TEST_F(LargeGraphTest, NodeCountsBeyond32BitsAreAnInputError) {
+  GpuContext ctx;
+  try {
+    DeviceGraph g(ctx, kTwoTo31, 4, DeviceBuffer<offset_t>(), DeviceBuffer<node_t>());
+    FAIL() << "a device graph with 2^31 destinations was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("32 bits"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(LargeGraphTest, AggregationOverMoreThan2To31EdgesIsExact) {
+  const std::vector<offset_t> h_row_ptr = pattern_row_ptr();
+  const std::int64_t edges = h_row_ptr.back();
+  ASSERT_GT(edges, kTwoTo31);
+  // col_idx, row_of_edge and one float per edge, plus the node-sized arrays and a margin.
+  const std::int64_t needed = 12 * edges + 64 * kNodes + (std::int64_t{1} << 30);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GNNCHECK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (static_cast<std::int64_t>(free_bytes) < needed)
+    GTEST_SKIP() << fmt::format("skipped: the {}-edge graph needs {:.1f} GiB of device memory; {:.1f} GiB of {:.1f} "
+                                "GiB are free",
+                                edges, needed / 1073741824.0, free_bytes / 1073741824.0, total_bytes / 1073741824.0);
+
+  GpuContext ctx;
+  DeviceBuffer<offset_t> row_ptr(ctx.allocator, kNodes + 1);
+  row_ptr.upload(h_row_ptr, ctx.stream);
+  DeviceBuffer<node_t> col_idx(ctx.allocator, edges);
+  fill_pattern_columns(ctx, kNodes, kNodes, row_ptr.data(), col_idx.data());
+  DeviceGraph g(ctx, kNodes, kNodes, std::move(row_ptr), std::move(col_idx));
+  EXPECT_EQ(g.num_edges(), edges);
+  EXPECT_FALSE(g.fits_cusparse()) << "2^31 edges or more need 64-bit column indices in cuSPARSE";
+
+  // Rows whose edges lie beyond 2^31 (where 32-bit offsets would wrap), and the first rows.
+  std::vector<std::int64_t> checked_rows;
+  for (std::int64_t i = 0; i < kNodes; ++i)
+    if (i < 64 || h_row_ptr[i + 1] > kTwoTo31 - 4096) checked_rows.push_back(i);
+  ASSERT_GT(checked_rows.size(), 1000u);
+
+  DeviceBuffer<float> x(ctx.allocator, kNodes), y(ctx.allocator, kNodes);
+  {  // all-ones features: every row sums to its degree
+    x.upload(std::vector<float>(kNodes, 1.0f), ctx.stream);
+    spmm_forward(ctx, g, x.data(), 1, y.data());
+    const std::vector<float> got = y.download(ctx.stream);
+    std::int64_t wrong = 0, first_wrong = -1;
+    for (std::int64_t i = 0; i < kNodes; ++i)
+      if (got[i] != static_cast<float>(degree(i)) && wrong++ == 0) first_wrong = i;
+    EXPECT_EQ(wrong, 0) << "row " << first_wrong << ": got " << got[first_wrong] << ", degree "
+                        << degree(first_wrong);
+  }
+  {  // GCN's row-mean normalized aggregation of all-ones features: 1 in every row
+    normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, x.data(), 1, y.data());
+    const std::vector<float> got = y.download(ctx.stream);
+    std::int64_t wrong = 0, first_wrong = -1;
+    for (std::int64_t i = 0; i < kNodes; ++i)
+      if (std::abs(got[i] - 1.0f) > 4e-4f && wrong++ == 0) first_wrong = i;  // 2052 sums: γ_2052 ≈ 2.4e-4
+    EXPECT_EQ(wrong, 0) << "row " << first_wrong << ": got " << got[first_wrong] << ", expected 1";
+  }
+  {  // features j mod 8: integer sums over each row's columns
+    std::vector<float> h_x(kNodes);
+    for (std::int64_t j = 0; j < kNodes; ++j) h_x[j] = static_cast<float>(j % 8);
+    x.upload(h_x, ctx.stream);
+    spmm_forward(ctx, g, x.data(), 1, y.data());
+    const std::vector<float> got = y.download(ctx.stream);
+    for (std::int64_t i : checked_rows) {
+      std::int64_t expected = 0;
+      for (std::int64_t t = 0; t < degree(i); ++t) expected += pattern_column(i, t, kNodes) % 8;
+      ASSERT_EQ(got[i], static_cast<float>(expected)) << "row " << i << " (offsets " << h_row_ptr[i] << ".."
+                                                      << h_row_ptr[i + 1] << ")";
+    }
+  }
+  {  // edge-parallel over the row-ordered COO: e[k] = a[row of k] + b[col of k] with b = 0
+    std::vector<float> h_a(kNodes);
+    for (std::int64_t i = 0; i < kNodes; ++i) h_a[i] = static_cast<float>(i % 1000);
+    x.upload(h_a, ctx.stream);
+    y.zero(ctx.stream);
+    DeviceBuffer<float> e(ctx.allocator, edges);
+    sddmm_add_forward(ctx, g, x.data(), y.data(), 1, e.data());
+    for (std::int64_t begin : {std::int64_t{0}, kTwoTo31 - (std::int64_t{1} << 20), edges - (std::int64_t{1} << 22)}) {
+      const std::int64_t count = std::min<std::int64_t>(std::int64_t{1} << 22, edges - begin);
+      const std::vector<float> got = download_range(ctx, e.data(), begin, count);
+      std::int64_t row = std::upper_bound(h_row_ptr.begin(), h_row_ptr.end(), begin) - h_row_ptr.begin() - 1;
+      for (std::int64_t k = begin; k < begin + count; ++k) {
+        while (h_row_ptr[row + 1] <= k) ++row;
+        ASSERT_EQ(got[k - begin], static_cast<float>(row % 1000)) << "edge " << k << " of row " << row;
+      }
+    }
+  }
+  std::printf("graph of %lld nodes and %lld edges: device peak %.2f GiB\n", static_cast<long long>(kNodes),
+              static_cast<long long>(edges), ctx.allocator.peak_bytes() / 1073741824.0);
+}
+
+}  // namespace
+}  // namespace gnncheck::gpu::testing
