@@ -45,8 +45,9 @@ def load(path):
     x = take("<f4", nodes * features).reshape(nodes, features)
     labels = take("<i4", nodes)
     mask = take("u1", nodes)
-    return dict(nodes=nodes, edges=edges, features=features, classes=classes, row_ptr=np.asarray(row_ptr),
-                col_idx=np.asarray(col_idx), x=np.asarray(x), labels=np.asarray(labels), mask=np.asarray(mask))
+    # Copies (np.array), so torch gets writable arrays.
+    return dict(nodes=nodes, edges=edges, features=features, classes=classes, row_ptr=np.array(row_ptr),
+                col_idx=np.array(col_idx), x=np.array(x), labels=np.array(labels), mask=np.array(mask))
 
 
 def build_models(kind, features, classes, path):
@@ -84,18 +85,19 @@ def adjacency(data, kind, path, device):
     if path == "edge_index":
         dst = torch.repeat_interleave(torch.arange(n, device=device), deg)
         return torch.stack([col, dst])  # row i of the CSR lists the in-edges of i
-    if kind == "gcn":  # pre-normalized D^-1/2 (A+I) D^-1/2, self-loop appended to each row as in gnncheck
-        dst = torch.repeat_interleave(torch.arange(n, device=device), deg)
+    dst = torch.repeat_interleave(torch.arange(n, device=device), deg)
+    if kind == "gcn":  # pre-normalized D^-1/2 (A+I) D^-1/2, a self-loop added to each row as in gnncheck
         loops = torch.arange(n, device=device)
         dst = torch.cat([dst, loops])
         col = torch.cat([col, loops])
         d = (deg + 1).float().pow(-0.5)
         values = d[dst] * d[col]
-        order = torch.argsort(dst * n + col)
-        coo = torch.sparse_coo_tensor(torch.stack([dst[order], col[order]]), values[order], (n, n))
-        return coo.to_sparse_csr()
-    values = torch.ones(col.numel(), device=device)
-    return torch.sparse_csr_tensor(row_ptr, col.int(), values, (n, n))
+    else:
+        values = torch.ones(col.numel(), device=device)
+    # torch's CSR wants sorted, distinct columns per row: coalescing sums duplicate edges into one
+    # entry of value 2 (the same product).
+    coo = torch.sparse_coo_tensor(torch.stack([dst, col]), values, (n, n)).coalesce()
+    return coo.to_sparse_csr()
 
 
 def busy_ms(prof):
