@@ -1,5 +1,5 @@
 // 64-bit edges on the device: a graph with more than 2^31 edges (1,048,576 nodes, about 2052 edges
-// each, 2,151,677,947 in all) is filled on the device from a formula, and the CSR aggregation
+// each, 2,151,677,942 in all) is filled on the device from a formula, and the CSR aggregation
 // (spmm, the row-mean normalized aggregation of GCN) and an edge-parallel kernel (sddmm_add over the
 // row-ordered COO) are checked against exact expectations: all-ones features give each row's
 // degree, features j mod 8 give integer sums the host computes for the rows whose offsets lie
@@ -76,6 +76,7 @@ TEST_F(LargeGraphTest, AggregationOverMoreThan2To31EdgesIsExact) {
   fill_pattern_columns(ctx, kNodes, kNodes, row_ptr.data(), col_idx.data());
   DeviceGraph g(ctx, kNodes, kNodes, std::move(row_ptr), std::move(col_idx));
   EXPECT_EQ(g.num_edges(), edges);
+  EXPECT_EQ(edges, 2151677942);
   EXPECT_FALSE(g.fits_cusparse()) << "2^31 edges or more need 64-bit column indices in cuSPARSE";
 
   // Rows whose edges lie beyond 2^31 (where 32-bit offsets would wrap), and the first rows.

@@ -107,10 +107,11 @@ TEST_F(GpuSystemsTest, MemoryIsReturnedAfterEveryEvaluation) {
   for (const auto* map : {&c.inputs, &c.parameters, &c.grad_outputs, &first.outputs, &first.gradients})
     for (const auto& [name, t] : *map) tensor_bytes += 4 * t.size();
   EXPECT_GE(*first.peak_bytes, tensor_bytes);
-  // GAT on A + I: E' edges; CSR, COO rows and CSC with edge_perm (2V + 4E' words) and at most
+  // GAT on A + I: E' edges; CSR (8-byte offsets, 4-byte columns), cuSPARSE's 32-bit offsets, COO
+  // rows, CSC and the 8-byte edge_perm (20(V+1) + 20E' bytes, gpu/device_graph.h) and at most
   // eight live [E', H] edge tensors (logits, scores, alpha, their gradients, a transient copy).
   const std::int64_t edges = g->num_edges() + g->n_dst(), heads = 3;
-  const std::int64_t graph_bytes = 4 * (2 * (g->n_dst() + g->n_src() + 2) + 4 * edges);
+  const std::int64_t graph_bytes = 8 * (g->n_dst() + 1) + 4 * (g->n_dst() + 1) + 8 * (g->n_src() + 1) + 20 * edges;
   const std::int64_t edge_tensor_bytes = 4 * 8 * edges * heads;
   EXPECT_LE(*first.peak_bytes, *held + 8 * tensor_bytes + graph_bytes + edge_tensor_bytes);
 }
