@@ -8,8 +8,11 @@
 //         over CSC with perm = edge_perm         fused eShuffle + SpMMve: Aᵀ-weighted sums for
 //                                                attention backward, without a shuffled copy of w
 //         over CSR with row/col scales           degree normalization fused with aggregation
-// Summation order is fixed (increasing p), so results are bit-identical run to run. One warp per
-// output row; lanes stride over the H·C values of the row.
+// One warp per output row. Rows wider than 16 values: lanes stride over the H·C values and sum
+// the row's edges in increasing p. Narrower rows: the warp splits into 32/G groups of G ≥ H·C
+// lanes that take every (32/G)-th edge, and a fixed shuffle tree adds the groups' sums, so all
+// lanes work. Either way the summation order depends only on the row: results are bit-identical
+// run to run.
 //
 //   aggregate(ctx, {n_dst, row_ptr, col_idx}, {w, nullptr, heads}, {}, x, channels, out);
 #pragma once

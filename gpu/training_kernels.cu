@@ -37,7 +37,7 @@ __global__ void random_labels_kernel(std::int64_t n, std::uint64_t seed, std::in
 __global__ void softmax_cross_entropy_kernel(std::int64_t n, std::int64_t classes, const float* __restrict__ logits,
                                              const std::int32_t* __restrict__ labels, float* grad,
                                              double* __restrict__ loss_sum) {
-  double block_loss = 0.0;
+  double thread_loss = 0.0;
   const float inv_n = 1.0f / static_cast<float>(n);
   for (std::int64_t i = global_thread(); i < n; i += thread_count()) {
     const float* row = logits + i * classes;
@@ -46,13 +46,15 @@ __global__ void softmax_cross_entropy_kernel(std::int64_t n, std::int64_t classe
     float denominator = 0.0f;
     for (std::int64_t c = 0; c < classes; ++c) denominator += expf(row[c] - row_max);
     const std::int32_t label = labels[i];
-    block_loss += static_cast<double>(logf(denominator) - (row[label] - row_max));
+    thread_loss += static_cast<double>(logf(denominator) - (row[label] - row_max));
     for (std::int64_t c = 0; c < classes; ++c) {
       const float p = expf(row[c] - row_max) / denominator;
       grad[i * classes + c] = (p - (c == label ? 1.0f : 0.0f)) * inv_n;
     }
   }
-  atomicAdd(loss_sum, block_loss);
+  // One atomic per warp, not per thread: at 134M rows per-thread atomics on one address serialize.
+  for (int offset = warp_size / 2; offset > 0; offset /= 2) thread_loss += __shfl_xor_sync(0xffffffffu, thread_loss, offset);
+  if (threadIdx.x % warp_size == 0) atomicAdd(loss_sum, thread_loss);
 }
 
 __global__ void chunk_sums_kernel(std::int64_t rows, std::int64_t width, std::int64_t chunks,
