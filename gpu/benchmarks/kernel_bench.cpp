@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
     }
     shape.features = 1;  // the kernels make their own dense operands
     shape.classes = 1;
+    shape.self_loops = true;  // A + I, the graph the GCN and GAT layers aggregate over
     const perf::RedditData data = perf::make_reddit_shaped(shape, seed);
     const gnncheck::Graph& host = data.graph;
     gpu::GpuContext ctx;
@@ -146,7 +147,6 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     };
     const gpu::CompressedView csr_view{v, g.row_ptr(), g.col_idx()};
-    const gpu::CompressedView csc_view{v, g.col_ptr(ctx), g.row_idx(ctx)};
 
     // SpMM Y = A·X: the reference's fused row kernel and cuSPARSE's (which spmm_forward calls).
     {

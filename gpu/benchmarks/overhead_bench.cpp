@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
 
     // Data first (written without a device), then the measurements.
     perf::RedditShape cora_shape{.nodes = 2708, .directed_edges = 10556, .features = 1433, .classes = 7,
-                                 .train_fraction = 0.66};
+                                 .train_fraction = 0.66, .self_loops = true};
     const perf::RedditData cora = perf::make_reddit_shaped(cora_shape, seed);
     if (!blocks_dir.empty()) perf::write_reddit_file(blocks_dir + "/cora.bin", cora);
     auto t = std::chrono::steady_clock::now();
@@ -133,11 +133,10 @@ int main(int argc, char** argv) {
     gpu::GpuContext ctx;
     // Cora-shaped, full graph.
     {
-      const gnncheck::Graph with_loops = cora.graph.with_self_loops();
       const perf::TrainingInputs in(ctx, cora.features, cora_shape.features, cora.labels, cora.train_mask,
                                     cora_shape.classes);
       for (const auto& [key, spec] : models) {
-        gpu::DeviceGraph g(ctx, with_loops);
+        gpu::DeviceGraph g(ctx, cora.graph);  // A + I
         perf::prepare_graph(ctx, g, spec.kind);
         auto model = perf::make_model(ctx, spec, {&g, &g}, in, 7);
         results.push_back(summarize("Cora-shaped, full graph", key, g.num_edges(), measure(ctx, *model, warmup, iterations)));

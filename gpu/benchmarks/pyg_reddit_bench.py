@@ -34,6 +34,7 @@ def load(path):
             sys.exit(f"{path}: not a Reddit-shaped data file (first 8 bytes {magic!r}, expected {MAGIC!r})")
         header = np.frombuffer(f.read(56), dtype="<i8")
     nodes, edges, features, classes = (int(v) for v in header[:4])
+    loops_appended = int(header[6]) == 1
     offset = 64
     def take(dtype, count):
         nonlocal offset
@@ -45,9 +46,16 @@ def load(path):
     x = take("<f4", nodes * features).reshape(nodes, features)
     labels = take("<i4", nodes)
     mask = take("u1", nodes)
-    # Copies (np.array), so torch gets writable arrays.
-    return dict(nodes=nodes, edges=edges, features=features, classes=classes, row_ptr=np.array(row_ptr),
-                col_idx=np.array(col_idx), x=np.array(x), labels=np.array(labels), mask=np.array(mask))
+    row_ptr = np.array(row_ptr)  # copies: torch wants writable arrays
+    col_idx = np.array(col_idx)
+    if loops_appended:  # the GPU side's A + I: drop each row's last entry, PyG adds loops itself
+        keep = np.ones(edges, dtype=bool)
+        keep[row_ptr[1:] - 1] = False
+        col_idx = col_idx[keep]
+        row_ptr = row_ptr - np.arange(nodes + 1)
+        edges -= nodes
+    return dict(nodes=nodes, edges=edges, features=features, classes=classes, row_ptr=row_ptr,
+                col_idx=col_idx, x=np.array(x), labels=np.array(labels), mask=np.array(mask))
 
 
 def build_models(kind, features, classes, path):

@@ -58,12 +58,13 @@ RedditData make_reddit_shaped(const RedditShape& shape, std::uint64_t seed) {
     degree[u].fetch_add(1, std::memory_order_relaxed);
     degree[v].fetch_add(1, std::memory_order_relaxed);
   }
+  const index_t loop = shape.self_loops ? 1 : 0;
   std::vector<index_t> row_ptr(static_cast<size_t>(n) + 1, 0);
-  for (index_t i = 0; i < n; ++i) row_ptr[i + 1] = row_ptr[i] + degree[i].load();
+  for (index_t i = 0; i < n; ++i) row_ptr[i + 1] = row_ptr[i] + degree[i].load() + loop;
   // Fill rows in any order, then sort each row: the result depends only on the pairs.
   std::vector<std::atomic<index_t>>& cursor = degree;
   for (index_t i = 0; i < n; ++i) cursor[i].store(row_ptr[i]);
-  std::vector<index_t> col_idx(static_cast<size_t>(e));
+  std::vector<index_t> col_idx(static_cast<size_t>(e + loop * n));
 #pragma omp parallel for schedule(static)
   for (index_t k = 0; k < pairs; ++k) {
     const index_t u = pair_u[k], v = pair_v[k];
@@ -73,7 +74,10 @@ RedditData make_reddit_shaped(const RedditShape& shape, std::uint64_t seed) {
   pair_u = {};
   pair_v = {};
 #pragma omp parallel for schedule(dynamic, 1024)
-  for (index_t i = 0; i < n; ++i) std::sort(col_idx.begin() + row_ptr[i], col_idx.begin() + row_ptr[i + 1]);
+  for (index_t i = 0; i < n; ++i) {
+    std::sort(col_idx.begin() + row_ptr[i], col_idx.begin() + row_ptr[i + 1] - loop);
+    if (loop) col_idx[row_ptr[i + 1] - 1] = i;
+  }
 
   RedditData data;
   data.shape = shape;
@@ -121,7 +125,7 @@ void write_reddit_file(const std::string& path, const RedditData& data) {
   const Graph& g = data.graph;
   const std::int64_t train = std::count(data.train_mask.begin(), data.train_mask.end(), std::uint8_t{1});
   const std::int64_t header[7] = {g.n_dst(), g.num_edges(), data.shape.features, data.shape.classes,
-                                  static_cast<std::int64_t>(data.seed), train, 0};
+                                  static_cast<std::int64_t>(data.seed), train, data.shape.self_loops ? 1 : 0};
   out.write(magic, sizeof magic);
   write_array(out, header, 7);
   write_array(out, g.row_ptr().data(), g.row_ptr().size());
@@ -145,10 +149,13 @@ RedditData read_reddit_file(const std::string& path) {
   read_array(in, header, 7, path, "header");
   RedditData data;
   data.shape.nodes = header[0];
-  data.shape.directed_edges = header[1];
+  data.shape.self_loops = header[6] == 1;
+  data.shape.directed_edges = header[1] - (data.shape.self_loops ? header[0] : 0);
   data.shape.features = header[2];
   data.shape.classes = header[3];
   data.seed = static_cast<std::uint64_t>(header[4]);
+  if (header[6] != 0 && header[6] != 1)
+    throw InputError(fmt::format("{}: header field self_loops = {}; expected 0 or 1", path, header[6]));
   if (header[0] < 0 || header[1] < 0 || header[2] < 0 || header[3] < 1 || header[0] >= (std::int64_t{1} << 31))
     throw InputError(fmt::format("{}: header sizes nodes={} edges={} features={} classes={} are out of range", path,
                                  header[0], header[1], header[2], header[3]));

@@ -28,12 +28,16 @@ struct RedditShape {
   index_t features = 602;
   index_t classes = 41;
   double train_fraction = 0.66;  // Reddit's split: 153,431 of 232,965 nodes train
+  // Append one self-loop at the end of every row (A + I, as Graph::with_self_loops() does), so
+  // that models aggregating over A + I need no second host graph (building one costs seconds at
+  // this size). directed_edges counts the edges without the loops.
+  bool self_loops = false;
 };
 
 struct RedditData {
   RedditShape shape;
   std::uint64_t seed = 0;
-  Graph graph;                       // n × n, symmetric, no self-loops, each row sorted by column
+  Graph graph;                       // n × n, symmetric, each row sorted by column, then its self-loop if asked
   std::vector<float> features;       // [nodes, features] row-major
   std::vector<std::int32_t> labels;  // [nodes] in [0, classes)
   std::vector<std::uint8_t> train_mask;  // [nodes] 1 = the node's loss counts
@@ -43,8 +47,9 @@ struct RedditData {
 // classes, more classes than features).
 RedditData make_reddit_shaped(const RedditShape& shape, std::uint64_t seed);
 
-// The file: a 64-byte header — magic "GNNCKRD1", then int64 nodes, edges, features, classes,
-// seed, train count, 0 — followed by int64 row_ptr [nodes+1], int32 col_idx [edges], float32
+// The file: a 64-byte header — magic "GNNCKRD1", then int64 nodes, edges (stored entries, loops
+// included), features, classes, seed, train count, self_loops (1: the last entry of every row is
+// its appended self-loop) — followed by int64 row_ptr [nodes+1], int32 col_idx [edges], float32
 // features [nodes·features], int32 labels [nodes], uint8 train_mask [nodes]; little-endian.
 void write_reddit_file(const std::string& path, const RedditData& data);
 // Throws InputError naming the file and the field when the header or a size is wrong.

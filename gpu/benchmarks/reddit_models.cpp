@@ -172,9 +172,8 @@ class GinLayer final : public Layer {
   float* forward(OpTimeline& t, const float* x) override {
     const index_t n_dst = g_.n_dst();
     t.region("dense", [&] { gpu::matmul(ctx_, g_.n_src(), in_, hidden_, x, w1_.value.data(), p_.data()); });
-    t.region("spmm", [&] { gpu::spmm_forward(ctx_, g_, p_.data(), hidden_, r_.data()); });
+    t.region("spmm", [&] { gpu::spmm_forward(ctx_, g_, p_.data(), hidden_, r_.data()); });  // (A + I)·p
     t.region("elementwise", [&] {
-      gpu::axpby(ctx_, n_dst * hidden_, 1.0f, p_.data(), 1.0f, r_.data());  // + (1 + ε)·x_dst·W1, ε = 0
       gpu::add_bias(ctx_, n_dst, hidden_, b1_.value.data(), r_.data());
       gpu::relu_forward(ctx_, n_dst * hidden_, r_.data(), r_.data());
     });
@@ -195,7 +194,6 @@ class GinLayer final : public Layer {
     });
     t.region("spmm_transposed",
              [&] { gpu::spmm_backward(ctx_, g_, gr_.data(), hidden_, p_.data(), gpu::TransposeMethod::fused_csc_kernel); });
-    t.region("elementwise", [&] { gpu::axpby(ctx_, n_dst * hidden_, 1.0f, gr_.data(), 1.0f, p_.data()); });
     t.region("dense", [&] {
       gpu::matmul_at_b(ctx_, g_.n_src(), in_, hidden_, x, p_.data(), w1_.grad.data());
       if (gx) gpu::matmul_a_bt(ctx_, g_.n_src(), hidden_, in_, p_.data(), w1_.value.data(), gx);

@@ -7,9 +7,9 @@
 // reused every step (no allocation inside an epoch except the ops' own cuSPARSE workspaces), and
 // every allocation tagged with its MemoryCategory so the peak can be split the paper's way:
 //   GCN   y = D_dst^-½ (A+I) D_src^-½ (x·W) + b          (self-loops in the graph given)
-//   GIN   y = ReLU((x·W1)[dst] + A·(x·W1) + b1)·W2 + b2   (ε = 0, MLP of two linears; the first
-//         linear is applied before aggregating — the same function by linearity, 64 instead of
-//         602 values gathered per edge)
+//   GIN   y = ReLU((A+I)·(x·W1) + b1)·W2 + b2   (ε = 0: (1 + ε)·x_i + Σ_j x_j is one sum over A + I,
+//         so the graph given has self-loops; MLP of two linears, the first applied before
+//         aggregating — the same function by linearity, 64 instead of 602 values gathered per edge)
 //   GAT   y = spmm_ve(softmax(LeakyReLU(a_dst·h[dst] + a_src·h[src])), h) + b,  h = x·W  (heads
 //         concatenated; self-loops in the graph given)
 // Destinations are the first n_dst sources of each graph (the block convention), as in oracle/layers.

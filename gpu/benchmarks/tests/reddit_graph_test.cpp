@@ -61,6 +61,21 @@ TEST(RedditGraph, HasTheShapeAsked) {
   EXPECT_LT(std::abs(other / (500 * 11)), 0.1);
 }
 
+TEST(RedditGraph, SelfLoopsAreAppendedToEveryRowAsWithSelfLoopsDoes) {
+  RedditShape with_loops = small;
+  with_loops.self_loops = true;
+  const RedditData d = make_reddit_shaped(with_loops, 3);
+  EXPECT_EQ(d.graph, make_reddit_shaped(small, 3).graph.with_self_loops());
+  EXPECT_EQ(d.features, make_reddit_shaped(small, 3).features);
+  const auto path = std::filesystem::temp_directory_path() / "gnncheck_reddit_graph_loops_test.bin";
+  write_reddit_file(path.string(), d);
+  const RedditData back = read_reddit_file(path.string());
+  EXPECT_TRUE(back.shape.self_loops);
+  EXPECT_EQ(back.shape.directed_edges, 12'000);
+  EXPECT_EQ(back.graph, d.graph);
+  std::filesystem::remove(path);
+}
+
 TEST(RedditGraph, SameSeedSameDataWhateverTheThreads) {
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
