@@ -69,9 +69,13 @@ const node_t* DeviceGraph::row_of_edge(GpuContext& ctx) {
 
 void DeviceGraph::ensure_csc(GpuContext& ctx) {
   if (col_ptr_.size() == n_src_ + 1) return;
-  if (host_ == nullptr)
-    throw InternalError("the CSC of a graph built on the device is not available (it is uploaded from the host "
-                        "graph's views); use CSR- and COO-reading kernels on such a graph");
+  if (host_ == nullptr) {  // built on the device: sort the edge ids by column (edge_perm comes with it)
+    DeviceCsc csc = build_csc(ctx, n_src_, num_edges_, col_idx_.data(), row_of_edge(ctx));
+    col_ptr_ = std::move(csc.col_ptr);
+    row_idx_ = std::move(csc.row_idx);
+    edge_perm_ = std::move(csc.edge_perm);
+    return;
+  }
   col_ptr_ = upload_converted<offset_t>(ctx, host_->col_ptr());
   row_idx_ = upload_converted<node_t>(ctx, host_->row_idx());
 }
@@ -86,9 +90,10 @@ const node_t* DeviceGraph::row_idx(GpuContext& ctx) {
 }
 const edge_t* DeviceGraph::edge_perm(GpuContext& ctx) {
   if (edge_perm_.size() != num_edges_) {  // not built yet
-    if (host_ == nullptr)
-      throw InternalError("edge_perm of a graph built on the device is not available (it is uploaded from the "
-                          "host graph's views)");
+    if (host_ == nullptr) {
+      ensure_csc(ctx);  // the device CSC build produces edge_perm too
+      return edge_perm_.data();
+    }
     edge_perm_ = upload_converted<edge_t>(ctx, host_->edge_perm());
   }
   return edge_perm_.data();

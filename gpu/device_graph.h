@@ -64,8 +64,9 @@ class DeviceGraph {
   // Uploads CSR from a host graph. Throws InputError if n_dst or n_src exceeds max_device_nodes.
   DeviceGraph(GpuContext& ctx, const Graph& graph);
   // Takes a CSR built on the device (row_ptr [n_dst+1], col_idx [row_ptr[n_dst]] entries, each
-  // < n_src). There is no host copy: row_of_edge is expanded on the device; the CSC views need the
-  // host graph and throw InternalError (use this form for CSR- and COO-reading kernels only).
+  // < n_src). There is no host copy: the views are derived on the device — row_of_edge expanded
+  // from the offsets; the CSC by a stable sort of the edge ids by column (gpu/graph_kernels.cuh),
+  // which also yields edge_perm (kept: 8 bytes per edge) and needs 24 transient bytes per edge.
   DeviceGraph(GpuContext& ctx, std::int64_t n_dst, std::int64_t n_src, DeviceBuffer<offset_t> row_ptr,
               DeviceBuffer<node_t> col_idx);
 
@@ -77,7 +78,8 @@ class DeviceGraph {
 
   const offset_t* row_ptr() const { return row_ptr_.data(); }
   const node_t* col_idx() const { return col_idx_.data(); }
-  // Built on first use (uploaded from the host graph's views; no device sort).
+  // Built on first use (uploaded from the host graph's views; for a device-built graph, derived
+  // on the device).
   const node_t* row_of_edge(GpuContext& ctx);
   const offset_t* col_ptr(GpuContext& ctx);
   const node_t* row_idx(GpuContext& ctx);

@@ -20,4 +20,16 @@ void narrow_offsets(GpuContext& ctx, std::int64_t n, const offset_t* in, std::in
 // out[k] = value for k < n.
 void fill(GpuContext& ctx, std::int64_t n, float value, float* out);
 
+// The CSC of a CSR built on the device: a stable radix sort of the edge ids by column gives
+// edge_perm (CSC position -> edge id, ascending edge id within a column, as the host Graph orders
+// it); col_ptr comes from the sorted columns, row_idx[p] = row_of_edge[edge_perm[p]]. Transient
+// device memory: 24 bytes per edge (sort keys and values, double-buffered) plus CUB's storage.
+struct DeviceCsc {
+  DeviceBuffer<offset_t> col_ptr;  // [n_src + 1]
+  DeviceBuffer<node_t> row_idx;    // [E]
+  DeviceBuffer<edge_t> edge_perm;  // [E]
+};
+DeviceCsc build_csc(GpuContext& ctx, std::int64_t n_src, std::int64_t edges, const node_t* col_idx,
+                    const node_t* row_of_edge);
+
 }  // namespace gnncheck::gpu

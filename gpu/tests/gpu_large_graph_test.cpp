@@ -1,10 +1,15 @@
 // 64-bit edges on the device: a graph with more than 2^31 edges (1,048,576 nodes, about 2052 edges
 // each, 2,151,677,942 in all) is filled on the device from a formula, and the CSR aggregation
-// (spmm, the row-mean normalized aggregation of GCN) and an edge-parallel kernel (sddmm_add over the
-// row-ordered COO) are checked against exact expectations: all-ones features give each row's
-// degree, features j mod 8 give integer sums the host computes for the rows whose offsets lie
-// beyond 2^31. Float32 represents every expected value exactly (all below 2^24).
-// The graph needs about 24 GiB of device memory; with less free, the test skips and says so.
+// (spmm, the row-mean normalized aggregation of GCN), the Aᵀ aggregation over the CSC built on the
+// device (64-bit col_ptr), an edge-parallel kernel (sddmm_add over the row-ordered COO) and edge
+// values read through the 64-bit edge_perm are checked against exact expectations: all-ones
+// features give each row's degree and each column's count (cross-checked against an independent
+// count by atomics), features j mod 8 give integer sums the host computes for the rows whose
+// offsets lie beyond 2^31. Float32 represents every expected value exactly (all below 2^24).
+// The test needs about 73 GiB of device memory (at the CSC build); with less free, it skips and
+// says so.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +20,7 @@
 #include "gpu/device_graph.h"
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
+#include "gpu/spmm_ve.cuh"
 #include "gpu/tests/gpu_test_support.h"
 #include "gpu/tests/large_graph_kernels.cuh"
 #include "oracle/error.h"
@@ -60,8 +66,9 @@ TEST_F(LargeGraphTest, AggregationOverMoreThan2To31EdgesIsExact) {
   const std::vector<offset_t> h_row_ptr = pattern_row_ptr();
   const std::int64_t edges = h_row_ptr.back();
   ASSERT_GT(edges, kTwoTo31);
-  // col_idx, row_of_edge and one float per edge, plus the node-sized arrays and a margin.
-  const std::int64_t needed = 12 * edges + 64 * kNodes + (std::int64_t{1} << 30);
+  // At the CSC build: col_idx, row_of_edge, row_idx (4 bytes per edge each) and the sort's 24
+  // transient bytes per edge; plus the node-sized arrays and a margin.
+  const std::int64_t needed = 36 * edges + 64 * kNodes + (std::int64_t{1} << 30);
   std::size_t free_bytes = 0, total_bytes = 0;
   GNNCHECK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (static_cast<std::int64_t>(free_bytes) < needed)
@@ -117,6 +124,22 @@ TEST_F(LargeGraphTest, AggregationOverMoreThan2To31EdgesIsExact) {
                                                       << h_row_ptr[i + 1] << ")";
     }
   }
+  {  // Aᵀ over the CSC built on the device (64-bit col_ptr): all-ones features give each column's
+     // count, which the symmetric normalization counts independently (64-bit atomics over col_idx)
+    g.ensure_csc(ctx);
+    x.upload(std::vector<float>(kNodes, 1.0f), ctx.stream);
+    spmm_transposed_forward(ctx, g, x.data(), 1, y.data());
+    const std::vector<float> counts = y.download(ctx.stream);
+    const DegreeFactors factors = degree_factors(ctx, g, DegreeNorm::symmetric);
+    const std::vector<float> src = factors.src.download(ctx.stream);
+    double total = 0.0;
+    for (std::int64_t j = 0; j < kNodes; ++j) {
+      total += counts[j];
+      const float expected = counts[j] > 0 ? 1.0f / std::sqrt(counts[j]) : 0.0f;
+      ASSERT_EQ(src[j], expected) << "column " << j << ": CSC count " << counts[j];
+    }
+    EXPECT_EQ(total, static_cast<double>(edges)) << "the CSC's columns do not hold every edge once";
+  }
   {  // edge-parallel over the row-ordered COO: e[k] = a[row of k] + b[col of k] with b = 0
     std::vector<float> h_a(kNodes);
     for (std::int64_t i = 0; i < kNodes; ++i) h_a[i] = static_cast<float>(i % 1000);
@@ -133,6 +156,20 @@ TEST_F(LargeGraphTest, AggregationOverMoreThan2To31EdgesIsExact) {
         ASSERT_EQ(got[k - begin], static_cast<float>(row % 1000)) << "edge " << k << " of row " << row;
       }
     }
+    // Edge values read through the 64-bit edge_perm (the fused eShuffle + SpMMve of attention
+    // backward) against the same sums read through row_idx: Σ_{p in column j} w[edge_perm[p]] with
+    // w = a[row] must equal Σ_{p in column j} a[row_idx[p]] exactly (integers below 2^24, same order).
+    DeviceBuffer<float> ones(ctx.allocator, kNodes), through_perm(ctx.allocator, kNodes);
+    ones.upload(std::vector<float>(kNodes, 1.0f), ctx.stream);
+    spmm_ve_transposed_forward(ctx, g, e.data(), 1, ones.data(), 1, through_perm.data(),
+                               TransposeMethod::fused_csc_kernel);
+    spmm_transposed_forward(ctx, g, x.data(), 1, y.data());
+    const std::vector<float> a = through_perm.download(ctx.stream), b = y.download(ctx.stream);
+    std::int64_t wrong = 0, first_wrong = -1;
+    for (std::int64_t j = 0; j < kNodes; ++j)
+      if (a[j] != b[j] && wrong++ == 0) first_wrong = j;
+    EXPECT_EQ(wrong, 0) << "column " << first_wrong << ": through edge_perm " << a[first_wrong] << ", through row_idx "
+                        << b[first_wrong];
   }
   std::printf("graph of %lld nodes and %lld edges: device peak %.2f GiB\n", static_cast<long long>(kNodes),
               static_cast<long long>(edges), ctx.allocator.peak_bytes() / 1073741824.0);
