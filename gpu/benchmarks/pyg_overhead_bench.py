@@ -74,6 +74,8 @@ def iterations(model, x, layers, y, warmup, count):
             torch.cuda.synchronize()
             wall = (time.perf_counter() - t0) * 1000.0
         busy = busy_ms(prof)
+        if busy is None:
+            sys.exit("torch.profiler recorded no GPU activity: cannot measure GPU-busy time")
         out.append({"wall_ms": wall, "busy_ms": busy, "idle_share": 1.0 - busy / wall})
     return out
 

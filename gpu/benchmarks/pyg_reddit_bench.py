@@ -108,13 +108,28 @@ def adjacency(data, kind, path, device):
     return coo.to_sparse_csr()
 
 
+def gpu_intervals(prof):
+    """(start, end) in microseconds of every GPU activity (kernel, memcpy, memset) the profiler saw."""
+    out = []
+    try:  # kineto's raw records: one per device activity
+        for e in prof.profiler.kineto_results.events():
+            if e.device_type() == torch.autograd.DeviceType.CUDA:
+                start = e.start_ns() / 1000.0
+                out.append((start, start + e.duration_ns() / 1000.0))
+    except (AttributeError, RuntimeError):
+        out = []
+    if not out:  # the parsed events, where the raw records are not exposed
+        for e in prof.events():
+            if e.device_type == torch.autograd.DeviceType.CUDA:
+                out.append((e.time_range.start, e.time_range.end))
+    return out
+
+
 def busy_ms(prof):
-    """Union of the GPU activity intervals (kernels, memcpy, memset) of a profiled region, in ms."""
-    intervals = []
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            intervals.append((e.time_range.start, e.time_range.end))
-    intervals.sort()
+    """Union of the GPU activity intervals of a profiled region, in ms (None if none were recorded)."""
+    intervals = sorted(gpu_intervals(prof))
+    if not intervals:
+        return None
     total, end = 0.0, -1.0
     for s, t in intervals:
         if s > end:
@@ -166,7 +181,8 @@ def train(data, kind, path, warmup, epochs, device):
     peak = torch.cuda.max_memory_allocated()
     return dict(status="ok", epoch_ms=times, mean_epoch_ms=sum(times) / len(times), losses=losses,
                 inputs_gib=inputs / 2**30, peak_gib=peak / 2**30, peak_above_inputs_gib=(peak - inputs) / 2**30,
-                overhead={"wall_ms": wall, "busy_ms": busy, "idle_share": 1.0 - busy / wall if wall else 0.0})
+                overhead={"wall_ms": wall, "busy_ms": busy,
+                          "idle_share": None if busy is None else 1.0 - busy / wall})
 
 
 def run(data, kind, path, warmup, epochs, device):
@@ -214,9 +230,10 @@ def main():
             rec["total_s"] = time.perf_counter() - t
             results.append(rec)
             if rec["status"] == "ok":
+                idle = rec["overhead"]["idle_share"]
                 print(f"{kind:5} {path:10} {rec['mean_epoch_ms']:9.2f} ms/epoch  peak {rec['peak_gib']:7.2f} GiB "
                       f"({rec['peak_above_inputs_gib']:.2f} above {rec['inputs_gib']:.2f} inputs)  idle "
-                      f"{100 * rec['overhead']['idle_share']:5.1f}%  loss {rec['losses'][0]:.4f} -> "
+                      f"{'n/a' if idle is None else f'{100 * idle:.1f}%'}  loss {rec['losses'][0]:.4f} -> "
                       f"{rec['losses'][-1]:.4f}  ({rec['total_s']:.1f} s)", flush=True)
             else:
                 print(f"{kind:5} {path:10} {rec['status']}: {rec.get('error', '')}", flush=True)

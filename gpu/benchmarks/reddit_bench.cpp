@@ -121,7 +121,7 @@ nlohmann::json run_model(gpu::GpuContext& ctx, const ModelChoice& choice, const 
     r["peak_gib"] = gib(training_peak);
     r["peak_split_bytes"] = split_json(training_split);
     nlohmann::json overhead = nlohmann::json::array();
-    nlohmann::json busy_by_op;
+    nlohmann::json busy_by_op = nlohmann::json::object();
     std::vector<double> idle;
     for (int e = 0; e < overhead_epochs; ++e) {
       events.begin_iteration();

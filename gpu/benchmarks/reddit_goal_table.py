@@ -67,6 +67,34 @@ def main():
             f"{'met' if peak_ok else 'NOT met'} | {graphpy} ({'beaten' if beat_graphpy else 'NOT beaten'}) | "
             f"{100 * busy:.1f}% {'met' if busy_ok else 'NOT met'} | "
             f"{'yes' if speed_ok and peak_ok and busy_ok and beat_graphpy else 'no'} |")
+    # Framework overhead: the Reddit-shaped graph (from the training runs above), Cora-shaped and
+    # sampled mini-batches (overhead benchmarks), ours beside PyG's.
+    pyg_by_key = {(p["model"], p["path"]): p for p in pyg}
+    lines += ["", "| setting | model | ours wall ms | ours GPU-busy | ours idle | PyG wall ms | PyG GPU-busy | PyG idle |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for key in GOALS:
+        o = ours.get(key)
+        if not o or o.get("status") != "ok":
+            continue
+        walls = [it["wall_ms"] for it in o["overhead"]]
+        busys = [it["busy_ms"] for it in o["overhead"]]
+        p = pyg_by_key.get((key, "edge_index"))
+        if p and p.get("status") == "ok" and p["overhead"]["busy_ms"] is not None:
+            pc = (f"{p['overhead']['wall_ms']:.2f} | {p['overhead']['busy_ms']:.2f} | "
+                  f"{100 * p['overhead']['idle_share']:.1f}%")
+        else:
+            pc = "— | — | —"
+        lines.append(f"| Reddit-shaped, full graph | {key} | {sum(walls) / len(walls):.2f} | {sum(busys) / len(busys):.2f} | "
+                     f"{100 * (1 - sum(busys) / sum(walls)):.1f}% | {pc} |")
+    ours_o = {(r["setting"], r["model"]): r for r in load(os.path.join(log, "overhead_ours.json")).get("settings", [])}
+    pyg_o = {(r["setting"], r["model"]): r for r in load(os.path.join(log, "overhead_pyg.json")).get("settings", [])}
+    for k in ours_o.keys() | pyg_o.keys():
+        cells = []
+        for side in (ours_o, pyg_o):
+            r = side.get(k)
+            cells.append(f"{r['mean_wall_ms']:.2f} | {r['mean_busy_ms']:.2f} | {100 * r['idle_share']:.1f}%" if r
+                         else "— | — | —")
+        lines.append(f"| {k[0]} | {k[1]} | {cells[0]} | {cells[1]} |")
     verify = load(os.path.join(log, "verify.json"))
     if "total_s" in verify:
         lines.append("")

@@ -58,6 +58,8 @@ TrainingInputs::TrainingInputs(GpuContext& ctx, const std::vector<float>& host_f
 void prepare_graph(GpuContext& ctx, DeviceGraph& g, ModelKind kind) {
   MemoryCategoryScope tag(ctx.allocator, MemoryCategory::graph);
   g.ensure_csc(ctx);
+  // GIN's A·X and GAT's per-head SpMMve are cuSPARSE calls: unit values and 32-bit offsets.
+  if (kind != ModelKind::gcn && g.fits_cusparse()) g.cusparse_row_ptr(ctx);
   if (kind == ModelKind::gin) g.ones(ctx);
   if (kind == ModelKind::gat) {
     g.row_of_edge(ctx);
