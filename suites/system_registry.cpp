@@ -9,6 +9,7 @@
 #include "adapters/replicas/replicas.h"
 #include "oracle/error.h"
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
+#include "adapters/replicas/gpu/gpu_replicas.h"
 #include "gpu/gpu_systems.h"
 #endif
 
@@ -60,6 +61,19 @@ SystemRegistry SystemRegistry::with_builtins() {
            .availability = {},
            .make = [name] { return make_replica(name, make_oracle_system()); }});
   }
+#ifdef GNNCHECK_SUITES_HAVE_CUDA
+  // The GPU replicas: the GPU reference with one kernel swapped for a buggy one (suites/gpu_replicas.yaml).
+  for (const auto& info : gpu_replica_catalogue()) {
+    const std::string name = info.name;
+    r.add({.name = name,
+           .kind = "replica",
+           .summary = fmt::format("GPU kernel version of replica {} ({})", info.number,
+                                  replica_catalogue().at(info.number - 1).name),
+           .bug = info.bug,
+           .availability = gpu_here,
+           .make = [name] { return make_gpu_replica(name); }});
+  }
+#endif
   return r;
 }
 

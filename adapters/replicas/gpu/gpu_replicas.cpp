@@ -1,0 +1,172 @@
+// The GPU replicas: the reference's target implementations (gpu/op_targets.cpp) with the one
+// kernel call that a published system got wrong replaced by its buggy kernel.
+#include "adapters/replicas/gpu/gpu_replicas.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "adapters/replicas/gpu/replica_kernels.cuh"
+#include "gpu/cuda_check.h"
+#include "gpu/edge_softmax.cuh"
+#include "gpu/gpu_targets.h"
+#include "gpu/sddmm.cuh"
+#include "gpu/spmm.cuh"
+#include "gpu/spmm_ve.cuh"
+#include "oracle/error.h"
+#include "oracle/graph.h"
+
+namespace gnncheck {
+namespace {
+
+using gpu::DeviceGraph;
+using gpu::DeviceTensor;
+using gpu::GpuTargetFn;
+using gpu::TargetRun;
+
+void require_square(const TargetRun& run, const std::string& why) {
+  if (!run.host_graph.is_square())
+    throw gpu::UnsupportedCase(fmt::format("{}; this case's graph is {}", why, run.host_graph.summary()));
+}
+
+index_t heads_of(const TargetRun& run) { return run.attributes.get_int("heads"); }
+index_t features_of(const TargetRun& run) { return run.attributes.get_int("features"); }
+
+// 1. spmm whose backward walks the forward's CSR: grad_x = A·grad_y.
+void spmm_backward_uses_A(TargetRun& run) {
+  const DeviceTensor& x = run.input("x");
+  const index_t f = x.row_size();
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), f});
+  gpu::spmm_forward(run.ctx, g, x.data(), f, y.data());
+  if (!run.backward()) return;
+  require_square(run, "TC-GNN's kernels assume a square adjacency");
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  gpu_replicas::gather_rows_unweighted(run.ctx, g, run.grad_output("y").data(), f, gx.data());
+}
+
+// 5. spmm_ve whose feature gradient walks the CSR with CSR-ordered attention: grad_x = A_α·grad_y.
+void spmm_ve_untransposed_attention(TargetRun& run) {
+  const DeviceTensor& w = run.input("edge_values");
+  const DeviceTensor& x = run.input("x");
+  const index_t heads = heads_of(run), channels = features_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
+  gpu::spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data());
+  if (!run.backward()) return;
+  require_square(run, "using A_α for A_αᵀ needs a square graph");
+  const float* gy = run.grad_output("y").data();
+  DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  gpu::spmm_ve_backward(run.ctx, g, w.data(), heads, x.data(), channels, gy, gw.data(), nullptr);
+  gpu_replicas::gather_rows_weighted(run.ctx, g, w.data(), heads, gy, channels, gx.data());
+}
+
+// 5. sddmm_add whose source-side gradient walks the CSR: grad_b = row sums (= grad_a), not column sums.
+void sddmm_add_untransposed_attention(TargetRun& run) {
+  const DeviceTensor& a = run.input("a");
+  const DeviceTensor& b = run.input("b");
+  const index_t heads = heads_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& e = run.new_output("e", {g.num_edges(), heads});
+  gpu::sddmm_add_forward(run.ctx, g, a.data(), b.data(), heads, e.data());
+  if (!run.backward()) return;
+  require_square(run, "using A_α for A_αᵀ needs a square graph");
+  DeviceTensor& ga = run.new_gradient("a", a.shape());
+  DeviceTensor& gb = run.new_gradient("b", b.shape());
+  gpu::sddmm_add_backward(run.ctx, g, run.grad_output("e").data(), heads, ga.data(), nullptr);
+  if (ga.size() > 0)
+    GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(gb.data(), ga.data(), static_cast<std::size_t>(ga.size()) * sizeof(float),
+                                        cudaMemcpyDeviceToDevice, run.ctx.stream));
+}
+
+// 8. edge_softmax without max subtraction (its backward is the reference's, from the wrong alpha).
+void edge_softmax_no_max(TargetRun& run) {
+  const DeviceTensor& logits = run.input("logits");
+  const index_t heads = heads_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& alpha = run.new_output("alpha", logits.shape());
+  gpu_replicas::edge_softmax_without_max(run.ctx, g, logits.data(), heads, alpha.data());
+  if (!run.backward()) return;
+  DeviceTensor& gl = run.new_gradient("logits", logits.shape());
+  gpu::edge_softmax_backward(run.ctx, g, alpha.data(), run.grad_output("alpha").data(), heads, gl.data());
+}
+
+// 10. spmm whose warps cover whole blocks of 32 columns only, forward and backward.
+void spmm_whole_warps(TargetRun& run) {
+  const DeviceTensor& x = run.input("x");
+  const index_t f = x.row_size();
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), f});
+  gpu_replicas::aggregate_whole_warps_forward(run.ctx, g, x.data(), f, y.data());
+  if (!run.backward()) return;
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  gpu_replicas::aggregate_whole_warps_backward(run.ctx, g, run.grad_output("y").data(), f, gx.data());
+}
+
+// 11. spmm_ve whose CSC walk for the feature gradient reads the attention unshuffled: w[p], not w[edge_perm[p]].
+void spmm_ve_missing_eshuffle(TargetRun& run) {
+  const DeviceTensor& w = run.input("edge_values");
+  const DeviceTensor& x = run.input("x");
+  const index_t heads = heads_of(run), channels = features_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
+  gpu::spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data());
+  if (!run.backward()) return;
+  const float* gy = run.grad_output("y").data();
+  DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  gpu::spmm_ve_backward(run.ctx, g, w.data(), heads, x.data(), channels, gy, gw.data(), nullptr);
+  gpu_replicas::gather_columns_unshuffled(run.ctx, g, w.data(), heads, gy, channels, gx.data());
+}
+
+struct GpuReplicaDef {
+  GpuReplicaInfo info;
+  std::map<std::string, GpuTargetFn> targets;
+};
+
+std::vector<GpuReplicaDef> definitions() {
+  return {
+      {{"gpu-replica-1", 1,
+        "spmm backward kernel walks the forward's CSR: grad x = A·ḡ instead of Aᵀ·ḡ (square graphs only)", "adjoint",
+        {"spmm"}},
+       {{"spmm", spmm_backward_uses_A}}},
+      {{"gpu-replica-5", 5,
+        "attention backward walks the CSR with CSR-ordered edge tensors: spmm_ve's grad x = A_α·ḡ instead of "
+        "A_αᵀ·ḡ, sddmm_add's grad b = row sums instead of column sums (square graphs only)",
+        "adjoint", {"spmm_ve", "sddmm_add"}},
+       {{"spmm_ve", spmm_ve_untransposed_attention}, {"sddmm_add", sddmm_add_untransposed_attention}}},
+      {{"gpu-replica-8", 8,
+        "edge softmax kernel computes exp(s)/Σexp(s) without subtracting the row maximum, in float32", "numerics",
+        {"edge_softmax"}},
+       {{"edge_softmax", edge_softmax_no_max}}},
+      {{"gpu-replica-10", 10,
+        "spmm kernels (forward over the CSR, backward over the CSC) cover whole blocks of 32 feature columns "
+        "only: the last (width mod 32) columns of y and grad x stay 0",
+        "differential", {"spmm"}},
+       {{"spmm", spmm_whole_warps}}},
+      {{"gpu-replica-11", 11,
+        "spmm_ve backward kernel walks the CSC and reads the attention at the CSC position, w[p] instead of "
+        "w[edge_perm[p]] (missing eShuffle)",
+        "differential", {"spmm_ve"}},
+       {{"spmm_ve", spmm_ve_missing_eshuffle}}},
+  };
+}
+
+}  // namespace
+
+std::vector<GpuReplicaInfo> gpu_replica_catalogue() {
+  std::vector<GpuReplicaInfo> out;
+  for (const auto& d : definitions()) out.push_back(d.info);
+  return out;
+}
+
+std::unique_ptr<System> make_gpu_replica(const std::string& name) {
+  std::vector<std::string> names;
+  for (auto& d : definitions()) {
+    if (d.info.name == name) return gpu::make_gpu_system_from_targets(name, std::move(d.targets));
+    names.push_back(d.info.name);
+  }
+  throw InputError(fmt::format("unknown GPU replica '{}'; known: {}", name, fmt::join(names, ", ")));
+}
+
+}  // namespace gnncheck

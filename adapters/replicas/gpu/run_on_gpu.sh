@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# adapters/replicas/gpu/run_on_gpu.sh — the GPU bug replicas on a machine with a CUDA device, in one
+# command: their unit test (each caught by its check, the `gpu` reference passing the same check),
+# compute-sanitizer memcheck on it, the suite suites/gpu_replicas.yaml (each replica caught on
+# random shrinking graphs, the reference passing the same checks), the default suite's replica
+# entry (the CI suite catches the GPU replicas too), and the GPU mutation-score table
+# (gnncheck-mutation-score --gpu: cases until caught, shrunk counterexample). Run from the
+# project's root:
+#
+#   bash adapters/replicas/gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]
+#
+# BIN_DIR holds already-built binaries (gnncheck gpu_replicas_test gpu_replicas_host_test
+# gnncheck-mutation-score); without
+# it the project is configured with CUDA on and those are built in /tmp/gnncheck-replicas-build.
+# Logs go to LOG_DIR (one per step; summary.txt holds the step table; the suites' reports in
+# LOG_DIR/gpu_replicas-report and LOG_DIR/default-replicas-report; the table in
+# LOG_DIR/gpu-mutation-score.md). The last lines printed are the mutation-score table and the step
+# table. Expected time on an H200: under 2 minutes. Exit code 0 only if every step passed.
+set -uo pipefail
+out=${1:?usage: adapters/replicas/gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]}
+bin=${2:-}
+mkdir -p "$out"
+summary="$out/summary.txt"
+status=0
+step() {  # step NAME LOG TIMEOUT_S COMMAND...
+  local name=$1 log=$2 limit=$3; shift 3
+  local start=$SECONDS
+  timeout "$limit" "$@" >"$log" 2>&1
+  local rc=$?
+  [ $rc -ne 0 ] && status=1
+  printf '%-16s rc=%-3s %4ss  %s\n' "$name" "$rc" "$((SECONDS - start))" "$*" | tee -a "$summary"
+}
+
+{ date -u; nvidia-smi -L; } >"$summary" 2>&1
+if [ -z "$bin" ]; then
+  bin=/tmp/gnncheck-replicas-build/bin
+  if ! { cmake -B /tmp/gnncheck-replicas-build -S . -G Ninja -DCMAKE_BUILD_TYPE=Release -DGNNCHECK_CUDA=ON \
+           -DCMAKE_CUDA_ARCHITECTURES=90 &&
+         cmake --build /tmp/gnncheck-replicas-build -j "$(nproc)" --target gnncheck gpu_replicas_test \
+           gpu_replicas_host_test gnncheck-mutation-score; } >>"$summary" 2>&1; then
+    echo "build failed (see $summary)"; tail -n 30 "$summary"; exit 1
+  fi
+  mkdir -p "$bin"
+  cp /tmp/gnncheck-replicas-build/suites/gnncheck /tmp/gnncheck-replicas-build/adapters/replicas/gpu/gpu_replicas_test \
+     /tmp/gnncheck-replicas-build/adapters/replicas/gpu/gpu_replicas_host_test \
+     /tmp/gnncheck-replicas-build/gnncheck-mutation-score "$bin"/
+fi
+jobs=$(( $(nproc) < 8 ? $(nproc) : 8 ))
+
+step host_test   "$out/gpu_replicas_host_test.log" 60  "$bin/gpu_replicas_host_test" --gtest_color=no
+step device_test "$out/gpu_replicas_test.log"      120 "$bin/gpu_replicas_test" --gtest_color=no
+step memcheck    "$out/memcheck.log"               200 compute-sanitizer --tool memcheck --error-exitcode 9 \
+  "$bin/gpu_replicas_test" --gtest_color=no
+step suite       "$out/gpu_replicas-suite.log"     300 "$bin/gnncheck" run suites/gpu_replicas.yaml --jobs "$jobs" \
+  --progress plain --report "$out/gpu_replicas-report"
+step default     "$out/default-replicas.log"       200 "$bin/gnncheck" run suites/default.yaml --entry replicas-caught \
+  --jobs "$jobs" --progress plain --report "$out/default-replicas-report"
+step mutation     "$out/gpu-mutation-score.log"     200 "$bin/gnncheck-mutation-score" --gpu --cases 100 --seed 1 \
+  --output "$out/gpu-mutation-score.md"
+
+echo "--- final table of suites/gpu_replicas.yaml"
+sed -n '/Bug replicas/,$p' "$out/gpu_replicas-suite.log" | head -n 20
+echo "--- gnncheck-mutation-score --gpu --cases 100 --seed 1"
+cat "$out/gpu-mutation-score.md" 2>/dev/null
+echo "--- steps"
+cat "$summary"
+exit $status
