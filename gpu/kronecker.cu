@@ -1,5 +1,6 @@
 #include "gpu/kronecker.cuh"
 
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -100,8 +101,16 @@ __host__ __device__ KroneckerEdge kronecker_edge(const KroneckerParams& params, 
           static_cast<std::uint32_t>(scramble(col, params.scale, label_seed))};
 }
 
-KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params) {
+KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params, KroneckerTimings* timings) {
   validate(params);
+  KroneckerTimings phases;
+  auto phase_start = std::chrono::steady_clock::now();
+  auto end_phase = [&](double& seconds) {  // synchronizes: the phase's kernels are done
+    ctx.synchronize();
+    const auto now = std::chrono::steady_clock::now();
+    seconds = std::chrono::duration<double>(now - phase_start).count();
+    phase_start = now;
+  };
   KroneckerGraph g;
   const int s = params.scale;
   g.nodes = std::int64_t{1} << s;
@@ -116,6 +125,7 @@ KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params
     kronecker_keys_kernel<<<blocks_for_threads(g.generated_edges), block_threads, 0, ctx.stream>>>(
         params, g.generated_edges, sentinel, keys.data());
     GNNCHECK_CHECK_LAUNCH();
+    end_phase(phases.draw_s);
 
     cub::DoubleBuffer<std::uint64_t> sorted(keys.data(), keys_alt.data());
     DeviceBuffer<std::int64_t> unique_count(ctx.allocator, 1);
@@ -128,6 +138,7 @@ KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params
     std::size_t temp_bytes = temp.bytes();
     GNNCHECK_CUDA_CHECK(
         cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, sorted, keys_count, 0, 2 * s, ctx.stream));
+    end_phase(phases.sort_s);
     std::uint64_t* sorted_keys = sorted.Current();
     std::uint64_t* unique_keys = sorted.Alternate();
     temp_bytes = temp.bytes();
@@ -141,6 +152,7 @@ KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params
       ctx.synchronize();
       if (last == sentinel) --edges;
     }
+    end_phase(phases.unique_s);
     g.col_idx = DeviceBuffer<node_t>(ctx.allocator, edges);
     g.row_ptr = DeviceBuffer<offset_t>(ctx.allocator, g.nodes + 1);
     if (edges > 0) {
@@ -153,6 +165,8 @@ KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params
     GNNCHECK_CHECK_LAUNCH();
     ctx.synchronize();  // the key buffers are freed at the end of this scope
   }
+  end_phase(phases.csr_s);
+  if (timings) *timings = phases;
   return g;
 }
 

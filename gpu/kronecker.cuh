@@ -44,9 +44,19 @@ struct KroneckerGraph {
   std::int64_t num_edges() const { return col_idx.size(); }
 };
 
+// Seconds spent in each phase of one generation, each ended by a device synchronization (so they
+// add up to the whole generation).
+struct KroneckerTimings {
+  double draw_s = 0;    // hashing every edge's `scale` levels into 2·generated 64-bit keys
+  double sort_s = 0;    // CUB radix sort of the keys over 2·scale bits
+  double unique_s = 0;  // CUB unique (duplicates) and dropping the self-loop sentinel
+  double csr_s = 0;     // col_idx from the keys, row_ptr by binary search, freeing the keys
+};
+
 // Throws InputError for scale outside [1, 30], edge_factor < 1, or a, b, c that are not
-// probabilities summing to at most 1.
-KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params);
+// probabilities summing to at most 1. `timings`, if given, receives the phase times.
+KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params,
+                                  KroneckerTimings* timings = nullptr);
 
 // The k-th generated edge (before symmetrizing) as (source, destination) labels after the scramble;
 // the same function the device runs, so a host test can rebuild the graph independently.

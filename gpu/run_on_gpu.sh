@@ -14,7 +14,8 @@
 # gnncheck_gpu_gat_epoch_memory gnncheck_gpu_accuracy_gate); without it the project is configured
 # with CUDA on and those targets are built in /tmp/gnncheck-gpu-build. Datasets are found as
 # fixtures/dataset.h says ($GNNCHECK_DATASETS or ../shared/datasets). Each step has a time limit;
-# logs go to LOG_DIR (one per step, summary.txt holds the step table); the last lines printed are
+# LOG_DIR receives two files: summary.txt (the step table and the summary) and logs.tgz (every
+# step's full log, logs/<step>.log); the last lines printed are
 # the summary. Expected time on an H200: about 4 minutes; the steps share a budget of 470 s
 # (GNNCHECK_GPU_RUN_BUDGET_S), so the run ends within 8 minutes whatever hangs, and a step the
 # budget did not reach is reported NOT RUN. Exit code: 0 only if every step passed
@@ -22,7 +23,8 @@
 set -uo pipefail
 out=${1:?usage: gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]}
 bin=${2:-}
-mkdir -p "$out"
+logs="$out/logs"  # one file per step; packed into $out/logs.tgz at the end
+mkdir -p "$logs"
 summary="$out/summary.txt"
 status=0
 step() {  # step NAME LOG TIMEOUT_S COMMAND...  (the limit shrinks to what is left of the budget)
@@ -55,44 +57,46 @@ fi
 
 # From here the steps share the budget: with prebuilt binaries the whole run stays under 8 minutes.
 deadline=$((SECONDS + ${GNNCHECK_GPU_RUN_BUDGET_S:-470}))
-step tests          "$out/gpu_ops_test.log"      60 bash -c "'$bin/gpu_host_test' --gtest_color=no && '$bin/gpu_ops_test' --gtest_color=no"
-step property       "$out/property.log"         120 env GNNCHECK_GPU_CASES_PER_KIND=400 \
+step tests          "$logs/gpu_ops_test.log"      60 bash -c "'$bin/gpu_host_test' --gtest_color=no && '$bin/gpu_ops_test' --gtest_color=no"
+step property       "$logs/property.log"         120 env GNNCHECK_GPU_CASES_PER_KIND=400 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='GpuSystemsTest.Every*'
-step checks         "$out/checks.log"            60 "$bin/gpu_checks_test" --gtest_color=no
-step large_graph    "$out/large_graph.log"      120 "$bin/gpu_large_graph_test" --gtest_color=no
-step kronecker_test "$out/kronecker_test.log"    60 "$bin/gpu_kronecker_test" --gtest_color=no
-step gat_epoch      "$out/gat_epoch_memory.log"  60 "$bin/gnncheck_gpu_gat_epoch_memory"
+step checks         "$logs/checks.log"            60 "$bin/gpu_checks_test" --gtest_color=no
+step large_graph    "$logs/large_graph.log"      120 "$bin/gpu_large_graph_test" --gtest_color=no
+step kronecker_test "$logs/kronecker_test.log"    60 "$bin/gpu_kronecker_test" --gtest_color=no
+step gat_epoch      "$logs/gat_epoch_memory.log"  60 "$bin/gnncheck_gpu_gat_epoch_memory"
 # The out-of-memory test asks cudaMalloc for 4 PiB on purpose; the sanitizer would report that call.
-step memcheck       "$out/memcheck.log"          90 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+step memcheck       "$logs/memcheck.log"          90 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*'
-step initcheck      "$out/initcheck.log"         90 compute-sanitizer --tool initcheck --error-exitcode 9 \
+step initcheck      "$logs/initcheck.log"         90 compute-sanitizer --tool initcheck --error-exitcode 9 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*'
 # racecheck on the gnncheck kernels (every test but the `cusparse` system's), then on the `cusparse`
 # system alone: cuSPARSE's own cusparseSDDMM kernel (sddmm_ker) reports shared-memory hazard
 # warnings there (0 errors); they are recorded, not counted as a failure of this run.
-step racecheck      "$out/racecheck.log"        100 compute-sanitizer --tool racecheck --error-exitcode 9 \
+step racecheck      "$logs/racecheck.log"        100 compute-sanitizer --tool racecheck --error-exitcode 9 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*:*Cusparse*:*Duplicate*'
 status_before_cusparse_racecheck=$status
-step racecheck_cusparse "$out/racecheck_cusparse.log" 60 compute-sanitizer --tool racecheck \
+step racecheck_cusparse "$logs/racecheck_cusparse.log" 60 compute-sanitizer --tool racecheck \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='*Cusparse*'
 status=$status_before_cusparse_racecheck
-{ echo; echo "===== racecheck of the cusparse system alone ====="; cat "$out/racecheck_cusparse.log"; } >>"$out/racecheck.log"
-rm -f "$out/racecheck_cusparse.log"
-step benchmark      "$out/benchmark.log"         60 "$bin/gnncheck_gpu_transpose_benchmark"
-step gate           "$out/accuracy_gate.log"    200 "$bin/gnncheck_gpu_accuracy_gate" cora 200
+{ echo; echo "===== racecheck of the cusparse system alone ====="; cat "$logs/racecheck_cusparse.log"; } >>"$logs/racecheck.log"
+rm -f "$logs/racecheck_cusparse.log"
+step benchmark      "$logs/benchmark.log"         60 "$bin/gnncheck_gpu_transpose_benchmark"
+step gate           "$logs/accuracy_gate.log"    200 "$bin/gnncheck_gpu_accuracy_gate" cora 200
 
 {
-  echo "--- property run"; grep -E "cases, worst|FAILED|PASSED" "$out/property.log"
-  echo "--- checks"; grep -cE "^PASS" "$out/checks.log" | sed 's/$/ checks passed/'; grep -E "^FAIL|FAILED  \]" "$out/checks.log"
+  echo "--- property run"; grep -E "cases, worst|FAILED|PASSED" "$logs/property.log"
+  echo "--- checks"; grep -cE "^PASS" "$logs/checks.log" | sed 's/$/ checks passed/'; grep -E "^FAIL|FAILED  \]" "$logs/checks.log"
   echo "--- 64-bit edges and the Kronecker generator"
-  grep -hE "graph of|skipped|OK \]|FAILED|PASSED" "$out/large_graph.log" "$out/kronecker_test.log"
+  grep -hE "graph of|skipped|OK \]|FAILED|PASSED" "$logs/large_graph.log" "$logs/kronecker_test.log"
   echo "--- sanitizers"
-  grep -hE "ERROR SUMMARY|LEAK SUMMARY" "$out/memcheck.log" | sed "s/^/memcheck: /"
-  grep -hE "ERROR SUMMARY" "$out/initcheck.log" | sed "s/^/initcheck: /"
-  grep -hE "RACECHECK SUMMARY" "$out/racecheck.log" | sed -n '1s/^/racecheck, gnncheck kernels: /p;2s/^/racecheck, cusparse system: /p'
-  echo "--- benchmark"; cat "$out/benchmark.log"
-  echo "--- GAT-1 training epoch memory"; cat "$out/gat_epoch_memory.log"
-  echo "--- accuracy gate"; cat "$out/accuracy_gate.log"
+  grep -hE "ERROR SUMMARY|LEAK SUMMARY" "$logs/memcheck.log" | sed "s/^/memcheck: /"
+  grep -hE "ERROR SUMMARY" "$logs/initcheck.log" | sed "s/^/initcheck: /"
+  grep -hE "RACECHECK SUMMARY" "$logs/racecheck.log" | sed -n '1s/^/racecheck, gnncheck kernels: /p;2s/^/racecheck, cusparse system: /p'
+  echo "--- benchmark"; cat "$logs/benchmark.log"
+  echo "--- GAT-1 training epoch memory"; cat "$logs/gat_epoch_memory.log"
+  echo "--- accuracy gate"; cat "$logs/accuracy_gate.log"
 } >>"$summary"
 sed -n '/^--- property run/,$p' "$summary"
+# Two files come back: summary.txt and logs.tgz (every step's full log).
+tar -czf "$out/logs.tgz" -C "$out" logs && rm -rf "$logs"
 exit $status
