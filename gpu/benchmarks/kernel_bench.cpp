@@ -32,9 +32,16 @@ namespace {
 
 struct Timer {
   cudaStream_t stream;
+  gpu::DeviceAllocator* allocator;
+  // Bytes the last measured call allocated beyond what was held before it (cuSPARSE workspace,
+  // temporaries): the kernel's workspace.
+  mutable std::int64_t last_workspace_bytes = 0;
   // Median milliseconds of `runs` calls after `warmup` calls.
   double median_ms(const std::function<void()>& work, int warmup = 2, int runs = 10) const {
+    allocator->reset_peak();
+    const std::int64_t held = allocator->current_bytes();
     for (int i = 0; i < warmup; ++i) work();
+    last_workspace_bytes = allocator->peak_bytes() - held;
     std::vector<double> ms;
     cudaEvent_t start, stop;
     GNNCHECK_CUDA_CHECK(cudaEventCreate(&start));
@@ -99,7 +106,7 @@ int main(int argc, char** argv) {
     g.ones(ctx);
     const index_t v = g.n_dst(), e = g.num_edges(), f = features, h = heads, width = h * f;
     const double offset_bytes = sizeof(*g.row_ptr()), node_bytes = sizeof(*g.col_idx());
-    const Timer timer{ctx.stream};
+    const Timer timer{ctx.stream, &ctx.allocator};
 
     // The card's copy bandwidth: 1 GiB device to device, counted as read + write.
     double copy_gbps = 0;
@@ -130,18 +137,21 @@ int main(int argc, char** argv) {
     const double csr = offset_bytes * (v + 1) + node_bytes * e;
     const double dense = 4.0 * v * f, dense_w = 4.0 * v * width, edge_t = 4.0 * e * h;
     nlohmann::json rows = nlohmann::json::array();
-    auto report = [&](const std::string& name, double ms, double bytes, const std::string& peer, double peer_ms) {
+    // `workspace` is what our call allocated beyond the operands (Timer::last_workspace_bytes, read
+    // right after timing it).
+    auto report = [&](const std::string& name, double ms, std::int64_t workspace, double bytes, const std::string& peer,
+                      double peer_ms) {
       const double gbps = bytes / (ms * 1e6);
-      nlohmann::json r{{"kernel", name}, {"ms", ms}, {"min_bytes", bytes}, {"gbps", gbps},
-                       {"share_of_copy_bw", gbps / copy_gbps}, {"floor_ms", bytes / (copy_gbps * 1e6)}};
+      nlohmann::json r{{"kernel", name}, {"ms", ms}, {"workspace_bytes", workspace}, {"min_bytes", bytes},
+                       {"gbps", gbps}, {"share_of_copy_bw", gbps / copy_gbps}, {"floor_ms", bytes / (copy_gbps * 1e6)}};
       if (!peer.empty()) {
         r["cusparse"] = peer;
         r["cusparse_ms"] = peer_ms;
         r["speedup_vs_cusparse"] = peer_ms / ms;
       }
       rows.push_back(r);
-      fmt::print("{:<44} {:>9.3f} ms  {:>7.0f} GB/s  {:>5.1f}% of copy  floor {:>7.3f} ms  {}\n", name, ms, gbps,
-                 100 * gbps / copy_gbps, bytes / (copy_gbps * 1e6),
+      fmt::print("{:<44} {:>9.3f} ms  {:>7.0f} GB/s  {:>5.1f}% of copy  floor {:>7.3f} ms  wksp {:>6.1f} MiB  {}\n",
+                 name, ms, gbps, 100 * gbps / copy_gbps, bytes / (copy_gbps * 1e6), workspace / 1048576.0,
                  peer.empty() ? std::string("(no cuSPARSE equivalent)")
                               : fmt::format("{} {:.3f} ms → {:.2f}× ", peer, peer_ms, peer_ms / ms));
       std::fflush(stdout);
@@ -151,46 +161,50 @@ int main(int argc, char** argv) {
     // SpMM Y = A·X: the reference's fused row kernel and cuSPARSE's (which spmm_forward calls).
     {
       const double ms = timer.median_ms([&] { gpu::aggregate(ctx, csr_view, {}, {}, x.data(), f, y.data()); });
+      const std::int64_t ws = timer.last_workspace_bytes;
       const double cs = timer.median_ms([&] { gpu::spmm_forward(ctx, g, x.data(), f, y.data()); });
-      report(fmt::format("SpMM A·X (row kernel, F={})", f), ms, csr + 2 * dense, "cusparseSpMM", cs);
+      report(fmt::format("SpMM A·X (row kernel, F={})", f), ms, ws, csr + 2 * dense, "cusparseSpMM", cs);
     }
     // Transposed SpMM Aᵀ·Y: the fused CSC kernel vs cuSPARSE's native transpose.
     {
       const double ms = timer.median_ms(
           [&] { gpu::spmm_transposed_forward(ctx, g, y.data(), f, z.data(), gpu::TransposeMethod::fused_csc_kernel); });
+      const std::int64_t ws = timer.last_workspace_bytes;
       const double cs = timer.median_ms(
           [&] { gpu::spmm_transposed_forward(ctx, g, y.data(), f, z.data(), gpu::TransposeMethod::native_cusparse); });
-      report(fmt::format("transposed SpMM Aᵀ·Y (CSC kernel, F={})", f), ms, csr + 2 * dense,
+      report(fmt::format("transposed SpMM Aᵀ·Y (CSC kernel, F={})", f), ms, ws, csr + 2 * dense,
              "cusparseSpMM(opA=T)", cs);
     }
     // SDDMM dot e = ⟨U[row], V[col]⟩ per head: edge-parallel over the COO vs cusparseSDDMM.
     {
       const double ms = timer.median_ms([&] { gpu::sddmm_dot_forward(ctx, g, x.data(), y.data(), h, f, w2.data()); });
+      const std::int64_t ws = timer.last_workspace_bytes;
       const double cs = timer.median_ms([&] { gpu::sddmm_dot_cusparse(ctx, g, x.data(), y.data(), h, f, w3.data()); });
-      report(fmt::format("SDDMM dot (COO, H={}, C={})", h, f), ms, 2 * node_bytes * e + 2 * dense_w + edge_t,
+      report(fmt::format("SDDMM dot (COO, H={}, C={})", h, f), ms, ws, 2 * node_bytes * e + 2 * dense_w + edge_t,
              "cusparseSDDMM", cs);
     }
     // SDDMM add (GAT's logits) e = a[row] + b[col].
     {
       const double ms = timer.median_ms([&] { gpu::sddmm_add_forward(ctx, g, s_dst.data(), s_src.data(), h, w2.data()); });
-      report(fmt::format("SDDMM add (COO, H={})", h), ms, 2 * node_bytes * e + 8.0 * v * h + edge_t, "", 0);
+      report(fmt::format("SDDMM add (COO, H={})", h), ms, timer.last_workspace_bytes, 2 * node_bytes * e + 8.0 * v * h + edge_t, "", 0);
     }
     // Edge softmax forward and backward (one warp per row).
     {
       const double ms = timer.median_ms([&] { gpu::edge_softmax_forward(ctx, g, w.data(), h, w2.data()); });
-      report(fmt::format("edge softmax forward (H={})", h), ms, offset_bytes * (v + 1) + 2 * edge_t, "", 0);
+      report(fmt::format("edge softmax forward (H={})", h), ms, timer.last_workspace_bytes, offset_bytes * (v + 1) + 2 * edge_t, "", 0);
       const double bw = timer.median_ms([&] { gpu::edge_softmax_backward(ctx, g, w2.data(), w.data(), h, w3.data()); });
-      report(fmt::format("edge softmax backward (H={})", h), bw, offset_bytes * (v + 1) + 3 * edge_t, "", 0);
+      report(fmt::format("edge softmax backward (H={})", h), bw, timer.last_workspace_bytes, offset_bytes * (v + 1) + 3 * edge_t, "", 0);
     }
     // SpMMve forward (cuSPARSE per head) and the fused eShuffle + SpMMve of attention backward,
     // against cuSPARSE on a shuffled copy (materialized CSC) and cuSPARSE's native transpose.
     {
       const double fwd = timer.median_ms([&] { gpu::spmm_ve_forward(ctx, g, w.data(), h, x.data(), f, y.data()); });
-      report(fmt::format("SpMMve forward (cuSPARSE per head, H={}, C={})", h, f), fwd, csr + edge_t + 2 * dense_w,
+      report(fmt::format("SpMMve forward (cuSPARSE per head, H={}, C={})", h, f), fwd, timer.last_workspace_bytes, csr + edge_t + 2 * dense_w,
              "", 0);
       const double ms = timer.median_ms([&] {
         gpu::spmm_ve_transposed_forward(ctx, g, w.data(), h, y.data(), f, z.data(), gpu::TransposeMethod::fused_csc_kernel);
       });
+      const std::int64_t ws = timer.last_workspace_bytes;
       const double mat = timer.median_ms([&] {
         gpu::spmm_ve_transposed_forward(ctx, g, w.data(), h, y.data(), f, z.data(), gpu::TransposeMethod::materialized_csc);
       });
@@ -198,7 +212,7 @@ int main(int argc, char** argv) {
         gpu::spmm_ve_transposed_forward(ctx, g, w.data(), h, y.data(), f, z.data(), gpu::TransposeMethod::native_cusparse);
       });
       const double bytes = csr + offset_bytes * e /*edge_perm*/ + edge_t + 2 * dense_w;
-      report(fmt::format("fused eShuffle+SpMMve (H={}, C={})", h, f), ms, bytes, "eShuffle + cuSPARSE on CSC", mat);
+      report(fmt::format("fused eShuffle+SpMMve (H={}, C={})", h, f), ms, ws, bytes, "eShuffle + cuSPARSE on CSC", mat);
       rows.back()["cusparse_native_transpose_ms"] = nat;
       fmt::print("{:<44} cuSPARSE native transpose: {:.3f} ms → {:.2f}×\n", "", nat, nat / ms);
     }
