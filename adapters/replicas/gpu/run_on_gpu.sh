@@ -12,10 +12,11 @@
 # BIN_DIR holds already-built binaries (gnncheck gpu_replicas_test gpu_replicas_host_test
 # gnncheck-mutation-score); without
 # it the project is configured with CUDA on and those are built in /tmp/gnncheck-replicas-build.
-# Logs go to LOG_DIR (one per step; summary.txt holds the step table; the suites' reports in
-# LOG_DIR/gpu_replicas-report and LOG_DIR/default-replicas-report; the table in
-# LOG_DIR/gpu-mutation-score.md). The last lines printed are the mutation-score table and the step
-# table. Expected time on an H200: under 2 minutes. Exit code 0 only if every step passed.
+# LOG_DIR gets at most 8 files: summary.txt (the step table), one log per step, the mutation-score
+# table gpu-mutation-score.md, and reports.tgz (the two suites' report folders: report.json,
+# junit.xml, summary.md, index.html, failing cases). The last lines printed are the suite's replica
+# table, the mutation-score table and the step table. The steps' time limits add up to 450 s;
+# expected time on an H200: under 3 minutes. Exit code 0 only if every step passed.
 set -uo pipefail
 out=${1:?usage: adapters/replicas/gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]}
 bin=${2:-}
@@ -47,16 +48,17 @@ if [ -z "$bin" ]; then
 fi
 jobs=$(( $(nproc) < 8 ? $(nproc) : 8 ))
 
-step host_test   "$out/gpu_replicas_host_test.log" 60  "$bin/gpu_replicas_host_test" --gtest_color=no
-step device_test "$out/gpu_replicas_test.log"      120 "$bin/gpu_replicas_test" --gtest_color=no
-step memcheck    "$out/memcheck.log"               200 compute-sanitizer --tool memcheck --error-exitcode 9 \
+reports=$(mktemp -d)
+step tests       "$out/tests.log"                   90 bash -c "'$bin/gpu_replicas_host_test' --gtest_color=no && '$bin/gpu_replicas_test' --gtest_color=no"
+step memcheck    "$out/memcheck.log"               100 compute-sanitizer --tool memcheck --error-exitcode 9 \
   "$bin/gpu_replicas_test" --gtest_color=no
-step suite       "$out/gpu_replicas-suite.log"     300 "$bin/gnncheck" run suites/gpu_replicas.yaml --jobs "$jobs" \
-  --progress plain --report "$out/gpu_replicas-report"
-step default     "$out/default-replicas.log"       200 "$bin/gnncheck" run suites/default.yaml --entry replicas-caught \
-  --jobs "$jobs" --progress plain --report "$out/default-replicas-report"
-step mutation     "$out/gpu-mutation-score.log"     200 "$bin/gnncheck-mutation-score" --gpu --cases 100 --seed 1 \
+step suite       "$out/gpu_replicas-suite.log"     140 "$bin/gnncheck" run suites/gpu_replicas.yaml --jobs "$jobs" \
+  --progress plain --report "$reports/gpu_replicas-report"
+step default     "$out/default-replicas.log"        60 "$bin/gnncheck" run suites/default.yaml --entry replicas-caught \
+  --entry replicas-caught-layers --jobs "$jobs" --progress plain --report "$reports/default-replicas-report"
+step mutation    "$out/gpu-mutation-score.log"      60 "$bin/gnncheck-mutation-score" --gpu --cases 100 --seed 1 \
   --output "$out/gpu-mutation-score.md"
+tar -czf "$out/reports.tgz" -C "$reports" . && rm -rf "$reports"
 
 echo "--- final table of suites/gpu_replicas.yaml"
 sed -n '/Bug replicas/,$p' "$out/gpu_replicas-suite.log" | head -n 20
