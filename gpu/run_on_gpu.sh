@@ -2,7 +2,7 @@
 # gpu/run_on_gpu.sh — everything gpu/RESULTS.md records for the GPU reference's correctness, in one
 # command on a machine with a CUDA device: the GPU tests, the 2,000-cases-per-target property run,
 # every check on both GPU systems, compute-sanitizer memcheck, racecheck and initcheck on the GPU
-# test binary, the 64-bit edge test (more than 2^31 edges), the device Kronecker generator's test,
+# test binary (memcheck on the Kronecker generator's test too), the 64-bit edge test (more than 2^31 edges), the device Kronecker generator's test,
 # the transpose benchmark, the peak memory of one GAT-1 training epoch, and the Cora accuracy gate.
 # The Kronecker training scale runs are a second command (gpu/run_kronecker.sh), so that each
 # stays under 8 minutes on an H200. Run from the project's root:
@@ -67,6 +67,9 @@ step gat_epoch      "$logs/gat_epoch_memory.log"  60 "$bin/gnncheck_gpu_gat_epoc
 # The out-of-memory test asks cudaMalloc for 4 PiB on purpose; the sanitizer would report that call.
 step memcheck       "$logs/memcheck.log"          90 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*'
+# The device generator's kernels and CUB's sort/unique under memcheck (small scales).
+step memcheck_kronecker "$logs/memcheck_kronecker.log" 60 compute-sanitizer --tool memcheck --leak-check full \
+  --error-exitcode 9 "$bin/gpu_kronecker_test" --gtest_color=no
 step initcheck      "$logs/initcheck.log"         90 compute-sanitizer --tool initcheck --error-exitcode 9 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='-*OutOfMemory*'
 # racecheck on the gnncheck kernels (every test but the `cusparse` system's), then on the `cusparse`
@@ -90,6 +93,7 @@ step gate           "$logs/accuracy_gate.log"    200 "$bin/gnncheck_gpu_accuracy
   grep -hE "graph of|skipped|OK \]|FAILED|PASSED" "$logs/large_graph.log" "$logs/kronecker_test.log"
   echo "--- sanitizers"
   grep -hE "ERROR SUMMARY|LEAK SUMMARY" "$logs/memcheck.log" | sed "s/^/memcheck: /"
+  grep -hE "ERROR SUMMARY|LEAK SUMMARY" "$logs/memcheck_kronecker.log" | sed "s/^/memcheck, Kronecker generator: /"
   grep -hE "ERROR SUMMARY" "$logs/initcheck.log" | sed "s/^/initcheck: /"
   grep -hE "RACECHECK SUMMARY" "$logs/racecheck.log" | sed -n '1s/^/racecheck, gnncheck kernels: /p;2s/^/racecheck, cusparse system: /p'
   echo "--- benchmark"; cat "$logs/benchmark.log"
