@@ -2,8 +2,8 @@
 # gpu/run_on_gpu.sh — everything gpu/RESULTS.md records for the GPU reference's correctness, in one
 # command on a machine with a CUDA device: the GPU tests, the 2,000-cases-per-target property run,
 # every check on both GPU systems, compute-sanitizer memcheck, racecheck and initcheck on the GPU
-# test binary (memcheck on the Kronecker generator's test too), the 64-bit edge test (more than 2^31 edges), the device Kronecker generator's test,
-# the transpose benchmark, the peak memory of one GAT-1 training epoch, and the Cora accuracy gate.
+# test binary (and memcheck on the Kronecker generator's test), the 64-bit edge test (more than
+# 2^31 edges), the device Kronecker generator's test, the transpose benchmark, the peak memory of one GAT-1 training epoch, and the Cora accuracy gate.
 # The Kronecker training scale runs are a second command (gpu/run_kronecker.sh), so that each
 # stays under 8 minutes on an H200. Run from the project's root:
 #
