@@ -9,7 +9,7 @@
 #
 #   bash gpu/run_on_gpu.sh LOG_DIR [BIN_DIR]
 #
-# BIN_DIR holds already-built binaries (gpu_host_test gpu_ops_test gpu_checks_test
+# BIN_DIR holds already-built binaries (gpu_host_test gpu_ops_test gpu_training_kernels_test gpu_checks_test
 # gpu_large_graph_test gpu_kronecker_test gnncheck_gpu_transpose_benchmark
 # gnncheck_gpu_gat_epoch_memory gnncheck_gpu_accuracy_gate); without it the project is configured
 # with CUDA on and those targets are built in /tmp/gnncheck-gpu-build. Datasets are found as
@@ -48,7 +48,7 @@ if [ -z "$bin" ]; then
   bin=/tmp/gnncheck-gpu-build/gpu
   if ! { cmake -B /tmp/gnncheck-gpu-build -S . -G Ninja -DCMAKE_BUILD_TYPE=Release -DGNNCHECK_CUDA=ON \
            -DCMAKE_CUDA_ARCHITECTURES=90 &&
-         cmake --build /tmp/gnncheck-gpu-build -j "$(nproc)" --target gpu_host_test gpu_ops_test gpu_checks_test \
+         cmake --build /tmp/gnncheck-gpu-build -j "$(nproc)" --target gpu_host_test gpu_ops_test gpu_training_kernels_test gpu_checks_test \
            gpu_large_graph_test gpu_kronecker_test gnncheck_gpu_transpose_benchmark gnncheck_gpu_gat_epoch_memory \
            gnncheck_gpu_accuracy_gate; } >>"$summary" 2>&1; then
     echo "build failed (see $summary)"; tail -n 30 "$summary"; exit 1
@@ -57,7 +57,7 @@ fi
 
 # From here the steps share the budget: with prebuilt binaries the whole run stays under 8 minutes.
 deadline=$((SECONDS + ${GNNCHECK_GPU_RUN_BUDGET_S:-470}))
-step tests          "$logs/gpu_ops_test.log"      60 bash -c "'$bin/gpu_host_test' --gtest_color=no && '$bin/gpu_ops_test' --gtest_color=no"
+step tests          "$logs/gpu_ops_test.log"      60 bash -c "'$bin/gpu_host_test' --gtest_color=no && '$bin/gpu_ops_test' --gtest_color=no && '$bin/gpu_training_kernels_test' --gtest_color=no"
 step property       "$logs/property.log"         120 env GNNCHECK_GPU_CASES_PER_KIND=400 \
   "$bin/gpu_ops_test" --gtest_color=no --gtest_filter='GpuSystemsTest.Every*'
 step checks         "$logs/checks.log"            60 "$bin/gpu_checks_test" --gtest_color=no

@@ -34,7 +34,8 @@ __global__ void random_labels_kernel(std::int64_t n, std::uint64_t seed, std::in
 }
 
 // One thread per row (classes is small: the models' output widths).
-__global__ void softmax_cross_entropy_kernel(std::int64_t n, std::int64_t classes, const float* __restrict__ logits,
+// logits and grad may be the same buffer (no __restrict__): each element is read before it is overwritten.
+__global__ void softmax_cross_entropy_kernel(std::int64_t n, std::int64_t classes, const float* logits,
                                              const std::int32_t* __restrict__ labels, float* grad,
                                              double* __restrict__ loss_sum) {
   double thread_loss = 0.0;
