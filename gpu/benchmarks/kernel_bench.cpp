@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu/aggregate.cuh"
+#include "gpu/benchmarks/reddit_training.cuh"
+#include "gpu/elementwise.cuh"
 #include "gpu/benchmarks/reddit_graph.h"
 #include "gpu/cuda_check.h"
 #include "gpu/edge_softmax.cuh"
@@ -215,6 +217,20 @@ int main(int argc, char** argv) {
       report(fmt::format("fused eShuffle+SpMMve (H={}, C={})", h, f), ms, ws, bytes, "eShuffle + cuSPARSE on CSC", mat);
       rows.back()["cusparse_native_transpose_ms"] = nat;
       fmt::print("{:<44} cuSPARSE native transpose: {:.3f} ms → {:.2f}×\n", "", nat, nat / ms);
+    }
+    // Dense reductions of training (bias gradient): gpu/elementwise's one-thread-per-column
+    // column_sums against the benchmark models' parallel weighted_column_sums.
+    {
+      gpu::DeviceBuffer<float> partials(ctx.allocator, perf::reduction_blocks * width), sums(ctx.allocator, width);
+      const double serial = timer.median_ms([&] { gpu::column_sums(ctx, v, width, x.data(), sums.data()); });
+      const double parallel = timer.median_ms(
+          [&] { perf::weighted_column_sums(ctx, v, 1, width, x.data(), nullptr, partials.data(), sums.data()); });
+      const double bytes = 4.0 * v * width;
+      fmt::print("{:<44} {:>9.3f} ms  {:>7.0f} GB/s  (gpu::column_sums: {:.3f} ms → {:.1f}×)\n",
+                 fmt::format("column sums [{} × {}] (parallel, 2 passes)", v, width), parallel,
+                 bytes / (parallel * 1e6), serial, serial / parallel);
+      rows.push_back({{"kernel", "column sums (bias gradient)"}, {"ms", parallel}, {"min_bytes", bytes},
+                      {"gbps", bytes / (parallel * 1e6)}, {"gpu_column_sums_ms", serial}});
     }
     fmt::print("\n(floor = least bytes / copy bandwidth; dense operands counted once, although rows are gathered once "
                "per edge: {:.1f} GB of gathers at F = {})\n",

@@ -105,6 +105,19 @@ DeviceBuffer<float> buffer(GpuContext& ctx, MemoryCategory c, index_t count) {
   return DeviceBuffer<float>(ctx.allocator, count);
 }
 
+// Scratch of the parallel column sums (bias and attention-vector gradients), shared by a model's layers.
+struct Reductions {
+  index_t max_width = 0;
+  DeviceBuffer<float> partials;  // reduction_blocks · max_width
+  void column_sums(GpuContext& ctx, index_t rows, index_t heads, index_t channels, const float* x, const float* w,
+                   float* out) {
+    if (heads * channels > max_width)
+      throw InternalError(fmt::format("column sums of width {} exceed the model's reduction scratch ({})",
+                                      heads * channels, max_width));
+    weighted_column_sums(ctx, rows, heads, channels, x, w, partials.data(), out);
+  }
+};
+
 class Layer {
  public:
   virtual ~Layer() = default;
@@ -118,8 +131,10 @@ class Layer {
 // ---- GCN ----------------------------------------------------------------------------------------
 class GcnLayer final : public Layer {
  public:
-  GcnLayer(GpuContext& ctx, DeviceGraph& g, index_t in, index_t out, MemoryCategory output_category, std::uint64_t seed)
-      : ctx_(ctx), g_(g), in_(in), out_(out), weight_(ctx, in, out, seed, false), bias_(ctx, 1, out, 0, true) {
+  GcnLayer(GpuContext& ctx, DeviceGraph& g, index_t in, index_t out, Reductions& reductions,
+           MemoryCategory output_category, std::uint64_t seed)
+      : ctx_(ctx), g_(g), in_(in), out_(out), reductions_(reductions), weight_(ctx, in, out, seed, false),
+        bias_(ctx, 1, out, 0, true) {
     {
       // The degree factors are graph storage (gpu/device_graph.h counts 2V for GCN), computed once.
       MemoryCategoryScope tag(ctx.allocator, MemoryCategory::graph);
@@ -138,7 +153,7 @@ class GcnLayer final : public Layer {
     return y_.data();
   }
   void backward(OpTimeline& t, const float* x, const float* gy, float* gx) override {
-    t.region("elementwise", [&] { gpu::column_sums(ctx_, g_.n_dst(), out_, gy, bias_.grad.data()); });
+    t.region("bias_grad", [&] { reductions_.column_sums(ctx_, g_.n_dst(), 1, out_, gy, nullptr, bias_.grad.data()); });
     t.region("spmm_transposed", [&] {
       gpu::aggregate(ctx_, {g_.n_src(), g_.col_ptr(ctx_), g_.row_idx(ctx_)}, {},
                      {factors_.src.data(), factors_.dst.data()}, gy, out_, xw_.data());
@@ -154,6 +169,7 @@ class GcnLayer final : public Layer {
   GpuContext& ctx_;
   DeviceGraph& g_;
   index_t in_, out_;
+  Reductions& reductions_;
   Param weight_, bias_;
   gpu::DegreeFactors factors_;
   DeviceBuffer<float> xw_, y_;
@@ -162,9 +178,9 @@ class GcnLayer final : public Layer {
 // ---- GIN ----------------------------------------------------------------------------------------
 class GinLayer final : public Layer {
  public:
-  GinLayer(GpuContext& ctx, DeviceGraph& g, index_t in, index_t hidden, index_t out, MemoryCategory output_category,
-           std::uint64_t seed)
-      : ctx_(ctx), g_(g), in_(in), hidden_(hidden), out_(out), w1_(ctx, in, hidden, seed, false),
+  GinLayer(GpuContext& ctx, DeviceGraph& g, index_t in, index_t hidden, index_t out, Reductions& reductions,
+           MemoryCategory output_category, std::uint64_t seed)
+      : ctx_(ctx), g_(g), in_(in), hidden_(hidden), out_(out), reductions_(reductions), w1_(ctx, in, hidden, seed, false),
         b1_(ctx, 1, hidden, 0, true), w2_(ctx, hidden, out, seed + 1, false), b2_(ctx, 1, out, 0, true) {
     p_ = buffer(ctx, MemoryCategory::activations, g.n_src() * hidden);  // x·W1, then its gradient
     r_ = buffer(ctx, MemoryCategory::saved_for_backward, g.n_dst() * hidden);
@@ -185,15 +201,14 @@ class GinLayer final : public Layer {
   }
   void backward(OpTimeline& t, const float* x, const float* gy, float* gx) override {
     const index_t n_dst = g_.n_dst();
-    t.region("elementwise", [&] { gpu::column_sums(ctx_, n_dst, out_, gy, b2_.grad.data()); });
+    t.region("bias_grad", [&] { reductions_.column_sums(ctx_, n_dst, 1, out_, gy, nullptr, b2_.grad.data()); });
     t.region("dense", [&] {
       gpu::matmul_at_b(ctx_, n_dst, hidden_, out_, r_.data(), gy, w2_.grad.data());
       gpu::matmul_a_bt(ctx_, n_dst, out_, hidden_, gy, w2_.value.data(), gr_.data());
     });
-    t.region("elementwise", [&] {
-      gpu::relu_backward(ctx_, n_dst * hidden_, r_.data(), gr_.data(), gr_.data());
-      gpu::column_sums(ctx_, n_dst, hidden_, gr_.data(), b1_.grad.data());
-    });
+    t.region("elementwise", [&] { gpu::relu_backward(ctx_, n_dst * hidden_, r_.data(), gr_.data(), gr_.data()); });
+    t.region("bias_grad",
+             [&] { reductions_.column_sums(ctx_, n_dst, 1, hidden_, gr_.data(), nullptr, b1_.grad.data()); });
     t.region("spmm_transposed",
              [&] { gpu::spmm_backward(ctx_, g_, gr_.data(), hidden_, p_.data(), gpu::TransposeMethod::fused_csc_kernel); });
     t.region("dense", [&] {
@@ -207,6 +222,7 @@ class GinLayer final : public Layer {
   GpuContext& ctx_;
   DeviceGraph& g_;
   index_t in_, hidden_, out_;
+  Reductions& reductions_;
   Param w1_, b1_, w2_, b2_;
   DeviceBuffer<float> p_, r_, y_, gr_;
 };
@@ -221,8 +237,9 @@ struct EdgeScratch {
 class GatLayer final : public Layer {
  public:
   GatLayer(GpuContext& ctx, DeviceGraph& g, index_t in, index_t heads, index_t channels, EdgeScratch& scratch,
-           MemoryCategory output_category, std::uint64_t seed)
+           Reductions& reductions, MemoryCategory output_category, std::uint64_t seed)
       : ctx_(ctx), g_(g), in_(in), heads_(heads), channels_(channels), width_(heads * channels), scratch_(scratch),
+        reductions_(reductions),
         weight_(ctx, in, heads * channels, seed, false), att_src_(ctx, heads, channels, seed + 1, false),
         att_dst_(ctx, heads, channels, seed + 2, false), bias_(ctx, 1, heads * channels, 0, true) {
     const index_t e = g.num_edges() * heads;
@@ -250,7 +267,8 @@ class GatLayer final : public Layer {
   }
   void backward(OpTimeline& t, const float* x, const float* gy, float* gx) override {
     const index_t e = g_.num_edges() * heads_;
-    t.region("elementwise", [&] { gpu::column_sums(ctx_, g_.n_dst(), width_, gy, bias_.grad.data()); });
+    t.region("bias_grad",
+             [&] { reductions_.column_sums(ctx_, g_.n_dst(), 1, width_, gy, nullptr, bias_.grad.data()); });
     // grad of alpha (SDDMM of gy and h) and of h (fused eShuffle + SpMMve over the CSC)
     t.region("sddmm", [&] { gpu::sddmm_dot_forward(ctx_, g_, gy, h_.data(), heads_, channels_, scratch_.first.data()); });
     t.region("eshuffle_spmm_ve", [&] {
@@ -264,11 +282,14 @@ class GatLayer final : public Layer {
              [&] { gpu::leaky_relu_backward(ctx_, e, 0.2f, logits_.data(), scratch_.second.data(), scratch_.second.data()); });
     t.region("sddmm_backward",
              [&] { gpu::sddmm_add_backward(ctx_, g_, scratch_.second.data(), heads_, s_dst_.data(), s_src_.data()); });
+    // Through the scores s = ⟨h, a⟩ (gpu::head_dot_backward's two halves, its serial grad_a replaced).
     t.region("elementwise", [&] {
-      gpu::head_dot_backward(ctx_, g_.n_src(), heads_, channels_, h_.data(), att_src_.value.data(), s_src_.data(), true,
-                             grad_h_.data(), att_src_.grad.data());
-      gpu::head_dot_backward(ctx_, g_.n_dst(), heads_, channels_, h_.data(), att_dst_.value.data(), s_dst_.data(), true,
-                             grad_h_.data(), att_dst_.grad.data());
+      add_head_products(ctx_, g_.n_src(), heads_, channels_, s_src_.data(), att_src_.value.data(), grad_h_.data());
+      add_head_products(ctx_, g_.n_dst(), heads_, channels_, s_dst_.data(), att_dst_.value.data(), grad_h_.data());
+    });
+    t.region("attention_grad", [&] {
+      reductions_.column_sums(ctx_, g_.n_src(), heads_, channels_, h_.data(), s_src_.data(), att_src_.grad.data());
+      reductions_.column_sums(ctx_, g_.n_dst(), heads_, channels_, h_.data(), s_dst_.data(), att_dst_.grad.data());
     });
     t.region("dense", [&] {
       gpu::matmul_at_b(ctx_, g_.n_src(), in_, width_, x, grad_h_.data(), weight_.grad.data());
@@ -282,6 +303,7 @@ class GatLayer final : public Layer {
   DeviceGraph& g_;
   index_t in_, heads_, channels_, width_;
   EdgeScratch& scratch_;
+  Reductions& reductions_;
   Param weight_, att_src_, att_dst_, bias_;
   DeviceBuffer<float> h_, logits_, alpha_, s_src_, s_dst_, grad_h_, y_;
 };
@@ -310,6 +332,8 @@ class StackedModel final : public Model {
       scratch_.first = buffer(ctx, MemoryCategory::activations, most);
       scratch_.second = buffer(ctx, MemoryCategory::activations, most);
     }
+    reductions_.max_width = std::max({in.classes, spec.hidden, spec.hidden * spec.heads});
+    reductions_.partials = buffer(ctx, MemoryCategory::workspace, reduction_blocks * reductions_.max_width);
     index_t width = in.width;
     for (size_t l = 0; l < layers; ++l) {
       const bool last = l + 1 == layers;
@@ -319,19 +343,21 @@ class StackedModel final : public Model {
       switch (spec.kind) {
         case ModelKind::gcn: {
           const index_t out = last ? in.classes : spec.hidden;
-          layers_.push_back(std::make_unique<GcnLayer>(ctx, g, width, out, out_cat, layer_seed));
+          layers_.push_back(std::make_unique<GcnLayer>(ctx, g, width, out, reductions_, out_cat, layer_seed));
           width = out;
           break;
         }
         case ModelKind::gin: {
           const index_t out = last ? in.classes : spec.hidden;
-          layers_.push_back(std::make_unique<GinLayer>(ctx, g, width, spec.hidden, out, out_cat, layer_seed));
+          layers_.push_back(std::make_unique<GinLayer>(ctx, g, width, spec.hidden, out, reductions_, out_cat,
+                                                           layer_seed));
           width = out;
           break;
         }
         case ModelKind::gat: {
           const index_t heads = last ? 1 : spec.heads, channels = last ? in.classes : spec.hidden;
-          layers_.push_back(std::make_unique<GatLayer>(ctx, g, width, heads, channels, scratch_, out_cat, layer_seed));
+          layers_.push_back(std::make_unique<GatLayer>(ctx, g, width, heads, channels, scratch_, reductions_,
+                                                           out_cat, layer_seed));
           width = heads * channels;
           break;
         }
@@ -386,6 +412,7 @@ class StackedModel final : public Model {
   GpuContext& ctx_;
   const TrainingInputs& in_;
   EdgeScratch scratch_;
+  Reductions reductions_;
   std::vector<std::unique_ptr<Layer>> layers_;
   std::vector<index_t> input_width_;
   std::vector<DeviceBuffer<float>> grad_inputs_;  // [l-1]: gradient of layer l's input
