@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/cuda_check.h"
 #include "gpu/graph_kernels.cuh"
 #include "oracle/error.h"
 #include "oracle/graph.h"
@@ -51,7 +52,12 @@ DeviceGraph::DeviceGraph(GpuContext& ctx, std::int64_t n_dst, std::int64_t n_src
   if (row_ptr_.size() != n_dst_ + 1)
     throw InputError(fmt::format("device graph: row_ptr has {} entries; expected n_dst + 1 = {}", row_ptr_.size(),
                                  n_dst_ + 1));
-  (void)ctx;
+  offset_t last = 0;  // row_ptr[n_dst] must be the number of column indices
+  GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(&last, row_ptr_.data() + n_dst_, sizeof(last), cudaMemcpyDeviceToHost,
+                                      ctx.stream));
+  ctx.synchronize();
+  if (last != num_edges_)
+    throw InputError(fmt::format("device graph: row_ptr[n_dst] = {} but col_idx has {} entries", last, num_edges_));
 }
 
 const Graph& DeviceGraph::host() const {

@@ -52,6 +52,19 @@ class LargeGraphTest : public ::testing::Test {
   void SetUp() override { GNNCHECK_GPU_TEST_REQUIRES_DEVICE(); }
 };
 
+TEST_F(LargeGraphTest, OffsetsThatDisagreeWithTheColumnsAreAnInputError) {
+  GpuContext ctx;
+  DeviceBuffer<offset_t> row_ptr(ctx.allocator, 3);
+  row_ptr.upload(std::vector<offset_t>{0, 2, 5}, ctx.stream);
+  DeviceBuffer<node_t> col_idx(ctx.allocator, 4);  // row_ptr says 5
+  try {
+    DeviceGraph g(ctx, 2, 2, std::move(row_ptr), std::move(col_idx));
+    FAIL() << "row_ptr[2] = 5 with 4 column indices was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("row_ptr[n_dst] = 5"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(LargeGraphTest, NodeCountsBeyond32BitsAreAnInputError) {
   GpuContext ctx;
   try {
