@@ -8,6 +8,7 @@
 //
 //   gnncheck_gpu_kernel_bench --features 64 --json kernels.json
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 
@@ -223,8 +224,17 @@ int main(int argc, char** argv) {
     {
       gpu::DeviceBuffer<float> partials(ctx.allocator, perf::reduction_blocks * width), sums(ctx.allocator, width);
       const double serial = timer.median_ms([&] { gpu::column_sums(ctx, v, width, x.data(), sums.data()); });
+      const std::vector<float> serial_sums = sums.download(ctx.stream);
       const double parallel = timer.median_ms(
           [&] { perf::weighted_column_sums(ctx, v, 1, width, x.data(), nullptr, partials.data(), sums.data()); });
+      // The two sum in different orders: they agree to float32 rounding (|Σ| ≤ rows on [-1, 1) data).
+      const std::vector<float> parallel_sums = sums.download(ctx.stream);
+      double largest_difference = 0;
+      for (size_t c = 0; c < parallel_sums.size(); ++c)
+        largest_difference = std::max(largest_difference, static_cast<double>(std::abs(parallel_sums[c] - serial_sums[c])));
+      fmt::print("column sums: largest |parallel − gpu::column_sums| = {:.3g} (float32 rounding of sums of {} values "
+                 "is below {:.3g})\n",
+                 largest_difference, v, static_cast<double>(v) * v * 5.96e-8);
       const double bytes = 4.0 * v * width;
       fmt::print("{:<44} {:>9.3f} ms  {:>7.0f} GB/s  (gpu::column_sums: {:.3f} ms → {:.1f}×)\n",
                  fmt::format("column sums [{} × {}] (parallel, 2 passes)", v, width), parallel,
