@@ -11,7 +11,8 @@
 # and gnncheck_gpu_overhead_bench (those present are run) and may hold shared libraries they need
 # (libfmt.so.9); it is put on LD_LIBRARY_PATH. The graph file (~1 GB) goes to $GNNCHECK_PERF_DATA
 # (default /tmp/gnncheck-perf), not to LOG_DIR. Every step is time-boxed; the whole run takes
-# about 4 minutes on an H200 and prints the goal table last (also in LOG_DIR/goals.md).
+# about 4 minutes on an H200 and prints the goal table last. LOG_DIR ends with two files:
+# goals.md (the table) and perf-logs.tgz (every log and JSON file of the run).
 set -uo pipefail
 out=${1:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR}
 bin=${2:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR}
@@ -68,6 +69,9 @@ have gnncheck_gpu_overhead_bench && {
   [ -d "$data/blocks" ] &&
     step overhead "$out/overhead_pyg.log" 90 python3 "$here/pyg_overhead_bench.py" --blocks-dir "$data/blocks" --json "$out/overhead_pyg.json"
 }
+python3 "$here/reddit_goal_table.py" "$out" >"$out/goals.txt" 2>&1
+# Few files come back from the device machine: everything goes into one archive beside the table.
+(cd "$out" && tar czf perf-logs.tgz --exclude=perf-logs.tgz ./* && find . -type f ! -name perf-logs.tgz ! -name goals.md -delete)
 echo
 echo "===== goal table (issue 8) ====="
-python3 "$here/reddit_goal_table.py" "$out"
+cat "$out/goals.md" 2>/dev/null || echo "no goal table (see perf-logs.tgz: goals.txt)"
