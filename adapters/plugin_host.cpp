@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "gnncheck/plugin.h"
@@ -40,11 +41,14 @@ std::string precision_name(gnncheck_precision p) {
 struct CTensors {
   std::vector<std::vector<double>> f64;
   std::vector<std::vector<float>> f32;
-  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::vector<int64_t>> shapes;           // what the plugin is shown (and could overwrite)
+  std::vector<std::vector<int64_t>> expected_shapes;  // the host's own copy
   std::vector<gnncheck_tensor> views;
+  std::vector<gnncheck_tensor> issued;  // the views as handed to the plugin
 
   void add(const std::string& name, const std::vector<index_t>& shape, NpyDType dtype, const Tensor* values) {
     shapes.emplace_back(shape.begin(), shape.end());
+    expected_shapes.emplace_back(shape.begin(), shape.end());
     const auto count = static_cast<size_t>(shape_size(shape));
     void* data;
     if (dtype == NpyDType::float64) {
@@ -66,10 +70,30 @@ struct CTensors {
       views[k].name = names[k].c_str();
       views[k].shape = shapes[k].data();
     }
+    issued = views;
   }
+  // A plugin that writes through its const shape pointers, or replaces a view's fields, would make
+  // the host read the wrong number of values from the wrong place: say which tensor it changed.
+  std::string tampering(std::string_view kind) const {
+    for (size_t k = 0; k < views.size(); ++k) {
+      const gnncheck_tensor& now = views[k];
+      const gnncheck_tensor& was = issued[k];
+      if (now.name != was.name || now.rank != was.rank || now.shape != was.shape || now.dtype != was.dtype ||
+          now.data != was.data)
+        return fmt::format("the plugin replaced the description of {} '{}' (name, rank, shape, dtype or data "
+                           "pointer); they are gnncheck's and read-only",
+                           kind, names[k]);
+      if (shapes[k] != expected_shapes[k])
+        return fmt::format("the plugin overwrote the shape of {} '{}': it is now [{}], it was [{}]; shapes are "
+                           "gnncheck's and read-only",
+                           kind, names[k], fmt::join(shapes[k], ", "), fmt::join(expected_shapes[k], ", "));
+    }
+    return {};
+  }
+  // The values of tensor k, read with the host's own shape, dtype and pointer.
   Tensor to_tensor(size_t k) const {
-    const gnncheck_tensor& v = views[k];
-    std::vector<index_t> shape(v.shape, v.shape + v.rank);
+    const gnncheck_tensor& v = issued[k];
+    std::vector<index_t> shape(expected_shapes[k].begin(), expected_shapes[k].end());
     const auto count = static_cast<size_t>(shape_size(shape));
     std::vector<double> values(count);
     for (size_t i = 0; i < count; ++i)
@@ -85,6 +109,7 @@ void reserve(CTensors& t, size_t n) {
   t.f64.reserve(n);
   t.f32.reserve(n);
   t.shapes.reserve(n);
+  t.expected_shapes.reserve(n);
   t.views.reserve(n);
   t.names.reserve(n);
 }
@@ -158,6 +183,13 @@ Result evaluate_with_plugin(const gnncheck_plugin& plugin, const protocol::Loade
     r.status = Status::error;
     r.message = fmt::format("the plugin's evaluate returned {}, which is not a gnncheck_status", status);
     return r;
+  }
+  for (const auto& [tensors, kind] : {std::pair{&outputs, "output"}, std::pair{&gradients, "gradient"}}) {
+    if (std::string problem = tensors->tampering(kind); !problem.empty()) {
+      r.status = Status::error;  // the protocol's only failure status an adapter can write
+      r.message = "garbage shape: " + problem;
+      return r;
+    }
   }
   for (size_t k = 0; k < m.outputs.size(); ++k) r.outputs.emplace(m.outputs[k].name, outputs.to_tensor(k));
   for (size_t k = 0; k < m.gradients.size(); ++k) r.gradients.emplace(m.gradients[k].name, gradients.to_tensor(k));

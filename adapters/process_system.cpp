@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -144,22 +145,29 @@ class AdapterProcess {
     fcntl(stdout_fd_, F_SETFL, fcntl(stdout_fd_, F_GETFL) | O_NONBLOCK);
     fcntl(stderr_fd_, F_SETFL, fcntl(stderr_fd_, F_GETFL) | O_NONBLOCK);
     stdout_buffer_.clear();
+    stdout_start_ = 0;
     stderr_tail_.clear();
     return {};
   }
 
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
 
   // The next complete stdout line (without '\n'), collecting stderr meanwhile.
   ReadOutcome read_line(Clock::time_point deadline, std::string& line) {
     constexpr std::size_t kMaxLine = 1 << 20;  // a runaway line without '\n' is cut here
     while (true) {
-      if (const size_t nl = stdout_buffer_.find('\n'); nl != std::string::npos || stdout_buffer_.size() > kMaxLine) {
+      // Lines are taken from stdout_start_ on; the buffer is compacted once per read, not per line, so
+      // that thousands of short lines per read cost no more than copying the read once.
+      if (const size_t nl = stdout_buffer_.find('\n', stdout_start_);
+          nl != std::string::npos || stdout_buffer_.size() - stdout_start_ > kMaxLine) {
         const size_t end = nl == std::string::npos ? stdout_buffer_.size() : nl;
-        line = stdout_buffer_.substr(0, end);
-        stdout_buffer_.erase(0, nl == std::string::npos ? end : end + 1);
+        line = stdout_buffer_.substr(stdout_start_, end - stdout_start_);
+        stdout_start_ = nl == std::string::npos ? end : end + 1;
         return ReadOutcome::line;
       }
+      stdout_buffer_.erase(0, stdout_start_);
+      stdout_start_ = 0;
       if (stdout_fd_ < 0) return ReadOutcome::closed;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) return ReadOutcome::timed_out;
@@ -192,14 +200,19 @@ class AdapterProcess {
     return true;
   }
 
-  // Reads whatever stderr holds now, without waiting.
+  // Reads what stderr holds now, without waiting, but at most 1 MiB per call: an adapter flooding
+  // stderr faster than it is read must not keep gnncheck in this loop (the caller checks the flood).
   void drain_stderr() {
-    while (stderr_fd_ >= 0) {
+    constexpr std::size_t kMaxPerCall = 1 << 20;
+    std::size_t read_now = 0;
+    while (stderr_fd_ >= 0 && read_now < kMaxPerCall) {
       char buf[65536];
       const ssize_t got = read(stderr_fd_, buf, sizeof buf);
       if (got > 0) {
         stderr_tail_.append(buf, static_cast<size_t>(got));
         if (stderr_tail_.size() > 2 * tail_limit_) stderr_tail_.erase(0, stderr_tail_.size() - tail_limit_);
+        stderr_bytes_ += got;
+        read_now += static_cast<std::size_t>(got);
         continue;
       }
       if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
@@ -219,6 +232,18 @@ class AdapterProcess {
   void clear_stderr() {
     drain_stderr();
     stderr_tail_.clear();
+    stderr_bytes_ = 0;
+  }
+  // Bytes read from stderr since clear_stderr().
+  std::int64_t stderr_bytes() const { return stderr_bytes_; }
+
+  // The adapter's resident set size (Linux /proc/<pid>/statm), or nullopt when it cannot be read.
+  std::optional<std::int64_t> resident_bytes() const {
+    if (pid_ <= 0) return std::nullopt;
+    std::ifstream statm(fmt::format("/proc/{}/statm", pid_));
+    std::int64_t total_pages = 0, resident_pages = 0;
+    if (!(statm >> total_pages >> resident_pages)) return std::nullopt;
+    return resident_pages * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
   }
 
   // The adapter closed stdout: give it a moment to finish dying, then reap it (killing if needed).
@@ -284,9 +309,44 @@ class AdapterProcess {
   pid_t pid_ = -1;
   int stdin_fd_ = -1, stdout_fd_ = -1, stderr_fd_ = -1;
   std::string stdout_buffer_, stderr_tail_;
+  std::size_t stdout_start_ = 0;  // where the unread part of stdout_buffer_ begins
+  std::int64_t stderr_bytes_ = 0;
 };
 
 std::string seconds_text(std::chrono::milliseconds ms) { return fmt::format("{:g} s", ms.count() / 1000.0); }
+
+std::string bytes_text(std::int64_t bytes) {
+  if (bytes < (std::int64_t{1} << 20)) return fmt::format("{} bytes", bytes);
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+// How often the resource limits are checked while the adapter works on a case.
+constexpr auto kWatchInterval = std::chrono::milliseconds(50);
+
+// Bytes of the regular files under `dir` (symbolic links are not followed).
+std::int64_t directory_bytes(const fs::path& dir) {
+  std::int64_t total = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    std::error_code entry_ec;
+    if (it->symlink_status(entry_ec).type() != fs::file_type::regular) continue;
+    const auto size = it->file_size(entry_ec);
+    if (!entry_ec) total += static_cast<std::int64_t>(size);
+  }
+  return total;
+}
+
+// Bytes of the tensors an answer to `manifest` holds.
+std::int64_t expected_answer_bytes(const protocol::CaseManifest& manifest) {
+  std::int64_t total = 0;
+  for (const auto* list : {&manifest.outputs, &manifest.gradients})
+    for (const auto& entry : *list) {
+      const std::int64_t element = entry.dtype == NpyDType::float64 || entry.dtype == NpyDType::int64 ? 8 : 4;
+      total += shape_size(entry.shape) * element;
+    }
+  return total;
+}
 
 class ProcessSystem final : public System {
  public:
@@ -322,6 +382,21 @@ class ProcessSystem final : public System {
     ensure_started();
     auto it = declared_.find(target);
     return it == declared_.end() ? Precision::float64 : it->second;
+  }
+
+  // The adapter's resident set size, through a dead band of rss_noise_bytes: allocators move a
+  // correct adapter's RSS by a few pages from case to case (12 KiB over three Python cases here),
+  // which must not read as a leak, while a leak of more than the band moves the reported value.
+  // A new adapter process starts a new baseline.
+  std::optional<std::int64_t> live_bytes() const override {
+    std::lock_guard lock(mutex_);
+    const std::optional<std::int64_t> rss = process_.resident_bytes();
+    if (!rss) return std::nullopt;
+    if (reported_rss_pid_ != process_.pid() || std::llabs(*rss - reported_rss_) > options_.rss_noise_bytes) {
+      reported_rss_ = *rss;
+      reported_rss_pid_ = process_.pid();
+    }
+    return reported_rss_;
   }
 
   Result evaluate(const Case& c) override {
@@ -372,10 +447,32 @@ class ProcessSystem final : public System {
         return failure(Status::crashed, "the adapter closed its stdin before reading the case", true);
     }
     const auto deadline = start + options_.case_timeout;
+    const CaseWatch watch{dir, directory_bytes(dir),
+                          options_.max_answer_bytes > 0 ? options_.max_answer_bytes
+                                                        : kDefaultAnswerSlackBytes + 4 * expected_answer_bytes(manifest)};
+    std::int64_t stdout_chatter_bytes = 0;
+    auto next_watch = Clock::now() + kWatchInterval;
     std::string line;
     while (true) {
-      switch (process_.read_line(deadline, line)) {
+      // Wake at least every kWatchInterval to check the resource limits, and check them once more
+      // when the answer comes (an adapter can write a lot between two checks).
+      const auto wake = std::min(deadline, next_watch);
+      const AdapterProcess::ReadOutcome outcome = process_.read_line(wake, line);
+      const bool answered = outcome == AdapterProcess::ReadOutcome::line && line.rfind(protocol::kDonePrefix, 0) == 0;
+      if (outcome != AdapterProcess::ReadOutcome::closed && (answered || Clock::now() >= next_watch)) {
+        if (auto fault = resource_fault(watch, stdout_chatter_bytes)) return stop_for(std::move(*fault));
+        next_watch = Clock::now() + kWatchInterval;
+      }
+      if (outcome != AdapterProcess::ReadOutcome::closed && Clock::now() >= deadline && !answered) {
+        // Also reached by an adapter that prints lines forever without answering.
+        Result r = failure(Status::timeout, "", true);
+        r.message = fmt::format("no answer within {}; the adapter {} and is restarted for the next case{}",
+                                seconds_text(options_.case_timeout), process_.kill_and_reap(), r.message);
+        return r;
+      }
+      switch (outcome) {
         case AdapterProcess::ReadOutcome::timed_out: {
+          if (Clock::now() < deadline) continue;  // a watch wake-up, not the case's deadline
           Result r = failure(Status::timeout, "", true);
           r.message = fmt::format("no answer within {}; the adapter {} and is restarted for the next case{}",
                                   seconds_text(options_.case_timeout), process_.kill_and_reap(), r.message);
@@ -387,7 +484,10 @@ class ProcessSystem final : public System {
           return with_tail(Status::crashed, fmt::format("the adapter {} while evaluating the case", how), tail);
         }
         case AdapterProcess::ReadOutcome::line:
-          if (line.rfind(protocol::kDonePrefix, 0) != 0) continue;  // chatter on stdout is allowed
+          if (line.rfind(protocol::kDonePrefix, 0) != 0) {  // chatter on stdout is allowed, within the flood limit
+            stdout_chatter_bytes += static_cast<std::int64_t>(line.size()) + 1;
+            continue;
+          }
           const std::string answered = line.substr(protocol::kDonePrefix.size());
           if (answered != dir.string())
             return failure(Status::invalid_output,
@@ -398,6 +498,53 @@ class ProcessSystem final : public System {
           return r;
       }
     }
+  }
+
+  // What run_case watches while the adapter works: the case directory and its size before the answer.
+  struct CaseWatch {
+    fs::path dir;
+    std::int64_t input_bytes;   // what gnncheck wrote
+    std::int64_t answer_limit;  // bytes the adapter may add
+  };
+  struct ResourceFault {
+    Status status;
+    std::string what;  // "<fault name>: <measured> … <limit>"
+  };
+
+  // The first resource limit the adapter has passed, if any.
+  std::optional<ResourceFault> resource_fault(const CaseWatch& watch, std::int64_t stdout_chatter_bytes) const {
+    const std::int64_t added = directory_bytes(watch.dir) - watch.input_bytes;
+    if (added > watch.answer_limit)
+      return ResourceFault{Status::invalid_output,
+                           fmt::format("output too large: the adapter wrote {} into the case directory; an answer to "
+                                       "this case may take {} ({})",
+                                       bytes_text(added), bytes_text(watch.answer_limit),
+                                       options_.max_answer_bytes > 0 ? "max_answer_bytes"
+                                                                     : "4 × its tensors' size + 64 MiB")};
+    if (process_.stderr_bytes() > options_.max_stderr_bytes_per_case)
+      return ResourceFault{Status::crashed, fmt::format("stderr flood: the adapter wrote more than {} to stderr during "
+                                                        "this case (max_stderr_bytes_per_case)",
+                                                        bytes_text(options_.max_stderr_bytes_per_case))};
+    if (stdout_chatter_bytes > options_.max_stderr_bytes_per_case)
+      return ResourceFault{Status::crashed, fmt::format("stdout flood: the adapter printed more than {} of lines that "
+                                                        "are not protocol lines during this case "
+                                                        "(max_stderr_bytes_per_case)",
+                                                        bytes_text(options_.max_stderr_bytes_per_case))};
+    if (options_.max_rss_bytes > 0) {
+      if (auto rss = process_.resident_bytes(); rss && *rss > options_.max_rss_bytes)
+        return ResourceFault{Status::crashed, fmt::format("memory limit: the adapter's resident memory reached {}; the "
+                                                          "limit is {} (max_rss_bytes)",
+                                                          bytes_text(*rss), bytes_text(options_.max_rss_bytes))};
+    }
+    return std::nullopt;
+  }
+
+  // Stops the adapter for a resource fault: the message names the fault and quotes the stderr tail.
+  Result stop_for(ResourceFault fault) {
+    const std::string tail = process_.stderr_tail();
+    const std::string how = process_.kill_and_reap();
+    return with_tail(fault.status, fmt::format("{}; the adapter was stopped ({}) and is restarted for the next case",
+                                               fault.what, how), tail);
   }
 
   Result failure(Status status, std::string message, bool quote_stderr) {
@@ -480,6 +627,8 @@ class ProcessSystem final : public System {
   mutable std::string hello_name_;
   mutable std::string start_failure_;
   mutable int failed_starts_ = 0;
+  mutable std::int64_t reported_rss_ = 0;  // live_bytes() through its dead band
+  mutable pid_t reported_rss_pid_ = -1;
 };
 
 }  // namespace

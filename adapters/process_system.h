@@ -9,12 +9,25 @@
 // starts a fresh adapter when the last one died. Calls from several threads are serialized (one
 // adapter process answers one case at a time); make one system per thread to run cases in parallel.
 //
+// Resource faults are contained the same way. While the adapter works on a case gnncheck watches it
+// (every 50 ms) and stops it — SIGKILL to its process group, a fresh adapter for the next case — when:
+//   - it writes more into the case directory than an answer can need ("output too large",
+//     Status::invalid_output): a 50 GB file, or a file that keeps growing, never fills the disk;
+//   - it floods stderr beyond max_stderr_bytes_per_case ("stderr flood", Status::crashed); stderr is
+//     read as it comes (an adapter never blocks on a full pipe) and only its tail is kept;
+//   - its resident memory passes max_rss_bytes, when set ("memory limit", Status::crashed).
+// Every such message names the fault, the measured amount and the limit, and quotes the stderr tail.
+// A leak too slow for any limit is what the resources check sees: live_bytes() is the adapter's
+// resident set size after its last answer, moving only by steps above rss_noise_bytes (1 MiB), so a
+// leak smaller than that over the check's evaluations goes unseen.
+//
 //   auto scipy = gnncheck::make_process_system("/usr/bin/python3 adapters/python/scipy_adapter.py");
 //   if (!scipy->availability().available) fmt::print("{}\n", scipy->availability().reason);
 //   gnncheck::Result r = scipy->evaluate(c);   // r.status == Status::timeout after 60 s of silence
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -32,7 +45,18 @@ struct ProcessSystemOptions {
   bool keep_case_dirs = false;     // keep every case directory (to debug an adapter)
   std::size_t stderr_tail_bytes = 4000;  // how much of the adapter's stderr a message quotes
   int max_failed_starts = 2;  // consecutive failed starts after which the system is unavailable
+  // Bytes the adapter may add to a case directory (outputs, gradients, result.json, anything else).
+  // 0: automatic, kDefaultAnswerSlackBytes + 4 × the answer's expected size (its tensors' bytes).
+  std::int64_t max_answer_bytes = 0;
+  std::int64_t max_stderr_bytes_per_case = std::int64_t{64} << 20;  // 64 MiB
+  std::int64_t max_rss_bytes = 0;  // the adapter's resident memory limit; 0: none (GPU stacks map GBs)
+  // live_bytes() moves only when the adapter's RSS moved by more than this (allocator noise).
+  std::int64_t rss_noise_bytes = std::int64_t{1} << 20;
 };
+
+// The automatic max_answer_bytes allows this much beyond 4 × the expected answer (headers, result.json,
+// an adapter's own small log files).
+inline constexpr std::int64_t kDefaultAnswerSlackBytes = std::int64_t{64} << 20;
 
 // Splits a command line into arguments as PROTOCOL.md §1 documents, without a shell: blanks separate
 // arguments, '…' is literal, "…" allows \" and \\, a backslash outside quotes escapes the next

@@ -2,7 +2,8 @@
 
 It computes `spmm` correctly with numpy unless the seed names a fault (FAULTS below). The process
 system's tests send it a sequence of cases and check that each fault gets its own status and that
-the run goes on with the next case.
+the run goes on with the next case. `--fault NAME` makes every case commit that fault instead (for
+suites, whose seeds are random).
 """
 
 import os
@@ -33,7 +34,16 @@ FAULTS = {
     14: "chatter",        # prints on stdout from Python and from the C level, answers correctly
     15: "wrong_done",     # answers for another directory
     16: "bad_status",     # result.json with an unknown status
+    17: "huge_header",    # output .npy whose header claims a 50 GB array (the data is not there)
+    18: "growing_file",   # keeps appending to a file in the case directory, never answers
+    19: "stderr_flood",   # writes 300 MB to stderr, then answers correctly
+    20: "stdout_flood",   # prints 300 MB of lines that are not protocol lines, then answers
+    21: "leak",           # answers correctly but keeps 8 MiB more of memory after every case
+    22: "balloon",        # allocates memory without bound, never answers
 }
+FAULT_BY_NAME = {name: seed for seed, name in FAULTS.items()}
+ALWAYS = None  # set by --fault
+LEAKED = []
 
 
 def spmm(case):
@@ -53,7 +63,7 @@ def spmm(case):
 
 def answer(directory, protocol_out):
     case = kit.read_case(directory)
-    fault = FAULTS.get(case.seed, "correct")
+    fault = ALWAYS or FAULTS.get(case.seed, "correct")
     out_file = os.path.join(directory, case.outputs[0]["file"])
     result = {"status": "ok"}
     if fault == "crash":
@@ -66,6 +76,35 @@ def answer(directory, protocol_out):
         sys.stderr.write("faulty adapter: giving up\n")
         sys.stderr.flush()
         os._exit(3)
+    if fault == "growing_file":
+        with open(os.path.join(directory, "debug.log"), "wb") as f:
+            chunk = b"x" * (1 << 20)
+            while True:
+                f.write(chunk)
+                f.flush()
+    if fault == "stderr_flood":
+        line = b"faulty adapter: warning: something is off " + b"." * 980 + b"\n"
+        for _ in range(300 * 1024):
+            os.write(2, line)
+        sys.stderr.write("faulty adapter: end of the flood\n")
+    if fault == "stdout_flood":
+        line = "progress " + "." * 1014 + "\n"
+        for _ in range(300 * 1024):
+            protocol_out.write(line)
+        protocol_out.flush()
+    if fault == "leak":
+        block = bytearray(8 << 20)
+        for k in range(0, len(block), 4096):  # touch every page so that it is resident
+            block[k] = 1
+        LEAKED.append(block)
+    if fault == "balloon":
+        sys.stderr.write("faulty adapter: allocating without bound\n")
+        sys.stderr.flush()
+        while True:
+            block = bytearray(16 << 20)
+            for k in range(0, len(block), 4096):
+                block[k] = 1
+            LEAKED.append(block)
     if fault == "chatter":
         print("a library prints here")
         sys.stdout.flush()
@@ -89,6 +128,13 @@ def answer(directory, protocol_out):
         y = ans["outputs"]["y"].copy()
         y[1, 2] = np.nan
         np.save(out_file, y)
+    elif fault == "huge_header":
+        # A valid .npy header for a 100000 x 62500 float64 array (50 GB) followed by 64 bytes.
+        header = "{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 62500), }"
+        header += " " * (117 - len(header)) + "\n"
+        with open(out_file, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin1"))
+            f.write(b"\0" * 64)
     elif fault == "error":
         result = {"status": "error", "message": "out of device memory (simulated)"}
     elif fault == "unsupported":
@@ -106,6 +152,11 @@ def answer(directory, protocol_out):
 
 
 def main():
+    global ALWAYS
+    if len(sys.argv) == 3 and sys.argv[1] == "--fault":
+        if sys.argv[2] not in FAULT_BY_NAME:
+            sys.exit("faulty_adapter.py: unknown fault '%s'; known: %s" % (sys.argv[2], ", ".join(FAULT_BY_NAME)))
+        ALWAYS = sys.argv[2]
     protocol_out = sys.stdout
     protocol_out.write('gnncheck-hello {"protocol": 1, "name": "faulty", "targets": {"spmm": "float64"}}\n')
     protocol_out.flush()

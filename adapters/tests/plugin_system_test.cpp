@@ -9,6 +9,7 @@
 #include "adapters/cpu_systems.h"
 #include "adapters/plugin_system.h"
 #include "adapters/tests/adapter_test_support.h"
+#include "checks/checks.h"
 
 namespace gnncheck {
 namespace {
@@ -98,6 +99,50 @@ TEST(PluginSystem, CrashingHangingAndFailingKernelsCostOneCaseEach) {
       EXPECT_LE(testing::max_abs_difference(r.gradients, want.gradients), 1e-12);
     }
   }
+}
+
+// The faults a kernel can commit inside the plugin host: each costs one case, with its own message
+// and the host's stderr tail, and the next case gets a fresh host.
+TEST(PluginSystem, AbortingFloodingAndGarbageAnsweringKernelsCostOneCaseEach) {
+  TempDir work;
+  PluginSystemOptions options = fast_options(work);
+  options.process.max_rss_bytes = std::int64_t{128} << 20;  // page faults are slow on small VMs: reach it well within 2 s
+  auto plugin = make_plugin_system(GNNCHECK_TEST_FAULTY_PLUGIN, options);
+  ASSERT_TRUE(plugin->availability().available) << plugin->availability().reason;
+  struct Step {
+    std::uint64_t seed;
+    Status status;
+    const char* message_part;
+  };
+  for (const Step& step :
+       {Step{5, Status::crashed, "signal 6"}, Step{0, Status::ok, ""},
+        Step{6, Status::invalid_output, "value nan at [0, 0]"}, Step{0, Status::ok, ""},
+        Step{7, Status::error, "garbage shape: the plugin overwrote the shape of output 'y': it is now [1099511627776, -3], it was [5, 4]"},
+        Step{0, Status::ok, ""},
+        Step{8, Status::crashed, "stderr flood: the adapter wrote more than 64.0 MiB to stderr"}, Step{0, Status::ok, ""},
+        Step{10, Status::crashed, "memory limit: the adapter's resident memory reached"}, Step{0, Status::ok, ""}}) {
+    const Result r = plugin->evaluate(testing::random_case("spmm", testing::asymmetric_graph(),
+                                                           {{"features", std::int64_t{4}}}, step.seed));
+    EXPECT_EQ(r.status, step.status) << "seed " << step.seed << ": " << r.message.substr(0, 2000);
+    EXPECT_THAT(r.message, HasSubstr(step.message_part)) << "seed " << step.seed;
+    EXPECT_LT(r.message.size(), 6000u) << "seed " << step.seed;
+  }
+  const Result aborted = plugin->evaluate(testing::random_case("spmm", testing::asymmetric_graph(),
+                                                               {{"features", std::int64_t{4}}}, 5));
+  EXPECT_THAT(aborted.message, HasSubstr("faulty plugin: assertion failed, aborting"));
+  EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+TEST(PluginSystem, LeakingKernelFailsTheResourcesCheck) {
+  TempDir work;
+  auto plugin = make_plugin_system(GNNCHECK_TEST_FAULTY_PLUGIN, fast_options(work));
+  const Case leaking = testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{4}}}, 9);
+  const checks::Verdict leak = checks::resources(*plugin, leaking);
+  EXPECT_FALSE(leak.passed);
+  EXPECT_THAT(leak.message, HasSubstr("memory grew by"));
+  const Case correct = testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{4}}}, 0);
+  const checks::Verdict flat = checks::resources(*plugin, correct);
+  EXPECT_TRUE(flat.passed) << flat.message;
 }
 
 TEST(PluginSystem, PluginOfAnotherAbiVersionIsUnavailableWithTheReason) {

@@ -6,6 +6,7 @@
 #include "adapters/process_system.h"
 #include "adapters/protocol.h"
 #include "adapters/tests/adapter_test_support.h"
+#include "checks/checks.h"
 
 namespace gnncheck {
 namespace {
@@ -93,6 +94,71 @@ TEST(ProcessSystem, EveryFaultGetsItsOwnStatusAndTheRunGoesOn) {
   }
   // Every case directory was removed.
   EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+// Resource faults: each is stopped with its own message (the fault's name, what was measured, the
+// limit) and a bounded stderr tail; the next case gets a fresh adapter; no case directory is left.
+TEST(ProcessSystem, ResourceFaultsAreStoppedWithTheirOwnVerdict) {
+  TempDir work;
+  auto adapter = faulty_adapter(work);
+  const std::vector<Expected> sequence = {
+      {17, Status::invalid_output, "output_y.npy"},  // header claims 50 GB: refused before reading
+      {0, Status::ok, ""},
+      {18, Status::invalid_output, "output too large: the adapter wrote"},
+      {0, Status::ok, ""},
+      {19, Status::crashed, "stderr flood: the adapter wrote more than 64.0 MiB to stderr"},
+      {0, Status::ok, ""},
+      {20, Status::crashed, "stdout flood: the adapter printed more than 64.0 MiB"},
+      {0, Status::ok, ""},
+  };
+  for (const auto& step : sequence) {
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = adapter->evaluate(spmm_case(step.seed));
+    EXPECT_EQ(r.status, step.status) << "seed " << step.seed << ": " << r.message.substr(0, 2000);
+    EXPECT_THAT(r.message, HasSubstr(step.message_part)) << "seed " << step.seed;
+    // The stderr tail is bounded (4000 bytes by default) whatever the adapter wrote.
+    EXPECT_LT(r.message.size(), 6000u) << "seed " << step.seed;
+    // Stopped long before the 3 s case timeout would have.
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500)) << "seed " << step.seed;
+  }
+  const Result flooded = adapter->evaluate(spmm_case(19));
+  EXPECT_THAT(flooded.message, HasSubstr("--- adapter stderr (tail) ---"));
+  EXPECT_THAT(flooded.message, HasSubstr("faulty adapter: warning: something is off"));
+  const Result grown = adapter->evaluate(spmm_case(18));
+  EXPECT_THAT(grown.message, HasSubstr("an answer to this case may take 64.0 MiB (4 × its tensors' size + 64 MiB)"));
+  EXPECT_THAT(grown.message, HasSubstr("was stopped (was killed by signal 9"));
+  EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+TEST(ProcessSystem, MemoryLimitStopsAnAdapterThatAllocatesWithoutBound) {
+  TempDir work;
+  ProcessSystemOptions options = fast_options(work);
+  options.max_rss_bytes = std::int64_t{256} << 20;
+  auto adapter = make_process_system(
+      {testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string()}, options);
+  const Result r = adapter->evaluate(spmm_case(22));
+  EXPECT_EQ(r.status, Status::crashed) << r.message;
+  EXPECT_THAT(r.message, HasSubstr("memory limit: the adapter's resident memory reached"));
+  EXPECT_THAT(r.message, HasSubstr("the limit is 256.0 MiB (max_rss_bytes)"));
+  EXPECT_THAT(r.message, HasSubstr("allocating without bound"));
+  EXPECT_EQ(adapter->evaluate(spmm_case(0)).status, Status::ok);
+}
+
+// A leak too slow for any limit: the adapter's resident memory is its live_bytes(), so the resources
+// check sees it grow across evaluations of one case, while a correct adapter's stays flat.
+TEST(ProcessSystem, LeakingAdapterFailsTheResourcesCheck) {
+  TempDir work;
+  auto leaking = faulty_adapter(work);
+  const checks::Verdict leak = checks::resources(*leaking, spmm_case(21));
+  EXPECT_TRUE(leak.applicable) << leak.detail;
+  EXPECT_FALSE(leak.passed);
+  EXPECT_THAT(leak.message, HasSubstr("memory grew by"));
+  EXPECT_GE(leak.metric, 3.0 * (8 << 20));  // 3 evaluations after the warm-up, 8 MiB each
+
+  auto correct = faulty_adapter(work);
+  const checks::Verdict flat = checks::resources(*correct, spmm_case(0));
+  EXPECT_TRUE(flat.applicable) << flat.detail;
+  EXPECT_TRUE(flat.passed) << flat.message;
 }
 
 TEST(ProcessSystem, CrashMessageQuotesTheAdaptersStderr) {
