@@ -58,9 +58,8 @@ TrainingInputs::TrainingInputs(GpuContext& ctx, const std::vector<float>& host_f
 void prepare_graph(GpuContext& ctx, DeviceGraph& g, ModelKind kind) {
   MemoryCategoryScope tag(ctx.allocator, MemoryCategory::graph);
   g.ensure_csc(ctx);
-  // GIN's A·X and GAT's per-head SpMMve are cuSPARSE calls: unit values and 32-bit offsets.
-  if (kind != ModelKind::gcn && g.fits_cusparse()) g.cusparse_row_ptr(ctx);
-  if (kind == ModelKind::gin) g.ones(ctx);
+  // GAT's attention gradient is a cusparseSDDMM call: 32-bit offsets.
+  if (kind == ModelKind::gat && g.fits_cusparse()) g.cusparse_row_ptr(ctx);
   if (kind == ModelKind::gat) {
     g.row_of_edge(ctx);
     g.edge_perm(ctx);
@@ -70,17 +69,22 @@ void prepare_graph(GpuContext& ctx, DeviceGraph& g, ModelKind kind) {
 
 namespace {
 
+// How a parameter starts: Glorot uniform (PyG's GCNConv and GATConv linears and attention
+// vectors), PyTorch's nn.Linear default (uniform ±1/√fan_in: the MLPs of GINConv), or zero (biases).
+enum class Init { glorot, torch_linear, zero };
+
 // A parameter with its gradient and Adam moments.
 struct Param {
-  Param(GpuContext& ctx, index_t rows, index_t cols, std::uint64_t seed, bool zero_init) : size(rows * cols) {
+  Param(GpuContext& ctx, index_t rows, index_t cols, std::uint64_t seed, Init init) : size(rows * cols) {
     MemoryCategoryScope tag(ctx.allocator, MemoryCategory::parameters);
     value = DeviceBuffer<float>(ctx.allocator, size);
     grad = DeviceBuffer<float>(ctx.allocator, size);
     m = DeviceBuffer<float>(ctx.allocator, size);
     v = DeviceBuffer<float>(ctx.allocator, size);
     std::vector<float> host(static_cast<size_t>(size), 0.0f);
-    if (!zero_init) {  // Glorot uniform, from a counter-based hash of (seed, index)
-      const float bound = std::sqrt(6.0f / static_cast<float>(rows + cols));
+    if (init != Init::zero) {  // uniform in ±bound, from a counter-based hash of (seed, index)
+      const float bound = init == Init::glorot ? std::sqrt(6.0f / static_cast<float>(rows + cols))
+                                               : 1.0f / std::sqrt(static_cast<float>(rows));
       for (index_t k = 0; k < size; ++k) {
         std::uint64_t z = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(k) + 1;
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -133,8 +137,8 @@ class GcnLayer final : public Layer {
  public:
   GcnLayer(GpuContext& ctx, DeviceGraph& g, index_t in, index_t out, Reductions& reductions,
            MemoryCategory output_category, std::uint64_t seed)
-      : ctx_(ctx), g_(g), in_(in), out_(out), reductions_(reductions), weight_(ctx, in, out, seed, false),
-        bias_(ctx, 1, out, 0, true) {
+      : ctx_(ctx), g_(g), in_(in), out_(out), reductions_(reductions), weight_(ctx, in, out, seed, Init::glorot),
+        bias_(ctx, 1, out, 0, Init::zero) {
     {
       // The degree factors are graph storage (gpu/device_graph.h counts 2V for GCN), computed once.
       MemoryCategoryScope tag(ctx.allocator, MemoryCategory::graph);
@@ -180,8 +184,9 @@ class GinLayer final : public Layer {
  public:
   GinLayer(GpuContext& ctx, DeviceGraph& g, index_t in, index_t hidden, index_t out, Reductions& reductions,
            MemoryCategory output_category, std::uint64_t seed)
-      : ctx_(ctx), g_(g), in_(in), hidden_(hidden), out_(out), reductions_(reductions), w1_(ctx, in, hidden, seed, false),
-        b1_(ctx, 1, hidden, 0, true), w2_(ctx, hidden, out, seed + 1, false), b2_(ctx, 1, out, 0, true) {
+      : ctx_(ctx), g_(g), in_(in), hidden_(hidden), out_(out), reductions_(reductions), w1_(ctx, in, hidden, seed, Init::torch_linear),
+        b1_(ctx, 1, hidden, 0, Init::zero), w2_(ctx, hidden, out, seed + 1, Init::torch_linear),
+        b2_(ctx, 1, out, 0, Init::zero) {
     p_ = buffer(ctx, MemoryCategory::activations, g.n_src() * hidden);  // x·W1, then its gradient
     r_ = buffer(ctx, MemoryCategory::saved_for_backward, g.n_dst() * hidden);
     gr_ = buffer(ctx, MemoryCategory::activations, g.n_dst() * hidden);  // r's gradient (r is still read)
@@ -190,7 +195,9 @@ class GinLayer final : public Layer {
   float* forward(OpTimeline& t, const float* x) override {
     const index_t n_dst = g_.n_dst();
     t.region("dense", [&] { gpu::matmul(ctx_, g_.n_src(), in_, hidden_, x, w1_.value.data(), p_.data()); });
-    t.region("spmm", [&] { gpu::spmm_forward(ctx_, g_, p_.data(), hidden_, r_.data()); });  // (A + I)·p
+    // (A + I)·p by the reference's CSR row kernel: measured faster than cusparseSpMM on this graph
+    // (docs/performance.md, kernel table).
+    t.region("spmm", [&] { gpu::aggregate(ctx_, {g_.n_dst(), g_.row_ptr(), g_.col_idx()}, {}, {}, p_.data(), hidden_, r_.data()); });
     t.region("elementwise", [&] {
       gpu::add_bias(ctx_, n_dst, hidden_, b1_.value.data(), r_.data());
       gpu::relu_forward(ctx_, n_dst * hidden_, r_.data(), r_.data());
@@ -240,8 +247,8 @@ class GatLayer final : public Layer {
            Reductions& reductions, MemoryCategory output_category, std::uint64_t seed)
       : ctx_(ctx), g_(g), in_(in), heads_(heads), channels_(channels), width_(heads * channels), scratch_(scratch),
         reductions_(reductions),
-        weight_(ctx, in, heads * channels, seed, false), att_src_(ctx, heads, channels, seed + 1, false),
-        att_dst_(ctx, heads, channels, seed + 2, false), bias_(ctx, 1, heads * channels, 0, true) {
+        weight_(ctx, in, heads * channels, seed, Init::glorot), att_src_(ctx, heads, channels, seed + 1, Init::glorot),
+        att_dst_(ctx, heads, channels, seed + 2, Init::glorot), bias_(ctx, 1, heads * channels, 0, Init::zero) {
     const index_t e = g.num_edges() * heads;
     h_ = buffer(ctx, MemoryCategory::saved_for_backward, g.n_src() * width_);
     logits_ = buffer(ctx, MemoryCategory::saved_for_backward, e);
@@ -258,10 +265,15 @@ class GatLayer final : public Layer {
       gpu::head_dot(ctx_, g_.n_src(), heads_, channels_, h_.data(), att_src_.value.data(), s_src_.data());
       gpu::head_dot(ctx_, g_.n_dst(), heads_, channels_, h_.data(), att_dst_.value.data(), s_dst_.data());
     });
-    t.region("sddmm", [&] { gpu::sddmm_add_forward(ctx_, g_, s_dst_.data(), s_src_.data(), heads_, logits_.data()); });
+    t.region("sddmm_add", [&] { gpu::sddmm_add_forward(ctx_, g_, s_dst_.data(), s_src_.data(), heads_, logits_.data()); });
     t.region("elementwise", [&] { gpu::leaky_relu_forward(ctx_, e, 0.2f, logits_.data(), scratch_.first.data()); });
     t.region("edge_softmax", [&] { gpu::edge_softmax_forward(ctx_, g_, scratch_.first.data(), heads_, alpha_.data()); });
-    t.region("spmm_ve", [&] { gpu::spmm_ve_forward(ctx_, g_, alpha_.data(), heads_, h_.data(), channels_, y_.data()); });
+    // SpMMve by the CSR row kernel, all heads in one pass (cuSPARSE needs one call and one copy of
+    // the weights per head: measured slower, with an [E] workspace, on this graph).
+    t.region("spmm_ve", [&] {
+      gpu::aggregate(ctx_, {g_.n_dst(), g_.row_ptr(), g_.col_idx()}, {alpha_.data(), nullptr, heads_}, {}, h_.data(),
+                     channels_, y_.data());
+    });
     t.region("elementwise", [&] { gpu::add_bias(ctx_, g_.n_dst(), width_, bias_.value.data(), y_.data()); });
     return y_.data();
   }
@@ -270,7 +282,12 @@ class GatLayer final : public Layer {
     t.region("bias_grad",
              [&] { reductions_.column_sums(ctx_, g_.n_dst(), 1, width_, gy, nullptr, bias_.grad.data()); });
     // grad of alpha (SDDMM of gy and h) and of h (fused eShuffle + SpMMve over the CSC)
-    t.region("sddmm", [&] { gpu::sddmm_dot_forward(ctx_, g_, gy, h_.data(), heads_, channels_, scratch_.first.data()); });
+    // cusparseSDDMM where cuSPARSE takes the graph: 4-5× faster than the reference's warp-per-edge
+    // kernel on this graph (kernel table); both are checked against the oracle by the GPU tests.
+    t.region("sddmm_dot", [&] {
+      if (g_.fits_cusparse()) gpu::sddmm_dot_cusparse(ctx_, g_, gy, h_.data(), heads_, channels_, scratch_.first.data());
+      else gpu::sddmm_dot_forward(ctx_, g_, gy, h_.data(), heads_, channels_, scratch_.first.data());
+    });
     t.region("eshuffle_spmm_ve", [&] {
       gpu::spmm_ve_transposed_forward(ctx_, g_, alpha_.data(), heads_, gy, channels_, grad_h_.data(),
                                       gpu::TransposeMethod::fused_csc_kernel);

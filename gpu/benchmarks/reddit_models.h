@@ -5,7 +5,11 @@
 //
 // Each layer is the op chain of gpu/layers/layer_targets.cpp, with buffers allocated once and
 // reused every step (no allocation inside an epoch except the ops' own cuSPARSE workspaces), and
-// every allocation tagged with its MemoryCategory so the peak can be split the paper's way:
+// every allocation tagged with its MemoryCategory so the peak can be split the paper's way. Where
+// gpu/ offers two verified implementations of a product, the one measured faster on the
+// Reddit-shaped graph is used: the CSR row kernel (gpu/aggregate.cuh) for A·X and SpMMve,
+// cusparseSDDMM for the attention gradient, the CSC kernel for every Aᵀ product; bias and
+// attention-vector gradients use a parallel column reduction (reddit_training.cuh).
 //   GCN   y = D_dst^-½ (A+I) D_src^-½ (x·W) + b          (self-loops in the graph given)
 //   GIN   y = ReLU((A+I)·(x·W1) + b1)·W2 + b2   (ε = 0: (1 + ε)·x_i + Σ_j x_j is one sum over A + I,
 //         so the graph given has self-loops; MLP of two linears, the first applied before
@@ -67,7 +71,8 @@ class Model {
 };
 
 // `graphs` has one graph per layer, first layer first; each must have been prepared for the kind.
-// Parameters are Glorot-uniform from `seed`. Throws InputError when the graphs' sizes do not chain
+// Parameters are initialized from `seed` as PyG initializes them (Glorot for GCN and GAT, PyTorch's
+// nn.Linear default for GIN's MLPs; biases zero). Throws InputError when the graphs' sizes do not chain
 // (n_dst of layer l must be n_src of layer l+1) or the inputs do not match them.
 std::unique_ptr<Model> make_model(gpu::GpuContext& ctx, const ModelSpec& spec, std::vector<gpu::DeviceGraph*> graphs,
                                   const TrainingInputs& inputs, std::uint64_t seed);

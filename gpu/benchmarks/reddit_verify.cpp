@@ -3,13 +3,15 @@
 // by element to checks/'s error bound (checks::ToleranceModel, the measured model for layers:
 // the oracle's own code in float32 in three summation orders). Issue 8's goal: the whole check —
 // load, oracle, GPU, compare — under 60 s on the GPU machine's 16 cores. Prints the time of each
-// phase, the worst error/bound ratio per output and gradient, and the verdict.
+// phase, the worst error/bound ratio per output and gradient, and the verdict. The GPU evaluation
+// runs on a second thread while the oracle computes.
 //
 //   gnncheck_gpu_reddit_verify --json verify.json
 //   gnncheck_gpu_reddit_verify --nodes 3000 --edges 60000      # a small run (no GPU: exit 2)
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <future>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -117,22 +119,33 @@ int main(int argc, char** argv) {
                c.graph->num_edges(), n, n, f, load_s);
     std::fflush(stdout);
 
+    // The GPU evaluation runs beside the oracle's (it needs the CPU only to convert and upload), so
+    // the two phases overlap; each is timed on its own.
+    auto system = gnncheck::make_gpu_system();
+    double gpu_s = 0;
+    auto gpu_result = std::async(std::launch::async, [&] {
+      const auto gpu_start = std::chrono::steady_clock::now();
+      gnncheck::Result r = system->evaluate(c);
+      gpu_s = seconds_since(gpu_start);
+      return r;
+    });
     t = std::chrono::steady_clock::now();
     const gnncheck::Result exact = gnncheck::oracle::evaluate(c, gnncheck::Precision::float64);
     const double oracle_s = seconds_since(t);
     fmt::print("oracle (float64, OpenMP): {:.2f} s ({})\n", oracle_s, gnncheck::to_string(exact.status));
     std::fflush(stdout);
-    if (!exact.ok()) throw std::runtime_error("the oracle failed: " + exact.message);
-
-    t = std::chrono::steady_clock::now();
-    auto system = gnncheck::make_gpu_system();
-    const gnncheck::Result got = system->evaluate(c);
-    const double gpu_s = seconds_since(t);
-    fmt::print("gpu system (upload, forward, backward, download): {:.2f} s ({}; peak {:.2f} GiB)\n", gpu_s,
-               gnncheck::to_string(got.status), got.peak_bytes ? *got.peak_bytes / 1073741824.0 : 0.0);
+    const gnncheck::Result got = gpu_result.get();
+    const double oracle_and_gpu_s = seconds_since(t);
+    fmt::print("gpu system (upload, forward, backward, download; alongside the oracle): {:.2f} s ({}; peak {:.2f} GiB); "
+               "both done after {:.2f} s\n",
+               gpu_s, gnncheck::to_string(got.status), got.peak_bytes ? *got.peak_bytes / 1073741824.0 : 0.0,
+               oracle_and_gpu_s);
     std::fflush(stdout);
+    if (!exact.ok()) throw std::runtime_error("the oracle failed: " + exact.message);
     if (!got.ok()) throw std::runtime_error("the gpu system failed: " + got.message);
 
+    fmt::print("bounds: checks::ToleranceModel (measured model for layers) ...\n");
+    std::fflush(stdout);
     t = std::chrono::steady_clock::now();
     const gnncheck::checks::ToleranceModel model;
     const gnncheck::checks::Bounds bounds = model.bounds(c, exact, gnncheck::Precision::float32);
@@ -152,8 +165,8 @@ int main(int argc, char** argv) {
     const double compare_s = seconds_since(t);
     const double total_s = seconds_since(start);
     fmt::print("bounds ({}): {:.2f} s; compare: {:.2f} s\n", bounds.model, bounds_s, compare_s);
-    fmt::print("verdict: {} — total {:.1f} s (load {:.1f}, oracle {:.1f}, GPU {:.1f}, bounds {:.1f}, compare {:.1f}); "
-               "goal < 60 s {}\n",
+    fmt::print("verdict: {} — total {:.1f} s (load {:.1f}, oracle {:.1f} with the GPU {:.1f} alongside, bounds {:.1f}, "
+               "compare {:.1f}); goal < 60 s {}\n",
                pass ? "pass" : "FAIL", total_s, load_s, oracle_s, gpu_s, bounds_s, compare_s,
                total_s < 60 ? "met" : "NOT met");
     if (!json_path.empty())
@@ -164,6 +177,7 @@ int main(int argc, char** argv) {
                                                  {"load_s", load_s},
                                                  {"oracle_s", oracle_s},
                                                  {"gpu_s", gpu_s},
+                                                 {"oracle_and_gpu_s", oracle_and_gpu_s},
                                                  {"bounds_s", bounds_s},
                                                  {"compare_s", compare_s},
                                                  {"bound_model", bounds.model},
