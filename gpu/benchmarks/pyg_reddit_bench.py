@@ -169,7 +169,7 @@ def train(data, kind, path, warmup, epochs, device):
         torch.cuda.synchronize()
         if e >= warmup:
             times.append((time.perf_counter() - t0) * 1000.0)
-        losses.append(float(loss))
+        losses.append(loss.item())
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         torch.cuda.synchronize()
