@@ -33,10 +33,11 @@ __device__ __forceinline__ float warp_sum(float v) {
 // p in that structure: w[p·heads + head of the column]. Which structure and which edge array a
 // caller passes is where replicas 1, 5 and 11 go wrong. Offset and Index are the graph's own
 // index types (DeviceGraph), whatever their width.
-template <class Offset, class Index>
+// `perm`, when given, maps a position to the edge id whose value is read (eShuffle): w[perm[p]].
+template <class Offset, class Index, class Perm>
 __global__ void gather_kernel(std::int64_t rows, const Offset* __restrict__ ptr, const Index* __restrict__ idx,
-                              const float* __restrict__ w, std::int64_t heads, std::int64_t channels,
-                              const float* __restrict__ in, float* __restrict__ out) {
+                              const Perm* __restrict__ perm, const float* __restrict__ w, std::int64_t heads,
+                              std::int64_t channels, const float* __restrict__ in, float* __restrict__ out) {
   const int lane = threadIdx.x % kWarp;
   const std::int64_t width = heads * channels;
   for (std::int64_t i = first_warp(); i < rows; i += warp_stride()) {
@@ -45,7 +46,7 @@ __global__ void gather_kernel(std::int64_t rows, const Offset* __restrict__ ptr,
       const std::int64_t head = c / channels;
       float sum = 0.0f;
       for (std::int64_t p = begin; p < end; ++p) {
-        const float weight = w ? w[p * heads + head] : 1.0f;
+        const float weight = w ? w[(perm ? static_cast<std::int64_t>(perm[p]) : p) * heads + head] : 1.0f;
         sum += weight * in[static_cast<std::int64_t>(idx[p]) * width + c];
       }
       out[i * width + c] = sum;
@@ -87,11 +88,13 @@ __global__ void softmax_without_max_kernel(std::int64_t rows, const Offset* __re
   }
 }
 
-template <class Offset, class Index>
+template <class Offset, class Index, class Perm = std::int64_t>
 void launch_gather(GpuContext& ctx, std::int64_t rows, const Offset* ptr, const Index* idx, const float* w,
-                   std::int64_t heads, std::int64_t channels, const float* in, float* out) {
+                   std::int64_t heads, std::int64_t channels, const float* in, float* out,
+                   const Perm* perm = nullptr) {
   if (rows == 0 || heads * channels == 0) return;
-  gather_kernel<<<blocks_for_warps(rows), kBlockThreads, 0, ctx.stream>>>(rows, ptr, idx, w, heads, channels, in, out);
+  gather_kernel<<<blocks_for_warps(rows), kBlockThreads, 0, ctx.stream>>>(rows, ptr, idx, perm, w, heads, channels,
+                                                                          in, out);
   GNNCHECK_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -118,6 +121,12 @@ void gather_columns_unshuffled(GpuContext& ctx, DeviceGraph& g, const float* w, 
                                std::int64_t channels, float* out) {
   g.ensure_csc(ctx);
   launch_gather(ctx, g.n_src(), g.col_ptr(ctx), g.row_idx(ctx), w, heads, channels, in, out);
+}
+
+void gather_columns_shuffled(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* in,
+                             std::int64_t channels, float* out) {
+  g.ensure_csc(ctx);
+  launch_gather(ctx, g.n_src(), g.col_ptr(ctx), g.row_idx(ctx), w, heads, channels, in, out, g.edge_perm(ctx));
 }
 
 void edge_softmax_without_max(GpuContext& ctx, DeviceGraph& g, const float* logits, std::int64_t heads, float* alpha) {

@@ -35,6 +35,12 @@ void gather_rows_weighted(GpuContext& ctx, DeviceGraph& g, const float* w, std::
 void gather_columns_unshuffled(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* in,
                                std::int64_t channels, float* out);
 
+// The correct twin of the two kernels above, for measuring what the transpose costs with the same
+// kernel structure (benchmarks/untransposed_speed.cpp): the CSC walk reading w[edge_perm[p], h],
+// out = A_αᵀ·in.
+void gather_columns_shuffled(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* in,
+                             std::int64_t channels, float* out);
+
 // Replica 8 (FuseGNN): softmax over each destination's in-edges without subtracting the row
 // maximum: alpha = exp(s) / Σ exp(s) in float32, which overflows to Inf (and Inf/Inf = NaN) once a
 // logit exceeds ~88.7.
