@@ -4,13 +4,15 @@
 //
 //   gnncheck-replica-accuracy [--dataset cora] [--epochs 200] [--seed 1] [--model gcn|gat|all]
 //                             [--replica NAME]... [--skip-correct] [--norm symmetric|row_mean]
+//                             [--gat-heads H] [--gat-hidden C]
 //
 // Rows: GCN (Kipf & Welling recipe) with the oracle, tcgnn_backward_uses_A, gnnadvisor_sqrt_degree
 // and gnnadvisor_norm_backward_order; GAT (8 heads × 8, Veličković recipe) with the oracle,
 // gat_backward_untransposed_attention, tlpgnn_no_attention_grad and missing_eshuffle. --model keeps
 // one model's rows; --replica (repeatable) keeps the correct row and those replicas' rows;
 // --skip-correct drops the correct row (the difference column is then empty); --norm sets the GCN
-// layers' normalization (Kipf & Welling: symmetric).
+// layers' normalization (Kipf & Welling: symmetric); --gat-heads and --gat-hidden set the GAT's
+// first layer (default 8 × 8, Veličković's Cora model; the pitfalls paper's GAT is 1 × 16 and 3 × 16).
 // Output: a Markdown table on stdout.
 #include <algorithm>
 #include <cstdlib>
@@ -34,9 +36,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> only_replicas;
   bool skip_correct = false;
   std::string norm = "symmetric";
+  index_t gat_heads = 8, gat_hidden = 8;
   const char* usage =
       "usage: gnncheck-replica-accuracy [--dataset NAME] [--epochs N] [--seed S] [--model gcn|gat|all]\n"
-      "                                 [--replica NAME]... [--skip-correct] [--norm symmetric|row_mean]\n";
+      "                                 [--replica NAME]... [--skip-correct] [--norm symmetric|row_mean]\n"
+      "                                 [--gat-heads H] [--gat-hidden C]\n";
   int k = 1;
   for (; k < argc; ++k) {
     const std::string arg = argv[k];
@@ -52,12 +56,14 @@ int main(int argc, char** argv) {
     else if (arg == "--model") only = value;
     else if (arg == "--replica") only_replicas.push_back(value);
     else if (arg == "--norm") norm = value;
+    else if (arg == "--gat-heads") gat_heads = std::atoi(value);
+    else if (arg == "--gat-hidden") gat_hidden = std::atoi(value);
     else {
       std::cerr << usage;
       return 2;
     }
   }
-  if (k != argc || epochs < 1 || (only != "all" && only != "gcn" && only != "gat")) {
+  if (k != argc || epochs < 1 || gat_heads < 1 || gat_hidden < 1 || (only != "all" && only != "gcn" && only != "gat")) {
     std::cerr << usage;
     return 2;
   }
@@ -84,7 +90,8 @@ int main(int argc, char** argv) {
       if (!row.replica.empty() && !only_replicas.empty() &&
           std::find(only_replicas.begin(), only_replicas.end(), row.replica) == only_replicas.end())
         continue;
-      training::TrainingRecipe recipe = row.model == "gcn" ? training::gcn_recipe(task) : training::gat_recipe(task);
+      training::TrainingRecipe recipe =
+          row.model == "gcn" ? training::gcn_recipe(task) : training::gat_recipe(task, gat_heads, gat_hidden);
       recipe.config.epochs = epochs;
       recipe.config.seed = seed;
       if (row.model == "gcn")
@@ -97,8 +104,9 @@ int main(int argc, char** argv) {
         continue;
       }
       if (row.replica.empty()) correct_accuracy = h.final_test_accuracy;
-      fmt::print("| {}{} | {} | {:.1f}% | {} | {:.4f} | {:.1f} |\n", row.model,
-                 row.model == "gcn" && norm != "symmetric" ? fmt::format(" ({})", norm) : "", system->name(),
+      const std::string variant = row.model == "gcn" ? (norm != "symmetric" ? fmt::format(" ({})", norm) : "")
+                                                     : fmt::format(" {}×{}", gat_heads, gat_hidden);
+      fmt::print("| {}{} | {} | {:.1f}% | {} | {:.4f} | {:.1f} |\n", row.model, variant, system->name(),
                  100 * h.final_test_accuracy,
                  row.replica.empty() || !correct_accuracy
                      ? std::string("–")
