@@ -26,13 +26,14 @@
 // Storage by layer kind (bytes; V = nodes, E = edges, square graph, self-loops included in E):
 //   GCN        CSR 8V + 4E, CSC 8V + 4E, two degree-factor vectors 8V             24V + 8E
 //   SAGE-mean  CSR + CSC + one factor vector 4V                                    20V + 8E
-//   GIN        CSR + 32-bit offsets 4V + unit values 4E + CSC                      20V + 12E
-//   GAT, AGNN  CSR + 32-bit offsets + COO rows 4E + CSC + edge_perm 8E             20V + 20E
+//   GIN        CSR + CSC                                                           16V + 8E
+//   GAT, AGNN  CSR + COO rows 4E + CSC + edge_perm 8E                              16V + 20E
+// (the `gpu` system computes A·X with its own CSR kernel; the `cusparse` system adds the 32-bit
+// offsets, 4V, and for unweighted products the unit values, 4E)
 // (each n+1 array counted as n). The paper's GraphPy counts V + E words for GCN and V + 3E for
 // attention, using cuSPARSE's native transposed SpMM (no CSC). Here the CSC buys a deterministic
 // Aᵀ that measured 1.2–2× faster than the native transpose on the H200 (gpu/RESULTS.md); the
-// `cusparse` system still checks the native transpose. GCN's forward is the fused
-// normalize+aggregate kernel and needs neither unit values nor 32-bit offsets.
+// `cusparse` system still checks the native transpose.
 //
 //   gnncheck::gpu::DeviceGraph dg(ctx, graph);       // CSR (+ COO on demand)
 //   dg.ensure_csc(ctx);                               // before a CSC-reading kernel

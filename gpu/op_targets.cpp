@@ -21,6 +21,10 @@ index_t features_of(const TargetRun& run) { return run.attributes.get_int("featu
 TransposeMethod transpose_method(Library library) {
   return library == Library::cusparse_only ? TransposeMethod::native_cusparse : TransposeMethod::fused_csc_kernel;
 }
+// A·X: the CSR row kernel for the reference, cusparseSpMM for `cusparse`.
+ForwardMethod forward_method(Library library) {
+  return library == Library::cusparse_only ? ForwardMethod::cusparse : ForwardMethod::row_kernel;
+}
 
 // spmm and spmm_transposed: the same two products with the roles swapped.
 void spmm_target(TargetRun& run, Library library) {
@@ -28,7 +32,7 @@ void spmm_target(TargetRun& run, Library library) {
   const index_t f = x.row_size();
   DeviceGraph& g = run.graph();
   DeviceTensor& y = run.new_output("y", {g.n_dst(), f});
-  spmm_forward(run.ctx, g, x.data(), f, y.data());
+  spmm_forward(run.ctx, g, x.data(), f, y.data(), forward_method(library));
   if (run.backward()) {
     DeviceTensor& gx = run.new_gradient("x", x.shape());
     spmm_backward(run.ctx, g, run.grad_output("y").data(), f, gx.data(), transpose_method(library));
@@ -43,7 +47,7 @@ void spmm_transposed_target(TargetRun& run, Library library) {
   spmm_transposed_forward(run.ctx, g, y.data(), f, z.data(), transpose_method(library));
   if (run.backward()) {
     DeviceTensor& gy = run.new_gradient("y", y.shape());
-    spmm_transposed_backward(run.ctx, g, run.grad_output("z").data(), f, gy.data());
+    spmm_transposed_backward(run.ctx, g, run.grad_output("z").data(), f, gy.data(), forward_method(library));
   }
 }
 
@@ -54,7 +58,7 @@ void spmm_ve_target(TargetRun& run, Library library) {
   const index_t heads = heads_of(run), channels = features_of(run);
   DeviceGraph& g = run.graph();
   DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
-  spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data());
+  spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data(), forward_method(library));
   if (!run.backward()) return;
   const float* gy = run.grad_output("y").data();
   DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
@@ -82,7 +86,7 @@ void spmm_ve_transposed_target(TargetRun& run, Library library) {
   DeviceTensor& gy = run.new_gradient("y", y.shape());
   if (library == Library::cusparse_only) {
     sddmm_dot_cusparse(run.ctx, g, y.data(), gz, heads, channels, gw.data());
-    spmm_ve_forward(run.ctx, g, w.data(), heads, gz, channels, gy.data());
+    spmm_ve_forward(run.ctx, g, w.data(), heads, gz, channels, gy.data(), ForwardMethod::cusparse);
   } else {
     spmm_ve_transposed_backward(run.ctx, g, w.data(), heads, y.data(), channels, gz, gw.data(), gy.data());
   }
@@ -101,7 +105,7 @@ void sddmm_dot_target(TargetRun& run, Library library) {
   DeviceTensor& gu = run.new_gradient("u", u.shape());
   DeviceTensor& gv = run.new_gradient("v", v.shape());
   if (library == Library::cusparse_only) {
-    spmm_ve_forward(run.ctx, g, ge, heads, v.data(), channels, gu.data());
+    spmm_ve_forward(run.ctx, g, ge, heads, v.data(), channels, gu.data(), ForwardMethod::cusparse);
     spmm_ve_transposed_forward(run.ctx, g, ge, heads, u.data(), channels, gv.data(), TransposeMethod::native_cusparse);
   } else {
     sddmm_dot_backward(run.ctx, g, u.data(), v.data(), heads, channels, ge, gu.data(), gv.data());

@@ -73,7 +73,7 @@ void sddmm_dot_forward(GpuContext& ctx, DeviceGraph& g, const float* u, const fl
 
 void sddmm_dot_backward(GpuContext& ctx, DeviceGraph& g, const float* u, const float* v, std::int64_t heads,
                         std::int64_t channels, const float* grad_e, float* grad_u, float* grad_v) {
-  if (grad_u) spmm_ve_forward(ctx, g, grad_e, heads, v, channels, grad_u);
+  if (grad_u) spmm_ve_forward(ctx, g, grad_e, heads, v, channels, grad_u, ForwardMethod::row_kernel);
   if (grad_v) spmm_ve_transposed_forward(ctx, g, grad_e, heads, u, channels, grad_v, TransposeMethod::fused_csc_kernel);
 }
 

@@ -14,8 +14,9 @@ std::string_view to_string(TransposeMethod m) {
   return "unknown";
 }
 
-void spmm_forward(GpuContext& ctx, DeviceGraph& g, const float* x, std::int64_t f, float* y) {
-  if (!g.fits_cusparse()) return aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {}, {}, x, f, y);
+void spmm_forward(GpuContext& ctx, DeviceGraph& g, const float* x, std::int64_t f, float* y, ForwardMethod method) {
+  if (method == ForwardMethod::row_kernel || !g.fits_cusparse())
+    return aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {}, {}, x, f, y);
   const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), g.ones(ctx)};
   csr_spmm(ctx, a, SparseOp::none, x, f, f, y, f);
 }
@@ -46,8 +47,9 @@ void spmm_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* y, st
   }
 }
 
-void spmm_transposed_backward(GpuContext& ctx, DeviceGraph& g, const float* grad_z, std::int64_t f, float* grad_y) {
-  spmm_forward(ctx, g, grad_z, f, grad_y);
+void spmm_transposed_backward(GpuContext& ctx, DeviceGraph& g, const float* grad_z, std::int64_t f, float* grad_y,
+                              ForwardMethod method) {
+  spmm_forward(ctx, g, grad_z, f, grad_y, method);
 }
 
 }  // namespace gnncheck::gpu

@@ -31,8 +31,8 @@ void spmm_per_head(GpuContext& ctx, CsrView a, SparseOp op, const float* w, std:
 }  // namespace
 
 void spmm_ve_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* x,
-                     std::int64_t channels, float* y) {
-  if (!g.fits_cusparse())  // cuSPARSE refuses this CSR: the same product by the CSR kernel
+                     std::int64_t channels, float* y, ForwardMethod method) {
+  if (method == ForwardMethod::row_kernel || !g.fits_cusparse())  // (cuSPARSE may refuse this CSR)
     return aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {w, nullptr, heads}, {}, x, channels, y);
   const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), nullptr};
   spmm_per_head(ctx, a, SparseOp::none, w, heads, x, channels, y);
@@ -70,7 +70,7 @@ void spmm_ve_backward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int6
 void spmm_ve_transposed_backward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* y,
                                  std::int64_t channels, const float* grad_z, float* grad_w, float* grad_y) {
   if (grad_w) sddmm_dot_forward(ctx, g, y, grad_z, heads, channels, grad_w);
-  if (grad_y) spmm_ve_forward(ctx, g, w, heads, grad_z, channels, grad_y);
+  if (grad_y) spmm_ve_forward(ctx, g, w, heads, grad_z, channels, grad_y, ForwardMethod::row_kernel);
 }
 
 }  // namespace gnncheck::gpu

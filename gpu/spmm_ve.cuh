@@ -5,8 +5,10 @@
 //   spmm_ve_transposed:  Z[j,h,:] = Σ_{e : col_e = j} w[e,h] · Y[row_e,h,:]  Y [n_dst, H·C]
 //   backward of spmm_ve:  grad_w = sddmm_dot(grad_Y, X), grad_X = spmm_ve_transposed(w, grad_Y)
 //   backward of the transpose: grad_w = sddmm_dot(Y, grad_Z), grad_Y = spmm_ve(w, grad_Z)
-// The forward is cusparseSpMM, one call per head: head h's weights are copied to a contiguous
-// [E] buffer and its C columns are a column block of the row-major [N, H·C] operand (ld = H·C).
+// The forward uses the ForwardMethod given: the CSR row kernel of gpu/aggregate.cuh (what the
+// `gpu` system uses: all heads in one pass, weights read in edge order) or cusparseSpMM, one call
+// per head (head h's weights copied to a contiguous [E] buffer, its C columns a column block of
+// the row-major [N, H·C] operand, ld = H·C) — the default, and what the `cusparse` system checks.
 // The transposed product uses the TransposeMethod given; attention backward uses the fused
 // eShuffle+SpMMve kernel (TransposeMethod::fused_csc_kernel), which reads w[edge_perm[p]] while
 // walking the CSC, so no shuffled copy of w is made and the sum order is fixed.
@@ -24,7 +26,7 @@
 namespace gnncheck::gpu {
 
 void spmm_ve_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* x,
-                     std::int64_t channels, float* y);
+                     std::int64_t channels, float* y, ForwardMethod method = ForwardMethod::cusparse);
 void spmm_ve_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* y,
                                 std::int64_t channels, float* z,
                                 TransposeMethod method = TransposeMethod::fused_csc_kernel);

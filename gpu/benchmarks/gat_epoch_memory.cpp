@@ -195,8 +195,8 @@ class Epoch {
     saved.alpha = std::make_unique<Tracked>(ctx_, ledger_, "saved for backward", layer + " alpha [E]", e);
     step(layer + " edge_softmax", [&] { edge_softmax_forward(ctx_, g_, scores->data(), 1, saved.alpha->data()); });
     scores.reset();
-    step(layer + " spmm_ve (cuSPARSE)", [&] {
-      spmm_ve_forward(ctx_, g_, saved.alpha->data(), 1, saved.h->data(), c, out);
+    step(layer + " spmm_ve (CSR row kernel)", [&] {
+      spmm_ve_forward(ctx_, g_, saved.alpha->data(), 1, saved.h->data(), c, out, ForwardMethod::row_kernel);
       add_bias(ctx_, n, c, p.bias.value.data(), out);
     });
   }
@@ -254,12 +254,11 @@ int run(index_t nodes, std::int64_t features, std::uint64_t seed) {
   g.row_of_edge(ctx);
   g.ensure_csc(ctx);
   g.edge_perm(ctx);
-  if (g.fits_cusparse()) g.cusparse_row_ptr(ctx);
   ctx.synchronize();
   const std::int64_t n = g.n_dst(), e = g.num_edges();
   const int graph_id = ledger.add({"graph storage",
-                                   "CSR (row_ptr 8(V+1), col_idx 4E), 32-bit offsets for cuSPARSE 4(V+1), COO rows "
-                                   "4E, CSC (col_ptr 8(V+1), row_idx 4E), edge_perm 8E",
+                                   "CSR (row_ptr 8(V+1), col_idx 4E), COO rows 4E, CSC (col_ptr 8(V+1), row_idx 4E), "
+                                   "edge_perm 8E",
                                    g.storage_bytes()});
   std::mt19937_64 rng(seed);
   Tracked x(ctx, ledger, "input features", "x [n, F]", n * features);

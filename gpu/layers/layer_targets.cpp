@@ -81,7 +81,7 @@ void gin_layer(TargetRun& run) {
   const float one_plus_eps = static_cast<float>(1.0 + (*run.host_inputs.at("eps"))[0]);
 
   DeviceTensor h(ctx, {n_dst, in});
-  spmm_forward(ctx, g, x.data(), in, h.data());
+  spmm_forward(ctx, g, x.data(), in, h.data(), ForwardMethod::row_kernel);
   axpby(ctx, n_dst * in, one_plus_eps, x.data(), 1.0f, h.data());  // first n_dst rows of x
   DeviceTensor z1(ctx, {n_dst, hidden});
   matmul(ctx, n_dst, in, hidden, h.data(), w1.data(), z1.data());
@@ -186,7 +186,7 @@ void gat_layer(TargetRun& run) {
     attention = dropped.data();
   }
   DeviceTensor out(ctx, {n_dst, width});
-  spmm_ve_forward(ctx, g, attention, heads, h.data(), channels, out.data());
+  spmm_ve_forward(ctx, g, attention, heads, h.data(), channels, out.data(), ForwardMethod::row_kernel);
   DeviceTensor& y = run.new_output("y", {n_dst, cfg.output_width()});
   if (cfg.concat) GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(y.data(), out.data(), static_cast<std::size_t>(n_dst * width) * sizeof(float),
                                                       cudaMemcpyDeviceToDevice, ctx.stream));
@@ -246,7 +246,7 @@ void agnn_layer(TargetRun& run) {
   DeviceTensor alpha(ctx, {edges, 1});
   edge_softmax_forward(ctx, g, logits.data(), 1, alpha.data());
   DeviceTensor& y = run.new_output("y", {n_dst, f});
-  spmm_ve_forward(ctx, g, alpha.data(), 1, x.data(), f, y.data());
+  spmm_ve_forward(ctx, g, alpha.data(), 1, x.data(), f, y.data(), ForwardMethod::row_kernel);
   if (!run.backward()) return;
 
   const float* gy = run.grad_output("y").data();
