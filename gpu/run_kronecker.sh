@@ -27,7 +27,8 @@ if [ -z "$bin" ]; then
     echo "build failed (see $summary)"; tail -n 30 "$summary"; exit 1
   fi
 fi
-for scale_limit in 20:40 25:90 26:130 27:190; do
+# GNNCHECK_KRONECKER_SCALES overrides the list of SCALE:LIMIT_S pairs (e.g. "25:30 27:40").
+for scale_limit in ${GNNCHECK_KRONECKER_SCALES:-20:40 25:90 26:130 27:190}; do
   scale=${scale_limit%%:*} limit=${scale_limit##*:}
   start=$SECONDS
   timeout "$limit" "$bin/gnncheck_gpu_kronecker_gcn" "$scale" 3 1 >"$logs/kronecker_$scale.log" 2>&1
