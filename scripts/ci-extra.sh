@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# scripts/ci-extra.sh — the bounded reliability steps for CI: a subset of the CPU tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer, then every libFuzzer target for a few seconds on its
+# seed corpus. Exits non-zero when either step finds anything.
+#
+#   scripts/ci-extra.sh                  # both steps; build dirs build-asan and build-fuzz
+#   FUZZ_SECONDS=30 scripts/ci-extra.sh  # longer fuzzing (default 10 s per target, 8 targets)
+#   STEPS=asan scripts/ci-extra.sh       # only the sanitizer step (STEPS=fuzz: only fuzzing)
+#   ASAN_BUILD_DIR=/tmp/a FUZZ_BUILD_DIR=/tmp/f scripts/ci-extra.sh   # other build dirs
+#
+# The sanitizer subset is the code that reads what gnncheck does not control — the parsers of graph,
+# tensor and dataset files, the adapter protocol, the process and plugin systems with their faulty
+# adapters and plugins — plus the oracle's index-heavy graph and op code (forward and backward) and
+# the checks that everything feeds. It needs only the oracle, fixtures, adapters and checks libraries,
+# not the suites/reports/training half of the build, and its tests took 38 s under ASan. The whole
+# `ctest -L cpu` under ASan is `scripts/sanitize.sh` (too long for every CI run on 2 cores; see
+# docs/reliability.md for its last result). Each step prints its wall time.
+set -euo pipefail
+
+source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+steps="${STEPS:-asan fuzz}"
+fuzz_seconds="${FUZZ_SECONDS:-10}"
+status=0
+
+asan_build_dir="${ASAN_BUILD_DIR:-${source_dir}/build-asan}"
+fuzz_build_dir="${FUZZ_BUILD_DIR:-${source_dir}/build-fuzz}"
+asan_targets=(
+  oracle_graph_test oracle_ops_golden_test oracle_ops_gradcheck_test oracle_ops_determinism_test
+  oracle_ops_bad_input_test
+  fixtures_npy_test fixtures_matrix_market_test fixtures_edge_list_test fixtures_dataset_test
+  fixtures_corrupted_input_test fixtures_absurd_sizes_test
+  protocol_test process_system_test plugin_system_test checks_test
+)
+# ctest names equal the target names; anchor them so that no other test is picked up.
+asan_regex="^($(IFS='|'; echo "${asan_targets[*]}"))\$"
+
+if [[ " ${steps} " == *" asan "* ]]; then
+  start=$(date +%s)
+  BUILD_DIR="${asan_build_dir}" TARGETS="${asan_targets[*]}" "${source_dir}/scripts/sanitize.sh" -R "${asan_regex}" ||
+    status=1
+  echo "ci-extra.sh: ASan + UBSan step $(( $(date +%s) - start )) s"
+fi
+
+if [[ " ${steps} " == *" fuzz "* ]]; then
+  start=$(date +%s)
+  BUILD_DIR="${fuzz_build_dir}" "${source_dir}/scripts/fuzz.sh" "${fuzz_seconds}" || status=1
+  echo "ci-extra.sh: fuzz step (${fuzz_seconds} s per target) $(( $(date +%s) - start )) s"
+fi
+
+exit "${status}"
