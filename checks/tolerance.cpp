@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <map>
+#include <optional>
 #include <vector>
+
+#include <omp.h>
 
 #include <fmt/format.h>
 
@@ -171,14 +175,19 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
     return;
   // Cases may leave attributes at their defaults (unset); the layer reads them with defaults filled.
   const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(oracle::find_target("gat").spec, c.attributes));
-  const Graph g = cfg.self_loops ? oracle::layers::with_destination_self_loops(*c.graph) : *c.graph;
+  std::optional<Graph> looped;  // no copy of the case's graph when the layer adds no self-loops
+  if (cfg.self_loops) looped = oracle::layers::with_destination_self_loops(*c.graph);
+  const Graph& g = looped ? *looped : *c.graph;
   const Tensor& x = c.inputs.at("x");
   const Tensor& W = c.parameters.at("weight");
   const Tensor& att_src = c.parameters.at("att_src");
   const Tensor& att_dst = c.parameters.at("att_dst");
   const Tensor& gy = c.grad_outputs.at("y");
   const index_t H = cfg.heads, C = cfg.out_features, HC = H * C, in = x.row_size();
+  // The loops below run in parallel (OpenMP) over rows each thread owns, or into partial sums over
+  // fixed row chunks (below), so the floor does not depend on the number of threads.
   Tensor h({g.n_src(), HC});
+#pragma omp parallel for schedule(static)
   for (index_t j = 0; j < g.n_src(); ++j)
     for (index_t k = 0; k < in; ++k)
       for (index_t m = 0; m < HC; ++m) h.at(j, m) += x.at(j, k) * W.at(k, m);
@@ -187,6 +196,7 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
   };
   const double dropout = cfg.attn_dropout > 0 ? 1.0 / (1.0 - cfg.attn_dropout) : 1.0;
   Tensor delta({std::max<index_t>(g.num_edges(), 1), H});
+#pragma omp parallel for schedule(dynamic, 256)
   for (index_t i = 0; i < g.n_dst(); ++i) {
     const index_t begin = g.row_ptr()[i], end = g.row_ptr()[i + 1];
     if (begin == end) continue;
@@ -213,25 +223,57 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
     }
   }
   Tensor floor_src(att_src.shape()), floor_dst(att_dst.shape()), floor_h({g.n_src(), HC});
-  for (index_t i = 0; i < g.n_dst(); ++i)
-    for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) {
-      const index_t j = g.col_idx()[e];
+  // Sums over all rows go through a fixed number of row chunks, added in chunk order: the floor is
+  // the same whatever the number of threads.
+  constexpr index_t chunks = 64;
+  auto chunk_rows = [](index_t rows, index_t k) {
+    return std::pair<index_t, index_t>{rows * k / chunks, rows * (k + 1) / chunks};
+  };
+  std::vector<Tensor> src_parts(chunks, Tensor(att_src.shape())), dst_parts(chunks, Tensor(att_dst.shape()));
+  // Destination side: each chunk owns its rows i of floor_h.
+#pragma omp parallel for schedule(dynamic, 1)
+  for (index_t k = 0; k < chunks; ++k) {
+    const auto [first, last] = chunk_rows(g.n_dst(), k);
+    for (index_t i = first; i < last; ++i)
+      for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) {
+        const index_t j = g.col_idx()[e];
+        for (index_t head = 0; head < H; ++head)
+          for (index_t ch = 0; ch < C; ++ch) {
+            const index_t m = head * C + ch;
+            src_parts[k].at(head, ch) += std::abs(h.at(j, m)) * delta.at(e, head);
+            dst_parts[k].at(head, ch) += std::abs(h.at(i, m)) * delta.at(e, head);
+            floor_h.at(i, m) += std::abs(att_dst.at(head, ch)) * delta.at(e, head);
+          }
+      }
+  }
+  for (index_t k = 0; k < chunks; ++k)
+    for (index_t q = 0; q < floor_src.size(); ++q) {
+      floor_src[q] += src_parts[k][q];
+      floor_dst[q] += dst_parts[k][q];
+    }
+  // Source side: each thread owns columns j, walked through the CSC (edge_perm: position -> edge id).
+#pragma omp parallel for schedule(static)
+  for (index_t j = 0; j < g.n_src(); ++j)
+    for (index_t p = g.col_ptr()[j]; p < g.col_ptr()[j + 1]; ++p) {
+      const index_t e = g.edge_perm()[p];
       for (index_t head = 0; head < H; ++head)
-        for (index_t ch = 0; ch < C; ++ch) {
-          const index_t m = head * C + ch;
-          floor_src.at(head, ch) += std::abs(h.at(j, m)) * delta.at(e, head);
-          floor_dst.at(head, ch) += std::abs(h.at(i, m)) * delta.at(e, head);
-          floor_h.at(j, m) += std::abs(att_src.at(head, ch)) * delta.at(e, head);
-          floor_h.at(i, m) += std::abs(att_dst.at(head, ch)) * delta.at(e, head);
-        }
+        for (index_t ch = 0; ch < C; ++ch)
+          floor_h.at(j, head * C + ch) += std::abs(att_src.at(head, ch)) * delta.at(e, head);
     }
   Tensor floor_w(W.shape()), floor_x(x.shape());
-  for (index_t j = 0; j < g.n_src(); ++j)
-    for (index_t k = 0; k < in; ++k)
-      for (index_t m = 0; m < HC; ++m) {
-        floor_w.at(k, m) += std::abs(x.at(j, k)) * floor_h.at(j, m);
-        floor_x.at(j, k) += floor_h.at(j, m) * std::abs(W.at(k, m));
-      }
+  std::vector<Tensor> w_parts(chunks, Tensor(W.shape()));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (index_t k = 0; k < chunks; ++k) {
+    const auto [first, last] = chunk_rows(g.n_src(), k);
+    for (index_t j = first; j < last; ++j)
+      for (index_t q = 0; q < in; ++q)
+        for (index_t m = 0; m < HC; ++m) {
+          w_parts[k].at(q, m) += std::abs(x.at(j, q)) * floor_h.at(j, m);
+          floor_x.at(j, q) += floor_h.at(j, m) * std::abs(W.at(q, m));
+        }
+  }
+  for (index_t k = 0; k < chunks; ++k)
+    for (index_t q = 0; q < floor_w.size(); ++q) floor_w[q] += w_parts[k][q];
   const std::pair<const char*, const Tensor*> floors[] = {{"gradient att_src", &floor_src},
                                                           {"gradient att_dst", &floor_dst},
                                                           {"gradient weight", &floor_w},
@@ -251,14 +293,8 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
   const double u = unit_roundoff(precision);
   const double tiny = smallest_subnormal(precision);
   const double scale = u / unit_roundoff(Precision::float32);
-  const Result in_order = must_evaluate(c, Precision::float32, "the case");
   const Relabeling reversed = reverse_edges_within_rows(c);
-  const Result reversed_order = must_evaluate(reversed.transformed, Precision::float32, "the row-reversed case");
   const Relabeling shuffled = shuffle_edges_within_rows(c, 0x70e5a3cefULL);
-  const Result shuffled_order = must_evaluate(shuffled.transformed, Precision::float32, "the row-shuffled case");
-  // The float64 oracle in the other order: what summation order alone changes in float64. Scaled-down
-  // float32 errors understate that where float32 flushes a cancelled result to 0.
-  const Result reversed_f64 = must_evaluate(reversed.transformed, Precision::float64, "the row-reversed case");
   // The float64 oracle on inputs moved by a relative 2^-52 (random signs): how much one rounding of
   // every input moves the answer — the conditioning a float64 implementation's own roundings meet
   // (GAT with |logits| ~ 1e6 turns u into a relative 1e-10 change of the attention; float32,
@@ -269,10 +305,32 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
     for (auto& [name, t] : *m)
       for (index_t i = 0; i < t.size(); ++i) t[i] *= 1.0 + std::ldexp(signs.at(name)[i] >= 0 ? 1.0 : -1.0, -52);
   }
-  const Result nudged_f64 = must_evaluate(nudged, Precision::float64, "the input-nudged case");
+  // The six evaluations are independent, so they run three at a time (each is itself parallel
+  // inside; on large graphs their serial parts dominate, and three bound the memory held at once).
+  // Each task runs with the caller's OpenMP thread count (a new thread would start from the default).
+  auto evaluate_async = [threads = omp_get_max_threads()](const Case& k, Precision p, const char* what) {
+    return std::async(std::launch::async, [&k, p, what, threads] {
+      omp_set_num_threads(threads);
+      return must_evaluate(k, p, what);
+    });
+  };
+  auto in_order_f = evaluate_async(c, Precision::float32, "the case");
+  auto reversed_order_f = evaluate_async(reversed.transformed, Precision::float32, "the row-reversed case");
+  auto shuffled_order_f = evaluate_async(shuffled.transformed, Precision::float32, "the row-shuffled case");
+  const Result in_order = in_order_f.get();
+  const Result reversed_order = reversed_order_f.get();
+  const Result shuffled_order = shuffled_order_f.get();
+  // The float64 oracle in the other order: what summation order alone changes in float64. Scaled-down
+  // float32 errors understate that where float32 flushes a cancelled result to 0.
+  auto reversed_f64_f = evaluate_async(reversed.transformed, Precision::float64, "the row-reversed case");
+  auto nudged_f64_f = evaluate_async(nudged, Precision::float64, "the input-nudged case");
   // The target on |inputs|: for the linear parts of a composite (aggregations, matrix products) it is
   // Σ|terms| before cancellation; for the rest a magnitude of the same order.
-  const Result abs_sums = must_evaluate(abs_case(c), Precision::float64, "|inputs|");
+  const Case absolute = abs_case(c);
+  auto abs_sums_f = evaluate_async(absolute, Precision::float64, "|inputs|");
+  const Result reversed_f64 = reversed_f64_f.get();
+  const Result nudged_f64 = nudged_f64_f.get();
+  const Result abs_sums = abs_sums_f.get();
   // Root-mean-square over every gradient (or every output) of the answer: the normwise scale a
   // tensor that cancels to ~0 as a whole (GAT's attention gradients on a one-node graph) is judged by.
   auto answer_rms = [&](bool gradients) {
