@@ -5,7 +5,10 @@
 # check against the oracle, and the overhead benchmark on Cora and sampled mini-batches. Run from
 # the project's root:
 #
-#   bash gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR
+#   bash gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR [STEPS]
+#
+# STEPS (default all) is a comma-separated subset of reddit,pyg,kernels,overhead,verify, for a
+# run that repeats only some measurements (pyg needs reddit's graph file from the same run).
 #
 # BIN_DIR holds gnncheck_gpu_reddit_bench, gnncheck_gpu_kernel_bench, gnncheck_gpu_reddit_verify
 # and gnncheck_gpu_overhead_bench (those present are run) and may hold shared libraries they need
@@ -15,7 +18,8 @@
 # goals.md (the table) and perf-logs.tgz (every log and JSON file of the run).
 set -uo pipefail
 out=${1:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR}
-bin=${2:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR}
+bin=${2:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR [STEPS]}
+steps=",${3:-reddit,pyg,kernels,overhead,verify},"
 bin=$(cd "$bin" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
@@ -42,6 +46,7 @@ step() {  # step NAME LOG TIMEOUT_S COMMAND...
   tail -n 25 "$log"
 }
 have() { [ -x "$bin/$1" ]; }
+wanted() { [[ "$steps" == *",$1,"* ]]; }
 
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
   nproc; python3 -c 'import torch, torch_geometric; print("torch", torch.__version__, "PyG", torch_geometric.__version__)'
@@ -49,26 +54,26 @@ have() { [ -x "$bin/$1" ]; }
 cat "$summary"
 
 # 1. The GPU reference (also writes the graph file for PyG).
-have gnncheck_gpu_reddit_bench &&
+wanted reddit && have gnncheck_gpu_reddit_bench &&
   step reddit "$out/reddit_bench.log" 150 "$bin/gnncheck_gpu_reddit_bench" --data "$data/reddit.bin" --json "$out/ours.json"
 # 2. PyTorch Geometric on the same file: edge_index and torch.sparse CSR paths.
-[ -f "$data/reddit.bin" ] &&
+wanted pyg && [ -f "$data/reddit.bin" ] &&
   step pyg "$out/pyg_reddit.log" 200 python3 "$here/pyg_reddit_bench.py" --data "$data/reddit.bin" --json "$out/pyg.json"
 rm -f "$data/reddit.bin"
 # 3. Per kernel, F = 16 and 64, 1 and 3 heads for the edge kernels.
-have gnncheck_gpu_kernel_bench && {
+wanted kernels && have gnncheck_gpu_kernel_bench && {
   step kernels "$out/kernel_bench_f64.log" 60 "$bin/gnncheck_gpu_kernel_bench" --features 64 --json "$out/kernels_f64.json"
   step kernels "$out/kernel_bench_h3.log" 60 "$bin/gnncheck_gpu_kernel_bench" --features 16 --heads 3 --json "$out/kernels_h3.json"
 }
 # 4. Overhead on Cora and on sampled mini-batches (batch 256, fanout 10,10,10), ours and PyG's.
-have gnncheck_gpu_overhead_bench && {
+wanted overhead && have gnncheck_gpu_overhead_bench && {
   step overhead "$out/overhead.log" 90 "$bin/gnncheck_gpu_overhead_bench" --blocks-dir "$data/blocks" --json "$out/overhead_ours.json"
   [ -d "$data/blocks" ] &&
     step overhead "$out/overhead_pyg.log" 90 python3 "$here/pyg_overhead_bench.py" --blocks-dir "$data/blocks" --json "$out/overhead_pyg.json"
 }
 # 5. One GAT-1 layer forward + backward against the float64 oracle (goal: < 60 s end to end); last,
 # with what is left of the time (it is the step whose length is least certain).
-have gnncheck_gpu_reddit_verify &&
+wanted verify && have gnncheck_gpu_reddit_verify &&
   step verify "$out/reddit_verify.log" 200 "$bin/gnncheck_gpu_reddit_verify" --json "$out/verify.json"
 python3 "$here/reddit_goal_table.py" "$out" >"$out/goals.txt" 2>&1
 # Few files come back from the device machine: everything goes into one archive beside the table.
