@@ -2,6 +2,8 @@
 // kernel call that a published system got wrong replaced by its buggy kernel.
 #include "adapters/replicas/gpu/gpu_replicas.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -44,21 +46,36 @@ void spmm_backward_uses_A(TargetRun& run) {
   gpu_replicas::gather_rows_unweighted(run.ctx, g, run.grad_output("y").data(), f, gx.data());
 }
 
-// 5. spmm_ve whose feature gradient walks the CSR with CSR-ordered attention: grad_x = A_α·grad_y.
-void spmm_ve_untransposed_attention(TargetRun& run) {
+// The reference's spmm_ve forward and its edge-value gradient; returns the pieces a replica needs to
+// write its own (buggy) feature gradient, or nothing when the case asks for no backward.
+struct SpmmVeBackwardParts {
+  const float* w;
+  const float* grad_y;
+  index_t heads, channels;
+  DeviceTensor* grad_x;
+};
+std::optional<SpmmVeBackwardParts> spmm_ve_reference_except_grad_x(TargetRun& run, const std::string& square_reason) {
   const DeviceTensor& w = run.input("edge_values");
   const DeviceTensor& x = run.input("x");
   const index_t heads = heads_of(run), channels = features_of(run);
   DeviceGraph& g = run.graph();
   DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
   gpu::spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data());
-  if (!run.backward()) return;
-  require_square(run, "using A_α for A_αᵀ needs a square graph");
+  if (!run.backward()) return std::nullopt;
+  if (!square_reason.empty()) require_square(run, square_reason);
   const float* gy = run.grad_output("y").data();
   DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
   DeviceTensor& gx = run.new_gradient("x", x.shape());
   gpu::spmm_ve_backward(run.ctx, g, w.data(), heads, x.data(), channels, gy, gw.data(), nullptr);
-  gpu_replicas::gather_rows_weighted(run.ctx, g, w.data(), heads, gy, channels, gx.data());
+  return SpmmVeBackwardParts{w.data(), gy, heads, channels, &gx};
+}
+
+// 5. spmm_ve whose feature gradient walks the CSR with CSR-ordered attention: grad_x = A_α·grad_y.
+void spmm_ve_untransposed_attention(TargetRun& run) {
+  const auto parts = spmm_ve_reference_except_grad_x(run, "using A_α for A_αᵀ needs a square graph");
+  if (!parts) return;
+  gpu_replicas::gather_rows_weighted(run.ctx, run.graph(), parts->w, parts->heads, parts->grad_y, parts->channels,
+                                     parts->grad_x->data());
 }
 
 // 5. sddmm_add whose source-side gradient walks the CSR: grad_b = row sums (= grad_a), not column sums.
@@ -105,18 +122,10 @@ void spmm_whole_warps(TargetRun& run) {
 
 // 11. spmm_ve whose CSC walk for the feature gradient reads the attention unshuffled: w[p], not w[edge_perm[p]].
 void spmm_ve_missing_eshuffle(TargetRun& run) {
-  const DeviceTensor& w = run.input("edge_values");
-  const DeviceTensor& x = run.input("x");
-  const index_t heads = heads_of(run), channels = features_of(run);
-  DeviceGraph& g = run.graph();
-  DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
-  gpu::spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data());
-  if (!run.backward()) return;
-  const float* gy = run.grad_output("y").data();
-  DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
-  DeviceTensor& gx = run.new_gradient("x", x.shape());
-  gpu::spmm_ve_backward(run.ctx, g, w.data(), heads, x.data(), channels, gy, gw.data(), nullptr);
-  gpu_replicas::gather_columns_unshuffled(run.ctx, g, w.data(), heads, gy, channels, gx.data());
+  const auto parts = spmm_ve_reference_except_grad_x(run, "");
+  if (!parts) return;
+  gpu_replicas::gather_columns_unshuffled(run.ctx, run.graph(), parts->w, parts->heads, parts->grad_y, parts->channels,
+                                          parts->grad_x->data());
 }
 
 struct GpuReplicaDef {
