@@ -20,6 +20,7 @@
 #include "gpu/benchmarks/reddit_training.cuh"
 #include "gpu/elementwise.cuh"
 #include "gpu/benchmarks/reddit_graph.h"
+#include "gpu/benchmarks/event_timing.h"
 #include "gpu/cuda_check.h"
 #include "gpu/edge_softmax.cuh"
 #include "gpu/eshuffle.cuh"
@@ -45,22 +46,7 @@ struct Timer {
     const std::int64_t held = allocator->current_bytes();
     for (int i = 0; i < warmup; ++i) work();
     last_workspace_bytes = allocator->peak_bytes() - held;
-    std::vector<double> ms;
-    cudaEvent_t start, stop;
-    GNNCHECK_CUDA_CHECK(cudaEventCreate(&start));
-    GNNCHECK_CUDA_CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < runs; ++i) {
-      GNNCHECK_CUDA_CHECK(cudaEventRecord(start, stream));
-      work();
-      GNNCHECK_CUDA_CHECK(cudaEventRecord(stop, stream));
-      GNNCHECK_CUDA_CHECK(cudaEventSynchronize(stop));
-      float t = 0;
-      GNNCHECK_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-      ms.push_back(t);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::sort(ms.begin(), ms.end());
+    const std::vector<float> ms = gpu::event_times_ms(stream, work, 0, runs);
     return ms[ms.size() / 2];
   }
 };

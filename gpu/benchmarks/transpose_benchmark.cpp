@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpu/context.h"
+#include "gpu/benchmarks/event_timing.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device_graph.h"
 #include "gpu/device_tensor.h"
@@ -44,23 +45,7 @@ Graph random_graph(index_t edges_wanted, std::uint64_t seed) {
 
 template <class Fn>
 float median_ms(GpuContext& ctx, Fn&& fn) {
-  cudaEvent_t start, stop;
-  GNNCHECK_CUDA_CHECK(cudaEventCreate(&start));
-  GNNCHECK_CUDA_CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) fn();
-  std::vector<float> ms;
-  for (int i = 0; i < 10; ++i) {
-    GNNCHECK_CUDA_CHECK(cudaEventRecord(start, ctx.stream));
-    fn();
-    GNNCHECK_CUDA_CHECK(cudaEventRecord(stop, ctx.stream));
-    GNNCHECK_CUDA_CHECK(cudaEventSynchronize(stop));
-    float t = 0;
-    GNNCHECK_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-    ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(ms.begin(), ms.end());
+  const std::vector<float> ms = event_times_ms(ctx.stream, fn, 3, 10);
   return (ms[4] + ms[5]) / 2;
 }
 

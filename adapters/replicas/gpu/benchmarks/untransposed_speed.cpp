@@ -22,6 +22,7 @@
 #include "adapters/replicas/gpu/replica_kernels.cuh"
 #include "fixtures/generators.h"
 #include "gpu/context.h"
+#include "gpu/benchmarks/event_timing.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device_graph.h"
 #include "gpu/spmm_ve.cuh"
@@ -32,23 +33,7 @@ namespace {
 using namespace gnncheck;
 
 double median_ms(gpu::GpuContext& ctx, const std::function<void()>& run) {
-  for (int k = 0; k < 3; ++k) run();
-  cudaEvent_t start, stop;
-  GNNCHECK_CUDA_CHECK(cudaEventCreate(&start));
-  GNNCHECK_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int k = 0; k < 20; ++k) {
-    GNNCHECK_CUDA_CHECK(cudaEventRecord(start, ctx.stream));
-    run();
-    GNNCHECK_CUDA_CHECK(cudaEventRecord(stop, ctx.stream));
-    GNNCHECK_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    GNNCHECK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  GNNCHECK_CUDA_CHECK(cudaEventDestroy(start));
-  GNNCHECK_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
+  const std::vector<float> times = gpu::event_times_ms(ctx.stream, run, 3, 20);
   return times[times.size() / 2];
 }
 
