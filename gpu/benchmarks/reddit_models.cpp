@@ -130,6 +130,10 @@ class Layer {
   // grad_x may be nullptr (the first layer: no gradient for the input features).
   virtual void backward(OpTimeline& t, const float* x, const float* grad_y, float* grad_x) = 0;
   virtual std::vector<Param*> params() = 0;
+  // For snapshots: the names of params() in the same order (the oracle target's names) and the
+  // output buffer forward() returns.
+  virtual std::vector<std::string> param_names() const = 0;
+  virtual const DeviceBuffer<float>& output() const = 0;
 };
 
 // ---- GCN ----------------------------------------------------------------------------------------
@@ -168,6 +172,8 @@ class GcnLayer final : public Layer {
     });
   }
   std::vector<Param*> params() override { return {&weight_, &bias_}; }
+  std::vector<std::string> param_names() const override { return {"weight", "bias"}; }
+  const DeviceBuffer<float>& output() const override { return y_; }
 
  private:
   GpuContext& ctx_;
@@ -224,6 +230,8 @@ class GinLayer final : public Layer {
     });
   }
   std::vector<Param*> params() override { return {&w1_, &b1_, &w2_, &b2_}; }
+  std::vector<std::string> param_names() const override { return {"weight1", "bias1", "weight2", "bias2"}; }
+  const DeviceBuffer<float>& output() const override { return y_; }
 
  private:
   GpuContext& ctx_;
@@ -314,6 +322,8 @@ class GatLayer final : public Layer {
     });
   }
   std::vector<Param*> params() override { return {&weight_, &att_src_, &att_dst_, &bias_}; }
+  std::vector<std::string> param_names() const override { return {"weight", "att_src", "att_dst", "bias"}; }
+  const DeviceBuffer<float>& output() const override { return y_; }
 
  private:
   GpuContext& ctx_;
@@ -424,6 +434,25 @@ class StackedModel final : public Model {
   }
 
   float loss() override { return loss_.download(ctx_.stream)[0]; }
+
+  ModelSnapshot snapshot() override {
+    ModelSnapshot s;
+    s.loss = loss();
+    for (size_t l = 0; l < layers_.size(); ++l) {
+      Layer& layer = *layers_[l];
+      LayerSnapshot& ls = s.layers.emplace_back();
+      ls.width = input_width_[l];
+      ls.output = layer.output().download(ctx_.stream);
+      ls.rows = static_cast<index_t>(ls.output.size()) / ls.width;
+      // The gradient of layer l's output is the gradient of layer l+1's input after the ReLU's backward.
+      ls.grad_output = (l + 1 < layers_.size() ? grad_inputs_[l] : grad_logits_).download(ctx_.stream);
+      const std::vector<std::string> names = layer.param_names();
+      const std::vector<Param*> params = layer.params();
+      for (size_t k = 0; k < params.size(); ++k)
+        ls.parameters.push_back({names[k], params[k]->value.download(ctx_.stream), params[k]->grad.download(ctx_.stream)});
+    }
+    return s;
+  }
 
  private:
   GpuContext& ctx_;

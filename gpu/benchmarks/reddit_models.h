@@ -22,6 +22,7 @@
 //   auto model = make_model(ctx, ModelSpec{ModelKind::gcn, 16, 1}, {&g, &g}, in, /*seed=*/1);
 //   model->train_step(timeline);   // forward, loss, backward, Adam
 //   model->loss();                 // the loss of the last step (synchronizes)
+//   ModelSnapshot s = model->snapshot();  // every layer's output, gradients and parameters (tests)
 #pragma once
 
 #include <cstdint>
@@ -60,6 +61,25 @@ struct TrainingInputs {
 // graph storage, so no graph array is built inside a timed epoch.
 void prepare_graph(gpu::GpuContext& ctx, gpu::DeviceGraph& g, ModelKind kind);
 
+// What the device holds after a training step, downloaded so that the training loop itself can be
+// checked against the float64 oracle (gpu/benchmarks/tests/reddit_models_test.cpp). Reading it
+// synchronizes and copies; the benchmark's timed epochs never call it.
+struct ParameterSnapshot {
+  std::string name;          // as the oracle's layer target names it: weight, bias, weight1, att_src, …
+  std::vector<float> value;  // row-major in the oracle's shape; after the last step's Adam update
+  std::vector<float> grad;   // the gradient the last step computed (and Adam applied)
+};
+struct LayerSnapshot {
+  index_t rows = 0, width = 0;     // the layer's output is [rows = n_dst, width]
+  std::vector<float> output;       // the last forward's output; after the ReLU for every layer but the last
+  std::vector<float> grad_output;  // d loss / d (the output before the ReLU), as the last backward used it
+  std::vector<ParameterSnapshot> parameters;
+};
+struct ModelSnapshot {
+  float loss = 0.0f;  // of the last step's forward
+  std::vector<LayerSnapshot> layers;  // first layer first
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -68,6 +88,9 @@ class Model {
   virtual void train_step(OpTimeline& timeline) = 0;
   // The loss of the last step (synchronizes).
   virtual float loss() = 0;
+  // Everything the last step left on the device (synchronizes; before the first step the outputs
+  // and gradients are uninitialized and only the parameters' initial values mean anything).
+  virtual ModelSnapshot snapshot() = 0;
 };
 
 // `graphs` has one graph per layer, first layer first; each must have been prepared for the kind.
