@@ -6,6 +6,14 @@
 #   scripts/fuzz.sh 10 fuzz_npy     # 10 s, one target
 #   BUILD_DIR=/tmp/fz JOBS=8 scripts/fuzz.sh 300
 #   NO_BUILD=1 scripts/fuzz.sh 60 fuzz_npy   # run what is built, without configuring or building
+#   SEED=1 scripts/fuzz.sh 5        # fixed seed (CI): every run explores the same input sequence
+#
+# Seeds: without SEED each target draws a random seed (printed in its line) — right for the longer
+# manual runs, which should explore something new each time. With SEED=N every target runs with
+# -seed=N, so its mutations follow one fixed sequence from its seed corpus; a time-bounded run then
+# explores a prefix of that sequence (longer on a faster or less loaded machine), and a finding it
+# reports is one the same command reproduces, not a chance draw nobody has seen before. To re-run a
+# random-seed run exactly, pass the seed its line printed: SEED=<seed> scripts/fuzz.sh <seconds> <target>.
 #
 # A finding is anything but "a valid object or an InputError": an escaping exception, a crash, a
 # sanitizer report, a broken invariant, an input taking over 10 s, more than 2 GiB resident or a
@@ -46,13 +54,16 @@ for target in "${targets[@]}"; do
   mkdir -p "${run_dir}/corpus" "${run_dir}/artifacts"
   cp "${source_dir}/fuzz/corpus/${target}/"* "${run_dir}/corpus/"
   status=0
+  seed_option=()
+  [[ -n "${SEED:-}" ]] && seed_option=(-seed="${SEED}")
   "${build_dir}/fuzz/${target}" "${run_dir}/corpus" -max_total_time="${seconds}" -timeout=10 \
-    -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 \
+    -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 "${seed_option[@]}" \
     -artifact_prefix="${run_dir}/artifacts/" >"${run_dir}/log.txt" 2>&1 || status=$?
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "${run_dir}/log.txt" | tail -1)
+  seed_used=$(sed -n 's/^INFO: Seed: *//p' "${run_dir}/log.txt" | head -1)
   findings=$(find "${run_dir}/artifacts" -type f | wc -l)
-  summary+=("$(printf '%-22s %4ss  executions %-10s findings %s  exit %s' "${target}" "${seconds}" \
-               "${executions:-?}" "${findings}" "${status}")")
+  summary+=("$(printf '%-22s %4ss  seed %-10s executions %-10s findings %s  exit %s' "${target}" "${seconds}" \
+               "${seed_used:-?}" "${executions:-?}" "${findings}" "${status}")")
   if [[ ${status} -ne 0 || ${findings} -ne 0 ]]; then
     failed=1
     echo "== ${target}: finding; log ${run_dir}/log.txt" >&2
