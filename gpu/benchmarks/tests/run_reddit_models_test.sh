@@ -19,7 +19,7 @@ summary="$out/summary.txt"
 status=0
 
 start=$SECONDS
-timeout 300 "$bin/gpu_reddit_models_test" --gtest_color=no >"$out/reddit_models_test.log" 2>&1
+timeout 200 "$bin/gpu_reddit_models_test" --gtest_color=no >"$out/reddit_models_test.log" 2>&1
 rc=$?
 verdict=PASS
 if [ $rc -ne 0 ] || grep -q "SKIPPED \]" "$out/reddit_models_test.log"; then verdict=FAIL; status=1; fi
@@ -31,7 +31,7 @@ pids=() names=()
 for m in "$bin"/gpu_reddit_models_test_*; do
   [ -x "$m" ] || continue
   name=${m##*/gpu_reddit_models_test_}
-  OMP_NUM_THREADS=2 timeout 300 "$m" --gtest_color=no --gtest_filter='BenchmarkModels/RedditModelsTest.*' \
+  OMP_NUM_THREADS=2 timeout 200 "$m" --gtest_color=no --gtest_filter='BenchmarkModels/RedditModelsTest.*' \
     >"$out/$name.log" 2>&1 &
   pids+=($!) names+=("$name")
 done
