@@ -5,7 +5,7 @@
 // bias and attention-vector gradients, and Adam.
 //
 // For each model the benchmark trains (GCN hidden 16, GIN hidden 64, GAT 1 × 16 and 3 × 16; two
-// layers) on a small directed graph (3,000 nodes, about 33,000 edges) with self-loops, duplicate
+// layers) on a small directed graph (3,000 nodes, about 30,000 edges) with self-loops, duplicate
 // edges and hub rows, and a training mask that leaves rows out, three training steps are taken
 // and after each one:
 //   (a) every layer's output is compared with the oracle's layer evaluated on the GPU model's own
@@ -77,9 +77,9 @@ struct TrainingData {
   std::vector<index_t> train_nodes;
 };
 
-// `n` nodes, about 11·n directed edges (random out-neighbors, averaging 7.5 per node; two hub
-// destinations with n/2 in-edges each; n/1.5 edges repeated verbatim), then a self-loop on every
-// node; 12 features in [-1, 1], 7 classes, about 60 % of the rows in the training mask.
+// `n` nodes and about 10·n directed edges: random out-neighbors (7.5 per node on average), two
+// hub destinations with n/2 in-edges each, 2n/3 edges repeated verbatim, a self-loop on every node;
+// 12 features in [-1, 1], 7 classes, about 60 % of the rows in the training mask.
 // The GPU test takes 3,000 nodes: more rows than the column reductions' 512 blocks, so that each
 // block's lanes sum several rows (with 300 every block would see at most one row); the host loop
 // takes 300 (the oracle's float32 layers are its arithmetic: it stays fast on CI's two cores).
