@@ -46,6 +46,7 @@
 #include "checks/tolerance.h"
 #include "gpu/benchmarks/reddit_models.h"
 #include "gpu/benchmarks/reddit_timeline.h"
+#include "gpu/benchmarks/reddit_training.cuh"
 #include "gpu/context.h"
 #include "gpu/device_graph.h"
 #include "gpu/tests/gpu_test_support.h"
@@ -444,6 +445,105 @@ TEST_P(RedditModelsTest, TrainingStepsMatchTheFloat64Oracle) {
 
 INSTANTIATE_TEST_SUITE_P(BenchmarkModels, RedditModelsTest, ::testing::ValuesIn(kModels),
                          [](const ::testing::TestParamInfo<ModelCase>& info) { return std::string(info.param.test_name); });
+
+// ---- the column reductions at Reddit's row count ----------------------------------------------
+
+// weighted_column_sums and add_head_products on 232,965 rows (the Reddit-shaped graph's), where
+// every block sums hundreds of rows, against float64. The sums are held to the classical bound for
+// the order reddit_training.cuh documents: a term passes through its lane's ⌈chunk/lanes⌉
+// additions, the block's `lanes` partial sums and the second pass's reduction_blocks, after one
+// product, so  |ŝ_c − s_c| ≤ 2·γ_n·Σ_i |w_i||x_ic|,  n = ⌈chunk/lanes⌉ + lanes + reduction_blocks + 1
+// (chunk = ⌈rows/reduction_blocks⌉ rows per block; lanes = 256 / the columns of the pass, up to 256
+// columns at a time). A dropped or doubled slice of rows moves a sum of positive terms by about
+// 1/512 of it, more than 20 times that bound. add_head_products is one product and one addition
+// per element: 2·γ_2·(|grad_x| + |g||a|).
+class RedditColumnReductions : public ::testing::Test {
+ protected:
+  void SetUp() override { GNNCHECK_GPU_TEST_REQUIRES_DEVICE(); }
+};
+
+struct ReductionShape {
+  index_t rows, heads, channels;
+  bool weighted;
+  float low;  // values drawn from [low, 1]: low > 0 makes every term positive (no cancellation)
+};
+
+TEST_F(RedditColumnReductions, WeightedColumnSumsMatchFloat64) {
+  gpu::GpuContext ctx;
+  const ReductionShape shapes[] = {
+      {232'965, 1, 41, false, 0.5f},  // the last layer's bias gradient (41 classes)
+      {232'965, 1, 64, false, -1.0f},  // GIN's hidden bias gradient, with cancellation
+      {232'965, 3, 16, true, 0.5f},    // GAT-3's attention-vector gradient
+      {232'965, 3, 16, true, -1.0f},
+      {5'000, 1, 300, false, -1.0f},   // wider than one pass of 256 columns
+      {100, 1, 16, false, 0.5f},       // fewer rows than blocks: most blocks sum nothing
+  };
+  for (const ReductionShape& shape : shapes) {
+    const index_t width = shape.heads * shape.channels;
+    SCOPED_TRACE(fmt::format("{} rows, {} heads × {} channels, weighted {}, values in [{}, 1]", shape.rows, shape.heads,
+                             shape.channels, shape.weighted, shape.low));
+    std::mt19937_64 rng(kSeed + static_cast<std::uint64_t>(width));
+    std::uniform_real_distribution<float> value(shape.low, 1.0f);
+    std::vector<float> x(static_cast<size_t>(shape.rows * width)), w(static_cast<size_t>(shape.rows * shape.heads));
+    for (float& v : x) v = value(rng);
+    for (float& v : w) v = value(rng);
+    gpu::DeviceBuffer<float> d_x(ctx.allocator, shape.rows * width), d_w(ctx.allocator, shape.rows * shape.heads),
+        partials(ctx.allocator, reduction_blocks * width), out(ctx.allocator, width);
+    d_x.upload(x, ctx.stream);
+    d_w.upload(w, ctx.stream);
+    weighted_column_sums(ctx, shape.rows, shape.heads, shape.channels, d_x.data(), shape.weighted ? d_w.data() : nullptr,
+                         partials.data(), out.data());
+    const std::vector<float> got = out.download(ctx.stream);
+    Tensor exact({width}), bound({width});
+    const index_t chunk = (shape.rows + reduction_blocks - 1) / reduction_blocks;
+    for (index_t col = 0; col < width; ++col) {
+      const index_t pass_columns = std::min<index_t>(width - col / 256 * 256, 256), lanes = 256 / pass_columns;
+      const double n = static_cast<double>((chunk + lanes - 1) / lanes + lanes + reduction_blocks + 1);
+      double sum = 0.0, magnitude = 0.0;
+      for (index_t i = 0; i < shape.rows; ++i) {
+        const double term = (shape.weighted ? w[static_cast<size_t>(i * shape.heads + col / shape.channels)] : 1.0) *
+                            x[static_cast<size_t>(i * width + col)];
+        sum += term;
+        magnitude += std::abs(term);
+      }
+      exact[col] = sum;
+      bound[col] = safety * gamma(n) * magnitude;
+    }
+    Worst worst;
+    expect_within("column sums", got, exact, bound, worst);
+    fmt::print("weighted_column_sums, {} rows, width {} ({} heads), weighted {}, values in [{}, 1]: worst error/bound {:.3g}\n",
+               shape.rows, width, shape.heads, shape.weighted, shape.low, worst.ratio);
+  }
+}
+
+TEST_F(RedditColumnReductions, AddHeadProductsMatchFloat64) {
+  gpu::GpuContext ctx;
+  const index_t rows = 232'965, heads = 3, channels = 16, width = heads * channels;
+  std::mt19937_64 rng(kSeed + 5);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> g(static_cast<size_t>(rows * heads)), a(static_cast<size_t>(width)),
+      grad_x(static_cast<size_t>(rows * width));
+  for (auto* v : {&g, &a, &grad_x})
+    for (float& e : *v) e = value(rng);
+  gpu::DeviceBuffer<float> d_g(ctx.allocator, rows * heads), d_a(ctx.allocator, width), d_grad_x(ctx.allocator, rows * width);
+  d_g.upload(g, ctx.stream);
+  d_a.upload(a, ctx.stream);
+  d_grad_x.upload(grad_x, ctx.stream);
+  add_head_products(ctx, rows, heads, channels, d_g.data(), d_a.data(), d_grad_x.data());
+  const std::vector<float> got = d_grad_x.download(ctx.stream);
+  Tensor exact({rows, width}), bound({rows, width});
+  for (index_t i = 0; i < rows; ++i)
+    for (index_t k = 0; k < width; ++k) {
+      const double before = grad_x[static_cast<size_t>(i * width + k)];
+      const double product = static_cast<double>(g[static_cast<size_t>(i * heads + k / channels)]) * a[static_cast<size_t>(k)];
+      exact.at(i, k) = before + product;
+      bound.at(i, k) = safety * gamma(2) * (std::abs(before) + std::abs(product));
+    }
+  Worst worst;
+  expect_within("grad_x + g·a", got, exact, bound, worst);
+  fmt::print("add_head_products, {} rows, {} heads × {} channels: worst error/bound {:.3g}\n", rows, heads, channels,
+             worst.ratio);
+}
 
 // ---- the closed-form bounds themselves (host only) ---------------------------------------------
 
