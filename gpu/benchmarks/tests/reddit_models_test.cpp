@@ -35,6 +35,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -288,6 +289,9 @@ struct ModelCase {
   const char* test_name;
   ModelSpec spec;
 };
+
+// GoogleTest prints a parameter with this (instead of its bytes).
+void PrintTo(const ModelCase& model, std::ostream* os) { *os << model.spec.name(); }
 
 const ModelCase kModels[] = {
     {"GCN", {ModelKind::gcn, 16, 1}},
