@@ -35,12 +35,14 @@ targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=("${all_targets[@]}")
 
 if [[ -z "${NO_BUILD:-}" ]]; then  # NO_BUILD=1: run the targets already built (while another build runs)
+build_start=$(date +%s)
 CC=clang CXX=clang++ cmake -S "${source_dir}" -B "${build_dir}" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
   -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
   -DGNNCHECK_FUZZ=ON -DGNNCHECK_CUDA=OFF -DGNNCHECK_BUILD_TESTS=OFF -DGNNCHECK_BENCHMARKS=OFF >/dev/null
 cmake --build "${build_dir}" -j "${jobs}" --target "${targets[@]}"
+echo "fuzz.sh: configure and build $(( $(date +%s) - build_start )) s"
 fi
 
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
