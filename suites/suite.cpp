@@ -49,12 +49,22 @@ class Field {
   bool is_list() const { return node_.IsSequence(); }
   bool is_scalar() const { return node_.IsScalar(); }
 
+  // A key's text. YAML allows a list or a mapping as a key ("? [a, b]"), which yaml-cpp's as<string>
+  // would throw on; no suite key is one, so it is refused with the key's line (a fuzz finding).
+  std::string key_text(const YAML::Node& key) const {
+    if (key.IsSequence() || key.IsMap()) {
+      const Field at(key, key_path_, file_);
+      at.fail(fmt::format("a key must be a name, got {}", at.describe()));
+    }
+    return key.as<std::string>();
+  }
+
   // The mapping's fields, refusing any key not in `allowed` (the message lists the allowed ones).
   std::map<std::string, Field> mapping(const std::vector<std::string>& allowed) const {
     if (!node_.IsMap()) fail(fmt::format("expected a mapping with keys {}, got {}", fmt::join(allowed, ", "), describe()));
     std::map<std::string, Field> out;
     for (const auto& kv : node_) {
-      const std::string key = kv.first.as<std::string>();
+      const std::string key = key_text(kv.first);
       const std::string child_path = key_path_.empty() ? key : key_path_ + "." + key;
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         Field at(kv.first, child_path, file_);
@@ -71,7 +81,7 @@ class Field {
     if (!node_.IsMap()) fail(fmt::format("expected a mapping of {}, got {}", what, describe()));
     std::vector<std::pair<std::string, Field>> out;
     for (const auto& kv : node_) {
-      const std::string key = kv.first.as<std::string>();
+      const std::string key = key_text(kv.first);
       out.emplace_back(key, Field(kv.second, key_path_ + "." + key, file_));
     }
     return out;

@@ -163,6 +163,16 @@ TEST(SuiteTest, UnknownGraphFamilyReference) {
               HasSubstr("bad.yaml:3: graphs: unknown graph family 'nowhere'; defined: citeseer, cora, csbm"));
 }
 
+// Fuzz finding (fuzz_suite, 2026-11-30): a list or mapping used as a key ("? [a, b]") escaped as
+// yaml-cpp's TypedBadConversion instead of an InputError.
+TEST(SuiteTest, AListOrMappingAsAKeyIsRefused) {
+  EXPECT_THAT(error_of("? [a, b]\n: 1\nname: x\nentries: []\n"), HasSubstr("bad.yaml:1: : a key must be a name, got a list"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g:\n    ? {a: 1}\n    : 2\nentries: []\n"),
+              HasSubstr("bad.yaml:4: graphs.g: a key must be a name, got a mapping"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  ? [g]\n  : {family: rmat}\nentries: []\n"),
+              HasSubstr("bad.yaml:3: graphs: a key must be a name, got a list"));
+}
+
 TEST(SuiteTest, InvalidYamlNamesTheLine) {
   EXPECT_THAT(error_of("name: x\nentries:\n  - name: [unclosed\n"), HasSubstr("bad.yaml:4: not valid YAML"));
 }
