@@ -15,11 +15,20 @@ namespace gnncheck::checks {
 
 using oracle::TensorKind;
 
+namespace {
+// Below this many values a loop stays on one thread (a parallel region costs more than the work).
+constexpr index_t kParallelValues = index_t{1} << 15;
+}  // namespace
+
 Case map_values(const Case& c, const std::function<double(double)>& f) {
   Case out = c;
   for (TensorMap* m : {&out.inputs, &out.parameters, &out.grad_outputs})
-    for (auto& [name, t] : *m)
-      for (double& v : t.values()) v = f(v);
+    for (auto& [name, t] : *m) {
+      // Element-wise (10^8 values for a feature matrix at Reddit scale): any thread order gives the
+      // same tensor.
+#pragma omp parallel for schedule(static) if (t.size() >= kParallelValues)
+      for (index_t i = 0; i < t.size(); ++i) t[i] = f(t[i]);
+    }
   return out;
 }
 
@@ -94,9 +103,12 @@ Tensor rounded(const Tensor& t, Precision p) {
 
 namespace {
 
+// new_of_old is a permutation, so every output row is written by exactly one old row: the loops
+// are parallel and the result is the same for any thread count.
 Tensor permute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
   Tensor out(t.shape());
   const index_t width = t.row_size();
+#pragma omp parallel for schedule(static) if (t.size() >= kParallelValues)
   for (index_t old = 0; old < static_cast<index_t>(new_of_old.size()); ++old)
     std::copy_n(t.row(old), width, out.row(new_of_old[old]));
   return out;
@@ -105,6 +117,7 @@ Tensor permute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
 Tensor unpermute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
   Tensor out(t.shape());
   const index_t width = t.row_size();
+#pragma omp parallel for schedule(static) if (t.size() >= kParallelValues)
   for (index_t old = 0; old < static_cast<index_t>(new_of_old.size()); ++old)
     std::copy_n(t.row(new_of_old[old]), width, out.row(old));
   return out;
@@ -125,8 +138,11 @@ const std::vector<index_t>& permutation_for(TensorKind kind, const Relabeling& r
 void derive_csc_moves(const Graph& old_graph, Relabeling& r) {
   const Graph& moved = *r.transformed.graph;
   std::vector<index_t> csc_of_edge(static_cast<size_t>(moved.num_edges()));
+  // edge_perm is a permutation: each p writes its own slot.
+#pragma omp parallel for schedule(static) if (moved.num_edges() >= kParallelValues)
   for (index_t p = 0; p < moved.num_edges(); ++p) csc_of_edge[moved.edge_perm()[p]] = p;
   r.new_csc_of_old.resize(static_cast<size_t>(old_graph.num_edges()));
+#pragma omp parallel for schedule(static) if (old_graph.num_edges() >= kParallelValues)
   for (index_t p = 0; p < old_graph.num_edges(); ++p)
     r.new_csc_of_old[p] = csc_of_edge[r.new_edge_of_old[old_graph.edge_perm()[p]]];
 }
@@ -136,12 +152,13 @@ void derive_csc_moves(const Graph& old_graph, Relabeling& r) {
 void move_tensors(const Case& c, Relabeling& r) {
   derive_csc_moves(*c.graph, r);
   const oracle::TargetDef& def = oracle::find_target(c.target);
-  auto move = [&](const Tensor& t, TensorKind kind) {
-    return kind == TensorKind::parameter ? t : permute_rows(t, permutation_for(kind, r));
+  // r.transformed starts as a copy of c; only the tensors whose rows move are rewritten.
+  auto move = [&](Tensor& t, TensorKind kind) {
+    if (moves_rows(kind, r)) t = permute_rows(t, permutation_for(kind, r));
   };
-  for (auto& [name, t] : r.transformed.inputs) t = move(t, input_kind(def.spec, name));
-  for (auto& [name, t] : r.transformed.parameters) t = move(t, input_kind(def.spec, name));
-  for (auto& [name, t] : r.transformed.grad_outputs) t = move(t, output_kind(def.spec, name));
+  for (auto& [name, t] : r.transformed.inputs) move(t, input_kind(def.spec, name));
+  for (auto& [name, t] : r.transformed.parameters) move(t, input_kind(def.spec, name));
+  for (auto& [name, t] : r.transformed.grad_outputs) move(t, output_kind(def.spec, name));
 }
 
 std::vector<index_t> random_permutation(index_t n, std::mt19937_64& rng) {
@@ -152,32 +169,59 @@ std::vector<index_t> random_permutation(index_t n, std::mt19937_64& rng) {
 }
 
 // Rebuilds the graph with every row's edges in the order `order_in_row(row, edge ids)` returns.
+// Rows are independent, so they are reordered in parallel: order_in_row must depend only on its
+// arguments (not on which rows ran before), which also makes the result independent of threads.
 Relabeling reorder_rows(const Case& c, const std::function<void(index_t, std::vector<index_t>&)>& order_in_row) {
   const Graph& g = *c.graph;
   Relabeling r;
   r.transformed = c;
+  r.nodes_moved = false;
   r.new_dst_of_old.resize(static_cast<size_t>(g.n_dst()));
   std::iota(r.new_dst_of_old.begin(), r.new_dst_of_old.end(), index_t{0});
   r.new_src_of_old.resize(static_cast<size_t>(g.n_src()));
   std::iota(r.new_src_of_old.begin(), r.new_src_of_old.end(), index_t{0});
   r.new_edge_of_old.resize(static_cast<size_t>(g.num_edges()));
   std::vector<index_t> col_idx(static_cast<size_t>(g.num_edges()));
-  std::vector<index_t> row_edges;
-  for (index_t i = 0; i < g.n_dst(); ++i) {
-    row_edges.resize(static_cast<size_t>(g.in_degree(i)));
-    std::iota(row_edges.begin(), row_edges.end(), g.row_ptr()[i]);
-    order_in_row(i, row_edges);
-    for (size_t k = 0; k < row_edges.size(); ++k) {
-      const index_t new_id = g.row_ptr()[i] + static_cast<index_t>(k);
-      r.new_edge_of_old[row_edges[k]] = new_id;
-      col_idx[new_id] = g.col_idx()[row_edges[k]];
+#pragma omp parallel if (g.num_edges() >= kParallelValues)
+  {
+    std::vector<index_t> row_edges;
+#pragma omp for schedule(dynamic, 256)
+    for (index_t i = 0; i < g.n_dst(); ++i) {
+      row_edges.resize(static_cast<size_t>(g.in_degree(i)));
+      std::iota(row_edges.begin(), row_edges.end(), g.row_ptr()[i]);
+      order_in_row(i, row_edges);
+      for (size_t k = 0; k < row_edges.size(); ++k) {
+        const index_t new_id = g.row_ptr()[i] + static_cast<index_t>(k);
+        r.new_edge_of_old[row_edges[k]] = new_id;
+        col_idx[new_id] = g.col_idx()[row_edges[k]];
+      }
     }
   }
   std::vector<index_t> row_ptr(g.row_ptr().begin(), g.row_ptr().end());
-  r.transformed.graph = std::make_shared<const Graph>(Graph::from_csr(g.n_dst(), g.n_src(), row_ptr, col_idx));
+  r.transformed.graph =
+      std::make_shared<const Graph>(Graph::from_csr(g.n_dst(), g.n_src(), std::move(row_ptr), std::move(col_idx)));
   move_tensors(c, r);
   return r;
 }
+
+// A small counter-based generator (splitmix64) for std::shuffle: one independent stream per row,
+// so that rows can be shuffled in any order and still give the same permutation.
+class RowStream {
+ public:
+  using result_type = std::uint64_t;
+  RowStream(std::uint64_t seed, index_t row) : state_(seed ^ (0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(row) + 1))) {}
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type{0}; }
+  result_type operator()() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  std::uint64_t state_;
+};
 
 }  // namespace
 
@@ -219,12 +263,25 @@ Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
 }
 
 Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  return reorder_rows(c, [&](index_t, std::vector<index_t>& edges) { std::shuffle(edges.begin(), edges.end(), rng); });
+  return reorder_rows(c, [seed](index_t row, std::vector<index_t>& edges) {
+    RowStream stream(seed, row);
+    std::shuffle(edges.begin(), edges.end(), stream);
+  });
 }
 
 Relabeling reverse_edges_within_rows(const Case& c) {
   return reorder_rows(c, [](index_t, std::vector<index_t>& edges) { std::reverse(edges.begin(), edges.end()); });
+}
+
+bool moves_rows(TensorKind kind, const Relabeling& r) {
+  switch (kind) {
+    case TensorKind::parameter: return false;
+    case TensorKind::dst_nodes:
+    case TensorKind::src_nodes: return r.nodes_moved;
+    case TensorKind::edges:
+    case TensorKind::edges_csc: return true;
+  }
+  return true;
 }
 
 Tensor to_original_order(const Tensor& t, TensorKind kind, const Relabeling& r) {

@@ -20,7 +20,8 @@
 
 namespace gnncheck::checks {
 
-// The case with `f` applied to every value of every input, parameter and output gradient.
+// The case with `f` applied to every value of every input, parameter and output gradient (large
+// tensors in parallel: `f` must be a pure function of its argument).
 Case map_values(const Case& c, const std::function<double(double)>& f);
 // |x| everywhere: with non-negative coefficients, the oracle on this case computes Σ|w||x|.
 Case abs_case(const Case& c);
@@ -51,14 +52,20 @@ struct Relabeling {
   std::vector<index_t> new_src_of_old;
   std::vector<index_t> new_edge_of_old;
   std::vector<index_t> new_csc_of_old;  // CSC positions (for edges_csc tensors)
+  bool nodes_moved = true;              // false: node ids are unchanged (only edges moved within rows)
 };
+
+// Whether tensors of `kind` have their rows in a different order in r.transformed (parameters
+// never; node tensors only when nodes were relabeled; edge tensors always).
+bool moves_rows(oracle::TensorKind kind, const Relabeling& r);
 
 // Relabels nodes by a random permutation drawn from `seed` and rebuilds the graph; node and edge
 // tensors move with their nodes and edges. Ids below min(n_dst, n_src) name one node on both sides
 // (the layers' convention: destination i is source i), so they move together and self-loops stay
 // self-loops; the remaining ids of the larger side are permuted among themselves.
 Relabeling relabel_nodes(const Case& c, std::uint64_t seed);
-// Permutes the edges inside every row (random permutation from `seed`); nodes keep their labels.
+// Permutes the edges inside every row (a random permutation from `seed` and the row, the same for
+// any thread count); nodes keep their labels.
 Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed);
 // Reverses the edge order inside every row (a deterministic "other summation order").
 Relabeling reverse_edges_within_rows(const Case& c);

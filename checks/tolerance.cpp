@@ -5,6 +5,7 @@
 #include <cmath>
 #include <future>
 #include <map>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -105,6 +106,28 @@ const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what
   if (!t) throw InternalError(fmt::format("tolerance model: {} lacks {}", what, nt.label));
   return *t;
 }
+
+// Below this many values a loop stays on one thread (a parallel region costs more than the work).
+constexpr index_t kParallelValues = index_t{1} << 15;
+
+// splitmix64's finalizer: a counter-based hash (the nudge signs).
+constexpr std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Holds one of the measured model's evaluation slots for its lifetime.
+class EvaluationSlot {
+ public:
+  explicit EvaluationSlot(std::counting_semaphore<>& slots) : slots_(slots) { slots_.acquire(); }
+  ~EvaluationSlot() { slots_.release(); }
+  EvaluationSlot(const EvaluationSlot&) = delete;
+  EvaluationSlot& operator=(const EvaluationSlot&) = delete;
+
+ private:
+  std::counting_semaphore<>& slots_;
+};
 
 std::string u_text(Precision p) {
   switch (p) {
@@ -287,50 +310,144 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
 
 }  // namespace
 
+// The measured model's helper cases and evaluations, each a shared future (see
+// start_measured_evaluations).
+struct ToleranceModel::MeasuredEvaluations {
+  explicit MeasuredEvaluations(int concurrent) : slots(concurrent) {}
+  std::counting_semaphore<> slots;  // first: destroyed after every future below
+  std::shared_future<Relabeling> reversed, shuffled;
+  std::shared_future<Case> nudged, absolute;
+  std::shared_future<Result> in_order, reversed_order, shuffled_order, reversed_f64, nudged_f64, abs_sums;
+  void wait() const {
+    for (const auto* f : {&reversed, &shuffled})
+      if (f->valid()) f->wait();
+    for (const auto* f : {&nudged, &absolute})
+      if (f->valid()) f->wait();
+    for (const auto* f : {&in_order, &reversed_order, &shuffled_order, &reversed_f64, &nudged_f64, &abs_sums})
+      if (f->valid()) f->wait();
+  }
+};
+
 Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision precision) const {
+  return measured_from(c, start_measured_evaluations(c, precision), exact, precision);
+}
+
+std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measured_evaluations(const Case& c,
+                                                                                                Precision precision) const {
+  auto ev = std::make_shared<MeasuredEvaluations>(std::max(1, options_.concurrent_evaluations));
+  // Each evaluation is a task: it waits for the case it needs (the transforms run as tasks too),
+  // then for one of `concurrent_evaluations` slots. The slots bound the memory held at once (an
+  // evaluation holds a few copies of the case's largest tensors); on large graphs the evaluations'
+  // serial parts dominate, so running several side by side is what makes them fast. Each task runs
+  // with the caller's OpenMP thread count (a new thread would start from the default). The tasks
+  // refer to `c`, which the caller keeps alive until measured_from has collected every result.
+  const int threads = omp_get_max_threads();
+  // Small cases (the property tests' thousands) are evaluated one after the other in the calling
+  // thread when their results are collected: starting ten threads would cost more than the work.
+  index_t size = c.graph->num_edges() + c.graph->n_src();
+  for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+    for (const auto& [name, t] : *m) size += t.size();
+  const std::launch policy = size >= kParallelValues ? std::launch::async : std::launch::deferred;
+  auto transform = [&c, threads, policy](auto make) {
+    return std::async(policy, [&c, threads, make] {
+             omp_set_num_threads(threads);
+             return make(c);
+           })
+        .share();
+  };
+  ev->reversed = transform([](const Case& k) { return reverse_edges_within_rows(k); });
+  ev->shuffled = transform([](const Case& k) { return shuffle_edges_within_rows(k, 0x70e5a3cefULL); });
+  // The target on |inputs|: for the linear parts of a composite (aggregations, matrix products) it is
+  // Σ|terms| before cancellation; for the rest a magnitude of the same order.
+  ev->absolute = transform([](const Case& k) { return abs_case(k); });
+  const bool float64_system = precision == Precision::float64;
+  // The float64 oracle on inputs moved by a relative 2^-52 (signs from a counter-based hash of the
+  // seed, the tensor and the index): how much one rounding of every input moves the answer — the
+  // conditioning a float64 implementation's own roundings meet (GAT with |logits| ~ 1e6 turns u into
+  // a relative 1e-10 change of the attention; float32, saturated to one-hot there, cannot show it).
+  if (float64_system) ev->nudged = transform([](const Case& k) {
+    Case out = k;
+    std::uint64_t stream = 0;
+    for (TensorMap* m : {&out.inputs, &out.parameters})
+      for (auto& [name, t] : *m) {
+        const std::uint64_t key = mix64(k.seed ^ mix64(++stream));
+#pragma omp parallel for schedule(static) if (t.size() >= kParallelValues)
+        for (index_t i = 0; i < t.size(); ++i)
+          t[i] *= 1.0 + std::ldexp((mix64(key + static_cast<std::uint64_t>(i)) & 1) ? 1.0 : -1.0, -52);
+      }
+    return out;
+  });
+  // The tasks hold the slots by address, not `ev` (ev holds their futures: no cycle). ev's futures
+  // are declared after its slots, so destroying ev waits for every task before the slots go.
+  auto evaluate = [slots = &ev->slots, threads, policy](auto case_future, auto pick, Precision p, const char* what) {
+    return std::async(policy, [slots, threads, case_future, pick, p, what] {
+             const Case& k = pick(case_future.get());
+             EvaluationSlot slot(*slots);
+             omp_set_num_threads(threads);
+             return must_evaluate(k, p, what);
+           })
+        .share();
+  };
+  const auto transformed = [](const Relabeling& r) -> const Case& { return r.transformed; };
+  const auto itself = [](const Case& k) -> const Case& { return k; };
+  std::promise<const Case*> original;
+  original.set_value(&c);
+  const auto pointee = [](const Case* k) -> const Case& { return *k; };
+  ev->in_order = evaluate(original.get_future().share(), pointee, Precision::float32, "the case");
+  ev->reversed_order = evaluate(ev->reversed, transformed, Precision::float32, "the row-reversed case");
+  ev->shuffled_order = evaluate(ev->shuffled, transformed, Precision::float32, "the row-shuffled case");
+  // For a float64 system: the float64 oracle in the other order, what summation order alone changes
+  // in float64 (scaled-down float32 errors understate that where float32 flushes a cancelled result
+  // to 0), and on the nudged inputs. A coarser system's own rounding (u ≥ 2^-24) dwarfs both: its
+  // γ term alone is 2^28 times larger, so they are not evaluated.
+  if (float64_system) {
+    ev->reversed_f64 = evaluate(ev->reversed, transformed, Precision::float64, "the row-reversed case");
+    ev->nudged_f64 = evaluate(ev->nudged, itself, Precision::float64, "the input-nudged case");
+  }
+  ev->abs_sums = evaluate(ev->absolute, itself, Precision::float64, "|inputs|");
+  return ev;
+}
+
+ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision precision) const {
+  if (!c.graph) throw InternalError("tolerance model: case has no graph");
+  ReferenceAndBounds out;
+  if (closed_form_rule(c.target)) {
+    out.reference = oracle::evaluate(c, Precision::float64);
+    if (out.reference.ok()) out.bounds = bounds(c, out.reference, precision);
+    return out;
+  }
+  // The float64 reference runs beside the model's own evaluations, in a slot like them.
+  const std::shared_ptr<MeasuredEvaluations> ev = start_measured_evaluations(c, precision);
+  {
+    EvaluationSlot slot(ev->slots);
+    out.reference = oracle::evaluate(c, Precision::float64);
+  }
+  if (out.reference.ok()) {
+    out.bounds = measured_from(c, ev, out.reference, precision);
+  } else {
+    ev->wait();  // the tasks refer to c: let them finish before returning
+  }
+  return out;
+}
+
+Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<MeasuredEvaluations>& ev, const Result& exact,
+                                     Precision precision) const {
+  ev->wait();  // every task ends before anything is thrown here (they refer to c)
   const auto& spec = oracle::find_target(c.target).spec;
   const Graph& g = *c.graph;
   const double u = unit_roundoff(precision);
   const double tiny = smallest_subnormal(precision);
   const double scale = u / unit_roundoff(Precision::float32);
-  const Relabeling reversed = reverse_edges_within_rows(c);
-  const Relabeling shuffled = shuffle_edges_within_rows(c, 0x70e5a3cefULL);
-  // The float64 oracle on inputs moved by a relative 2^-52 (random signs): how much one rounding of
-  // every input moves the answer — the conditioning a float64 implementation's own roundings meet
-  // (GAT with |logits| ~ 1e6 turns u into a relative 1e-10 change of the attention; float32,
-  // saturated to one-hot there, cannot show it).
-  Case nudged = c;
-  for (TensorMap* m : {&nudged.inputs, &nudged.parameters}) {
-    const TensorMap signs = random_like(*m, c.seed, "tolerance nudge");
-    for (auto& [name, t] : *m)
-      for (index_t i = 0; i < t.size(); ++i) t[i] *= 1.0 + std::ldexp(signs.at(name)[i] >= 0 ? 1.0 : -1.0, -52);
-  }
-  // The six evaluations are independent, so they run three at a time (each is itself parallel
-  // inside; on large graphs their serial parts dominate, and three bound the memory held at once).
-  // Each task runs with the caller's OpenMP thread count (a new thread would start from the default).
-  auto evaluate_async = [threads = omp_get_max_threads()](const Case& k, Precision p, const char* what) {
-    return std::async(std::launch::async, [&k, p, what, threads] {
-      omp_set_num_threads(threads);
-      return must_evaluate(k, p, what);
-    });
-  };
-  auto in_order_f = evaluate_async(c, Precision::float32, "the case");
-  auto reversed_order_f = evaluate_async(reversed.transformed, Precision::float32, "the row-reversed case");
-  auto shuffled_order_f = evaluate_async(shuffled.transformed, Precision::float32, "the row-shuffled case");
-  const Result in_order = in_order_f.get();
-  const Result reversed_order = reversed_order_f.get();
-  const Result shuffled_order = shuffled_order_f.get();
-  // The float64 oracle in the other order: what summation order alone changes in float64. Scaled-down
-  // float32 errors understate that where float32 flushes a cancelled result to 0.
-  auto reversed_f64_f = evaluate_async(reversed.transformed, Precision::float64, "the row-reversed case");
-  auto nudged_f64_f = evaluate_async(nudged, Precision::float64, "the input-nudged case");
-  // The target on |inputs|: for the linear parts of a composite (aggregations, matrix products) it is
-  // Σ|terms| before cancellation; for the rest a magnitude of the same order.
-  const Case absolute = abs_case(c);
-  auto abs_sums_f = evaluate_async(absolute, Precision::float64, "|inputs|");
-  const Result reversed_f64 = reversed_f64_f.get();
-  const Result nudged_f64 = nudged_f64_f.get();
-  const Result abs_sums = abs_sums_f.get();
+  const Relabeling& reversed = ev->reversed.get();
+  const Relabeling& shuffled = ev->shuffled.get();
+  const Result& in_order = ev->in_order.get();
+  const Result& reversed_order = ev->reversed_order.get();
+  const Result& shuffled_order = ev->shuffled_order.get();
+  const bool float64_system = precision == Precision::float64;
+  const Result no_result;
+  const Result& reversed_f64 = float64_system ? ev->reversed_f64.get() : no_result;
+  const Result& nudged_f64 = float64_system ? ev->nudged_f64.get() : no_result;
+  const Result& abs_sums = ev->abs_sums.get();
   // Root-mean-square over every gradient (or every output) of the answer: the normwise scale a
   // tensor that cancels to ~0 as a whole (GAT's attention gradients on a one-node graph) is judged by.
   auto answer_rms = [&](bool gradients) {
@@ -355,48 +472,73 @@ Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision pr
   b.precision = precision;
   b.unit_roundoff = u;
   b.model = fmt::format(
-      "measured {}·max(max(e_i, rms e)·(u/u_f32), d64_i) + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 "
-      "oracle error, CSR, row-reversed and row-shuffled orders; d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; w = widest row, for a layer at least the sum of its dense widths; u = {})",
-      options_.measured_multiple, options_.safety_factor, u_text(precision));
+      "measured {}·{} + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 oracle error, CSR, "
+      "row-reversed and row-shuffled orders; {}w = widest row, for a layer at least the sum of its dense widths; u = {})",
+      options_.measured_multiple, float64_system ? "max(max(e_i, rms e)·(u/u_f32), d64_i)" : "max(e_i, rms e)·(u/u_f32)",
+      options_.safety_factor, float64_system ? "d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; " : "",
+      u_text(precision));
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");
     const Tensor& y1 = must_find(in_order, nt, "the float32 evaluation");
-    const Tensor y2 = to_original_order(must_find(reversed_order, nt, "the row-reversed float32 evaluation"), nt.kind,
-                                        reversed);
     const Tensor& abs_sum = must_find(abs_sums, nt, "the |inputs| evaluation");
-    const Tensor& y_nudged = must_find(nudged_f64, nt, "the input-nudged evaluation");
-    const Tensor y64 = to_original_order(must_find(reversed_f64, nt, "the row-reversed float64 evaluation"), nt.kind,
-                                         reversed);
-    const Tensor y3 = to_original_order(must_find(shuffled_order, nt, "the row-shuffled float32 evaluation"), nt.kind,
-                                        shuffled);
-    std::vector<double> e(static_cast<size_t>(y.size()), 0.0);
-    double sum_sq = 0.0;
+
+    // A tensor of a reordered case in the original order: the tensor itself where its rows did not
+    // move (node tensors when only edges moved within rows), else a reordered copy.
+    std::deque<Tensor> reordered;
+    auto original_order = [&](const Result& r, const Relabeling& moved, const char* what) -> const Tensor& {
+      const Tensor& t = must_find(r, nt, what);
+      if (!moves_rows(nt.kind, moved)) return t;
+      return reordered.emplace_back(to_original_order(t, nt.kind, moved));
+    };
+    const Tensor& y2 = original_order(reversed_order, reversed, "the row-reversed float32 evaluation");
+    // d64: a float64 system only (see start_measured_evaluations).
+    const Tensor* y64 = float64_system ? &original_order(reversed_f64, reversed, "the row-reversed float64 evaluation") : nullptr;
+    const Tensor* y_nudged = float64_system ? &must_find(nudged_f64, nt, "the input-nudged evaluation") : nullptr;
+    const Tensor& y3 = original_order(shuffled_order, shuffled, "the row-shuffled float32 evaluation");
+    // Element-wise work runs in parallel; the sums over the tensor go through a fixed number of
+    // chunks added in chunk order, so the bound is the same for any thread count.
+    const index_t n = y.size();
+    std::vector<double> e(static_cast<size_t>(n), 0.0);
+    constexpr index_t chunks = 64;
+    std::vector<double> err_sq(chunks, 0.0), y_sq(chunks, 0.0);
+    std::vector<index_t> finite_count(chunks, 0);
+#pragma omp parallel for schedule(dynamic, 1) if (n >= kParallelValues)
+    for (index_t k = 0; k < chunks; ++k)
+      for (index_t i = n * k / chunks; i < n * (k + 1) / chunks; ++i) {
+        double err = 0.0;
+        bool any = false;
+        for (double v : {y1[i], y2[i], y3[i]}) {
+          if (!std::isfinite(v) || !std::isfinite(y[i])) continue;
+          err = std::max(err, std::abs(v - y[i]));
+          any = true;
+        }
+        // Where float32 itself over- or underflowed to a non-finite value, no float32 bound exists.
+        e[i] = any ? err : INFINITY;
+        if (any) {
+          err_sq[k] += err * err;
+          ++finite_count[k];
+        }
+        y_sq[k] += std::isfinite(y[i]) ? y[i] * y[i] : 0.0;
+      }
+    double sum_sq = 0.0, y_sum_sq = 0.0;
     index_t finite = 0;
-    for (index_t i = 0; i < y.size(); ++i) {
-      double err = 0.0;
-      bool any = false;
-      for (double v : {y1[i], y2[i], y3[i]}) {
-        if (!std::isfinite(v) || !std::isfinite(y[i])) continue;
-        err = std::max(err, std::abs(v - y[i]));
-        any = true;
-      }
-      // Where float32 itself over- or underflowed to a non-finite value, no float32 bound exists.
-      e[i] = any ? err : INFINITY;
-      if (any) {
-        sum_sq += err * err;
-        ++finite;
-      }
+    for (index_t k = 0; k < chunks; ++k) {
+      sum_sq += err_sq[k];
+      y_sum_sq += y_sq[k];
+      finite += finite_count[k];
     }
     const double rms = finite ? std::sqrt(sum_sq / static_cast<double>(finite)) : 0.0;
-    double y_sq = 0.0;
-    for (double v : y.values()) y_sq += std::isfinite(v) ? v * v : 0.0;
-    const double y_rms = y.size() ? std::sqrt(y_sq / static_cast<double>(y.size())) : 0.0;
+    const double y_rms = n ? std::sqrt(y_sum_sq / static_cast<double>(n)) : 0.0;
     Tensor bound(y.shape());
     const index_t width = std::max<index_t>(1, y.row_size());
-    for (index_t i = 0; i < y.size(); ++i) {
+#pragma omp parallel for schedule(static) if (n >= kParallelValues)
+    for (index_t i = 0; i < n; ++i) {
       const double d = node_row_terms(g, nt.kind, i / width) + static_cast<double>(widest) + 4.0;
-      double order_f64 = std::isfinite(y64[i]) && std::isfinite(y[i]) ? std::abs(y64[i] - y[i]) : 0.0;
-      if (std::isfinite(y_nudged[i]) && std::isfinite(y[i])) order_f64 = std::max(order_f64, std::abs(y_nudged[i] - y[i]));
+      double order_f64 = 0.0;
+      if (float64_system && std::isfinite(y[i])) {
+        if (std::isfinite((*y64)[i])) order_f64 = std::abs((*y64)[i] - y[i]);
+        if (std::isfinite((*y_nudged)[i])) order_f64 = std::max(order_f64, std::abs((*y_nudged)[i] - y[i]));
+      }
       const double magnitude = std::abs(y[i]) + y_rms + (std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : 0.0) +
                                (nt.is_gradient ? gradients_rms : outputs_rms);
       bound[i] = options_.measured_multiple * std::max(std::max(e[i], rms) * scale, order_f64) +

@@ -48,6 +48,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -62,6 +63,11 @@ struct ToleranceOptions {
   // arithmetic); with M = 16 and three orders the worst of 10,000 cases per layer is below half the
   // bound (checks/README.md, "What was measured").
   double measured_multiple = 16.0;
+  // measured model: how many of its oracle evaluations (three float32 orders; |inputs| in float64,
+  // and for a float64 system two more float64 helpers; the reference in reference_and_bounds) run
+  // side by side. Each holds a few copies of the case's largest tensors (~10 GB for GAT on the
+  // Reddit-shaped graph in float64), so the default keeps memory modest.
+  int concurrent_evaluations = 3;
 };
 
 // Closed-form description of one target: how many extra roundings each term sees.
@@ -85,6 +91,12 @@ struct Bounds {
   std::string model;  // e.g. "closed form 2·γ_{k+2}·Σ|w||x| (u = 2^-24)"
 };
 
+// The float64 oracle's answer for a case and the bounds around it (reference_and_bounds).
+struct ReferenceAndBounds {
+  Result reference;  // not ok(): the oracle could not evaluate the case; bounds is then empty
+  Bounds bounds;
+};
+
 class ToleranceModel {
  public:
   explicit ToleranceModel(ToleranceOptions options = {}) : options_(options) {}
@@ -93,10 +105,18 @@ class ToleranceModel {
   // Bounds for every output and gradient present in `exact` (the oracle's float64 result of `c`).
   // Throws InternalError if the oracle cannot evaluate the helper cases it needs.
   Bounds bounds(const Case& c, const Result& exact, Precision precision) const;
+  // The same bounds, with the float64 reference evaluated by the oracle alongside the model's own
+  // evaluations (for the measured model the reference is one more task of the same pool): what a
+  // one-off verification of a large case wants.
+  ReferenceAndBounds reference_and_bounds(const Case& c, Precision precision) const;
 
  private:
   Bounds closed_form(const Case& c, const Result& exact, Precision precision, const ClosedFormRule& rule) const;
   Bounds measured(const Case& c, const Result& exact, Precision precision) const;
+  struct MeasuredEvaluations;
+  std::shared_ptr<MeasuredEvaluations> start_measured_evaluations(const Case& c, Precision precision) const;
+  Bounds measured_from(const Case& c, const std::shared_ptr<MeasuredEvaluations>& evaluations, const Result& exact,
+                       Precision precision) const;
   void add_softmax_backward_floor(const Case& c, const Result& exact, double u, Tensor& bound) const;
   ToleranceOptions options_;
 };

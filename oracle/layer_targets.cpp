@@ -171,9 +171,12 @@ TargetDef gat_target() {
     const GatParameters<T> p{input(in, "weight"), input(in, "att_src"), input(in, "att_dst"),
                              optional_input(in, "bias", cfg.bias)};
     Evaluation<T> ev;
-    ev.outputs["y"] = gat_forward(g, cfg, input(in, "x"), p);
-    if (!grad_out.empty()) {
+    if (grad_out.empty()) {
+      ev.outputs["y"] = gat_forward(g, cfg, input(in, "x"), p);
+    } else {
+      // The backward computes the forward's activations and y on the way: one pass, not two.
       auto grads = gat_backward(g, cfg, input(in, "x"), p, input(grad_out, "y"));
+      ev.outputs["y"] = std::move(grads.y);
       ev.gradients["x"] = std::move(grads.grad_x);
       ev.gradients["weight"] = std::move(grads.grad.weight);
       ev.gradients["att_src"] = std::move(grads.grad.att_src);

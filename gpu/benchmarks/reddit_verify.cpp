@@ -1,13 +1,24 @@
 // gnncheck_gpu_reddit_verify — one GAT layer (1 head, 602 → 16, self-loops, bias) forward and
 // backward on the Reddit-shaped graph, the `gpu` system against the float64 oracle, held element
 // by element to checks/'s error bound (checks::ToleranceModel, the measured model for layers:
-// the oracle's own code in float32 in three summation orders). Issue 8's goal: the whole check —
-// load, oracle, GPU, compare — under 60 s on the GPU machine's 16 cores. Prints the time of each
-// phase, the worst error/bound ratio per output and gradient, and the verdict. The GPU evaluation
-// runs on a second thread while the oracle computes.
+// the oracle's own code in float32 in three summation orders, plus the layer on |inputs| in
+// float64). Issue 8's goal: the whole check — load, oracle, GPU, compare — under 60 s on the GPU
+// machine's 16 cores. Prints the time of each phase, the worst error/bound ratio per output and
+// gradient, and the verdict.
+//
+// How it is fast: the float64 reference and the bound's four evaluations are five independent
+// oracle runs (checks::ToleranceModel::reference_and_bounds) whose serial parts (allocating,
+// copying and converting 10^8-value tensors) matter at this size, so they run side by side
+// (--concurrent, default 3: ~45 GB of host memory at Reddit scale); the GPU evaluation runs beside
+// them on its own thread. Freed memory is kept in the process heap for reuse (--keep-freed-memory,
+// default on): glibc otherwise unmaps every block above 32 MB on free, and the next evaluation
+// page-faults it in again.
 //
 //   gnncheck_gpu_reddit_verify --json verify.json
+//   gnncheck_gpu_reddit_verify --concurrent 5 --keep-freed-memory false
 //   gnncheck_gpu_reddit_verify --nodes 3000 --edges 60000      # a small run (no GPU: exit 2)
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -83,7 +94,16 @@ int main(int argc, char** argv) {
   app.add_option("--out-features", out_features)->check(CLI::PositiveNumber);
   app.add_option("--seed", seed);
   app.add_option("--json", json_path);
+  int concurrent = 3;
+  bool keep_freed_memory = true;
+  app.add_option("--concurrent", concurrent, "oracle evaluations side by side (checks::ToleranceOptions)")
+      ->check(CLI::Range(1, 7));
+  app.add_option("--keep-freed-memory", keep_freed_memory, "keep freed blocks in the heap (mallopt)");
   CLI11_PARSE(app, argc, argv);
+  if (keep_freed_memory) {
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
   try {
     const auto device = gnncheck::gpu::probe_device();
     if (!device.available) {
@@ -104,7 +124,9 @@ int main(int argc, char** argv) {
                                         {"bias", true},              {"self_loops", false}};
     c.graph = std::make_shared<const gnncheck::Graph>(std::move(data.graph));
     {
-      std::vector<double> x(data.features.begin(), data.features.end());
+      std::vector<double> x(data.features.size());
+#pragma omp parallel for schedule(static)
+      for (size_t k = 0; k < x.size(); ++k) x[k] = data.features[k];
       data.features = {};
       c.inputs["x"] = Tensor({n, f}, std::move(x));
     }
@@ -130,9 +152,17 @@ int main(int argc, char** argv) {
       return r;
     });
     t = std::chrono::steady_clock::now();
-    const gnncheck::Result exact = gnncheck::oracle::evaluate(c, gnncheck::Precision::float64);
+    gnncheck::checks::ToleranceOptions options;
+    options.concurrent_evaluations = concurrent;
+    const gnncheck::checks::ToleranceModel model(options);
+    const gnncheck::checks::ReferenceAndBounds checked = model.reference_and_bounds(c, gnncheck::Precision::float32);
+    const gnncheck::Result& exact = checked.reference;
+    const gnncheck::checks::Bounds& bounds = checked.bounds;
     const double oracle_s = seconds_since(t);
-    fmt::print("oracle (float64, OpenMP): {:.2f} s ({})\n", oracle_s, gnncheck::to_string(exact.status));
+    fmt::print("oracle: float64 reference and checks::ToleranceModel's bound ({} evaluations side by side, "
+               "freed memory {}): {:.2f} s ({}; the reference alone {:.2f} s of it)\n",
+               concurrent, keep_freed_memory ? "kept" : "returned", oracle_s, gnncheck::to_string(exact.status),
+               exact.seconds);
     std::fflush(stdout);
     const gnncheck::Result got = gpu_result.get();
     const double oracle_and_gpu_s = seconds_since(t);
@@ -143,13 +173,6 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     if (!exact.ok()) throw std::runtime_error("the oracle failed: " + exact.message);
     if (!got.ok()) throw std::runtime_error("the gpu system failed: " + got.message);
-
-    fmt::print("bounds: checks::ToleranceModel (measured model for layers) ...\n");
-    std::fflush(stdout);
-    t = std::chrono::steady_clock::now();
-    const gnncheck::checks::ToleranceModel model;
-    const gnncheck::checks::Bounds bounds = model.bounds(c, exact, gnncheck::Precision::float32);
-    const double bounds_s = seconds_since(t);
     t = std::chrono::steady_clock::now();
     nlohmann::json tensors = nlohmann::json::array();
     bool pass = true;
@@ -164,21 +187,22 @@ int main(int argc, char** argv) {
     for (const auto& [name, e] : exact.gradients) check("gradient " + name, got.gradients.at(name), e);
     const double compare_s = seconds_since(t);
     const double total_s = seconds_since(start);
-    fmt::print("bounds ({}): {:.2f} s; compare: {:.2f} s\n", bounds.model, bounds_s, compare_s);
-    fmt::print("verdict: {} — total {:.1f} s (load {:.1f}, oracle {:.1f} with the GPU {:.1f} alongside, bounds {:.1f}, "
+    fmt::print("bounds: {}\ncompare: {:.2f} s\n", bounds.model, compare_s);
+    fmt::print("verdict: {} — total {:.1f} s (load {:.1f}, oracle reference + bounds {:.1f} with the GPU {:.1f} alongside, "
                "compare {:.1f}); goal < 60 s {}\n",
-               pass ? "pass" : "FAIL", total_s, load_s, oracle_s, gpu_s, bounds_s, compare_s,
-               total_s < 60 ? "met" : "NOT met");
+               pass ? "pass" : "FAIL", total_s, load_s, oracle_s, gpu_s, compare_s, total_s < 60 ? "met" : "NOT met");
     if (!json_path.empty())
       std::ofstream(json_path) << nlohmann::json{{"nodes", n},
                                                  {"edges", c.graph->num_edges()},
                                                  {"verdict", pass ? "pass" : "fail"},
+                                                 {"concurrent_evaluations", concurrent},
+                                                 {"keep_freed_memory", keep_freed_memory},
                                                  {"total_s", total_s},
                                                  {"load_s", load_s},
-                                                 {"oracle_s", oracle_s},
+                                                 {"oracle_and_bounds_s", oracle_s},
+                                                 {"reference_evaluation_s", exact.seconds},
                                                  {"gpu_s", gpu_s},
                                                  {"oracle_and_gpu_s", oracle_and_gpu_s},
-                                                 {"bounds_s", bounds_s},
                                                  {"compare_s", compare_s},
                                                  {"bound_model", bounds.model},
                                                  {"tensors", tensors}}

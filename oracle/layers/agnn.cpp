@@ -44,7 +44,7 @@ std::vector<T> row_divisors(const DenseTensor<T>& x) {
 
 template <class T>
 struct AgnnActivations {
-  Graph graph;
+  AggregationGraph graph;
   std::vector<T> divisor;
   DenseTensor<T> normalized;  // n = x / divisor
   DenseTensor<T> cosine;      // [E, 1]
@@ -54,13 +54,13 @@ struct AgnnActivations {
 template <class T>
 AgnnActivations<T> agnn_activations(const Graph& g, const AgnnConfig& cfg, const DenseTensor<T>& x,
                                     const DenseTensor<T>& beta) {
-  AgnnActivations<T> act{cfg.self_loops ? with_destination_self_loops(g) : g, row_divisors(x), x, {}, {}};
+  AgnnActivations<T> act{AggregationGraph(g, cfg.self_loops), row_divisors(x), x, {}, {}};
   for (index_t i = 0; i < x.rows(); ++i)
     for (index_t c = 0; c < x.row_size(); ++c) act.normalized.at(i, c) /= act.divisor[static_cast<size_t>(i)];
-  act.cosine = sddmm_dot_forward(act.graph, first_rows(act.normalized, g.n_dst()), act.normalized, index_t{1});
+  act.cosine = sddmm_dot_forward(*act.graph, first_rows(act.normalized, g.n_dst()), act.normalized, index_t{1});
   DenseTensor<T> logits = act.cosine;
   for (auto& v : logits.values()) v *= beta[0];
-  act.alpha = edge_softmax_forward(act.graph, logits);
+  act.alpha = edge_softmax_forward(*act.graph, logits);
   return act;
 }
 
@@ -70,7 +70,7 @@ template <class T>
 DenseTensor<T> agnn_forward(const Graph& g, const AgnnConfig& cfg, const DenseTensor<T>& x, const DenseTensor<T>& beta) {
   check_inputs(g, cfg, x, beta);
   const AgnnActivations<T> act = agnn_activations(g, cfg, x, beta);
-  return spmm_ve_forward(act.graph, act.alpha, x);
+  return spmm_ve_forward(*act.graph, act.alpha, x);
 }
 
 template <class T>
@@ -79,8 +79,8 @@ AgnnGrads<T> agnn_backward(const Graph& g, const AgnnConfig& cfg, const DenseTen
   check_inputs(g, cfg, x, beta);
   require_shape(grad_y, {g.n_dst(), cfg.features}, "agnn: grad_y");
   const AgnnActivations<T> act = agnn_activations(g, cfg, x, beta);
-  SpmmVeGrads<T> aggregation = spmm_ve_backward(act.graph, act.alpha, x, grad_y);
-  const DenseTensor<T> grad_logits = edge_softmax_backward(act.graph, act.alpha, aggregation.grad_edge_values);
+  SpmmVeGrads<T> aggregation = spmm_ve_backward(*act.graph, act.alpha, x, grad_y);
+  const DenseTensor<T> grad_logits = edge_softmax_backward(*act.graph, act.alpha, aggregation.grad_edge_values);
 
   AgnnGrads<T> grads;
   T grad_beta = 0;
@@ -92,7 +92,7 @@ AgnnGrads<T> agnn_backward(const Graph& g, const AgnnConfig& cfg, const DenseTen
   grads.grad_beta = DenseTensor<T>({1}, std::vector<T>{grad_beta});
 
   const SddmmGrads<T> similarity =
-      sddmm_dot_backward(act.graph, first_rows(act.normalized, g.n_dst()), act.normalized, index_t{1}, grad_cosine);
+      sddmm_dot_backward(*act.graph, first_rows(act.normalized, g.n_dst()), act.normalized, index_t{1}, grad_cosine);
   DenseTensor<T> grad_normalized = similarity.grad_v;
   add_into_first_rows(grad_normalized, T(1), similarity.grad_u);
 

@@ -4,6 +4,8 @@
 
 #include <Eigen/Core>
 
+#include "oracle/sparse_kernels.h"
+
 namespace gnncheck::oracle::layers {
 namespace {
 
@@ -97,6 +99,7 @@ template <class T>
 void add_bias(DenseTensor<T>& y, const DenseTensor<T>& bias) {
   require_same_size(y.row_size(), bias.size(), "add_bias", "row size and bias length");
   const index_t width = y.row_size();
+#pragma omp parallel for schedule(static) if (detail::worth_parallel(y.size()))
   for (index_t i = 0; i < y.rows(); ++i) {
     T* row = y.row(i);
     for (index_t c = 0; c < width; ++c) row[c] += bias[c];
@@ -154,7 +157,10 @@ DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad
 template <class T>
 DenseTensor<T> leaky_relu(const DenseTensor<T>& z, T negative_slope) {
   DenseTensor<T> out = z;
-  for (auto& v : out.values()) v = v > T(0) ? v : negative_slope * v;
+  // Element-wise (one value per edge and head for GAT's logits: 10^8 at Reddit scale): any thread
+  // order gives the same values.
+#pragma omp parallel for schedule(static) if (detail::worth_parallel(out.size()))
+  for (index_t i = 0; i < out.size(); ++i) out[i] = out[i] > T(0) ? out[i] : negative_slope * out[i];
   return out;
 }
 
@@ -162,6 +168,7 @@ template <class T>
 DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad) {
   require_same_size(z.size(), grad.size(), "leaky_relu_backward", "sizes");
   DenseTensor<T> out = grad;
+#pragma omp parallel for schedule(static) if (detail::worth_parallel(out.size()))
   for (index_t i = 0; i < z.size(); ++i)
     if (!(z[i] > T(0))) out[i] *= negative_slope;
   return out;

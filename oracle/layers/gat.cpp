@@ -6,6 +6,7 @@
 #include "oracle/layers/layer_config.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/sddmm.h"
+#include "oracle/sparse_kernels.h"
 #include "oracle/spmm_ve.h"
 
 namespace gnncheck::oracle::layers {
@@ -36,10 +37,6 @@ void check_inputs(const Graph& g, const GatConfig& cfg, const DenseTensor<T>& x,
   if (cfg.bias) require_shape(p.bias, {cfg.output_width()}, "gat: bias");
 }
 
-Graph aggregation_graph(const Graph& g, const GatConfig& cfg) {
-  return cfg.self_loops ? with_destination_self_loops(g) : g;
-}
-
 // score[j, h] = Σ_c h[j, h, c] · att[h, c] for the first `rows` rows of h.
 template <class T>
 DenseTensor<T> attention_scores(const DenseTensor<T>& h, const DenseTensor<T>& att, index_t rows, index_t heads,
@@ -68,12 +65,12 @@ void attention_scores_backward(const DenseTensor<T>& h, const DenseTensor<T>& at
     }
 }
 
-// The attention-dropout factor of every edge and head: 0 or 1/(1−p); all ones when p = 0.
+// The attention-dropout factor of every edge and head: 0 or 1/(1−p). Only built when p > 0.
 template <class T>
 DenseTensor<T> dropout_factors(const GatConfig& cfg, index_t num_edges) {
-  DenseTensor<T> factor({num_edges, cfg.heads}, T(1));
-  if (cfg.attn_dropout <= 0.0) return factor;
+  DenseTensor<T> factor({num_edges, cfg.heads});
   const T scale = static_cast<T>(dropout_scale(cfg.attn_dropout));
+#pragma omp parallel for schedule(static) if (detail::worth_parallel(factor.size()))
   for (index_t i = 0; i < factor.size(); ++i)
     factor[i] = dropout_keeps(cfg.dropout_seed, static_cast<std::uint64_t>(i), cfg.attn_dropout) ? scale : T(0);
   return factor;
@@ -81,37 +78,40 @@ DenseTensor<T> dropout_factors(const GatConfig& cfg, index_t num_edges) {
 
 template <class T>
 struct GatActivations {
-  Graph graph;            // the graph aggregated over (with self-loops when configured)
+  AggregationGraph graph; // the graph aggregated over (with self-loops when configured)
   DenseTensor<T> h;       // x W
   DenseTensor<T> logits;  // s_dst[i] + s_src[j] per edge and head
   DenseTensor<T> alpha;   // edge softmax of LeakyReLU(logits)
-  DenseTensor<T> factor;  // attention dropout factors
-  DenseTensor<T> weights; // alpha ⊙ factor: the edge values aggregated with
+  DenseTensor<T> factor;  // attention dropout factors (empty without dropout: all would be 1)
+  DenseTensor<T> dropped; // alpha ⊙ factor (empty without dropout)
+  // The edge values aggregated with: alpha ⊙ factor, or alpha itself without dropout (no copy: at
+  // Reddit scale each edge tensor is 10^8 values).
+  const DenseTensor<T>& weights() const { return factor.empty() ? alpha : dropped; }
 };
 
 template <class T>
 GatActivations<T> gat_activations(const Graph& g, const GatConfig& cfg, const DenseTensor<T>& x,
                                   const GatParameters<T>& p) {
-  GatActivations<T> act{aggregation_graph(g, cfg), {}, {}, {}, {}, {}};
+  GatActivations<T> act{AggregationGraph(g, cfg.self_loops), {}, {}, {}, {}, {}};
   const index_t heads = cfg.heads, channels = cfg.out_features;
   act.h = matmul(x, p.weight);
   const DenseTensor<T> score_src = attention_scores(act.h, p.att_src, g.n_src(), heads, channels);
   const DenseTensor<T> score_dst = attention_scores(act.h, p.att_dst, g.n_dst(), heads, channels);
-  act.logits = sddmm_add_forward(act.graph, score_dst, score_src);
-  act.alpha = edge_softmax_forward(act.graph, leaky_relu(act.logits, static_cast<T>(cfg.negative_slope)));
-  act.factor = dropout_factors<T>(cfg, act.graph.num_edges());
-  act.weights = act.alpha;
-  for (index_t i = 0; i < act.weights.size(); ++i) act.weights[i] *= act.factor[i];
+  act.logits = sddmm_add_forward(*act.graph, score_dst, score_src);
+  act.alpha = edge_softmax_forward(*act.graph, leaky_relu(act.logits, static_cast<T>(cfg.negative_slope)));
+  if (cfg.attn_dropout > 0.0) {
+    act.factor = dropout_factors<T>(cfg, act.graph->num_edges());
+    act.dropped = act.alpha;
+#pragma omp parallel for schedule(static) if (detail::worth_parallel(act.dropped.size()))
+    for (index_t i = 0; i < act.dropped.size(); ++i) act.dropped[i] *= act.factor[i];
+  }
   return act;
 }
 
-}  // namespace
-
+// y from the activations: aggregate every head, concatenate or average the heads, add the bias.
 template <class T>
-DenseTensor<T> gat_forward(const Graph& g, const GatConfig& cfg, const DenseTensor<T>& x, const GatParameters<T>& p) {
-  check_inputs(g, cfg, x, p);
-  const GatActivations<T> act = gat_activations(g, cfg, x, p);
-  const DenseTensor<T> out = spmm_ve_forward(act.graph, act.weights, act.h);
+DenseTensor<T> gat_output(const Graph& g, const GatConfig& cfg, const GatActivations<T>& act, const GatParameters<T>& p) {
+  const DenseTensor<T> out = spmm_ve_forward(*act.graph, act.weights(), act.h);
   DenseTensor<T> y;
   if (cfg.concat) {
     y = out;
@@ -126,6 +126,14 @@ DenseTensor<T> gat_forward(const Graph& g, const GatConfig& cfg, const DenseTens
   return y;
 }
 
+}  // namespace
+
+template <class T>
+DenseTensor<T> gat_forward(const Graph& g, const GatConfig& cfg, const DenseTensor<T>& x, const GatParameters<T>& p) {
+  check_inputs(g, cfg, x, p);
+  return gat_output(g, cfg, gat_activations(g, cfg, x, p), p);
+}
+
 template <class T>
 GatGrads<T> gat_backward(const Graph& g, const GatConfig& cfg, const DenseTensor<T>& x, const GatParameters<T>& p,
                          const DenseTensor<T>& grad_y) {
@@ -134,6 +142,7 @@ GatGrads<T> gat_backward(const Graph& g, const GatConfig& cfg, const DenseTensor
   const index_t heads = cfg.heads, channels = cfg.out_features;
   const GatActivations<T> act = gat_activations(g, cfg, x, p);
   GatGrads<T> grads;
+  grads.y = gat_output(g, cfg, act, p);
   if (cfg.bias) grads.grad.bias = column_sums(grad_y);
 
   // Undo the head reduction: every head receives grad_y (concat) or grad_y / H (mean).
@@ -148,12 +157,15 @@ GatGrads<T> gat_backward(const Graph& g, const GatConfig& cfg, const DenseTensor
         for (index_t c = 0; c < channels; ++c) grad_out.at(i, k * channels + c) = inv_heads * grad_y.at(i, c);
   }
 
-  SpmmVeGrads<T> aggregation = spmm_ve_backward(act.graph, act.weights, act.h, grad_out);
+  SpmmVeGrads<T> aggregation = spmm_ve_backward(*act.graph, act.weights(), act.h, grad_out);
   DenseTensor<T> grad_alpha = std::move(aggregation.grad_edge_values);
-  for (index_t i = 0; i < grad_alpha.size(); ++i) grad_alpha[i] *= act.factor[i];
-  const DenseTensor<T> grad_leaky = edge_softmax_backward(act.graph, act.alpha, grad_alpha);
+  if (!act.factor.empty()) {
+#pragma omp parallel for schedule(static) if (detail::worth_parallel(grad_alpha.size()))
+    for (index_t i = 0; i < grad_alpha.size(); ++i) grad_alpha[i] *= act.factor[i];
+  }
+  const DenseTensor<T> grad_leaky = edge_softmax_backward(*act.graph, act.alpha, grad_alpha);
   const DenseTensor<T> grad_logits = leaky_relu_backward(act.logits, static_cast<T>(cfg.negative_slope), grad_leaky);
-  const SddmmGrads<T> scores = sddmm_add_backward(act.graph, grad_logits);  // grad_u: dst, grad_v: src
+  const SddmmGrads<T> scores = sddmm_add_backward(*act.graph, grad_logits);  // grad_u: dst, grad_v: src
 
   DenseTensor<T> grad_h = std::move(aggregation.grad_x);
   grads.grad.att_src = DenseTensor<T>({heads, channels});

@@ -52,6 +52,7 @@ struct GatParameters {
 
 template <class T>
 struct GatGrads {
+  DenseTensor<T> y;  // the forward output (computed on the way; equal to gat_forward's)
   DenseTensor<T> grad_x;
   GatParameters<T> grad;
 };

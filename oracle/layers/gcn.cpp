@@ -27,10 +27,9 @@ void check_inputs(const Graph& g, const GcnConfig& cfg, const DenseTensor<T>& x,
 }
 
 // The graph the layer aggregates over: A, or A + I with self-loops.
-Graph aggregation_graph(const Graph& g, const GcnConfig& cfg) {
-  if (!cfg.self_loops) return g;
-  require_destinations_are_sources(g, "gcn");
-  return with_destination_self_loops(g);
+AggregationGraph aggregation_graph(const Graph& g, const GcnConfig& cfg) {
+  if (cfg.self_loops) require_destinations_are_sources(g, "gcn");
+  return AggregationGraph(g, cfg.self_loops);
 }
 
 }  // namespace
@@ -39,8 +38,8 @@ template <class T>
 DenseTensor<T> gcn_forward(const Graph& g, const GcnConfig& cfg, const DenseTensor<T>& x, const DenseTensor<T>& weight,
                            const DenseTensor<T>& bias) {
   check_inputs(g, cfg, x, weight, bias);
-  const Graph a = aggregation_graph(g, cfg);
-  DenseTensor<T> y = normalized_spmm_forward(a, cfg.norm, matmul(x, weight));
+  const AggregationGraph a = aggregation_graph(g, cfg);
+  DenseTensor<T> y = normalized_spmm_forward(*a, cfg.norm, matmul(x, weight));
   if (cfg.bias) add_bias(y, bias);
   return y;
 }
@@ -50,8 +49,8 @@ GcnGrads<T> gcn_backward(const Graph& g, const GcnConfig& cfg, const DenseTensor
                          const DenseTensor<T>& bias, const DenseTensor<T>& grad_y) {
   check_inputs(g, cfg, x, weight, bias);
   require_shape(grad_y, {g.n_dst(), cfg.out_features}, "gcn: grad_y");
-  const Graph a = aggregation_graph(g, cfg);
-  const DenseTensor<T> grad_xw = normalized_spmm_backward(a, cfg.norm, grad_y);  // Âᵀ · grad_y
+  const AggregationGraph a = aggregation_graph(g, cfg);
+  const DenseTensor<T> grad_xw = normalized_spmm_backward(*a, cfg.norm, grad_y);  // Âᵀ · grad_y
   GcnGrads<T> grads;
   grads.grad_weight = matmul_at_b(x, grad_xw);
   grads.grad_x = matmul_a_bt(grad_xw, weight);

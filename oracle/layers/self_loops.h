@@ -8,8 +8,11 @@
 //
 //   layers::require_destinations_are_sources(g, "gcn");
 //   Graph with_loops = layers::with_destination_self_loops(g);  // (i, i) appended to every row
+//   AggregationGraph a(g, cfg.self_loops);                        // g itself, or A + I built once
+//   spmm_ve_forward(*a, values, h);
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "oracle/graph.h"
@@ -23,5 +26,21 @@ void require_destinations_are_sources(const Graph& g, const std::string& layer);
 // graph this is exactly Graph::with_self_loops(); existing self-loops are kept (Kipf & Welling add
 // I regardless of what A holds).
 Graph with_destination_self_loops(const Graph& g);
+
+// The graph a layer aggregates over: the caller's graph itself when no self-loops are added (not a
+// copy: at Reddit scale a copy is 3 GB of index arrays per forward and per backward), or A + I,
+// built once and owned here. Moving it keeps the graph where it is.
+class AggregationGraph {
+ public:
+  AggregationGraph(const Graph& g, bool self_loops)
+      : owned_(self_loops ? std::make_unique<const Graph>(with_destination_self_loops(g)) : nullptr),
+        graph_(self_loops ? owned_.get() : &g) {}
+  const Graph& operator*() const { return *graph_; }
+  const Graph* operator->() const { return graph_; }
+
+ private:
+  std::unique_ptr<const Graph> owned_;
+  const Graph* graph_;
+};
 
 }  // namespace gnncheck::oracle::layers
