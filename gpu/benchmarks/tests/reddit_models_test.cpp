@@ -283,6 +283,39 @@ class AdamReference {
   TensorMap params_, m_, v_, abs_m_, drift_;
 };
 
+// ---- column sums: bias and attention-vector gradients ----------------------------------------
+
+// Column sums s_c = Σ_i w_i·x_ic in float64 and the classical bound for the order
+// reddit_training.cuh documents for weighted_column_sums: a term passes through its lane's
+// ⌈chunk/lanes⌉ additions, the block's `lanes` partial sums and the second pass's reduction_blocks,
+// after one product, so  |ŝ_c − s_c| ≤ 2·γ_n·Σ_i |w_i||x_ic|,
+// n = ⌈chunk/lanes⌉ + lanes + reduction_blocks + 1 (chunk = ⌈rows/reduction_blocks⌉ rows per block;
+// lanes = 256 / the columns of the pass, up to 256 columns at a time). Any other order of at most
+// n roundings per term meets the same bound (a plain loop over fewer than n rows does).
+// x is [rows, heads·channels]; w is [rows, heads] or empty (every weight 1).
+struct ColumnSums {
+  Tensor exact, bound;
+};
+ColumnSums column_sums_with_bound(index_t rows, index_t heads, index_t channels, const std::vector<float>& x,
+                                  const std::vector<float>& w) {
+  const index_t width = heads * channels, chunk = (rows + reduction_blocks - 1) / reduction_blocks;
+  ColumnSums sums{Tensor({width}), Tensor({width})};
+  for (index_t col = 0; col < width; ++col) {
+    const index_t pass_columns = std::min<index_t>(width - col / 256 * 256, 256), lanes = 256 / pass_columns;
+    const double n = static_cast<double>((chunk + lanes - 1) / lanes + lanes + reduction_blocks + 1);
+    double sum = 0.0, magnitude = 0.0;
+    for (index_t i = 0; i < rows; ++i) {
+      const double term = (w.empty() ? 1.0 : w[static_cast<size_t>(i * heads + col / channels)]) *
+                          x[static_cast<size_t>(i * width + col)];
+      sum += term;
+      magnitude += std::abs(term);
+    }
+    sums.exact[col] = sum;
+    sums.bound[col] = safety * gamma(n) * magnitude;
+  }
+  return sums;
+}
+
 // ---- the models ------------------------------------------------------------------------------
 
 struct ModelCase {
@@ -389,6 +422,15 @@ TrainingFigures check_training(const ModelSpec& spec, const TrainingData& d, Mod
                       bounds.tensors.at("gradient " + p.name), worst.gradients);
         grads[fmt::format("layer {} {}", l, p.name)] = to_tensor(p.grad, {static_cast<index_t>(p.grad.size())});
       }
+      // The output bias's gradient is the column sums of the output gradient the layer received
+      // (GCN's and GAT's bias, GIN's bias2): held also to the reduction's own closed form, which
+      // is tighter than the layer's measured bound (dropping a few rows hides under the latter).
+      for (const ParameterSnapshot& p : layer.parameters)
+        if (p.name == "bias" || p.name == "bias2") {
+          const ColumnSums sums = column_sums_with_bound(layer.rows, 1, layer.width, layer.grad_output, {});
+          expect_within(name + " gradient " + p.name + " as column sums of the output gradient", p.grad, sums.exact,
+                        sums.bound, worst.gradients);
+        }
       if (l > 0) {
         Tensor gx = exact.gradients.at("x"), bound = bounds.tensors.at("gradient x");
         for (index_t k = 0; k < gx.size(); ++k)
@@ -453,13 +495,9 @@ INSTANTIATE_TEST_SUITE_P(BenchmarkModels, RedditModelsTest, ::testing::ValuesIn(
 // ---- the column reductions at Reddit's row count ----------------------------------------------
 
 // weighted_column_sums and add_head_products on 232,965 rows (the Reddit-shaped graph's), where
-// every block sums hundreds of rows, against float64. The sums are held to the classical bound for
-// the order reddit_training.cuh documents: a term passes through its lane's ⌈chunk/lanes⌉
-// additions, the block's `lanes` partial sums and the second pass's reduction_blocks, after one
-// product, so  |ŝ_c − s_c| ≤ 2·γ_n·Σ_i |w_i||x_ic|,  n = ⌈chunk/lanes⌉ + lanes + reduction_blocks + 1
-// (chunk = ⌈rows/reduction_blocks⌉ rows per block; lanes = 256 / the columns of the pass, up to 256
-// columns at a time). A dropped or doubled slice of rows moves a sum of positive terms by about
-// 1/512 of it, more than 20 times that bound. add_head_products is one product and one addition
+// every block sums hundreds of rows, against float64. The sums are held to column_sums_with_bound's
+// bound for their documented order; a dropped or doubled slice of rows moves a sum of positive
+// terms by about 1/512 of it, more than 20 times that bound. add_head_products is one product and one addition
 // per element: 2·γ_2·(|grad_x| + |g||a|).
 class RedditColumnReductions : public ::testing::Test {
  protected:
@@ -498,23 +536,10 @@ TEST_F(RedditColumnReductions, WeightedColumnSumsMatchFloat64) {
     weighted_column_sums(ctx, shape.rows, shape.heads, shape.channels, d_x.data(), shape.weighted ? d_w.data() : nullptr,
                          partials.data(), out.data());
     const std::vector<float> got = out.download(ctx.stream);
-    Tensor exact({width}), bound({width});
-    const index_t chunk = (shape.rows + reduction_blocks - 1) / reduction_blocks;
-    for (index_t col = 0; col < width; ++col) {
-      const index_t pass_columns = std::min<index_t>(width - col / 256 * 256, 256), lanes = 256 / pass_columns;
-      const double n = static_cast<double>((chunk + lanes - 1) / lanes + lanes + reduction_blocks + 1);
-      double sum = 0.0, magnitude = 0.0;
-      for (index_t i = 0; i < shape.rows; ++i) {
-        const double term = (shape.weighted ? w[static_cast<size_t>(i * shape.heads + col / shape.channels)] : 1.0) *
-                            x[static_cast<size_t>(i * width + col)];
-        sum += term;
-        magnitude += std::abs(term);
-      }
-      exact[col] = sum;
-      bound[col] = safety * gamma(n) * magnitude;
-    }
+    const ColumnSums sums = column_sums_with_bound(shape.rows, shape.heads, shape.channels, x,
+                                                   shape.weighted ? w : std::vector<float>{});
     Worst worst;
-    expect_within("column sums", got, exact, bound, worst);
+    expect_within("column sums", got, sums.exact, sums.bound, worst);
     fmt::print("weighted_column_sums, {} rows, width {} ({} heads), weighted {}, values in [{}, 1]: worst error/bound {:.3g}\n",
                shape.rows, width, shape.heads, shape.weighted, shape.low, worst.ratio);
   }
