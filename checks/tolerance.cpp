@@ -209,13 +209,19 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
   const index_t H = cfg.heads, C = cfg.out_features, HC = H * C, in = x.row_size();
   // The loops below run in parallel (OpenMP) over rows each thread owns, or into partial sums over
   // fixed row chunks (below), so the floor does not depend on the number of threads.
+  // (The loops walk rows through pointers: at Reddit scale they make ~10^10 multiply-adds.)
   Tensor h({g.n_src(), HC});
 #pragma omp parallel for schedule(static)
-  for (index_t j = 0; j < g.n_src(); ++j)
-    for (index_t k = 0; k < in; ++k)
-      for (index_t m = 0; m < HC; ++m) h.at(j, m) += x.at(j, k) * W.at(k, m);
-  auto grad_out = [&](index_t i, index_t head, index_t ch) {
-    return cfg.concat ? gy.at(i, head * C + ch) : gy.at(i, ch) / static_cast<double>(H);
+  for (index_t j = 0; j < g.n_src(); ++j) {
+    double* hj = h.row(j);
+    const double* xj = x.row(j);
+    for (index_t k = 0; k < in; ++k) {
+      const double* wk = W.row(k);
+      for (index_t m = 0; m < HC; ++m) hj[m] += xj[k] * wk[m];
+    }
+  }
+  auto grad_out = [&](const double* gyi, index_t head, index_t ch) {
+    return cfg.concat ? gyi[head * C + ch] : gyi[ch] / static_cast<double>(H);
   };
   const double dropout = cfg.attn_dropout > 0 ? 1.0 / (1.0 - cfg.attn_dropout) : 1.0;
   Tensor delta({std::max<index_t>(g.num_edges(), 1), H});
@@ -227,12 +233,16 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
     for (index_t head = 0; head < H; ++head) {
       std::vector<double> weight(static_cast<size_t>(end - begin)), G(weight.size());
       double top = -INFINITY;
+      const double* hi = h.row(i) + head * C;
+      const double* as = att_src.row(head);
+      const double* ad = att_dst.row(head);
+      const double* gyi = gy.row(i);
       for (index_t e = begin; e < end; ++e) {
-        const index_t j = g.col_idx()[e];
+        const double* hj = h.row(g.col_idx()[e]) + head * C;
         double s = 0.0, mag = 0.0;
         for (index_t ch = 0; ch < C; ++ch) {
-          s += h.at(j, head * C + ch) * att_src.at(head, ch) + h.at(i, head * C + ch) * att_dst.at(head, ch);
-          mag += std::abs(grad_out(i, head, ch)) * std::abs(h.at(j, head * C + ch));
+          s += hj[ch] * as[ch] + hi[ch] * ad[ch];
+          mag += std::abs(grad_out(gyi, head, ch)) * std::abs(hj[ch]);
         }
         weight[e - begin] = s > 0 ? s : cfg.negative_slope * s;
         G[e - begin] = dropout * mag;
@@ -257,17 +267,22 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
 #pragma omp parallel for schedule(dynamic, 1)
   for (index_t k = 0; k < chunks; ++k) {
     const auto [first, last] = chunk_rows(g.n_dst(), k);
-    for (index_t i = first; i < last; ++i)
+    double* src = src_parts[k].data();
+    double* dst = dst_parts[k].data();
+    for (index_t i = first; i < last; ++i) {
+      const double* hi = h.row(i);
+      double* fi = floor_h.row(i);
       for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) {
-        const index_t j = g.col_idx()[e];
-        for (index_t head = 0; head < H; ++head)
-          for (index_t ch = 0; ch < C; ++ch) {
-            const index_t m = head * C + ch;
-            src_parts[k].at(head, ch) += std::abs(h.at(j, m)) * delta.at(e, head);
-            dst_parts[k].at(head, ch) += std::abs(h.at(i, m)) * delta.at(e, head);
-            floor_h.at(i, m) += std::abs(att_dst.at(head, ch)) * delta.at(e, head);
-          }
+        const double* hj = h.row(g.col_idx()[e]);
+        const double* de = delta.row(e);
+        for (index_t m = 0; m < HC; ++m) {  // m = head·C + ch, as att's row-major [H, C] index
+          const double dm = de[m / C];
+          src[m] += std::abs(hj[m]) * dm;
+          dst[m] += std::abs(hi[m]) * dm;
+          fi[m] += std::abs(att_dst[m]) * dm;
+        }
       }
+    }
   }
   for (index_t k = 0; k < chunks; ++k)
     for (index_t q = 0; q < floor_src.size(); ++q) {
@@ -278,22 +293,29 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
 #pragma omp parallel for schedule(static)
   for (index_t j = 0; j < g.n_src(); ++j)
     for (index_t p = g.col_ptr()[j]; p < g.col_ptr()[j + 1]; ++p) {
-      const index_t e = g.edge_perm()[p];
-      for (index_t head = 0; head < H; ++head)
-        for (index_t ch = 0; ch < C; ++ch)
-          floor_h.at(j, head * C + ch) += std::abs(att_src.at(head, ch)) * delta.at(e, head);
+      const double* de = delta.row(g.edge_perm()[p]);
+      double* fj = floor_h.row(j);
+      for (index_t m = 0; m < HC; ++m) fj[m] += std::abs(att_src[m]) * de[m / C];
     }
   Tensor floor_w(W.shape()), floor_x(x.shape());
   std::vector<Tensor> w_parts(chunks, Tensor(W.shape()));
 #pragma omp parallel for schedule(dynamic, 1)
   for (index_t k = 0; k < chunks; ++k) {
     const auto [first, last] = chunk_rows(g.n_src(), k);
-    for (index_t j = first; j < last; ++j)
-      for (index_t q = 0; q < in; ++q)
+    for (index_t j = first; j < last; ++j) {
+      const double* fj = floor_h.row(j);
+      const double* xj = x.row(j);
+      double* out = floor_x.row(j);
+      for (index_t q = 0; q < in; ++q) {
+        double* wq = w_parts[k].row(q);
+        const double* Wq = W.row(q);
+        const double ax = std::abs(xj[q]);
         for (index_t m = 0; m < HC; ++m) {
-          w_parts[k].at(q, m) += std::abs(x.at(j, q)) * floor_h.at(j, m);
-          floor_x.at(j, q) += floor_h.at(j, m) * std::abs(W.at(q, m));
+          wq[m] += ax * fj[m];
+          out[q] += fj[m] * std::abs(Wq[m]);
         }
+      }
+    }
   }
   for (index_t k = 0; k < chunks; ++k)
     for (index_t q = 0; q < floor_w.size(); ++q) floor_w[q] += w_parts[k][q];
