@@ -63,6 +63,9 @@ std::vector<ReplicaRow> replica_rows(const RunReport& run) {
     std::set<std::string> caught, tried;
     for (const auto& r : run.results) {
       if (r.system != s.name || r.outcome == Outcome::skipped) continue;
+      // A required replica that is unavailable here is an error the runner marks unmet: it did not
+      // run, so it caught nothing (any other error of a replica is a crash or a bad answer: caught).
+      if (r.outcome == Outcome::error && !r.expectation_held) continue;
       tried.insert(r.check);
       if (r.outcome == Outcome::fail || r.outcome == Outcome::error) caught.insert(r.check);
     }

@@ -6,10 +6,10 @@
 #include "adapters/cpu_systems.h"
 #include "adapters/plugin_system.h"
 #include "adapters/process_system.h"
+#include "adapters/replicas/gpu/gpu_replicas.h"
 #include "adapters/replicas/replicas.h"
 #include "oracle/error.h"
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
-#include "adapters/replicas/gpu/gpu_replicas.h"
 #include "gpu/gpu_systems.h"
 #endif
 
@@ -45,11 +45,11 @@ SystemRegistry SystemRegistry::with_builtins() {
          .availability = make_cusparse_system()->availability(),
          .make = [] { return make_cusparse_system(); }});
 #else
-  const Availability no_cuda{false, "this build has no CUDA (nvcc was not found at configure time; see GNNCHECK_CUDA)"};
+  const Availability gpu_here{false, "this build has no CUDA (nvcc was not found at configure time; see GNNCHECK_CUDA)"};
   r.add({.name = "gpu", .kind = "gpu", .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)", .bug = "",
-         .availability = no_cuda, .make = nullptr});
+         .availability = gpu_here, .make = nullptr});
   r.add({.name = "cusparse", .kind = "gpu", .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward", .bug = "",
-         .availability = no_cuda, .make = nullptr});
+         .availability = gpu_here, .make = nullptr});
 #endif
   // The replicas wrap the oracle: the injected bug is then the only way their answers differ.
   for (const auto& info : replica_catalogue()) {
@@ -61,8 +61,8 @@ SystemRegistry SystemRegistry::with_builtins() {
            .availability = {},
            .make = [name] { return make_replica(name, make_oracle_system()); }});
   }
-#ifdef GNNCHECK_SUITES_HAVE_CUDA
   // The GPU replicas: the GPU reference with one kernel swapped for a buggy one (suites/gpu_replicas.yaml).
+  // A build without CUDA knows them too, as unavailable with the reason, like `gpu` itself.
   for (const auto& info : gpu_replica_catalogue()) {
     const std::string name = info.name;
     r.add({.name = name,
@@ -71,9 +71,12 @@ SystemRegistry SystemRegistry::with_builtins() {
                                   replica_catalogue().at(info.number - 1).name),
            .bug = info.bug,
            .availability = gpu_here,
+#ifdef GNNCHECK_SUITES_HAVE_CUDA
            .make = [name] { return make_gpu_replica(name); }});
-  }
+#else
+           .make = nullptr});
 #endif
+  }
   return r;
 }
 

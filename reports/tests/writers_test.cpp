@@ -113,6 +113,27 @@ TEST(WritersTest, SameReportSameBytes) {
   std::filesystem::remove_all(b);
 }
 
+TEST(WritersTest, AReplicaThatCouldNotRunCaughtNothing) {
+  // A required replica unavailable here: the runner records an error whose expectation is not met.
+  // It is "not run" in the replica table, never "caught" (an error a replica produced by running —
+  // a crash, an invalid answer — is still caught).
+  RunReport run = sample_report();
+  run.systems.push_back({"gpu-replica-8", "replica", false, "this build has no CUDA", "softmax without the row maximum"});
+  run.results.push_back({.system = "gpu-replica-8", .target = "all", .check = "numerics", .outcome = Outcome::error,
+                         .expectation = Expectation::caught, .expectation_held = false,
+                         .message = "system 'gpu-replica-8' is not available here: this build has no CUDA (the suite marks it required)"});
+  run.results.push_back({.system = "stale_attention", .target = "gat", .check = "state", .outcome = Outcome::error,
+                         .expectation = Expectation::caught, .message = "the system crashed (SIGSEGV)"});
+  for (const ReplicaRow& row : replica_rows(run)) {
+    if (row.name == "gpu-replica-8") {
+      EXPECT_FALSE(row.ran);
+      EXPECT_FALSE(row.caught);
+    }
+    if (row.name == "stale_attention") EXPECT_TRUE(row.caught) << "a crash is caught";
+  }
+  EXPECT_THAT(markdown_summary(run), HasSubstr("| gpu-replica-8 | softmax without the row maximum | — | not run |"));
+}
+
 TEST(WritersTest, MarkdownHasTheMatrixAndTheReplicaTable) {
   const std::string md = markdown_summary(sample_report());
   EXPECT_THAT(md, HasSubstr("**1 expectation(s) not met**"));

@@ -130,6 +130,21 @@ TEST(CliTest, ListSaysWhatCanRunHere) {
   EXPECT_EQ(gnncheck("list nonsense").exit_code, 2);
 }
 
+TEST(CliTest, GpuReplicasAreKnownInEveryBuild) {
+  // A build without CUDA (or a machine without a device) knows the GPU replicas by name and says
+  // why they cannot run; their suite then fails with that reason, and none of them counts as caught.
+  const CommandResult list = gnncheck("list");
+  EXPECT_THAT(list.output, ::testing::ContainsRegex("gpu-replica-5 +replica +(available|unavailable: .+)"));
+  if (!std::regex_search(list.output, std::regex("gpu-replica-5 +replica +unavailable"))) return;  // runs on the device: gpu_replicas.yaml's own ctest entries
+  const CommandResult r =
+      gnncheck(fmt::format("run '{}/suites/gpu_replicas.yaml' --report '' --progress plain", GNNCHECK_TEST_SOURCE_DIR));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("unknown system")));
+  EXPECT_THAT(r.output, HasSubstr("system 'gpu-replica-5' is not available here: "));
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("gpu-replica-5 +— +not run"));
+  EXPECT_THAT(r.output, HasSubstr("0 of 0 replicas caught"));
+}
+
 TEST(CliTest, RunWritesReportsAndExitsOneOnUnmetExpectations) {
   const auto dir = scratch("run");
   const auto suite = write_suite(dir);

@@ -2,6 +2,7 @@
 // kernel call that a published system got wrong replaced by its buggy kernel.
 #include "adapters/replicas/gpu/gpu_replicas.h"
 
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -128,52 +129,30 @@ void spmm_ve_missing_eshuffle(TargetRun& run) {
                                           parts->grad_x->data());
 }
 
-struct GpuReplicaDef {
-  GpuReplicaInfo info;
-  std::map<std::string, GpuTargetFn> targets;
-};
-
-std::vector<GpuReplicaDef> definitions() {
+// The buggy kernels of each catalogue entry (gpu_replica_catalogue(), in gpu_replica_catalogue.cpp),
+// by target; gpu_replicas_host_test checks that the two lists name the same replicas and targets.
+std::map<std::string, std::map<std::string, GpuTargetFn>> replica_kernels() {
   return {
-      {{"gpu-replica-1", 1,
-        "spmm backward kernel walks the forward's CSR: grad x = A·ḡ instead of Aᵀ·ḡ (square graphs only)", "adjoint",
-        {"spmm"}},
-       {{"spmm", spmm_backward_uses_A}}},
-      {{"gpu-replica-5", 5,
-        "attention backward walks the CSR with CSR-ordered edge tensors: spmm_ve's grad x = A_α·ḡ instead of "
-        "A_αᵀ·ḡ, sddmm_add's grad b = row sums instead of column sums (square graphs only)",
-        "adjoint", {"spmm_ve", "sddmm_add"}},
-       {{"spmm_ve", spmm_ve_untransposed_attention}, {"sddmm_add", sddmm_add_untransposed_attention}}},
-      {{"gpu-replica-8", 8,
-        "edge softmax kernel computes exp(s)/Σexp(s) without subtracting the row maximum, in float32", "numerics",
-        {"edge_softmax"}},
-       {{"edge_softmax", edge_softmax_no_max}}},
-      {{"gpu-replica-10", 10,
-        "spmm kernels (forward over the CSR, backward over the CSC) cover whole blocks of 32 feature columns "
-        "only: the last (width mod 32) columns of y and grad x stay 0",
-        "differential", {"spmm"}},
-       {{"spmm", spmm_whole_warps}}},
-      {{"gpu-replica-11", 11,
-        "spmm_ve backward kernel walks the CSC and reads the attention at the CSC position, w[p] instead of "
-        "w[edge_perm[p]] (missing eShuffle)",
-        "differential", {"spmm_ve"}},
-       {{"spmm_ve", spmm_ve_missing_eshuffle}}},
+      {"gpu-replica-1", {{"spmm", spmm_backward_uses_A}}},
+      {"gpu-replica-5", {{"spmm_ve", spmm_ve_untransposed_attention}, {"sddmm_add", sddmm_add_untransposed_attention}}},
+      {"gpu-replica-8", {{"edge_softmax", edge_softmax_no_max}}},
+      {"gpu-replica-10", {{"spmm", spmm_whole_warps}}},
+      {"gpu-replica-11", {{"spmm_ve", spmm_ve_missing_eshuffle}}},
   };
 }
 
 }  // namespace
 
-std::vector<GpuReplicaInfo> gpu_replica_catalogue() {
-  std::vector<GpuReplicaInfo> out;
-  for (const auto& d : definitions()) out.push_back(d.info);
-  return out;
-}
-
 std::unique_ptr<System> make_gpu_replica(const std::string& name) {
   std::vector<std::string> names;
-  for (auto& d : definitions()) {
-    if (d.info.name == name) return gpu::make_gpu_system_from_targets(name, std::move(d.targets));
-    names.push_back(d.info.name);
+  auto kernels = replica_kernels();
+  for (const auto& info : gpu_replica_catalogue()) {
+    if (info.name == name) {
+      auto it = kernels.find(name);
+      if (it == kernels.end()) throw InternalError(fmt::format("GPU replica '{}' has no kernels", name));
+      return gpu::make_gpu_system_from_targets(name, std::move(it->second));
+    }
+    names.push_back(info.name);
   }
   throw InputError(fmt::format("unknown GPU replica '{}'; known: {}", name, fmt::join(names, ", ")));
 }
