@@ -18,7 +18,6 @@ import glob
 import json
 import os
 import sys
-import time
 
 import numpy as np
 import torch
@@ -26,7 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pyg_reddit_bench import busy_ms, load  # noqa: E402
+from pyg_reddit_bench import load, profiled_step  # noqa: E402
 
 
 class Stack(nn.Module):
@@ -54,7 +53,6 @@ class Stack(nn.Module):
 
 
 def iterations(model, x, layers, y, warmup, count):
-    from torch.profiler import ProfilerActivity, profile
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
 
     def step():
@@ -67,13 +65,7 @@ def iterations(model, x, layers, y, warmup, count):
         step()
     out = []
     for _ in range(count):
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            step()
-            torch.cuda.synchronize()
-            wall = (time.perf_counter() - t0) * 1000.0
-        busy = busy_ms(prof)
+        wall, busy = profiled_step(step)
         if busy is None:
             sys.exit("torch.profiler recorded no GPU activity: cannot measure GPU-busy time")
         out.append({"wall_ms": wall, "busy_ms": busy, "idle_share": 1.0 - busy / wall})

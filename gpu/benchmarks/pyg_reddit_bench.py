@@ -141,6 +141,19 @@ def busy_ms(prof):
     return total / 1000.0
 
 
+def profiled_step(step):
+    """One call of step() under torch.profiler, with a device barrier before and after: (wall ms, GPU-busy
+    ms or None when the profiler recorded no GPU activity)."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        step()
+        torch.cuda.synchronize()
+        wall = (time.perf_counter() - t0) * 1000.0
+    return wall, busy_ms(prof)
+
+
 def train(data, kind, path, warmup, epochs, device):
     x = torch.from_numpy(data["x"]).to(device)
     y = torch.from_numpy(data["labels"]).to(device).long()
@@ -170,14 +183,7 @@ def train(data, kind, path, warmup, epochs, device):
         if e >= warmup:
             times.append((time.perf_counter() - t0) * 1000.0)
         losses.append(loss.item())
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        step()
-        torch.cuda.synchronize()
-        wall = (time.perf_counter() - t0) * 1000.0
-    busy = busy_ms(prof)
+    wall, busy = profiled_step(step)
     peak = torch.cuda.max_memory_allocated()
     return dict(status="ok", epoch_ms=times, mean_epoch_ms=sum(times) / len(times), losses=losses,
                 inputs_gib=inputs / 2**30, peak_gib=peak / 2**30, peak_above_inputs_gib=(peak - inputs) / 2**30,
