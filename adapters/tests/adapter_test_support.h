@@ -2,6 +2,7 @@
 //
 //   auto g = gnncheck::testing::asymmetric_graph();       // square, A ≠ Aᵀ, duplicate edge, empty row
 //   gnncheck::Case c = gnncheck::testing::random_case("spmm", g, {{"features", std::int64_t{5}}}, 7);
+//   gnncheck::Case r = gnncheck::testing::revealing_case("spmm_ve", 7);   // where every replica's bug shows
 //   std::string py = gnncheck::testing::python();          // the interpreter CMake found (numpy, scipy)
 #pragma once
 
@@ -38,6 +39,19 @@ inline Case random_case(const std::string& target, std::shared_ptr<const Graph> 
   oracle::RandomCaseOptions options;
   options.with_grad_outputs = with_gradients;
   return oracle::make_random_case(oracle::find_target(target), std::move(g), attrs, seed, options);
+}
+
+// A case where every replica's bug can show (CPU and GPU replicas alike): asymmetric_graph() and
+// widths that are not a multiple of 32 (features and out_features 33, in_features 5, 2 heads).
+inline Case revealing_case(const std::string& target, std::uint64_t seed) {
+  const oracle::TargetDef& def = oracle::find_target(target);
+  Attributes attrs;
+  for (const auto& a : def.spec.attributes) {
+    if (a.name == "features" || a.name == "out_features") attrs.set(a.name, std::int64_t{33});
+    if (a.name == "in_features") attrs.set(a.name, std::int64_t{5});
+    if (a.name == "heads") attrs.set(a.name, std::int64_t{2});
+  }
+  return random_case(target, asymmetric_graph(), attrs, seed);
 }
 
 // Largest |a - b| over two tensor maps with the same keys; +inf when keys or shapes differ.

@@ -17,20 +17,6 @@ namespace {
 // Targets exercised for the replicas that apply to every target (leak, width tail).
 const std::vector<std::string> kGenericTargets = {"spmm", "spmm_ve", "edge_softmax", "gcn", "gat"};
 
-// A case where every bug can show: the asymmetric square graph (A ≠ Aᵀ, in- and out-degrees differ,
-// CSC order ≠ CSR order, a duplicate edge, a self-loop, an empty row) and widths that are not a
-// multiple of 32.
-Case revealing_case(const std::string& target, std::uint64_t seed) {
-  const oracle::TargetDef& def = oracle::find_target(target);
-  Attributes attrs;
-  for (const auto& a : def.spec.attributes) {
-    if (a.name == "features" || a.name == "out_features") attrs.set(a.name, std::int64_t{33});
-    if (a.name == "in_features") attrs.set(a.name, std::int64_t{5});
-    if (a.name == "heads") attrs.set(a.name, std::int64_t{2});
-  }
-  return testing::random_case(target, testing::asymmetric_graph(), attrs, seed);
-}
-
 struct Trial {
   std::string replica;
   std::string target;
@@ -53,7 +39,7 @@ class ReplicaDetection : public ::testing::TestWithParam<Trial> {};
 
 TEST_P(ReplicaDetection, ExpectedCheckCatchesTheReplicaAndPassesTheCorrectSystems) {
   const Trial& t = GetParam();
-  const Case c = revealing_case(t.target, 7);
+  const Case c = testing::revealing_case(t.target, 7);
   for (auto make_base : {make_oracle_system, make_cpu_float32_system}) {
     auto correct = make_base();
     const checks::Verdict ok = checks::run_check(t.check, *correct, c);

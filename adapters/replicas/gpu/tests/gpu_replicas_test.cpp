@@ -12,18 +12,6 @@
 namespace gnncheck {
 namespace {
 
-// The asymmetric square graph (A ≠ Aᵀ, CSC order ≠ CSR order, a duplicate edge, a self-loop, an
-// empty row) and widths that are not a multiple of 32: every bug of the catalogue can show on it.
-Case revealing_case(const std::string& target, std::uint64_t seed) {
-  const oracle::TargetDef& def = oracle::find_target(target);
-  Attributes attrs;
-  for (const auto& a : def.spec.attributes) {
-    if (a.name == "features") attrs.set(a.name, std::int64_t{33});
-    if (a.name == "heads") attrs.set(a.name, std::int64_t{2});
-  }
-  return testing::random_case(target, testing::asymmetric_graph(), attrs, seed);
-}
-
 struct Trial {
   std::string replica;
   std::string target;
@@ -43,7 +31,7 @@ class GpuReplicaDetection : public ::testing::TestWithParam<Trial> {};
 TEST_P(GpuReplicaDetection, ExpectedCheckCatchesTheKernelAndPassesTheReference) {
   if (!gpu::probe_device().available) GTEST_SKIP() << "skipped: no CUDA device";
   const Trial& t = GetParam();
-  const Case c = revealing_case(t.target, 7);
+  const Case c = testing::revealing_case(t.target, 7);
   auto reference = make_gpu_system();
   const checks::Verdict ok = checks::run_check(t.check, *reference, c);
   EXPECT_TRUE(ok.passed) << "false alarm on gpu: " << checks::failure_message(ok);
