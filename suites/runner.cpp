@@ -445,7 +445,8 @@ class Executor {
       if (f.family == "csbm") return std::make_shared<const Graph>(make_csbm(csbm_params_from(params), seed).graph);
       if (f.family == "file") {
         const bool mtx = std::filesystem::path(f.path).extension() == ".mtx";
-        return std::make_shared<const Graph>(mtx ? read_matrix_market_graph(f.path).graph : read_edge_list(f.path).graph);
+        if (mtx) return std::make_shared<const Graph>(read_matrix_market_graph(f.path, {.max_dimension = f.max_dimension}).graph);
+        return std::make_shared<const Graph>(read_edge_list(f.path, {.num_nodes = f.num_nodes}).graph);
       }
       return std::make_shared<const Graph>(make_graph(f.family, params, seed));
     } catch (const InputError& e) {

@@ -190,7 +190,8 @@ class Field {
 };
 
 GraphFamily parse_graph_family(const std::string& name, const Field& f, const std::filesystem::path& suite_dir) {
-  auto m = f.mapping({"family", "max_nodes", "max_avg_degree", "square_only", "params", "name", "path"});
+  auto m = f.mapping({"family", "max_nodes", "max_avg_degree", "square_only", "params", "name", "path", "max_dimension",
+                      "num_nodes"});
   GraphFamily g;
   g.name = name;
   g.location = f.location();
@@ -242,6 +243,20 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
     if (!m.count("path")) f.fail("family 'file' needs 'path' (a .mtx or edge-list file)");
     std::filesystem::path p = m.at("path").nonempty_string();
     g.path = (p.is_relative() ? suite_dir / p : p).lexically_normal().string();
+    // A graph with more isolated nodes than its file justifies (fixtures/matrix_market.h,
+    // fixtures/edge_list.h) is loaded by saying so: the loaders' own options, by their names.
+    const bool mtx = p.extension() == ".mtx";
+    if (m.count("max_dimension")) {
+      if (!mtx) m.at("max_dimension").fail("'max_dimension' applies to a MatrixMarket (.mtx) file; an edge list takes 'num_nodes'");
+      g.max_dimension = m.at("max_dimension").positive_integer();
+    }
+    if (m.count("num_nodes")) {
+      if (mtx) m.at("num_nodes").fail("'num_nodes' applies to an edge-list file; a MatrixMarket (.mtx) file takes 'max_dimension'");
+      g.num_nodes = m.at("num_nodes").positive_integer();
+    }
+  } else {
+    for (const char* key : {"max_dimension", "num_nodes"})
+      if (m.count(key)) m.at(key).fail(fmt::format("'{}' applies to family file only, not '{}'", key, g.family));
   }
   return g;
 }

@@ -59,6 +59,8 @@ struct GraphFamily {
   std::map<std::string, AttrValue> params;  // fixtures families and csbm
   std::string dataset;               // dataset: its name
   std::string path;                  // file: where it is (resolved against the suite's folder)
+  std::optional<std::int64_t> max_dimension;  // file (.mtx): MatrixMarketOptions::max_dimension
+  std::optional<std::int64_t> num_nodes;      // file (edge list): EdgeListOptions::num_nodes
   SourceLocation location;
   bool shrinks() const { return family == "random"; }
 };

@@ -145,6 +145,31 @@ TEST(CliTest, GpuReplicasAreKnownInEveryBuild) {
   EXPECT_THAT(r.output, HasSubstr("0 of 0 replicas caught"));
 }
 
+TEST(CliTest, FileGraphLimitsReachTheLoaders) {
+  // The suite's max_dimension and num_nodes are the loaders' options: a limit below the file's size
+  // line, or a node count below its ids, is the loader's error, named with the graph and its line.
+  const auto dir = scratch("file-limits");
+  std::ofstream(dir / "g.mtx") << "%%MatrixMarket matrix coordinate pattern general\n4 4 2\n1 2\n3 4\n";
+  std::ofstream(dir / "e.txt") << "0 1\n2 3\n";
+  auto run_with = [&](const std::string& graph) {
+    std::ofstream(dir / "s.yaml") << "name: limits\ngraphs:\n  g: " << graph
+                                  << "\nentries:\n  - name: e\n    systems: oracle\n    targets: spmm\n"
+                                     "    checks: differential\n    graphs: g\n    cases: 1\n";
+    return gnncheck(fmt::format("run '{}' --report '' --progress plain", (dir / "s.yaml").string()));
+  };
+  CommandResult r = run_with("{family: file, path: g.mtx, max_dimension: 3}");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("limit of 3 given by MatrixMarketOptions::max_dimension")) << r.output;
+  r = run_with("{family: file, path: e.txt, num_nodes: 3}");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("the graph has 3")) << r.output;
+  for (const char* ok : {"{family: file, path: g.mtx, max_dimension: 4}", "{family: file, path: e.txt, num_nodes: 6}"}) {
+    r = run_with(ok);
+    EXPECT_EQ(r.exit_code, 0) << ok << "\n" << r.output;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(CliTest, RunWritesReportsAndExitsOneOnUnmetExpectations) {
   const auto dir = scratch("run");
   const auto suite = write_suite(dir);

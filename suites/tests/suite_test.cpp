@@ -173,6 +173,26 @@ TEST(SuiteTest, AListOrMappingAsAKeyIsRefused) {
               HasSubstr("bad.yaml:3: graphs: a key must be a name, got a list"));
 }
 
+TEST(SuiteTest, FileGraphsTakeTheirLoadersLimits) {
+  const Suite s = parse_suite(
+      "name: x\ngraphs:\n  big: {family: file, path: g.mtx, max_dimension: 50000000}\n"
+      "  listed: {family: file, path: e.txt, num_nodes: 7}\nentries:\n  - name: e\n    systems: oracle\n    checks: adjoint\n",
+      "dir/ok.yaml");
+  EXPECT_EQ(s.graphs.at("big").max_dimension, 50000000);
+  EXPECT_FALSE(s.graphs.at("big").num_nodes);
+  EXPECT_EQ(s.graphs.at("listed").num_nodes, 7);
+  EXPECT_FALSE(s.graphs.at("listed").max_dimension);
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: file, path: e.txt, max_dimension: 9}\nentries: []\n"),
+              HasSubstr("bad.yaml:3: graphs.g.max_dimension: 'max_dimension' applies to a MatrixMarket (.mtx) file; an edge "
+                        "list takes 'num_nodes'"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: file, path: g.mtx, num_nodes: 9}\nentries: []\n"),
+              HasSubstr("graphs.g.num_nodes: 'num_nodes' applies to an edge-list file"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: rmat, max_dimension: 9}\nentries: []\n"),
+              HasSubstr("graphs.g.max_dimension: 'max_dimension' applies to family file only, not 'rmat'"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: file, path: g.mtx, max_dimension: 0}\nentries: []\n"),
+              HasSubstr("graphs.g.max_dimension: expected a positive integer, got '0'"));
+}
+
 TEST(SuiteTest, InvalidYamlNamesTheLine) {
   EXPECT_THAT(error_of("name: x\nentries:\n  - name: [unclosed\n"), HasSubstr("bad.yaml:4: not valid YAML"));
 }
