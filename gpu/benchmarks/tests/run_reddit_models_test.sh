@@ -7,9 +7,9 @@
 #
 #   bash gpu/benchmarks/tests/run_reddit_models_test.sh LOG_DIR BIN_DIR
 #
-# LOG_DIR receives summary.txt (the verdict table; also printed, its last line the overall
-# verdict), reddit_models_test.log and one <mutation>.log per mutant. The mutants run in parallel
-# (two OpenMP threads each). Exit code 0 only if the real loop passes and every mutant fails.
+# LOG_DIR receives three files: summary.txt (the verdict table; also printed, its last line the
+# overall verdict), reddit_models_test.log and mutants.log (every mutant's log, one after the
+# other). The mutants run in parallel (two OpenMP threads each). Exit code 0 only if the real loop passes and every mutant fails.
 set -uo pipefail
 out=${1:?usage: run_reddit_models_test.sh LOG_DIR BIN_DIR}
 bin=${2:?usage: run_reddit_models_test.sh LOG_DIR BIN_DIR}
@@ -32,13 +32,13 @@ for m in "$bin"/gpu_reddit_models_test_*; do
   [ -x "$m" ] || continue
   name=${m##*/gpu_reddit_models_test_}
   OMP_NUM_THREADS=2 timeout 200 "$m" --gtest_color=no --gtest_filter='BenchmarkModels/RedditModelsTest.*:RedditColumnReductions.*' \
-    >"$out/$name.log" 2>&1 &
+    >"$out/mutant-$name.log" 2>&1 &
   pids+=($!) names+=("$name")
 done
 for k in "${!pids[@]}"; do
   wait "${pids[$k]}"
   rc=$?
-  name=${names[$k]} log="$out/${names[$k]}.log"
+  name=${names[$k]} log="$out/mutant-${names[$k]}.log"
   mutants=$((mutants + 1))
   what=$(head -n 1 "$bin/$name.diff" 2>/dev/null | sed 's/^# //')
   failed=$(grep -oE "^\[  FAILED  \] [A-Za-z][A-Za-z0-9/._]+" "$log" | sed -e 's/^\[  FAILED  \] //' \
@@ -51,6 +51,8 @@ for k in "${!pids[@]}"; do
     status=1
     printf 'mutant %-28s NOT CAUGHT (rc=%s) — %s\n' "$name" "$rc" "$what" | tee -a "$summary"
   fi
+  { printf '===== mutant %s (rc=%s): %s\n' "$name" "$rc" "$what"; cat "$log"; } >>"$out/mutants.log"
+  rm -f "$log"
 done
 printf 'reddit models test: correct loop %s; mutants caught %s of %s; %ss in all\n' "$verdict" "$caught" "$mutants" \
   "$((SECONDS - start))" | tee -a "$summary"
