@@ -9,16 +9,13 @@
 #include <fmt/format.h>
 
 #include "oracle/error.h"
+#include "oracle/sparse_kernels.h"
 #include "oracle/random_case.h"
 
 namespace gnncheck::checks {
 
 using oracle::TensorKind;
 
-namespace {
-// Below this many values a loop stays on one thread (a parallel region costs more than the work).
-constexpr index_t kParallelValues = index_t{1} << 15;
-}  // namespace
 
 Case map_values(const Case& c, const std::function<double(double)>& f) {
   Case out = c;
@@ -26,7 +23,7 @@ Case map_values(const Case& c, const std::function<double(double)>& f) {
     for (auto& [name, t] : *m) {
       // Element-wise (10^8 values for a feature matrix at Reddit scale): any thread order gives the
       // same tensor.
-#pragma omp parallel for schedule(static) if (t.size() >= kParallelValues)
+#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(t.size()))
       for (index_t i = 0; i < t.size(); ++i) t[i] = f(t[i]);
     }
   return out;
@@ -108,7 +105,7 @@ namespace {
 Tensor permute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
   Tensor out(t.shape());
   const index_t width = t.row_size();
-#pragma omp parallel for schedule(static) if (t.size() >= kParallelValues)
+#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(t.size()))
   for (index_t old = 0; old < static_cast<index_t>(new_of_old.size()); ++old)
     std::copy_n(t.row(old), width, out.row(new_of_old[old]));
   return out;
@@ -117,7 +114,7 @@ Tensor permute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
 Tensor unpermute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
   Tensor out(t.shape());
   const index_t width = t.row_size();
-#pragma omp parallel for schedule(static) if (t.size() >= kParallelValues)
+#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(t.size()))
   for (index_t old = 0; old < static_cast<index_t>(new_of_old.size()); ++old)
     std::copy_n(t.row(new_of_old[old]), width, out.row(old));
   return out;
@@ -139,10 +136,10 @@ void derive_csc_moves(const Graph& old_graph, Relabeling& r) {
   const Graph& moved = *r.transformed.graph;
   std::vector<index_t> csc_of_edge(static_cast<size_t>(moved.num_edges()));
   // edge_perm is a permutation: each p writes its own slot.
-#pragma omp parallel for schedule(static) if (moved.num_edges() >= kParallelValues)
+#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(moved.num_edges()))
   for (index_t p = 0; p < moved.num_edges(); ++p) csc_of_edge[moved.edge_perm()[p]] = p;
   r.new_csc_of_old.resize(static_cast<size_t>(old_graph.num_edges()));
-#pragma omp parallel for schedule(static) if (old_graph.num_edges() >= kParallelValues)
+#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(old_graph.num_edges()))
   for (index_t p = 0; p < old_graph.num_edges(); ++p)
     r.new_csc_of_old[p] = csc_of_edge[r.new_edge_of_old[old_graph.edge_perm()[p]]];
 }
@@ -182,7 +179,7 @@ Relabeling reorder_rows(const Case& c, const std::function<void(index_t, std::ve
   std::iota(r.new_src_of_old.begin(), r.new_src_of_old.end(), index_t{0});
   r.new_edge_of_old.resize(static_cast<size_t>(g.num_edges()));
   std::vector<index_t> col_idx(static_cast<size_t>(g.num_edges()));
-#pragma omp parallel if (g.num_edges() >= kParallelValues)
+#pragma omp parallel if (oracle::detail::worth_parallel(g.num_edges()))
   {
     std::vector<index_t> row_edges;
 #pragma omp for schedule(dynamic, 256)
