@@ -11,8 +11,9 @@
 // copying and converting 10^8-value tensors) matter at this size, so they run side by side
 // (--concurrent, default 3: ~45 GB of host memory at Reddit scale); the GPU evaluation runs beside
 // them on its own thread. Freed memory is kept in the process heap for reuse (--keep-freed-memory,
-// default on): glibc otherwise unmaps every block above 32 MB on free, and the next evaluation
-// page-faults it in again.
+// default on; glibc otherwise unmaps every block above 32 MB on free and the next evaluation
+// page-faults it in again) — on the H200 this was not shown to matter: the runs with and without it
+// took 59–64 s alike (before the last changes; docs/performance.md, run 4).
 //
 //   gnncheck_gpu_reddit_verify --json verify.json
 //   gnncheck_gpu_reddit_verify --concurrent 5 --keep-freed-memory false
