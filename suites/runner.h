@@ -37,6 +37,9 @@ struct RunOptions {
   // and entries that expect `caught` (bug replicas) are not run.
   std::vector<std::string> override_systems;
   std::vector<std::string> only_entries;   // run just these entries (empty: all)
+  // Run just these targets (empty: all): every entry's target list is narrowed to them (a selector
+  // such as `ops` keeps those of them it covers); an entry left with no target is not run.
+  std::vector<std::string> only_targets;
   std::string suite_argument;              // how the suite was named on the command line, for re-run lines
 };
 
