@@ -1,5 +1,7 @@
 #include "suites/suite.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -10,10 +12,39 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include "adapters/process_system.h"
 #include "fixtures/generators.h"
 #include "oracle/error.h"
 
 namespace gnncheck::suites {
+
+// Why `command` cannot be started, checked before anything runs: an unterminated quote, or a program
+// that is neither found on PATH nor an executable file. A program path with a '/' is relative to
+// `dir` (the suite file's folder), as the adapter is started there.
+std::optional<std::string> command_problem(const std::string& command, const std::filesystem::path& dir) {
+  std::vector<std::string> argv;
+  try {
+    argv = split_command_line(command);
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  const std::string& program = argv.front();
+  auto executable = [](const std::filesystem::path& p) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (program.find('/') != std::string::npos) {
+    const std::filesystem::path p = std::filesystem::path(program).is_relative() ? dir / program : std::filesystem::path(program);
+    if (executable(p)) return std::nullopt;
+    return fmt::format("the adapter's program '{}' is not an executable file ({})", program, p.lexically_normal().string());
+  }
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (!d.empty() && executable(std::filesystem::path(d) / program)) return std::nullopt;
+  return fmt::format("the adapter's program '{}' is not found on PATH", program);
+}
+
 
 std::string SourceLocation::where() const {
   if (line == 0) return file.empty() ? std::string("command line") : file;
@@ -235,6 +266,17 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
   if (m.count("square_only")) g.square_only = m.at("square_only").boolean();
   if (m.count("params"))
     for (const auto& [key, value] : m.at("params").named_mapping("generator parameters")) g.params[key] = value.attr_value();
+  if (g.family != "random" && g.family != "dataset" && g.family != "file") {
+    // Unknown parameter names are refused now, not when the first case is drawn.
+    Attributes params;
+    for (const auto& [k, v] : g.params) params.set(k, v);
+    try {
+      if (g.family == "csbm") csbm_params_from(params);
+      else check_graph_parameters(g.family, params);
+    } catch (const InputError& e) {
+      (m.count("params") ? m.at("params") : f).fail(e.what());
+    }
+  }
   if (g.family == "dataset") {
     if (!m.count("name")) f.fail("family 'dataset' needs 'name' (cora, citeseer, …)");
     g.dataset = m.at("name").nonempty_string();
@@ -243,6 +285,9 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
     if (!m.count("path")) f.fail("family 'file' needs 'path' (a .mtx or edge-list file)");
     std::filesystem::path p = m.at("path").nonempty_string();
     g.path = (p.is_relative() ? suite_dir / p : p).lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(g.path, ec))
+      m.at("path").fail(fmt::format("no such file: {} (a relative path is relative to the suite file's folder)", g.path));
     // A graph with more isolated nodes than its file justifies (fixtures/matrix_market.h,
     // fixtures/edge_list.h) is loaded by saying so: the loaders' own options, by their names.
     const bool mtx = p.extension() == ".mtx";
@@ -289,7 +334,7 @@ TargetChoice parse_target(const Field& f) {
   return t;
 }
 
-SystemDecl parse_system(const Field& f) {
+SystemDecl parse_system(const Field& f, const std::filesystem::path& suite_dir) {
   SystemDecl s;
   s.location = f.location();
   auto m = f.mapping({"name", "adapter", "plugin", "required"});
@@ -298,6 +343,17 @@ SystemDecl parse_system(const Field& f) {
   if (m.count("adapter")) s.adapter = m.at("adapter").nonempty_string();
   if (m.count("plugin")) s.plugin = m.at("plugin").nonempty_string();
   if (!s.adapter.empty() && !s.plugin.empty()) f.fail("a system is either an 'adapter' command or a 'plugin', not both");
+  if (!s.plugin.empty()) {
+    std::filesystem::path lib = s.plugin;
+    if (lib.is_relative()) lib = suite_dir / lib;
+    s.plugin = lib.lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(s.plugin, ec))
+      m.at("plugin").fail(fmt::format("no such file: {} (a relative path is relative to the suite file's folder)", s.plugin));
+  }
+  if (!s.adapter.empty()) {
+    if (auto problem = command_problem(s.adapter, suite_dir)) m.at("adapter").fail(*problem);
+  }
   if (m.count("required")) s.required = m.at("required").boolean();
   return s;
 }
@@ -382,7 +438,8 @@ Suite parse_suite(const std::string& yaml_text, const std::string& file_name) {
   }
   Field top(root, "", &file_name);
   if (!root.IsMap()) throw InputError(fmt::format("{}: expected a mapping at the top level (name, seed, entries, …)", file_name));
-  auto m = top.mapping({"name", "description", "seed", "cases_per_property", "time_budget_s", "systems", "graphs", "entries"});
+  auto m = top.mapping({"name", "description", "seed", "cases_per_property", "time_budget_s", "case_timeout_s", "startup_timeout_s",
+                        "systems", "graphs", "entries"});
   Suite s;
   s.path = file_name;
   if (!m.count("name")) top.fail("missing required key 'name'");
@@ -395,8 +452,13 @@ Suite parse_suite(const std::string& yaml_text, const std::string& file_name) {
     s.time_budget_seconds = m.at("time_budget_s").real();
     if (s.time_budget_seconds < 0) m.at("time_budget_s").fail("expected a non-negative number of seconds (0 = no limit)");
   }
+  for (const auto& [key, target] : {std::pair{"case_timeout_s", &s.case_timeout_seconds}, std::pair{"startup_timeout_s", &s.startup_timeout_seconds}})
+    if (m.count(key)) {
+      *target = m.at(key).real();
+      if (!(**target > 0)) m.at(key).fail("expected a positive number of seconds");
+    }
   if (m.count("systems"))
-    for (const auto& f : m.at("systems").list()) s.systems.push_back(parse_system(f));
+    for (const auto& f : m.at("systems").list()) s.systems.push_back(parse_system(f, std::filesystem::path(file_name).parent_path()));
   s.graphs = builtin_graph_families();
   if (m.count("graphs"))
     for (const auto& [name, f] : m.at("graphs").named_mapping("graph families"))
@@ -429,20 +491,29 @@ Suite load_suite(const std::filesystem::path& path) {
 
 std::filesystem::path resolve_suite(const std::string& name_or_path, const std::filesystem::path& executable_dir) {
   namespace fs = std::filesystem;
-  if (fs::exists(name_or_path)) return name_or_path;
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml");
+  std::error_code ec;
+  // A bare name ("ci") is a shipped suite first: a folder or file called `gpu` in the current
+  // directory does not shadow suites/gpu.yaml. Anything else is a path, and must be a file.
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") ||
+                               name_or_path.ends_with(".yml");
   std::vector<fs::path> dirs;
   if (const char* env = std::getenv("GNNCHECK_SUITES_DIR")) dirs.emplace_back(env);
   dirs.push_back(executable_dir / ".." / "share" / "gnncheck" / "suites");
   dirs.emplace_back(GNNCHECK_SOURCE_SUITES_DIR);
-  std::vector<std::string> tried = {fs::absolute(name_or_path).string()};
+  std::vector<std::string> tried;
   if (!looks_like_path) {
     for (const auto& dir : dirs) {
       fs::path candidate = dir / (name_or_path + ".yaml");
-      if (fs::exists(candidate)) return fs::weakly_canonical(candidate);
+      if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate);
       tried.push_back(fs::weakly_canonical(candidate).string());
     }
   }
+  if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
+  if (fs::is_directory(name_or_path, ec))
+    throw InputError(fmt::format("suite '{}': {} is a directory, not a suite file{}", name_or_path, fs::absolute(name_or_path).string(),
+                                 looks_like_path ? "" : fmt::format(" (and no shipped suite has that name; looked for: {})",
+                                                                    fmt::join(tried, ", "))));
+  tried.insert(tried.begin(), fs::absolute(name_or_path).string());
   throw InputError(fmt::format("suite '{}' not found; looked for: {}", name_or_path, fmt::join(tried, ", ")));
 }
 

@@ -82,7 +82,10 @@ struct SystemDecl {
   std::string name;
   std::string adapter;  // command line of an external adapter process (kind "adapter")
   std::string plugin;   // path of a plugin .so (kind "plugin")
-  bool required = false;  // unavailable here → error instead of a visible skip
+  // Unset: required in entries that expect `pass`, optional in entries that expect `caught`. A
+  // required system that cannot run here, or answers nothing, is `not tested` and fails the run; an
+  // optional one is a visible skip.
+  std::optional<bool> required;
   SourceLocation location;
 };
 
@@ -115,6 +118,9 @@ struct Suite {
   std::uint64_t seed = 1;
   std::int64_t cases_per_property = 20;
   double time_budget_seconds = 0.0;  // 0: unlimited; otherwise the run stops starting new cases
+  // Limits for the suite's adapter and plugin processes (PROTOCOL.md §5); unset: the defaults.
+  std::optional<double> case_timeout_seconds;
+  std::optional<double> startup_timeout_seconds;
   std::vector<SystemDecl> systems;   // extra systems (adapters, plugins) and required flags
   std::map<std::string, GraphFamily> graphs;
   std::vector<Entry> entries;
@@ -124,6 +130,10 @@ struct Suite {
 Suite load_suite(const std::filesystem::path& path);
 // The same from text; `file_name` is used in messages.
 Suite parse_suite(const std::string& yaml_text, const std::string& file_name);
+
+// Why an adapter command cannot be started, checked without starting it: an unterminated quote, or a
+// program found neither on PATH nor (a path with '/', relative to `dir`) as an executable file.
+std::optional<std::string> command_problem(const std::string& command, const std::filesystem::path& dir);
 
 // Finds a suite given as a path or a bare name ("ci" → ci.yaml) in: the current directory, the
 // directory named by $GNNCHECK_SUITES_DIR, the installed share/gnncheck/suites next to the
