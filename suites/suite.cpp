@@ -285,9 +285,6 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
     if (!m.count("path")) f.fail("family 'file' needs 'path' (a .mtx or edge-list file)");
     std::filesystem::path p = m.at("path").nonempty_string();
     g.path = (p.is_relative() ? suite_dir / p : p).lexically_normal().string();
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(g.path, ec))
-      m.at("path").fail(fmt::format("no such file: {} (a relative path is relative to the suite file's folder)", g.path));
     // A graph with more isolated nodes than its file justifies (fixtures/matrix_market.h,
     // fixtures/edge_list.h) is loaded by saying so: the loaders' own options, by their names.
     const bool mtx = p.extension() == ".mtx";
@@ -299,6 +296,9 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
       if (mtx) m.at("num_nodes").fail("'num_nodes' applies to an edge-list file; a MatrixMarket (.mtx) file takes 'max_dimension'");
       g.num_nodes = m.at("num_nodes").positive_integer();
     }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(g.path, ec))
+      m.at("path").fail(fmt::format("no such file: {} (a relative path is relative to the suite file's folder)", g.path));
   } else {
     for (const char* key : {"max_dimension", "num_nodes"})
       if (m.count(key)) m.at(key).fail(fmt::format("'{}' applies to family file only, not '{}'", key, g.family));
