@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -479,10 +480,11 @@ class Executor {
       r.counterexample = std::filesystem::relative(dir, options_.report_dir).string();
       if (reproduces_fresh) rerun = fmt::format("gnncheck repro {}", shell_quote(dir.string()));
       write_system_record(dir, entry, rerun);
-      v.counterexample_path = dir.string();
     }
     r.repro = rerun;
-    v.rerun_command = rerun;
+    // The record carries the counterexample and the one re-run line; the message does not repeat them.
+    v.rerun_command.clear();
+    v.counterexample_path.clear();
     r.message = how_found.empty() ? checks::failure_message(v) : how_found + "\n" + checks::failure_message(v);
     if (!note.empty()) r.message += "\n" + note;
   }
@@ -729,9 +731,12 @@ class Executor {
         r.cases = cases.drawn;
         r.conclusive = cases.conclusive;
         const Case failing = properties::build_case(*out.minimal);
+        std::ostringstream minimal;
+        properties::showValue(*out.minimal, minimal);
         record_failure(t, sys, failing, *out.failure,
-                       fmt::format("Falsifiable after {} cases and {} shrinks.", out.cases_passed + 1, out.shrinks), r,
-                       out.counterexample_path);
+                       fmt::format("Falsifiable after {} cases and {} shrinks. Minimal case: {}", out.cases_passed + 1,
+                                   out.shrinks, minimal.str()),
+                       r, out.counterexample_path);
         return;
       }
       // Cases RapidCheck discarded as unsupported never reach on_verdict.
