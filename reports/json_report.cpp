@@ -84,6 +84,7 @@ std::string json_report(const RunReport& run) {
                  {"not_tested", t.not_tested},
                  {"skipped", t.skipped},
                  {"expectations_unmet", t.expectations_unmet},
+                 {"replica_results", t.replica_results},
                  {"replicas_caught", t.replicas_caught},
                  {"replicas_missed", t.replicas_missed}};
   j["interrupted_by"] = run.interrupted_by.empty() ? Json(nullptr) : Json(run.interrupted_by);

@@ -55,6 +55,12 @@ RunReport::Totals RunReport::totals() const {
   Totals t;
   for (const auto& r : results) {
     ++t.results;
+    if (!r.expectation_held) ++t.expectations_unmet;
+    // A replica's results say whether it was caught, not whether it "failed": counted below.
+    if (r.expectation == Expectation::caught) {
+      ++t.replica_results;
+      continue;
+    }
     switch (r.outcome) {
       case Outcome::pass: ++t.passed; break;
       case Outcome::fail: ++t.failed; break;
@@ -64,7 +70,6 @@ RunReport::Totals RunReport::totals() const {
       case Outcome::not_tested: ++t.not_tested; break;
       case Outcome::skipped: ++t.skipped; break;
     }
-    if (!r.expectation_held) ++t.expectations_unmet;
   }
   // A replica is caught in an entry when any of its results there is; the runner marks every
   // result of a missed one unmet, so "caught" here is: expected caught, and no result unmet.

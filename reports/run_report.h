@@ -110,10 +110,12 @@ struct RunReport {
   // it, the rest are `not_tested`, and the run never counts as a success.
   std::string interrupted_by;
 
-  // Counts over `results`.
+  // Counts over `results`: outcomes of the results that expect `pass`; replicas' results only as
+  // replica_results and the (entry, replica) pairs caught or missed.
   struct Totals {
     std::int64_t results = 0, passed = 0, failed = 0, errors = 0, not_applicable = 0, inconclusive = 0, not_tested = 0,
                  skipped = 0, expectations_unmet = 0;
+    std::int64_t replica_results = 0;
     std::int64_t replicas_caught = 0, replicas_missed = 0;  // (entry, replica) pairs expected `caught`
   };
   Totals totals() const;

@@ -127,9 +127,11 @@ std::string totals_sentence(const RunReport::Totals& t) {
   add(t.not_tested, "not tested");
   add(t.not_applicable, "not applicable");
   add(t.skipped, "skipped");
-  std::string out = fmt::format("{} results{}{}", t.results, parts.empty() ? "" : ": ", fmt::join(parts, ", "));
+  const std::int64_t own = t.results - t.replica_results;
+  std::string out = fmt::format("{} results{}{}", own, parts.empty() ? "" : ": ", fmt::join(parts, ", "));
   if (t.replicas_caught + t.replicas_missed > 0)
-    out += fmt::format("; bug replicas: {} of {} caught", t.replicas_caught, t.replicas_caught + t.replicas_missed);
+    out += fmt::format("; bug replicas: {} of {} caught ({} results)", t.replicas_caught, t.replicas_caught + t.replicas_missed,
+                       t.replica_results);
   return out;
 }
 

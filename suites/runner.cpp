@@ -68,6 +68,7 @@ struct Task {
   std::vector<AttributeChoice> attributes;
   std::uint64_t seed = 0;
   reports::Expectation expect = reports::Expectation::pass;  // the entry's, or the override systems'
+  bool overridden = false;  // a system named on the command line in place of the entry's own
   // Set when the task is decided without running anything (unavailable system, unsupported target).
   std::optional<ResultRecord> decided;
 };
@@ -301,6 +302,7 @@ class Planner {
       t.label = {entry.name, system_name, target, check};
       t.entry = &entry;
       t.expect = overridden ? options_.override_expectation : entry.expect;
+      t.overridden = overridden;
       t.graphs = graphs;
       t.seed = task_seed(seed_, entry.name, target, check);
       return t;
@@ -893,19 +895,22 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   for (auto& th : threads) th.join();
   if (options.stop_requested && options.stop_requested() != 0) run.interrupted_by = signal_name(options.stop_requested());
 
-  // A replica is caught when any of its results within an entry failed or errored. A check that
-  // does not catch it is no missed expectation by itself; a replica that no check caught is, and
-  // then all of its results are marked (unless the system could not run here at all).
+  // A replica is caught when any of its results within an entry failed or errored (a suite's replica
+  // entries are written for their replicas); a planted bug named on the command line with
+  // `--expect caught` when any result of the run did. A check that does not catch it is no missed
+  // expectation by itself; a bug that no check caught is, and then all of its results are marked
+  // (unless the system could not run here at all).
+  auto catch_key = [&](const Task& t) { return std::pair{t.overridden ? std::string() : t.label.entry, t.label.system}; };
   std::map<std::pair<std::string, std::string>, bool> caught;  // (entry, system)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].expect != Expectation::caught) continue;
-    bool& c = caught[{tasks[i].label.entry, tasks[i].label.system}];
+    bool& c = caught[catch_key(tasks[i])];
     c = c || results[i].outcome == Outcome::fail || results[i].outcome == Outcome::error;
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].expect != Expectation::caught) continue;
     if (results[i].outcome == Outcome::not_tested || results[i].outcome == Outcome::skipped) continue;  // decided above
-    const bool was_caught = caught.at({tasks[i].label.entry, tasks[i].label.system});
+    const bool was_caught = caught.at(catch_key(tasks[i]));
     results[i].expectation_held = was_caught;
     if (!was_caught && results[i].outcome != Outcome::pass)
       results[i].message += " — and no other check of this entry caught the replica";
