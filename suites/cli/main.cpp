@@ -20,6 +20,7 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include "adapters/interrupt.h"
 #include "checks/checks.h"
 #include "oracle/error.h"
 #include "oracle/selfcheck.h"
@@ -110,6 +111,7 @@ reports::RunReport run_with_progress(const suites::Suite& suite, const suites::S
 }  // namespace
 
 int main(int argc, char** argv) {
+  gnncheck::install_interrupt_handlers();  // SIGINT/SIGTERM kill every adapter process group (adapters/interrupt.h)
   CLI::App app{"gnncheck " GNNCHECK_VERSION
                " — correctness suite for GNN sparse kernels and layers.\n"
                "Exit codes: 0 every expectation held, 1 some did not, 2 usage or input error."};
