@@ -481,7 +481,8 @@ class ProcessSystem final : public System {
   // The adapter's resident set size, through a dead band of rss_noise_bytes: allocators move a
   // correct adapter's RSS by a few pages from case to case (12 KiB over three Python cases here),
   // which must not read as a leak, while a leak of more than the band moves the reported value.
-  // A new adapter process starts a new baseline.
+  // Plus the live_bytes its last answer reported (device memory, which RSS does not show). A new
+  // adapter process starts a new baseline.
   std::optional<std::int64_t> live_bytes() const override {
     std::lock_guard lock(mutex_);
     const std::optional<std::int64_t> rss = process_.resident_bytes();
@@ -490,7 +491,8 @@ class ProcessSystem final : public System {
       reported_rss_ = *rss;
       reported_rss_pid_ = process_.pid();
     }
-    return reported_rss_;
+    const bool same_process = answer_live_bytes_pid_ == process_.pid();
+    return reported_rss_ + (same_process ? answer_live_bytes_.value_or(0) : 0);
   }
 
   Result evaluate(const Case& c) override {
@@ -614,6 +616,8 @@ class ProcessSystem final : public System {
                            fmt::format("the adapter answered for '{}' while the case was '{}'", *answered_other,
                                        dir.string()), true);
           Result r = protocol::read_result(dir, manifest, protocol::all_inputs_finite(c));
+          answer_live_bytes_ = protocol::read_live_bytes(dir, manifest);
+          answer_live_bytes_pid_ = process_.pid();
           if (r.seconds == 0.0) r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
           if (!r.ok() && r.status != Status::unsupported) r.message = with_tail(r.status, r.message, process_.stderr_tail()).message;
           return r;
@@ -775,6 +779,8 @@ class ProcessSystem final : public System {
   mutable double startup_seconds_ = 0.0;
   mutable std::int64_t reported_rss_ = 0;  // live_bytes() through its dead band
   mutable pid_t reported_rss_pid_ = -1;
+  std::optional<std::int64_t> answer_live_bytes_;  // result.json's live_bytes of the last answer
+  pid_t answer_live_bytes_pid_ = -1;                // the process that gave it
 };
 
 }  // namespace

@@ -88,6 +88,11 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const std::filesystem::pa
 // `inputs_finite` says whether every input was finite (only then is NaN/Inf in the answer invalid).
 Result read_result(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
 
+// result.json's optional `live_bytes`: memory the system holds between evaluations after this one
+// (device memory for a GPU system), which a host-side RSS cannot see. nullopt when absent or when
+// result.json cannot be read; read_result refuses a value that is not a non-negative integer.
+std::optional<std::int64_t> read_live_bytes(const std::filesystem::path& dir, const CaseManifest& manifest);
+
 // Whether every value of every input, parameter and output gradient of `c` is finite.
 bool all_inputs_finite(const Case& c);
 

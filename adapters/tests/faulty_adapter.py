@@ -48,7 +48,10 @@ FAULTS = {
     21: "leak",           # answers correctly but keeps 8 MiB more of memory after every case
     22: "balloon",        # allocates memory without bound, never answers
     23: "exit_after_answer",  # answers correctly, then exits (the next case finds it gone)
+    24: "device_leak",    # answers correctly, reports 8 MiB more live_bytes (device memory) every case
+    25: "device_steady",  # answers correctly, reports the same 1 GiB of live_bytes every case
 }
+DEVICE_LIVE = [1 << 30]
 FAULT_BY_NAME = {name: seed for seed, name in FAULTS.items()}
 ALWAYS = None  # set by --fault
 LEAKED = []
@@ -153,7 +156,12 @@ def answer(directory, protocol_out):
         with open(os.path.join(directory, "result.json"), "w") as f:
             f.write("{status: ok")
     elif fault != "no_result":
-        kit.write_result(directory, result["status"], result.get("message", ""))
+        live = None
+        if fault in ("device_leak", "device_steady"):
+            if fault == "device_leak":
+                DEVICE_LIVE[0] += 8 << 20
+            live = DEVICE_LIVE[0]
+        kit.write_result(directory, result["status"], result.get("message", ""), live_bytes=live)
     done = directory + "-elsewhere" if fault == "wrong_done" else directory
     protocol_out.write("gnncheck-done " + done + "\n")
     protocol_out.flush()

@@ -165,6 +165,19 @@ TEST(ProcessSystem, LeakingAdapterFailsTheResourcesCheck) {
   EXPECT_TRUE(flat.passed) << flat.message;
 }
 
+// Device memory is invisible to the adapter's RSS: the live_bytes an answer reports is part of
+// live_bytes(), so a device leak fails the resources check and steady device memory does not.
+TEST(ProcessSystem, ReportedDeviceMemoryLeakFailsTheResourcesCheck) {
+  TempDir work;
+  auto leaking = faulty_adapter(work);
+  const checks::Verdict leak = checks::resources(*leaking, spmm_case(24));
+  EXPECT_FALSE(leak.passed);
+  EXPECT_THAT(leak.message, HasSubstr("memory grew by"));
+  EXPECT_GE(leak.metric, 3.0 * (8 << 20));
+  const checks::Verdict steady = checks::resources(*faulty_adapter(work), spmm_case(25));
+  EXPECT_TRUE(steady.passed) << steady.message;
+}
+
 TEST(ProcessSystem, CrashMessageQuotesTheAdaptersStderr) {
   TempDir work;
   auto adapter = faulty_adapter(work);

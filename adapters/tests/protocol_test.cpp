@@ -177,6 +177,21 @@ TEST(ProtocolLines, DoneLineAnswersTheCaseItEndsWith) {
   EXPECT_EQ(protocol::done_payload("done /tmp/other"), std::nullopt);
 }
 
+TEST(ProtocolResult, LiveBytesIsReadAndValidated) {
+  TempDir dir;
+  const Case c = testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{2}}}, 3, false);
+  const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
+  std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m", "live_bytes": 4096})";
+  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), 4096);
+  std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m", "live_bytes": -1})";
+  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), std::nullopt);
+  const Result r = protocol::read_result(dir.path(), m, true);
+  EXPECT_EQ(r.status, Status::invalid_output);
+  EXPECT_THAT(r.message, HasSubstr("field 'live_bytes' must be a non-negative integer"));
+  std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m"})";
+  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), std::nullopt);
+}
+
 TEST(ProtocolHello, AcceptsCatalogueTargetsWithTheirPrecisions) {
   const protocol::Hello hello =
       protocol::parse_hello(R"({"protocol": 1, "name": "mine", "targets": {"spmm": "tf32", "gat": "float64"}})");
