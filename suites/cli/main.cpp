@@ -21,6 +21,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "adapters/interrupt.h"
 #include "checks/checks.h"
 #include "oracle/error.h"
 #include "oracle/selfcheck.h"
@@ -159,6 +160,7 @@ std::string recorded_system(const std::filesystem::path& dir, const std::string&
 }  // namespace
 
 int main(int argc, char** argv) {
+  gnncheck::install_interrupt_handlers();  // SIGINT/SIGTERM kill every adapter process group (adapters/interrupt.h)
   CLI::App app{"gnncheck " GNNCHECK_VERSION
                " — correctness suite for GNN sparse kernels and layers.\n"
                "Exit codes: 0 every expectation held; 1 some did not (a failure, an error, or something not tested);\n"
