@@ -123,13 +123,15 @@ std::optional<std::string> program_problem(const std::string& program) {
 
 }  // namespace
 
-std::optional<std::string> adapter_command_problem(const std::string& command) {
+std::optional<std::string> adapter_command_problem(const std::string& command, const std::filesystem::path& working_directory) {
   std::vector<std::string> args;
   try {
     args = split_command_line(command);
   } catch (const InputError& e) {
     return e.what();
   }
+  if (!working_directory.empty() && args[0].find('/') != std::string::npos && fs::path(args[0]).is_relative())
+    args[0] = (working_directory / args[0]).lexically_normal().string();
   if (auto problem = program_problem(args[0])) return fmt::format("adapter command '{}': {}", command, *problem);
   return std::nullopt;
 }
@@ -164,7 +166,7 @@ class AdapterProcess {
   ~AdapterProcess() { stop(); }
 
   // Starts the program; returns an empty string or why it could not be started.
-  std::string start(const std::vector<std::string>& argv) {
+  std::string start(const std::vector<std::string>& argv, const fs::path& working_directory) {
     int stdin_pair[2], out_pipe[2], err_pipe[2];
     // stdin is a socket so that writing to a dead adapter gives EPIPE (send with MSG_NOSIGNAL)
     // instead of a SIGPIPE that would kill gnncheck.
@@ -178,6 +180,7 @@ class AdapterProcess {
     posix_spawn_file_actions_adddup2(&actions, stdin_pair[1], 0);
     posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+    if (!working_directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, working_directory.c_str());
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     // Own process group (so a timeout kills the adapter's children too); default signal handling
@@ -702,7 +705,7 @@ class ProcessSystem final : public System {
       return false;
     }
     const auto begin = Clock::now();
-    std::string problem = process_.start(argv_);
+    std::string problem = process_.start(argv_, options_.working_directory);
     if (problem.empty()) problem = read_hello();
     if (!problem.empty() && process_.running()) problem += fmt::format("; it was stopped ({})", process_.kill_and_reap());
     startup_seconds_ += std::chrono::duration<double>(Clock::now() - begin).count();

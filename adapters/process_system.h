@@ -62,6 +62,9 @@ struct ProcessSystemOptions {
   // startup_timeout_s). Applies to every (re)start and to nothing else.
   std::chrono::milliseconds startup_timeout{120'000};
   std::filesystem::path work_dir;  // where case directories are made; empty: $TMPDIR, else /tmp
+  // The directory the adapter is started in (relative paths of its command are relative to it);
+  // empty: gnncheck's own. A suite's adapters start in the suite file's folder.
+  std::filesystem::path working_directory;
   bool keep_case_dirs = false;     // keep every case directory (to debug an adapter)
   std::size_t stderr_tail_bytes = 4000;  // how much of the adapter's stderr a message quotes
   // Restarts in a row that fail (after the adapter died or was stopped) after which the system is
@@ -90,7 +93,9 @@ std::vector<std::string> split_command_line(const std::string& command);
 // that does not exist, is a directory or is not executable, or a script whose #! interpreter is
 // missing. The CLI and the suite loader call it before a run starts, to refuse a bad --adapter with
 // exit code 2 instead of a run whose every verdict is "not tested".
-std::optional<std::string> adapter_command_problem(const std::string& command);
+// A relative program path (one with a '/') is looked up in `working_directory` when it is given.
+std::optional<std::string> adapter_command_problem(const std::string& command,
+                                                   const std::filesystem::path& working_directory = {});
 
 // The adapter process is started lazily, on the first call that needs its hello line.
 std::unique_ptr<System> make_process_system(std::vector<std::string> argv, ProcessSystemOptions options = {});

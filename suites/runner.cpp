@@ -728,7 +728,11 @@ class Executor {
       static std::mutex rapidcheck_mutex;
       const std::lock_guard rapidcheck_lock(rapidcheck_mutex);
       const properties::PropertyOutcome out = properties::run_property(kind, sys, t.label.target, po);
-      if (stopping()) return interrupted(r);
+      if (stopping()) {
+        // An answer cut short by the stop is no failure of the system: drop what was saved for it.
+        if (!out.counterexample_path.empty()) std::filesystem::remove_all(out.counterexample_path);
+        return interrupted(r);
+      }
       if (out.failure && out.minimal) {
         r.cases = cases.drawn;
         r.conclusive = cases.conclusive;
@@ -763,6 +767,7 @@ class Executor {
                                      graph->summary()));
       Case c = oracle::make_random_case(def, graph, pick_attributes(t, rng), case_seed);
       const checks::Verdict v = checks::run_check(kind, sys, c, copts);
+      if (stopping()) return interrupted(r);  // an answer cut short by the stop is no failure of the system
       if (!case_passed(v) && case_kind(v) == CaseKind::decided) {
         ++cases.drawn;
         ++cases.conclusive;

@@ -18,32 +18,6 @@
 
 namespace gnncheck::suites {
 
-// Why `command` cannot be started, checked before anything runs: an unterminated quote, or a program
-// that is neither found on PATH nor an executable file. A program path with a '/' is relative to
-// `dir` (the suite file's folder), as the adapter is started there.
-std::optional<std::string> command_problem(const std::string& command, const std::filesystem::path& dir) {
-  std::vector<std::string> argv;
-  try {
-    argv = split_command_line(command);
-  } catch (const InputError& e) {
-    return std::string(e.what());
-  }
-  const std::string& program = argv.front();
-  auto executable = [](const std::filesystem::path& p) {
-    std::error_code ec;
-    return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-  };
-  if (program.find('/') != std::string::npos) {
-    const std::filesystem::path p = std::filesystem::path(program).is_relative() ? dir / program : std::filesystem::path(program);
-    if (executable(p)) return std::nullopt;
-    return fmt::format("the adapter's program '{}' is not an executable file ({})", program, p.lexically_normal().string());
-  }
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string d; std::getline(dirs, d, ':');)
-    if (!d.empty() && executable(std::filesystem::path(d) / program)) return std::nullopt;
-  return fmt::format("the adapter's program '{}' is not found on PATH", program);
-}
 
 
 std::string SourceLocation::where() const {
@@ -352,7 +326,7 @@ SystemDecl parse_system(const Field& f, const std::filesystem::path& suite_dir) 
       m.at("plugin").fail(fmt::format("no such file: {} (a relative path is relative to the suite file's folder)", s.plugin));
   }
   if (!s.adapter.empty()) {
-    if (auto problem = command_problem(s.adapter, suite_dir)) m.at("adapter").fail(*problem);
+    if (auto problem = adapter_command_problem(s.adapter, suite_dir)) m.at("adapter").fail(*problem);
   }
   if (m.count("required")) s.required = m.at("required").boolean();
   return s;

@@ -131,10 +131,6 @@ Suite load_suite(const std::filesystem::path& path);
 // The same from text; `file_name` is used in messages.
 Suite parse_suite(const std::string& yaml_text, const std::string& file_name);
 
-// Why an adapter command cannot be started, checked without starting it: an unterminated quote, or a
-// program found neither on PATH nor (a path with '/', relative to `dir`) as an executable file.
-std::optional<std::string> command_problem(const std::string& command, const std::filesystem::path& dir);
-
 // Finds a suite given as a path or a bare name ("ci" → ci.yaml) in: the current directory, the
 // directory named by $GNNCHECK_SUITES_DIR, the installed share/gnncheck/suites next to the
 // executable, and the source tree's suites/. Throws InputError listing where it looked.

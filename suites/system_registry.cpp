@@ -105,10 +105,12 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-std::string SystemRegistry::add_adapter(const std::string& command, const std::string& name) {
+std::string SystemRegistry::add_adapter(const std::string& command, const std::string& name,
+                                        const std::filesystem::path& working_directory) {
   split_command_line(command);  // an unterminated quote is the user's error: report it now
   ProcessSystemOptions options;
   options.name = name;
+  options.working_directory = working_directory;
   apply_limits(limits_, options);
   const auto start = Clock::now();
   std::shared_ptr<System> instance = make_process_system(command, options);
@@ -122,7 +124,7 @@ std::string SystemRegistry::add_adapter(const std::string& command, const std::s
        .availability = availability,
        .make = [command, options] { return make_process_system(command, options); },
        .instance = instance,
-       .startup_seconds = seconds_since(start),
+       .startup_seconds = std::max(instance->startup_seconds(), seconds_since(start)),
        .command_line_flag = "--adapter " + shell_quote(command),
        .adapter_command = command,
        .plugin_library = ""});

@@ -9,6 +9,7 @@
 //   std::unique_ptr<gnncheck::System> sys = registry.find("oracle").make();
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -56,7 +57,9 @@ class SystemRegistry {
   // An external adapter process (adapters/process_system.h) started from `command` (no shell). The
   // system's name is `name`, or when empty the name the adapter announces in its hello line.
   // Returns the name it was registered under.
-  std::string add_adapter(const std::string& command, const std::string& name = "");
+  // `working_directory`: where the adapter is started (empty: the current directory).
+  std::string add_adapter(const std::string& command, const std::string& name = "",
+                          const std::filesystem::path& working_directory = {});
   // A C plugin (.so implementing gnncheck/plugin.h), run in gnncheck-plugin-host. The system's
   // name is `name`, or when empty the name the plugin reports. Returns the registered name.
   std::string add_plugin(const std::string& library, const std::string& name = "");

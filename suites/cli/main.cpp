@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/interrupt.h"
+#include "adapters/process_system.h"
 #include "checks/checks.h"
 #include "oracle/error.h"
 #include "oracle/selfcheck.h"
@@ -81,8 +82,7 @@ struct SystemFlags {
     std::vector<std::string> out;
     for (const auto& n : names) out.push_back(registry.find(n).name);
     for (const auto& a : adapters) {
-      if (auto problem = suites::command_problem(a, std::filesystem::current_path()))
-        throw InputError(fmt::format("--adapter {}: {}", a, *problem));
+      if (auto problem = adapter_command_problem(a)) throw InputError(fmt::format("--adapter {}: {}", a, *problem));
       out.push_back(registry.add_adapter(a));
     }
     for (const auto& p : plugins) {
@@ -107,7 +107,9 @@ void register_suite_systems(const suites::Suite& suite, suites::SystemRegistry& 
   for (const auto& d : suite.systems) {
     try {
       if (!d.adapter.empty()) {
-        registry.add_adapter(d.adapter, d.name);
+        // A suite's adapter starts in the suite file's folder: its relative paths are relative to it,
+        // as a plugin's path is.
+        registry.add_adapter(d.adapter, d.name, std::filesystem::path(suite.path).parent_path());
       } else if (!d.plugin.empty()) {
         registry.add_plugin(std::filesystem::absolute(d.plugin).lexically_normal().string(), d.name);  // resolved and checked by load_suite
       } else {
@@ -340,6 +342,7 @@ int main(int argc, char** argv) {
       options.only_entries = run_entries;
       options.only_targets = run_targets;
       options.suite_argument = run_suite_name;
+      options.stop_requested = stop_requested;
       const auto report = run_with_progress(suite, registry, options, run_progress);
       return finish_run(report, run_report);
     }
@@ -369,6 +372,7 @@ int main(int argc, char** argv) {
       suite.entries.push_back(entry);
       options.report_dir = check_report;
       options.suite_argument = "check";
+      options.stop_requested = stop_requested;
       auto report = run_with_progress(suite, registry, options, "auto");
       // An ad-hoc check has no suite file to re-run; point at the same command instead.
       for (auto& r : report.results)

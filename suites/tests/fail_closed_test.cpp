@@ -83,7 +83,7 @@ TEST(FailClosedTest, AnAdapterProgramThatDoesNotExistIsAUsageError) {
   const auto dir = scratch("nosuchprog");
   const CommandResult r = shell("gnncheck run ci --adapter nosuchprog_gnncheck_test --report out", dir);
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("--adapter nosuchprog_gnncheck_test: the adapter's program 'nosuchprog_gnncheck_test' is not found on PATH"));
+  EXPECT_THAT(r.output, HasSubstr("--adapter nosuchprog_gnncheck_test: adapter command 'nosuchprog_gnncheck_test': program 'nosuchprog_gnncheck_test' was not found on PATH"));
   fs::remove_all(dir);
 }
 

@@ -211,9 +211,9 @@ TEST(SuiteTest, MissingFilesAndUnknownParametersAreRefusedUpFront) {
   EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: csbm, params: {num_classes: 2, nope: 1}}\nentries: []\n"),
               HasSubstr("csbm: unknown parameter 'nope'"));
   EXPECT_THAT(error_of("name: x\nsystems:\n  - {name: a, adapter: nosuchprog_gnncheck --x}\nentries: []\n"),
-              HasSubstr("systems[0].adapter: the adapter's program 'nosuchprog_gnncheck' is not found on PATH"));
+              HasSubstr("systems[0].adapter: adapter command 'nosuchprog_gnncheck --x': program 'nosuchprog_gnncheck' was not found on PATH"));
   EXPECT_THAT(error_of("name: x\nsystems:\n  - {name: a, adapter: ./not_here.py}\nentries: []\n"),
-              HasSubstr("the adapter's program './not_here.py' is not an executable file"));
+              HasSubstr("adapter command './not_here.py': "));
   EXPECT_THAT(error_of("name: x\nsystems:\n  - {name: a, plugin: libnot_here.so}\nentries: []\n"),
               HasSubstr("systems[0].plugin: no such file: libnot_here.so"));
   EXPECT_THAT(error_of("name: x\ncase_timeout_s: 0\nentries: []\n"), HasSubstr("case_timeout_s: expected a positive number of seconds"));
