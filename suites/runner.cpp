@@ -439,16 +439,21 @@ class Executor {
  private:
   // The command that re-runs this task's entry with the same seed and the same systems. A suite
   // named by a path keeps that path; systems named on the command line keep their flags.
-  std::string rerun_line(const Task& t) const {
-    std::string line = fmt::format("gnncheck run {} --entry {} --seed {}", shell_quote(options_.suite_argument),
-                                   shell_quote(t.label.entry), seed_);
+  std::string rerun_line(const Task& t) const { return rerun_command({t.label.entry}); }
+
+  // `gnncheck run` of `entries` (empty: those the run was asked for) with this run's seed, systems,
+  // targets and expectation.
+  std::string rerun_command(const std::vector<std::string>& entries) const {
+    std::string line = fmt::format("gnncheck run {}", shell_quote(options_.suite_argument));
+    for (const auto& e : entries.empty() ? options_.only_entries : entries) line += " --entry " + shell_quote(e);
+    line += fmt::format(" --seed {}", seed_);
     if (!options_.override_system_flags.empty()) {
       for (const auto& f : options_.override_system_flags) line += " " + f;
     } else {
       for (const auto& s : options_.override_systems) line += " --system " + shell_quote(s);
     }
-    if (!options_.only_targets.empty())
-      for (const auto& target : options_.only_targets) line += " --target " + shell_quote(target);
+    if (options_.override_expectation == Expectation::caught && !options_.override_systems.empty()) line += " --expect caught";
+    for (const auto& target : options_.only_targets) line += " --target " + shell_quote(target);
     return line;
   }
 
@@ -462,13 +467,14 @@ class Executor {
     std::string note;
     bool reproduces_fresh = true;
     const SystemEntry& entry = systems_.find(t.label.system);
-    if (!entry.instance && entry.make && v.system_status == Status::ok) {
+    if (entry.make && v.system_status == Status::ok && !stopping()) {
+      // The saved case alone on a new instance (a new process for an adapter or plugin).
       std::unique_ptr<System> fresh = entry.make();
       const checks::Verdict again = checks::run_check(v.check, *fresh, failing, check_options(t));
       reproduces_fresh = !case_passed(again);
-      if (reproduces_fresh == false)
+      if (!reproduces_fresh)
         note = "The saved case passes on a fresh instance of the system: the failure needs the evaluations that came "
-               "before it (state kept between calls). The re-run line repeats the whole sequence.";
+               "before it (state kept between calls). The re-run line repeats the run's whole sequence in one order.";
     }
     (void)sys;
     std::filesystem::path dir = already_saved;
@@ -476,8 +482,7 @@ class Executor {
       dir = cases_root() / properties::counterexample_name(t.label.system, t.label.target, v.check, t.seed);
       properties::write_counterexample(dir, failing, v, {.rapidcheck_seed = 0, .reproduce = "", .rerun = ""});
     }
-    std::string rerun = rerun_line(t);
-    if (entry.instance) rerun += " --jobs 1";  // one process answers the sequence in one order
+    std::string rerun = reproduces_fresh ? rerun_line(t) : rerun_command({}) + " --jobs 1";
     if (!dir.empty()) {
       r.counterexample = std::filesystem::relative(dir, options_.report_dir).string();
       if (reproduces_fresh) rerun = fmt::format("gnncheck repro {}", shell_quote(dir.string()));

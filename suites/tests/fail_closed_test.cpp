@@ -176,6 +176,43 @@ TEST(FailClosedTest, AnAdaptersRerunLineStartsTheAdapterAgain) {
   fs::remove_all(dir);
 }
 
+// A bug that needs earlier calls (here: every answer after the 12th is wrong) is not reproduced by
+// the shrunk case on a fresh process; the report says so and re-runs the whole sequence instead.
+TEST(FailClosedTest, AStatefulFailureIsReRunAsTheWholeSequence) {
+  const auto dir = scratch("stateful");
+  std::ofstream(dir / "drifting.py") << fmt::format(R"(import sys
+sys.path.insert(0, "{}/adapters/python")
+import numpy as np
+import gnncheck_adapter as kit
+
+calls = [0]
+
+def spmm(case):
+    calls[0] += 1
+    A = case.graph.to_scipy()
+    out = {{"outputs": {{"y": np.asarray(A @ case.inputs["x"])}}}}
+    if case.wants_gradients:
+        scale = 2.0 if calls[0] > 12 else 1.0
+        out["gradients"] = {{"x": scale * np.asarray(A.T @ case.grad_outputs["y"])}}
+    return out
+
+kit.serve(name="drifting", targets={{"spmm": ("float64", spmm)}})
+)",
+                                                     GNNCHECK_TEST_SOURCE_DIR);
+  const std::string run = fmt::format("gnncheck run ci --entry differential --adapter '{} drifting.py' --progress plain --report out",
+                                      GNNCHECK_TEST_PYTHON);
+  const CommandResult r = shell(run, dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("passes on a fresh instance of the system"));
+  const std::string rerun = first_rerun_line(r.output);
+  EXPECT_THAT(rerun, HasSubstr("gnncheck run ci --entry differential --seed 1 --adapter")) << r.output;
+  EXPECT_THAT(rerun, HasSubstr("--jobs 1"));
+  const CommandResult again = shell(rerun + " --report out2", dir);
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("passes on a fresh instance of the system"));
+  fs::remove_all(dir);
+}
+
 TEST(FailClosedTest, TheCasesDoNotDependOnTheSystemsName) {
   const auto dir = scratch("names");
   const std::string adapter = fmt::format("{} {}/adapters/python/scipy_adapter.py", GNNCHECK_TEST_PYTHON, GNNCHECK_TEST_SOURCE_DIR);
