@@ -204,7 +204,9 @@ int main(int argc, char** argv) {
   // gnncheck list
   std::string list_section;
   CLI::App* list = app.add_subcommand("list", "List ops, layers, systems (with availability and why not), replicas, checks and graph families");
-  list->add_option("section", list_section, "Only this section: targets, ops, layers, systems, replicas, checks, graphs");
+  list->add_option("section", list_section,
+                   "Only this section (targets, ops, layers, systems, replicas, checks, graphs), or one target's tensors, "
+                   "shapes and attributes (e.g. `gnncheck list gat`)");
 
   // gnncheck check
   SystemFlags check_systems;

@@ -130,6 +130,20 @@ TEST(CliTest, ListSaysWhatCanRunHere) {
   EXPECT_EQ(gnncheck("list nonsense").exit_code, 2);
 }
 
+TEST(CliTest, ListOfATargetNamesEveryTensorWithItsShape) {
+  const CommandResult r = gnncheck("list gat");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("x        input      [n_src, in_features]"));
+  EXPECT_THAT(r.output, HasSubstr("weight   parameter  [in_features, out_features·heads]"));
+  EXPECT_THAT(r.output, HasSubstr("y        output     [n_dst, out_features·heads]"));
+  EXPECT_THAT(r.output, HasSubstr("negative_slope"));
+  const CommandResult e = gnncheck("list spmm_ve");
+  EXPECT_THAT(e.output, HasSubstr("edge_values  input      [E, heads]"));
+  const CommandResult bad = gnncheck("list gatt");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.output, HasSubstr("'gatt' is neither a section"));
+}
+
 TEST(CliTest, GpuReplicasAreKnownInEveryBuild) {
   // A build without CUDA (or a machine without a device) knows the GPU replicas by name and says
   // why they cannot run; their suite then fails with that reason, and none of them counts as caught.
