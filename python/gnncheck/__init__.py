@@ -1,0 +1,49 @@
+"""gnncheck: is your GNN kernel's forward and backward the same function as an exact reference?
+
+One call, from pytest or anywhere, runs gnncheck's engine in this process — the same random graph
+generators, float64 oracle, error-analysis tolerance model, checks, shrinking and saved
+counterexamples as the ``gnncheck`` command — on a Python callable::
+
+    import gnncheck
+
+    def forward(case):
+        x = case.inputs["x"]      # a torch tensor on case.device, requires_grad where differentiable
+        return {"y": my_ext.spmm(case.graph.row_ptr, case.graph.col_idx, case.n_dst, x)}
+
+    gnncheck.assert_correct("spmm", forward, precision="float32", suite="ci", device="cpu")
+
+The backward that is tested is the extension's own: gnncheck calls ``torch.autograd.grad`` of the
+returned outputs with the case's output gradients. See python/README.md for the case object, layers
+(nn.Module factories and parameter mapping), precisions, the pytest plugin and re-run lines.
+"""
+
+from ._case import Case, Graph
+from ._run import CheckFailed, CheckRun, Verdict, assert_correct, check, repro, load_counterexample
+from ._system import ParameterMappingError, Transposed, Unsupported, UsageError, transposed
+from . import _core
+
+__version__ = _core.version
+
+
+def targets():
+    """The catalogue: every op and layer, with its inputs, parameters, outputs and attributes (dicts)."""
+    return _core.targets()
+
+
+__all__ = [
+    "Case",
+    "CheckFailed",
+    "CheckRun",
+    "Graph",
+    "ParameterMappingError",
+    "Transposed",
+    "Unsupported",
+    "UsageError",
+    "Verdict",
+    "assert_correct",
+    "check",
+    "load_counterexample",
+    "repro",
+    "targets",
+    "transposed",
+]
