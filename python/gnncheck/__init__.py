@@ -17,12 +17,22 @@ returned outputs with the case's output gradients. See python/README.md for the 
 (nn.Module factories and parameter mapping), precisions, the pytest plugin and re-run lines.
 """
 
+try:
+    from . import _core
+except ImportError as e:  # e.g. python/gnncheck of the source tree shadowing the built package
+    raise ImportError(
+        "gnncheck's compiled engine (gnncheck._core) cannot be imported from %s: %s. Build it "
+        "(cmake --build build) and import the built package: PYTHONPATH=build/python, from a directory "
+        "other than python/ of the source tree" % (__path__[0], e)) from e
+
 from ._case import Case, Graph
 from ._run import CheckFailed, CheckRun, Verdict, assert_correct, check, repro, load_counterexample
 from ._system import ParameterMappingError, Transposed, Unsupported, UsageError, transposed
-from . import _core
 
 __version__ = _core.version
+
+for _public in (Case, Graph, CheckFailed, CheckRun, Verdict, ParameterMappingError, Transposed, Unsupported, UsageError):
+    _public.__module__ = __name__  # shown as gnncheck.CheckFailed, not gnncheck._run.CheckFailed
 
 
 def targets():

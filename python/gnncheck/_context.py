@@ -7,6 +7,7 @@ for the rootdir).
 """
 
 import os
+import sys
 
 
 class TestContext:
@@ -44,6 +45,7 @@ def current():
     if _stack:
         return _stack[-1]
     running = os.environ.get("PYTEST_CURRENT_TEST")  # "path::name (call)"
-    if running:
+    # Child processes inherit the variable: only a process that runs pytest itself is in a test.
+    if running and "_pytest" in sys.modules:
         return TestContext(running.rsplit(" ", 1)[0])
     return None

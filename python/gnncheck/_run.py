@@ -127,7 +127,7 @@ def _resolve_suite(suite):
 def _system_name(name, forward, module):
     if name is None:
         subject = module if module is not None else forward
-        name = getattr(subject, "__qualname__", None) or getattr(subject, "__name__", None) or type(subject).__name__
+        name = getattr(subject, "__name__", None) or type(subject).__name__
     clean = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("_.") or "python"
     return clean
 
@@ -227,13 +227,15 @@ def _verdict(raw, run_seed, suite_name):
     outcome = raw["outcome"]
     message = _clean_message(raw["message"])
     if outcome == "pass" and raw["conclusive_cases"] == 0 and raw["check"] not in ("selfcheck", "accuracy"):
-        if raw["answered"] > 0:
+        # A pass without a conclusive case: every case was outside the check (not applicable), or
+        # some of them were declared unsupported by the callable and the rest not applicable.
+        if raw["unsupported"] == 0:
             outcome = "not_applicable"
             message = message or "the check applies to none of the %d cases" % raw["cases"]
         else:
             outcome = "inconclusive"
-            message = "no case was conclusive (%d cases, none answered by the callable)%s" % (
-                raw["cases"], (": " + message) if message else "")
+            message = "no case was conclusive (%d cases; the callable declared %d evaluations unsupported)%s" % (
+                raw["cases"], raw["unsupported"], (": " + message) if message else "")
     v = Verdict(entry=raw["entry"], system=raw["system"], target=raw["target"], check=raw["check"], outcome=outcome,
                 precision=raw["precision"], metric_name=raw["metric_name"], metric=raw["metric"], bound=raw["bound"],
                 seed=raw["seed"], suite_seed=run_seed, cases=raw["cases"], conclusive_cases=raw["conclusive_cases"],

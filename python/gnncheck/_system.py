@@ -194,13 +194,19 @@ def bind_parameters(module, case, mapping):
 
     mapping: {module parameter name: catalogue name or transposed(catalogue name)}; None maps every
     module parameter to the catalogue parameter of the same name. Every module parameter must be
-    mapped and every parameter of the case must be the image of exactly one module parameter.
+    mapped and every parameter of the case must be the image of exactly one module parameter; an
+    entry naming neither a parameter of the module nor one of the case is skipped (optional
+    parameters such as a bias that is off for this case).
     """
     torch = __import__("torch")
     named = dict(module.named_parameters())
     if mapping is None:
-        mapping = {n: n for n in named}
-    targets = {k: (v.name, True) if isinstance(v, Transposed) else (v, False) for k, v in mapping.items()}
+        targets = {n: (n, False) for n in named if n in case.parameters}
+    else:
+        targets = {k: (v.name, True) if isinstance(v, Transposed) else (v, False) for k, v in mapping.items()}
+    # An entry whose module parameter and case parameter are both absent is an optional parameter
+    # that is off for this case (a layer built with bias=False for attribute bias = false).
+    targets = {k: v for k, v in targets.items() if k in named or v[0] in case.parameters}
     problems = []
     unknown = sorted(k for k in targets if k not in named)
     if unknown:
@@ -208,7 +214,7 @@ def bind_parameters(module, case, mapping):
     unmapped = sorted(n for n in named if n not in targets)
     if unmapped:
         problems.append("module parameters without a case parameter: %s" % ", ".join(unmapped))
-    images = [name for name, _ in targets.values()]
+    images = [name for k, (name, _) in targets.items() if k in named]
     missing = sorted(p for p in case.parameters if p not in images)
     if missing:
         problems.append("case parameters no module parameter is mapped to: %s" % ", ".join(missing))
