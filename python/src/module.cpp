@@ -131,7 +131,7 @@ py::dict run_suite(const std::filesystem::path& suite_path, const std::string& t
       try {
         progress(label, outcome);
       } catch (py::error_already_set& e) {
-        PyErr_WriteUnraisable(progress.ptr());  // a broken progress printer must not stop the run
+        e.discard_as_unraisable(progress);  // a broken progress printer must not stop the run
       }
     };
   }

@@ -117,6 +117,10 @@ class PythonSystem final : public System {
         py::object answer = state_->spec().evaluate(case_to_python(c));
         r = result_from_python(c, answer);
       } catch (py::error_already_set& e) {
+        // Only an interrupt that arrives outside the evaluator's own handlers gets here: hand it
+        // to the evaluator so that it answers no further case and gnncheck.check re-raises it.
+        if ((e.matches(PyExc_KeyboardInterrupt) || e.matches(PyExc_SystemExit)) && py::hasattr(state_->spec().evaluate, "abort"))
+          state_->spec().evaluate.attr("abort") = e.value();
         r = Result{};
         r.status = Status::error;
         r.message = fmt::format("the Python evaluator raised: {}", e.what());
