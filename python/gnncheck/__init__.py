@@ -19,11 +19,19 @@ returned outputs with the case's output gradients. See python/README.md for the 
 
 try:
     from . import _core
-except ImportError as e:  # e.g. python/gnncheck of the source tree shadowing the built package
+except ImportError as e:
+    try:
+        from ._build import PYTHON as _BUILT_FOR  # written by the build next to the extension
+    except ImportError:  # python/gnncheck of the source tree, shadowing the built package
+        _BUILT_FOR = None
+    import sys as _sys
+
     raise ImportError(
-        "gnncheck's compiled engine (gnncheck._core) cannot be imported from %s: %s. Build it "
-        "(cmake --build build) and import the built package: PYTHONPATH=build/python, from a directory "
-        "other than python/ of the source tree" % (__path__[0], e)) from e
+        "gnncheck's compiled engine (gnncheck._core) cannot be imported from %s by %s (Python %d.%d): %s. %s" % (
+            __path__[0], _sys.executable, _sys.version_info[0], _sys.version_info[1], e,
+            "It was built for %s; use that interpreter, or configure with -DPython3_EXECUTABLE=..." % _BUILT_FOR
+            if _BUILT_FOR else "This is the source tree's package, which has no compiled engine: build it "
+            "(cmake --build build) and import build/python (PYTHONPATH=build/python) from another directory")) from e
 
 from ._case import Case, Graph
 from ._run import CheckFailed, CheckRun, Verdict, assert_correct, check, repro, load_counterexample

@@ -14,9 +14,24 @@ import os
 import time
 import traceback
 
-import numpy as np
+import sys
 
 from ._case import Case
+
+# numpy, imported when the first check builds its framework: `import gnncheck` itself needs neither
+# numpy nor torch.
+np = None
+
+
+def _import_numpy():
+    global np
+    if np is None:
+        try:
+            import numpy
+        except ImportError as e:
+            raise ImportError("gnncheck's checks need numpy, which %s cannot import (%s); Debian/Ubuntu: "
+                             "apt-get install python3-numpy" % (sys.executable, e)) from e
+        np = numpy
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -161,6 +176,7 @@ class TorchBackend:
 
 
 def make_backend(framework, precision, device):
+    _import_numpy()
     if framework == "torch":
         return TorchBackend(precision, device)
     if framework == "numpy":
