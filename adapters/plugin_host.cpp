@@ -7,10 +7,14 @@
 // restarted for the next. Whatever the plugin prints on stdout is sent to stderr, so it cannot
 // corrupt a protocol line. Exit codes: 0 at end of input, 2 when the plugin cannot be loaded.
 #include <dlfcn.h>
+#include <elf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,6 +30,7 @@
 namespace gnncheck {
 namespace {
 
+// The protocol's name of a precision; empty for a value that is not a gnncheck_precision.
 std::string precision_name(gnncheck_precision p) {
   switch (p) {
     case GNNCHECK_PRECISION_FLOAT64: return "float64";
@@ -34,7 +39,33 @@ std::string precision_name(gnncheck_precision p) {
     case GNNCHECK_PRECISION_BFLOAT16: return "bfloat16";
     case GNNCHECK_PRECISION_FLOAT16: return "float16";
   }
-  return fmt::format("unknown precision {}", static_cast<int>(p));
+  return {};
+}
+
+// The plugin's target table as the hello line's "targets" object, or throws InputError naming the
+// entry that is wrong: a null or unknown target name (listing the known ones), a duplicate, or a
+// precision that is not a gnncheck_precision. A misspelled target must not become "unsupported".
+nlohmann::json target_table(const gnncheck_plugin& plugin) {
+  if (plugin.num_targets == 0) throw InputError("its target table is empty: the plugin computes nothing gnncheck could check");
+  nlohmann::json targets = nlohmann::json::object();
+  for (int64_t k = 0; k < plugin.num_targets; ++k) {
+    const gnncheck_target_decl& decl = plugin.targets[k];
+    if (!decl.target) throw InputError(fmt::format("target table entry {}: the target name is a null pointer", k));
+    try {
+      oracle::find_target(decl.target);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("target table entry {}: {}", k, e.what()));
+    }
+    if (targets.contains(decl.target))
+      throw InputError(fmt::format("target table entry {}: target '{}' is declared twice", k, decl.target));
+    const std::string precision = precision_name(decl.precision);
+    if (precision.empty())
+      throw InputError(fmt::format("target table entry {} ('{}'): precision {} is not a gnncheck_precision "
+                                   "(GNNCHECK_PRECISION_FLOAT64 = 1, FLOAT32 = 2, TF32 = 3, BFLOAT16 = 4, FLOAT16 = 5)",
+                                   k, decl.target, static_cast<int>(decl.precision)));
+    targets[decl.target] = precision;
+  }
+  return targets;
 }
 
 // Tensors in the C layout, owning their storage for the duration of one evaluate() call.
@@ -196,7 +227,35 @@ Result evaluate_with_plugin(const gnncheck_plugin& plugin, const protocol::Loade
   return r;
 }
 
+// A library cut short (an interrupted copy, a full disk) makes dlopen map pages past the end of the
+// file, and the host dies of SIGBUS with no word said: check first that the file holds everything its
+// ELF headers describe. Returns why not, or an empty string (also for what is not ELF: dlopen says).
+std::string truncation_problem(const char* library) {
+  std::ifstream in(library, std::ios::binary);
+  Elf64_Ehdr header{};
+  if (!in.read(reinterpret_cast<char*>(&header), sizeof header)) return {};
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) return {};
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  std::uint64_t needed = std::max<std::uint64_t>(header.e_phoff + std::uint64_t{header.e_phnum} * header.e_phentsize,
+                                                 header.e_shoff + std::uint64_t{header.e_shnum} * header.e_shentsize);
+  if (needed <= size && header.e_phentsize == sizeof(Elf64_Phdr)) {
+    in.seekg(static_cast<std::streamoff>(header.e_phoff));
+    for (int k = 0; k < header.e_phnum; ++k) {
+      Elf64_Phdr segment{};
+      if (!in.read(reinterpret_cast<char*>(&segment), sizeof segment)) break;
+      if (segment.p_type == PT_LOAD) needed = std::max<std::uint64_t>(needed, segment.p_offset + segment.p_filesz);
+    }
+  }
+  if (needed <= size) return {};
+  return fmt::format("the file is truncated: it has {} bytes, its ELF headers describe {}", size, needed);
+}
+
 int serve(const char* library) {
+  if (const std::string truncated = truncation_problem(library); !truncated.empty()) {
+    std::cerr << "gnncheck-plugin-host: cannot load " << library << ": " << truncated << '\n';
+    return 2;
+  }
   void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     std::cerr << "gnncheck-plugin-host: cannot load " << library << ": " << dlerror() << '\n';
@@ -220,9 +279,13 @@ int serve(const char* library) {
               << '\n';
     return 2;
   }
-  nlohmann::json targets = nlohmann::json::object();
-  for (int64_t k = 0; k < plugin->num_targets; ++k)
-    targets[plugin->targets[k].target] = precision_name(plugin->targets[k].precision);
+  nlohmann::json targets;
+  try {
+    targets = target_table(*plugin);
+  } catch (const InputError& e) {
+    std::cerr << "gnncheck-plugin-host: " << library << ": " << e.what() << '\n';
+    return 2;
+  }
   const nlohmann::json hello = {{"protocol", protocol::kVersion},
                                 {"name", plugin->name ? plugin->name : "plugin"},
                                 {"targets", targets}};

@@ -39,8 +39,10 @@ std::unique_ptr<System> make_plugin_system(const fs::path& library, PluginSystem
     throw InputError(fmt::format("plugin '{}': no such file", library.string()));
   const fs::path host = options.host.empty() ? plugin_host_path() : options.host;
   // An absolute path, so that dlopen does not search the library path for a relative name.
-  return make_process_system(std::vector<std::string>{host.string(), fs::absolute(library).string()},
-                             std::move(options.process));
+  const std::string absolute = fs::absolute(library).string();
+  if (options.process.description.empty())
+    options.process.description = fmt::format("plugin '{}' (run by {})", absolute, host.string());
+  return make_process_system(std::vector<std::string>{host.string(), absolute}, std::move(options.process));
 }
 
 }  // namespace gnncheck

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "adapters/interrupt.h"
 #include "adapters/protocol.h"
 
 extern char** environ;
@@ -71,6 +73,81 @@ std::vector<std::string> split_command_line(const std::string& command) {
 
 namespace {
 
+// Why the file `path`, found as the program to run, cannot be executed; nullopt when it can.
+std::optional<std::string> executable_problem(const fs::path& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return fmt::format("'{}' does not exist", path.string());
+  if (S_ISDIR(st.st_mode)) return fmt::format("'{}' is a directory, not a program", path.string());
+  if (!S_ISREG(st.st_mode)) return fmt::format("'{}' is not a regular file", path.string());
+  if (access(path.c_str(), X_OK) != 0) return fmt::format("'{}' is not executable (no execute permission)", path.string());
+  // A script runs its #! interpreter; exec reports a missing interpreter as ENOENT of the script itself.
+  std::ifstream in(path, std::ios::binary);
+  std::string first(256, '\0');
+  in.read(first.data(), static_cast<std::streamsize>(first.size()));
+  first.resize(static_cast<size_t>(in.gcount()));
+  if (first.rfind("#!", 0) == 0) {
+    const size_t begin = first.find_first_not_of(" \t", 2);
+    const size_t end = begin == std::string::npos ? begin : first.find_first_of(" \t\r\n", begin);
+    const std::string interpreter = begin == std::string::npos ? "" : first.substr(begin, end - begin);
+    if (interpreter.empty()) return fmt::format("'{}' starts with '#!' but names no interpreter", path.string());
+    if (access(interpreter.c_str(), X_OK) != 0)
+      return fmt::format("'{}' is a script for '{}', which {}", path.string(), interpreter,
+                         fs::exists(interpreter) ? "is not executable" : "does not exist");
+  }
+  return std::nullopt;
+}
+
+// Why `program` (argv[0]) cannot be started, looked up the way posix_spawnp does: as a path when
+// it contains '/', else in each directory of $PATH (/bin:/usr/bin when PATH is unset).
+std::optional<std::string> program_problem(const std::string& program) {
+  if (program.empty()) return "the program name is empty";
+  if (program.find('/') != std::string::npos) return executable_problem(program);
+  const char* env = std::getenv("PATH");
+  const std::string path = env ? env : "/bin:/usr/bin";
+  std::optional<std::string> found_but_unusable;
+  for (size_t begin = 0; begin <= path.size();) {
+    const size_t end = std::min(path.find(':', begin), path.size());
+    const fs::path dir = end == begin ? fs::path(".") : fs::path(path.substr(begin, end - begin));
+    const fs::path candidate = dir / program;
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      std::optional<std::string> problem = executable_problem(candidate);
+      if (!problem) return std::nullopt;
+      if (!found_but_unusable) found_but_unusable = std::move(problem);
+    }
+    begin = end + 1;
+  }
+  if (found_but_unusable) return fmt::format("program '{}' was found on PATH, but {}", program, *found_but_unusable);
+  return fmt::format("program '{}' was not found on PATH ({})", program, path.empty() ? "PATH is empty" : path);
+}
+
+}  // namespace
+
+std::optional<std::string> adapter_command_problem(const std::string& command, const std::filesystem::path& working_directory) {
+  std::vector<std::string> args;
+  try {
+    args = split_command_line(command);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  if (!working_directory.empty() && args[0].find('/') != std::string::npos && fs::path(args[0]).is_relative())
+    args[0] = (working_directory / args[0]).lexically_normal().string();
+  if (auto problem = program_problem(args[0])) return fmt::format("adapter command '{}': {}", command, *problem);
+  return std::nullopt;
+}
+
+namespace {
+
+// The last line of `text` that is not blank, cut to `limit` bytes, for a one-line message.
+std::string last_line(const std::string& text, size_t limit = 300) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return {};
+  const size_t begin = text.rfind('\n', end);
+  std::string line = text.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+  if (line.size() > limit) line = line.substr(0, limit) + "…";
+  return line;
+}
+
 std::string describe_wait_status(int status) {
   if (WIFSIGNALED(status))
     return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -81,7 +158,7 @@ std::string describe_wait_status(int status) {
 // One running adapter: its process group and the three streams of PROTOCOL.md §1.
 class AdapterProcess {
  public:
-  enum class ReadOutcome { line, closed, timed_out };
+  enum class ReadOutcome { line, closed, timed_out, interrupted };
 
   explicit AdapterProcess(std::size_t tail_limit) : tail_limit_(tail_limit) {}
   AdapterProcess(const AdapterProcess&) = delete;
@@ -89,7 +166,7 @@ class AdapterProcess {
   ~AdapterProcess() { stop(); }
 
   // Starts the program; returns an empty string or why it could not be started.
-  std::string start(const std::vector<std::string>& argv) {
+  std::string start(const std::vector<std::string>& argv, const fs::path& working_directory) {
     int stdin_pair[2], out_pipe[2], err_pipe[2];
     // stdin is a socket so that writing to a dead adapter gives EPIPE (send with MSG_NOSIGNAL)
     // instead of a SIGPIPE that would kill gnncheck.
@@ -103,6 +180,7 @@ class AdapterProcess {
     posix_spawn_file_actions_adddup2(&actions, stdin_pair[1], 0);
     posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+    if (!working_directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, working_directory.c_str());
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     // Own process group (so a timeout kills the adapter's children too); default signal handling
@@ -137,7 +215,8 @@ class AdapterProcess {
       close(out_pipe[0]);
       close(err_pipe[0]);
       pid_ = -1;
-      return fmt::format("cannot start '{}': {}", argv[0], std::strerror(rc));
+      const std::optional<std::string> why = program_problem(argv[0]);
+      return fmt::format("cannot start '{}': {}", argv[0], why ? *why : std::string(std::strerror(rc)));
     }
     stdin_fd_ = stdin_pair[0];
     stdout_fd_ = out_pipe[0];
@@ -147,21 +226,30 @@ class AdapterProcess {
     stdout_buffer_.clear();
     stdout_start_ = 0;
     stderr_tail_.clear();
+    // From here on a SIGINT/SIGTERM kills the adapter's group (adapters/interrupt.h).
+    if (!register_child_process_group(pid_)) {
+      kill_and_reap();
+      return "too many adapter processes at once (4096) to stop them all on an interrupt";
+    }
     return {};
   }
 
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
 
-  // The next complete stdout line (without '\n'), collecting stderr meanwhile.
+  // The next complete stdout line (without '\n'), collecting stderr meanwhile. Returns `interrupted`
+  // as soon as a stop is requested (adapters/interrupt.h), whatever is buffered.
   ReadOutcome read_line(Clock::time_point deadline, std::string& line) {
-    constexpr std::size_t kMaxLine = 1 << 20;  // a runaway line without '\n' is cut here
+    // A runaway line without '\n' is cut at kMaxLine, but its last kKeptTail bytes stay for the next
+    // line: a protocol line glued to megabytes of chatter is still found (PROTOCOL.md §1).
+    constexpr std::size_t kMaxLine = 1 << 20, kKeptTail = 64 << 10;
     while (true) {
+      if (stop_requested()) return ReadOutcome::interrupted;
       // Lines are taken from stdout_start_ on; the buffer is compacted once per read, not per line, so
       // that thousands of short lines per read cost no more than copying the read once.
       if (const size_t nl = stdout_buffer_.find('\n', stdout_start_);
           nl != std::string::npos || stdout_buffer_.size() - stdout_start_ > kMaxLine) {
-        const size_t end = nl == std::string::npos ? stdout_buffer_.size() : nl;
+        const size_t end = nl == std::string::npos ? stdout_buffer_.size() - kKeptTail : nl;
         line = stdout_buffer_.substr(stdout_start_, end - stdout_start_);
         stdout_start_ = nl == std::string::npos ? end : end + 1;
         return ReadOutcome::line;
@@ -171,10 +259,11 @@ class AdapterProcess {
       if (stdout_fd_ < 0) return ReadOutcome::closed;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) return ReadOutcome::timed_out;
-      pollfd fds[2] = {{stdout_fd_, POLLIN, 0}, {stderr_fd_, POLLIN, 0}};
-      const int n = poll(fds, stderr_fd_ >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, 1000)));
+      pollfd fds[3] = {{stdout_fd_, POLLIN, 0}, {stop_wake_fd(), POLLIN, 0}, {stderr_fd_, POLLIN, 0}};
+      const int n = poll(fds, stderr_fd_ >= 0 ? 3 : 2, static_cast<int>(std::min<long long>(left, 1000)));
       if (n < 0 && errno != EINTR) return ReadOutcome::closed;
-      if (stderr_fd_ >= 0 && fds[1].revents) drain_stderr();
+      if (fds[1].revents) return ReadOutcome::interrupted;
+      if (stderr_fd_ >= 0 && fds[2].revents) drain_stderr();
       if (fds[0].revents) {
         char buf[65536];
         const ssize_t got = read(stdout_fd_, buf, sizeof buf);
@@ -248,12 +337,10 @@ class AdapterProcess {
 
   // The adapter closed stdout: give it a moment to finish dying, then reap it (killing if needed).
   std::string reap_after_close() {
+    if (pid_ <= 0) return "was not running";
     const auto deadline = Clock::now() + std::chrono::seconds(2);
-    int status = 0;
-    while (Clock::now() < deadline) {
-      const pid_t r = waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) return finish(status);
-      if (r < 0) return finish_unknown();
+    while (Clock::now() < deadline && !stop_requested()) {
+      if (exited()) return reap();
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return kill_and_reap() + " after closing its stdout";
@@ -263,22 +350,18 @@ class AdapterProcess {
   std::string kill_and_reap() {
     if (pid_ <= 0) return "was not running";
     kill(-pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    return finish(status);
+    return reap();
   }
 
-  // End of the run: closing stdin asks the adapter to exit (PROTOCOL.md §1); it gets a second.
+  // End of the run: closing stdin asks the adapter to exit (PROTOCOL.md §1); it gets a second,
+  // none after an interrupt.
   void stop() {
     if (pid_ <= 0) return;
     shutdown(stdin_fd_, SHUT_WR);
     const auto deadline = Clock::now() + std::chrono::seconds(1);
-    int status = 0;
-    while (Clock::now() < deadline) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        kill(-pid_, SIGKILL);  // anything the adapter left behind in its group
-        finish(status);
+    while (Clock::now() < deadline && !stop_requested()) {
+      if (exited()) {
+        reap();
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -287,16 +370,25 @@ class AdapterProcess {
   }
 
  private:
-  std::string finish(int status) {
+  // Whether the adapter has ended, without reaping it (its zombie keeps the group id reserved).
+  bool exited() const {
+    siginfo_t info{};
+    return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_;
+  }
+
+  // For an adapter that has ended or was sent SIGKILL: kills what it left in its group, takes the
+  // group off the interrupt list while the zombie still reserves its id, then reaps it.
+  std::string reap() {
+    kill(-pid_, SIGKILL);
+    unregister_child_process_group(pid_);
+    int status = 0;
+    pid_t r;
+    while ((r = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+    }
     drain_stderr();
     close_fds();
     pid_ = -1;
-    return describe_wait_status(status);
-  }
-  std::string finish_unknown() {
-    close_fds();
-    pid_ = -1;
-    return "ended (its exit status could not be collected)";
+    return r < 0 ? "ended (its exit status could not be collected)" : describe_wait_status(status);
   }
   void close_fds() {
     for (int* fd : {&stdin_fd_, &stdout_fd_, &stderr_fd_}) {
@@ -384,10 +476,16 @@ class ProcessSystem final : public System {
     return it == declared_.end() ? Precision::float64 : it->second;
   }
 
+  double startup_seconds() const override {
+    std::lock_guard lock(mutex_);
+    return startup_seconds_;
+  }
+
   // The adapter's resident set size, through a dead band of rss_noise_bytes: allocators move a
   // correct adapter's RSS by a few pages from case to case (12 KiB over three Python cases here),
   // which must not read as a leak, while a leak of more than the band moves the reported value.
-  // A new adapter process starts a new baseline.
+  // Plus the live_bytes its last answer reported (device memory, which RSS does not show). A new
+  // adapter process starts a new baseline.
   std::optional<std::int64_t> live_bytes() const override {
     std::lock_guard lock(mutex_);
     const std::optional<std::int64_t> rss = process_.resident_bytes();
@@ -396,12 +494,18 @@ class ProcessSystem final : public System {
       reported_rss_ = *rss;
       reported_rss_pid_ = process_.pid();
     }
-    return reported_rss_;
+    const bool same_process = answer_live_bytes_pid_ == process_.pid();
+    return reported_rss_ + (same_process ? answer_live_bytes_.value_or(0) : 0);
   }
 
   Result evaluate(const Case& c) override {
     std::lock_guard lock(mutex_);  // one adapter process answers one case at a time
-    if (!ensure_started()) return failure(Status::crashed, "the adapter could not be started: " + start_failure_, false);
+    if (stop_requested()) return interrupted("the case was not started");
+    if (!ensure_started()) {
+      if (stop_requested()) return interrupted("the case was not started");
+      if (unavailable_) return with_tail(Status::error, "not evaluated: the system is unavailable: " + start_failure_, "");
+      return with_tail(Status::crashed, "the adapter could not be restarted: " + start_failure_, "");
+    }
     if (!declared_.count(c.target)) {
       std::vector<std::string> names;
       for (const auto& [t, p] : declared_) names.push_back(t);
@@ -416,36 +520,57 @@ class ProcessSystem final : public System {
       return failure(Status::error, fmt::format("cannot create a case directory under {}: {}", options_.work_dir.string(),
                                                 std::strerror(errno)), false);
     const fs::path dir = pattern;
-    Result r = run_case(c, dir);
-    if (!options_.keep_case_dirs) {
+    // Registered before the stop check: a stop requested in between removes it (interrupt.h).
+    register_case_directory(dir);
+    Result r = stop_requested() ? interrupted("the case was not started") : run_case(c, dir);
+    if (!options_.keep_case_dirs || stop_requested()) {
       std::error_code ignored;
       fs::remove_all(dir, ignored);
     } else if (!r.ok()) {
       r.message += fmt::format("\n(case directory kept: {})", dir.string());
     }
+    unregister_case_directory(dir);
     return r;
   }
 
  private:
+  // How messages name the system: "adapter '<command>'" or the options' description.
+  std::string described() const {
+    return options_.description.empty() ? fmt::format("adapter '{}'", fmt::join(argv_, " ")) : options_.description;
+  }
+
+  // The answer to a case cut short by SIGINT/SIGTERM; the adapter, if running, is killed.
+  Result interrupted(std::string_view what) {
+    if (process_.running()) process_.kill_and_reap();
+    Result r;
+    r.status = Status::error;
+    r.message = fmt::format("{}: {}", interrupt_message(), what);
+    return r;
+  }
+
   Result run_case(const Case& c, const fs::path& dir) {
     protocol::CaseManifest manifest;
     try {
       manifest = protocol::write_case(c, protocol::case_dtype(declared_.at(c.target)), dir);
     } catch (const InputError& e) {
+      if (stop_requested()) return interrupted("the case was not started");  // the directory went away under it
       return failure(Status::error, fmt::format("the case could not be written: {}", e.what()), false);
     }
     process_.clear_stderr();
-    const auto start = Clock::now();
     if (!process_.send_line(dir.string())) {
       // The adapter died after its previous answer: start a fresh one and send again.
       const std::string how = process_.reap_after_close();
-      if (!ensure_started())
-        return failure(Status::crashed, fmt::format("the adapter {} between cases and could not be restarted: {}", how,
-                                                    start_failure_), false);
+      if (!ensure_started()) {
+        if (stop_requested()) return interrupted("the case was not started");
+        return with_tail(Status::crashed, fmt::format("the adapter {} between cases and could not be restarted: {}", how,
+                                                      start_failure_), "");
+      }
       process_.clear_stderr();
       if (!process_.send_line(dir.string()))
         return failure(Status::crashed, "the adapter closed its stdin before reading the case", true);
     }
+    // After any restart: the case timeout covers the case, never a start-up.
+    const auto start = Clock::now();
     const auto deadline = start + options_.case_timeout;
     const CaseWatch watch{dir, directory_bytes(dir),
                           options_.max_answer_bytes > 0 ? options_.max_answer_bytes
@@ -458,46 +583,57 @@ class ProcessSystem final : public System {
       // when the answer comes (an adapter can write a lot between two checks).
       const auto wake = std::min(deadline, next_watch);
       const AdapterProcess::ReadOutcome outcome = process_.read_line(wake, line);
-      const bool answered = outcome == AdapterProcess::ReadOutcome::line && line.rfind(protocol::kDonePrefix, 0) == 0;
-      if (outcome != AdapterProcess::ReadOutcome::closed && (answered || Clock::now() >= next_watch)) {
+      if (outcome == AdapterProcess::ReadOutcome::interrupted || stop_requested())
+        return interrupted("the adapter was killed during the case");
+      // A done line may follow chatter printed without a newline (PROTOCOL.md §1).
+      const bool is_line = outcome == AdapterProcess::ReadOutcome::line;
+      const bool answered = is_line && protocol::is_done_line_for(line, dir.string());
+      const std::optional<std::string_view> answered_other =
+          is_line && !answered ? protocol::done_payload(line) : std::nullopt;
+      const bool done = answered || answered_other.has_value();
+      if (outcome != AdapterProcess::ReadOutcome::closed && (done || Clock::now() >= next_watch)) {
         if (auto fault = resource_fault(watch, stdout_chatter_bytes)) return stop_for(std::move(*fault));
         next_watch = Clock::now() + kWatchInterval;
       }
-      if (outcome != AdapterProcess::ReadOutcome::closed && Clock::now() >= deadline && !answered) {
+      if (outcome != AdapterProcess::ReadOutcome::closed && Clock::now() >= deadline && !done) {
         // Also reached by an adapter that prints lines forever without answering.
-        Result r = failure(Status::timeout, "", true);
-        r.message = fmt::format("no answer within {}; the adapter {} and is restarted for the next case{}",
-                                seconds_text(options_.case_timeout), process_.kill_and_reap(), r.message);
-        return r;
+        return case_timed_out();
       }
       switch (outcome) {
-        case AdapterProcess::ReadOutcome::timed_out: {
+        case AdapterProcess::ReadOutcome::interrupted:  // handled above
+        case AdapterProcess::ReadOutcome::timed_out:
           if (Clock::now() < deadline) continue;  // a watch wake-up, not the case's deadline
-          Result r = failure(Status::timeout, "", true);
-          r.message = fmt::format("no answer within {}; the adapter {} and is restarted for the next case{}",
-                                  seconds_text(options_.case_timeout), process_.kill_and_reap(), r.message);
-          return r;
-        }
+          return case_timed_out();
         case AdapterProcess::ReadOutcome::closed: {
           const std::string tail = process_.stderr_tail();
           const std::string how = process_.reap_after_close();
           return with_tail(Status::crashed, fmt::format("the adapter {} while evaluating the case", how), tail);
         }
         case AdapterProcess::ReadOutcome::line:
-          if (line.rfind(protocol::kDonePrefix, 0) != 0) {  // chatter on stdout is allowed, within the flood limit
+          if (!done) {  // chatter on stdout is allowed, within the flood limit
             stdout_chatter_bytes += static_cast<std::int64_t>(line.size()) + 1;
             continue;
           }
-          const std::string answered = line.substr(protocol::kDonePrefix.size());
-          if (answered != dir.string())
+          if (answered_other)
             return failure(Status::invalid_output,
-                           fmt::format("the adapter answered for '{}' while the case was '{}'", answered, dir.string()), true);
+                           fmt::format("the adapter answered for '{}' while the case was '{}'", *answered_other,
+                                       dir.string()), true);
           Result r = protocol::read_result(dir, manifest, protocol::all_inputs_finite(c));
+          answer_live_bytes_ = protocol::read_live_bytes(dir, manifest);
+          answer_live_bytes_pid_ = process_.pid();
           if (r.seconds == 0.0) r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
           if (!r.ok() && r.status != Status::unsupported) r.message = with_tail(r.status, r.message, process_.stderr_tail()).message;
           return r;
       }
     }
+  }
+
+  Result case_timed_out() {
+    Result r = failure(Status::timeout, "", true);
+    r.message = fmt::format("no answer within {} (the case timeout: --case-timeout, case_timeout_s); the adapter {} and "
+                            "is restarted for the next case{}",
+                            seconds_text(options_.case_timeout), process_.kill_and_reap(), r.message);
+    return r;
   }
 
   // What run_case watches while the adapter works: the case directory and its size before the answer.
@@ -559,63 +695,77 @@ class ProcessSystem final : public System {
     return r;
   }
 
-  // Starts the adapter and reads its hello line; remembers why when it cannot.
+  // Starts the adapter and reads its hello line; remembers why when it cannot. The first start is
+  // tried once; after the adapter has run, max_failed_starts restarts in a row may fail.
   bool ensure_started() const {
     if (process_.running()) return true;
-    if (failed_starts_ >= options_.max_failed_starts) return false;
-    std::string problem = process_.start(argv_);
+    if (unavailable_) return false;
+    if (stop_requested()) {  // no new child after a stop; not a failure of the adapter, so not counted
+      start_failure_ = fmt::format("{}: not started: {}", described(), interrupt_message());
+      return false;
+    }
+    const auto begin = Clock::now();
+    std::string problem = process_.start(argv_, options_.working_directory);
     if (problem.empty()) problem = read_hello();
+    if (!problem.empty() && process_.running()) problem += fmt::format("; it was stopped ({})", process_.kill_and_reap());
+    startup_seconds_ += std::chrono::duration<double>(Clock::now() - begin).count();
     if (problem.empty()) {
-      failed_starts_ = 0;
+      started_once_ = true;
+      failed_restarts_ = 0;
       return true;
     }
+    if (stop_requested()) {
+      start_failure_ = fmt::format("{}: not started: {}", described(), interrupt_message());
+      return false;
+    }
     const std::string tail = process_.stderr_tail();
-    if (process_.running()) process_.kill_and_reap();
-    ++failed_starts_;
-    start_failure_ = fmt::format("adapter '{}': {}{}", fmt::join(argv_, " "), problem,
+    start_failure_ = fmt::format("{}: {}{}", described(), problem,
                                  tail.empty() ? "" : "\n--- adapter stderr (tail) ---\n" + tail);
+    if (!started_once_) {
+      unavailable_ = true;
+    } else if (++failed_restarts_ >= options_.max_failed_starts) {
+      unavailable_ = true;
+      start_failure_ = fmt::format("{}: could not be restarted {} times in a row (max_failed_starts); the last "
+                                   "attempt: {}{}",
+                                   described(), failed_restarts_, problem,
+                                   tail.empty() ? "" : "\n--- adapter stderr (tail) ---\n" + tail);
+    }
     return false;
   }
 
+  // Reads the hello line; returns why it did not come, or an empty string.
   std::string read_hello() const {
     const auto deadline = Clock::now() + options_.startup_timeout;
-    std::string line;
+    std::string line, last_output;
     while (true) {
       switch (process_.read_line(deadline, line)) {
+        case AdapterProcess::ReadOutcome::interrupted:
+          return interrupt_message();
         case AdapterProcess::ReadOutcome::timed_out:
-          return fmt::format("no '{}' line within {}", protocol::kHelloPrefix, seconds_text(options_.startup_timeout));
-        case AdapterProcess::ReadOutcome::closed:
-          return fmt::format("the adapter {} before its hello line", process_.reap_after_close());
+          return fmt::format("no hello line ('{}{{…}}') within {} (the startup timeout: --startup-timeout, "
+                             "startup_timeout_s); {}",
+                             protocol::kHelloPrefix, seconds_text(options_.startup_timeout),
+                             last_output.empty() ? std::string("it printed nothing on stdout")
+                                                 : fmt::format("the last thing it printed on stdout: '{}'", last_output));
+        case AdapterProcess::ReadOutcome::closed: {
+          const std::string how = process_.reap_after_close();
+          const std::string said = last_line(process_.stderr_tail());
+          return fmt::format("it {} before its hello line{}", how, said.empty() ? "" : ": " + said);
+        }
         case AdapterProcess::ReadOutcome::line:
-          if (line.rfind(protocol::kHelloPrefix, 0) == 0) return parse_hello(line.substr(protocol::kHelloPrefix.size()));
+          if (const auto payload = protocol::hello_payload(line)) {
+            try {
+              protocol::Hello hello = protocol::parse_hello(*payload);
+              hello_name_ = std::move(hello.name);
+              declared_ = std::move(hello.targets);
+              return {};
+            } catch (const InputError& e) {
+              return e.what();
+            }
+          }
+          if (std::string said = last_line(line); !said.empty()) last_output = std::move(said);
       }
     }
-  }
-
-  std::string parse_hello(const std::string& text) const {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      return fmt::format("the hello line is not valid JSON: {}", e.what());
-    }
-    if (!j.is_object() || !j.contains("protocol") || !j["protocol"].is_number_integer())
-      return "the hello line has no integer field 'protocol'";
-    if (j["protocol"].get<int>() != protocol::kVersion)
-      return fmt::format("the adapter speaks protocol {}; gnncheck speaks {}", j["protocol"].get<int>(), protocol::kVersion);
-    if (j.contains("name") && j["name"].is_string()) hello_name_ = j["name"].get<std::string>();
-    if (!j.contains("targets") || !j["targets"].is_object())
-      return "the hello line has no object field 'targets' (target name -> precision)";
-    declared_.clear();
-    for (const auto& [target, precision] : j["targets"].items()) {
-      if (!precision.is_string()) return fmt::format("hello: the precision of target '{}' must be a string", target);
-      try {
-        declared_[target] = parse_precision(precision.get<std::string>());
-      } catch (const InputError& e) {
-        return fmt::format("hello: target '{}': {}", target, e.what());
-      }
-    }
-    return {};
   }
 
   std::vector<std::string> argv_;
@@ -626,9 +776,14 @@ class ProcessSystem final : public System {
   mutable std::map<std::string, Precision> declared_;
   mutable std::string hello_name_;
   mutable std::string start_failure_;
-  mutable int failed_starts_ = 0;
+  mutable bool started_once_ = false;  // a hello was read at least once
+  mutable bool unavailable_ = false;   // for good: never started, or too many failed restarts
+  mutable int failed_restarts_ = 0;    // in a row
+  mutable double startup_seconds_ = 0.0;
   mutable std::int64_t reported_rss_ = 0;  // live_bytes() through its dead band
   mutable pid_t reported_rss_pid_ = -1;
+  std::optional<std::int64_t> answer_live_bytes_;  // result.json's live_bytes of the last answer
+  pid_t answer_live_bytes_pid_ = -1;                // the process that gave it
 };
 
 }  // namespace

@@ -21,6 +21,20 @@
 // resident set size after its last answer, moving only by steps above rss_noise_bytes (1 MiB), so a
 // leak smaller than that over the check's evaluations goes unseen.
 //
+// Start-up is separate from the cases. The adapter is started on the first call that needs it
+// (availability() included) and must print its hello within startup_timeout; the case timeout
+// starts only when a case is sent. The time spent starting (restarts included) is startup_seconds().
+// An adapter that never started (not found, exits before its hello, no hello in time, a hello that
+// cannot be accepted) is unavailable after that one attempt, for good: availability() says why
+// (the cause, the command, the stderr tail) and evaluate() returns Status::error with that reason
+// at once. One that started and then died is restarted for the next case; after max_failed_starts
+// restarts in a row that fail it is unavailable too.
+//
+// Interrupts (adapters/interrupt.h): the adapter's process group is registered while it lives and
+// every case directory while it exists, so SIGINT/SIGTERM kill the one and remove the other; an
+// evaluate() in flight then returns Status::error "interrupted by SIGINT" at once, and no adapter
+// is started after a stop.
+//
 //   auto scipy = gnncheck::make_process_system("/usr/bin/python3 adapters/python/scipy_adapter.py");
 //   if (!scipy->availability().available) fmt::print("{}\n", scipy->availability().reason);
 //   gnncheck::Result r = scipy->evaluate(c);   // r.status == Status::timeout after 60 s of silence
@@ -30,6 +44,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,12 +54,22 @@ namespace gnncheck {
 
 struct ProcessSystemOptions {
   std::string name;  // the system's name; empty: the name of the adapter's hello line
-  std::chrono::milliseconds case_timeout{60'000};      // per case, from sending the path to its answer
-  std::chrono::milliseconds startup_timeout{120'000};  // from start to the hello line (imports!)
+  // How messages name the system, e.g. "plugin '/x/libk.so'"; empty: "adapter '<the command>'".
+  std::string description;
+  // Per case, from sending the path to its answer (CLI --case-timeout, suite case_timeout_s).
+  std::chrono::milliseconds case_timeout{60'000};
+  // From starting the program to its hello line, imports included (CLI --startup-timeout, suite
+  // startup_timeout_s). Applies to every (re)start and to nothing else.
+  std::chrono::milliseconds startup_timeout{120'000};
   std::filesystem::path work_dir;  // where case directories are made; empty: $TMPDIR, else /tmp
+  // The directory the adapter is started in (relative paths of its command are relative to it);
+  // empty: gnncheck's own. A suite's adapters start in the suite file's folder.
+  std::filesystem::path working_directory;
   bool keep_case_dirs = false;     // keep every case directory (to debug an adapter)
   std::size_t stderr_tail_bytes = 4000;  // how much of the adapter's stderr a message quotes
-  int max_failed_starts = 2;  // consecutive failed starts after which the system is unavailable
+  // Restarts in a row that fail (after the adapter died or was stopped) after which the system is
+  // unavailable. The first start is tried once: an adapter that never started is unavailable at once.
+  int max_failed_starts = 2;
   // Bytes the adapter may add to a case directory (outputs, gradients, result.json, anything else).
   // 0: automatic, kDefaultAnswerSlackBytes + 4 × the answer's expected size (its tensors' bytes).
   std::int64_t max_answer_bytes = 0;
@@ -62,6 +87,15 @@ inline constexpr std::int64_t kDefaultAnswerSlackBytes = std::int64_t{64} << 20;
 // arguments, '…' is literal, "…" allows \" and \\, a backslash outside quotes escapes the next
 // character. Throws InputError on an unterminated quote or an empty command.
 std::vector<std::string> split_command_line(const std::string& command);
+
+// Why `command` cannot be run, found without starting anything; nullopt when it can be tried. Says
+// which: an empty command, an unterminated quote, a program not found on PATH (naming PATH), a path
+// that does not exist, is a directory or is not executable, or a script whose #! interpreter is
+// missing. The CLI and the suite loader call it before a run starts, to refuse a bad --adapter with
+// exit code 2 instead of a run whose every verdict is "not tested".
+// A relative program path (one with a '/') is looked up in `working_directory` when it is given.
+std::optional<std::string> adapter_command_problem(const std::string& command,
+                                                   const std::filesystem::path& working_directory = {});
 
 // The adapter process is started lazily, on the first call that needs its hello line.
 std::unique_ptr<System> make_process_system(std::vector<std::string> argv, ProcessSystemOptions options = {});

@@ -148,6 +148,68 @@ std::vector<index_t> to_index_vector(const TensorI64& t) { return t.values(); }
 
 }  // namespace
 
+namespace {
+
+std::string_view without_carriage_return(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+std::optional<std::string_view> payload_after_last(std::string_view line, std::string_view token) {
+  line = without_carriage_return(line);
+  const size_t at = line.rfind(token);
+  if (at == std::string_view::npos) return std::nullopt;
+  return line.substr(at + token.size());
+}
+
+}  // namespace
+
+std::optional<std::string_view> hello_payload(std::string_view line) { return payload_after_last(line, kHelloPrefix); }
+
+std::optional<std::string_view> done_payload(std::string_view line) { return payload_after_last(line, kDonePrefix); }
+
+bool is_done_line_for(std::string_view line, std::string_view dir) {
+  line = without_carriage_return(line);
+  if (!line.ends_with(dir)) return false;
+  line.remove_suffix(dir.size());
+  return line.ends_with(kDonePrefix);
+}
+
+Hello parse_hello(std::string_view text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("the hello line is not valid JSON: {}", e.what()));
+  }
+  if (!j.is_object() || !j.contains("protocol") || !j["protocol"].is_number_integer())
+    throw InputError("the hello line has no integer field 'protocol'");
+  if (j["protocol"].get<std::int64_t>() != kVersion)
+    throw InputError(
+        fmt::format("the adapter speaks protocol {}; gnncheck speaks {}", j["protocol"].get<std::int64_t>(), kVersion));
+  Hello hello;
+  if (j.contains("name") && j["name"].is_string()) hello.name = j["name"].get<std::string>();
+  if (!j.contains("targets") || !j["targets"].is_object())
+    throw InputError("the hello line has no object field 'targets' (target name -> precision)");
+  for (const auto& [target, precision] : j["targets"].items()) {
+    try {
+      oracle::find_target(target);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("the hello line declares {}", e.what()));
+    }
+    if (!precision.is_string())
+      throw InputError(fmt::format("the hello line: the precision of target '{}' must be a string", target));
+    try {
+      hello.targets[target] = parse_precision(precision.get<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("the hello line: target '{}': {}", target, e.what()));
+    }
+  }
+  if (hello.targets.empty())
+    throw InputError("the hello line declares no targets: the adapter computes nothing that gnncheck could check");
+  return hello;
+}
+
 bool all_inputs_finite(const Case& c) {
   for (const TensorMap* map : {&c.inputs, &c.parameters, &c.grad_outputs})
     for (const auto& [name, t] : *map)
@@ -254,6 +316,8 @@ Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finit
       return invalid(fmt::format("{}: field 'peak_bytes' must be a non-negative integer", m.result_file));
     r.peak_bytes = j["peak_bytes"].get<std::int64_t>();
   }
+  if (j.contains("live_bytes") && (!j["live_bytes"].is_number_integer() || j["live_bytes"].get<std::int64_t>() < 0))
+    return invalid(fmt::format("{}: field 'live_bytes' must be a non-negative integer", m.result_file));
   if (status == "unsupported" || status == "error") {
     r.status = status == "error" ? Status::error : Status::unsupported;
     if (r.message.empty()) r.message = fmt::format("the adapter answered '{}' without a message", status);
@@ -271,6 +335,18 @@ Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finit
     }
   }
   return r;
+}
+
+std::optional<std::int64_t> read_live_bytes(const fs::path& dir, const CaseManifest& m) {
+  try {
+    std::ifstream in(dir / m.result_file);
+    const json j = json::parse(in);
+    if (j.is_object() && j.contains("live_bytes") && j["live_bytes"].is_number_integer() &&
+        j["live_bytes"].get<std::int64_t>() >= 0)
+      return j["live_bytes"].get<std::int64_t>();
+  } catch (const json::exception&) {
+  }
+  return std::nullopt;
 }
 
 LoadedCase read_case(const fs::path& dir) {

@@ -12,7 +12,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fixtures/npy.h"
@@ -23,6 +26,29 @@ namespace gnncheck::protocol {
 inline constexpr int kVersion = 1;
 inline constexpr std::string_view kHelloPrefix = "gnncheck-hello ";
 inline constexpr std::string_view kDonePrefix = "gnncheck-done ";
+
+// How gnncheck finds a protocol line on the adapter's stdout (PROTOCOL.md §1). A stdout line is the
+// text between two '\n' (a trailing '\r' is ignored); it may begin with text that the adapter printed
+// without a newline before the protocol line, and that text is ignored.
+//
+// The JSON of a hello line: what follows the last "gnncheck-hello " of the line; nullopt when the
+// line has none.
+std::optional<std::string_view> hello_payload(std::string_view line);
+// Whether `line` is the answer to the case in `dir`: it ends with "gnncheck-done <dir>".
+bool is_done_line_for(std::string_view line, std::string_view dir);
+// The directory a done line names: what follows the last "gnncheck-done "; nullopt when the line has none.
+std::optional<std::string_view> done_payload(std::string_view line);
+
+// What a hello line declares.
+struct Hello {
+  std::string name;                           // may be empty
+  std::map<std::string, Precision> targets;  // every one a target of oracle::all_targets()
+};
+// Parses the JSON of a hello line. Throws InputError saying what is wrong: not JSON, no integer
+// `protocol` or another version, no `targets` object, no target at all, a target that is not in the
+// catalogue (naming it and listing the known targets: a misspelled target must not be silently
+// unsupported), or a precision that is not one of float64, float32, tf32, bfloat16, float16.
+Hello parse_hello(std::string_view json);
 
 // One tensor of case.json: a file in the case directory with its expected shape and dtype.
 struct TensorEntry {
@@ -61,6 +87,11 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const std::filesystem::pa
 // problem of the answer: it becomes Status::invalid_output naming the file and the problem.
 // `inputs_finite` says whether every input was finite (only then is NaN/Inf in the answer invalid).
 Result read_result(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
+
+// result.json's optional `live_bytes`: memory the system holds between evaluations after this one
+// (device memory for a GPU system), which a host-side RSS cannot see. nullopt when absent or when
+// result.json cannot be read; read_result refuses a value that is not a non-negative integer.
+std::optional<std::int64_t> read_live_bytes(const std::filesystem::path& dir, const CaseManifest& manifest);
 
 // Whether every value of every input, parameter and output gradient of `c` is finite.
 bool all_inputs_finite(const Case& c);

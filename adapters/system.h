@@ -36,6 +36,10 @@ class System {
   // Bytes the system holds between evaluations (host or device), when it can tell; the resources
   // check watches it across repeated evaluations of one case. nullopt: not measured.
   virtual std::optional<std::int64_t> live_bytes() const { return std::nullopt; }
+  // Seconds this system has spent starting (an adapter's start up to its hello line, every restart
+  // included, failed starts too) since it was made. It is not part of any Result::seconds, and a
+  // runner leaves it out of an entry's time budget. 0 for systems that start nothing.
+  virtual double startup_seconds() const { return 0.0; }
 };
 
 }  // namespace gnncheck

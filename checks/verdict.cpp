@@ -151,7 +151,7 @@ std::string failure_message(const Verdict& v) {
   if (!v.detail.empty()) msg += " " + v.detail;
   msg += fmt::format(" Declared precision {}; tolerance: {}.", to_string(v.precision),
                      v.tolerance_model.empty() ? std::string("n/a") : v.tolerance_model);
-  msg += fmt::format(" Seed {}.", v.seed);
+  msg += fmt::format(" Case seed {}.", v.seed);
   if (!v.counterexample_path.empty()) msg += fmt::format(" Counterexample: {}.", v.counterexample_path);
   if (!v.rerun_command.empty()) msg += fmt::format(" Re-run: {}", v.rerun_command);
   return msg;

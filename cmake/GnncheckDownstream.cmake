@@ -1,19 +1,38 @@
 # Functions for projects that test their own kernels with gnncheck from ctest (installed with the
 # gnncheck package; see examples/downstream/).
 #
-#   gnncheck_add_plugin_test(TARGET my_kernel SUITE ci [NAME test] [LABELS …] [ARGS …] [TIMEOUT s])
+#   gnncheck_add_plugin_test(TARGET my_kernel SUITE ci [NAME test] [EXPECT pass|caught] [LABELS …] [ARGS …]
+#                            [TIMEOUT s] [CASE_TIMEOUT s] [STARTUP_TIMEOUT s])
 #       one ctest test running `gnncheck run <SUITE> --plugin $<TARGET_FILE:my_kernel>`: the suite's
 #       entries that expect `pass` run against the plugin (a MODULE library implementing
-#       gnncheck/plugin.h); it passes when every expectation held.
-#   gnncheck_add_adapter_test(NAME test COMMAND prog arg… [SUITE ci] [LABELS …] [ARGS …] [TIMEOUT s])
+#       gnncheck/plugin.h); it passes when every expectation held. A plugin that does not load, or
+#       answers no case, fails the test. EXPECT caught declares a planted bug: the test passes only
+#       when some check catches it (exit 0 of `--expect caught`; a usage error, exit 2, never does).
+#   gnncheck_add_adapter_test(NAME test COMMAND prog arg… [SUITE ci] [EXPECT pass|caught] [LABELS …] [ARGS …]
+#                             [TIMEOUT s] [CASE_TIMEOUT s] [STARTUP_TIMEOUT s])
 #       the same against an external adapter process (adapters/PROTOCOL.md), e.g.
 #       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/my_adapter.py
+#   CASE_TIMEOUT / STARTUP_TIMEOUT: seconds per case and for the start-up (hello) of the process
+#   (gnncheck's --case-timeout / --startup-timeout; start-up is not charged to the suite's budget).
 #
 # The report of each test goes to <build dir>/gnncheck-reports/<test>/ (index.html, junit.xml, …);
 # failing cases are saved under its cases/ and the test's log prints how to re-run them.
 
 function(_gnncheck_add_suite_test name suite system_flag system_value)
-  cmake_parse_arguments(G "" "TIMEOUT" "LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(G "" "TIMEOUT;EXPECT;CASE_TIMEOUT;STARTUP_TIMEOUT" "LABELS;ARGS" ${ARGN})
+  if(NOT G_EXPECT)
+    set(G_EXPECT pass)
+  endif()
+  if(NOT G_EXPECT MATCHES "^(pass|caught)$")
+    message(FATAL_ERROR "gnncheck test '${name}': EXPECT must be pass or caught, not '${G_EXPECT}'")
+  endif()
+  set(limits "")
+  if(G_CASE_TIMEOUT)
+    list(APPEND limits --case-timeout ${G_CASE_TIMEOUT})
+  endif()
+  if(G_STARTUP_TIMEOUT)
+    list(APPEND limits --startup-timeout ${G_STARTUP_TIMEOUT})
+  endif()
   if(NOT TARGET gnncheck::gnncheck)
     message(FATAL_ERROR "gnncheck_add_*_test: the gnncheck::gnncheck command is not defined (find_package(gnncheck) first)")
   endif()
@@ -21,13 +40,13 @@ function(_gnncheck_add_suite_test name suite system_flag system_value)
     set(G_TIMEOUT 900)
   endif()
   add_test(NAME ${name}
-           COMMAND gnncheck::gnncheck run ${suite} ${system_flag} ${system_value} --progress plain
-                   --report ${CMAKE_BINARY_DIR}/gnncheck-reports/${name} ${G_ARGS})
+           COMMAND gnncheck::gnncheck run ${suite} ${system_flag} ${system_value} --expect ${G_EXPECT} ${limits}
+                   --progress plain --report ${CMAKE_BINARY_DIR}/gnncheck-reports/${name} ${G_ARGS})
   set_tests_properties(${name} PROPERTIES LABELS "gnncheck;${G_LABELS}" TIMEOUT ${G_TIMEOUT})
 endfunction()
 
 function(gnncheck_add_plugin_test)
-  cmake_parse_arguments(G "" "TARGET;SUITE;NAME;TIMEOUT" "LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(G "" "TARGET;SUITE;NAME;TIMEOUT;EXPECT;CASE_TIMEOUT;STARTUP_TIMEOUT" "LABELS;ARGS" ${ARGN})
   if(NOT G_TARGET)
     message(FATAL_ERROR "gnncheck_add_plugin_test: TARGET <plugin library target> is required")
   endif()
@@ -41,11 +60,12 @@ function(gnncheck_add_plugin_test)
     set(G_NAME gnncheck.${G_TARGET}.${G_SUITE})
   endif()
   _gnncheck_add_suite_test(${G_NAME} ${G_SUITE} --plugin $<TARGET_FILE:${G_TARGET}>
-                           LABELS ${G_LABELS} ARGS ${G_ARGS} TIMEOUT ${G_TIMEOUT})
+                           LABELS ${G_LABELS} ARGS ${G_ARGS} TIMEOUT ${G_TIMEOUT} EXPECT ${G_EXPECT}
+                           CASE_TIMEOUT ${G_CASE_TIMEOUT} STARTUP_TIMEOUT ${G_STARTUP_TIMEOUT})
 endfunction()
 
 function(gnncheck_add_adapter_test)
-  cmake_parse_arguments(G "" "SUITE;NAME;TIMEOUT" "COMMAND;LABELS;ARGS" ${ARGN})
+  cmake_parse_arguments(G "" "SUITE;NAME;TIMEOUT;EXPECT;CASE_TIMEOUT;STARTUP_TIMEOUT" "COMMAND;LABELS;ARGS" ${ARGN})
   if(NOT G_COMMAND)
     message(FATAL_ERROR "gnncheck_add_adapter_test: COMMAND <program> [args…] is required")
   endif()
@@ -66,5 +86,6 @@ function(gnncheck_add_adapter_test)
   endforeach()
   string(STRIP "${command_line}" command_line)
   _gnncheck_add_suite_test(${G_NAME} ${G_SUITE} --adapter "${command_line}"
-                           LABELS ${G_LABELS} ARGS ${G_ARGS} TIMEOUT ${G_TIMEOUT})
+                           LABELS ${G_LABELS} ARGS ${G_ARGS} TIMEOUT ${G_TIMEOUT} EXPECT ${G_EXPECT}
+                           CASE_TIMEOUT ${G_CASE_TIMEOUT} STARTUP_TIMEOUT ${G_STARTUP_TIMEOUT})
 endfunction()

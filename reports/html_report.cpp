@@ -185,11 +185,13 @@ std::string html_report(const RunReport& run) {
   h += fmt::format("<h1>gnncheck report: suite <code>{}</code></h1>\n", markup_escape(run.suite_name));
   h += fmt::format("<div class='meta'>gnncheck {} · seed {} · started {} · {:.1f} s · {}</div>\n", markup_escape(run.gnncheck_version),
                    run.seed, markup_escape(run.started_utc), run.seconds, markup_escape(run.suite_path));
-  h += fmt::format("<div class='banner {}'>{} — {} results: {} passed, {} failed, {} errors, {} skipped</div>\n",
-                   t.expectations_unmet == 0 ? "ok" : "bad",
-                   t.expectations_unmet == 0 ? std::string("All expectations held")
-                                             : fmt::format("{} expectation(s) not met", t.expectations_unmet),
-                   t.results, t.passed, t.failed, t.errors, t.skipped);
+  if (!run.interrupted_by.empty())
+    h += fmt::format("<div class='banner bad'>Interrupted by {}: only the results finished before it are shown</div>\n",
+                     markup_escape(run.interrupted_by));
+  h += fmt::format("<div class='banner {}'>{} — {}</div>\n", run.all_expectations_held() ? "ok" : "bad",
+                   run.all_expectations_held() ? std::string("All expectations held")
+                                               : fmt::format("{} expectation(s) not met", t.expectations_unmet),
+                   markup_escape(totals_sentence(t)));
 
   h += "<h2>Systems</h2><table><tr><th>system</th><th>kind</th><th>available here</th></tr>\n";
   for (const auto& s : run.systems)

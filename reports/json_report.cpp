@@ -32,6 +32,7 @@ std::optional<double> read_number_or_text(const Json& j) {
 
 Json to_json(const ResultRecord& r) {
   Json j;
+  j["entry"] = r.entry;
   j["system"] = r.system;
   j["target"] = r.target;
   j["check"] = r.check;
@@ -42,8 +43,10 @@ Json to_json(const ResultRecord& r) {
   j["metric_name"] = r.metric_name;
   j["metric"] = number_or_text(r.metric);
   j["bound"] = number_or_text(r.bound);
+  j["tolerance_model"] = r.tolerance_model;
   j["seed"] = r.seed;
   j["cases"] = r.cases;
+  j["conclusive"] = r.conclusive;
   j["message"] = r.message;
   j["counterexample"] = r.counterexample.empty() ? Json(nullptr) : Json(r.counterexample);
   j["repro"] = r.repro;
@@ -72,9 +75,20 @@ std::string json_report(const RunReport& run) {
   j["started_utc"] = run.started_utc;
   j["seconds"] = run.seconds;
   const auto t = run.totals();
-  j["totals"] = {{"results", t.results},   {"passed", t.passed},   {"failed", t.failed},
-                 {"errors", t.errors},     {"skipped", t.skipped}, {"expectations_unmet", t.expectations_unmet}};
-  j["all_expectations_held"] = t.expectations_unmet == 0;
+  j["totals"] = {{"results", t.results},
+                 {"passed", t.passed},
+                 {"failed", t.failed},
+                 {"errors", t.errors},
+                 {"not_applicable", t.not_applicable},
+                 {"inconclusive", t.inconclusive},
+                 {"not_tested", t.not_tested},
+                 {"skipped", t.skipped},
+                 {"expectations_unmet", t.expectations_unmet},
+                 {"replica_results", t.replica_results},
+                 {"replicas_caught", t.replicas_caught},
+                 {"replicas_missed", t.replicas_missed}};
+  j["interrupted_by"] = run.interrupted_by.empty() ? Json(nullptr) : Json(run.interrupted_by);
+  j["all_expectations_held"] = run.all_expectations_held();
   Json systems = Json::array();
   for (const auto& s : run.systems)
     systems.push_back({{"name", s.name}, {"kind", s.kind}, {"available", s.available}, {"reason", s.reason}, {"bug", s.bug}});
@@ -112,6 +126,8 @@ RunReport read_json_report(const std::filesystem::path& path) {
     run.started_utc = j.at(field).get<std::string>();
     field = "seconds";
     run.seconds = j.at(field).get<double>();
+    field = "interrupted_by";
+    if (j.contains(field) && !j.at(field).is_null()) run.interrupted_by = j.at(field).get<std::string>();
     field = "systems";
     for (const auto& s : j.at("systems"))
       run.systems.push_back({s.at("name").get<std::string>(), s.at("kind").get<std::string>(), s.at("available").get<bool>(),
@@ -120,6 +136,7 @@ RunReport read_json_report(const std::filesystem::path& path) {
     for (const auto& r : j.at("results")) {
       field = fmt::format("results[{}]", i++);
       ResultRecord rec;
+      rec.entry = r.at("entry").get<std::string>();
       rec.system = r.at("system").get<std::string>();
       rec.target = r.at("target").get<std::string>();
       rec.check = r.at("check").get<std::string>();
@@ -130,8 +147,10 @@ RunReport read_json_report(const std::filesystem::path& path) {
       rec.metric_name = r.at("metric_name").get<std::string>();
       rec.metric = read_number_or_text(r.at("metric"));
       rec.bound = read_number_or_text(r.at("bound"));
+      rec.tolerance_model = r.at("tolerance_model").get<std::string>();
       rec.seed = r.at("seed").get<std::uint64_t>();
       rec.cases = r.at("cases").get<std::int64_t>();
+      rec.conclusive = r.at("conclusive").get<std::int64_t>();
       rec.message = r.at("message").get<std::string>();
       if (!r.at("counterexample").is_null()) rec.counterexample = r.at("counterexample").get<std::string>();
       rec.repro = r.at("repro").get<std::string>();

@@ -18,9 +18,11 @@ namespace gnncheck::reports {
 
 struct SystemMatrix {
   std::string system;
-  std::vector<std::string> targets;  // in the order results first mention them
+  // Row labels in the order results first mention them: the target, or "entry · target" when the
+  // system was tested in more than one entry.
+  std::vector<std::string> targets;
   std::vector<std::string> checks;
-  std::map<std::pair<std::string, std::string>, std::vector<const ResultRecord*>> cells;  // (target, check)
+  std::map<std::pair<std::string, std::string>, std::vector<const ResultRecord*>> cells;  // (row label, check)
 };
 
 // `s` made safe inside XML/HTML text and attributes (quoted with ' or "): & < > " ' are escaped and
@@ -59,5 +61,12 @@ struct UnmetSummary {
   bool empty() const { return results.empty() && missed_replicas.empty(); }
 };
 UnmetSummary unmet_summary(const RunReport& run);
+
+// "40 results: 20 passed, 12 failed, …" — every outcome that occurred, and the replicas caught.
+std::string totals_sentence(const RunReport::Totals& t);
+
+// The worst error / bound over a result's conclusive cases, as matrix cells show it ("0.31"); empty
+// when the result has no finite metric and positive bound.
+std::string worst_ratio_text(const ResultRecord& r);
 
 }  // namespace gnncheck::reports

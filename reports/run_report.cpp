@@ -1,6 +1,9 @@
 #include "reports/run_report.h"
 
+#include <map>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "oracle/error.h"
 
@@ -11,15 +14,27 @@ std::string_view to_string(Outcome o) {
     case Outcome::pass: return "pass";
     case Outcome::fail: return "fail";
     case Outcome::error: return "error";
+    case Outcome::not_applicable: return "not applicable";
+    case Outcome::inconclusive: return "inconclusive";
+    case Outcome::not_tested: return "not tested";
     case Outcome::skipped: return "skipped";
   }
   return "unknown";
 }
 
+const std::vector<Outcome>& all_outcomes() {
+  static const std::vector<Outcome> all = {Outcome::pass,         Outcome::fail,       Outcome::error,  Outcome::not_applicable,
+                                           Outcome::inconclusive, Outcome::not_tested, Outcome::skipped};
+  return all;
+}
+
 Outcome parse_outcome(std::string_view name) {
-  for (Outcome o : {Outcome::pass, Outcome::fail, Outcome::error, Outcome::skipped})
+  std::vector<std::string> names;
+  for (Outcome o : all_outcomes()) {
     if (to_string(o) == name) return o;
-  throw InputError(fmt::format("unknown outcome '{}'; expected pass, fail, error or skipped", name));
+    names.emplace_back(to_string(o));
+  }
+  throw InputError(fmt::format("unknown outcome '{}'; expected one of: {}", name, fmt::join(names, ", ")));
 }
 
 std::string_view to_string(Expectation e) { return e == Expectation::pass ? "pass" : "caught"; }
@@ -31,8 +46,8 @@ Expectation parse_expectation(std::string_view name) {
 }
 
 bool expectation_held(Expectation expected, Outcome outcome) {
-  if (outcome == Outcome::skipped) return true;
-  if (expected == Expectation::pass) return outcome == Outcome::pass;
+  if (expected == Expectation::pass)
+    return outcome == Outcome::pass || outcome == Outcome::not_applicable || outcome == Outcome::skipped;
   return outcome == Outcome::fail || outcome == Outcome::error;
 }
 
@@ -40,14 +55,31 @@ RunReport::Totals RunReport::totals() const {
   Totals t;
   for (const auto& r : results) {
     ++t.results;
+    if (!r.expectation_held) ++t.expectations_unmet;
+    // A replica's results say whether it was caught, not whether it "failed": counted below.
+    if (r.expectation == Expectation::caught) {
+      ++t.replica_results;
+      continue;
+    }
     switch (r.outcome) {
       case Outcome::pass: ++t.passed; break;
       case Outcome::fail: ++t.failed; break;
       case Outcome::error: ++t.errors; break;
+      case Outcome::not_applicable: ++t.not_applicable; break;
+      case Outcome::inconclusive: ++t.inconclusive; break;
+      case Outcome::not_tested: ++t.not_tested; break;
       case Outcome::skipped: ++t.skipped; break;
     }
-    if (!r.expectation_held) ++t.expectations_unmet;
   }
+  // A replica is caught in an entry when any of its results there is; the runner marks every
+  // result of a missed one unmet, so "caught" here is: expected caught, and no result unmet.
+  std::map<std::pair<std::string, std::string>, bool> replica_held;
+  for (const auto& r : results)
+    if (r.expectation == Expectation::caught) {
+      auto [it, fresh] = replica_held.emplace(std::pair{r.entry, r.system}, true);
+      it->second = it->second && r.expectation_held;
+    }
+  for (const auto& [key, held] : replica_held) ++(held ? t.replicas_caught : t.replicas_missed);
   return t;
 }
 

@@ -21,25 +21,34 @@
 namespace gnncheck::reports {
 
 // The version of report.json's layout (reports/SCHEMA.md). Bumped on any incompatible change.
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
 
-// What a check concluded about one (system, target, check).
+// What a check concluded about one (system, target, check). Only `pass` passes: every other
+// outcome says why nothing was verified, and a result whose expectation is `pass` holds only with
+// `pass` — or with `not_applicable` / `skipped`, which are neutral (see expectation_held).
 enum class Outcome {
-  pass,         // every case stayed within the bound
-  fail,         // some case exceeded the bound (or broke a property): a counterexample was saved
-  error,        // the system errored, crashed, timed out or answered with invalid tensors
-  skipped,      // not run here: the system is unavailable or does not support the target
+  pass,            // every conclusive case stayed within its bound, and there was at least one
+  fail,            // some case exceeded its bound (or broke a property): a counterexample was saved
+  error,           // the system errored, crashed, timed out or answered with invalid tensors
+  not_applicable,  // the check says nothing about this target or system (e.g. finite differences of a
+                   // float32 system; op_order on a target without degree normalization)
+  inconclusive,    // cases ran, but none could decide (e.g. a kink on every probed input)
+  not_tested,      // a required system did not start, or answered no case of the entry
+  skipped,         // not run here: an optional system is unavailable, or the system does not implement
+                   // a target the entry names
 };
 std::string_view to_string(Outcome o);
 Outcome parse_outcome(std::string_view name);  // throws InputError on an unknown name
+const std::vector<Outcome>& all_outcomes();
 
 // What the suite expected: a correct system passes; a bug replica is caught (fail or error).
 enum class Expectation { pass, caught };
 std::string_view to_string(Expectation e);
 Expectation parse_expectation(std::string_view name);  // throws InputError on an unknown name
 
-// True when `outcome` satisfies `expected`. A skipped result satisfies either unless the system
-// was required (the runner turns a skip of a required system into an error before this point).
+// True when `outcome` satisfies `expected`. `pass` is met by pass, and by the neutral not_applicable
+// and skipped; never by inconclusive or not_tested. `caught` is met by fail or error (a replica that
+// could not run at all is decided by the runner, which knows whether the system was available).
 bool expectation_held(Expectation expected, Outcome outcome);
 
 // One point of an error-vs-bound plot: the largest error a case showed and the bound it was held to.
@@ -55,6 +64,7 @@ struct Curve {
 };
 
 struct ResultRecord {
+  std::string entry{};            // the suite entry this result belongs to
   std::string system{};
   std::string target{};
   std::string check{};
@@ -65,8 +75,10 @@ struct ResultRecord {
   std::string metric_name{};      // what `metric` measures, e.g. "max |error| / bound"
   std::optional<double> metric{};  // the worst value measured over the cases
   std::optional<double> bound{};   // the bound the metric was held to
+  std::string tolerance_model{};   // how that bound was formed (checks' tolerance model, with its constants)
   std::uint64_t seed = 0;        // re-running with this seed repeats the result exactly
-  std::int64_t cases = 0;        // how many cases were evaluated
+  std::int64_t cases = 0;        // how many cases were drawn
+  std::int64_t conclusive = 0;   // of those, how many decided (the system answered and the check could judge)
   std::string message{};           // why it failed, errored or was skipped; empty on a plain pass
   std::string counterexample{};    // directory of the saved failing case, relative to the report dir
   std::string repro{};             // a command line that re-runs exactly this result
@@ -94,13 +106,20 @@ struct RunReport {
   double seconds = 0.0;
   std::vector<SystemRecord> systems;
   std::vector<ResultRecord> results;
+  // Set when the run was stopped by a signal (SIGINT, SIGTERM): the results are those finished before
+  // it, the rest are `not_tested`, and the run never counts as a success.
+  std::string interrupted_by;
 
-  // Counts over `results`.
+  // Counts over `results`: outcomes of the results that expect `pass`; replicas' results only as
+  // replica_results and the (entry, replica) pairs caught or missed.
   struct Totals {
-    std::int64_t results = 0, passed = 0, failed = 0, errors = 0, skipped = 0, expectations_unmet = 0;
+    std::int64_t results = 0, passed = 0, failed = 0, errors = 0, not_applicable = 0, inconclusive = 0, not_tested = 0,
+                 skipped = 0, expectations_unmet = 0;
+    std::int64_t replica_results = 0;
+    std::int64_t replicas_caught = 0, replicas_missed = 0;  // (entry, replica) pairs expected `caught`
   };
   Totals totals() const;
-  bool all_expectations_held() const { return totals().expectations_unmet == 0; }
+  bool all_expectations_held() const { return interrupted_by.empty() && totals().expectations_unmet == 0; }
 };
 
 }  // namespace gnncheck::reports

@@ -1,6 +1,7 @@
 // junit.xml and summary.md, and what both share with the HTML page: the matrix cells and the
 // replica catch table.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -14,28 +15,46 @@
 
 namespace gnncheck::reports {
 
+std::string worst_ratio_text(const ResultRecord& r) {
+  if (!r.metric || !r.bound || !std::isfinite(*r.metric) || !(*r.bound > 0) || !std::isfinite(*r.bound)) return {};
+  return fmt::format("{:.2g}", *r.metric / *r.bound);
+}
+
 std::string matrix_cell(const ResultRecord& r) {
-  if (r.outcome == Outcome::skipped) return "skip";
+  switch (r.outcome) {
+    case Outcome::skipped: return "skip";
+    case Outcome::not_applicable: return "n/a";
+    case Outcome::not_tested: return "NOT TESTED";
+    case Outcome::inconclusive: return r.expectation == Expectation::caught ? "inconclusive" : "INCONCLUSIVE";
+    default: break;
+  }
   if (r.expectation == Expectation::caught) return r.outcome == Outcome::pass ? "·" : "caught";
   switch (r.outcome) {
-    case Outcome::pass: return "pass";
+    case Outcome::pass: {
+      const std::string ratio = worst_ratio_text(r);
+      return ratio.empty() ? "pass" : "pass " + ratio;
+    }
     case Outcome::fail: return "FAIL";
     case Outcome::error: return "ERROR";
-    case Outcome::skipped: return "skip";
+    default: return std::string(to_string(r.outcome));
   }
-  return "?";
 }
 
 std::vector<SystemMatrix> build_matrices(const RunReport& run) {
+  // A system tested in several entries gets one row per entry and target ("bipartite · spmm"), so
+  // that a cell never merges results of different graphs or settings.
+  std::map<std::string, std::set<std::string>> entries_of;
+  for (const auto& r : run.results) entries_of[r.system].insert(r.entry);
   std::vector<SystemMatrix> out;
   std::map<std::string, std::size_t> index;
   for (const auto& r : run.results) {
     auto [it, fresh] = index.emplace(r.system, out.size());
     if (fresh) out.push_back({r.system, {}, {}, {}});
     SystemMatrix& m = out[it->second];
-    if (std::find(m.targets.begin(), m.targets.end(), r.target) == m.targets.end()) m.targets.push_back(r.target);
+    const std::string row = entries_of[r.system].size() > 1 ? fmt::format("{} · {}", r.entry, r.target) : r.target;
+    if (std::find(m.targets.begin(), m.targets.end(), row) == m.targets.end()) m.targets.push_back(row);
     if (std::find(m.checks.begin(), m.checks.end(), r.check) == m.checks.end()) m.checks.push_back(r.check);
-    m.cells[{r.target, r.check}].push_back(&r);
+    m.cells[{row, r.check}].push_back(&r);
   }
   return out;
 }
@@ -46,7 +65,8 @@ std::string combined_cell(const std::vector<const ResultRecord*>& records) {
   int rank = -1;
   for (const ResultRecord* r : records) {
     const std::string c = matrix_cell(*r);
-    const int this_rank = !r->expectation_held ? 3 : (c == "caught" ? 2 : (c == "skip" ? 0 : 1));
+    const bool neutral = r->outcome == Outcome::skipped || r->outcome == Outcome::not_applicable;
+    const int this_rank = !r->expectation_held ? 3 : (c == "caught" ? 2 : (neutral ? 0 : 1));
     if (this_rank > rank) {
       rank = this_rank;
       cell = c;
@@ -62,10 +82,11 @@ std::vector<ReplicaRow> replica_rows(const RunReport& run) {
     ReplicaRow row{s.name, s.bug, {}, {}, false, false};
     std::set<std::string> caught, tried;
     for (const auto& r : run.results) {
-      if (r.system != s.name || r.outcome == Outcome::skipped) continue;
-      // A required replica that is unavailable here is an error the runner marks unmet: it did not
-      // run, so it caught nothing (any other error of a replica is a crash or a bad answer: caught).
-      if (r.outcome == Outcome::error && !r.expectation_held) continue;
+      // A replica that could not run here (not tested) caught nothing; any error of a replica that
+      // ran is a crash or a bad answer: caught.
+      if (r.system != s.name || r.outcome == Outcome::skipped || r.outcome == Outcome::not_tested ||
+          r.outcome == Outcome::not_applicable)
+        continue;
       tried.insert(r.check);
       if (r.outcome == Outcome::fail || r.outcome == Outcome::error) caught.insert(r.check);
     }
@@ -82,7 +103,7 @@ UnmetSummary unmet_summary(const RunReport& run) {
   UnmetSummary out;
   for (const auto& r : run.results) {
     if (r.expectation_held) continue;
-    if (r.expectation == Expectation::caught && r.outcome != Outcome::error) {
+    if (r.expectation == Expectation::caught && r.outcome != Outcome::not_tested) {
       auto it = std::find_if(out.missed_replicas.begin(), out.missed_replicas.end(), [&](const auto& m) { return m.system == r.system; });
       if (it == out.missed_replicas.end()) it = out.missed_replicas.insert(out.missed_replicas.end(), MissedReplica{r.system, {}, 0, r.repro});
       if (std::find(it->checks.begin(), it->checks.end(), r.check) == it->checks.end()) it->checks.push_back(r.check);
@@ -91,6 +112,26 @@ UnmetSummary unmet_summary(const RunReport& run) {
     }
     out.results.push_back(&r);
   }
+  return out;
+}
+
+std::string totals_sentence(const RunReport::Totals& t) {
+  std::vector<std::string> parts;
+  auto add = [&](std::int64_t n, const char* what) {
+    if (n > 0) parts.push_back(fmt::format("{} {}", n, what));
+  };
+  add(t.passed, "passed");
+  add(t.failed, "failed");
+  add(t.errors, "errors");
+  add(t.inconclusive, "inconclusive");
+  add(t.not_tested, "not tested");
+  add(t.not_applicable, "not applicable");
+  add(t.skipped, "skipped");
+  const std::int64_t own = t.results - t.replica_results;
+  std::string out = fmt::format("{} results{}{}", own, parts.empty() ? "" : ": ", fmt::join(parts, ", "));
+  if (t.replicas_caught + t.replicas_missed > 0)
+    out += fmt::format("; bug replicas: {} of {} caught ({} results)", t.replicas_caught, t.replicas_caught + t.replicas_missed,
+                       t.replica_results);
   return out;
 }
 
@@ -132,42 +173,52 @@ std::string format_number(std::optional<double> v) {
 }  // namespace
 
 std::string junit_xml(const RunReport& run) {
-  // One <testsuite> per system, one <testcase> per result; an unmet expectation is a <failure>,
-  // a skip is <skipped> with its reason. A replica that was caught is a passing test case.
-  std::map<std::string, std::vector<const ResultRecord*>> by_system;
-  std::vector<std::string> order;
+  // One <testsuite> per (entry, system), one <testcase> per result, so that (classname, name) is
+  // unique: the same target and check in two entries are two test cases. An unmet expectation is a
+  // <failure>; a neutral result (skipped, not applicable) is <skipped> with its reason. A replica
+  // that was caught is a passing test case.
+  std::map<std::pair<std::string, std::string>, std::vector<const ResultRecord*>> by_suite;
+  std::vector<std::pair<std::string, std::string>> order;
   for (const auto& r : run.results) {
-    if (!by_system.count(r.system)) order.push_back(r.system);
-    by_system[r.system].push_back(&r);
+    const std::pair key{r.entry, r.system};
+    if (!by_suite.count(key)) order.push_back(key);
+    by_suite[key].push_back(&r);
   }
   const auto t = run.totals();
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"gnncheck {}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                     markup_escape(run.suite_name), t.results, t.expectations_unmet, t.skipped, run.seconds);
-  for (const auto& system : order) {
-    const auto& records = by_system[system];
+                     markup_escape(run.suite_name), t.results, t.expectations_unmet, t.skipped + t.not_applicable, run.seconds);
+  for (const auto& key : order) {
+    const auto& records = by_suite[key];
     int failures = 0, skipped = 0;
     double seconds = 0;
     for (const auto* r : records) {
+      const bool neutral = r->outcome == Outcome::skipped || r->outcome == Outcome::not_applicable;
       failures += r->expectation_held ? 0 : 1;
-      skipped += r->outcome == Outcome::skipped ? 1 : 0;
+      skipped += r->expectation_held && neutral ? 1 : 0;
       seconds += r->seconds;
     }
-    out += fmt::format("  <testsuite name=\"{}.{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                       markup_escape(run.suite_name), markup_escape(system), records.size(), failures, skipped, seconds);
+    const std::string classname =
+        markup_escape(key.first.empty() ? fmt::format("{}.{}", run.suite_name, key.second)
+                                        : fmt::format("{}.{}.{}", run.suite_name, key.first, key.second));
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n",
+                       classname, records.size(), failures, skipped, seconds);
     for (const auto* r : records) {
-      out += fmt::format("    <testcase classname=\"{}.{}\" name=\"{}.{}\" time=\"{:.3f}\">", markup_escape(run.suite_name),
-                         markup_escape(system), markup_escape(r->target), markup_escape(r->check), r->seconds);
-      if (r->outcome == Outcome::skipped) {
-        out += fmt::format("<skipped message=\"{}\"/>", markup_escape(r->message));
-      } else if (!r->expectation_held) {
-        const std::string what = r->expectation == Expectation::caught
-                                     ? "bug replica not caught by this check"
-                                     : fmt::format("{}: metric {} > bound {}", to_string(r->outcome), format_number(r->metric),
-                                                   format_number(r->bound));
-        out += fmt::format("<failure message=\"{}\" type=\"{}\">{}\nseed: {}\nrepro: {}\ncounterexample: {}</failure>",
-                           markup_escape(what), to_string(r->outcome), markup_escape(r->message), r->seed, markup_escape(r->repro),
-                           markup_escape(r->counterexample.empty() ? "(none)" : r->counterexample));
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}.{}\" time=\"{:.3f}\">", classname, markup_escape(r->target),
+                         markup_escape(r->check), r->seconds);
+      const bool neutral = r->outcome == Outcome::skipped || r->outcome == Outcome::not_applicable;
+      if (!r->expectation_held) {
+        std::string what;
+        if (r->expectation == Expectation::caught) what = "bug replica not caught";
+        else if (r->outcome == Outcome::fail)
+          what = fmt::format("fail: metric {} > bound {}", format_number(r->metric), format_number(r->bound));
+        else what = std::string(to_string(r->outcome));
+        out += fmt::format("<failure message=\"{}\" type=\"{}\">{}\nseed: {}\nre-run: {}\ncounterexample: {}</failure>",
+                           markup_escape(what), markup_escape(std::string(to_string(r->outcome))), markup_escape(r->message), r->seed,
+                           markup_escape(r->repro), markup_escape(r->counterexample.empty() ? "(none)" : r->counterexample));
+      } else if (neutral) {
+        out += fmt::format("<skipped message=\"{}: {}\"/>", markup_escape(std::string(to_string(r->outcome))),
+                           markup_escape(r->message));
       } else if (!r->message.empty()) {
         out += fmt::format("<system-out>{}</system-out>", markup_escape(r->message));
       }
@@ -182,11 +233,18 @@ std::string junit_xml(const RunReport& run) {
 std::string markdown_summary(const RunReport& run) {
   const auto t = run.totals();
   std::string out = fmt::format("# gnncheck report: suite `{}`\n\n", run.suite_name);
-  out += fmt::format("{} — seed {} — {} results: {} passed, {} failed, {} errors, {} skipped — {:.1f} s\n\n",
-                     t.expectations_unmet == 0 ? "**All expectations held**" : fmt::format("**{} expectation(s) not met**", t.expectations_unmet),
-                     run.seed, t.results, t.passed, t.failed, t.errors, t.skipped, run.seconds);
-  out += "Cells: `pass` within bound, `FAIL` exceeded it, `ERROR` the system errored, `skip` not run here; for bug\n"
-         "replicas `caught` means the check detected the bug and `·` that this check did not.\n\n";
+  if (!run.interrupted_by.empty())
+    out += fmt::format("**Interrupted by {}**: the results below are those finished before it; the run verified less than "
+                       "the suite asks.\n\n",
+                       run.interrupted_by);
+  out += fmt::format("{} — seed {} — {} — {:.1f} s\n\n",
+                     run.all_expectations_held() ? "**All expectations held**"
+                                                 : fmt::format("**{} expectation(s) not met**", t.expectations_unmet),
+                     run.seed, totals_sentence(t), run.seconds);
+  out += "Cells: `pass r` within bound (r = worst error / bound over the conclusive cases), `FAIL` exceeded it, `ERROR` the\n"
+         "system errored, `INCONCLUSIVE` no case could decide, `NOT TESTED` a required system did not start or answered no\n"
+         "case, `n/a` the check does not apply, `skip` not run here; for bug replicas `caught` means the check detected the\n"
+         "bug and `·` that this check did not.\n\n";
 
   out += "## Systems\n\n| system | kind | available |\n|---|---|---|\n";
   for (const auto& s : run.systems)

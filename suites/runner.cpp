@@ -1,6 +1,8 @@
 #include "suites/runner.h"
 
 #include <algorithm>
+#include <csignal>
+#include <fstream>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -9,10 +11,12 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "checks/checks.h"
 #include "fixtures/dataset.h"
@@ -63,6 +67,8 @@ struct Task {
   const GraphFamily* graphs = nullptr;
   std::vector<AttributeChoice> attributes;
   std::uint64_t seed = 0;
+  reports::Expectation expect = reports::Expectation::pass;  // the entry's, or the override systems'
+  bool overridden = false;  // a system named on the command line in place of the entry's own
   // Set when the task is decided without running anything (unavailable system, unsupported target).
   std::optional<ResultRecord> decided;
 };
@@ -84,15 +90,76 @@ std::vector<std::string> targets_of(const std::string& selector) {
 
 ResultRecord skeleton(const Task& t) {
   ResultRecord r;
+  r.entry = t.label.entry;
   r.system = t.label.system;
   r.target = t.label.target;
   r.check = t.label.check;
-  r.expectation = t.entry->expect;
+  r.expectation = t.expect;
   r.seed = t.seed;
   return r;
 }
 
+// What one case of a check came to. (One place maps a verdict onto it; both case loops use it.)
+enum class CaseKind {
+  decided,         // the system answered and the check judged it: passed or failed
+  unsupported,     // the system declined the case
+  not_applicable,  // the check has nothing to say about this case
+  inconclusive,    // the check ran but could not decide (e.g. a kink on every probed input)
+};
+
+CaseKind case_kind(const checks::Verdict& v) {
+  if (v.system_status == Status::unsupported) return CaseKind::unsupported;
+  if (v.system_status != Status::ok) return CaseKind::decided;  // an error decides: it fails
+  if (!v.applicable) return CaseKind::not_applicable;
+  return CaseKind::decided;
+}
+
+bool case_passed(const checks::Verdict& v) { return v.passed && v.system_status == Status::ok; }
+
+// What the cases of one task came to, whichever loop drew them.
+struct CaseTally {
+  std::int64_t drawn = 0, conclusive = 0, unsupported = 0, not_applicable = 0, inconclusive = 0;
+  std::string first_unsupported, first_not_applicable, first_inconclusive;
+};
+
+std::string signal_name(int signal) {
+  if (signal == SIGINT) return "SIGINT";
+  if (signal == SIGTERM) return "SIGTERM";
+  return fmt::format("signal {}", signal);
+}
+
 // ---- planning ----
+
+// Why `check` can conclude nothing on any case of `target` for a system of `precision`, or nullopt.
+// These are properties of the check's design, decided before anything runs.
+std::optional<std::string> structurally_not_applicable(checks::CheckKind check, const std::string& target, Precision precision) {
+  const auto& spec = oracle::find_target(target).spec;
+  const bool has_differentiable = std::any_of(spec.inputs.begin(), spec.inputs.end(), [](const auto& s) { return s.differentiable; });
+  auto edge_tensor = [](const oracle::TensorSlot& s) {
+    return s.kind == oracle::TensorKind::edges || s.kind == oracle::TensorKind::edges_csc;
+  };
+  switch (check) {
+    case checks::CheckKind::gradient:
+      if (precision != Precision::float64)
+        return fmt::format("finite differences need a float64 system; this one declares {} for '{}' (the adjoint check covers it)",
+                           to_string(precision), target);
+      break;
+    case checks::CheckKind::op_order:
+      for (const auto& slot : spec.inputs)
+        if (edge_tensor(slot))
+          return fmt::format("target '{}' has the edge input '{}', which has no values for the edges op_order adds", target, slot.name);
+      for (const auto& slot : spec.outputs)
+        if (edge_tensor(slot))
+          return fmt::format("target '{}' has the edge output '{}', which has no values for the edges op_order adds", target, slot.name);
+      break;
+    case checks::CheckKind::adjoint:
+    case checks::CheckKind::metamorphic_linearity:
+      if (!has_differentiable) return fmt::format("target '{}' has no differentiable input", target);
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
 
 class Planner {
  public:
@@ -121,7 +188,8 @@ class Planner {
         if (entry.expect == Expectation::caught) continue;  // replica entries are about the replicas
         system_names = options_.override_systems;
       }
-      for (const auto& system : expand_systems(entry, system_names)) plan_system(entry, system, tasks);
+      const bool overridden = system_names == options_.override_systems && !options_.override_systems.empty();
+      for (const auto& system : expand_systems(entry, system_names)) plan_system(entry, system, tasks, overridden);
     }
     return tasks;
   }
@@ -182,10 +250,20 @@ class Planner {
     return out;
   }
 
-  bool required(const std::string& system) const {
+  // A system the user named on the command line is required; so is every system of an entry that
+  // expects `pass`, unless the suite declares it `required: false`; a replica (`caught`) only when
+  // declared `required: true`.
+  bool required(const Entry& entry, const std::string& system) const {
+    if (std::find(options_.override_systems.begin(), options_.override_systems.end(), system) != options_.override_systems.end())
+      return true;
     for (const auto& d : suite_.systems)
-      if (d.name == system && d.required) return true;
-    return false;
+      if (d.name == system && d.required) return *d.required;
+    return entry.expect == Expectation::pass;
+  }
+
+  bool target_wanted(const std::string& target) const {
+    return options_.only_targets.empty() ||
+           std::find(options_.only_targets.begin(), options_.only_targets.end(), target) != options_.only_targets.end();
   }
 
   std::vector<const TargetChoice*> target_choices(const Entry& e) {
@@ -216,15 +294,17 @@ class Planner {
     return out;
   }
 
-  void plan_system(const Entry& entry, const std::string& system_name, std::vector<Task>& tasks) {
+  void plan_system(const Entry& entry, const std::string& system_name, std::vector<Task>& tasks, bool overridden) {
     const SystemEntry& sys = systems_.find(system_name);
     const GraphFamily* graphs = &suite_.graphs.at(entry.graphs);
     auto task_for = [&](const std::string& target, const std::string& check) {
       Task t;
       t.label = {entry.name, system_name, target, check};
       t.entry = &entry;
+      t.expect = overridden ? options_.override_expectation : entry.expect;
+      t.overridden = overridden;
       t.graphs = graphs;
-      t.seed = task_seed(seed_, entry.name, system_name, target, check);
+      t.seed = task_seed(seed_, entry.name, target, check);
       return t;
     };
     std::unique_ptr<System> probe;  // asked which targets it supports; made once per entry and system
@@ -234,23 +314,27 @@ class Planner {
         continue;
       }
       if (!sys.availability.available || !sys.make) {
+        const bool needed = required(entry, system_name) || (overridden && options_.override_expectation == Expectation::caught);
         Task t = task_for("all", check);
         ResultRecord r = skeleton(t);
-        r.outcome = required(system_name) ? Outcome::error : Outcome::skipped;
+        r.outcome = needed ? Outcome::not_tested : Outcome::skipped;
         r.message = fmt::format("system '{}' is not available here: {}", system_name, sys.availability.reason);
-        if (required(system_name)) r.message += " (the suite marks it required)";
-        r.expectation_held = !required(system_name);
+        r.message += needed ? " (required: nothing of this entry was tested)" : " (optional: required: false)";
+        r.expectation_held = !needed;
         t.decided = r;
         tasks.push_back(std::move(t));
         continue;
       }
-      if (!probe) probe = sys.make();
+      if (!probe) probe = sys.instance ? nullptr : sys.make();
+      System& asked = sys.instance ? *sys.instance : *probe;
       for (const TargetChoice* choice : target_choices(entry)) {
         const bool selector = choice->name == "all" || choice->name == "ops" || choice->name == "layers";
         const std::vector<std::string> names = selector ? targets_of(choice->name) : std::vector<std::string>{choice->name};
-        int supported = 0;
+        int supported = 0, wanted = 0;
         for (const auto& target : names) {
-          if (!probe->supports(target)) {
+          if (!target_wanted(target)) continue;
+          ++wanted;
+          if (!asked.supports(target)) {
             if (selector) continue;  // a selector means "those of them the system supports"
             Task t = task_for(target, check);
             ResultRecord r = skeleton(t);
@@ -263,9 +347,20 @@ class Planner {
           ++supported;
           Task t = task_for(target, check);
           t.attributes = choice->attributes;
+          if (is_check_kind(check)) {
+            // A check that cannot say anything about this target or precision, whatever the case:
+            // shown as such, never as a pass.
+            if (auto why = structurally_not_applicable(checks::parse_check_kind(check), target, asked.precision(target))) {
+              ResultRecord r = skeleton(t);
+              r.outcome = Outcome::not_applicable;
+              r.precision = std::string(to_string(asked.precision(target)));
+              r.message = *why;
+              t.decided = r;
+            }
+          }
           tasks.push_back(std::move(t));
         }
-        if (selector && supported == 0) {
+        if (selector && supported == 0 && wanted > 0) {
           Task t = task_for(choice->name, check);
           ResultRecord r = skeleton(t);
           r.outcome = Outcome::skipped;
@@ -285,14 +380,6 @@ class Planner {
 
 // ---- executing ----
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
 class Executor {
  public:
   Executor(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, std::uint64_t seed)
@@ -307,14 +394,22 @@ class Executor {
         run_selfcheck_task(t, r);
       } else {
         // In-process systems are cheap to make: a fresh one per task keeps one task's state from
-        // reaching the next, so results do not depend on --jobs or task order. Processes and GPU
-        // contexts are expensive to start and are kept per thread.
+        // reaching the next, so results do not depend on --jobs or task order. GPU contexts are
+        // kept per thread; an adapter or plugin is one process for the whole run (the registry's
+        // instance, its calls serialized), started before the run so its start-up costs no budget.
         const SystemEntry& entry = systems_.find(t.label.system);
         std::unique_ptr<System> fresh;
-        std::unique_ptr<System>* slot = &fresh;
-        if (entry.kind != "builtin" && entry.kind != "replica") slot = &instances[t.label.system];
-        if (!*slot) *slot = entry.make();
-        System* sys = slot->get();
+        System* sys = nullptr;
+        if (entry.instance) {
+          sys = entry.instance.get();
+        } else if (entry.kind == "builtin" || entry.kind == "replica") {
+          fresh = entry.make();
+          sys = fresh.get();
+        } else {
+          auto& slot = instances[t.label.system];
+          if (!slot) slot = entry.make();
+          sys = slot.get();
+        }
         r.precision = std::string(to_string(sys->precision(t.label.target)));
         if (t.label.check == kAccuracy)
           run_accuracy_task(t, *sys, r);
@@ -342,11 +437,81 @@ class Executor {
   }
 
  private:
+  // The command that re-runs this task's entry with the same seed and the same systems. A suite
+  // named by a path keeps that path; systems named on the command line keep their flags.
   std::string rerun_line(const Task& t) const {
     std::string line = fmt::format("gnncheck run {} --entry {} --seed {}", shell_quote(options_.suite_argument),
                                    shell_quote(t.label.entry), seed_);
-    for (const auto& s : options_.override_systems) line += " --system " + shell_quote(s);
+    if (!options_.override_system_flags.empty()) {
+      for (const auto& f : options_.override_system_flags) line += " " + f;
+    } else {
+      for (const auto& s : options_.override_systems) line += " --system " + shell_quote(s);
+    }
+    if (!options_.only_targets.empty())
+      for (const auto& target : options_.only_targets) line += " --target " + shell_quote(target);
     return line;
+  }
+
+  // Where a failing case is saved, and the one command that re-runs it. A case that passes on a
+  // fresh system failed only because of what the system had evaluated before (a stateful bug): the
+  // saved case alone would not reproduce it, so the re-run line is the whole entry's sequence.
+  void record_failure(const Task& t, System& sys, const Case& failing, checks::Verdict v, const std::string& how_found,
+                      ResultRecord& r, const std::filesystem::path& already_saved) {
+    r.outcome = v.system_status == Status::ok ? Outcome::fail : Outcome::error;
+    fill_from_verdict(r, v);
+    std::string note;
+    bool reproduces_fresh = true;
+    const SystemEntry& entry = systems_.find(t.label.system);
+    if (!entry.instance && entry.make && v.system_status == Status::ok) {
+      std::unique_ptr<System> fresh = entry.make();
+      const checks::Verdict again = checks::run_check(v.check, *fresh, failing, check_options(t));
+      reproduces_fresh = !case_passed(again);
+      if (reproduces_fresh == false)
+        note = "The saved case passes on a fresh instance of the system: the failure needs the evaluations that came "
+               "before it (state kept between calls). The re-run line repeats the whole sequence.";
+    }
+    (void)sys;
+    std::filesystem::path dir = already_saved;
+    if (dir.empty() && !cases_root().empty()) {
+      dir = cases_root() / properties::counterexample_name(t.label.system, t.label.target, v.check, t.seed);
+      properties::write_counterexample(dir, failing, v, {.rapidcheck_seed = 0, .reproduce = "", .rerun = ""});
+    }
+    std::string rerun = rerun_line(t);
+    if (entry.instance) rerun += " --jobs 1";  // one process answers the sequence in one order
+    if (!dir.empty()) {
+      r.counterexample = std::filesystem::relative(dir, options_.report_dir).string();
+      if (reproduces_fresh) rerun = fmt::format("gnncheck repro {}", shell_quote(dir.string()));
+      write_system_record(dir, entry, rerun);
+    }
+    r.repro = rerun;
+    // The record carries the counterexample and the one re-run line; the message does not repeat them.
+    v.rerun_command.clear();
+    v.counterexample_path.clear();
+    r.message = how_found.empty() ? checks::failure_message(v) : how_found + "\n" + checks::failure_message(v);
+    if (!note.empty()) r.message += "\n" + note;
+  }
+
+  // DIR/system.json: which system failed and how to start it again, for `gnncheck repro DIR`.
+  static void write_system_record(const std::filesystem::path& dir, const SystemEntry& entry, const std::string& rerun) {
+    nlohmann::ordered_json j;
+    j["name"] = entry.name;
+    j["kind"] = entry.kind;
+    if (!entry.adapter_command.empty()) j["adapter"] = entry.adapter_command;
+    if (!entry.plugin_library.empty()) j["plugin"] = entry.plugin_library;
+    j["rerun"] = rerun;
+    std::ofstream out(dir / "system.json");
+    out << j.dump(2) << "\n";
+    if (!out) throw InputError(fmt::format("{}: cannot write", (dir / "system.json").string()));
+    // case.json's own re-run line says the same.
+    const auto case_json = dir / "case.json";
+    std::ifstream in(case_json);
+    if (!in) return;
+    nlohmann::ordered_json manifest = nlohmann::ordered_json::parse(in, nullptr, false);
+    in.close();
+    if (manifest.is_discarded() || !manifest.is_object()) return;
+    manifest["rerun"] = rerun;
+    std::ofstream rewrite(case_json);
+    rewrite << manifest.dump(2) << "\n";
   }
 
   checks::CheckOptions check_options(const Task& t) const {
@@ -460,16 +625,77 @@ class Executor {
     return a;
   }
 
-  void fill_from_verdict(ResultRecord& r, const checks::Verdict& v) {
+  static void fill_from_verdict(ResultRecord& r, const checks::Verdict& v) {
     r.metric_name = v.metric_name;
     r.metric = v.metric;
     r.bound = v.bound;
+    r.tolerance_model = v.tolerance_model;
     r.precision = std::string(to_string(v.precision));
   }
+
+  // Counts one case's verdict; returns whether it was conclusive (then it has an error and a bound).
+  static bool tally(CaseTally& tally, const checks::Verdict& v) {
+    ++tally.drawn;
+    switch (case_kind(v)) {
+      case CaseKind::unsupported:
+        ++tally.unsupported;
+        if (tally.first_unsupported.empty()) tally.first_unsupported = v.detail;
+        return false;
+      case CaseKind::not_applicable:
+        ++tally.not_applicable;
+        if (tally.first_not_applicable.empty()) tally.first_not_applicable = v.detail;
+        return false;
+      case CaseKind::inconclusive:
+        ++tally.inconclusive;
+        if (tally.first_inconclusive.empty()) tally.first_inconclusive = v.detail;
+        return false;
+      case CaseKind::decided: ++tally.conclusive; return true;
+    }
+    return false;
+  }
+
+  // The outcome of a task none of whose cases failed: only a task with a conclusive case passes.
+  static void decide(const CaseTally& tally, const std::string& target, ResultRecord& r) {
+    r.cases = tally.drawn;
+    r.conclusive = tally.conclusive;
+    std::vector<std::string> rest;
+    if (tally.unsupported) rest.push_back(fmt::format("{} unsupported by the system", tally.unsupported));
+    if (tally.not_applicable) rest.push_back(fmt::format("{} not applicable to the check", tally.not_applicable));
+    if (tally.inconclusive) rest.push_back(fmt::format("{} inconclusive", tally.inconclusive));
+    const std::string counts = fmt::format("{} of {} cases conclusive{}{}", tally.conclusive, tally.drawn, rest.empty() ? "" : ": ",
+                                           fmt::join(rest, ", "));
+    if (tally.conclusive > 0) {
+      r.outcome = Outcome::pass;
+      r.message = counts;
+    } else if (tally.drawn == 0 || tally.unsupported == tally.drawn) {
+      r.outcome = Outcome::not_tested;
+      r.message = fmt::format("{} — the system lists target '{}' as supported but answered none of its cases ({})", counts,
+                              target, tally.first_unsupported.empty() ? "no case was drawn" : tally.first_unsupported);
+    } else if (tally.inconclusive > 0) {
+      r.outcome = Outcome::inconclusive;
+      r.message = fmt::format("{} — nothing was verified (first: {})", counts, tally.first_inconclusive);
+    } else {
+      r.outcome = Outcome::not_applicable;
+      r.message = fmt::format("{} — {}", counts, tally.first_not_applicable);
+    }
+  }
+
+  static void plot_point(ResultRecord& r, const checks::Verdict& v, double& worst_ratio) {
+    r.error_vs_bound.push_back({v.metric, v.bound});
+    const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric > 0 ? INFINITY : 0);
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      fill_from_verdict(r, v);
+    }
+  }
+
+  bool stopping() const { return options_.stop_requested && options_.stop_requested() != 0; }
 
   void run_check_task(const Task& t, System& sys, ResultRecord& r) {
     const checks::CheckKind kind = checks::parse_check_kind(t.label.check);
     const checks::CheckOptions copts = check_options(t);
+    CaseTally cases;
+    double worst_ratio = -1;
     if (t.graphs->shrinks()) {
       if (!t.attributes.empty())
         throw InputError(fmt::format("attributes of target '{}' cannot be fixed on the random graph family (it draws them); "
@@ -483,17 +709,18 @@ class Executor {
       po.case_options.graph.max_average_degree = t.graphs->max_avg_degree;
       po.case_options.graph.square_only = t.graphs->square_only;
       po.check_options = copts;
-      po.check_options.rerun_command = r.repro;
-      // Every generated case's error against its bound, for the report's error-vs-bound plots.
-      double worst_ratio = -1;
+      bool failed = false;
+      // Every generated case up to the first failure (not the shrinking attempts), for the counts
+      // and the error-vs-bound plots.
       po.on_verdict = [&](const checks::Verdict& v) {
-        if (!v.applicable || v.system_status != Status::ok) return;
-        r.error_vs_bound.push_back({v.metric, v.bound});
-        const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric > 0 ? INFINITY : 0);
-        if (ratio > worst_ratio) {
-          worst_ratio = ratio;
-          fill_from_verdict(r, v);
+        if (failed) return;
+        if (!case_passed(v) && case_kind(v) == CaseKind::decided) {
+          failed = true;
+          ++cases.drawn;
+          ++cases.conclusive;
+          return;
         }
+        if (tally(cases, v)) plot_point(r, v, worst_ratio);
       };
       // RapidCheck keeps its generation state in process-wide globals, so two properties generating
       // at once corrupt each other (a double free under AddressSanitizer with --jobs 2, and reports
@@ -501,76 +728,62 @@ class Executor {
       static std::mutex rapidcheck_mutex;
       const std::lock_guard rapidcheck_lock(rapidcheck_mutex);
       const properties::PropertyOutcome out = properties::run_property(kind, sys, t.label.target, po);
-      r.cases = out.cases_passed + (out.failure ? 1 : 0);
-      if (out.failure) {
-        fill_from_verdict(r, *out.failure);  // the shrunk case's numbers
-        r.outcome = out.failure->system_status == Status::ok ? Outcome::fail : Outcome::error;
-        r.message = out.report.empty() ? out.failure->message : out.report;
-        if (!out.counterexample_path.empty()) {
-          r.counterexample = std::filesystem::relative(out.counterexample_path, options_.report_dir).string();
-          r.repro = fmt::format("gnncheck repro {}", shell_quote(out.counterexample_path));
-        }
-      } else if (out.gave_up) {
-        r.outcome = Outcome::skipped;
-        r.message = fmt::format("no applicable case: the system declared {} drawn cases unsupported ({})", t.label.target,
-                                out.report);
-      } else {
-        r.outcome = Outcome::pass;
-        if (out.not_applicable > 0) r.message = fmt::format("{} of {} cases not applicable to this check", out.not_applicable, po.cases);
+      if (stopping()) {
+        // An answer cut short by the stop is no failure of the system: drop what was saved for it.
+        if (!out.counterexample_path.empty()) std::filesystem::remove_all(out.counterexample_path);
+        return interrupted(r);
       }
+      if (out.failure && out.minimal) {
+        r.cases = cases.drawn;
+        r.conclusive = cases.conclusive;
+        const Case failing = properties::build_case(*out.minimal);
+        std::ostringstream minimal;
+        properties::showValue(*out.minimal, minimal);
+        record_failure(t, sys, failing, *out.failure,
+                       fmt::format("Falsifiable after {} cases and {} shrinks. Minimal case: {}", out.cases_passed + 1,
+                                   out.shrinks, minimal.str()),
+                       r, out.counterexample_path);
+        return;
+      }
+      // Cases RapidCheck discarded as unsupported never reach on_verdict.
+      if (out.gave_up || cases.drawn == 0) {
+        cases.unsupported += std::max<std::int64_t>(1, po.cases - cases.drawn);
+        cases.drawn = std::max<std::int64_t>(cases.drawn, po.cases);
+        if (cases.first_unsupported.empty()) cases.first_unsupported = out.report;
+      }
+      decide(cases, t.label.target, r);
       return;
     }
 
     // Fixed families: `cases` graphs (one per case seed for generated families), values per seed.
     std::mt19937_64 rng(t.seed);
     const auto& def = oracle::find_target(t.label.target);
-    double worst_ratio = -1;
-    int not_applicable = 0, unsupported = 0;
     for (std::int64_t i = 0; i < t.entry->cases; ++i) {
+      if (stopping()) return interrupted(r);
       const std::uint64_t case_seed = splitmix(t.seed + static_cast<std::uint64_t>(i));
       auto graph = fixed_graph(*t.graphs, case_seed);
       if (def.spec.needs_square_graph && !graph->is_square())
         throw InputError(fmt::format("target '{}' needs a square graph; graphs.{} gives {}", t.label.target, t.graphs->name,
                                      graph->summary()));
       Case c = oracle::make_random_case(def, graph, pick_attributes(t, rng), case_seed);
-      checks::CheckOptions per_case = copts;
-      per_case.rerun_command = r.repro;
-      checks::Verdict v = checks::run_check(kind, sys, c, per_case);
-      ++r.cases;
-      if (v.system_status == Status::unsupported) {
-        ++unsupported;
-        continue;
-      }
-      if (!v.applicable) {
-        ++not_applicable;
-        continue;
-      }
-      r.error_vs_bound.push_back({v.metric, v.bound});
-      const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric > 0 ? INFINITY : 0);
-      if (!v.passed || ratio > worst_ratio) {
-        worst_ratio = ratio;
-        fill_from_verdict(r, v);
-      }
-      if (!v.passed) {
-        r.outcome = v.system_status == Status::ok ? Outcome::fail : Outcome::error;
-        r.message = v.message;
-        if (!cases_root().empty()) {
-          const auto dir = cases_root() / properties::counterexample_name(t.label.system, t.label.target, kind, case_seed);
-          properties::write_counterexample(dir, c, v, {.rapidcheck_seed = 0, .reproduce = "", .rerun = r.repro});
-          r.counterexample = std::filesystem::relative(dir, options_.report_dir).string();
-          r.repro = fmt::format("gnncheck repro {}", shell_quote(dir.string()));
-        }
+      const checks::Verdict v = checks::run_check(kind, sys, c, copts);
+      if (stopping()) return interrupted(r);  // an answer cut short by the stop is no failure of the system
+      if (!case_passed(v) && case_kind(v) == CaseKind::decided) {
+        ++cases.drawn;
+        ++cases.conclusive;
+        r.cases = cases.drawn;
+        r.conclusive = cases.conclusive;
+        record_failure(t, sys, c, v, "", r, {});
         return;
       }
+      if (tally(cases, v)) plot_point(r, v, worst_ratio);
     }
-    r.outcome = Outcome::pass;
-    if (unsupported == r.cases) {
-      r.outcome = Outcome::skipped;
-      r.message = fmt::format("the system declared all {} cases unsupported", r.cases);
-    } else if (unsupported + not_applicable > 0) {
-      r.message = fmt::format("{} of {} cases unsupported by the system, {} not applicable to the check", unsupported, r.cases,
-                              not_applicable);
-    }
+    decide(cases, t.label.target, r);
+  }
+
+  void interrupted(ResultRecord& r) const {
+    r.outcome = Outcome::not_tested;
+    r.message = fmt::format("interrupted by {} before this check finished", signal_name(options_.stop_requested()));
   }
 
   const Suite& suite_;
@@ -590,10 +803,9 @@ std::string utc_now() {
 
 }  // namespace
 
-std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& system, const std::string& target,
-                        const std::string& check) {
+std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& target, const std::string& check) {
   std::uint64_t h = 1469598103934665603ull;
-  for (const auto* s : {&entry, &system, &target, &check}) h = fnv1a(h, *s);
+  for (const auto* s : {&entry, &target, &check}) h = fnv1a(h, *s);
   // Keep seeds below 2^53 so that every JSON reader holds them exactly.
   return splitmix(h ^ splitmix(suite_seed)) >> 11;
 }
@@ -623,6 +835,12 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   const auto start = Clock::now();
   const std::uint64_t seed = options.seed.value_or(suite.seed);
   reports::RunReport run;
+  if (!options.report_dir.empty()) {
+    // Counterexamples of an earlier run in the same report directory would read as this run's.
+    std::error_code ec;
+    std::filesystem::remove_all(options.report_dir / "cases", ec);
+    if (ec) throw InputError(fmt::format("{}: cannot remove the previous run's cases/: {}", options.report_dir.string(), ec.message()));
+  }
   run.suite_name = suite.name;
   run.suite_path = suite.path;
   run.seed = seed;
@@ -642,19 +860,27 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   Executor executor(suite, systems, options, seed);
 
   auto worker = [&] {
-    std::map<std::string, std::unique_ptr<System>> instances;  // one instance of each system per thread
+    std::map<std::string, std::unique_ptr<System>> instances;  // GPU systems: one instance per thread
     for (std::size_t i = next++; i < tasks.size(); i = next++) {
       const Task& t = tasks[i];
       ResultRecord r;
       const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      const int stop = options.stop_requested ? options.stop_requested() : 0;
       if (t.decided) {
         r = *t.decided;
+      } else if (stop != 0) {
+        r = skeleton(t);
+        r.outcome = Outcome::not_tested;
+        r.expectation_held = false;
+        r.message = fmt::format("not run: interrupted by {}", signal_name(stop));
       } else if (budget > 0 && elapsed > budget) {
         // A suite that did not finish has not verified what it promised: an unmet expectation.
         r = skeleton(t);
-        r.outcome = Outcome::error;
+        r.outcome = Outcome::not_tested;
         r.expectation_held = false;
-        r.message = fmt::format("not run: the suite's time budget of {} s was used up (raise time_budget_s)", budget);
+        r.message = fmt::format("not run: the suite's time budget of {} s was used up (raise time_budget_s; adapter and "
+                                "plugin start-up is not counted)",
+                                budget);
       } else {
         {
           std::lock_guard lock(progress_mutex);
@@ -672,22 +898,46 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (auto& th : threads) th.join();
+  if (options.stop_requested && options.stop_requested() != 0) run.interrupted_by = signal_name(options.stop_requested());
 
-  // A replica is caught when any of its results within an entry failed or errored. A check that
-  // does not catch it is no missed expectation by itself; a replica that no check caught is, and
-  // then all of its results are marked (unless the system could not run here at all).
+  // A replica is caught when any of its results within an entry failed or errored (a suite's replica
+  // entries are written for their replicas); a planted bug named on the command line with
+  // `--expect caught` when any result of the run did. A check that does not catch it is no missed
+  // expectation by itself; a bug that no check caught is, and then all of its results are marked
+  // (unless the system could not run here at all).
+  auto catch_key = [&](const Task& t) { return std::pair{t.overridden ? std::string() : t.label.entry, t.label.system}; };
   std::map<std::pair<std::string, std::string>, bool> caught;  // (entry, system)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (tasks[i].entry->expect != Expectation::caught) continue;
-    bool& c = caught[{tasks[i].label.entry, tasks[i].label.system}];
+    if (tasks[i].expect != Expectation::caught) continue;
+    bool& c = caught[catch_key(tasks[i])];
     c = c || results[i].outcome == Outcome::fail || results[i].outcome == Outcome::error;
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (tasks[i].entry->expect != Expectation::caught || !systems.find(tasks[i].label.system).availability.available) continue;
-    const bool was_caught = caught.at({tasks[i].label.entry, tasks[i].label.system});
+    if (tasks[i].expect != Expectation::caught) continue;
+    if (results[i].outcome == Outcome::not_tested || results[i].outcome == Outcome::skipped) continue;  // decided above
+    const bool was_caught = caught.at(catch_key(tasks[i]));
     results[i].expectation_held = was_caught;
-    if (!was_caught && results[i].outcome == Outcome::skipped)
+    if (!was_caught && results[i].outcome != Outcome::pass)
       results[i].message += " — and no other check of this entry caught the replica";
+  }
+
+  // A system the user named on the command line that concluded nothing anywhere in the run (every
+  // target unsupported by it, every case declined) was not tested: never a success.
+  for (const auto& name : options.override_systems) {
+    bool any_conclusive = false, any_result = false;
+    for (const auto& r : results)
+      if (r.system == name) {
+        any_result = true;
+        any_conclusive = any_conclusive || r.conclusive > 0 || r.outcome == Outcome::fail || r.outcome == Outcome::error;
+      }
+    if (!any_result || any_conclusive) continue;
+    for (auto& r : results)
+      if (r.system == name && r.expectation_held) {
+        r.message = fmt::format("system '{}' concluded nothing in this run ({}: {}), so it was not tested", name,
+                                to_string(r.outcome), r.message);
+        r.outcome = Outcome::not_tested;
+        r.expectation_held = false;
+      }
   }
 
   run.results = std::move(results);

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,11 +37,21 @@ struct RunOptions {
   // systems of every entry that expects `pass` (except `selfcheck` entries, which verify the oracle),
   // and entries that expect `caught` (bug replicas) are not run.
   std::vector<std::string> override_systems;
+  // What the override systems must do in the entries they replace: `pass`, or `caught` for a system
+  // with a planted bug (then, per entry, some check must catch it; a system that did not run is
+  // never caught).
+  reports::Expectation override_expectation = reports::Expectation::pass;
   std::vector<std::string> only_entries;   // run just these entries (empty: all)
   // Run just these targets (empty: all): every entry's target list is narrowed to them (a selector
   // such as `ops` keeps those of them it covers); an entry left with no target is not run.
   std::vector<std::string> only_targets;
   std::string suite_argument;              // how the suite was named on the command line, for re-run lines
+  // The flags that name override_systems on a command line ("--plugin /abs/lib.so", "--system gpu"),
+  // in order, for re-run lines; empty: `--system NAME` for each.
+  std::vector<std::string> override_system_flags;
+  // Polled between tasks and between cases: nonzero (the signal number) stops the run; the results
+  // not finished are `not_tested` and the report records the signal. Unset: never stops.
+  std::function<int()> stop_requested;
 };
 
 // What one task is about, for progress lines before it has a result.
@@ -73,8 +84,9 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
 // when it reads ../shared/datasets, slow for the accuracy check.
 std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry);
 
-// The seed of one task: a hash of the suite seed and the task's names (stable across releases).
-std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& system,
-                        const std::string& target, const std::string& check);
+// The seed of one task: a hash of the suite seed, the entry, the target and the check (stable across
+// releases). The system is deliberately not part of it: every system of an entry is given the same
+// cases, so a verdict never depends on the name a system is registered under.
+std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& target, const std::string& check);
 
 }  // namespace gnncheck::suites

@@ -1,5 +1,7 @@
 #include "suites/suite.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -10,10 +12,13 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include "adapters/process_system.h"
 #include "fixtures/generators.h"
 #include "oracle/error.h"
 
 namespace gnncheck::suites {
+
+
 
 std::string SourceLocation::where() const {
   if (line == 0) return file.empty() ? std::string("command line") : file;
@@ -235,6 +240,17 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
   if (m.count("square_only")) g.square_only = m.at("square_only").boolean();
   if (m.count("params"))
     for (const auto& [key, value] : m.at("params").named_mapping("generator parameters")) g.params[key] = value.attr_value();
+  if (g.family != "random" && g.family != "dataset" && g.family != "file") {
+    // Unknown parameter names are refused now, not when the first case is drawn.
+    Attributes params;
+    for (const auto& [k, v] : g.params) params.set(k, v);
+    try {
+      if (g.family == "csbm") csbm_params_from(params);
+      else check_graph_parameters(g.family, params);
+    } catch (const InputError& e) {
+      (m.count("params") ? m.at("params") : f).fail(e.what());
+    }
+  }
   if (g.family == "dataset") {
     if (!m.count("name")) f.fail("family 'dataset' needs 'name' (cora, citeseer, …)");
     g.dataset = m.at("name").nonempty_string();
@@ -254,6 +270,9 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
       if (mtx) m.at("num_nodes").fail("'num_nodes' applies to an edge-list file; a MatrixMarket (.mtx) file takes 'max_dimension'");
       g.num_nodes = m.at("num_nodes").positive_integer();
     }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(g.path, ec))
+      m.at("path").fail(fmt::format("no such file: {} (a relative path is relative to the suite file's folder)", g.path));
   } else {
     for (const char* key : {"max_dimension", "num_nodes"})
       if (m.count(key)) m.at(key).fail(fmt::format("'{}' applies to family file only, not '{}'", key, g.family));
@@ -289,7 +308,7 @@ TargetChoice parse_target(const Field& f) {
   return t;
 }
 
-SystemDecl parse_system(const Field& f) {
+SystemDecl parse_system(const Field& f, const std::filesystem::path& suite_dir) {
   SystemDecl s;
   s.location = f.location();
   auto m = f.mapping({"name", "adapter", "plugin", "required"});
@@ -298,6 +317,17 @@ SystemDecl parse_system(const Field& f) {
   if (m.count("adapter")) s.adapter = m.at("adapter").nonempty_string();
   if (m.count("plugin")) s.plugin = m.at("plugin").nonempty_string();
   if (!s.adapter.empty() && !s.plugin.empty()) f.fail("a system is either an 'adapter' command or a 'plugin', not both");
+  if (!s.plugin.empty()) {
+    std::filesystem::path lib = s.plugin;
+    if (lib.is_relative()) lib = suite_dir / lib;
+    s.plugin = lib.lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(s.plugin, ec))
+      m.at("plugin").fail(fmt::format("no such file: {} (a relative path is relative to the suite file's folder)", s.plugin));
+  }
+  if (!s.adapter.empty()) {
+    if (auto problem = adapter_command_problem(s.adapter, suite_dir)) m.at("adapter").fail(*problem);
+  }
   if (m.count("required")) s.required = m.at("required").boolean();
   return s;
 }
@@ -382,7 +412,8 @@ Suite parse_suite(const std::string& yaml_text, const std::string& file_name) {
   }
   Field top(root, "", &file_name);
   if (!root.IsMap()) throw InputError(fmt::format("{}: expected a mapping at the top level (name, seed, entries, …)", file_name));
-  auto m = top.mapping({"name", "description", "seed", "cases_per_property", "time_budget_s", "systems", "graphs", "entries"});
+  auto m = top.mapping({"name", "description", "seed", "cases_per_property", "time_budget_s", "case_timeout_s", "startup_timeout_s",
+                        "systems", "graphs", "entries"});
   Suite s;
   s.path = file_name;
   if (!m.count("name")) top.fail("missing required key 'name'");
@@ -395,8 +426,13 @@ Suite parse_suite(const std::string& yaml_text, const std::string& file_name) {
     s.time_budget_seconds = m.at("time_budget_s").real();
     if (s.time_budget_seconds < 0) m.at("time_budget_s").fail("expected a non-negative number of seconds (0 = no limit)");
   }
+  for (const auto& [key, target] : {std::pair{"case_timeout_s", &s.case_timeout_seconds}, std::pair{"startup_timeout_s", &s.startup_timeout_seconds}})
+    if (m.count(key)) {
+      *target = m.at(key).real();
+      if (!(**target > 0)) m.at(key).fail("expected a positive number of seconds");
+    }
   if (m.count("systems"))
-    for (const auto& f : m.at("systems").list()) s.systems.push_back(parse_system(f));
+    for (const auto& f : m.at("systems").list()) s.systems.push_back(parse_system(f, std::filesystem::path(file_name).parent_path()));
   s.graphs = builtin_graph_families();
   if (m.count("graphs"))
     for (const auto& [name, f] : m.at("graphs").named_mapping("graph families"))
@@ -429,20 +465,29 @@ Suite load_suite(const std::filesystem::path& path) {
 
 std::filesystem::path resolve_suite(const std::string& name_or_path, const std::filesystem::path& executable_dir) {
   namespace fs = std::filesystem;
-  if (fs::exists(name_or_path)) return name_or_path;
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml");
+  std::error_code ec;
+  // A bare name ("ci") is a shipped suite first: a folder or file called `gpu` in the current
+  // directory does not shadow suites/gpu.yaml. Anything else is a path, and must be a file.
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".yaml") ||
+                               name_or_path.ends_with(".yml");
   std::vector<fs::path> dirs;
   if (const char* env = std::getenv("GNNCHECK_SUITES_DIR")) dirs.emplace_back(env);
   dirs.push_back(executable_dir / ".." / "share" / "gnncheck" / "suites");
   dirs.emplace_back(GNNCHECK_SOURCE_SUITES_DIR);
-  std::vector<std::string> tried = {fs::absolute(name_or_path).string()};
+  std::vector<std::string> tried;
   if (!looks_like_path) {
     for (const auto& dir : dirs) {
       fs::path candidate = dir / (name_or_path + ".yaml");
-      if (fs::exists(candidate)) return fs::weakly_canonical(candidate);
+      if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate);
       tried.push_back(fs::weakly_canonical(candidate).string());
     }
   }
+  if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
+  if (fs::is_directory(name_or_path, ec))
+    throw InputError(fmt::format("suite '{}': {} is a directory, not a suite file{}", name_or_path, fs::absolute(name_or_path).string(),
+                                 looks_like_path ? "" : fmt::format(" (and no shipped suite has that name; looked for: {})",
+                                                                    fmt::join(tried, ", "))));
+  tried.insert(tried.begin(), fs::absolute(name_or_path).string());
   throw InputError(fmt::format("suite '{}' not found; looked for: {}", name_or_path, fmt::join(tried, ", ")));
 }
 

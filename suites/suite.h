@@ -82,7 +82,10 @@ struct SystemDecl {
   std::string name;
   std::string adapter;  // command line of an external adapter process (kind "adapter")
   std::string plugin;   // path of a plugin .so (kind "plugin")
-  bool required = false;  // unavailable here → error instead of a visible skip
+  // Unset: required in entries that expect `pass`, optional in entries that expect `caught`. A
+  // required system that cannot run here, or answers nothing, is `not tested` and fails the run; an
+  // optional one is a visible skip.
+  std::optional<bool> required;
   SourceLocation location;
 };
 
@@ -115,6 +118,9 @@ struct Suite {
   std::uint64_t seed = 1;
   std::int64_t cases_per_property = 20;
   double time_budget_seconds = 0.0;  // 0: unlimited; otherwise the run stops starting new cases
+  // Limits for the suite's adapter and plugin processes (PROTOCOL.md §5); unset: the defaults.
+  std::optional<double> case_timeout_seconds;
+  std::optional<double> startup_timeout_seconds;
   std::vector<SystemDecl> systems;   // extra systems (adapters, plugins) and required flags
   std::map<std::string, GraphFamily> graphs;
   std::vector<Entry> entries;

@@ -1,5 +1,8 @@
 #include "suites/system_registry.h"
 
+#include <chrono>
+#include <cmath>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -80,40 +83,79 @@ SystemRegistry SystemRegistry::with_builtins() {
   return r;
 }
 
-std::string SystemRegistry::add_adapter(const std::string& command, const std::string& name) {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void apply_limits(const ProcessLimits& limits, ProcessSystemOptions& options) {
+  auto ms = [](double s) { return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(s * 1000.0))); };
+  if (limits.case_timeout_s) options.case_timeout = ms(*limits.case_timeout_s);
+  if (limits.startup_timeout_s) options.startup_timeout = ms(*limits.startup_timeout_s);
+}
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+}  // namespace
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@%+") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string SystemRegistry::add_adapter(const std::string& command, const std::string& name,
+                                        const std::filesystem::path& working_directory) {
   split_command_line(command);  // an unterminated quote is the user's error: report it now
   ProcessSystemOptions options;
   options.name = name;
-  auto probe = make_process_system(command, options);
-  const Availability availability = probe->availability();
+  options.working_directory = working_directory;
+  apply_limits(limits_, options);
+  const auto start = Clock::now();
+  std::shared_ptr<System> instance = make_process_system(command, options);
+  const Availability availability = instance->availability();  // starts it: the hello names it
   std::string registered = name;
-  if (registered.empty()) registered = availability.available ? probe->name() : command;
+  if (registered.empty()) registered = availability.available ? instance->name() : command;
   add({.name = registered,
        .kind = "adapter",
        .summary = "external adapter: " + command,
        .bug = "",
        .availability = availability,
-       .make = [command, options] { return make_process_system(command, options); }});
+       .make = [command, options] { return make_process_system(command, options); },
+       .instance = instance,
+       .startup_seconds = std::max(instance->startup_seconds(), seconds_since(start)),
+       .command_line_flag = "--adapter " + shell_quote(command),
+       .adapter_command = command,
+       .plugin_library = ""});
   return registered;
 }
 
 std::string SystemRegistry::add_plugin(const std::string& library, const std::string& name) {
   PluginSystemOptions options;
   options.process.name = name;
-  auto probe = make_plugin_system(library, options);
-  const Availability availability = probe->availability();
+  apply_limits(limits_, options.process);
+  const auto start = Clock::now();
+  std::shared_ptr<System> instance = make_plugin_system(library, options);
+  const Availability availability = instance->availability();
   std::string registered = name;
-  if (registered.empty()) registered = availability.available ? probe->name() : library;
+  if (registered.empty()) registered = availability.available ? instance->name() : library;
   add({.name = registered,
        .kind = "plugin",
        .summary = "C plugin: " + library,
        .bug = "",
        .availability = availability,
-       .make = [library, options] { return make_plugin_system(library, options); }});
+       .make = [library, options] { return make_plugin_system(library, options); },
+       .instance = instance,
+       .startup_seconds = seconds_since(start),
+       .command_line_flag = "--plugin " + shell_quote(library),
+       .adapter_command = "",
+       .plugin_library = library});
   return registered;
 }
 
 void SystemRegistry::add(SystemEntry entry) {
+  if (entry.command_line_flag.empty()) entry.command_line_flag = "--system " + shell_quote(entry.name);
   if (contains(entry.name))
     throw InputError(fmt::format("system '{}' is defined twice ({} and {})", entry.name, find(entry.name).kind, entry.kind));
   entries_.push_back(std::move(entry));

@@ -9,8 +9,10 @@
 //   std::unique_ptr<gnncheck::System> sys = registry.find("oracle").make();
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,22 @@ struct SystemEntry {
   Availability availability;
   // Makes a fresh instance; unset when the system cannot be built here (availability says why).
   std::function<std::unique_ptr<System>()> make;
+  // Adapters and plugins: the one process-backed instance every task of a run shares (its calls are
+  // serialized), started when the system was registered — so one process answers the whole run and
+  // its start-up is not charged to any entry's time budget.
+  std::shared_ptr<System> instance;
+  double startup_seconds = 0.0;  // how long registering (starting) it took
+  // How to name this system on a gnncheck command line, for re-run lines: "--system NAME",
+  // "--plugin /abs/lib.so" or "--adapter 'CMD'".
+  std::string command_line_flag;
+  std::string adapter_command;  // kind adapter: its command line
+  std::string plugin_library;   // kind plugin: the library's absolute path
+};
+
+// Time limits for adapter and plugin processes (PROTOCOL.md §5); unset: ProcessSystemOptions' defaults.
+struct ProcessLimits {
+  std::optional<double> case_timeout_s;     // per case, from sending the case to its answer
+  std::optional<double> startup_timeout_s;  // from start to the hello line
 };
 
 class SystemRegistry {
@@ -39,10 +57,15 @@ class SystemRegistry {
   // An external adapter process (adapters/process_system.h) started from `command` (no shell). The
   // system's name is `name`, or when empty the name the adapter announces in its hello line.
   // Returns the name it was registered under.
-  std::string add_adapter(const std::string& command, const std::string& name = "");
+  // `working_directory`: where the adapter is started (empty: the current directory).
+  std::string add_adapter(const std::string& command, const std::string& name = "",
+                          const std::filesystem::path& working_directory = {});
   // A C plugin (.so implementing gnncheck/plugin.h), run in gnncheck-plugin-host. The system's
   // name is `name`, or when empty the name the plugin reports. Returns the registered name.
   std::string add_plugin(const std::string& library, const std::string& name = "");
+
+  // Limits for adapters and plugins registered from now on.
+  void set_process_limits(const ProcessLimits& limits) { limits_ = limits; }
 
   bool contains(const std::string& name) const;
   // Throws InputError "unknown system 'x'; known systems: …".
@@ -51,6 +74,10 @@ class SystemRegistry {
 
  private:
   std::vector<SystemEntry> entries_;
+  ProcessLimits limits_;
 };
+
+// `s` quoted for a POSIX shell when it needs it (re-run lines are pasted into one).
+std::string shell_quote(const std::string& s);
 
 }  // namespace gnncheck::suites

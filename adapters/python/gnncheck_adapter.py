@@ -14,7 +14,9 @@ An adapter is one function per target plus a call to serve():
     kit.serve(name="mine", targets={"spmm": ("float64", spmm)})
 
 A target function receives a Case and returns {"outputs": {name: array}, "gradients": {name: array}}
-(gradients only when case.wants_gradients), optionally with "peak_bytes". Arrays are written as they
+(gradients only when case.wants_gradients), optionally with "peak_bytes" (the evaluation's peak
+memory) and "live_bytes" (memory the system still holds after it, e.g. device memory; serve()'s
+live_bytes callback measures it for every case instead). Arrays are written as they
 are returned: return them in case.dtype and the shapes of case.outputs / case.gradients — gnncheck
 checks both, and does not convert for you. Raise Unsupported("why") for a case outside the system's
 scope; any other exception is reported as status "error" with its message (the traceback goes to
@@ -110,18 +112,22 @@ def write_tensors(case, answer):
                 np.save(os.path.join(case.directory, entry["file"]), np.ascontiguousarray(given[entry["name"]]))
 
 
-def write_result(directory, status, message="", seconds=None, peak_bytes=None, result_file="result.json"):
+def write_result(directory, status, message="", seconds=None, peak_bytes=None, result_file="result.json",
+                 live_bytes=None):
     result = {"status": status, "message": message}
     if seconds is not None:
         result["seconds"] = seconds
     if peak_bytes is not None:
         result["peak_bytes"] = int(peak_bytes)
+    if live_bytes is not None:
+        result["live_bytes"] = int(live_bytes)
     with open(os.path.join(directory, result_file), "w", encoding="utf-8") as f:
         json.dump(result, f)
 
 
-def answer_case(directory, targets):
-    """Evaluates one case directory with the matching target function and writes its answer."""
+def answer_case(directory, targets, live_bytes=None):
+    """Evaluates one case directory with the matching target function and writes its answer.
+    live_bytes: a function measuring the memory the system holds once the target function returned."""
     try:
         case = read_case(directory)
     except Exception as e:  # a case we cannot read is reported, not fatal
@@ -138,7 +144,11 @@ def answer_case(directory, targets):
         answer = function(case) or {}
         seconds = time.perf_counter() - start
         write_tensors(case, answer)
-        write_result(directory, "ok", seconds=seconds, peak_bytes=answer.get("peak_bytes"), result_file=result_file)
+        held = answer.get("live_bytes")
+        if held is None and live_bytes is not None:
+            held = live_bytes()
+        write_result(directory, "ok", seconds=seconds, peak_bytes=answer.get("peak_bytes"), result_file=result_file,
+                     live_bytes=held)
     except Unsupported as e:
         write_result(directory, "unsupported", str(e), result_file=result_file)
     except Exception as e:
@@ -146,10 +156,13 @@ def answer_case(directory, targets):
         write_result(directory, "error", "%s: %s" % (type(e).__name__, e), result_file=result_file)
 
 
-def serve(name, targets):
+def serve(name, targets, live_bytes=None):
     """Runs the adapter loop: hello line, then one case per stdin line until end of input.
 
     targets maps a target name to (precision, function), precision one of PRECISIONS.
+    live_bytes (optional) returns the bytes the system holds between cases (device memory for a GPU
+    system); it is reported with every answer so that gnncheck's resources check sees a device leak.
+    The hello is written on a line of its own and flushed before any case is read.
     """
     for target, (precision, function) in targets.items():
         if precision not in PRECISIONS:
@@ -173,6 +186,6 @@ def serve(name, targets):
         directory = line.rstrip("\n")
         if not directory:
             continue
-        answer_case(directory, targets)
+        answer_case(directory, targets, live_bytes)
         protocol_out.write("gnncheck-done " + directory + "\n")
         protocol_out.flush()

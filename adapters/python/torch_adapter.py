@@ -406,7 +406,12 @@ def main():
             pass
     sys.stderr.write("torch adapter: torch %s on %s, %s, torch_geometric %s\n" %
                      (torch.__version__, CTX.device, precision, pyg_version or "not used"))
-    kit.serve(name="torch" if CTX.device.type == "cpu" else "torch_cuda", targets=targets)
+    # Between cases the adapter should hold no tensor of a case: device memory that torch's allocator
+    # still counts as allocated is what a leak (tensors kept alive across cases) shows. torch's own
+    # count, not torch.cuda.mem_get_info(): the device-wide figure moves with every other process on
+    # the GPU and with the allocator's cache, which a correct system keeps.
+    live_bytes = torch.cuda.memory_allocated if CTX.device.type == "cuda" else None
+    kit.serve(name="torch" if CTX.device.type == "cpu" else "torch_cuda", targets=targets, live_bytes=live_bytes)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,18 @@
 //   std::string py = gnncheck::testing::python();          // the interpreter CMake found (numpy, scipy)
 #pragma once
 
+#include <signal.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -68,6 +75,36 @@ inline double max_abs_difference(const TensorMap& a, const TensorMap& b) {
 
 inline std::filesystem::path source_dir() { return GNNCHECK_TEST_SOURCE_DIR; }
 inline std::string python() { return GNNCHECK_TEST_PYTHON; }
+
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The pids a test adapter wrote into `file`, one per line (faulty_adapter.py --pid-file).
+inline std::vector<pid_t> read_pids(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::vector<pid_t> pids;
+  for (pid_t pid; in >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+// Whether `pid` is gone, or only a zombie (a process reparented to an init that does not reap), within
+// `wait`: a killed process needs a moment to be torn down.
+inline bool process_gone(pid_t pid, std::chrono::milliseconds wait = std::chrono::milliseconds(3000)) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (true) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    const size_t paren = text.rfind(')');
+    if (!stat || paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z') return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
 
 // A fresh, empty directory under the system's temp dir, removed by the destructor.
 class TempDir {

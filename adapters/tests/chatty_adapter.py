@@ -1,6 +1,12 @@
-"""An adapter built on the kit whose system prints on stdout without newlines, from Python and from
-the C level; the kit must keep every protocol line intact (process_system_test)."""
+"""An adapter whose system prints on stdout without newlines, from Python and from the C level.
 
+Default: built on the kit, which must keep every protocol line intact (process_system_test).
+--glued: speaks the protocol itself on the real stdout, as a hand-written adapter might, and glues
+every protocol line to text printed before it without a newline ("Loading...gnncheck-hello {...}",
+"50%gnncheck-done /tmp/..."): gnncheck must still recognise both lines (PROTOCOL.md §1).
+"""
+
+import json
 import os
 import sys
 
@@ -29,5 +35,26 @@ def spmm(case):
     return answer
 
 
-print("imported", end="")  # before the hello line, also without newline
-kit.serve(name="chatty", targets={"spmm": ("float64", spmm)})
+def serve_glued():
+    out = sys.stdout
+    out.write("Loading model...")
+    out.flush()
+    hello = {"protocol": 1, "name": "glued", "targets": {"spmm": "float64"}}
+    out.write("gnncheck-hello " + json.dumps(hello) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        directory = line.rstrip("\n")
+        case = kit.read_case(directory)
+        answer = spmm(case)  # prints "progress: [C-level chatter without newline]" on this same stdout
+        kit.write_tensors(case, answer)
+        kit.write_result(directory, "ok")
+        out.write(" 100%")
+        out.write("gnncheck-done " + directory + "\n")
+        out.flush()
+
+
+if len(sys.argv) == 2 and sys.argv[1] == "--glued":
+    serve_glued()
+else:
+    print("imported", end="")  # before the hello line, also without newline
+    kit.serve(name="chatty", targets={"spmm": ("float64", spmm)})

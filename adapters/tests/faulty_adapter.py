@@ -2,11 +2,18 @@
 
 It computes `spmm` correctly with numpy unless the seed names a fault (FAULTS below). The process
 system's tests send it a sequence of cases and check that each fault gets its own status and that
-the run goes on with the next case. `--fault NAME` makes every case commit that fault instead (for
-suites, whose seeds are random).
+the run goes on with the next case. Options:
+  --fault NAME            every case commits that fault instead (for suites, whose seeds are random);
+  --startup-delay S       sleep S seconds before the hello line (a framework's imports);
+  --pid-file PATH         append this process's pid to PATH at start (and its child's, with --with-child);
+  --with-child            start a child process (in the adapter's process group) that sleeps for an hour;
+  --fail-restarts MARKER  start normally when MARKER does not exist (and create it), else exit with
+                          code 5 before the hello line: an adapter that cannot be restarted.
 """
 
+import argparse
 import os
+import subprocess
 import signal
 import sys
 import time
@@ -40,7 +47,11 @@ FAULTS = {
     20: "stdout_flood",   # prints 300 MB of lines that are not protocol lines, then answers
     21: "leak",           # answers correctly but keeps 8 MiB more of memory after every case
     22: "balloon",        # allocates memory without bound, never answers
+    23: "exit_after_answer",  # answers correctly, then exits (the next case finds it gone)
+    24: "device_leak",    # answers correctly, reports 8 MiB more live_bytes (device memory) every case
+    25: "device_steady",  # answers correctly, reports the same 1 GiB of live_bytes every case
 }
+DEVICE_LIVE = [1 << 30]
 FAULT_BY_NAME = {name: seed for seed, name in FAULTS.items()}
 ALWAYS = None  # set by --fault
 LEAKED = []
@@ -145,18 +156,43 @@ def answer(directory, protocol_out):
         with open(os.path.join(directory, "result.json"), "w") as f:
             f.write("{status: ok")
     elif fault != "no_result":
-        kit.write_result(directory, result["status"], result.get("message", ""))
+        live = None
+        if fault in ("device_leak", "device_steady"):
+            if fault == "device_leak":
+                DEVICE_LIVE[0] += 8 << 20
+            live = DEVICE_LIVE[0]
+        kit.write_result(directory, result["status"], result.get("message", ""), live_bytes=live)
     done = directory + "-elsewhere" if fault == "wrong_done" else directory
     protocol_out.write("gnncheck-done " + done + "\n")
     protocol_out.flush()
+    if fault == "exit_after_answer":
+        os._exit(0)
 
 
 def main():
     global ALWAYS
-    if len(sys.argv) == 3 and sys.argv[1] == "--fault":
-        if sys.argv[2] not in FAULT_BY_NAME:
-            sys.exit("faulty_adapter.py: unknown fault '%s'; known: %s" % (sys.argv[2], ", ".join(FAULT_BY_NAME)))
-        ALWAYS = sys.argv[2]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fault", choices=list(FAULT_BY_NAME))
+    parser.add_argument("--startup-delay", type=float, default=0.0)
+    parser.add_argument("--pid-file")
+    parser.add_argument("--with-child", action="store_true")
+    parser.add_argument("--fail-restarts")
+    args = parser.parse_args()
+    ALWAYS = args.fault
+    if args.fail_restarts:
+        if os.path.exists(args.fail_restarts):
+            sys.stderr.write("faulty adapter: refusing to start a second time\n")
+            sys.exit(5)
+        open(args.fail_restarts, "w").close()
+    pids = [os.getpid()]
+    if args.with_child:
+        # Carries the pid file's path in its command line, so a test can look for it in /proc.
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", args.pid_file or ""])
+        pids.append(child.pid)
+    if args.pid_file:
+        with open(args.pid_file, "a") as f:
+            f.write("".join("%d\n" % pid for pid in pids))
+    time.sleep(args.startup_delay)
     protocol_out = sys.stdout
     protocol_out.write('gnncheck-hello {"protocol": 1, "name": "faulty", "targets": {"spmm": "float64"}}\n')
     protocol_out.flush()

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -157,28 +158,55 @@ TEST(PluginSystem, LeakingKernelFailsTheResourcesCheck) {
   EXPECT_TRUE(flat.passed) << flat.message;
 }
 
-TEST(PluginSystem, PluginOfAnotherAbiVersionIsUnavailableWithTheReason) {
+// Every start-up failure of a plugin: unavailable, the reason's first line names the library and the
+// host's explanation, and evaluate() says the case was not evaluated (no endless per-case retries).
+void expect_unavailable(const std::filesystem::path& library, const std::string& cause) {
   TempDir work;
-  auto plugin = make_plugin_system(GNNCHECK_TEST_WRONG_ABI_PLUGIN, fast_options(work));
+  auto plugin = make_plugin_system(library, fast_options(work));
   const Availability a = plugin->availability();
-  EXPECT_FALSE(a.available);
-  EXPECT_THAT(a.reason, HasSubstr("compiled against plugin ABI 99; this host speaks 1"));
+  EXPECT_FALSE(a.available) << library;
+  const std::string first_line = a.reason.substr(0, a.reason.find('\n'));
+  EXPECT_THAT(first_line, HasSubstr(fmt::format("plugin '{}' (run by ", std::filesystem::absolute(library).string())));
+  EXPECT_THAT(first_line, HasSubstr("it exited with code 2 before its hello line: gnncheck-plugin-host: "));
+  EXPECT_THAT(first_line, HasSubstr(cause));
+  const Result r = plugin->evaluate(testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{4}}}, 0));
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("not evaluated: the system is unavailable: plugin '"));
+  EXPECT_THAT(r.message, HasSubstr(cause));
+}
+
+TEST(PluginSystem, PluginOfAnotherAbiVersionIsUnavailableWithTheReason) {
+  expect_unavailable(GNNCHECK_TEST_WRONG_ABI_PLUGIN, "compiled against plugin ABI 99; this host speaks 1");
 }
 
 TEST(PluginSystem, LibraryWithoutTheEntryPointIsUnavailableWithTheReason) {
-  TempDir work;
-  auto plugin = make_plugin_system(GNNCHECK_TEST_NO_ENTRY_PLUGIN, fast_options(work));
-  EXPECT_FALSE(plugin->availability().available);
-  EXPECT_THAT(plugin->availability().reason, HasSubstr("does not export gnncheck_plugin_v1()"));
+  expect_unavailable(GNNCHECK_TEST_NO_ENTRY_PLUGIN, "does not export gnncheck_plugin_v1()");
+}
+
+TEST(PluginSystem, LibraryWithAnUndefinedSymbolIsUnavailableNamingTheSymbol) {
+  expect_unavailable(GNNCHECK_TEST_UNDEFINED_SYMBOL_PLUGIN, "undefined symbol: gnncheck_test_function_nothing_defines");
+}
+
+TEST(PluginSystem, MisspelledTargetInTheTableIsUnavailableListingTheKnownTargets) {
+  expect_unavailable(GNNCHECK_TEST_UNKNOWN_TARGET_PLUGIN,
+                     "target table entry 0: unknown target 'spmm_tranposed'; known targets: spmm, spmm_transposed");
+}
+
+TEST(PluginSystem, PrecisionOutsideTheEnumIsUnavailableWithTheReason) {
+  expect_unavailable(GNNCHECK_TEST_BAD_PRECISION_PLUGIN,
+                     "target table entry 0 ('spmm'): precision 42 is not a gnncheck_precision");
 }
 
 TEST(PluginSystem, UnloadableLibraryIsUnavailableWithTheLoadersReason) {
-  TempDir work;
-  const std::filesystem::path not_elf = work.path() / "libnot_a_library.so";
+  TempDir files;
+  const std::filesystem::path not_elf = files.path() / "libnot_a_library.so";
   std::ofstream(not_elf) << "not an ELF file\n";
-  auto plugin = make_plugin_system(not_elf, fast_options(work));
-  EXPECT_FALSE(plugin->availability().available);
-  EXPECT_THAT(plugin->availability().reason, HasSubstr("cannot load"));
+  expect_unavailable(not_elf, "cannot load");
+  // A real library cut short, as an interrupted copy leaves it.
+  const std::filesystem::path truncated = files.path() / "libtruncated.so";
+  std::filesystem::copy_file(GNNCHECK_TEST_FAULTY_PLUGIN, truncated);
+  std::filesystem::resize_file(truncated, std::filesystem::file_size(truncated) / 3);
+  expect_unavailable(truncated, fmt::format("cannot load {}", truncated.string()));
 }
 
 TEST(PluginSystem, MissingLibraryIsAnInputError) {

@@ -1,5 +1,9 @@
 // The external-process system against adapters that misbehave on purpose (faulty_adapter.py): every
 // fault gets its own status and message, and the run goes on with the next case.
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -63,7 +67,7 @@ TEST(ProcessSystem, EveryFaultGetsItsOwnStatusAndTheRunGoesOn) {
       {0, Status::ok, ""},
       {1, Status::crashed, "signal 11"},
       {0, Status::ok, ""},
-      {2, Status::timeout, "no answer within 3 s"},
+      {2, Status::timeout, "no answer within 3 s (the case timeout: --case-timeout, case_timeout_s)"},
       {0, Status::ok, ""},
       {3, Status::crashed, "exited with code 3"},
       {4, Status::invalid_output, "output 'y'"},
@@ -161,6 +165,19 @@ TEST(ProcessSystem, LeakingAdapterFailsTheResourcesCheck) {
   EXPECT_TRUE(flat.passed) << flat.message;
 }
 
+// Device memory is invisible to the adapter's RSS: the live_bytes an answer reports is part of
+// live_bytes(), so a device leak fails the resources check and steady device memory does not.
+TEST(ProcessSystem, ReportedDeviceMemoryLeakFailsTheResourcesCheck) {
+  TempDir work;
+  auto leaking = faulty_adapter(work);
+  const checks::Verdict leak = checks::resources(*leaking, spmm_case(24));
+  EXPECT_FALSE(leak.passed);
+  EXPECT_THAT(leak.message, HasSubstr("memory grew by"));
+  EXPECT_GE(leak.metric, 3.0 * (8 << 20));
+  const checks::Verdict steady = checks::resources(*faulty_adapter(work), spmm_case(25));
+  EXPECT_TRUE(steady.passed) << steady.message;
+}
+
 TEST(ProcessSystem, CrashMessageQuotesTheAdaptersStderr) {
   TempDir work;
   auto adapter = faulty_adapter(work);
@@ -238,21 +255,72 @@ TEST(ProcessSystem, ProgramThatCannotStartIsUnavailableWithTheReason) {
   auto missing = make_process_system(std::vector<std::string>{"/nonexistent/adapter"}, fast_options(work));
   const Availability a = missing->availability();
   EXPECT_FALSE(a.available);
-  EXPECT_THAT(a.reason, HasSubstr("No such file or directory"));
+  EXPECT_THAT(a.reason, HasSubstr("adapter '/nonexistent/adapter': cannot start '/nonexistent/adapter': "
+                                  "'/nonexistent/adapter' does not exist"));
+  // Unavailable for good: evaluate() does not try again, it says why the case was not evaluated.
   const Result r = missing->evaluate(spmm_case(0));
-  EXPECT_EQ(r.status, Status::crashed);
-  EXPECT_THAT(r.message, HasSubstr("could not be started"));
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("not evaluated: the system is unavailable: adapter '/nonexistent/adapter'"));
 }
 
+TEST(ProcessSystem, ProgramNotOnPathIsUnavailableNamingPath) {
+  TempDir work;
+  auto missing = make_process_system("gnncheck-no-such-adapter --flag", fast_options(work));
+  const Availability a = missing->availability();
+  EXPECT_FALSE(a.available);
+  EXPECT_THAT(a.reason, HasSubstr("adapter 'gnncheck-no-such-adapter --flag': cannot start 'gnncheck-no-such-adapter': "
+                                  "program 'gnncheck-no-such-adapter' was not found on PATH ("));
+  EXPECT_THAT(a.reason, HasSubstr(std::getenv("PATH")));
+}
+
+// The pre-flight check says why a command cannot run, without starting anything.
+TEST(AdapterCommandProblem, NamesEveryReasonACommandCannotRun) {
+  TempDir work;
+  EXPECT_EQ(adapter_command_problem(testing::python() + " -c pass"), std::nullopt);
+  EXPECT_EQ(adapter_command_problem("sh -c true"), std::nullopt);  // found on PATH
+  EXPECT_THAT(adapter_command_problem("   ").value_or(""), HasSubstr("adapter command is empty"));
+  EXPECT_THAT(adapter_command_problem("python3 'my adapter.py").value_or(""), HasSubstr("is never closed"));
+  EXPECT_THAT(adapter_command_problem("nosuchprog-gnncheck a b").value_or(""),
+              HasSubstr("adapter command 'nosuchprog-gnncheck a b': program 'nosuchprog-gnncheck' was not found on PATH"));
+  EXPECT_THAT(adapter_command_problem("/nonexistent/bin/adapter").value_or(""),
+              HasSubstr("'/nonexistent/bin/adapter' does not exist"));
+  EXPECT_THAT(adapter_command_problem(work.path().string()).value_or(""), HasSubstr("is a directory, not a program"));
+  const std::filesystem::path plain = work.path() / "adapter.py";
+  std::ofstream(plain) << "print('hello')\n";
+  EXPECT_THAT(adapter_command_problem(plain.string()).value_or(""), HasSubstr("is not executable"));
+  const std::filesystem::path script = work.path() / "adapter";
+  std::ofstream(script) << "#!/nonexistent/python9 -u\nprint('hello')\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  EXPECT_THAT(adapter_command_problem(script.string()).value_or(""),
+              HasSubstr("is a script for '/nonexistent/python9', which does not exist"));
+  // What make_process_system reports when it is started anyway is as precise.
+  auto started = make_process_system(std::vector<std::string>{script.string()}, fast_options(work));
+  EXPECT_THAT(started->availability().reason, HasSubstr("is a script for '/nonexistent/python9', which does not exist"));
+}
+
+// A failing import: the reason names the command, how it ended, and quotes the error in its first
+// line as well as the whole stderr tail. It is started once, not once per case.
 TEST(ProcessSystem, AdapterThatExitsBeforeHelloIsUnavailable) {
   TempDir work;
+  const std::filesystem::path starts = work.path() / "starts";
   auto early = make_process_system(
-      {testing::python(), "-c", "import sys; sys.stderr.write('ImportError: no module named torch\\n'); sys.exit(4)"},
+      {testing::python(), "-c",
+       fmt::format("open('{}', 'a').write('x'); import gnncheck_no_such_module", starts.string())},
       fast_options(work));
   const Availability a = early->availability();
   EXPECT_FALSE(a.available);
-  EXPECT_THAT(a.reason, HasSubstr("exited with code 4 before its hello line"));
-  EXPECT_THAT(a.reason, HasSubstr("no module named torch"));
+  EXPECT_THAT(a.reason, HasSubstr(fmt::format("adapter '{} -c", testing::python())));
+  EXPECT_THAT(a.reason, HasSubstr("it exited with code 1 before its hello line: ModuleNotFoundError: No module named "
+                                  "'gnncheck_no_such_module'"));
+  EXPECT_THAT(a.reason, HasSubstr("--- adapter stderr (tail) ---\nTraceback"));
+  for (std::uint64_t seed : {0, 1, 2}) {
+    const Result r = early->evaluate(spmm_case(seed));
+    EXPECT_EQ(r.status, Status::error);
+    EXPECT_THAT(r.message, HasSubstr("not evaluated: the system is unavailable"));
+    EXPECT_THAT(r.message, HasSubstr("No module named 'gnncheck_no_such_module'"));
+  }
+  EXPECT_FALSE(early->supports("spmm"));
+  EXPECT_EQ(testing::read_text(starts), "x");  // one start in all
 }
 
 TEST(ProcessSystem, AdapterOfAnotherProtocolVersionIsRefused) {
@@ -270,14 +338,149 @@ TEST(ProcessSystem, SilentAdapterTimesOutAtStartup) {
   TempDir work;
   ProcessSystemOptions options = fast_options(work);
   options.startup_timeout = std::chrono::milliseconds(500);
-  options.max_failed_starts = 1;
-  auto silent = make_process_system({testing::python(), "-c", "import time; time.sleep(60)"}, options);
+  const std::filesystem::path pids = work.path() / "pids";
+  auto silent = make_process_system(
+      {testing::python(), "-c",
+       fmt::format("import os, sys, time; open('{}', 'a').write('%d\\n' % os.getpid()); print('warming up', flush=True); "
+                   "sys.stderr.write('loading weights\\n'); sys.stderr.flush(); time.sleep(60)",
+                   pids.string())},
+      options);
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_FALSE(silent->availability().available);
-  EXPECT_THAT(silent->availability().reason, HasSubstr("within 0.5 s"));
-  // After max_failed_starts the system does not try again: no second wait.
-  EXPECT_EQ(silent->evaluate(spmm_case(0)).status, Status::crashed);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  const Availability a = silent->availability();
+  EXPECT_FALSE(a.available);
+  EXPECT_THAT(a.reason, HasSubstr("no hello line ('gnncheck-hello {…}') within 0.5 s (the startup timeout: "
+                                  "--startup-timeout, startup_timeout_s); the last thing it printed on stdout: "
+                                  "'warming up'; it was stopped (was killed by signal 9"));
+  EXPECT_THAT(a.reason, HasSubstr("--- adapter stderr (tail) ---\nloading weights"));
+  EXPECT_GE(silent->startup_seconds(), 0.5);
+  // Never started: unavailable for good, so no second wait, no second process.
+  const Result r = silent->evaluate(spmm_case(0));
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("not evaluated: the system is unavailable"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_LT(silent->startup_seconds(), 2.0);
+  const std::vector<pid_t> started = testing::read_pids(pids);
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_TRUE(testing::process_gone(started[0]));
+}
+
+TEST(ProcessSystem, MisspelledHelloTokenIsNamedInTheReason) {
+  TempDir work;
+  ProcessSystemOptions options = fast_options(work);
+  options.startup_timeout = std::chrono::milliseconds(500);
+  auto misspelled = make_process_system(
+      {testing::python(), "-c",
+       "import time; print('gnncheck-helo {\"protocol\": 1, \"targets\": {\"spmm\": \"float64\"}}', flush=True); "
+       "time.sleep(60)"},
+      options);
+  EXPECT_THAT(misspelled->availability().reason,
+              HasSubstr("the last thing it printed on stdout: 'gnncheck-helo {\"protocol\": 1"));
+}
+
+// A hello that names a target gnncheck does not know (a typo) would make every case of the real
+// target "unsupported": the adapter is refused, naming the name and the known targets.
+TEST(ProcessSystem, HelloWithAnUnknownTargetOrPrecisionIsRefused) {
+  TempDir work;
+  const auto hello_adapter = [&](const std::string& targets) {
+    return make_process_system(
+        {testing::python(), "-c",
+         fmt::format("print('gnncheck-hello {{\"protocol\": 1, \"name\": \"typo\", \"targets\": {}}}', flush=True); "
+                     "input()",
+                     targets)},
+        fast_options(work));
+  };
+  auto typo = hello_adapter("{\"spmm\": \"float64\", \"sddmm_dott\": \"float32\"}");
+  const Availability a = typo->availability();
+  EXPECT_FALSE(a.available);
+  EXPECT_THAT(a.reason, HasSubstr("the hello line declares unknown target 'sddmm_dott'; known targets: spmm, "));
+  EXPECT_THAT(a.reason, HasSubstr("sddmm_dot"));
+  EXPECT_FALSE(typo->supports("spmm"));
+  EXPECT_EQ(typo->evaluate(spmm_case(0)).status, Status::error);
+
+  auto precision = hello_adapter("{\"spmm\": \"fp32\"}");
+  EXPECT_THAT(precision->availability().reason,
+              HasSubstr("target 'spmm': unknown precision 'fp32': expected float64, float32, tf32, bfloat16 or float16"));
+  auto nothing = hello_adapter("{}");
+  EXPECT_THAT(nothing->availability().reason, HasSubstr("the hello line declares no targets"));
+}
+
+// A hand-written adapter that prints without newlines glues its hello and done lines to that text;
+// both are still recognised at once (not after the startup or case timeout).
+TEST(ProcessSystem, ProtocolLinesGluedToEarlierOutputAreRecognised) {
+  TempDir work;
+  ProcessSystemOptions options = fast_options(work);
+  options.startup_timeout = std::chrono::milliseconds(10000);
+  auto glued = make_process_system(
+      {testing::python(), (testing::source_dir() / "adapters/tests/chatty_adapter.py").string(), "--glued"}, options);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(glued->availability().available) << glued->availability().reason;
+  EXPECT_EQ(glued->name(), "glued");
+  for (std::uint64_t seed : {1, 2}) {
+    const Case c = spmm_case(seed);
+    const Result r = glued->evaluate(c);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_LE(testing::max_abs_difference(r.outputs, oracle::evaluate(c).outputs), 1e-12);
+    EXPECT_LT(r.seconds, 1.0);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+}
+
+// The startup timeout covers only the start (every restart too) and the case timeout only the case:
+// an adapter that takes longer to start than a case may take still answers every case, and the time
+// it spent starting is startup_seconds(), not part of any case's seconds.
+TEST(ProcessSystem, StartupTimeIsSeparateFromCaseTime) {
+  TempDir work;
+  ProcessSystemOptions options = fast_options(work);
+  options.case_timeout = std::chrono::milliseconds(1000);
+  options.startup_timeout = std::chrono::milliseconds(10000);
+  auto slow_start = make_process_system(
+      {testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string(), "--startup-delay", "1.5"},
+      options);
+  ASSERT_TRUE(slow_start->availability().available) << slow_start->availability().reason;
+  const double first_start = slow_start->startup_seconds();
+  EXPECT_GE(first_start, 1.5);
+  EXPECT_EQ(slow_start->evaluate(spmm_case(0)).status, Status::ok);
+  // Exits after answering: the next case finds it gone and restarts it (1.5 s) before the case.
+  EXPECT_EQ(slow_start->evaluate(spmm_case(23)).status, Status::ok);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Result after_restart = slow_start->evaluate(spmm_case(0));
+  EXPECT_EQ(after_restart.status, Status::ok) << after_restart.message;
+  EXPECT_LT(after_restart.seconds, 1.0);
+  // Killed by the case timeout: the next case restarts it at the start of evaluate().
+  EXPECT_EQ(slow_start->evaluate(spmm_case(2)).status, Status::timeout);
+  const Result after_timeout = slow_start->evaluate(spmm_case(0));
+  EXPECT_EQ(after_timeout.status, Status::ok) << after_timeout.message;
+  EXPECT_GE(slow_start->startup_seconds(), first_start + 3.0);  // two restarts of 1.5 s each
+}
+
+// max_failed_starts counts restarts in a row that fail, after the adapter ran: each failed restart
+// costs one case (crashed, with the reason); then the system is unavailable and says so.
+TEST(ProcessSystem, AdapterThatCannotBeRestartedBecomesUnavailable) {
+  TempDir work;
+  ProcessSystemOptions options = fast_options(work);
+  options.max_failed_starts = 2;
+  auto once = make_process_system({testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string(),
+                                   "--fail-restarts", (work.path() / "started").string()},
+                                  options);
+  ASSERT_TRUE(once->availability().available) << once->availability().reason;
+  EXPECT_EQ(once->evaluate(spmm_case(0)).status, Status::ok);
+  EXPECT_EQ(once->evaluate(spmm_case(1)).status, Status::crashed);  // SIGSEGV: needs a restart
+  const Result first = once->evaluate(spmm_case(0));                  // restart 1 fails
+  EXPECT_EQ(first.status, Status::crashed) << first.message;
+  EXPECT_THAT(first.message, HasSubstr("the adapter could not be restarted: "));
+  EXPECT_THAT(first.message, HasSubstr("it exited with code 5 before its hello line: faulty adapter: refusing to start "
+                                       "a second time"));
+  EXPECT_TRUE(std::filesystem::exists(work.path() / "started"));
+  for (int after = 0; after < 2; ++after) {  // restart 2 fails: unavailable from then on, no more attempts
+    const Result r = once->evaluate(spmm_case(0));
+    EXPECT_EQ(r.status, Status::error) << r.message;
+    EXPECT_THAT(r.message, HasSubstr("not evaluated: the system is unavailable: adapter '"));
+    EXPECT_THAT(r.message, HasSubstr("could not be restarted 2 times in a row (max_failed_starts); the last attempt: it "
+                                     "exited with code 5 before its hello line: faulty adapter: refusing"));
+  }
+  const Availability a = once->availability();
+  EXPECT_FALSE(a.available);
+  EXPECT_THAT(a.reason, HasSubstr("could not be restarted 2 times in a row (max_failed_starts)"));
 }
 
 }  // namespace

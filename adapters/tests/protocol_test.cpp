@@ -154,5 +154,74 @@ TEST(Protocol, CaseWithANonIntegerSeedNamesTheField) {
   }
 }
 
+// PROTOCOL.md §1: a protocol line may follow text printed without a newline on the same line.
+TEST(ProtocolLines, HelloIsFoundAfterTextPrintedWithoutNewline) {
+  EXPECT_EQ(protocol::hello_payload("gnncheck-hello {\"protocol\": 1}"), "{\"protocol\": 1}");
+  EXPECT_EQ(protocol::hello_payload("Loading...gnncheck-hello {\"protocol\": 1}"), "{\"protocol\": 1}");
+  EXPECT_EQ(protocol::hello_payload("gnncheck-hello {}\r"), "{}");
+  EXPECT_EQ(protocol::hello_payload("imported gnncheck-hello gnncheck-hello {}"), "{}");  // the last token counts
+  EXPECT_EQ(protocol::hello_payload("gnncheck-hello"), std::nullopt);  // the token includes its space
+  EXPECT_EQ(protocol::hello_payload("gnncheck-helo {}"), std::nullopt);
+  EXPECT_EQ(protocol::hello_payload(""), std::nullopt);
+}
+
+TEST(ProtocolLines, DoneLineAnswersTheCaseItEndsWith) {
+  EXPECT_TRUE(protocol::is_done_line_for("gnncheck-done /tmp/gnncheck-case-1", "/tmp/gnncheck-case-1"));
+  EXPECT_TRUE(protocol::is_done_line_for("progress 100%gnncheck-done /tmp/gnncheck-case-1", "/tmp/gnncheck-case-1"));
+  EXPECT_TRUE(protocol::is_done_line_for("gnncheck-done /tmp/gnncheck-case-1\r", "/tmp/gnncheck-case-1"));
+  // A directory whose path contains the token itself is still matched exactly.
+  EXPECT_TRUE(protocol::is_done_line_for("gnncheck-done /w/gnncheck-done x/c", "/w/gnncheck-done x/c"));
+  EXPECT_FALSE(protocol::is_done_line_for("gnncheck-done /tmp/gnncheck-case-12", "/tmp/gnncheck-case-1"));
+  EXPECT_FALSE(protocol::is_done_line_for("/tmp/gnncheck-case-1", "/tmp/gnncheck-case-1"));
+  EXPECT_EQ(protocol::done_payload("50%gnncheck-done /tmp/other"), "/tmp/other");
+  EXPECT_EQ(protocol::done_payload("done /tmp/other"), std::nullopt);
+}
+
+TEST(ProtocolResult, LiveBytesIsReadAndValidated) {
+  TempDir dir;
+  const Case c = testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{2}}}, 3, false);
+  const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
+  std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m", "live_bytes": 4096})";
+  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), 4096);
+  std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m", "live_bytes": -1})";
+  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), std::nullopt);
+  const Result r = protocol::read_result(dir.path(), m, true);
+  EXPECT_EQ(r.status, Status::invalid_output);
+  EXPECT_THAT(r.message, HasSubstr("field 'live_bytes' must be a non-negative integer"));
+  std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m"})";
+  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), std::nullopt);
+}
+
+TEST(ProtocolHello, AcceptsCatalogueTargetsWithTheirPrecisions) {
+  const protocol::Hello hello =
+      protocol::parse_hello(R"({"protocol": 1, "name": "mine", "targets": {"spmm": "tf32", "gat": "float64"}})");
+  EXPECT_EQ(hello.name, "mine");
+  EXPECT_EQ(hello.targets, (std::map<std::string, Precision>{{"gat", Precision::float64}, {"spmm", Precision::tf32}}));
+}
+
+std::string hello_error(const std::string& json) {
+  try {
+    protocol::parse_hello(json);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ProtocolHello, RefusesWhatCannotBeCheckedNamingTheProblem) {
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": "float64", "spmmm": "float64"}})"),
+              HasSubstr("the hello line declares unknown target 'spmmm'; known targets: spmm, spmm_transposed"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": "fp16"}})"),
+              HasSubstr("target 'spmm': unknown precision 'fp16': expected float64, float32, tf32, bfloat16 or float16"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": 32}})"),
+              HasSubstr("the precision of target 'spmm' must be a string"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {}})"), HasSubstr("declares no targets"));
+  EXPECT_THAT(hello_error(R"({"protocol": 2, "targets": {"spmm": "float64"}})"),
+              HasSubstr("the adapter speaks protocol 2; gnncheck speaks 1"));
+  EXPECT_THAT(hello_error(R"({"targets": {"spmm": "float64"}})"), HasSubstr("no integer field 'protocol'"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1})"), HasSubstr("no object field 'targets'"));
+  EXPECT_THAT(hello_error("{protocol: 1"), HasSubstr("the hello line is not valid JSON"));
+}
+
 }  // namespace
 }  // namespace gnncheck

@@ -5,7 +5,12 @@
  *                                 garbage, 8 floods stderr (300 MB), 9 leaks 8 MiB per case,
  *                                 10 allocates without bound;
  *   gnncheck_test_wrong_abi_plugin  (TEST_WRONG_ABI) claims an ABI version gnncheck does not speak;
- *   gnncheck_test_no_entry_plugin   (TEST_NO_ENTRY) a shared library without the entry point. */
+ *   gnncheck_test_no_entry_plugin   (TEST_NO_ENTRY) a shared library without the entry point;
+ *   gnncheck_test_undefined_symbol_plugin  (TEST_UNDEFINED_SYMBOL) needs a function nothing defines,
+ *                                 so dlopen(RTLD_NOW) fails;
+ *   gnncheck_test_unknown_target_plugin    (TEST_UNKNOWN_TARGET) declares a misspelled target;
+ *   gnncheck_test_bad_precision_plugin     (TEST_BAD_PRECISION) declares a precision that is not a
+ *                                 gnncheck_precision. */
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -28,7 +33,14 @@ static void leak(size_t bytes) {
   leaked_blocks[num_leaked++ % (sizeof leaked_blocks / sizeof leaked_blocks[0])] = (void*)block;
 }
 
+#ifdef TEST_UNDEFINED_SYMBOL
+void gnncheck_test_function_nothing_defines(void);
+#endif
+
 static int evaluate(const gnncheck_case* c, char* error, int64_t capacity, int64_t* peak_bytes) {
+#ifdef TEST_UNDEFINED_SYMBOL
+  gnncheck_test_function_nothing_defines();
+#endif
   if (c->seed == 1) raise(SIGSEGV);
   if (c->seed == 5) {
     fprintf(stderr, "faulty plugin: assertion failed, aborting\n");
@@ -81,7 +93,13 @@ static int evaluate(const gnncheck_case* c, char* error, int64_t capacity, int64
   return GNNCHECK_OK;
 }
 
+#if defined(TEST_UNKNOWN_TARGET)
+static const gnncheck_target_decl kTargets[] = {{"spmm_tranposed", GNNCHECK_PRECISION_FLOAT64}};
+#elif defined(TEST_BAD_PRECISION)
+static const gnncheck_target_decl kTargets[] = {{"spmm", (gnncheck_precision)42}};
+#else
 static const gnncheck_target_decl kTargets[] = {{"spmm", GNNCHECK_PRECISION_FLOAT64}};
+#endif
 
 #ifdef TEST_WRONG_ABI
 static const gnncheck_plugin kPlugin = {GNNCHECK_PLUGIN_ABI_VERSION + 98, "wrong_abi", 1, kTargets, evaluate};

@@ -113,7 +113,7 @@ TEST(Checks, DifferentialCatchesAForATransposeWithAnActionableMessage) {
   ASSERT_FALSE(v.passed);
   EXPECT_EQ(v.tensor, "gradient x");
   for (const std::string part : {"tcgnn_backward_uses_A", "'spmm'", "gradient x", "Worst element", "expected",
-                                  "bound", "Seed 1234", "float32", "gnncheck-replay cases/x"})
+                                  "bound", "Case seed 1234", "float32", "gnncheck-replay cases/x"})
     EXPECT_NE(v.message.find(part), std::string::npos) << part << "\n" << v.message;
 }
 

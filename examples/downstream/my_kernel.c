@@ -70,6 +70,9 @@ static int evaluate(const gnncheck_case* c, char* error, int64_t error_capacity,
           dot += gy_row[h * features + f] * x_row[h * features + f];
           gx_row[h * features + f] += wv[e * heads + h] * gy_row[h * features + f];
         }
+#ifdef MY_KERNEL_PLANTED_BUG
+        dot = -dot; /* the planted bug of the `my_kernel_planted_bug` test: grad_w has the wrong sign */
+#endif
         gwv[e * heads + h] = dot;
       }
     }

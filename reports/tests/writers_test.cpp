@@ -119,9 +119,10 @@ TEST(WritersTest, AReplicaThatCouldNotRunCaughtNothing) {
   // a crash, an invalid answer — is still caught).
   RunReport run = sample_report();
   run.systems.push_back({"gpu-replica-8", "replica", false, "this build has no CUDA", "softmax without the row maximum"});
-  run.results.push_back({.system = "gpu-replica-8", .target = "all", .check = "numerics", .outcome = Outcome::error,
+  run.results.push_back({.system = "gpu-replica-8", .target = "all", .check = "numerics", .outcome = Outcome::not_tested,
                          .expectation = Expectation::caught, .expectation_held = false,
-                         .message = "system 'gpu-replica-8' is not available here: this build has no CUDA (the suite marks it required)"});
+                         .message = "system 'gpu-replica-8' is not available here: this build has no CUDA (required: nothing of "
+                                    "this entry was tested)"});
   run.results.push_back({.system = "stale_attention", .target = "gat", .check = "state", .outcome = Outcome::error,
                          .expectation = Expectation::caught, .message = "the system crashed (SIGSEGV)"});
   for (const ReplicaRow& row : replica_rows(run)) {
@@ -137,7 +138,7 @@ TEST(WritersTest, AReplicaThatCouldNotRunCaughtNothing) {
 TEST(WritersTest, MarkdownHasTheMatrixAndTheReplicaTable) {
   const std::string md = markdown_summary(sample_report());
   EXPECT_THAT(md, HasSubstr("**1 expectation(s) not met**"));
-  EXPECT_THAT(md, HasSubstr("### oracle\n\n| target | gradient | accuracy |\n|---|---|---|\n| spmm | pass |  |\n| gcn |  | pass |"));
+  EXPECT_THAT(md, HasSubstr("### oracle\n\n| target | gradient | accuracy |\n|---|---|---|\n| spmm | pass 0.02 |  |\n| gcn |  | pass |"));
   EXPECT_THAT(md, HasSubstr("| tcgnn_backward_uses_A | spmm backward computes A·ḡ instead of Aᵀ·ḡ | adjoint | caught |"));
   EXPECT_THAT(md, HasSubstr("| stale_attention | reads the previous forward's softmax | — | **MISSED** |"));
   EXPECT_THAT(md, HasSubstr("1 of 2 replicas run were caught."));
@@ -147,10 +148,77 @@ TEST(WritersTest, MarkdownHasTheMatrixAndTheReplicaTable) {
 TEST(WritersTest, JunitCountsUnmetExpectationsAsFailuresAndEscapes) {
   const std::string xml = junit_xml(sample_report());
   EXPECT_THAT(xml, HasSubstr("<testsuites name=\"gnncheck demo\" tests=\"5\" failures=\"1\" skipped=\"1\""));
-  EXPECT_THAT(xml, HasSubstr("<skipped message=\"system unavailable: no CUDA device\"/>"));
-  EXPECT_THAT(xml, HasSubstr("<failure message=\"bug replica not caught by this check\""));
+  EXPECT_THAT(xml, HasSubstr("<skipped message=\"skipped: system unavailable: no CUDA device\"/>"));
+  EXPECT_THAT(xml, HasSubstr("<failure message=\"bug replica not caught\""));
   EXPECT_THAT(xml, HasSubstr("&lt;bad&gt; &amp; &quot;quoted&quot;"));
   EXPECT_THAT(xml, Not(HasSubstr("<bad>")));
+}
+
+// Nothing untested is green: every outcome but pass reads as what it is, in every writer, and
+// only neutral ones (not applicable, skipped) keep the run's verdict.
+TEST(WritersTest, EveryOutcomeIsShownAndOnlyPassPasses) {
+  RunReport run = sample_report();
+  run.results.clear();
+  const std::vector<std::pair<Outcome, const char*>> outcomes = {
+      {Outcome::pass, "pass"},           {Outcome::fail, "FAIL"},         {Outcome::error, "ERROR"},
+      {Outcome::not_applicable, "n/a"}, {Outcome::inconclusive, "INCONCLUSIVE"}, {Outcome::not_tested, "NOT TESTED"},
+      {Outcome::skipped, "skip"}};
+  for (const auto& [outcome, cell] : outcomes) {
+    ResultRecord r{.entry = "e", .system = "oracle", .target = std::string(to_string(outcome)), .check = "differential",
+                   .outcome = outcome, .message = "why"};
+    r.expectation_held = expectation_held(Expectation::pass, outcome);
+    EXPECT_EQ(matrix_cell(r), cell);
+    run.results.push_back(r);
+  }
+  EXPECT_TRUE(expectation_held(Expectation::pass, Outcome::pass));
+  EXPECT_TRUE(expectation_held(Expectation::pass, Outcome::not_applicable));
+  EXPECT_TRUE(expectation_held(Expectation::pass, Outcome::skipped));
+  for (Outcome o : {Outcome::fail, Outcome::error, Outcome::inconclusive, Outcome::not_tested})
+    EXPECT_FALSE(expectation_held(Expectation::pass, o)) << to_string(o);
+  EXPECT_FALSE(expectation_held(Expectation::caught, Outcome::not_tested)) << "a replica that did not run caught nothing";
+  const auto t = run.totals();
+  EXPECT_EQ(t.expectations_unmet, 4);
+  EXPECT_EQ(t.not_tested, 1);
+  EXPECT_EQ(t.inconclusive, 1);
+  EXPECT_EQ(t.not_applicable, 1);
+  EXPECT_FALSE(run.all_expectations_held());
+  const std::string md = markdown_summary(run);
+  EXPECT_THAT(md, HasSubstr("| not tested | NOT TESTED |"));
+  EXPECT_THAT(md, HasSubstr("1 inconclusive, 1 not tested, 1 not applicable, 1 skipped"));
+  const std::string xml = junit_xml(run);
+  EXPECT_THAT(xml, HasSubstr("<failure message=\"not tested\" type=\"not tested\">"));
+  EXPECT_THAT(xml, HasSubstr("<failure message=\"inconclusive\" type=\"inconclusive\">"));
+  EXPECT_THAT(xml, HasSubstr("<skipped message=\"not applicable: why\"/>"));
+  for (Outcome o : all_outcomes()) EXPECT_EQ(parse_outcome(to_string(o)), o);
+  const auto dir = scratch_dir("outcomes");
+  write_all(run, dir);
+  EXPECT_EQ(json_report(read_json_report(dir / "report.json")), json_report(run));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WritersTest, AnInterruptedRunNeverHolds) {
+  RunReport run = sample_report();
+  run.results.resize(1);
+  ASSERT_TRUE(run.all_expectations_held());
+  run.interrupted_by = "SIGINT";
+  EXPECT_FALSE(run.all_expectations_held());
+  EXPECT_THAT(markdown_summary(run), HasSubstr("**Interrupted by SIGINT**"));
+  EXPECT_THAT(html_report(run), HasSubstr("Interrupted by SIGINT"));
+  EXPECT_THAT(json_report(run), HasSubstr("\"interrupted_by\": \"SIGINT\""));
+}
+
+// The same target and check in two entries are two test cases a CI dashboard keeps apart.
+TEST(WritersTest, JunitNamesAreUniquePerEntry) {
+  RunReport run = sample_report();
+  run.results = {{.entry = "square", .system = "cpu_float32", .target = "spmm", .check = "differential"},
+                 {.entry = "bipartite", .system = "cpu_float32", .target = "spmm", .check = "differential",
+                  .outcome = Outcome::fail, .expectation_held = false}};
+  const std::string xml = junit_xml(run);
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"demo.square.cpu_float32\" name=\"spmm.differential\""));
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"demo.bipartite.cpu_float32\" name=\"spmm.differential\""));
+  const auto matrices = build_matrices(run);
+  ASSERT_EQ(matrices.size(), 1u);
+  EXPECT_EQ(matrices[0].targets, (std::vector<std::string>{"square · spmm", "bipartite · spmm"}));
 }
 
 TEST(WritersTest, HtmlIsSelfContainedWithPlots) {
@@ -173,7 +241,7 @@ TEST(WritersTest, MarkupEscapeCoversBothQuoteStylesAndControlCharacters) {
 TEST(WritersTest, ReadingABadReportNamesTheField) {
   const auto dir = scratch_dir("bad");
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "report.json") << R"({"schema_version": 1, "gnncheck_version": 3})";
+  std::ofstream(dir / "report.json") << R"({"schema_version": 2, "gnncheck_version": 3})";
   try {
     read_json_report(dir / "report.json");
     FAIL() << "expected an InputError";

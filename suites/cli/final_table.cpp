@@ -87,8 +87,8 @@ void print_final_table(std::ostream& out, const reports::RunReport& run, const s
       if (!m.repro.empty()) fmt::print(out, "    re-run: {}\n", m.repro);
     }
     for (const auto* r : unmet.results) {
-      fmt::print(out, "\n  {}/{}/{}: {} (expected {})\n", r->system, r->target, r->check, reports::to_string(r->outcome),
-                 reports::to_string(r->expectation));
+      fmt::print(out, "\n  {}: {}/{}/{}: {} (expected {})\n", r->entry, r->system, r->target, r->check,
+                 reports::to_string(r->outcome), reports::to_string(r->expectation));
       std::string indented = "    ";
       for (char ch : r->message) indented += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
       out << indented << "\n";
@@ -98,10 +98,12 @@ void print_final_table(std::ostream& out, const reports::RunReport& run, const s
   }
 
   const auto t = run.totals();
-  fmt::print(out, "\n{} results: {} passed, {} failed, {} errors, {} skipped — {}\n", t.results, t.passed, t.failed, t.errors,
-             t.skipped, format_duration(run.seconds));
+  fmt::print(out, "\n{} — {}\n", reports::totals_sentence(t), format_duration(run.seconds));
   if (!report_dir.empty()) fmt::print(out, "Report: {}/index.html (also report.json, junit.xml, summary.md)\n", report_dir.string());
-  fmt::print(out, "{}\n", t.expectations_unmet == 0 ? "All expectations held." : fmt::format("{} expectation(s) NOT met.", t.expectations_unmet));
+  if (!run.interrupted_by.empty())
+    fmt::print(out, "Interrupted by {}: the run did not finish, so it verified less than the suite asks.\n", run.interrupted_by);
+  else
+    fmt::print(out, "{}\n", t.expectations_unmet == 0 ? "All expectations held." : fmt::format("{} expectation(s) NOT met.", t.expectations_unmet));
 }
 
 }  // namespace gnncheck::suites

@@ -19,10 +19,14 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
+#include "adapters/interrupt.h"
+#include "adapters/process_system.h"
 #include "checks/checks.h"
 #include "oracle/error.h"
 #include "oracle/selfcheck.h"
+#include "oracle/targets.h"
 #include "properties/counterexample.h"
 #include "reports/writers.h"
 #include "suites/cli/final_table.h"
@@ -40,27 +44,54 @@ constexpr int kExitOk = 0;
 constexpr int kExitUnmet = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitInternal = 3;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+constexpr int kExitTerminated = 143;   // 128 + SIGTERM
 
 // Systems named on the command line: --system NAME, --adapter CMD, --plugin SO (any number of each).
 struct SystemFlags {
   std::vector<std::string> names, adapters, plugins;
+  std::optional<double> case_timeout_s, startup_timeout_s;
 
   void add_to(CLI::App* app) {
     app->add_option("--system", names, "A system to test by name (see `gnncheck list systems`); repeatable");
     app->add_option("--adapter", adapters, "An external adapter command to test (adapters/PROTOCOL.md); repeatable");
     app->add_option("--plugin", plugins, "A C plugin library (.so, gnncheck/plugin.h) to test; repeatable");
+    app->add_option("--case-timeout", case_timeout_s, "Seconds an adapter or plugin may take for one case (default 60)")
+        ->check(CLI::PositiveNumber);
+    app->add_option("--startup-timeout", startup_timeout_s,
+                    "Seconds an adapter or plugin may take to start and say hello (default 120; not charged to any time budget)")
+        ->check(CLI::PositiveNumber);
   }
   bool empty() const { return names.empty() && adapters.empty() && plugins.empty(); }
 
-  // Registers adapters and plugins and returns every system named, in flag order per kind.
-  std::vector<std::string> resolve(suites::SystemRegistry& registry) const {
+  // The limits for adapters and plugins: these flags over the suite's keys.
+  suites::ProcessLimits limits(const suites::Suite* suite = nullptr) const {
+    suites::ProcessLimits l;
+    if (suite) {
+      l.case_timeout_s = suite->case_timeout_seconds;
+      l.startup_timeout_s = suite->startup_timeout_seconds;
+    }
+    if (case_timeout_s) l.case_timeout_s = case_timeout_s;
+    if (startup_timeout_s) l.startup_timeout_s = startup_timeout_s;
+    return l;
+  }
+
+  // Registers adapters and plugins and returns every system named, in flag order per kind; `flags`
+  // receives how to name each on a command line again (for re-run lines).
+  std::vector<std::string> resolve(suites::SystemRegistry& registry, std::vector<std::string>* flags = nullptr) const {
     std::vector<std::string> out;
     for (const auto& n : names) out.push_back(registry.find(n).name);
-    for (const auto& a : adapters) out.push_back(registry.add_adapter(a));
-    for (const auto& p : plugins) {
-      if (!std::filesystem::exists(p)) throw InputError(fmt::format("--plugin {}: no such file", p));
-      out.push_back(registry.add_plugin(std::filesystem::absolute(p).string()));
+    for (const auto& a : adapters) {
+      if (auto problem = adapter_command_problem(a)) throw InputError(fmt::format("--adapter {}: {}", a, *problem));
+      out.push_back(registry.add_adapter(a));
     }
+    for (const auto& p : plugins) {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(p, ec)) throw InputError(fmt::format("--plugin {}: no such file", p));
+      out.push_back(registry.add_plugin(std::filesystem::absolute(p).lexically_normal().string()));
+    }
+    if (flags)
+      for (const auto& name : out) flags->push_back(registry.find(name).command_line_flag);
     return out;
   }
 };
@@ -76,12 +107,11 @@ void register_suite_systems(const suites::Suite& suite, suites::SystemRegistry& 
   for (const auto& d : suite.systems) {
     try {
       if (!d.adapter.empty()) {
-        registry.add_adapter(d.adapter, d.name);
+        // A suite's adapter starts in the suite file's folder: its relative paths are relative to it,
+        // as a plugin's path is.
+        registry.add_adapter(d.adapter, d.name, std::filesystem::path(suite.path).parent_path());
       } else if (!d.plugin.empty()) {
-        std::filesystem::path lib = d.plugin;
-        if (lib.is_relative()) lib = std::filesystem::path(suite.path).parent_path() / lib;
-        if (!std::filesystem::exists(lib)) throw InputError(fmt::format("plugin '{}' does not exist", lib.string()));
-        registry.add_plugin(lib.string(), d.name);
+        registry.add_plugin(std::filesystem::absolute(d.plugin).lexically_normal().string(), d.name);  // resolved and checked by load_suite
       } else {
         registry.find(d.name);  // a built-in system, listed to mark it required
       }
@@ -94,6 +124,8 @@ void register_suite_systems(const suites::Suite& suite, suites::SystemRegistry& 
 int finish_run(const reports::RunReport& run, const std::filesystem::path& report_dir) {
   if (!report_dir.empty()) reports::write_all(run, report_dir);
   suites::print_final_table(std::cout, run, report_dir);
+  if (run.interrupted_by == "SIGINT") return kExitInterrupted;
+  if (run.interrupted_by == "SIGTERM") return kExitTerminated;
   return run.all_expectations_held() ? kExitOk : kExitUnmet;
 }
 
@@ -107,12 +139,34 @@ reports::RunReport run_with_progress(const suites::Suite& suite, const suites::S
   return run;
 }
 
+// The system a counterexample was recorded for, registered again from DIR/system.json when it was
+// an adapter or a plugin (the command or library it records), so `gnncheck repro DIR` needs nothing else.
+std::string recorded_system(const std::filesystem::path& dir, const std::string& name, suites::SystemRegistry& registry) {
+  const auto file = dir / "system.json";
+  std::ifstream in(file);
+  if (!in) {
+    if (registry.contains(name)) return name;
+    throw InputError(fmt::format("{}: missing, and the case was recorded for system '{}', which is not built in: name it with "
+                                 "--plugin SO, --adapter CMD or --system NAME",
+                                 file.string(), name));
+  }
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("kind") || !j["kind"].is_string())
+    throw InputError(fmt::format("{}: not a system record (expected an object with 'name' and 'kind')", file.string()));
+  const std::string kind = j["kind"];
+  if (kind == "adapter" && j.contains("adapter") && j["adapter"].is_string()) return registry.add_adapter(j["adapter"], name);
+  if (kind == "plugin" && j.contains("plugin") && j["plugin"].is_string()) return registry.add_plugin(j["plugin"], name);
+  return registry.find(name).name;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  gnncheck::install_interrupt_handlers();  // SIGINT/SIGTERM kill every adapter process group (adapters/interrupt.h)
   CLI::App app{"gnncheck " GNNCHECK_VERSION
                " — correctness suite for GNN sparse kernels and layers.\n"
-               "Exit codes: 0 every expectation held, 1 some did not, 2 usage or input error."};
+               "Exit codes: 0 every expectation held; 1 some did not (a failure, an error, or something not tested);\n"
+               "2 usage or input error; 3 internal error; 130/143 interrupted by SIGINT/SIGTERM (report written so far)."};
   app.set_version_flag("--version", std::string("gnncheck ") + GNNCHECK_VERSION);
   app.require_subcommand(1);
 
@@ -125,6 +179,8 @@ int main(int argc, char** argv) {
   std::string run_report = "gnncheck-report";
   std::vector<std::string> run_entries;
   std::string run_progress = "auto";
+  std::string run_expect = "pass";
+  std::vector<std::string> run_targets;
   CLI::App* run = app.add_subcommand("run", "Run a suite and write its report (exit 0 when every expectation held)");
   run->add_option("suite", run_suite_name, "A suite file, or the name of a shipped suite (default, ci, full, gpu, accuracy)")
       ->capture_default_str();
@@ -135,6 +191,12 @@ int main(int argc, char** argv) {
                                           "(an empty string writes no report)")
       ->capture_default_str();
   run->add_option("--entry", run_entries, "Run only this entry of the suite; repeatable");
+  run->add_option("--target", run_targets, "Run only this target (op or layer) in every entry; repeatable");
+  run->add_option("--expect", run_expect,
+                  "What the systems named here must do: pass (a correct system), or caught (a planted bug: exit 0 only when "
+                  "some check of every entry catches it)")
+      ->check(CLI::IsMember({"pass", "caught"}))
+      ->capture_default_str();
   run->add_option("--progress", run_progress, "Progress display: auto (a live line on a terminal), terminal, plain")
       ->check(CLI::IsMember({"auto", "terminal", "plain"}))
       ->capture_default_str();
@@ -266,20 +328,28 @@ int main(int argc, char** argv) {
     if (run->parsed()) {
       const auto path = suites::resolve_suite(run_suite_name, executable_dir(argv[0]));
       const suites::Suite suite = suites::load_suite(path);
+      for (const auto& target : run_targets) oracle::find_target(target);  // an unknown name is a usage error
+      if (run_expect == "caught" && run_systems.empty())
+        throw InputError("--expect caught: name the system with the planted bug (--system, --adapter or --plugin)");
+      registry.set_process_limits(run_systems.limits(&suite));
       register_suite_systems(suite, registry);
       suites::RunOptions options;
       options.seed = run_seed;
       options.jobs = run_jobs;
       options.report_dir = run_report;
-      options.override_systems = run_systems.resolve(registry);
+      options.override_systems = run_systems.resolve(registry, &options.override_system_flags);
+      options.override_expectation = reports::parse_expectation(run_expect);
       options.only_entries = run_entries;
+      options.only_targets = run_targets;
       options.suite_argument = run_suite_name;
+      options.stop_requested = stop_requested;
       const auto report = run_with_progress(suite, registry, options, run_progress);
       return finish_run(report, run_report);
     }
 
     if (check->parsed()) {
       if (check_systems.empty()) throw InputError("gnncheck check: name the system with --system, --adapter or --plugin");
+      registry.set_process_limits(check_systems.limits());
       suites::Suite suite;
       suite.name = "check";
       suite.path = "(command line)";
@@ -289,7 +359,9 @@ int main(int argc, char** argv) {
         throw InputError(fmt::format("--graphs {}: not a built-in graph family (see `gnncheck list graphs`)", check_graphs));
       suites::Entry entry;
       entry.name = "check";
-      entry.systems = check_systems.resolve(registry);
+      suites::RunOptions options;
+      entry.systems = check_systems.resolve(registry, &options.override_system_flags);
+      options.override_systems = entry.systems;
       entry.targets = {{check_target, {}, {"command line", 0}}};
       entry.checks = check_checks;
       if (entry.checks.empty())
@@ -298,28 +370,24 @@ int main(int argc, char** argv) {
       entry.cases = check_cases;
       entry.location = {"command line", 0};
       suite.entries.push_back(entry);
-      suites::RunOptions options;
       options.report_dir = check_report;
       options.suite_argument = "check";
+      options.stop_requested = stop_requested;
       auto report = run_with_progress(suite, registry, options, "auto");
       // An ad-hoc check has no suite file to re-run; point at the same command instead.
       for (auto& r : report.results)
         if (r.counterexample.empty())
-          r.repro = fmt::format("gnncheck check --system {} --target {} --check {} --graphs {} --cases {} --seed {}", r.system,
-                                r.target, r.check, check_graphs, check_cases, check_seed);
+          r.repro = fmt::format("gnncheck check {} --target {} --check {} --graphs {} --cases {} --seed {}",
+                                registry.find(r.system).command_line_flag, r.target, r.check, check_graphs, check_cases,
+                                check_seed);
       return finish_run(report, check_report);
     }
 
     if (repro->parsed()) {
       const properties::SavedCase saved = properties::load_counterexample(repro_dir);
+      registry.set_process_limits(repro_systems.limits());
       std::vector<std::string> names = repro_systems.resolve(registry);
-      if (names.empty()) {
-        if (!registry.contains(saved.system))
-          throw InputError(fmt::format("the case was recorded for system '{}', which is not built in: name it with --plugin SO, "
-                                       "--adapter CMD or --system NAME",
-                                       saved.system));
-        names.push_back(saved.system);
-      }
+      if (names.empty()) names.push_back(recorded_system(repro_dir, saved.system, registry));
       fmt::print("Case: target {} on {}, seed {}; recorded failure of {} on '{}':\n  {}\n", saved.c.target,
                  saved.c.graph->summary(), saved.c.seed, checks::to_string(saved.check), saved.system, saved.verdict_message);
       bool all_pass = true;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -14,7 +15,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string label_text(const TaskLabel& t) { return fmt::format("{}/{}/{}", t.system, t.target, t.check); }
+std::string label_text(const TaskLabel& t) { return fmt::format("{}: {}/{}/{}", t.entry, t.system, t.target, t.check); }
+
+// A replica's single check that does not catch it is no unmet expectation by itself (another check
+// of the entry may catch it; the final table decides): progress shows what this check found.
+bool visibly_unmet(const reports::ResultRecord& r) {
+  return !r.expectation_held && r.expectation != reports::Expectation::caught;
+}
+
+std::string first_line(const std::string& s) {
+  const auto nl = s.find('\n');
+  std::string line = nl == std::string::npos ? s : s.substr(0, nl);
+  return line.size() > 160 ? line.substr(0, 157) + "..." : line;
+}
 
 class ProgressBase : public ProgressSink {
  public:
@@ -25,7 +38,7 @@ class ProgressBase : public ProgressSink {
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   void count(const reports::ResultRecord& r) {
     ++done_;
-    if (!r.expectation_held) ++unmet_;
+    if (visibly_unmet(r)) ++unmet_;
     if (r.outcome == reports::Outcome::fail || r.outcome == reports::Outcome::error) ++failing_;
   }
   std::ostream& out_;
@@ -46,20 +59,16 @@ class TerminalProgress final : public ProgressBase {
   }
   void finished(const TaskLabel&, const reports::ResultRecord& r) override {
     count(r);
-    if (!r.expectation_held) {  // keep unmet expectations on screen as they happen
+    if (visibly_unmet(r)) {  // keep unmet expectations on screen as they happen
       out_ << "\r\033[K";
-      fmt::print(out_, "{:<7} {}/{}/{}: {}\n", r.outcome == reports::Outcome::pass ? "MISSED" : "FAIL", r.system, r.target,
-                 r.check, first_line(r.message));
+      std::string outcome(reports::to_string(r.outcome));
+      for (char& ch : outcome) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      fmt::print(out_, "{:<12} {}: {}/{}/{}: {}\n", outcome, r.entry, r.system, r.target, r.check, first_line(r.message));
     }
     draw();
   }
 
  private:
-  static std::string first_line(const std::string& s) {
-    const auto nl = s.find('\n');
-    std::string line = nl == std::string::npos ? s : s.substr(0, nl);
-    return line.size() > 160 ? line.substr(0, 157) + "..." : line;
-  }
   void draw() {
     const double e = elapsed();
     std::string estimate = "estimating";
@@ -89,12 +98,15 @@ class PlainProgress final : public ProgressBase {
   void finished(const TaskLabel& t, const reports::ResultRecord& r) override {
     count(r);
     std::string verdict(reports::to_string(r.outcome));
-    if (r.expectation == reports::Expectation::caught && r.outcome != reports::Outcome::skipped)
-      verdict = r.outcome == reports::Outcome::pass ? "not-caught" : "caught";
-    fmt::print(out_, "[{}/{}] {:<10} {:<12} {}/{}/{} ({} cases, {:.2f} s){}\n", done_, total_, verdict,
-               r.expectation_held ? "" : "UNMET", r.system, r.target, r.check, r.cases, r.seconds,
-               r.outcome == reports::Outcome::skipped ? " — " + r.message : "");
-    (void)t;
+    if (r.expectation == reports::Expectation::caught && (r.outcome == reports::Outcome::fail || r.outcome == reports::Outcome::error))
+      verdict = "caught";
+    else if (r.expectation == reports::Expectation::caught && r.outcome == reports::Outcome::pass)
+      verdict = "not caught here";
+    const bool neutral = r.outcome == reports::Outcome::skipped || r.outcome == reports::Outcome::not_applicable ||
+                         r.outcome == reports::Outcome::not_tested || r.outcome == reports::Outcome::inconclusive;
+    fmt::print(out_, "[{}/{}] {:<15} {:<5} {} ({} of {} cases conclusive, {:.2f} s){}\n", done_, total_, verdict,
+               visibly_unmet(r) ? "UNMET" : "", label_text(t), r.conclusive, r.cases, r.seconds,
+               neutral ? " — " + first_line(r.message) : "");
     out_ << std::flush;
   }
 };

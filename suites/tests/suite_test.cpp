@@ -1,10 +1,14 @@
 // Suite parsing: a complete suite reads back field by field, and every kind of mistake is refused
 // with a message naming the file, the line and the key.
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include "oracle/error.h"
 #include "suites/suite.h"
@@ -174,10 +178,15 @@ TEST(SuiteTest, AListOrMappingAsAKeyIsRefused) {
 }
 
 TEST(SuiteTest, FileGraphsTakeTheirLoadersLimits) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("gnncheck-suite-test-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "g.mtx") << "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n";
+  std::ofstream(dir / "e.txt") << "0 1\n";
   const Suite s = parse_suite(
       "name: x\ngraphs:\n  big: {family: file, path: g.mtx, max_dimension: 50000000}\n"
       "  listed: {family: file, path: e.txt, num_nodes: 7}\nentries:\n  - name: e\n    systems: oracle\n    checks: adjoint\n",
-      "dir/ok.yaml");
+      (dir / "ok.yaml").string());
+  std::filesystem::remove_all(dir);
   EXPECT_EQ(s.graphs.at("big").max_dimension, 50000000);
   EXPECT_FALSE(s.graphs.at("big").num_nodes);
   EXPECT_EQ(s.graphs.at("listed").num_nodes, 7);
@@ -191,6 +200,39 @@ TEST(SuiteTest, FileGraphsTakeTheirLoadersLimits) {
               HasSubstr("graphs.g.max_dimension: 'max_dimension' applies to family file only, not 'rmat'"));
   EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: file, path: g.mtx, max_dimension: 0}\nentries: []\n"),
               HasSubstr("graphs.g.max_dimension: expected a positive integer, got '0'"));
+}
+
+// Problems a run would only meet at its first case are refused before anything runs.
+TEST(SuiteTest, MissingFilesAndUnknownParametersAreRefusedUpFront) {
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: file, path: nowhere.mtx}\nentries: []\n"),
+              HasSubstr("bad.yaml:3: graphs.g.path: no such file: nowhere.mtx (a relative path is relative to the suite file's folder)"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: erdos_renyi, params: {n: 5, p: 0.1, wrong: 1}}\nentries: []\n"),
+              HasSubstr("graphs.g.params: graph family 'erdos_renyi': unknown parameter 'wrong'"));
+  EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: csbm, params: {num_classes: 2, nope: 1}}\nentries: []\n"),
+              HasSubstr("csbm: unknown parameter 'nope'"));
+  EXPECT_THAT(error_of("name: x\nsystems:\n  - {name: a, adapter: nosuchprog_gnncheck --x}\nentries: []\n"),
+              HasSubstr("systems[0].adapter: adapter command 'nosuchprog_gnncheck --x': program 'nosuchprog_gnncheck' was not found on PATH"));
+  EXPECT_THAT(error_of("name: x\nsystems:\n  - {name: a, adapter: ./not_here.py}\nentries: []\n"),
+              HasSubstr("adapter command './not_here.py': "));
+  EXPECT_THAT(error_of("name: x\nsystems:\n  - {name: a, plugin: libnot_here.so}\nentries: []\n"),
+              HasSubstr("systems[0].plugin: no such file: libnot_here.so"));
+  EXPECT_THAT(error_of("name: x\ncase_timeout_s: 0\nentries: []\n"), HasSubstr("case_timeout_s: expected a positive number of seconds"));
+}
+
+TEST(SuiteTest, ADirectoryIsNeverASuiteAndShippedNamesWin) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("gnncheck-resolve-{}", ::getpid());
+  std::filesystem::create_directories(dir / "ci");
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  EXPECT_EQ(resolve_suite("ci", "/nonexistent").filename(), "ci.yaml") << "a folder named ci does not shadow the shipped suite";
+  try {
+    resolve_suite("./ci", "/nonexistent");
+    ADD_FAILURE() << "a directory was accepted as a suite";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("is a directory, not a suite file"));
+  }
+  std::filesystem::current_path(cwd);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SuiteTest, InvalidYamlNamesTheLine) {

@@ -1,0 +1,281 @@
+// SIGINT/SIGTERM (adapters/interrupt.h): the stop is recorded, every registered process group is
+// killed and every registered case directory removed; a process system's evaluate() in flight returns
+// at once with "interrupted by SIGINT", starts nothing afterwards, and leaves no process behind; and a
+// whole `gnncheck run` interrupted with SIGINT leaves no adapter process and no case directory.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "adapters/interrupt.h"
+#include "adapters/process_system.h"
+#include "adapters/tests/adapter_test_support.h"
+
+extern char** environ;
+
+namespace gnncheck {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::TempDir;
+using Clock = std::chrono::steady_clock;
+
+bool readable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return poll(&p, 1, 0) == 1;
+}
+
+// Each test starts with handlers installed and no stop recorded, and leaves none behind.
+class Interrupt : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    install_interrupt_handlers();
+    reset_stop_request_for_testing();
+  }
+  void TearDown() override { reset_stop_request_for_testing(); }
+};
+
+TEST_F(Interrupt, SignalIsRecordedAndWakesPollers) {
+  EXPECT_EQ(stop_requested(), 0);
+  EXPECT_EQ(interrupt_message(), "");
+  ASSERT_GE(stop_wake_fd(), 0);
+  EXPECT_FALSE(readable(stop_wake_fd()));
+  raise(SIGINT);
+  EXPECT_EQ(stop_requested(), SIGINT);  // the runner exits 128 + 2 = 130
+  EXPECT_EQ(interrupt_message(), "interrupted by SIGINT");
+  EXPECT_TRUE(readable(stop_wake_fd()));
+  EXPECT_TRUE(readable(stop_wake_fd()));  // stays readable for every poller
+  reset_stop_request_for_testing();
+  EXPECT_EQ(stop_requested(), 0);
+  EXPECT_FALSE(readable(stop_wake_fd()));
+  raise(SIGTERM);
+  EXPECT_EQ(stop_requested(), SIGTERM);  // 143
+  EXPECT_EQ(interrupt_message(), "interrupted by SIGTERM");
+}
+
+TEST(InterruptDeathTest, SecondSignalExitsAtOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the watcher thread runs: re-execute, do not just fork
+  EXPECT_EXIT(
+      {
+        install_interrupt_handlers();
+        reset_stop_request_for_testing();
+        raise(SIGINT);
+        raise(SIGINT);
+      },
+      ::testing::ExitedWithCode(130), "");
+}
+
+TEST_F(Interrupt, KillsRegisteredProcessGroupsAndRemovesRegisteredCaseDirectories) {
+  TempDir work;
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  const char* argv[] = {"sleep", "60", nullptr};
+  pid_t child = -1;
+  ASSERT_EQ(posix_spawnp(&child, "sleep", nullptr, &attr, const_cast<char* const*>(argv), environ), 0);
+  posix_spawnattr_destroy(&attr);
+  ASSERT_TRUE(register_child_process_group(child));
+  const fs::path dir = work.path() / "gnncheck-case-test";
+  fs::create_directories(dir / "sub");
+  std::ofstream(dir / "sub" / "case.json") << "{}";
+  register_case_directory(dir);
+
+  raise(SIGINT);
+  int status = 0;
+  unregister_child_process_group(child);  // before reaping, as the process systems do
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  // The watcher thread removes the directory.
+  const auto deadline = Clock::now() + std::chrono::seconds(3);
+  while (fs::exists(dir) && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(fs::exists(dir));
+  unregister_case_directory(dir);
+}
+
+ProcessSystemOptions slow_options(const TempDir& work) {
+  ProcessSystemOptions options;
+  options.case_timeout = std::chrono::milliseconds(60000);
+  options.startup_timeout = std::chrono::milliseconds(60000);
+  options.work_dir = work.path();
+  return options;
+}
+
+Case spmm_case(std::uint64_t seed) {
+  return testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{5}}}, seed);
+}
+
+// Sends `sig` to this process after `delay`, from another thread (as a terminal would, any time).
+std::thread signal_later(int sig, std::chrono::milliseconds delay) {
+  return std::thread([sig, delay] {
+    std::this_thread::sleep_for(delay);
+    kill(getpid(), sig);
+  });
+}
+
+TEST_F(Interrupt, EvaluateInFlightReturnsAtOnceAndLeavesNothingBehind) {
+  TempDir work, scratch;
+  const fs::path pid_file = scratch.path() / "pids";
+  auto adapter = make_process_system({testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string(),
+                                      "--pid-file", pid_file.string(), "--with-child"},
+                                     slow_options(work));
+  ASSERT_TRUE(adapter->availability().available) << adapter->availability().reason;
+  const std::vector<pid_t> started = testing::read_pids(pid_file);
+  ASSERT_EQ(started.size(), 2u);  // the adapter and its child, in the adapter's process group
+
+  std::thread interrupter = signal_later(SIGINT, std::chrono::milliseconds(700));
+  const auto start = Clock::now();
+  const Result r = adapter->evaluate(spmm_case(2));  // hangs: only the interrupt ends it
+  interrupter.join();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, StartsWith("interrupted by SIGINT"));
+  for (pid_t pid : started) EXPECT_TRUE(testing::process_gone(pid)) << pid;
+  EXPECT_TRUE(fs::is_empty(work.path()));  // the case directory is removed
+
+  // After the stop nothing new is started: a further case is answered at once.
+  const Result next = adapter->evaluate(spmm_case(0));
+  EXPECT_EQ(next.status, Status::error);
+  EXPECT_THAT(next.message, StartsWith("interrupted by SIGINT"));
+  EXPECT_EQ(testing::read_pids(pid_file).size(), 2u);
+  EXPECT_TRUE(fs::is_empty(work.path()));
+
+  // A cleared stop (tests only) lets the system start a fresh adapter: the interrupt did not make it
+  // unavailable.
+  reset_stop_request_for_testing();
+  EXPECT_EQ(adapter->evaluate(spmm_case(0)).status, Status::ok);
+  EXPECT_EQ(testing::read_pids(pid_file).size(), 4u);
+}
+
+TEST_F(Interrupt, StartUpInFlightReturnsAtOnce) {
+  TempDir work, scratch;
+  const fs::path pid_file = scratch.path() / "pids";
+  auto adapter = make_process_system({testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string(),
+                                      "--pid-file", pid_file.string(), "--startup-delay", "60"},
+                                     slow_options(work));
+  std::thread interrupter = signal_later(SIGTERM, std::chrono::milliseconds(700));
+  const auto start = Clock::now();
+  const Availability a = adapter->availability();
+  interrupter.join();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+  EXPECT_FALSE(a.available);
+  EXPECT_THAT(a.reason, HasSubstr("not started: interrupted by SIGTERM"));
+  const std::vector<pid_t> started = testing::read_pids(pid_file);
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_TRUE(testing::process_gone(started[0]));
+}
+
+// Processes whose command line contains `marker` and that are not zombies.
+std::vector<pid_t> live_processes_with(const std::string& marker) {
+  std::vector<pid_t> found;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = testing::read_text(entry.path() / "cmdline");
+    if (cmdline.find(marker) == std::string::npos) continue;
+    const pid_t pid = std::stoi(name);
+    if (!testing::process_gone(pid, std::chrono::milliseconds(0))) found.push_back(pid);
+  }
+  return found;
+}
+
+// The whole command: `gnncheck run` on an adapter that hangs in its case (with a child of its own),
+// interrupted by SIGINT. No process of the adapter survives, no case directory is left, and gnncheck
+// ends promptly without a pass.
+TEST(InterruptEndToEnd, SigintToGnncheckLeavesNoAdapterProcess) {
+  TempDir root;
+  const fs::path work = root.path() / "work", tmp = root.path() / "tmp";
+  fs::create_directories(work);
+  fs::create_directories(tmp);
+  const fs::path pid_file = root.path() / "adapter-pids";
+  const fs::path suite = root.path() / "hang.yaml";
+  std::ofstream(suite) << fmt::format(R"(name: hang
+seed: 7
+cases_per_property: 2
+systems:
+  - name: hanging
+    adapter: "{} {} --fault hang --with-child --pid-file {}"
+graphs:
+  fixed:
+    family: erdos_renyi
+    params: {{n_dst: 9, n_src: 12, p: 0.3}}
+entries:
+  - name: hang
+    systems: [hanging]
+    targets: [spmm]
+    checks: differential
+    graphs: fixed
+)",
+                                      testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string(),
+                                      pid_file.string());
+  const fs::path log = root.path() / "gnncheck.log";
+  const pid_t gnncheck = fork();
+  ASSERT_GE(gnncheck, 0);
+  if (gnncheck == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (chdir(work.c_str()) != 0) _exit(99);
+    setenv("TMPDIR", tmp.c_str(), 1);
+    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    execl(GNNCHECK_EXE, GNNCHECK_EXE, "run", suite.c_str(), "--report", "report", "--jobs", "1", "--progress", "plain",
+          static_cast<char*>(nullptr));
+    _exit(98);
+  }
+  // The registry starts the adapter once for the whole run (the adapter and its child: two pids);
+  // then the case hangs.
+  const auto started_deadline = Clock::now() + std::chrono::seconds(60);
+  while (testing::read_pids(pid_file).size() < 2 && Clock::now() < started_deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_GE(testing::read_pids(pid_file).size(), 2u) << testing::read_text(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the case is under way
+
+  kill(gnncheck, SIGINT);
+  const auto interrupted = Clock::now();
+  int status = 0;
+  pid_t r = 0;
+  while ((r = waitpid(gnncheck, &status, WNOHANG)) == 0 && Clock::now() - interrupted < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (r == 0) {  // still running: force it (the second signal) so that the test cleans up
+    kill(gnncheck, SIGINT);
+    waitpid(gnncheck, &status, 0);
+    ADD_FAILURE() << "gnncheck did not end within 20 s of SIGINT\n" << testing::read_text(log);
+  }
+  // Exits (not killed by the signal) with 130: the runner stops at stop_requested(), writes the
+  // report so far marked interrupted, and an interrupted run never passes.
+  EXPECT_TRUE(WIFEXITED(status)) << "wait status " << status << "\n" << testing::read_text(log);
+  if (WIFEXITED(status)) {
+    EXPECT_EQ(WEXITSTATUS(status), 130) << testing::read_text(log);
+  }
+
+  for (pid_t pid : testing::read_pids(pid_file)) EXPECT_TRUE(testing::process_gone(pid)) << pid;
+  const std::vector<pid_t> survivors = live_processes_with(pid_file.string());
+  EXPECT_THAT(survivors, ::testing::IsEmpty());
+  for (pid_t pid : survivors) kill(pid, SIGKILL);  // a failing run leaves nothing behind either
+  EXPECT_THAT(testing::read_text(log), ::testing::Not(HasSubstr("no answer within")));
+  std::vector<std::string> left;
+  for (const auto& entry : fs::recursive_directory_iterator(tmp)) left.push_back(entry.path().string());
+  EXPECT_THAT(left, ::testing::IsEmpty());
+  ASSERT_TRUE(fs::exists(work / "report" / "report.json")) << "the report so far is written";
+  const std::string report = testing::read_text(work / "report" / "report.json");
+  EXPECT_THAT(report, HasSubstr("\"interrupted_by\": \"SIGINT\""));
+  EXPECT_THAT(report, HasSubstr("interrupted by SIGINT"));
+  EXPECT_FALSE(fs::exists(work / "report" / "cases") && !fs::is_empty(work / "report" / "cases"))
+      << "no counterexample is saved for an answer the stop cut short";
+}
+
+}  // namespace
+}  // namespace gnncheck

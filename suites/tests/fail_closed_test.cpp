@@ -1,0 +1,228 @@
+// The gnncheck command never passes what it did not test, and every failure's one re-run line works
+// as printed. Each test is a way a real run used to end "All expectations held." with nothing
+// verified, or printed a command that did not run.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs a shell command line in `dir` with the built gnncheck first on PATH, as a user's shell would.
+CommandResult shell(const std::string& line, const fs::path& dir) {
+  const std::string cmd = fmt::format("cd '{}' && PATH='{}':\"$PATH\" {} 2>&1", dir.string(), fs::path(GNNCHECK_EXE).parent_path().string(),
+                                      line);
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path scratch(const std::string& name) {
+  auto dir = fs::temp_directory_path() / fmt::format("gnncheck-fail-closed-{}-{}", name, ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string faulty_adapter(const std::string& fault) {
+  return fmt::format("{} {}/adapters/tests/faulty_adapter.py --fault {}", GNNCHECK_TEST_PYTHON, GNNCHECK_TEST_SOURCE_DIR, fault);
+}
+
+// The one re-run line printed for the first unmet expectation.
+std::string first_rerun_line(const std::string& output) {
+  std::smatch m;
+  if (!std::regex_search(output, m, std::regex("\n    re-run: ([^\n]+)"))) return {};
+  return m[1];
+}
+
+TEST(FailClosedTest, APluginThatDoesNotLoadIsNotTested) {
+  const auto dir = scratch("corrupt");
+  std::ofstream(dir / "lib.so") << "not an ELF file";
+  const CommandResult r = shell("gnncheck run ci --plugin ./lib.so --progress plain --report out", dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("not tested"));
+  EXPECT_THAT(r.output, Not(HasSubstr("All expectations held")));
+  const std::string json = read_file(dir / "out" / "report.json");
+  EXPECT_THAT(json, HasSubstr("\"verdict\": \"not tested\""));
+  EXPECT_THAT(json, HasSubstr("\"all_expectations_held\": false"));
+  EXPECT_THAT(read_file(dir / "out" / "junit.xml"), HasSubstr("<failure message=\"not tested\""));
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, AnAdapterProgramThatDoesNotExistIsAUsageError) {
+  const auto dir = scratch("nosuchprog");
+  const CommandResult r = shell("gnncheck run ci --adapter nosuchprog_gnncheck_test --report out", dir);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--adapter nosuchprog_gnncheck_test: adapter command 'nosuchprog_gnncheck_test': program 'nosuchprog_gnncheck_test' was not found on PATH"));
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, AnAdapterThatDiesBeforeHelloIsNotTestedAndQuotesItsStderr) {
+  const auto dir = scratch("import");
+  std::ofstream(dir / "broken.py") << "import gnncheck_no_such_module_for_the_test\n";
+  const CommandResult r =
+      shell(fmt::format("gnncheck run ci --adapter '{} broken.py' --progress plain --report out", GNNCHECK_TEST_PYTHON), dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("not tested"));
+  EXPECT_THAT(r.output, HasSubstr("gnncheck_no_such_module_for_the_test")) << "the reason quotes the adapter's stderr";
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, AnAdapterThatDeclinesEveryCaseIsNotTested) {
+  const auto dir = scratch("unsupported");
+  const CommandResult r =
+      shell(fmt::format("gnncheck run ci --entry differential --adapter '{}' --progress plain --report out", faulty_adapter("unsupported")),
+            dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("not tested"));
+  EXPECT_THAT(r.output, HasSubstr("answered none of its cases"));
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, ACheckThatCannotApplyIsNeverAPass) {
+  const auto dir = scratch("gradient");
+  // Finite differences need float64; the float32 system gets "not applicable", and with nothing else
+  // run it was not tested at all.
+  const CommandResult r = shell("gnncheck check --system cpu_float32 --target spmm --check gradient --cases 3", dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("NOT TESTED"));
+  EXPECT_THAT(r.output, HasSubstr("finite differences need a float64 system"));
+  EXPECT_THAT(r.output, Not(HasSubstr("spmm    pass")));
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, ARequiredSystemThatIsUnavailableFailsTheRun) {
+  const auto dir = scratch("gpu");
+  const CommandResult list = shell("gnncheck list systems", dir);
+  if (list.output.find("gpu ") != std::string::npos && list.output.find("no CUDA") == std::string::npos &&
+      list.output.find("not available") == std::string::npos)
+    GTEST_SKIP() << "this machine has a CUDA device: the gpu system is available";
+  const CommandResult r = shell("gnncheck run ci --system gpu --progress plain --report out", dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("not tested"));
+  // In `default` the gpu entry's system is optional (required: false): a visible skip, not a failure.
+  const CommandResult d = shell("gnncheck run default --entry gpu --progress plain --report out2", dir);
+  EXPECT_EQ(d.exit_code, 0) << d.output;
+  EXPECT_THAT(d.output, HasSubstr("skip"));
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, APlantedBugIsCaughtAndItsRerunLineReproducesIt) {
+  const auto dir = scratch("planted");
+  const std::string plugin = GNNCHECK_TEST_PLANTED_BUG_PLUGIN;
+  const CommandResult r = shell(fmt::format("gnncheck run ci --plugin '{}' --progress plain --report out", plugin), dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string rerun = first_rerun_line(r.output);
+  ASSERT_FALSE(rerun.empty()) << r.output;
+  EXPECT_THAT(rerun, HasSubstr("gnncheck repro out/cases/"));
+  EXPECT_THAT(r.output, Not(HasSubstr("gnncheck-replay")));
+  EXPECT_THAT(r.output, Not(HasSubstr("RC_PARAMS")));
+  EXPECT_THAT(r.output, HasSubstr("Case seed "));
+  const CommandResult again = shell(rerun, dir);
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("The case still fails."));
+  // The same system declared as a planted bug: catching it is success, a correct plugin is not caught.
+  const CommandResult caught = shell(fmt::format("gnncheck run ci --plugin '{}' --expect caught --progress plain --report out3", plugin), dir);
+  EXPECT_EQ(caught.exit_code, 0) << caught.output;
+  const CommandResult correct = shell(
+      fmt::format("gnncheck run ci --plugin '{}' --expect caught --progress plain --report out4", GNNCHECK_TEST_EXAMPLE_PLUGIN), dir);
+  EXPECT_EQ(correct.exit_code, 1) << correct.output;
+  const CommandResult usage = shell("gnncheck run ci --plugin ./none.so --expect caught", dir);
+  EXPECT_EQ(usage.exit_code, 2) << "a usage error is never 'caught'";
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, AnAdaptersRerunLineStartsTheAdapterAgain) {
+  const auto dir = scratch("adapter-rerun");
+  const CommandResult r = shell(
+      fmt::format("gnncheck run ci --entry differential --adapter '{}' --progress plain --report out", faulty_adapter("nan")), dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string rerun = first_rerun_line(r.output);
+  ASSERT_THAT(rerun, HasSubstr("gnncheck repro out/cases/")) << r.output;
+  EXPECT_THAT(read_file(dir / "out" / "cases" / rerun.substr(rerun.find("cases/") + 6) / "system.json"), HasSubstr("\"adapter\""));
+  const CommandResult again = shell(rerun, dir);
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("The case still fails."));
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, TheCasesDoNotDependOnTheSystemsName) {
+  const auto dir = scratch("names");
+  const std::string adapter = fmt::format("{} {}/adapters/python/scipy_adapter.py", GNNCHECK_TEST_PYTHON, GNNCHECK_TEST_SOURCE_DIR);
+  std::ofstream(dir / "two.yaml") << fmt::format(
+      "name: two\nseed: 3\ncases_per_property: 5\nsystems:\n  - {{name: first, adapter: '{0}'}}\n  - {{name: second_name, adapter: "
+      "'{0}'}}\nentries:\n  - name: e\n    systems: [first, second_name]\n    targets: spmm\n    checks: [differential, adjoint]\n",
+      adapter);
+  const CommandResult r = shell("gnncheck run two.yaml --progress plain --report out", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string json = read_file(dir / "out" / "report.json");
+  std::regex metric("\"system\": \"(first|second_name)\",[^}]*?\"check\": \"(\\w+)\"[^}]*?\"metric\": ([^,]+),");
+  std::map<std::string, std::map<std::string, std::string>> by_system;
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), metric); it != std::sregex_iterator(); ++it)
+    by_system[(*it)[1]][(*it)[2]] = (*it)[3];
+  ASSERT_EQ(by_system["first"].size(), 2u) << json;
+  EXPECT_EQ(by_system["first"], by_system["second_name"]) << "the same cases, so the same worst errors";
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, ANewRunNeverKeepsAnOlderRunsCases) {
+  const auto dir = scratch("stale");
+  fs::create_directories(dir / "out" / "cases" / "old-case");
+  const CommandResult r = shell("gnncheck run ci --entry op-order --progress plain --report out", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out" / "cases" / "old-case"));
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, AFolderNamedLikeAShippedSuiteIsNotReadAsOne) {
+  const auto dir = scratch("folder");
+  fs::create_directories(dir / "ci");
+  const CommandResult r = shell("gnncheck run ci --entry op-order --progress plain --report out", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const CommandResult d = shell("gnncheck run ./ci", dir);
+  EXPECT_EQ(d.exit_code, 2) << d.output;
+  EXPECT_THAT(d.output, HasSubstr("is a directory, not a suite file"));
+  fs::remove_all(dir);
+}
+
+TEST(FailClosedTest, ReplicaProgressSaysCaughtNotUnmet) {
+  const auto dir = scratch("replica");
+  const CommandResult r = shell("gnncheck run default --entry replicas-caught-layers --progress plain --report out", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("UNMET")));
+  EXPECT_THAT(r.output, HasSubstr("bug replicas: 3 of 3 caught"));
+  EXPECT_THAT(r.output, Not(HasSubstr(" failed, ")));
+  fs::remove_all(dir);
+}
+
+}  // namespace
