@@ -3,9 +3,9 @@
 check() resolves the suite as the ``gnncheck`` command does (a path, or a shipped name: ci,
 default, full, …), narrows it to the target (python/src/session.h says how), registers the callable
 as the system under test and calls the engine's suites::run_suite with jobs = 1. Every result comes
-back as a Verdict. The run passes when at least one verdict is "pass" and every other one is "pass"
-or "not_applicable"; fail, error, skipped (the callable declared every case unsupported, or never
-answered) and inconclusive (no case was conclusive) fail it.
+back as a Verdict with the engine's outcome. The run passes when every verdict held its expectation
+(pass, or the neutral not applicable and skipped) and the run was not interrupted; fail, error,
+inconclusive and not tested (also: the callable concluded nothing anywhere) fail it.
 
 Re-running: every failure carries one command line that reproduces it: the same test (or script)
 with GNNCHECK_SEED (the run's seed; it overrides seed= of every call) and GNNCHECK_ONLY
@@ -26,21 +26,23 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _UNSET = object()
 _DEFAULTS = {"precision": "float32", "device": "cpu", "suite": "ci", "framework": "auto", "seed": None,
              "only": None, "report_dir": None, "progress": None, "name": None}
-_PASSING = ("pass", "not_applicable")
 
 
 class Verdict:
     """One result: a check of the system on the target within one suite entry.
 
-    outcome: "pass", "fail", "error", "skipped" (unsupported everywhere, or not run), "inconclusive"
-    (the check ran but no case was conclusive) or "not_applicable" (the callable answered, but the
-    check applies to none of the cases, e.g. the finite-difference gradient check to a float32
-    system). Only "pass" passes; "not_applicable" does not fail a run that has passes.
+    outcome (the engine's): "pass" (every conclusive case within its bound, and at least one);
+    "fail" (a case exceeded its bound or broke a property: shrunk and saved); "error" (the callable
+    raised, or answered with missing, misshapen or non-finite tensors); "not applicable" (the check
+    says nothing about this target or precision, e.g. finite differences of a float32 system);
+    "inconclusive" (cases ran, none could decide); "not tested" (the callable answered none of the
+    cases: gnncheck.Unsupported everywhere, the time budget, an interrupt); "skipped".
+    expectation_held: pass, not applicable and skipped hold; the others fail the run.
     """
 
-    __slots__ = ("entry", "system", "target", "check", "outcome", "precision", "metric_name", "metric", "bound", "seed",
-                 "suite_seed", "cases", "conclusive_cases", "answered_cases", "message", "counterexample", "seconds",
-                 "rerun")
+    __slots__ = ("entry", "system", "target", "check", "outcome", "expectation_held", "precision", "metric_name", "metric",
+                 "bound", "tolerance_model", "seed", "suite_seed", "cases", "conclusive_cases", "message", "counterexample",
+                 "seconds", "rerun")
 
     def __init__(self, **fields):
         for k in self.__slots__:
@@ -72,8 +74,10 @@ class Verdict:
 class CheckRun(list):
     """The verdicts of one check() call (a list), with the run's suite, seed and report directory."""
 
-    def __init__(self, verdicts, suite_name, suite_path, seed, report_dir, seconds, system, target, precision, device):
+    def __init__(self, verdicts, suite_name, suite_path, seed, report_dir, seconds, system, target, precision, device,
+                 interrupted_by=""):
         super().__init__(verdicts)
+        self.interrupted_by = interrupted_by
         self.suite_name = suite_name
         self.suite_path = suite_path
         self.seed = seed
@@ -86,11 +90,11 @@ class CheckRun(list):
 
     @property
     def passed(self):
-        return any(v.outcome == "pass" for v in self) and all(v.outcome in _PASSING for v in self)
+        return bool(self) and not self.interrupted_by and all(v.expectation_held for v in self)
 
     @property
     def failures(self):
-        return [v for v in self if v.outcome not in _PASSING]
+        return [v for v in self if not v.expectation_held]
 
 
 class CheckFailed(AssertionError):
@@ -224,30 +228,16 @@ def _clean_message(message):
 
 
 def _verdict(raw, run_seed, suite_name):
-    outcome = raw["outcome"]
-    message = _clean_message(raw["message"])
-    if outcome == "pass" and raw["conclusive_cases"] == 0 and raw["check"] not in ("selfcheck", "accuracy"):
-        # A pass without a conclusive case: every case was outside the check (not applicable), or
-        # some of them were declared unsupported by the callable and the rest not applicable.
-        if raw["unsupported"] == 0:
-            outcome = "not_applicable"
-            message = message or "the check applies to none of the %d cases" % raw["cases"]
-        else:
-            outcome = "inconclusive"
-            message = "no case was conclusive (%d cases; the callable declared %d evaluations unsupported)%s" % (
-                raw["cases"], raw["unsupported"], (": " + message) if message else "")
-    v = Verdict(entry=raw["entry"], system=raw["system"], target=raw["target"], check=raw["check"], outcome=outcome,
-                precision=raw["precision"], metric_name=raw["metric_name"], metric=raw["metric"], bound=raw["bound"],
-                seed=raw["seed"], suite_seed=run_seed, cases=raw["cases"], conclusive_cases=raw["conclusive_cases"],
-                answered_cases=raw["answered"], message=message, counterexample=raw["counterexample"],
-                seconds=raw["seconds"])
-    if outcome not in _PASSING:
+    fields = {k: raw[k] for k in Verdict.__slots__ if k in raw}
+    v = Verdict(**fields, suite_seed=run_seed)
+    v.message = _clean_message(raw["message"])
+    if not v.expectation_held:
         v.rerun = _rerun_line(suite_name, run_seed, v.entry, v.check, v.counterexample)
     return v
 
 
 def _leading_failure(run):
-    order = {"fail": 0, "error": 1, "inconclusive": 2, "skipped": 3}
+    order = {"fail": 0, "error": 1, "inconclusive": 2, "not tested": 3}
     failures = run.failures
     if not failures:
         return None
@@ -259,7 +249,7 @@ def _failure_message(run):
     head = "gnncheck: system '%s' on target '%s' (%s on %s; suite %s, seed %d): " % (
         run.system, run.target, run.precision, run.device, run.suite_name, run.seed)
     if not failures:
-        return head + "no check passed (%d verdicts, all not applicable); nothing was verified" % len(run)
+        return head + "the run was interrupted by %s" % run.interrupted_by if run.interrupted_by else head + "no verdict"
     lead = _leading_failure(run)
     lines = [head + "%d of %d results did not pass." % (len(failures), len(run)), ""]
     lines.append("%s  %s/%s: %s" % (lead.outcome.upper(), lead.entry, lead.check, lead.message))
@@ -355,7 +345,7 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
         raise evaluator.abort
     verdicts = [_verdict(r, raw["seed"], raw["suite_name"]) for r in raw["results"]]
     return CheckRun(verdicts, raw["suite_name"], raw["suite_path"], raw["seed"], out_dir, raw["seconds"], system["name"],
-                    target, o["precision"], str(o["device"]))
+                    target, o["precision"], str(o["device"]), raw["interrupted_by"])
 
 
 def assert_correct(target, forward=None, **options):
@@ -396,17 +386,17 @@ def repro(case_dir, forward=None, *, backward=None, module=None, parameters=None
     if evaluator.abort is not None:
         raise evaluator.abort
     if not raw["applicable"]:
-        outcome = "not_applicable"
+        outcome = "not applicable"
     elif raw["passed"]:
         outcome = "pass"
     else:
         outcome = "fail" if raw["system_status"] == "ok" else "error"
     v = Verdict(entry=None, system=raw["system"], target=raw["target"], check=raw["check"], outcome=outcome,
-                precision=raw["precision"], metric_name=raw["metric_name"], metric=raw["metric"], bound=raw["bound"],
-                seed=raw["seed"], suite_seed=None, cases=1, conclusive_cases=1 if raw["applicable"] else 0,
-                answered_cases=None, message=_clean_message(raw["message"] or raw["detail"]), counterexample=case_dir,
-                seconds=None)
-    if raise_on_failure and outcome not in _PASSING:
+                expectation_held=outcome in ("pass", "not applicable"), precision=raw["precision"],
+                metric_name=raw["metric_name"], metric=raw["metric"], bound=raw["bound"], seed=raw["seed"], cases=1,
+                conclusive_cases=1 if raw["applicable"] else 0, message=_clean_message(raw["message"] or raw["detail"]),
+                counterexample=case_dir)
+    if raise_on_failure and not v.expectation_held:
         run = CheckRun([v], "repro", case_dir, raw["seed"], case_dir, 0.0, raw["system"], raw["target"], precision, device)
         raise CheckFailed(run)
     return v

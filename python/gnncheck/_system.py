@@ -37,9 +37,9 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class Unsupported(Exception):
-    """Raise from a forward for a case outside the system's scope (say why); the case is skipped.
+    """Raise from a forward for a case outside the system's scope (say why); the case is discarded.
 
-    A check whose every case was unsupported is "skipped", which is not a pass: narrow the suite
+    A check whose every case was unsupported is "not tested", which is not a pass: narrow the suite
     (only=...) when a kernel has a documented scope, e.g. square graphs only.
     """
 

@@ -77,26 +77,22 @@ std::shared_ptr<python::CallableState> callable_state(const py::dict& system) {
   return std::make_shared<python::CallableState>(std::move(spec));
 }
 
-py::dict result_dict(const reports::ResultRecord& r, const std::string& entry, const python::AnswerTally& tally,
-                     const std::filesystem::path& report_dir) {
+py::dict result_dict(const reports::ResultRecord& r, const std::filesystem::path& report_dir) {
   py::dict d;
-  d["entry"] = entry;
+  d["entry"] = r.entry;
   d["system"] = r.system;
   d["target"] = r.target;
   d["check"] = r.check;
   d["outcome"] = std::string(reports::to_string(r.outcome));
+  d["expectation_held"] = r.expectation_held;
   d["precision"] = r.precision;
   d["metric_name"] = r.metric_name;
   d["metric"] = optional_number(r.metric);
   d["bound"] = optional_number(r.bound);
+  d["tolerance_model"] = r.tolerance_model;
   d["seed"] = r.seed;
   d["cases"] = r.cases;
-  // The runner records one error-vs-bound point per case that was answered and to which the check
-  // applied: the conclusive cases.
-  d["conclusive_cases"] = static_cast<std::int64_t>(r.error_vs_bound.size());
-  d["answered"] = tally.ok;
-  d["unsupported"] = tally.unsupported;
-  d["failed_answers"] = tally.failed;
+  d["conclusive_cases"] = r.conclusive;
   d["message"] = r.message;
   d["counterexample"] = r.counterexample.empty() ? py::object(py::none())
                                                  : py::cast((report_dir / r.counterexample).lexically_normal().string());
@@ -145,9 +141,9 @@ py::dict run_suite(const std::filesystem::path& suite_path, const std::string& t
   d["suite_path"] = out.report.suite_path;
   d["seed"] = out.report.seed;
   d["seconds"] = out.report.seconds;
+  d["interrupted_by"] = out.report.interrupted_by;
   py::list results;
-  for (std::size_t i = 0; i < out.report.results.size(); ++i)
-    results.append(result_dict(out.report.results[i], out.entries[i], out.tallies[i], report_dir));
+  for (const auto& r : out.report.results) results.append(result_dict(r, report_dir));
   d["results"] = results;
   return d;
 }

@@ -116,11 +116,15 @@ class PythonSystem final : public System {
       try {
         py::object answer = state_->spec().evaluate(case_to_python(c));
         r = result_from_python(c, answer);
+        if (py::hasattr(state_->spec().evaluate, "abort") && !state_->spec().evaluate.attr("abort").is_none())
+          state_->request_stop();
       } catch (py::error_already_set& e) {
         // Only an interrupt that arrives outside the evaluator's own handlers gets here: hand it
         // to the evaluator so that it answers no further case and gnncheck.check re-raises it.
-        if ((e.matches(PyExc_KeyboardInterrupt) || e.matches(PyExc_SystemExit)) && py::hasattr(state_->spec().evaluate, "abort"))
-          state_->spec().evaluate.attr("abort") = e.value();
+        if (e.matches(PyExc_KeyboardInterrupt) || e.matches(PyExc_SystemExit)) {
+          if (py::hasattr(state_->spec().evaluate, "abort")) state_->spec().evaluate.attr("abort") = e.value();
+          state_->request_stop();
+        }
         r = Result{};
         r.status = Status::error;
         r.message = fmt::format("the Python evaluator raised: {}", e.what());
@@ -131,10 +135,6 @@ class PythonSystem final : public System {
       }
     }
     if (r.seconds == 0.0) r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    AnswerTally& tally = state_->tally();
-    if (r.ok()) ++tally.ok;
-    else if (r.status == Status::unsupported) ++tally.unsupported;
-    else ++tally.failed;
     return r;
   }
 

@@ -13,6 +13,8 @@
 //   gnncheck::Result r = sys->evaluate(c);   // calls spec.evaluate(case dict) under the GIL
 #pragma once
 
+#include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,13 +35,6 @@ struct CallableSpec {
   pybind11::object live_bytes;  // () -> int | None
 };
 
-// How the callable answered the evaluations of one task (the runner's progress sink resets it).
-struct AnswerTally {
-  std::int64_t ok = 0;
-  std::int64_t unsupported = 0;
-  std::int64_t failed = 0;  // error or invalid_output
-};
-
 // Shared by every System instance the runner makes of the callable. Owns Python references, so it
 // is destroyed with the GIL held (its destructor takes it).
 class CallableState {
@@ -50,11 +45,14 @@ class CallableState {
   CallableState& operator=(const CallableState&) = delete;
 
   const CallableSpec& spec() const { return spec_; }
-  AnswerTally& tally() { return tally_; }
+  // Nonzero (SIGINT) once the evaluator has stopped answering (an interrupt, a usage error): the
+  // runner polls it between cases and marks what it did not run `not_tested`.
+  int stop_signal() const { return stop_signal_.load(); }
+  void request_stop() { stop_signal_.store(SIGINT); }
 
  private:
   CallableSpec spec_;
-  AnswerTally tally_;
+  std::atomic<int> stop_signal_{0};
 };
 
 std::unique_ptr<System> make_python_system(std::shared_ptr<CallableState> state);

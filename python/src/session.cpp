@@ -85,27 +85,18 @@ void narrow_suite(suites::Suite& suite, const std::string& target, const std::ve
 
 namespace {
 
-// Records which entry each result belongs to and how the callable answered during its task.
+// Passes the runner's progress on to the Python side.
 class SessionSink final : public suites::ProgressSink {
  public:
-  SessionSink(std::shared_ptr<CallableState> state, const SessionProgress& progress) : state_(std::move(state)), progress_(progress) {}
-
+  explicit SessionSink(const SessionProgress& progress) : progress_(progress) {}
   void started(const suites::TaskLabel& task) override {
-    state_->tally() = {};
     if (progress_) progress_(task, nullptr);
   }
   void finished(const suites::TaskLabel& task, const reports::ResultRecord& result) override {
-    entries.push_back(task.entry);
-    tallies.push_back(state_->tally());
-    state_->tally() = {};
     if (progress_) progress_(task, &result);
   }
 
-  std::vector<std::string> entries;
-  std::vector<AnswerTally> tallies;
-
  private:
-  std::shared_ptr<CallableState> state_;
   const SessionProgress& progress_;
 };
 
@@ -118,13 +109,14 @@ SessionResult run_session(const SessionRequest& request, const std::shared_ptr<C
 
   auto registry = suites::SystemRegistry::with_builtins();
   const std::string name = state->spec().name;
-  // Kind "adapter": a system from outside gnncheck, kept for the whole run like an adapter process.
-  registry.add({.name = name,
-                .kind = "adapter",
-                .summary = fmt::format("Python callable '{}', in process", name),
-                .bug = "",
-                .availability = {},
-                .make = [state] { return make_python_system(state); }});
+  // Kind "adapter": a system from outside gnncheck (report.json knows no other kind for it).
+  // Fields assigned one by one: SystemEntry grows, and the defaults of new fields are right here.
+  suites::SystemEntry entry;
+  entry.name = name;
+  entry.kind = "adapter";
+  entry.summary = fmt::format("Python callable '{}', in process", name);
+  entry.make = [state] { return make_python_system(state); };
+  registry.add(std::move(entry));
 
   suites::RunOptions options;
   options.seed = request.seed;
@@ -133,16 +125,12 @@ SessionResult run_session(const SessionRequest& request, const std::shared_ptr<C
   options.override_systems = {name};
   options.only_targets = {request.target};
   options.suite_argument = request.suite_argument;
+  options.stop_requested = [state] { return state->stop_signal(); };
 
-  SessionSink sink(state, progress);
+  SessionSink sink(progress);
   SessionResult out;
   out.report = suites::run_suite(suite, registry, options, &sink);
   out.report.gnncheck_version = request.version;
-  if (sink.entries.size() != out.report.results.size())
-    throw InternalError(fmt::format("the runner reported {} results but finished {} tasks", out.report.results.size(),
-                                    sink.entries.size()));
-  out.entries = std::move(sink.entries);
-  out.tallies = std::move(sink.tallies);
   if (request.write_reports && !request.report_dir.empty()) reports::write_all(out.report, request.report_dir);
   return out;
 }

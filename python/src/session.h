@@ -37,8 +37,6 @@ struct SessionRequest {
 
 struct SessionResult {
   reports::RunReport report;
-  std::vector<std::string> entries;   // the entry of each result, in order
-  std::vector<AnswerTally> tallies;   // how the callable answered during each result's task
 };
 
 // Keeps what a system under test is checked with, for `target`: entries expecting `caught` (bug

@@ -29,7 +29,7 @@ def rerun_line(output):
 
 def failure_of(output):
     """The leading failure's engine message: check, system, target, tensor, worst element, seed."""
-    match = re.search(r"differential check FAILED: .*?Seed \d+\.", output, re.S)
+    match = re.search(r"differential check FAILED: .*?[Ss]eed \d+\.", output, re.S)
     assert match, output
     return re.sub(r"\s*\n(E\s+)?", " ", match.group(0))
 

@@ -36,8 +36,8 @@ def test_backward_with_A_for_A_transposed_fails_with_a_shrunk_counterexample():
     assert saved["n_dst"] <= 4 and saved["n_src"] <= 4, saved
     # The adjoint check needs no oracle at all and catches it too.
     assert next(v for v in run if v.entry == "differential" and v.check == "adjoint").outcome == "fail"
-    # On non-square graphs the kernel declares itself out of scope: skipped, which is not a pass.
-    assert {v.outcome for v in run if v.entry == "bipartite"} == {"skipped"}
+    # On non-square graphs the kernel declares itself out of scope: not tested, which is not a pass.
+    assert {v.outcome for v in run if v.entry == "bipartite"} == {"not tested"}
 
 
 def test_assert_correct_raises_check_failed_with_the_failure_story(tmp_path):
@@ -47,7 +47,7 @@ def test_assert_correct_raises_check_failed_with_the_failure_story(tmp_path):
     assert isinstance(error, AssertionError)
     text = str(error)
     for needle in ("system 'buggy_spmm_forward'", "target 'spmm'", "gradient x", "got ", "expected ", "bound",
-                   "Seed ", "counterexample (shrunk): " + str(tmp_path / "report" / "cases"), "re-run: "):
+                   "Case seed ", "counterexample (shrunk): " + str(tmp_path / "report" / "cases"), "re-run: "):
         assert needle in text, (needle, text)
     assert "gnncheck-replay" not in text and "RC_PARAMS" not in text  # the command's hints do not apply here
     assert text.count("re-run: ") == 1
