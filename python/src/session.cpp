@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,6 +29,7 @@ std::vector<std::string> entry_names(const suites::Suite& suite) {
 void keep_only(suites::Suite& suite, const std::vector<std::string>& only) {
   if (only.empty()) return;
   std::map<std::string, std::vector<std::string>> wanted;  // entry -> checks (empty: all)
+  std::set<std::string> whole;                              // entries named without a check
   for (const auto& item : only) {
     const auto slash = item.find('/');
     const std::string entry = item.substr(0, slash);
@@ -36,7 +38,10 @@ void keep_only(suites::Suite& suite, const std::vector<std::string>& only) {
     if (it == suite.entries.end())
       throw InputError(fmt::format("{}: no entry named '{}'; its entries: {}", suite.path, entry, fmt::join(entry_names(suite), ", ")));
     auto& checks = wanted[entry];
-    if (check.empty()) continue;
+    if (check.empty()) {
+      whole.insert(entry);
+      continue;
+    }
     if (std::find(it->checks.begin(), it->checks.end(), check) == it->checks.end())
       throw InputError(fmt::format("{}: entry '{}' has no check '{}'; its checks: {}", suite.path, entry, check,
                                    fmt::join(it->checks, ", ")));
@@ -46,7 +51,7 @@ void keep_only(suites::Suite& suite, const std::vector<std::string>& only) {
   for (auto& e : suite.entries) {
     auto it = wanted.find(e.name);
     if (it == wanted.end()) continue;
-    if (!it->second.empty()) e.checks = it->second;
+    if (!whole.count(e.name)) e.checks = it->second;
     kept.push_back(std::move(e));
   }
   suite.entries = std::move(kept);
