@@ -13,6 +13,7 @@
 #   lib/cmake/gnncheck/             gnncheckConfig.cmake, targets, GnncheckDownstream.cmake
 #   share/gnncheck/suites/*.yaml    (found by `gnncheck run ci`)
 #   share/gnncheck/python/          the Python adapter kit (gnncheck_adapter.py) and reference adapters
+#   <GNNCHECK_INSTALL_PYTHON_DIR>/gnncheck/   the Python package `import gnncheck` (installed by python/CMakeLists.txt)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 

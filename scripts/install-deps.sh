@@ -9,7 +9,8 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build ccache pkg-config
       libeigen3-dev libomp-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
       libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
-      python3 python3-numpy python3-scipy python3-jsonschema)
+      python3 python3-numpy python3-scipy python3-jsonschema
+      pybind11-dev python3-dev python3-pytest python3-torch)
 for arg in "$@"; do
   case "$arg" in
     --sanitizers) pkgs+=(clang libclang-rt-dev) ;;

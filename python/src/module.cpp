@@ -1,0 +1,238 @@
+// gnncheck/python/src/module.cpp — the `gnncheck._core` extension module: the engine, in process.
+//
+// The Python package (python/gnncheck/) is the public API; this module gives it the catalogue of
+// targets, the suite lookup of the `gnncheck` command, a suite run on a Python system
+// (session.h) and the re-run of a saved counterexample. Every engine call that evaluates cases runs
+// with the GIL released; the Python system takes it back for each evaluation.
+//
+//   from gnncheck import _core
+//   run = _core.run_suite(suite_path, "spmm", system, seed=None, report_dir="out")
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <fmt/format.h>
+
+#include "checks/checks.h"
+#include "oracle/error.h"
+#include "oracle/targets.h"
+#include "properties/counterexample.h"
+#include "python_system.h"
+#include "session.h"
+#include "suites/runner.h"
+#include "suites/suite.h"
+
+namespace py = pybind11;
+using namespace gnncheck;
+
+namespace {
+
+py::object optional_number(const std::optional<double>& v) { return v ? py::cast(*v) : py::none(); }
+
+py::object attribute_value(const AttrValue& v) {
+  return std::visit([](const auto& x) -> py::object { return py::cast(x); }, v);
+}
+
+py::dict slot_dict(const oracle::TensorSlot& s) {
+  py::dict d;
+  d["name"] = s.name;
+  d["kind"] = std::string(oracle::to_string(s.kind));
+  d["differentiable"] = s.differentiable;
+  return d;
+}
+
+py::dict target_dict(const oracle::TargetDef& def) {
+  const auto& spec = def.spec;
+  py::dict d;
+  d["name"] = spec.name;
+  d["is_layer"] = spec.is_layer;
+  d["summary"] = spec.summary;
+  d["needs_square_graph"] = spec.needs_square_graph;
+  py::list inputs, parameters, outputs, attributes;
+  for (const auto& s : spec.inputs) (s.kind == oracle::TensorKind::parameter ? parameters : inputs).append(slot_dict(s));
+  for (const auto& s : spec.outputs) outputs.append(slot_dict(s));
+  for (const auto& a : spec.attributes) {
+    py::dict ad;
+    ad["name"] = a.name;
+    ad["default"] = attribute_value(a.default_value);
+    ad["help"] = a.help;
+    attributes.append(ad);
+  }
+  d["inputs"] = inputs;
+  d["parameters"] = parameters;
+  d["outputs"] = outputs;
+  d["attributes"] = attributes;
+  return d;
+}
+
+// The Python system: {name, targets: {target: precision}, evaluate, live_bytes}.
+std::shared_ptr<python::CallableState> callable_state(const py::dict& system) {
+  python::CallableSpec spec;
+  spec.name = system["name"].cast<std::string>();
+  for (const auto& [target, precision] : system["targets"].cast<py::dict>())
+    spec.targets[target.cast<std::string>()] = parse_precision(precision.cast<std::string>());
+  spec.evaluate = system["evaluate"];
+  spec.live_bytes = system.contains("live_bytes") ? py::object(system["live_bytes"]) : py::object(py::none());
+  return std::make_shared<python::CallableState>(std::move(spec));
+}
+
+py::dict result_dict(const reports::ResultRecord& r, const std::filesystem::path& report_dir) {
+  py::dict d;
+  d["entry"] = r.entry;
+  d["system"] = r.system;
+  d["target"] = r.target;
+  d["check"] = r.check;
+  d["outcome"] = std::string(reports::to_string(r.outcome));
+  d["expectation_held"] = r.expectation_held;
+  d["precision"] = r.precision;
+  d["metric_name"] = r.metric_name;
+  d["metric"] = optional_number(r.metric);
+  d["bound"] = optional_number(r.bound);
+  d["tolerance_model"] = r.tolerance_model;
+  d["seed"] = r.seed;
+  d["cases"] = r.cases;
+  d["conclusive_cases"] = r.conclusive;
+  d["message"] = r.message;
+  d["counterexample"] = r.counterexample.empty() ? py::object(py::none())
+                                                 : py::cast((report_dir / r.counterexample).lexically_normal().string());
+  d["engine_repro"] = r.repro;
+  d["seconds"] = r.seconds;
+  return d;
+}
+
+py::dict run_suite(const std::filesystem::path& suite_path, const std::string& target, const py::dict& system,
+                   std::optional<std::uint64_t> seed, const std::filesystem::path& report_dir, bool write_reports,
+                   const std::vector<std::string>& only, const std::string& suite_argument, const py::object& progress) {
+  auto state = callable_state(system);
+  python::SessionRequest request;
+  request.suite_path = suite_path;
+  request.target = target;
+  request.seed = seed;
+  request.report_dir = report_dir;
+  request.write_reports = write_reports;
+  request.only = only;
+  request.suite_argument = suite_argument;
+  request.version = GNNCHECK_VERSION;
+  python::SessionProgress on_progress;
+  if (!progress.is_none()) {
+    on_progress = [&progress](const suites::TaskLabel& task, const reports::ResultRecord* result) {
+      py::gil_scoped_acquire gil;
+      py::dict label;
+      label["entry"] = task.entry;
+      label["system"] = task.system;
+      label["target"] = task.target;
+      label["check"] = task.check;
+      py::object outcome = result ? py::cast(std::string(reports::to_string(result->outcome))) : py::object(py::none());
+      try {
+        progress(label, outcome);
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable(progress);  // a broken progress printer must not stop the run
+      }
+    };
+  }
+  python::SessionResult out;
+  {
+    py::gil_scoped_release release;
+    out = python::run_session(request, state, on_progress);
+  }
+  py::dict d;
+  d["suite_name"] = out.report.suite_name;
+  d["suite_path"] = out.report.suite_path;
+  d["seed"] = out.report.seed;
+  d["seconds"] = out.report.seconds;
+  d["interrupted_by"] = out.report.interrupted_by;
+  py::list results;
+  for (const auto& r : out.report.results) results.append(result_dict(r, report_dir));
+  d["results"] = results;
+  return d;
+}
+
+py::dict saved_case_dict(const properties::SavedCase& saved) {
+  py::dict d;
+  d["target"] = saved.c.target;
+  d["system"] = saved.system;
+  d["check"] = std::string(checks::to_string(saved.check));
+  d["seed"] = saved.c.seed;
+  d["n_dst"] = saved.c.graph->n_dst();
+  d["n_src"] = saved.c.graph->n_src();
+  d["num_edges"] = saved.c.graph->num_edges();
+  d["graph"] = saved.c.graph->summary();
+  py::dict attrs;
+  for (const auto& [name, value] : saved.c.attributes.values()) attrs[py::str(name)] = attribute_value(value);
+  d["attributes"] = attrs;
+  d["verdict_message"] = saved.verdict_message;
+  return d;
+}
+
+py::dict repro(const std::filesystem::path& case_dir, const py::dict& system) {
+  const properties::SavedCase saved = properties::load_counterexample(case_dir);
+  auto state = callable_state(system);
+  if (!state->spec().targets.count(saved.c.target))
+    throw InputError(fmt::format("{}: the case is of target '{}'; the callable was declared for {}", case_dir.string(),
+                                 saved.c.target, state->spec().targets.begin()->first));
+  auto sys = python::make_python_system(state);
+  checks::Verdict v;
+  {
+    py::gil_scoped_release release;
+    v = checks::run_check(saved.check, *sys, saved.c);
+  }
+  py::dict d = saved_case_dict(saved);
+  d["system"] = v.system;
+  d["passed"] = v.passed;
+  d["applicable"] = v.applicable;
+  d["precision"] = std::string(to_string(v.precision));
+  d["tensor"] = v.tensor;
+  d["metric_name"] = v.metric_name;
+  d["metric"] = v.metric;
+  d["bound"] = v.bound;
+  d["system_status"] = std::string(to_string(v.system_status));
+  d["one_line"] = checks::one_line(v);
+  d["message"] = checks::failure_message(v);
+  d["detail"] = v.detail;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "gnncheck's engine (oracle, generators, checks, shrinking, runner), in process";
+  m.attr("version") = GNNCHECK_VERSION;
+  py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
+
+  m.def("targets", [] {
+    py::list out;
+    for (const auto& def : oracle::all_targets()) out.append(target_dict(def));
+    return out;
+  }, "The catalogue: every op and layer with its inputs, parameters, outputs and attributes.");
+  m.def("check_names", &suites::known_check_names, "The names a suite's `checks:` accepts.");
+  m.def("precisions", [] {
+    std::vector<std::string> out;
+    for (auto p : {Precision::float64, Precision::float32, Precision::tf32, Precision::bfloat16, Precision::float16})
+      out.emplace_back(to_string(p));
+    return out;
+  });
+  m.def("resolve_suite", [](const std::string& name, const std::filesystem::path& executable_dir) {
+    return suites::resolve_suite(name, executable_dir).string();
+  }, py::arg("name"), py::arg("executable_dir"),
+        "The `gnncheck` command's suite lookup: a path, or a shipped name (ci, default, full, …).");
+  m.def("suite_info", [](const std::filesystem::path& path) {
+    const suites::Suite s = suites::load_suite(path);
+    py::dict d;
+    d["name"] = s.name;
+    d["path"] = s.path;
+    d["seed"] = s.seed;
+    std::vector<std::string> entries;
+    for (const auto& e : s.entries) entries.push_back(e.name);
+    d["entries"] = entries;
+    return d;
+  }, py::arg("path"));
+  m.def("run_suite", &run_suite, py::arg("suite_path"), py::arg("target"), py::arg("system"), py::arg("seed") = py::none(),
+        py::arg("report_dir") = std::filesystem::path(), py::arg("write_reports") = true,
+        py::arg("only") = std::vector<std::string>{}, py::arg("suite_argument") = "", py::arg("progress") = py::none(),
+        "Runs a suite, narrowed to `target`, on the Python system {name, targets, evaluate, live_bytes}.");
+  m.def("load_counterexample", [](const std::filesystem::path& dir) { return saved_case_dict(properties::load_counterexample(dir)); },
+        py::arg("case_dir"));
+  m.def("repro", &repro, py::arg("case_dir"), py::arg("system"),
+        "Re-runs the saved check on a saved counterexample with the Python system; returns the verdict.");
+}

@@ -1,0 +1,77 @@
+"""The package without torch: numpy callables (framework="numpy", backward= required), the
+catalogue, and the adapter kit copied into the package."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import gnncheck
+
+
+def spmm(row_ptr, col_idx, n_rows, x):
+    rows = np.repeat(np.arange(n_rows), np.diff(row_ptr))
+    y = np.zeros((n_rows,) + x.shape[1:], dtype=x.dtype)
+    np.add.at(y, rows, x[col_idx])
+    return y
+
+
+def forward(case):
+    assert isinstance(case.inputs["x"], np.ndarray) and case.inputs["x"].dtype == case.dtype
+    return {"y": spmm(case.graph.row_ptr, case.graph.col_idx, case.n_dst, case.inputs["x"])}
+
+
+def backward(case, outputs):
+    g = case.graph
+    rows = g.row_of_edge
+    gx = np.zeros((case.n_src,) + case.grad_outputs["y"].shape[1:], dtype=case.dtype)
+    np.add.at(gx, g.col_idx, case.grad_outputs["y"][rows])
+    return {"x": gx}
+
+
+def backward_uses_a(case, outputs):
+    if case.n_dst != case.n_src:
+        raise gnncheck.Unsupported("square graphs only")
+    return {"x": spmm(case.graph.row_ptr, case.graph.col_idx, case.n_dst, case.grad_outputs["y"])}
+
+
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+def test_numpy_spmm_passes(precision):
+    run = gnncheck.assert_correct("spmm", forward, backward=backward, framework="numpy", precision=precision)
+    assert all(v.passed for v in run)
+
+
+def test_numpy_backward_with_a_fails():
+    run = gnncheck.check("spmm", forward, backward=backward_uses_a, framework="numpy", only=["differential"])
+    assert {v.outcome for v in run} == {"fail"}
+    assert all(v.load_counterexample()["n_dst"] <= 4 for v in run)
+
+
+def test_import_needs_no_torch():
+    # A fresh interpreter with torch made unimportable still imports gnncheck and runs numpy checks.
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import gnncheck\n"
+            "from gnncheck._system import detect_framework\n"
+            "assert detect_framework('auto', None) == 'numpy'\n"
+            "print(gnncheck.__version__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ.copy())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == gnncheck.__version__
+
+
+def test_the_catalogue():
+    targets = {t["name"]: t for t in gnncheck.targets()}
+    assert {"spmm", "sddmm_dot", "edge_softmax", "gcn", "gin", "gat", "sage", "agnn"} <= set(targets)
+    assert [p["name"] for p in targets["gcn"]["parameters"]] == ["weight", "bias"]
+    assert [s["name"] for s in targets["spmm_ve"]["inputs"]] == ["edge_values", "x"]
+
+
+def test_the_adapter_kit_is_part_of_the_package():
+    from gnncheck import adapter_kit
+    from gnncheck.adapter_kit import gnncheck_adapter
+
+    assert gnncheck_adapter.PROTOCOL_VERSION == 1
+    for name in ("gnncheck_adapter", "torch_adapter", "scipy_adapter"):
+        assert os.path.isfile(adapter_kit.path(name))
