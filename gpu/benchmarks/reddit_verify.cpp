@@ -13,7 +13,7 @@
 // them on its own thread. Freed memory is kept in the process heap for reuse (--keep-freed-memory,
 // default on; glibc otherwise unmaps every block above 32 MB on free and the next evaluation
 // page-faults it in again) — on the H200 this was not shown to matter: the runs with and without it
-// took 59–64 s alike (docs/performance-results/2026-11-30-0020/, before the last changes).
+// took 59–64 s alike (docs/performance.md, "Kept freed memory in the Reddit-scale verification").
 //
 //   gnncheck_gpu_reddit_verify --json verify.json
 //   gnncheck_gpu_reddit_verify --concurrent 5 --keep-freed-memory false
