@@ -1,0 +1,167 @@
+#include "scale/neighbourhood.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "oracle/error.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::scale {
+
+const std::vector<std::string>& supported_targets() {
+  static const std::vector<std::string> targets = {"spmm",      "spmm_ve",   "normalized_spmm",
+                                                   "sddmm_dot", "sddmm_add", "edge_softmax"};
+  return targets;
+}
+
+bool is_supported_target(const std::string& target) {
+  const auto& t = supported_targets();
+  return std::find(t.begin(), t.end(), target) != t.end();
+}
+
+void require_supported_target(const std::string& target) {
+  if (is_supported_target(target)) return;
+  oracle::find_target(target);  // an unknown name gets the catalogue's message
+  throw InputError(fmt::format("--target {}: not supported by gnncheck scale; supported targets: {}", target,
+                               fmt::join(supported_targets(), ", ")));
+}
+
+std::vector<index_t> row_ids(const std::vector<SampledRow>& rows) {
+  std::vector<index_t> ids;
+  ids.reserve(rows.size());
+  for (const auto& r : rows) ids.push_back(r.row);
+  return ids;
+}
+
+namespace {
+
+void check_rows(const Graph& g, std::span<const index_t> rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] < 0 || rows[i] >= g.n_dst())
+      throw InputError(fmt::format("sampled row {} is outside the graph's {} destination rows", rows[i], g.n_dst()));
+    if (i > 0 && rows[i] <= rows[i - 1])
+      throw InputError(fmt::format("sampled rows must be ascending and distinct ({} follows {})", rows[i], rows[i - 1]));
+  }
+}
+
+// Copies the rows `which` of `t` (row i of the result = row which[i] of t); `extra` zero rows follow.
+Tensor gather_rows(const Tensor& t, std::span<const index_t> which, index_t extra = 0) {
+  std::vector<index_t> shape = t.shape();
+  const index_t width = t.row_size();
+  shape[0] = static_cast<index_t>(which.size()) + extra;
+  Tensor out(shape);
+  for (size_t i = 0; i < which.size(); ++i)
+    std::copy_n(t.data() + which[i] * width, width, out.data() + static_cast<index_t>(i) * width);
+  return out;
+}
+
+}  // namespace
+
+TensorMap sampled_grad_outputs(const Case& c, std::span<const index_t> rows) {
+  if (!c.graph) throw InputError("scale: the case has no graph");
+  const Graph& g = *c.graph;
+  check_rows(g, rows);
+  const auto& def = oracle::find_target(c.target);
+  TensorMap grads = c.grad_outputs;
+  if (grads.empty()) {
+    const auto shapes = def.output_shapes(g, oracle::with_defaults(def.spec, c.attributes));
+    for (const auto& out : def.spec.outputs)
+      grads[out.name] = oracle::random_tensor(shapes.at(out.name), c.seed, "grad_" + out.name);
+  }
+  const auto row_ptr = g.row_ptr();
+  for (const auto& out : def.spec.outputs) {
+    Tensor& t = grads.at(out.name);
+    const index_t width = t.row_size();
+    Tensor kept(t.shape());
+    for (index_t row : rows) {
+      index_t begin = row, end = row + 1;  // node rows
+      if (out.kind == oracle::TensorKind::edges) begin = row_ptr[row], end = row_ptr[row + 1];
+      else if (out.kind != oracle::TensorKind::dst_nodes)
+        throw InputError(fmt::format("scale: output '{}' of '{}' is not a destination-node or edge tensor", out.name, c.target));
+      std::copy(t.data() + begin * width, t.data() + end * width, kept.data() + begin * width);
+    }
+    t = std::move(kept);
+  }
+  return grads;
+}
+
+Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
+  require_supported_target(c.target);
+  if (!c.graph) throw InputError("scale: the case has no graph");
+  const Graph& g = *c.graph;
+  check_rows(g, rows);
+  const auto& def = oracle::find_target(c.target);
+  const Attributes attrs = oracle::with_defaults(def.spec, c.attributes);
+  const bool pad_degrees = c.target == "normalized_spmm" && attrs.get_string("norm") == "symmetric";
+
+  Neighbourhood nb;
+  nb.rows.assign(rows.begin(), rows.end());
+  const auto row_ptr = g.row_ptr();
+  const auto col_idx = g.col_idx();
+  std::unordered_map<index_t, index_t> local_col;  // big source -> sub source
+  std::vector<index_t> uses;                        // sub source -> edges of S that read it
+  std::vector<index_t> sub_row_ptr{0};
+  std::vector<index_t> sub_col;
+  for (index_t row : rows) {
+    for (index_t e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
+      auto [it, inserted] = local_col.try_emplace(col_idx[e], static_cast<index_t>(nb.cols.size()));
+      if (inserted) {
+        nb.cols.push_back(col_idx[e]);
+        uses.push_back(0);
+      }
+      ++uses[it->second];
+      sub_col.push_back(it->second);
+      nb.edges.push_back(e);
+    }
+    sub_row_ptr.push_back(static_cast<index_t>(sub_col.size()));
+  }
+  const index_t n_cols = static_cast<index_t>(nb.cols.size());
+  if (pad_degrees) {
+    for (index_t j = 0; j < n_cols; ++j)
+      for (index_t k = uses[j]; k < g.out_degree(nb.cols[j]); ++k) sub_col.push_back(j);
+    nb.padding_edges = static_cast<index_t>(sub_col.size() - nb.edges.size());
+    sub_row_ptr.push_back(static_cast<index_t>(sub_col.size()));
+  }
+  const index_t pad_rows = pad_degrees ? 1 : 0;
+  const index_t sub_n_dst = static_cast<index_t>(rows.size()) + pad_rows;
+  // A neighbourhood of a square graph stays square in shape only when it is all of it; the
+  // supported targets accept any shape (none needs a square graph).
+  nb.sub.graph = std::make_shared<const Graph>(Graph::from_csr(sub_n_dst, n_cols, std::move(sub_row_ptr), std::move(sub_col)));
+  nb.sub.target = c.target;
+  nb.sub.attributes = c.attributes;
+  nb.sub.seed = c.seed;
+
+  auto restrict = [&](const Tensor& t, oracle::TensorKind kind, const std::string& name) -> Tensor {
+    switch (kind) {
+      case oracle::TensorKind::dst_nodes: return gather_rows(t, nb.rows, pad_rows);
+      case oracle::TensorKind::src_nodes: return gather_rows(t, nb.cols);
+      case oracle::TensorKind::edges: return gather_rows(t, nb.edges, nb.padding_edges);
+      case oracle::TensorKind::parameter: return t;
+      case oracle::TensorKind::edges_csc: break;
+    }
+    throw InputError(fmt::format("scale: tensor '{}' of '{}' is in CSC order, which a row restriction does not cover", name, c.target));
+  };
+  if (nb.padding_edges > 0)
+    for (const auto& in : def.spec.inputs)
+      if (in.kind == oracle::TensorKind::edges)
+        throw InternalError(fmt::format("scale: '{}' has an edge input, which a degree-padding row cannot carry", c.target));
+  for (const auto& in : def.spec.inputs) {
+    const TensorMap& from = in.kind == oracle::TensorKind::parameter ? c.parameters : c.inputs;
+    TensorMap& to = in.kind == oracle::TensorKind::parameter ? nb.sub.parameters : nb.sub.inputs;
+    const auto it = from.find(in.name);
+    if (it == from.end()) throw InputError(fmt::format("scale: the case lacks input '{}' of '{}'", in.name, c.target));
+    to[in.name] = restrict(it->second, in.kind, in.name);
+  }
+  for (const auto& out : def.spec.outputs) {
+    const auto it = c.grad_outputs.find(out.name);
+    if (it == c.grad_outputs.end()) continue;
+    nb.sub.grad_outputs[out.name] = restrict(it->second, out.kind, out.name);  // padding rows and edges get 0
+  }
+  return nb;
+}
+
+}  // namespace gnncheck::scale
