@@ -220,9 +220,11 @@ class Checker {
   }
 
   ScaleResult conclude() {
-    if (r_.compared_elements == 0)
+    if (r_.compared_elements == 0) {
+      r_.nothing_compared = true;
       return error(fmt::format("no element was compared ({} sampled rows, {} neighbourhood edges): nothing was verified",
                                r_.rows.size(), r_.neighbourhood_edges));
+    }
     bool passed = true;
     for (const auto& c : r_.comparisons) passed = passed && c.passed;
     r_.outcome = passed ? reports::Outcome::pass : reports::Outcome::fail;
@@ -288,7 +290,7 @@ reports::ResultRecord to_result_record(const ScaleResult& r) {
   rec.check = "scale";
   rec.outcome = r.outcome;
   rec.precision = std::string(to_string(r.precision));
-  rec.metric_name = "max |error| / bound over the sampled rows' outputs and every gradient";
+  rec.metric_name = "|system − exact| at the element nearest (or furthest past) its bound";
   if (r.worst) {
     rec.metric = std::abs(r.worst->actual - r.worst->expected);
     rec.bound = r.worst->bound;
@@ -298,8 +300,6 @@ reports::ResultRecord to_result_record(const ScaleResult& r) {
   rec.cases = 1;
   rec.conclusive = r.outcome == reports::Outcome::error ? 0 : 1;
   rec.message = r.message;
-  if (r.outcome == reports::Outcome::pass && r.worst)
-    rec.message = "";
   rec.repro = r.rerun_command;
   rec.seconds = r.seconds.inputs + r.seconds.system + r.seconds.oracle + r.seconds.compare;
   if (r.worst) rec.error_vs_bound.push_back({std::abs(r.worst->actual - r.worst->expected), r.worst->bound});

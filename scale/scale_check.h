@@ -63,6 +63,7 @@ struct ScaleResult {
   std::vector<checks::TensorComparison> comparisons;
   std::optional<WorstElement> worst;
   index_t compared_elements = 0;      // inside the neighbourhood (the zero check not counted)
+  bool nothing_compared = false;      // the system answered, but no element could be compared: an error, never a catch
   index_t zero_checked_elements = 0;  // gradient elements outside it, held to exactly 0
   std::vector<SampledRow> rows;
   index_t neighbourhood_edges = 0, neighbourhood_sources = 0, padding_edges = 0;

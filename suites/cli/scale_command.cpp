@@ -1,0 +1,142 @@
+#include "suites/cli/scale_command.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "oracle/error.h"
+#include "oracle/targets.h"
+#include "reports/writers.h"
+#include "scale/graph_spec.h"
+#include "scale/neighbourhood.h"
+#include "scale/scale_check.h"
+
+namespace gnncheck::suites {
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The target's attributes from --features, --heads and --norm; a flag the target has no attribute for is an error naming it.
+Attributes target_attributes(const ScaleCommandArgs& args) {
+  const auto& spec = oracle::find_target(args.target).spec;
+  auto accepts = [&](const std::string& name) {
+    for (const auto& a : spec.attributes)
+      if (a.name == name) return true;
+    return false;
+  };
+  Attributes attrs;
+  auto set = [&](const char* flag, const std::string& name, AttrValue value) {
+    if (!accepts(name)) throw InputError(fmt::format("{}: target {} has no '{}' attribute", flag, args.target, name));
+    attrs.set(name, std::move(value));
+  };
+  if (args.features) set("--features", "features", *args.features);
+  if (args.heads) set("--heads", "heads", *args.heads);
+  if (args.norm) set("--norm", "norm", *args.norm);
+  oracle::with_defaults(spec, attrs);
+  return attrs;
+}
+
+}  // namespace
+
+CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
+  CLI::App* cmd = app.add_subcommand(
+      "scale", "Check one system on a big graph against the exact oracle on sampled rows (supported targets: " +
+                   fmt::format("{}", fmt::join(scale::supported_targets(), ", ")) + ")");
+  cmd->add_option("--system", args.system, "A registered system (see `gnncheck list systems`)");
+  cmd->add_option("--adapter", args.adapter, "An external adapter command instead (adapters/PROTOCOL.md)");
+  cmd->add_option("--plugin", args.plugin, "A C plugin library (.so) instead");
+  cmd->add_option("--target", args.target, "The op to check")->required();
+  cmd->add_option("--graph", args.graph, "kronecker:SCALE | rmat:SCALE[,EDGE_FACTOR] | FILE (.mtx or edge list)")->required();
+  cmd->add_option("--rows", args.rows, "K: destination rows to verify (stratified; see scale/README.md)")->capture_default_str();
+  cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->capture_default_str();
+  cmd->add_option("--features", args.features, "Feature width C per node row (per head)");
+  cmd->add_option("--heads", args.heads, "Attention heads H (targets with heads)");
+  cmd->add_option("--norm", args.norm, "normalized_spmm: symmetric or row_mean");
+  cmd->add_option("--expect", args.expect, "pass (a correct system) or caught (a planted bug must fail)")
+      ->check(CLI::IsMember({"pass", "caught"}))
+      ->capture_default_str();
+  cmd->add_option("--report", args.report, "Also write report.json, junit.xml, summary.md and index.html to this directory");
+  return cmd;
+}
+
+int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
+  const int named = !args.system.empty() + !args.adapter.empty() + !args.plugin.empty();
+  if (named != 1) throw InputError("gnncheck scale: name exactly one system with --system, --adapter or --plugin");
+  scale::require_supported_target(args.target);
+  if (args.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", args.rows));
+  const Attributes attrs = target_attributes(args);
+  const scale::GraphSpec spec = scale::parse_graph_spec(args.graph);
+
+  std::string name = args.system;
+  if (!args.adapter.empty()) name = registry.add_adapter(args.adapter);
+  if (!args.plugin.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(args.plugin, ec)) throw InputError(fmt::format("--plugin {}: no such file", args.plugin));
+    name = registry.add_plugin(std::filesystem::absolute(args.plugin).lexically_normal().string());
+  }
+  const SystemEntry& entry = registry.find(name);
+  if (!entry.availability.available || (!entry.make && !entry.instance))
+    throw InputError(fmt::format("system '{}' is not available here: {}", name, entry.availability.reason));
+  std::shared_ptr<System> system = entry.instance;
+  if (!system) system = entry.make();
+
+  std::string rerun = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", entry.command_line_flag,
+                                  args.target, shell_quote(args.graph), args.rows, args.seed);
+  if (args.features) rerun += fmt::format(" --features {}", *args.features);
+  if (args.heads) rerun += fmt::format(" --heads {}", *args.heads);
+  if (args.norm) rerun += fmt::format(" --norm {}", *args.norm);
+  if (args.expect != "pass") rerun += fmt::format(" --expect {}", args.expect);
+
+  const std::string started = utc_now();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto graph = std::make_shared<const Graph>(scale::build_graph(spec, args.seed));
+  const double graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  fmt::print("graph {}: {} ({:.2f} s)\n", args.graph, graph->summary(), graph_seconds);
+
+  scale::ScaleOptions options;
+  options.target = args.target;
+  options.attributes = attrs;
+  options.rows = args.rows;
+  options.seed = args.seed;
+  options.graph_description = args.graph;
+  options.rerun_command = rerun;
+  const scale::ScaleResult result = scale::run_scale_check(*system, graph, options);
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << scale::summary_text(result);
+  fmt::print("  total {:.2f} s (graph {:.2f} s)\n", total, graph_seconds);
+
+  const reports::Expectation expectation = reports::parse_expectation(args.expect);
+  // A check that compared nothing caught nothing.
+  const bool held = reports::expectation_held(expectation, result.outcome) && !result.nothing_compared;
+  if (!args.report.empty()) {
+    reports::RunReport run;
+    run.gnncheck_version = GNNCHECK_VERSION;
+    run.suite_name = "scale";
+    run.suite_path = "(command line)";
+    run.seed = args.seed;
+    run.started_utc = started;
+    run.seconds = total;
+    run.systems.push_back({entry.name, entry.kind, entry.availability.available, entry.availability.reason, entry.bug});
+    reports::ResultRecord rec = scale::to_result_record(result);
+    rec.expectation = expectation;
+    rec.expectation_held = held;
+    run.results.push_back(std::move(rec));
+    reports::write_all(run, args.report);
+    fmt::print("  report: {}\n", (std::filesystem::path(args.report) / "report.json").string());
+  }
+  fmt::print("{}\n", held ? "expectation held" : "expectation NOT held");
+  return held ? 0 : 1;
+}
+
+}  // namespace gnncheck::suites
