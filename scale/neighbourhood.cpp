@@ -13,8 +13,8 @@
 namespace gnncheck::scale {
 
 const std::vector<std::string>& supported_targets() {
-  static const std::vector<std::string> targets = {"spmm",      "spmm_ve",   "normalized_spmm",
-                                                   "sddmm_dot", "sddmm_add", "edge_softmax"};
+  static const std::vector<std::string> targets = {"spmm",      "spmm_ve",      "normalized_spmm", "sddmm_dot",
+                                                   "sddmm_add", "edge_softmax", "gcn"};
   return targets;
 }
 
@@ -96,63 +96,82 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
   check_rows(g, rows);
   const auto& def = oracle::find_target(c.target);
   const Attributes attrs = oracle::with_defaults(def.spec, c.attributes);
-  const bool pad_degrees = c.target == "normalized_spmm" && attrs.get_string("norm") == "symmetric";
+  // A layer with self-loops aggregates over A + I, (i, i) appended to every row (the block
+  // convention: destination i is source i). The neighbourhood carries those self-loops as explicit
+  // edges and asks the layer for none, so it needs no square shape.
+  const bool explicit_self_loops = c.target == "gcn" && attrs.get_bool("self_loops");
+  const bool pad_degrees = (c.target == "normalized_spmm" || c.target == "gcn") && attrs.get_string("norm") == "symmetric";
+  if (explicit_self_loops && g.n_dst() > g.n_src())
+    throw InputError(fmt::format("target '{}' with self-loops needs n_dst ≤ n_src (destination i is source i); got {}", c.target,
+                                 g.summary()));
 
   Neighbourhood nb;
   nb.rows.assign(rows.begin(), rows.end());
   const auto row_ptr = g.row_ptr();
   const auto col_idx = g.col_idx();
   std::unordered_map<index_t, index_t> local_col;  // big source -> sub source
-  std::vector<index_t> uses;                        // sub source -> edges of S that read it
+  std::vector<index_t> uses;                        // sub source -> entries in its column so far
   std::vector<index_t> sub_row_ptr{0};
   std::vector<index_t> sub_col;
+  auto add_entry = [&](index_t big_col) {
+    auto [it, inserted] = local_col.try_emplace(big_col, static_cast<index_t>(nb.cols.size()));
+    if (inserted) {
+      nb.cols.push_back(big_col);
+      uses.push_back(0);
+    }
+    ++uses[it->second];
+    sub_col.push_back(it->second);
+  };
   for (index_t row : rows) {
     for (index_t e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
-      auto [it, inserted] = local_col.try_emplace(col_idx[e], static_cast<index_t>(nb.cols.size()));
-      if (inserted) {
-        nb.cols.push_back(col_idx[e]);
-        uses.push_back(0);
-      }
-      ++uses[it->second];
-      sub_col.push_back(it->second);
+      add_entry(col_idx[e]);
       nb.edges.push_back(e);
     }
+    if (explicit_self_loops) add_entry(row);
     sub_row_ptr.push_back(static_cast<index_t>(sub_col.size()));
   }
   const index_t n_cols = static_cast<index_t>(nb.cols.size());
   if (pad_degrees) {
-    for (index_t j = 0; j < n_cols; ++j)
-      for (index_t k = uses[j]; k < g.out_degree(nb.cols[j]); ++k) sub_col.push_back(j);
-    nb.padding_edges = static_cast<index_t>(sub_col.size() - nb.edges.size());
+    // Each source's column in the aggregated graph of the big case: its out-degree, plus its
+    // self-loop when the layer adds one and the source is also a destination.
+    for (index_t j = 0; j < n_cols; ++j) {
+      const index_t big_col = nb.cols[static_cast<size_t>(j)];
+      const index_t full = g.out_degree(big_col) + (explicit_self_loops && big_col < g.n_dst() ? 1 : 0);
+      for (index_t k = uses[static_cast<size_t>(j)]; k < full; ++k) sub_col.push_back(j);
+    }
+    nb.padding_edges = static_cast<index_t>(sub_col.size()) - sub_row_ptr.back();
     sub_row_ptr.push_back(static_cast<index_t>(sub_col.size()));
   }
   const index_t pad_rows = pad_degrees ? 1 : 0;
   const index_t sub_n_dst = static_cast<index_t>(rows.size()) + pad_rows;
-  // A neighbourhood of a square graph stays square in shape only when it is all of it; the
-  // supported targets accept any shape (none needs a square graph).
   nb.sub.graph = std::make_shared<const Graph>(Graph::from_csr(sub_n_dst, n_cols, std::move(sub_row_ptr), std::move(sub_col)));
   nb.sub.target = c.target;
   nb.sub.attributes = c.attributes;
+  if (explicit_self_loops) nb.sub.attributes.set("self_loops", false);
   nb.sub.seed = c.seed;
+  const index_t extra_dst = pad_rows;
+  const index_t extra_src = 0;
 
   auto restrict = [&](const Tensor& t, oracle::TensorKind kind, const std::string& name) -> Tensor {
     switch (kind) {
-      case oracle::TensorKind::dst_nodes: return gather_rows(t, nb.rows, pad_rows);
-      case oracle::TensorKind::src_nodes: return gather_rows(t, nb.cols);
+      case oracle::TensorKind::dst_nodes: return gather_rows(t, nb.rows, extra_dst);
+      case oracle::TensorKind::src_nodes: return gather_rows(t, nb.cols, extra_src);
       case oracle::TensorKind::edges: return gather_rows(t, nb.edges, nb.padding_edges);
       case oracle::TensorKind::parameter: return t;
       case oracle::TensorKind::edges_csc: break;
     }
     throw InputError(fmt::format("scale: tensor '{}' of '{}' is in CSC order, which a row restriction does not cover", name, c.target));
   };
-  if (nb.padding_edges > 0)
-    for (const auto& in : def.spec.inputs)
-      if (in.kind == oracle::TensorKind::edges)
-        throw InternalError(fmt::format("scale: '{}' has an edge input, which a degree-padding row cannot carry", c.target));
+  if (nb.padding_edges > 0 || explicit_self_loops)
+    for (const auto& slots : {def.spec.inputs, def.spec.outputs})
+      for (const auto& t : slots)
+        if (t.kind == oracle::TensorKind::edges)
+          throw InternalError(fmt::format("scale: '{}' has an edge tensor, which padding or explicit self-loops would misalign", c.target));
   for (const auto& in : def.spec.inputs) {
     const TensorMap& from = in.kind == oracle::TensorKind::parameter ? c.parameters : c.inputs;
     TensorMap& to = in.kind == oracle::TensorKind::parameter ? nb.sub.parameters : nb.sub.inputs;
     const auto it = from.find(in.name);
+    if (it == from.end() && in.kind == oracle::TensorKind::parameter) continue;  // optional (a layer without bias)
     if (it == from.end()) throw InputError(fmt::format("scale: the case lacks input '{}' of '{}'", in.name, c.target));
     to[in.name] = restrict(it->second, in.kind, in.name);
   }

@@ -14,6 +14,9 @@
 // graph. The neighbourhood then carries one padding destination row, last, with out_degree(j) −
 // (uses of j in S) edges to each source j it reads, and a zero output gradient: the degrees are
 // the big graph's, the padding row adds no term to any gradient, and its outputs are not compared.
+// The GCN layer with self-loops aggregates over A + I: the neighbourhood holds each sampled row's
+// self-loop as an explicit last edge of its row and sets self_loops = false, so the aggregated
+// graph (and its degrees) is the big case's restricted; weight and bias gradients are compared whole.
 //
 //   auto rows = gnncheck::scale::sample_rows(*c.graph, {.rows = 1000});
 //   c.grad_outputs = gnncheck::scale::sampled_grad_outputs(c, row_ids(rows));

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -89,8 +90,15 @@ class Checker {
     const auto in_shapes = def.input_shapes(*graph_, attrs);
     std::vector<TensorMapping> mappings;
     for (const auto& out : def.spec.outputs) mappings.push_back(mapping("output " + out.name, out.name, true, out.kind));
-    for (const auto& in : def.spec.inputs)
-      if (in.differentiable) mappings.push_back(mapping("gradient " + in.name, in.name, false, in.kind));
+    for (const auto& in : def.spec.inputs) {
+      if (!in.differentiable || !in_shapes.count(in.name)) continue;  // an optional parameter left out (a layer without bias)
+      if (in.kind == oracle::TensorKind::parameter) {
+        auto& ids = all_rows_[in.name];
+        ids.resize(static_cast<size_t>(in_shapes.at(in.name).empty() ? 1 : in_shapes.at(in.name)[0]));
+        for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<index_t>(i);
+      }
+      mappings.push_back(mapping("gradient " + in.name, in.name, false, in.kind));
+    }
     for (const auto& m : mappings) {
       const TensorMap& answers = m.is_output ? got.outputs : got.gradients;
       const auto it = answers.find(m.name);
@@ -100,7 +108,7 @@ class Checker {
         return error(fmt::format("system '{}' returned {} of shape {}, expected {}", r_.system, m.label, it->second.shape(), shape));
       const Tensor& want = (m.is_output ? exact.outputs : exact.gradients).at(m.name);
       compare_inside(m, it->second, want, bounds.tensors.at(m.label));
-      if (!m.is_output) compare_outside(m, it->second);
+      if (!m.is_output && m.kind != oracle::TensorKind::parameter) compare_outside(m, it->second);
     }
     r_.seconds.compare = seconds_since(t);
     return conclude();
@@ -113,6 +121,7 @@ class Checker {
       case oracle::TensorKind::dst_nodes: m.big_rows = &nb_.rows; break;
       case oracle::TensorKind::src_nodes: m.big_rows = &nb_.cols; break;
       case oracle::TensorKind::edges: m.big_rows = &nb_.edges; break;
+      case oracle::TensorKind::parameter: m.big_rows = &all_rows_.at(m.name); break;
       default: throw InternalError(fmt::format("scale: {} has a kind a row restriction does not map", m.label));
     }
     return m;
@@ -200,6 +209,7 @@ class Checker {
             return fmt::format("source {}, read by {}", nb_.cols[static_cast<size_t>(sub_row)], row_text(sub.row_of_edge()[e]));
         return fmt::format("source {}", nb_.cols[static_cast<size_t>(sub_row)]);
       }
+      case oracle::TensorKind::parameter: return "a parameter (summed over every sampled row)";
       default: return "";
     }
   }
@@ -245,6 +255,7 @@ class Checker {
   const ScaleOptions& options_;
   ScaleResult r_;
   Neighbourhood nb_;
+  std::map<std::string, std::vector<index_t>> all_rows_;  // parameters: every row, in order
   bool worst_passed_ = true;
 };
 
