@@ -52,6 +52,8 @@ class Checker {
     r_.rerun_command = options_.rerun_command;
     require_supported_target(options_.target);
     if (options_.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options_.rows));
+    if (!(options_.input_magnitude > 0.0) || !std::isfinite(options_.input_magnitude))
+      throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", options_.input_magnitude));
     const auto& def = oracle::find_target(options_.target);
     const Attributes attrs = oracle::with_defaults(def.spec, options_.attributes);
 
@@ -60,7 +62,8 @@ class Checker {
     r_.precision = system_.precision(options_.target);
 
     auto t = Clock::now();
-    Case big = oracle::make_random_case(def, graph_, options_.attributes, options_.seed);
+    Case big = oracle::make_random_case(def, graph_, options_.attributes, options_.seed,
+                                        {.min_value = -options_.input_magnitude, .max_value = options_.input_magnitude});
     r_.seconds.inputs = seconds_since(t);
 
     t = Clock::now();

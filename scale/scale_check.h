@@ -33,6 +33,7 @@ struct ScaleOptions {
   Attributes attributes = {};  // the target's (features, heads, norm); unset ones take their defaults
   index_t rows = 1000;    // K
   std::uint64_t seed = 1;  // inputs, output gradient and row sampling (the graph is built by the caller)
+  double input_magnitude = 1.0;  // inputs and output gradient uniform in [−M, M) (e.g. 1e3: large attention logits)
   index_t edge_offset_limit = index_t{1} << 31;
   checks::ToleranceOptions tolerance = {};
   std::string graph_description = {};  // e.g. "rmat:20,10", for messages

@@ -83,6 +83,7 @@ TEST(ScaleCommand, BadArgumentsNameTheFlag) {
       {"--system no_such_system --target spmm --graph rmat:8", "unknown system 'no_such_system'"},
       {"--target spmm --graph rmat:8", "name exactly one system with --system, --adapter or --plugin"},
       {"--system cpu_float32 --graph rmat:8", "--target is required"},
+      {"--system cpu_float32 --target spmm --graph rmat:8 --magnitude -1", "--magnitude must be a positive finite number"},
   };
   for (const auto& b : bad) {
     const auto r = gnncheck("scale " + b.args);

@@ -269,6 +269,18 @@ TEST(ScaleCheck, ReplicasFailOnAMediumGraph) {
   }
 }
 
+TEST(ScaleCheck, LargeLogitsOverflowASoftmaxWithoutMaxSubtraction) {
+  auto g = std::make_shared<const Graph>(rmat({.scale = 12, .edge_factor = 8}, 4));
+  auto correct = make_cpu_float32_system();
+  const ScaleResult ok = run_scale_check(*correct, g, {.target = "edge_softmax", .rows = 300, .seed = 4, .input_magnitude = 1e3});
+  EXPECT_EQ(ok.outcome, reports::Outcome::pass) << summary_text(ok);
+  auto wrong = make_replica("fusegnn_softmax_no_max", make_cpu_float32_system());
+  const ScaleResult caught = run_scale_check(*wrong, g, {.target = "edge_softmax", .rows = 300, .seed = 4, .input_magnitude = 1e3});
+  EXPECT_EQ(caught.outcome, reports::Outcome::fail) << summary_text(caught);
+  const ScaleResult unit = run_scale_check(*wrong, g, {.target = "edge_softmax", .rows = 300, .seed = 4});
+  EXPECT_EQ(unit.outcome, reports::Outcome::pass) << "logits in [-1, 1) cannot overflow: " << summary_text(unit);
+}
+
 TEST(ScaleCheck, NeverPassesWithNothingCompared) {
   auto g = std::make_shared<const Graph>(Graph::from_csr(0, 3, {0}, {}));
   auto sys = make_cpu_float32_system();

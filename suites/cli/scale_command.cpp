@@ -1,6 +1,7 @@
 #include "suites/cli/scale_command.h"
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -60,6 +61,8 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
   cmd->add_option("--graph", args.graph, "kronecker:SCALE | rmat:SCALE[,EDGE_FACTOR] | FILE (.mtx or edge list)")->required();
   cmd->add_option("--rows", args.rows, "K: destination rows to verify (stratified; see scale/README.md)")->capture_default_str();
   cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->capture_default_str();
+  cmd->add_option("--magnitude", args.magnitude, "Inputs uniform in [-M, M) (1e3: large attention logits, where softmax overflows)")
+      ->capture_default_str();
   cmd->add_option("--features", args.features, "Feature width C per node row (per head)");
   cmd->add_option("--heads", args.heads, "Attention heads H (targets with heads)");
   cmd->add_option("--norm", args.norm, "normalized_spmm: symmetric or row_mean");
@@ -75,6 +78,8 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   if (named != 1) throw InputError("gnncheck scale: name exactly one system with --system, --adapter or --plugin");
   scale::require_supported_target(args.target);
   if (args.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", args.rows));
+  if (!(args.magnitude > 0.0) || !std::isfinite(args.magnitude))
+    throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", args.magnitude));
   const Attributes attrs = target_attributes(args);
   const scale::GraphSpec spec = scale::parse_graph_spec(args.graph);
 
@@ -93,6 +98,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
 
   std::string rerun = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", entry.command_line_flag,
                                   args.target, shell_quote(args.graph), args.rows, args.seed);
+  if (args.magnitude != 1.0) rerun += fmt::format(" --magnitude {}", args.magnitude);
   if (args.features) rerun += fmt::format(" --features {}", *args.features);
   if (args.heads) rerun += fmt::format(" --heads {}", *args.heads);
   if (args.norm) rerun += fmt::format(" --norm {}", *args.norm);
@@ -109,6 +115,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   options.attributes = attrs;
   options.rows = args.rows;
   options.seed = args.seed;
+  options.input_magnitude = args.magnitude;
   options.graph_description = args.graph;
   options.rerun_command = rerun;
   const scale::ScaleResult result = scale::run_scale_check(*system, graph, options);

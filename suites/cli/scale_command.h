@@ -23,6 +23,7 @@ struct ScaleCommandArgs {
   std::string graph;
   std::int64_t rows = 1000;
   std::uint64_t seed = 1;
+  double magnitude = 1.0;
   std::optional<std::int64_t> features, heads;
   std::optional<std::string> norm;
   std::string expect = "pass";
