@@ -291,7 +291,8 @@ std::string summary_text(const ScaleResult& r) {
   if (!r.tolerance_model.empty()) s += fmt::format("  tolerance: {}\n", r.tolerance_model);
   s += fmt::format("  seconds: inputs {:.2f}, system {:.2f}, oracle part {:.3f}, compare {:.2f}\n", r.seconds.inputs, r.seconds.system,
                    r.seconds.oracle, r.seconds.compare);
-  if (!r.message.empty()) s += fmt::format("  {}\n", r.message);
+  // A failure's message repeats the lines above (for reports); an error's message is its only reason.
+  if (r.outcome == reports::Outcome::error && !r.message.empty()) s += fmt::format("  {}\n", r.message);
   s += fmt::format("  re-run: {}\n", r.rerun_command);
   return s;
 }

@@ -63,7 +63,8 @@ TEST(ScaleCommand, ReplicaIsCaught) {
   const auto fail = gnncheck("scale --system tcgnn_backward_uses_A --target spmm --graph rmat:10 --rows 100");
   EXPECT_EQ(fail.exit_code, 1) << fail.output;
   EXPECT_THAT(fail.output, HasSubstr("FAIL scale tcgnn_backward_uses_A/spmm"));
-  EXPECT_THAT(fail.output, HasSubstr("Re-run: gnncheck scale --system tcgnn_backward_uses_A --target spmm --graph rmat:10"));
+  EXPECT_THAT(fail.output, HasSubstr("re-run: gnncheck scale --system tcgnn_backward_uses_A --target spmm --graph rmat:10"));
+  EXPECT_EQ(fail.output.find("e-run:"), fail.output.rfind("e-run:")) << "one re-run line:\n" << fail.output;
   const auto caught = gnncheck("scale --system tcgnn_backward_uses_A --target spmm --graph rmat:10 --rows 100 --expect caught");
   EXPECT_EQ(caught.exit_code, 0) << caught.output;
 }

@@ -2,7 +2,11 @@
 // sampled rows and every gradient, the strata are what they say, a correct system passes and
 // replicas fail on a medium graph, and bad arguments name their flag.
 #include <algorithm>
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -231,6 +235,27 @@ TEST(Arguments, BadValuesNameTheirFlag) {
   EXPECT_EQ(k.rmat.edge_factor, 16);
   EXPECT_EQ(build_graph(k, 3), build_graph(k, 3));
   EXPECT_EQ(parse_graph_spec("rmat:5,4").rmat.edge_factor, 4);
+}
+
+TEST(Arguments, GraphFromAFile) {
+  const auto path = std::filesystem::temp_directory_path() / fmt::format("gnncheck-scale-{}.txt", ::getpid());
+  {
+    std::ofstream out(path);
+    out << "0 1\n1 2\n2 0\n2 1\n";  // u v: edge u -> v, so v's row lists u
+  }
+  const GraphSpec spec = parse_graph_spec(path.string());
+  EXPECT_EQ(spec.kind, GraphSpec::Kind::file);
+  const Graph g = build_graph(spec, 1);
+  EXPECT_EQ(g.num_edges(), 4);
+  EXPECT_EQ(g.in_degree(1), 2);
+  std::ofstream(path) << "0 x\n";
+  try {
+    build_graph(parse_graph_spec(path.string()), 1);
+    ADD_FAILURE() << "a malformed edge list was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--graph '" + path.string() + "'"));
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(ScaleCheck, CorrectSystemsPassEveryTargetOnAMediumGraph) {

@@ -57,7 +57,7 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
   cmd->add_option("--system", args.system, "A registered system (see `gnncheck list systems`)");
   cmd->add_option("--adapter", args.adapter, "An external adapter command instead (adapters/PROTOCOL.md)");
   cmd->add_option("--plugin", args.plugin, "A C plugin library (.so) instead");
-  cmd->add_option("--target", args.target, "The op to check")->required();
+  cmd->add_option("--target", args.target, "The op or layer to check (see the list above)")->required();
   cmd->add_option("--graph", args.graph, "kronecker:SCALE | rmat:SCALE[,EDGE_FACTOR] | FILE (.mtx or edge list)")->required();
   cmd->add_option("--rows", args.rows, "K: destination rows to verify (stratified; see scale/README.md)")->capture_default_str();
   cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->capture_default_str();
@@ -65,7 +65,7 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
       ->capture_default_str();
   cmd->add_option("--features", args.features, "Feature width C per node row (per head)");
   cmd->add_option("--heads", args.heads, "Attention heads H (targets with heads)");
-  cmd->add_option("--norm", args.norm, "normalized_spmm: symmetric or row_mean");
+  cmd->add_option("--norm", args.norm, "normalized_spmm and gcn: symmetric or row_mean");
   cmd->add_option("--expect", args.expect, "pass (a correct system) or caught (a planted bug must fail)")
       ->check(CLI::IsMember({"pass", "caught"}))
       ->capture_default_str();
