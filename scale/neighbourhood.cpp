@@ -13,8 +13,9 @@
 namespace gnncheck::scale {
 
 const std::vector<std::string>& supported_targets() {
-  static const std::vector<std::string> targets = {"spmm",      "spmm_ve",      "normalized_spmm", "sddmm_dot",
-                                                   "sddmm_add", "edge_softmax", "gcn"};
+  static const std::vector<std::string> targets = {"spmm",         "spmm_ve", "normalized_spmm", "sddmm_dot", "sddmm_add",
+                                                   "edge_softmax", "gcn",     "gin",             "gat",       "sage",
+                                                   "agnn"};
   return targets;
 }
 
@@ -101,7 +102,14 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
   // edges and asks the layer for none, so it needs no square shape.
   const bool explicit_self_loops = c.target == "gcn" && attrs.get_bool("self_loops");
   const bool pad_degrees = (c.target == "normalized_spmm" || c.target == "gcn") && attrs.get_string("norm") == "symmetric";
-  if (explicit_self_loops && g.n_dst() > g.n_src())
+  // The other layers read destination i's own features as source i (GIN's (1+ε)·x_i, SAGE's
+  // x_i·W_self, GAT's and AGNN's self-loops): the neighbourhood keeps that convention by giving the
+  // sampled rows the first sources, in order. None of them reads a degree of the sources.
+  const bool block = def.spec.is_layer && c.target != "gcn";
+  if (c.target == "gat" && attrs.get_double("attn_dropout") > 0.0)
+    throw InputError("target 'gat' with attn_dropout > 0: the dropout mask is drawn per edge id, which the sampled rows' "
+                     "neighbourhood renumbers; a scale check runs GAT without attention dropout");
+  if ((explicit_self_loops || block) && g.n_dst() > g.n_src())
     throw InputError(fmt::format("target '{}' with self-loops needs n_dst ≤ n_src (destination i is source i); got {}", c.target,
                                  g.summary()));
 
@@ -122,6 +130,13 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
     ++uses[it->second];
     sub_col.push_back(it->second);
   };
+  if (block) {
+    for (index_t row : rows) {
+      local_col.emplace(row, static_cast<index_t>(nb.cols.size()));
+      nb.cols.push_back(row);
+      uses.push_back(0);
+    }
+  }
   for (index_t row : rows) {
     for (index_t e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
       add_entry(col_idx[e]);

@@ -74,7 +74,7 @@ TEST(ScaleCommand, BadArgumentsNameTheFlag) {
     std::string args, message;
   };
   const Bad bad[] = {
-      {"--system cpu_float32 --target gat --graph rmat:8", "--target gat: not supported by gnncheck scale; supported targets: spmm, "},
+      {"--system cpu_float32 --target eshuffle --graph rmat:8", "--target eshuffle: not supported by gnncheck scale; supported targets: spmm, "},
       {"--system cpu_float32 --target nope --graph rmat:8", "unknown target 'nope'"},
       {"--system cpu_float32 --target spmm --graph rmat:eight", "--graph 'rmat:eight'"},
       {"--system cpu_float32 --target spmm --graph /no/such.mtx", "--graph '/no/such.mtx': not a file"},

@@ -44,7 +44,13 @@ std::vector<TargetCase> target_cases() {
           {"edge_softmax", {{"heads", std::int64_t{2}}}},
           {"gcn", {{"norm", std::string("symmetric")}}},
           {"gcn", {{"norm", std::string("row_mean")}, {"bias", false}}},
-          {"gcn", {{"self_loops", false}, {"in_features", std::int64_t{3}}}}};
+          {"gcn", {{"self_loops", false}, {"in_features", std::int64_t{3}}}},
+          {"gin", {{"in_features", std::int64_t{3}}}},
+          {"gat", {{"heads", std::int64_t{2}}}},
+          {"gat", {{"concat", false}, {"self_loops", false}}},
+          {"sage", {{"in_features", std::int64_t{3}}}},
+          {"agnn", {{"features", std::int64_t{3}}}},
+          {"agnn", {{"self_loops", false}}}};
 }
 
 // Small graphs with what kernels get wrong: duplicates, self-loops, empty rows, non-square shapes.
@@ -119,7 +125,7 @@ void expect_neighbourhood_matches_full(const TargetCase& tc, std::shared_ptr<con
 TEST(Neighbourhood, EqualsTheFullOracleOnSampledRowsAndEveryGradient) {
   for (const auto& tc : target_cases()) {
     for (const auto& [name, g] : small_graphs()) {
-      if (tc.target == "gcn" && tc.attributes.get_bool("self_loops", true) && g->n_dst() > g->n_src()) continue;  // no own features
+      if (oracle::find_target(tc.target).spec.is_layer && g->n_dst() > g->n_src()) continue;  // no own features
       for (index_t k : {index_t{1}, index_t{3}, index_t{1000}}) {
         const auto rows = row_ids(sample_rows(*g, {.rows = k, .seed = 5}));
         const std::string label = fmt::format("{} {} on {} with K = {}", tc.target, gnncheck::to_string(tc.attributes.values().begin()->second),
@@ -165,11 +171,11 @@ TEST(Neighbourhood, RejectsUnsortedRowsAndUnsupportedTargets) {
   EXPECT_THROW(restrict_to_rows(c, std::vector<index_t>{3, 1}), InputError);
   EXPECT_THROW(restrict_to_rows(c, std::vector<index_t>{7}), InputError);
   try {
-    require_supported_target("gat");
-    FAIL() << "gat accepted";
+    require_supported_target("spmm_transposed");
+    FAIL() << "spmm_transposed accepted";
   } catch (const InputError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("--target gat"));
-    EXPECT_THAT(e.what(), HasSubstr("spmm, spmm_ve, normalized_spmm, sddmm_dot, sddmm_add, edge_softmax, gcn"));
+    EXPECT_THAT(e.what(), HasSubstr("--target spmm_transposed"));
+    EXPECT_THAT(e.what(), HasSubstr("spmm, spmm_ve, normalized_spmm, sddmm_dot, sddmm_add, edge_softmax, gcn, gin, gat, sage, agnn"));
   }
   EXPECT_THROW(require_supported_target("no_such_target"), InputError);
 }
@@ -282,6 +288,10 @@ TEST(ScaleCheck, ReplicasFailOnAMediumGraph) {
       {"tcgnn_backward_uses_A", {"gcn", {}}},
       {"gnnadvisor_sqrt_degree", {"gcn", {}}},
       {"missing_bias_grad", {"gcn", {}}},
+      {"tcgnn_backward_uses_A", {"gin", {}}},
+      {"tcgnn_agnn_attention_grad", {"agnn", {}}},
+      {"gat_backward_untransposed_attention", {"gat", {}}},
+      {"tlpgnn_no_attention_grad", {"gat", {}}},
   };
   for (const auto& [replica, tc] : bugs) {
     auto sys = make_replica(replica, make_cpu_float32_system());
