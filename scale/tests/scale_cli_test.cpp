@@ -56,6 +56,13 @@ TEST(ScaleCommand, CorrectSystemPassesAndWritesAReport) {
   EXPECT_EQ(res["seed"], 3);
   EXPECT_EQ(res["repro"], rerun);
   EXPECT_TRUE(fs::exists(dir / "junit.xml"));
+  std::ifstream rows_in(dir / "scale_rows.json");
+  ASSERT_TRUE(rows_in);
+  const auto rows = nlohmann::json::parse(rows_in);
+  EXPECT_EQ(rows["rows"].size(), 200u);
+  EXPECT_EQ(rows["strata"]["highest in-degree"], 50);
+  EXPECT_EQ(rows["rows"][0]["stratum"], "first row");
+  EXPECT_EQ(rows["rerun"], rerun);
   fs::remove_all(dir);
 }
 

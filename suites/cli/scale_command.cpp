@@ -4,10 +4,12 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "oracle/error.h"
 #include "oracle/targets.h"
@@ -46,6 +48,33 @@ Attributes target_attributes(const ScaleCommandArgs& args) {
   if (args.norm) set("--norm", "norm", *args.norm);
   oracle::with_defaults(spec, attrs);
   return attrs;
+}
+
+// Which rows were verified and why, beside report.json (whose record has no place for them).
+void write_sampled_rows(const scale::ScaleResult& r, const Graph& g, const std::filesystem::path& file) {
+  nlohmann::json j;
+  j["system"] = r.system;
+  j["target"] = r.target;
+  j["graph"] = r.graph_description;
+  j["graph_summary"] = r.graph_summary;
+  j["seed"] = r.seed;
+  j["verdict"] = std::string(reports::to_string(r.outcome));
+  nlohmann::json counts = nlohmann::json::object();
+  for (const auto& [stratum, count] : scale::stratum_counts(r.rows)) counts[std::string(scale::to_string(stratum))] = count;
+  j["strata"] = counts;
+  j["neighbourhood"] = {{"edges", r.neighbourhood_edges}, {"sources", r.neighbourhood_sources}, {"padding_edges", r.padding_edges}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : r.rows)
+    rows.push_back({{"row", row.row}, {"stratum", std::string(scale::to_string(row.stratum))}, {"in_degree", g.in_degree(row.row)}});
+  j["rows"] = std::move(rows);
+  if (r.worst)
+    j["worst"] = {{"tensor", r.worst->tensor}, {"index", r.worst->index}, {"where", r.worst->where}, {"actual", r.worst->actual},
+                  {"expected", r.worst->expected}, {"bound", r.worst->bound}};
+  j["seconds"] = {{"inputs", r.seconds.inputs}, {"system", r.seconds.system}, {"oracle", r.seconds.oracle}, {"compare", r.seconds.compare}};
+  j["rerun"] = r.rerun_command;
+  std::ofstream out(file);
+  out << j.dump(1) << "\n";
+  if (!out) throw InputError(fmt::format("--report: cannot write {}", file.string()));
 }
 
 }  // namespace
@@ -140,7 +169,9 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
     rec.expectation_held = held;
     run.results.push_back(std::move(rec));
     reports::write_all(run, args.report);
-    fmt::print("  report: {}\n", (std::filesystem::path(args.report) / "report.json").string());
+    write_sampled_rows(result, *graph, std::filesystem::path(args.report) / "scale_rows.json");
+    fmt::print("  report: {} (sampled rows and their strata: scale_rows.json)\n",
+               (std::filesystem::path(args.report) / "report.json").string());
   }
   fmt::print("{}\n", held ? "expectation held" : "expectation NOT held");
   return held ? 0 : 1;
