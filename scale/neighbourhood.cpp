@@ -90,10 +90,23 @@ TensorMap sampled_grad_outputs(const Case& c, std::span<const index_t> rows) {
   return grads;
 }
 
+void require_restrictable(const std::string& target, const Attributes& attributes, const Graph& g) {
+  require_supported_target(target);
+  const auto& def = oracle::find_target(target);
+  const Attributes attrs = oracle::with_defaults(def.spec, attributes);
+  if (target == "gat" && attrs.get_double("attn_dropout") > 0.0)
+    throw InputError("target 'gat' with attn_dropout > 0: the dropout mask is drawn per edge id, which the sampled rows' "
+                     "neighbourhood renumbers; a scale check runs GAT without attention dropout");
+  const bool own_features = def.spec.is_layer && (target != "gcn" || attrs.get_bool("self_loops"));
+  if (own_features && g.n_dst() > g.n_src())
+    throw InputError(fmt::format("target '{}' reads destination i's own features as source i, which needs n_dst ≤ n_src; got {}",
+                                 target, g.summary()));
+}
+
 Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
-  require_supported_target(c.target);
   if (!c.graph) throw InputError("scale: the case has no graph");
   const Graph& g = *c.graph;
+  require_restrictable(c.target, c.attributes, g);
   check_rows(g, rows);
   const auto& def = oracle::find_target(c.target);
   const Attributes attrs = oracle::with_defaults(def.spec, c.attributes);
@@ -106,12 +119,6 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
   // x_i·W_self, GAT's and AGNN's self-loops): the neighbourhood keeps that convention by giving the
   // sampled rows the first sources, in order. None of them reads a degree of the sources.
   const bool block = def.spec.is_layer && c.target != "gcn";
-  if (c.target == "gat" && attrs.get_double("attn_dropout") > 0.0)
-    throw InputError("target 'gat' with attn_dropout > 0: the dropout mask is drawn per edge id, which the sampled rows' "
-                     "neighbourhood renumbers; a scale check runs GAT without attention dropout");
-  if ((explicit_self_loops || block) && g.n_dst() > g.n_src())
-    throw InputError(fmt::format("target '{}' with self-loops needs n_dst ≤ n_src (destination i is source i); got {}", c.target,
-                                 g.summary()));
 
   Neighbourhood nb;
   nb.rows.assign(rows.begin(), rows.end());

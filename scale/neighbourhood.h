@@ -54,7 +54,11 @@ struct Neighbourhood {
   index_t padding_edges = 0;   // edges of the padding row (symmetric normalization only)
 };
 
-// Throws InputError for an unsupported target or rows that are not ascending, distinct and in range.
+// Throws InputError when a case of `target` with `attributes` on `g` cannot be restricted to rows:
+// an unsupported target, GAT with attention dropout, a layer reading own features with n_dst > n_src.
+void require_restrictable(const std::string& target, const Attributes& attributes, const Graph& g);
+
+// Throws InputError as require_restrictable does, and for rows that are not ascending, distinct and in range.
 Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows);
 
 }  // namespace gnncheck::scale

@@ -54,6 +54,7 @@ class Checker {
     if (options_.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options_.rows));
     if (!(options_.input_magnitude > 0.0) || !std::isfinite(options_.input_magnitude))
       throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", options_.input_magnitude));
+    require_restrictable(options_.target, options_.attributes, *graph_);  // before the system's whole-graph run
     const auto& def = oracle::find_target(options_.target);
     const Attributes attrs = oracle::with_defaults(def.spec, options_.attributes);
 
@@ -210,6 +211,8 @@ class Checker {
         for (index_t e = 0; e < static_cast<index_t>(nb_.edges.size()); ++e)
           if (col[e] == sub_row)
             return fmt::format("source {}, read by {}", nb_.cols[static_cast<size_t>(sub_row)], row_text(sub.row_of_edge()[e]));
+        if (sub_row < static_cast<index_t>(r_.rows.size()) && nb_.cols[static_cast<size_t>(sub_row)] == r_.rows[static_cast<size_t>(sub_row)].row)
+          return fmt::format("source {}, the own features of {}", nb_.cols[static_cast<size_t>(sub_row)], row_text(sub_row));
         return fmt::format("source {}", nb_.cols[static_cast<size_t>(sub_row)]);
       }
       case oracle::TensorKind::parameter: return "a parameter (summed over every sampled row)";

@@ -178,6 +178,11 @@ TEST(Neighbourhood, RejectsUnsortedRowsAndUnsupportedTargets) {
     EXPECT_THAT(e.what(), HasSubstr("spmm, spmm_ve, normalized_spmm, sddmm_dot, sddmm_add, edge_softmax, gcn, gin, gat, sage, agnn"));
   }
   EXPECT_THROW(require_supported_target("no_such_target"), InputError);
+  EXPECT_THROW(require_restrictable("gat", {{"attn_dropout", 0.5}}, *g), InputError);
+  const Graph wide = Graph::from_edges(3, 2, std::vector<index_t>{0, 1}, std::vector<index_t>{1, 0});
+  EXPECT_THROW(require_restrictable("gin", {}, wide), InputError);
+  EXPECT_NO_THROW(require_restrictable("gcn", {{"self_loops", false}}, wide));
+  EXPECT_NO_THROW(require_restrictable("spmm", {}, wide));
 }
 
 TEST(RowSampling, StrataAreWhatTheySay) {
