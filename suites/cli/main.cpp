@@ -32,6 +32,7 @@
 #include "suites/cli/final_table.h"
 #include "suites/cli/list_command.h"
 #include "suites/cli/progress.h"
+#include "suites/cli/scale_command.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
 #include "suites/system_registry.h"
@@ -254,6 +255,10 @@ int main(int argc, char** argv) {
   CLI::App* report = app.add_subcommand("report", "Rewrite junit.xml, summary.md and index.html of a report directory from its report.json");
   report->add_option("report_dir", report_dir_arg, "A directory written by `gnncheck run --report`")->required();
 
+  // gnncheck scale
+  suites::ScaleCommandArgs scale_args;
+  CLI::App* scale = suites::add_scale_command(app, scale_args);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -269,6 +274,8 @@ int main(int argc, char** argv) {
 
   try {
     auto registry = suites::SystemRegistry::with_builtins();
+
+    if (scale->parsed()) return suites::run_scale_command(scale_args, registry);
 
     if (list->parsed()) {
       suites::print_list(std::cout, registry, list_section);

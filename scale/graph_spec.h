@@ -1,0 +1,35 @@
+// gnncheck/scale/graph_spec.h — the graphs `gnncheck scale` checks on, named by one string.
+//
+//   kronecker:SCALE          Graph500's Kronecker graph: the R-MAT generator of fixtures/generators.h
+//                            with a, b, c = .57, .19, .19, 2^SCALE nodes, 16·2^SCALE generated edges,
+//                            symmetrized, duplicates and self-loops kept (a multigraph, as Graph500
+//                            generates it), nodes permuted
+//   rmat:SCALE[,EDGE_FACTOR] the fixtures' R-MAT defaults: directed, simple, permuted; EDGE_FACTOR 16
+//   FILE                     a MatrixMarket file (.mtx) or an edge list (any other name)
+// Every graph is built on the CPU and is a function of the spec and the seed alone.
+//
+//   gnncheck::Graph g = gnncheck::scale::build_graph(gnncheck::scale::parse_graph_spec("rmat:20,10"), 7);
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fixtures/generators.h"
+#include "oracle/graph.h"
+
+namespace gnncheck::scale {
+
+struct GraphSpec {
+  enum class Kind { kronecker, rmat, file };
+  Kind kind = Kind::rmat;
+  RmatParams rmat;   // kronecker and rmat
+  std::string path;  // file
+  std::string text;  // the spec as given (for messages and re-run lines)
+};
+
+// Throws InputError naming --graph and what is accepted.
+GraphSpec parse_graph_spec(const std::string& text);
+// Throws InputError naming --graph when the file cannot be read or parsed.
+Graph build_graph(const GraphSpec& spec, std::uint64_t seed);
+
+}  // namespace gnncheck::scale

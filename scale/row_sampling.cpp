@@ -1,0 +1,141 @@
+#include "scale/row_sampling.h"
+
+#include <algorithm>
+#include <queue>
+#include <random>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "fixtures/random.h"
+#include "oracle/error.h"
+
+namespace gnncheck::scale {
+
+std::string_view to_string(Stratum s) {
+  switch (s) {
+    case Stratum::first_row: return "first row";
+    case Stratum::last_row: return "last row";
+    case Stratum::past_edge_limit: return "edges past 2^31";
+    case Stratum::highest_in_degree: return "highest in-degree";
+    case Stratum::empty_row: return "empty row";
+    case Stratum::random: return "random";
+  }
+  return "?";
+}
+
+const std::vector<Stratum>& all_strata() {
+  static const std::vector<Stratum> strata = {Stratum::first_row,         Stratum::last_row,  Stratum::past_edge_limit,
+                                              Stratum::highest_in_degree, Stratum::empty_row, Stratum::random};
+  return strata;
+}
+
+namespace {
+
+// The rows picked so far, in pick order, with membership in O(1).
+class Picks {
+ public:
+  explicit Picks(index_t capacity) : capacity_(capacity) {}
+  bool full() const { return static_cast<index_t>(rows_.size()) >= capacity_; }
+  bool contains(index_t row) const { return chosen_.count(row) != 0; }
+  // Adds `row` unless it is already picked or K rows are; returns whether it was added.
+  bool add(index_t row, Stratum s) {
+    if (full() || contains(row)) return false;
+    chosen_.insert(row);
+    rows_.push_back({row, s});
+    return true;
+  }
+  index_t size() const { return static_cast<index_t>(rows_.size()); }
+  std::vector<SampledRow> take() { return std::move(rows_); }
+
+ private:
+  index_t capacity_;
+  std::unordered_set<index_t> chosen_;
+  std::vector<SampledRow> rows_;
+};
+
+// Adds up to `quota` rows of [lo, hi) that satisfy `accept`, uniformly at random, not yet picked.
+// Few wanted of many: rejection; otherwise the candidates are listed and partially shuffled.
+template <class Accept>
+void add_random_rows(Picks& picks, index_t lo, index_t hi, index_t quota, Stratum s, std::mt19937_64& rng, Accept accept) {
+  if (hi <= lo || quota <= 0) return;
+  const index_t span = hi - lo;
+  if (quota * 8 < span) {
+    // Rejection sampling: bounded attempts so a range of mostly rejected rows cannot spin.
+    index_t added = 0;
+    for (index_t attempt = 0; attempt < 64 * quota && added < quota && !picks.full(); ++attempt) {
+      const index_t row = lo + static_cast<index_t>(uniform_below(rng, static_cast<std::uint64_t>(span)));
+      if (accept(row) && picks.add(row, s)) ++added;
+    }
+    if (added == quota || picks.full()) return;
+    quota -= added;
+  }
+  std::vector<index_t> candidates;
+  for (index_t row = lo; row < hi; ++row)
+    if (accept(row) && !picks.contains(row)) candidates.push_back(row);
+  const index_t n = static_cast<index_t>(candidates.size());
+  for (index_t i = 0; i < n && i < quota && !picks.full(); ++i) {
+    const index_t j = i + static_cast<index_t>(uniform_below(rng, static_cast<std::uint64_t>(n - i)));
+    std::swap(candidates[i], candidates[j]);
+    picks.add(candidates[i], s);
+  }
+}
+
+}  // namespace
+
+std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options) {
+  if (options.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options.rows));
+  const index_t n = g.n_dst();
+  const index_t k = std::min(options.rows, n);
+  Picks picks(k);
+  std::mt19937_64 rng(options.seed ^ 0x5ca1ab1e5eedULL);
+  if (n == 0) return {};
+
+  picks.add(0, Stratum::first_row);
+  picks.add(n - 1, Stratum::last_row);
+
+  // Rows holding an edge at position ≥ limit: the row containing edge `limit`, then any after it.
+  const auto row_ptr = g.row_ptr();
+  if (g.num_edges() > options.edge_offset_limit) {
+    // The first row whose end passes the limit holds edge `limit`.
+    const auto it = std::upper_bound(row_ptr.begin() + 1, row_ptr.end(), options.edge_offset_limit);
+    const index_t straddling = static_cast<index_t>(it - row_ptr.begin()) - 1;
+    picks.add(straddling, Stratum::past_edge_limit);
+    add_random_rows(picks, straddling + 1, n, std::max<index_t>(1, k / 4) - 1, Stratum::past_edge_limit, rng,
+                    [&](index_t row) { return g.in_degree(row) > 0; });
+  }
+
+  // The K/4 rows of largest in-degree: a min-heap of (degree, −row) keeps the best seen.
+  const index_t hubs = std::max<index_t>(1, k / 4);
+  using Entry = std::pair<index_t, index_t>;  // (in-degree, −row): larger is better
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> best;
+  for (index_t row = 0; row < n; ++row) {
+    const Entry e{g.in_degree(row), -row};
+    if (static_cast<index_t>(best.size()) < hubs) best.push(e);
+    else if (e > best.top()) {
+      best.pop();
+      best.push(e);
+    }
+  }
+  std::vector<Entry> hub_rows;
+  while (!best.empty()) hub_rows.push_back(best.top()), best.pop();
+  std::sort(hub_rows.begin(), hub_rows.end(), std::greater<>());
+  for (const auto& [degree, neg_row] : hub_rows) picks.add(-neg_row, Stratum::highest_in_degree);
+
+  add_random_rows(picks, 0, n, std::max<index_t>(1, k / 16), Stratum::empty_row, rng,
+                  [&](index_t row) { return g.in_degree(row) == 0; });
+  add_random_rows(picks, 0, n, k - picks.size(), Stratum::random, rng, [](index_t) { return true; });
+
+  auto rows = picks.take();
+  std::sort(rows.begin(), rows.end(), [](const SampledRow& a, const SampledRow& b) { return a.row < b.row; });
+  return rows;
+}
+
+std::map<Stratum, index_t> stratum_counts(const std::vector<SampledRow>& rows) {
+  std::map<Stratum, index_t> counts;
+  for (Stratum s : all_strata()) counts[s] = 0;
+  for (const auto& r : rows) ++counts[r.stratum];
+  return counts;
+}
+
+}  // namespace gnncheck::scale

@@ -1,0 +1,49 @@
+// gnncheck/scale/row_sampling.h — which destination rows a scale check verifies, and why each.
+//
+// Bugs at scale live in particular rows: hub rows (softmax overflow, races, long sums), rows whose
+// edges sit past the 2^31-th edge (32-bit edge offsets), the first and last rows (off-by-one
+// bounds), empty rows (0/0, uninitialised outputs). sample_rows picks K distinct rows in strata, in
+// this priority order, each row named by the first stratum that picked it:
+//   first_row, last_row      rows 0 and n_dst − 1
+//   past_edge_limit          when E > edge_offset_limit (2^31): the row holding edge 2^31, then
+//                            random rows whose edges all lie past it — up to K/4
+//   highest_in_degree        the K/4 rows of largest in-degree (ties: lower id first)
+//   empty_row                up to max(1, K/16) random rows with no in-edge
+//   random                   uniform over the rows not yet picked, up to K in all
+// Every choice is a function of the graph and the seed (std::mt19937_64 bits, fixtures/random.h).
+//
+//   auto rows = gnncheck::scale::sample_rows(g, {.rows = 1000, .seed = 7});
+//   rows[0].row; to_string(rows[0].stratum);   // ascending rows
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <vector>
+
+#include "oracle/graph.h"
+
+namespace gnncheck::scale {
+
+enum class Stratum { first_row, last_row, past_edge_limit, highest_in_degree, empty_row, random };
+std::string_view to_string(Stratum s);
+const std::vector<Stratum>& all_strata();
+
+struct SampledRow {
+  index_t row = 0;
+  Stratum stratum = Stratum::random;
+};
+
+struct SamplingOptions {
+  index_t rows = 1000;  // K; all rows when K ≥ n_dst
+  std::uint64_t seed = 1;
+  index_t edge_offset_limit = index_t{1} << 31;  // the edge position 32-bit offsets cannot reach
+};
+
+// Distinct rows in ascending order. Throws InputError when options.rows < 1.
+std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options);
+
+// How many rows each stratum holds (every stratum listed, 0 included).
+std::map<Stratum, index_t> stratum_counts(const std::vector<SampledRow>& rows);
+
+}  // namespace gnncheck::scale

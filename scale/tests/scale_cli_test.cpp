@@ -1,0 +1,103 @@
+// `gnncheck scale` as a user meets it: a correct system passes, a replica is caught, the report
+// holds one "scale" result with its re-run line, and bad arguments name their flag (exit 2).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+CommandResult gnncheck(const std::string& args) {
+  const std::string cmd = fmt::format("'{}' {} 2>&1", GNNCHECK_EXE, args);
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(ScaleCommand, CorrectSystemPassesAndWritesAReport) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("gnncheck-scale-cli-{}", ::getpid());
+  fs::remove_all(dir);
+  const auto r = gnncheck(fmt::format("scale --system cpu_float32 --target spmm_ve --graph rmat:12,8 --rows 200 --seed 3 --heads 2 --report '{}'",
+                                      dir.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("PASS scale cpu_float32/spmm_ve"));
+  EXPECT_THAT(r.output, HasSubstr("highest in-degree"));
+  const std::string rerun = "gnncheck scale --system cpu_float32 --target spmm_ve --graph rmat:12,8 --rows 200 --seed 3 --heads 2";
+  EXPECT_THAT(r.output, HasSubstr("re-run: " + rerun));
+  std::ifstream in(dir / "report.json");
+  ASSERT_TRUE(in) << r.output;
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["results"].size(), 1u);
+  const auto& res = j["results"][0];
+  EXPECT_EQ(res["check"], "scale");
+  EXPECT_EQ(res["verdict"], "pass");
+  EXPECT_EQ(res["seed"], 3);
+  EXPECT_EQ(res["repro"], rerun);
+  EXPECT_TRUE(fs::exists(dir / "junit.xml"));
+  std::ifstream rows_in(dir / "scale_rows.json");
+  ASSERT_TRUE(rows_in);
+  const auto rows = nlohmann::json::parse(rows_in);
+  EXPECT_EQ(rows["rows"].size(), 200u);
+  EXPECT_EQ(rows["strata"]["highest in-degree"], 50);
+  EXPECT_EQ(rows["rows"][0]["stratum"], "first row");
+  EXPECT_EQ(rows["rerun"], rerun);
+  fs::remove_all(dir);
+}
+
+TEST(ScaleCommand, ReplicaIsCaught) {
+  const auto fail = gnncheck("scale --system tcgnn_backward_uses_A --target spmm --graph rmat:10 --rows 100");
+  EXPECT_EQ(fail.exit_code, 1) << fail.output;
+  EXPECT_THAT(fail.output, HasSubstr("FAIL scale tcgnn_backward_uses_A/spmm"));
+  EXPECT_THAT(fail.output, HasSubstr("re-run: gnncheck scale --system tcgnn_backward_uses_A --target spmm --graph rmat:10"));
+  EXPECT_EQ(fail.output.find("e-run:"), fail.output.rfind("e-run:")) << "one re-run line:\n" << fail.output;
+  const auto caught = gnncheck("scale --system tcgnn_backward_uses_A --target spmm --graph rmat:10 --rows 100 --expect caught");
+  EXPECT_EQ(caught.exit_code, 0) << caught.output;
+}
+
+TEST(ScaleCommand, BadArgumentsNameTheFlag) {
+  struct Bad {
+    std::string args, message;
+  };
+  const Bad bad[] = {
+      {"--system cpu_float32 --target eshuffle --graph rmat:8", "--target eshuffle: not supported by gnncheck scale; supported targets: spmm, "},
+      {"--system cpu_float32 --target nope --graph rmat:8", "unknown target 'nope'"},
+      {"--system cpu_float32 --target spmm --graph rmat:eight", "--graph 'rmat:eight'"},
+      {"--system cpu_float32 --target spmm --graph /no/such.mtx", "--graph '/no/such.mtx': not a file"},
+      {"--system cpu_float32 --target spmm --graph rmat:8 --rows 0", "--rows must be at least 1"},
+      {"--system cpu_float32 --target spmm --graph rmat:8 --heads 2", "--heads: target spmm has no 'heads' attribute"},
+      {"--system cpu_float32 --target normalized_spmm --graph rmat:8 --norm sideways", "sideways"},
+      {"--system no_such_system --target spmm --graph rmat:8", "unknown system 'no_such_system'"},
+      {"--target spmm --graph rmat:8", "name exactly one system with --system, --adapter or --plugin"},
+      {"--system cpu_float32 --graph rmat:8", "--target is required"},
+      {"--system cpu_float32 --target spmm --graph rmat:8 --magnitude -1", "--magnitude must be a positive finite number"},
+  };
+  for (const auto& b : bad) {
+    const auto r = gnncheck("scale " + b.args);
+    EXPECT_EQ(r.exit_code, 2) << b.args << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(b.message)) << b.args;
+  }
+}
+
+}  // namespace

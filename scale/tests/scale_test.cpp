@@ -1,0 +1,336 @@
+// Tests of the scale check: the neighbourhood's oracle values equal the full oracle's on the
+// sampled rows and every gradient, the strata are what they say, a correct system passes and
+// replicas fail on a medium graph, and bad arguments name their flag.
+#include <algorithm>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "adapters/cpu_systems.h"
+#include "adapters/replicas/replicas.h"
+#include "fixtures/generators.h"
+#include "oracle/error.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+#include "scale/graph_spec.h"
+#include "scale/neighbourhood.h"
+#include "scale/row_sampling.h"
+#include "scale/scale_check.h"
+
+namespace gnncheck::scale {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct TargetCase {
+  std::string target;
+  Attributes attributes;
+};
+
+std::vector<TargetCase> target_cases() {
+  return {{"spmm", {{"features", std::int64_t{3}}}},
+          {"spmm_ve", {{"heads", std::int64_t{2}}, {"features", std::int64_t{2}}}},
+          {"normalized_spmm", {{"norm", std::string("symmetric")}}},
+          {"normalized_spmm", {{"norm", std::string("row_mean")}}},
+          {"sddmm_dot", {{"heads", std::int64_t{2}}, {"features", std::int64_t{3}}}},
+          {"sddmm_add", {{"heads", std::int64_t{2}}}},
+          {"edge_softmax", {{"heads", std::int64_t{2}}}},
+          {"gcn", {{"norm", std::string("symmetric")}}},
+          {"gcn", {{"norm", std::string("row_mean")}, {"bias", false}}},
+          {"gcn", {{"self_loops", false}, {"in_features", std::int64_t{3}}}},
+          {"gin", {{"in_features", std::int64_t{3}}}},
+          {"gat", {{"heads", std::int64_t{2}}}},
+          {"gat", {{"concat", false}, {"self_loops", false}}},
+          {"sage", {{"in_features", std::int64_t{3}}}},
+          {"agnn", {{"features", std::int64_t{3}}}},
+          {"agnn", {{"self_loops", false}}}};
+}
+
+// Small graphs with what kernels get wrong: duplicates, self-loops, empty rows, non-square shapes.
+std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> small_graphs() {
+  std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> graphs;
+  auto add = [&](std::string name, Graph g) { graphs.emplace_back(std::move(name), std::make_shared<const Graph>(std::move(g))); };
+  // Row 0: a duplicate (0<-1 twice) and a self-loop; row 1 empty; row 3 reads sources 1, 3, 1.
+  const std::vector<index_t> dst = {0, 0, 0, 2, 3, 3, 3, 4}, src = {1, 0, 1, 4, 1, 3, 1, 2};
+  add("multigraph 5x5", Graph::from_edges(5, 5, dst, src));
+  const std::vector<index_t> bdst = {0, 0, 2, 2, 2, 3}, bsrc = {6, 1, 0, 6, 6, 2};
+  add("bipartite 4x7", Graph::from_edges(4, 7, bdst, bsrc));  // non-square, row 1 empty, duplicates
+  const std::vector<index_t> wdst = {0, 1, 1, 1}, wsrc = {0, 0, 1, 0};
+  add("wide-rows 3x2", Graph::from_edges(3, 2, wdst, wsrc));  // more rows than sources, last row empty
+  add("rmat 6 irregular", apply_graph_options(rmat({.scale = 6, .edge_factor = 6}, 3),
+                                              {.duplicate_fraction = 0.1, .self_loop_fraction = 0.1, .empty_row_fraction = 0.2}, 3));
+  return graphs;
+}
+
+void expect_close(double got, double want, const std::string& where) {
+  EXPECT_LE(std::abs(got - want), 1e-13 * (1.0 + std::abs(want))) << where << ": neighbourhood " << got << ", full oracle " << want;
+}
+
+// The neighbourhood's exact values, mapped into the big tensor, equal the full oracle's; every
+// gradient element the neighbourhood does not hold is exactly 0 in the full oracle.
+void expect_neighbourhood_matches_full(const TargetCase& tc, std::shared_ptr<const Graph> g, const std::vector<index_t>& rows,
+                                       const std::string& label) {
+  const auto& def = oracle::find_target(tc.target);
+  Case big = oracle::make_random_case(def, g, tc.attributes, 11);
+  big.grad_outputs = sampled_grad_outputs(big, rows);
+  const Result full = oracle::evaluate(big);
+  ASSERT_TRUE(full.ok()) << full.message;
+  const Neighbourhood nb = restrict_to_rows(big, rows);
+  const Result sub = oracle::evaluate(nb.sub);
+  ASSERT_TRUE(sub.ok()) << sub.message;
+  auto map_of = [&](oracle::TensorKind kind) -> const std::vector<index_t>& {
+    return kind == oracle::TensorKind::dst_nodes ? nb.rows : kind == oracle::TensorKind::src_nodes ? nb.cols : nb.edges;
+  };
+  for (const auto& out : def.spec.outputs) {
+    const Tensor& f = full.outputs.at(out.name);
+    const Tensor& s = sub.outputs.at(out.name);
+    const auto& m = map_of(out.kind);
+    const index_t w = f.row_size();
+    for (size_t i = 0; i < m.size(); ++i)
+      for (index_t k = 0; k < w; ++k)
+        expect_close(s[static_cast<index_t>(i) * w + k], f[m[i] * w + k], fmt::format("{} output {} row {}", label, out.name, m[i]));
+  }
+  for (const auto& in : def.spec.inputs) {
+    if (!in.differentiable) continue;
+    if (!full.gradients.count(in.name)) continue;  // an optional parameter left out
+    const Tensor& f = full.gradients.at(in.name);
+    const Tensor& s = sub.gradients.at(in.name);
+    if (in.kind == oracle::TensorKind::parameter) {  // sums over the sampled rows: the whole tensor
+      ASSERT_EQ(f.shape(), s.shape());
+      for (index_t i = 0; i < f.size(); ++i) expect_close(s[i], f[i], fmt::format("{} gradient {} [{}]", label, in.name, i));
+      continue;
+    }
+    const auto& m = map_of(in.kind);
+    const index_t w = f.row_size();
+    std::vector<char> inside(static_cast<size_t>(f.rows()), 0);
+    for (size_t i = 0; i < m.size(); ++i) {
+      inside[static_cast<size_t>(m[i])] = 1;
+      for (index_t k = 0; k < w; ++k)
+        expect_close(s[static_cast<index_t>(i) * w + k], f[m[i] * w + k], fmt::format("{} gradient {} row {}", label, in.name, m[i]));
+    }
+    for (index_t row = 0; row < f.rows(); ++row)
+      if (!inside[static_cast<size_t>(row)]) {
+        for (index_t k = 0; k < w; ++k) EXPECT_EQ(f[row * w + k], 0.0) << label << " gradient " << in.name << " outside, row " << row;
+      }
+  }
+}
+
+TEST(Neighbourhood, EqualsTheFullOracleOnSampledRowsAndEveryGradient) {
+  for (const auto& tc : target_cases()) {
+    for (const auto& [name, g] : small_graphs()) {
+      if (oracle::find_target(tc.target).spec.is_layer && g->n_dst() > g->n_src()) continue;  // no own features
+      for (index_t k : {index_t{1}, index_t{3}, index_t{1000}}) {
+        const auto rows = row_ids(sample_rows(*g, {.rows = k, .seed = 5}));
+        const std::string label = fmt::format("{} {} on {} with K = {}", tc.target, gnncheck::to_string(tc.attributes.values().begin()->second),
+                                              name, k);
+        expect_neighbourhood_matches_full(tc, g, rows, label);
+      }
+    }
+  }
+}
+
+TEST(Neighbourhood, EmptyRowsOnlyAndHandPickedRows) {
+  const auto g = small_graphs()[0].second;  // row 1 is empty
+  for (const auto& tc : target_cases()) {
+    expect_neighbourhood_matches_full(tc, g, {1}, tc.target + " on the empty row");
+    expect_neighbourhood_matches_full(tc, g, {0, 3}, tc.target + " on rows with duplicates and a self-loop");
+  }
+}
+
+TEST(Neighbourhood, SymmetricNormCarriesFullOutDegreesInAPaddingRow) {
+  const auto g = small_graphs()[0].second;
+  Case big = oracle::make_random_case(oracle::find_target("normalized_spmm"), g, {{"norm", std::string("symmetric")}}, 1);
+  big.grad_outputs = sampled_grad_outputs(big, std::vector<index_t>{3});
+  const Neighbourhood nb = restrict_to_rows(big, std::vector<index_t>{3});
+  // Row 3 reads sources 1, 3, 1; source 1 has out-degree 4 in the graph, source 3 one.
+  EXPECT_EQ(nb.cols, (std::vector<index_t>{1, 3}));
+  EXPECT_EQ(nb.sub.graph->n_dst(), 2);
+  EXPECT_EQ(nb.padding_edges, 2);
+  EXPECT_EQ(nb.sub.graph->out_degree(0), g->out_degree(1));
+  EXPECT_EQ(nb.sub.graph->out_degree(1), g->out_degree(3));
+  const Neighbourhood plain = restrict_to_rows(
+      [&] {
+        Case c = big;
+        c.attributes.set("norm", std::string("row_mean"));
+        return c;
+      }(),
+      std::vector<index_t>{3});
+  EXPECT_EQ(plain.padding_edges, 0);
+}
+
+TEST(Neighbourhood, RejectsUnsortedRowsAndUnsupportedTargets) {
+  const auto g = small_graphs()[0].second;
+  Case c = oracle::make_random_case(oracle::find_target("spmm"), g, {}, 1);
+  EXPECT_THROW(restrict_to_rows(c, std::vector<index_t>{3, 1}), InputError);
+  EXPECT_THROW(restrict_to_rows(c, std::vector<index_t>{7}), InputError);
+  try {
+    require_supported_target("spmm_transposed");
+    FAIL() << "spmm_transposed accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--target spmm_transposed"));
+    EXPECT_THAT(e.what(), HasSubstr("spmm, spmm_ve, normalized_spmm, sddmm_dot, sddmm_add, edge_softmax, gcn, gin, gat, sage, agnn"));
+  }
+  EXPECT_THROW(require_supported_target("no_such_target"), InputError);
+  EXPECT_THROW(require_restrictable("gat", {{"attn_dropout", 0.5}}, *g), InputError);
+  const Graph wide = Graph::from_edges(3, 2, std::vector<index_t>{0, 1}, std::vector<index_t>{1, 0});
+  EXPECT_THROW(require_restrictable("gin", {}, wide), InputError);
+  EXPECT_NO_THROW(require_restrictable("gcn", {{"self_loops", false}}, wide));
+  EXPECT_NO_THROW(require_restrictable("spmm", {}, wide));
+}
+
+TEST(RowSampling, StrataAreWhatTheySay) {
+  const Graph g = rmat({.scale = 10, .edge_factor = 8}, 2);
+  const index_t limit = g.num_edges() / 2;  // stands in for 2^31
+  const auto rows = sample_rows(g, {.rows = 200, .seed = 9, .edge_offset_limit = limit});
+  ASSERT_EQ(rows.size(), 200u);
+  for (size_t i = 1; i < rows.size(); ++i) EXPECT_LT(rows[i - 1].row, rows[i].row);
+  const auto counts = stratum_counts(rows);
+  EXPECT_EQ(counts.at(Stratum::first_row), 1);
+  EXPECT_EQ(counts.at(Stratum::last_row), 1);
+  EXPECT_EQ(counts.at(Stratum::past_edge_limit), 50);
+  EXPECT_GE(counts.at(Stratum::highest_in_degree), 40);
+  EXPECT_GE(counts.at(Stratum::empty_row), 1);
+  EXPECT_GT(counts.at(Stratum::random), 0);
+  const auto row_ptr = g.row_ptr();
+  index_t min_hub_degree = g.num_edges();
+  bool straddling_found = false;
+  for (const auto& r : rows) {
+    if (r.stratum == Stratum::past_edge_limit) {
+      EXPECT_GT(row_ptr[r.row + 1], limit) << r.row;
+      straddling_found = straddling_found || (row_ptr[r.row] <= limit && row_ptr[r.row + 1] > limit);
+    }
+    if (r.stratum == Stratum::empty_row) {
+      EXPECT_EQ(g.in_degree(r.row), 0);
+    }
+    if (r.stratum == Stratum::highest_in_degree) min_hub_degree = std::min(min_hub_degree, g.in_degree(r.row));
+  }
+  EXPECT_TRUE(straddling_found);
+  for (const auto& r : rows) {
+    if (r.stratum == Stratum::random) {
+      EXPECT_LE(g.in_degree(r.row), min_hub_degree) << "a random row beats a hub row";
+    }
+  }
+  // Same seed, same rows; all rows when K ≥ n.
+  const auto again = sample_rows(g, {.rows = 200, .seed = 9, .edge_offset_limit = limit});
+  EXPECT_EQ(row_ids(again), row_ids(rows));
+  EXPECT_EQ(sample_rows(g, {.rows = 5000, .seed = 9}).size(), static_cast<size_t>(g.n_dst()));
+  EXPECT_EQ(counts.at(Stratum::past_edge_limit), 50);
+  EXPECT_EQ(stratum_counts(sample_rows(g, {.rows = 200, .seed = 9})).at(Stratum::past_edge_limit), 0);  // E ≤ 2^31
+}
+
+TEST(Arguments, BadValuesNameTheirFlag) {
+  auto message = [](auto fn) {
+    try {
+      fn();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_THAT(message([] { parse_graph_spec("rmat:x"); }), HasSubstr("--graph 'rmat:x'"));
+  EXPECT_THAT(message([] { parse_graph_spec("kronecker:40"); }), HasSubstr("SCALE must be in 0..30"));
+  EXPECT_THAT(message([] { parse_graph_spec("kronecker:10,4"); }), HasSubstr("--graph"));
+  EXPECT_THAT(message([] { parse_graph_spec("rmat:10,0"); }), HasSubstr("EDGE_FACTOR"));
+  EXPECT_THAT(message([] { parse_graph_spec("/no/such/file.mtx"); }), HasSubstr("--graph '/no/such/file.mtx': not a file"));
+  const Graph g = chain(4);
+  EXPECT_THAT(message([&] { sample_rows(g, {.rows = 0}); }), HasSubstr("--rows"));
+  const auto k = parse_graph_spec("kronecker:5");
+  EXPECT_TRUE(k.rmat.symmetrize);
+  EXPECT_EQ(k.rmat.edge_factor, 16);
+  EXPECT_EQ(build_graph(k, 3), build_graph(k, 3));
+  EXPECT_EQ(parse_graph_spec("rmat:5,4").rmat.edge_factor, 4);
+}
+
+TEST(Arguments, GraphFromAFile) {
+  const auto path = std::filesystem::temp_directory_path() / fmt::format("gnncheck-scale-{}.txt", ::getpid());
+  {
+    std::ofstream out(path);
+    out << "0 1\n1 2\n2 0\n2 1\n";  // u v: edge u -> v, so v's row lists u
+  }
+  const GraphSpec spec = parse_graph_spec(path.string());
+  EXPECT_EQ(spec.kind, GraphSpec::Kind::file);
+  const Graph g = build_graph(spec, 1);
+  EXPECT_EQ(g.num_edges(), 4);
+  EXPECT_EQ(g.in_degree(1), 2);
+  std::ofstream(path) << "0 x\n";
+  try {
+    build_graph(parse_graph_spec(path.string()), 1);
+    ADD_FAILURE() << "a malformed edge list was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--graph '" + path.string() + "'"));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(ScaleCheck, CorrectSystemsPassEveryTargetOnAMediumGraph) {
+  auto g = std::make_shared<const Graph>(rmat({.scale = 12, .edge_factor = 8}, 4));
+  for (const auto& tc : target_cases()) {
+    for (auto make : {make_cpu_float32_system, make_oracle_system}) {
+      auto sys = make();
+      const ScaleResult r = run_scale_check(*sys, g, {.target = tc.target, .attributes = tc.attributes, .rows = 300, .seed = 4});
+      EXPECT_EQ(r.outcome, reports::Outcome::pass) << summary_text(r);
+      EXPECT_GT(r.compared_elements, 0);
+      EXPECT_GT(r.zero_checked_elements, 0);
+    }
+  }
+}
+
+TEST(ScaleCheck, ReplicasFailOnAMediumGraph) {
+  auto g = std::make_shared<const Graph>(rmat({.scale = 12, .edge_factor = 8}, 4));
+  const std::vector<std::pair<std::string, TargetCase>> bugs = {
+      {"tcgnn_backward_uses_A", {"spmm", {}}},
+      {"tcgnn_backward_uses_A", {"normalized_spmm", {}}},
+      {"gnnadvisor_sqrt_degree", {"normalized_spmm", {}}},
+      {"gnnadvisor_norm_backward_order", {"normalized_spmm", {}}},
+      {"tlpgnn_no_attention_grad", {"edge_softmax", {}}},
+      {"tcgnn_backward_uses_A", {"gcn", {}}},
+      {"gnnadvisor_sqrt_degree", {"gcn", {}}},
+      {"missing_bias_grad", {"gcn", {}}},
+      {"tcgnn_backward_uses_A", {"gin", {}}},
+      {"tcgnn_agnn_attention_grad", {"agnn", {}}},
+      {"gat_backward_untransposed_attention", {"gat", {}}},
+      {"tlpgnn_no_attention_grad", {"gat", {}}},
+  };
+  for (const auto& [replica, tc] : bugs) {
+    auto sys = make_replica(replica, make_cpu_float32_system());
+    const ScaleResult r = run_scale_check(*sys, g, {.target = tc.target, .rows = 300, .seed = 4, .rerun_command = "gnncheck scale …"});
+    EXPECT_EQ(r.outcome, reports::Outcome::fail) << replica << " on " << tc.target << "\n" << summary_text(r);
+    ASSERT_TRUE(r.worst.has_value());
+    EXPECT_GT(r.worst->ratio, 1.0);
+    EXPECT_THAT(r.message, HasSubstr("Re-run: gnncheck scale …"));
+    EXPECT_FALSE(r.worst->where.empty());
+  }
+}
+
+TEST(ScaleCheck, LargeLogitsOverflowASoftmaxWithoutMaxSubtraction) {
+  auto g = std::make_shared<const Graph>(rmat({.scale = 12, .edge_factor = 8}, 4));
+  auto correct = make_cpu_float32_system();
+  const ScaleResult ok = run_scale_check(*correct, g, {.target = "edge_softmax", .rows = 300, .seed = 4, .input_magnitude = 1e3});
+  EXPECT_EQ(ok.outcome, reports::Outcome::pass) << summary_text(ok);
+  auto wrong = make_replica("fusegnn_softmax_no_max", make_cpu_float32_system());
+  const ScaleResult caught = run_scale_check(*wrong, g, {.target = "edge_softmax", .rows = 300, .seed = 4, .input_magnitude = 1e3});
+  EXPECT_EQ(caught.outcome, reports::Outcome::fail) << summary_text(caught);
+  const ScaleResult unit = run_scale_check(*wrong, g, {.target = "edge_softmax", .rows = 300, .seed = 4});
+  EXPECT_EQ(unit.outcome, reports::Outcome::pass) << "logits in [-1, 1) cannot overflow: " << summary_text(unit);
+}
+
+TEST(ScaleCheck, NeverPassesWithNothingCompared) {
+  auto g = std::make_shared<const Graph>(Graph::from_csr(0, 3, {0}, {}));
+  auto sys = make_cpu_float32_system();
+  const ScaleResult r = run_scale_check(*sys, g, {.target = "spmm", .rows = 10});
+  EXPECT_EQ(r.outcome, reports::Outcome::error);
+  EXPECT_THAT(r.message, HasSubstr("no element was compared"));
+  const reports::ResultRecord rec = to_result_record(r);
+  EXPECT_EQ(rec.check, "scale");
+  EXPECT_EQ(rec.conclusive, 0);
+}
+
+}  // namespace
+}  // namespace gnncheck::scale

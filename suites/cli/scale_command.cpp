@@ -1,0 +1,180 @@
+#include "suites/cli/scale_command.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "oracle/error.h"
+#include "oracle/targets.h"
+#include "reports/writers.h"
+#include "scale/graph_spec.h"
+#include "scale/neighbourhood.h"
+#include "scale/scale_check.h"
+
+namespace gnncheck::suites {
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The target's attributes from --features, --heads and --norm; a flag the target has no attribute for is an error naming it.
+Attributes target_attributes(const ScaleCommandArgs& args) {
+  const auto& spec = oracle::find_target(args.target).spec;
+  auto accepts = [&](const std::string& name) {
+    for (const auto& a : spec.attributes)
+      if (a.name == name) return true;
+    return false;
+  };
+  Attributes attrs;
+  auto set = [&](const char* flag, const std::string& name, AttrValue value) {
+    if (!accepts(name)) throw InputError(fmt::format("{}: target {} has no '{}' attribute", flag, args.target, name));
+    attrs.set(name, std::move(value));
+  };
+  if (args.features) set("--features", "features", *args.features);
+  if (args.heads) set("--heads", "heads", *args.heads);
+  if (args.norm) set("--norm", "norm", *args.norm);
+  oracle::with_defaults(spec, attrs);
+  return attrs;
+}
+
+// Which rows were verified and why, beside report.json (whose record has no place for them).
+void write_sampled_rows(const scale::ScaleResult& r, const Graph& g, const std::filesystem::path& file) {
+  nlohmann::json j;
+  j["system"] = r.system;
+  j["target"] = r.target;
+  j["graph"] = r.graph_description;
+  j["graph_summary"] = r.graph_summary;
+  j["seed"] = r.seed;
+  j["verdict"] = std::string(reports::to_string(r.outcome));
+  nlohmann::json counts = nlohmann::json::object();
+  for (const auto& [stratum, count] : scale::stratum_counts(r.rows)) counts[std::string(scale::to_string(stratum))] = count;
+  j["strata"] = counts;
+  j["neighbourhood"] = {{"edges", r.neighbourhood_edges}, {"sources", r.neighbourhood_sources}, {"padding_edges", r.padding_edges}};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : r.rows)
+    rows.push_back({{"row", row.row}, {"stratum", std::string(scale::to_string(row.stratum))}, {"in_degree", g.in_degree(row.row)}});
+  j["rows"] = std::move(rows);
+  if (r.worst)
+    j["worst"] = {{"tensor", r.worst->tensor}, {"index", r.worst->index}, {"where", r.worst->where}, {"actual", r.worst->actual},
+                  {"expected", r.worst->expected}, {"bound", r.worst->bound}};
+  j["seconds"] = {{"inputs", r.seconds.inputs}, {"system", r.seconds.system}, {"oracle", r.seconds.oracle}, {"compare", r.seconds.compare}};
+  j["rerun"] = r.rerun_command;
+  std::ofstream out(file);
+  out << j.dump(1) << "\n";
+  if (!out) throw InputError(fmt::format("--report: cannot write {}", file.string()));
+}
+
+}  // namespace
+
+CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
+  CLI::App* cmd = app.add_subcommand(
+      "scale", "Check one system on a big graph against the exact oracle on sampled rows (supported targets: " +
+                   fmt::format("{}", fmt::join(scale::supported_targets(), ", ")) + ")");
+  cmd->add_option("--system", args.system, "A registered system (see `gnncheck list systems`)");
+  cmd->add_option("--adapter", args.adapter, "An external adapter command instead (adapters/PROTOCOL.md)");
+  cmd->add_option("--plugin", args.plugin, "A C plugin library (.so) instead");
+  cmd->add_option("--target", args.target, "The op or layer to check (see the list above)")->required();
+  cmd->add_option("--graph", args.graph, "kronecker:SCALE | rmat:SCALE[,EDGE_FACTOR] | FILE (.mtx or edge list)")->required();
+  cmd->add_option("--rows", args.rows, "K: destination rows to verify (stratified; see scale/README.md)")->capture_default_str();
+  cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->capture_default_str();
+  cmd->add_option("--magnitude", args.magnitude, "Inputs uniform in [-M, M) (1e3: large attention logits, where softmax overflows)")
+      ->capture_default_str();
+  cmd->add_option("--features", args.features, "Feature width C per node row (per head)");
+  cmd->add_option("--heads", args.heads, "Attention heads H (targets with heads)");
+  cmd->add_option("--norm", args.norm, "normalized_spmm and gcn: symmetric or row_mean");
+  cmd->add_option("--expect", args.expect, "pass (a correct system) or caught (a planted bug must fail)")
+      ->check(CLI::IsMember({"pass", "caught"}))
+      ->capture_default_str();
+  cmd->add_option("--report", args.report, "Also write report.json, junit.xml, summary.md and index.html to this directory");
+  return cmd;
+}
+
+int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
+  const int named = !args.system.empty() + !args.adapter.empty() + !args.plugin.empty();
+  if (named != 1) throw InputError("gnncheck scale: name exactly one system with --system, --adapter or --plugin");
+  scale::require_supported_target(args.target);
+  if (args.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", args.rows));
+  if (!(args.magnitude > 0.0) || !std::isfinite(args.magnitude))
+    throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", args.magnitude));
+  const Attributes attrs = target_attributes(args);
+  const scale::GraphSpec spec = scale::parse_graph_spec(args.graph);
+
+  std::string name = args.system;
+  if (!args.adapter.empty()) name = registry.add_adapter(args.adapter);
+  if (!args.plugin.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(args.plugin, ec)) throw InputError(fmt::format("--plugin {}: no such file", args.plugin));
+    name = registry.add_plugin(std::filesystem::absolute(args.plugin).lexically_normal().string());
+  }
+  const SystemEntry& entry = registry.find(name);
+  if (!entry.availability.available || (!entry.make && !entry.instance))
+    throw InputError(fmt::format("system '{}' is not available here: {}", name, entry.availability.reason));
+  std::shared_ptr<System> system = entry.instance;
+  if (!system) system = entry.make();
+
+  std::string rerun = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", entry.command_line_flag,
+                                  args.target, shell_quote(args.graph), args.rows, args.seed);
+  if (args.magnitude != 1.0) rerun += fmt::format(" --magnitude {}", args.magnitude);
+  if (args.features) rerun += fmt::format(" --features {}", *args.features);
+  if (args.heads) rerun += fmt::format(" --heads {}", *args.heads);
+  if (args.norm) rerun += fmt::format(" --norm {}", *args.norm);
+  if (args.expect != "pass") rerun += fmt::format(" --expect {}", args.expect);
+
+  const std::string started = utc_now();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto graph = std::make_shared<const Graph>(scale::build_graph(spec, args.seed));
+  const double graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  fmt::print("graph {}: {} ({:.2f} s)\n", args.graph, graph->summary(), graph_seconds);
+
+  scale::ScaleOptions options;
+  options.target = args.target;
+  options.attributes = attrs;
+  options.rows = args.rows;
+  options.seed = args.seed;
+  options.input_magnitude = args.magnitude;
+  options.graph_description = args.graph;
+  options.rerun_command = rerun;
+  const scale::ScaleResult result = scale::run_scale_check(*system, graph, options);
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << scale::summary_text(result);
+  fmt::print("  total {:.2f} s (graph {:.2f} s)\n", total, graph_seconds);
+
+  const reports::Expectation expectation = reports::parse_expectation(args.expect);
+  // A check that compared nothing caught nothing.
+  const bool held = reports::expectation_held(expectation, result.outcome) && !result.nothing_compared;
+  if (!args.report.empty()) {
+    reports::RunReport run;
+    run.gnncheck_version = GNNCHECK_VERSION;
+    run.suite_name = "scale";
+    run.suite_path = "(command line)";
+    run.seed = args.seed;
+    run.started_utc = started;
+    run.seconds = total;
+    run.systems.push_back({entry.name, entry.kind, entry.availability.available, entry.availability.reason, entry.bug});
+    reports::ResultRecord rec = scale::to_result_record(result);
+    rec.expectation = expectation;
+    rec.expectation_held = held;
+    run.results.push_back(std::move(rec));
+    reports::write_all(run, args.report);
+    write_sampled_rows(result, *graph, std::filesystem::path(args.report) / "scale_rows.json");
+    fmt::print("  report: {} (sampled rows and their strata: scale_rows.json)\n",
+               (std::filesystem::path(args.report) / "report.json").string());
+  }
+  fmt::print("{}\n", held ? "expectation held" : "expectation NOT held");
+  return held ? 0 : 1;
+}
+
+}  // namespace gnncheck::suites
