@@ -212,7 +212,7 @@ std::string counterexample_figure(const ResultRecord& r) {
     s += "</p>";
     if (c->element) {
       const CounterexampleElement& e = *c->element;
-      s += "<table class='element'>";
+      s += "<div class='tablebox'><table class='element'>";
       s += fmt::format("<tr><th>failing element</th><td>{}</td></tr>", markup_escape(element_where_text(e, c)));
       s += fmt::format("<tr><th>got</th><td><code>{}</code></td></tr>", value_text(e.got));
       s += fmt::format("<tr><th>expected</th><td><code>{}</code></td></tr>", value_text(e.expected));
@@ -220,7 +220,7 @@ std::string counterexample_figure(const ResultRecord& r) {
       const double ratio = e.bound > 0 ? error / e.bound : (error > 0 ? INFINITY : 0);
       s += fmt::format("<tr><th>bound</th><td><code>{:.3g}</code> (|got − expected| = {:.3g}, {})</td></tr>", e.bound, error,
                        std::isfinite(ratio) ? fmt::format("{:.3g}× the bound", ratio) : "∞× the bound");
-      s += "</table>";
+      s += "</table></div>";
     } else {
       s += "<p>The verdict names no single element (the system errored or answered no tensor to compare).</p>";
     }

@@ -132,7 +132,7 @@ std::string loss_curve_plot(const ResultRecord& r) {
                                     r.entry.empty() ? "" : fmt::format(" ({})", markup_escape(r.entry)), epochs, to_string(r.outcome));
   if (diverged) {
     const ErrorPoint& p = r.error_vs_bound[*diverged];
-    caption += fmt::format("The loss first left its bound at epoch {}: |loss − oracle loss| = {:.3g} > bound {:.3g}.", *diverged, p.metric,
+    caption += fmt::format("The loss first left its bound at epoch {}: |loss − oracle loss| = {:.3g} &gt; bound {:.3g}.", *diverged, p.metric,
                            p.bound);
   } else if (!r.error_vs_bound.empty()) {
     std::size_t worst = 0;
