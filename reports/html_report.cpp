@@ -56,8 +56,9 @@ nav{font-size:13px;margin:6px 0} nav a{margin-right:10px}
 table{border-collapse:collapse;font-size:13px}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f5f5f5;font-weight:600}
-table.matrix td{text-align:center;white-space:nowrap}
-table.matrix th.row{white-space:nowrap}
+table.matrix td{text-align:center;white-space:nowrap;padding:3px 5px}
+table.matrix th.row{white-space:nowrap;font-weight:500}
+table.matrix tr.group th{background:#e8eaed;font-weight:600;padding-top:5px}
 td a{color:inherit}
 .c-pass,.c-caught{background:#e6f4ea;color:#1e6b34}
 .c-fail{background:#fce8e6;color:#a50e0e;font-weight:700}
@@ -70,7 +71,7 @@ td a{color:inherit}
 .c-not-caught{color:#999}
 .chip{display:inline-block;padding:0 6px;border:1px solid #ddd;border-radius:3px;margin:0 2px}
 .legend-line{font-size:13px;color:#444;margin:6px 0 10px}
-td.bug{min-width:14em;max-width:34em;font-size:12px;color:#444;white-space:normal;text-align:left}
+table.matrix td.bug{min-width:14em;max-width:34em;font-size:12px;color:#444;white-space:normal;text-align:left}
 .meta{color:#555;font-size:13px;overflow-wrap:anywhere}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
 code{overflow-wrap:anywhere}
@@ -105,8 +106,20 @@ std::string matrix_table(const RunReport& run, const SystemMatrix& m) {
   std::string h = "<div class='tablebox'><table class='matrix'><tr><th>target</th>";
   for (const auto& c : m.checks) h += fmt::format("<th>{}</th>", header_text(c));
   h += "</tr>\n";
+  std::string group;
   for (const auto& target : m.targets) {
-    h += fmt::format("<tr><th class='row'>{}</th>", markup_escape(target));
+    // A system tested in several entries has rows "entry · target": the entry becomes a group row,
+    // so that the first column stays narrow.
+    const std::size_t dot = target.find(" · ");
+    std::string label = target;
+    if (dot != std::string::npos) {
+      if (target.substr(0, dot) != group) {
+        group = target.substr(0, dot);
+        h += fmt::format("<tr class='group'><th colspan='{}'>{}</th></tr>\n", m.checks.size() + 1, markup_escape(group));
+      }
+      label = target.substr(dot + std::string(" · ").size());
+    }
+    h += fmt::format("<tr><th class='row'>{}</th>", markup_escape(label));
     for (const auto& check : m.checks) {
       auto it = m.cells.find({target, check});
       if (it == m.cells.end()) {

@@ -134,15 +134,6 @@ std::string margin_plot(const SystemMatrix& m) {
   int hi = std::isfinite(hi_log) ? static_cast<int>(std::ceil(hi_log)) : 1;
   lo = std::clamp(lo, kFloorDecade, -1);
   hi = std::clamp(hi, 1, kCeilingDecade);
-  for (const Row& row : rows)
-    for (const Lane& lane : row.lanes)
-      for (const Point& p : lane.points)
-        if (p.kind == PointKind::finite) {
-          below_floor += p.log_ratio < lo ? 1 : 0;
-          above_ceiling += p.log_ratio > hi ? 1 : 0;
-        }
-  const double zero_column = lo - 0.6, infinity_column = hi + 0.6;
-
   // Row labels take what the longest needs (≈ 6.4 px per character at 11 px), within limits.
   std::size_t longest = 0;
   for (const Row& row : rows) longest = std::max(longest, row.label.size());
@@ -150,8 +141,21 @@ std::string margin_plot(const SystemMatrix& m) {
   f.width = kWidth;
   f.left = std::clamp(12 + 6.4 * static_cast<double>(longest), 90.0, 320.0);
   f.right = 20;
-  f.x_min = zeros > 0 ? lo - 1.0 : lo;
-  f.x_max = infinite > 0 ? hi + 1.0 : hi;
+  // The failing side keeps room for its label "→ over bound" (about 80 px).
+  for (;;) {
+    f.x_min = zeros > 0 ? lo - 1.0 : lo;
+    f.x_max = infinite > 0 ? hi + 1.0 : hi;
+    if (f.plot_right() - f.px(0) >= 90 || hi >= kCeilingDecade) break;
+    ++hi;
+  }
+  const double zero_column = lo - 0.6, infinity_column = hi + 0.6;
+  for (const Row& row : rows)
+    for (const Lane& lane : row.lanes)
+      for (const Point& p : lane.points)
+        if (p.kind == PointKind::finite) {
+          below_floor += p.log_ratio < lo ? 1 : 0;
+          above_ceiling += p.log_ratio > hi ? 1 : 0;
+        }
 
   std::vector<LegendItem> legend;
   for (std::size_t ci = 0; ci < m.checks.size(); ++ci)
