@@ -22,6 +22,7 @@ constexpr std::int64_t kMaxDrawnEdges = 120;
 constexpr std::int64_t kMaxLabelledEdges = 24;  // edge ids are written on the arcs up to this many edges
 constexpr double kNodeRadius = 11;
 const char* kMarkColor = "#d62728";
+const char* kTouchColor = "#e8847b";  // edges incident to the failing node
 
 struct Vec {
   double x = 0, y = 0;
@@ -144,8 +145,11 @@ Drawing draw_graph(const CounterexampleCase& c) {
   for (std::int64_t e = 0; e < c.n_edges; ++e) {
     const auto [dst, src] = c.edges[static_cast<std::size_t>(e)];
     const bool marked = mark_edge && element->mark == e;
-    const std::string color = marked ? kMarkColor : "#666";
-    const double width = marked ? 2.6 : 1.2;
+    // The edges into or out of a failing node are the ones its value depends on: tinted.
+    const bool touches = (mark_dst && element->mark == dst) || (mark_src && element->mark == src) ||
+                         (layout.square && (mark_dst || mark_src) && (element->mark == dst || element->mark == src));
+    const std::string color = marked ? kMarkColor : (touches ? kTouchColor : "#666");
+    const double width = marked ? 2.6 : (touches ? 1.8 : 1.2);
     const std::string label = label_edges || marked ? fmt::format("e{}", e) : "";
     std::string arc;
     if (layout.square && dst == src) {
@@ -157,9 +161,9 @@ Drawing draw_graph(const CounterexampleCase& c) {
       const double offset = (reciprocal ? 12.0 : 0.0) + 13.0 * k;
       arc = edge_arc(layout.src[src], layout.dst[dst], offset, color, width, label, marked);
     }
-    (marked ? marked_edge : edges) += arc;
+    (marked || touches ? marked_edge : edges) += arc;
   }
-  d.svg += edges + marked_edge;  // the marked edge on top
+  d.svg += edges + marked_edge;  // the marked edge and the failing node's edges on top
   if (layout.square) {
     for (std::int64_t i = 0; i < c.n_dst; ++i) d.svg += node(layout.dst[i], i, (mark_dst || mark_src) && element->mark == i);
   } else {
@@ -177,6 +181,8 @@ Drawing draw_graph(const CounterexampleCase& c) {
        "<path d='M-8 0H3' stroke='#666' stroke-width='1.2'/><path d='M8 0L1 -3.5L1 3.5Z' fill='#666'/>"}};
   if (element && element->place != ElementPlace::none)
     items.push_back({"the failing element", fmt::format("<circle r='5' fill='#fce8e6' stroke='{}' stroke-width='2.5'/>", kMarkColor)});
+  if (mark_dst || mark_src)
+    items.push_back({"its edges", fmt::format("<path d='M-8 0H8' stroke='{}' stroke-width='1.8'/>", kTouchColor)});
   const Legend key = legend_row(items, 6, d.height + 6, std::max(d.width, 300.0) - 12);
   d.width = std::max(d.width, 300.0);
   d.svg += key.svg;

@@ -192,7 +192,10 @@ TEST(CounterexampleFigureTest, DrawsEveryEdgeDuplicatesAndSelfLoopsApartAndMarks
   const std::string html = figures::counterexample_figure(failure_with(square_case()));
   EXPECT_THAT(html, HasSubstr("<svg class='graph'"));
   EXPECT_EQ(count(html, "fill='none' stroke="), 5) << "one arc per edge, duplicates included";
-  EXPECT_EQ(count(html, "' fill='none' stroke='#666'") + count(html, "' fill='none' stroke='#d62728'"), 5);
+  // Node 1 fails: its three edges (e0, e1: 0←1, e2: 1←0) are tinted, the other two plain.
+  EXPECT_EQ(count(html, "' fill='none' stroke='#e8847b' stroke-width='1.8'"), 3);
+  EXPECT_EQ(count(html, "' fill='none' stroke='#666'"), 2);
+  EXPECT_THAT(html, HasSubstr(">its edges</text>"));
   EXPECT_EQ(count(html, "Z' fill="), 5 + 1) << "an arrowhead per edge, and the legend's";
   // The duplicate arcs bend differently: their quadratic control points differ.
   std::regex arc("<path d='M[^Q']*Q([-0-9.]+ [-0-9.]+) ");
