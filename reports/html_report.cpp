@@ -1,6 +1,8 @@
-// index.html: one self-contained page (inline CSS and SVG, no scripts, no network) with the totals,
-// the system × target × check matrix, the replica catch table, error-vs-bound plots per system,
-// loss curves of every accuracy gate, and every unmet expectation with its re-run command.
+// index.html: one self-contained page (inline CSS and SVG, no scripts, no network). In order: the
+// verdict, every unmet expectation with its counterexample drawn, per system the target × check
+// matrix (worst error / bound in each cell) with its margin plot, the loss curves of every accuracy
+// gate, the bug-replica catch table, and the systems. Links stay inside the report directory and
+// are relative, so a moved or downloaded report still works.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -8,179 +10,202 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "reports/html_figures.h"
 #include "reports/report_tables.h"
 #include "reports/writers.h"
 
 namespace gnncheck::reports {
 namespace {
 
+// The style of a matrix cell, by its text (matrix_cell): every outcome its own look.
 std::string cell_class(const std::string& cell) {
-  if (cell == "pass" || cell == "caught") return "ok";
-  if (cell == "FAIL" || cell == "ERROR") return "bad";
-  if (cell == "skip") return "skip";
-  if (cell == "·") return "miss";
+  if (cell.rfind("pass", 0) == 0) return "c-pass";
+  if (cell == "caught") return "c-caught";
+  if (cell == "FAIL") return "c-fail";
+  if (cell == "ERROR") return "c-error";
+  if (cell == "INCONCLUSIVE") return "c-inconclusive";
+  if (cell == "inconclusive") return "c-inconclusive-replica";
+  if (cell == "NOT TESTED") return "c-not-tested";
+  if (cell == "n/a") return "c-na";
+  if (cell == "skip") return "c-skip";
+  if (cell == "·") return "c-not-caught";
   return "";
 }
 
-const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-
-// A plot frame: maps data coordinates to pixels and draws axes with a few labelled ticks.
-struct Frame {
-  double width = 520, height = 300, left = 64, right = 16, top = 16, bottom = 44;
-  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
-
-  double px(double x) const { return left + (x - x_min) / (x_max - x_min) * (width - left - right); }
-  double py(double y) const { return height - bottom - (y - y_min) / (y_max - y_min) * (height - top - bottom); }
-
-  std::string axes(const std::string& x_label, const std::string& y_label, bool log_x, bool log_y, bool integer_x = false) const {
-    std::string s;
-    s += fmt::format("<rect x='{}' y='{}' width='{}' height='{}' fill='#fff' stroke='#999'/>", left, top,
-                     width - left - right, height - top - bottom);
-    auto tick_label = [](double v, bool log) {
-      return log ? fmt::format("1e{}", static_cast<int>(std::lround(v))) : fmt::format("{:.3g}", v);
-    };
-    const int ticks = 5;
-    for (int i = 0; i <= ticks; ++i) {
-      double xv = x_min + (x_max - x_min) * i / ticks;
-      double yv = y_min + (y_max - y_min) * i / ticks;
-      if (log_x || integer_x) xv = std::round(xv);
-      if (log_y) yv = std::round(yv);
-      if (xv >= x_min - 1e-9 && xv <= x_max + 1e-9) {
-        s += fmt::format("<line x1='{0:.1f}' x2='{0:.1f}' y1='{1}' y2='{2}' stroke='#eee'/>", px(xv), top, height - bottom);
-        s += fmt::format("<text x='{:.1f}' y='{}' font-size='11' text-anchor='middle'>{}</text>", px(xv), height - bottom + 14,
-                         tick_label(xv, log_x));
-      }
-      if (yv >= y_min - 1e-9 && yv <= y_max + 1e-9) {
-        s += fmt::format("<line x1='{0}' x2='{1}' y1='{2:.1f}' y2='{2:.1f}' stroke='#eee'/>", left, width - right, py(yv));
-        s += fmt::format("<text x='{}' y='{:.1f}' font-size='11' text-anchor='end'>{}</text>", left - 4, py(yv) + 4,
-                         tick_label(yv, log_y));
-      }
-    }
-    s += fmt::format("<text x='{}' y='{}' font-size='12' text-anchor='middle'>{}</text>", (left + width - right) / 2,
-                     height - bottom + 30, markup_escape(x_label));
-    s += fmt::format("<text x='14' y='{0}' font-size='12' text-anchor='middle' transform='rotate(-90 14 {0})'>{1}</text>",
-                     (top + height - bottom) / 2, markup_escape(y_label));
-    return s;
+// A check name as a column header: it may break after each underscore, so columns stay narrow.
+std::string header_text(const std::string& name) {
+  std::string out;
+  for (char ch : markup_escape(name)) {
+    out += ch;
+    if (ch == '_') out += "<wbr>";
   }
-};
-
-// Error vs bound for one system, log-log: every case is a point; points above the diagonal broke
-// their bound. Errors of exactly 0 sit on the floor of the plot.
-std::string error_vs_bound_plot(const std::string& system, const std::vector<const ResultRecord*>& records) {
-  struct Point {
-    double x, y;
-    bool over;
-    std::string label;
-  };
-  std::vector<Point> points;
-  // Cases whose bound is below 1e-30 have exactly-zero data (the bound scales with Σ|a||b|); they
-  // would stretch the axes over dozens of empty decades, so they are counted, not drawn.
-  const double smallest_bound = 1e-30;
-  int not_drawn = 0;
-  for (const auto* r : records)
-    for (const auto& p : r->error_vs_bound) {
-      if (!(p.bound > 0) || !std::isfinite(p.bound)) continue;
-      if (p.bound < smallest_bound && std::isfinite(p.metric) && p.metric <= p.bound) {
-        ++not_drawn;
-        continue;
-      }
-      const bool over = p.metric > p.bound || !std::isfinite(p.metric);
-      const double err = std::isfinite(p.metric) ? p.metric : 1e300;
-      points.push_back({std::log10(p.bound), err > 0 ? std::log10(err) : -INFINITY, over, r->target + " / " + r->check});
-    }
-  if (points.empty()) return "";
-  Frame f;
-  double lo = 1e9, hi = -1e9;
-  for (const auto& p : points) {
-    lo = std::min(lo, p.x);
-    hi = std::max(hi, p.x);
-    if (std::isfinite(p.y)) {
-      lo = std::min(lo, p.y);
-      hi = std::max(hi, std::min(p.y, 300.0));
-    }
-  }
-  f.x_min = f.y_min = std::floor(lo) - 1;
-  f.x_max = f.y_max = std::ceil(hi) + 1;
-  std::string s = fmt::format("<figure><svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' role='img'>", f.width, f.height);
-  s += f.axes("bound (log10)", "measured error (log10)", true, true);
-  s += fmt::format("<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' stroke='#d62728' stroke-dasharray='4 3'/>",
-                   f.px(f.x_min), f.py(f.y_min), f.px(f.x_max), f.py(f.y_max));
-  for (const auto& p : points)
-    s += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='3' fill='{}' fill-opacity='0.6'><title>{}</title></circle>", f.px(p.x),
-                     f.py(std::isfinite(p.y) ? std::clamp(p.y, f.y_min, f.y_max) : f.y_min), p.over ? "#d62728" : "#1f77b4", markup_escape(p.label));
-  s += fmt::format("</svg><figcaption>{}: {} cases; error at the worst element against its bound. Points above the dashed "
-                   "line exceeded their bound; an error of exactly 0 sits on the bottom edge.{}</figcaption></figure>",
-                   markup_escape(system), points.size(),
-                   not_drawn > 0 ? fmt::format(" {} cases with all-zero data (bound below 1e-30) are not drawn.", not_drawn) : "");
-  return s;
+  return out;
 }
 
-// Loss per epoch of an accuracy gate: one line per curve (the system and the oracle).
-std::string curve_plot(const ResultRecord& r) {
-  double y_lo = 1e300, y_hi = -1e300;
-  std::size_t n = 0;
-  for (const auto& c : r.curves)
-    for (double v : c.values)
-      if (std::isfinite(v)) {
-        y_lo = std::min(y_lo, v);
-        y_hi = std::max(y_hi, v);
-        n = std::max(n, c.values.size());
-      }
-  if (n < 2) return "";
-  if (y_hi - y_lo < 1e-12) y_hi = y_lo + 1;
-  Frame f;
-  f.bottom += 18.0 * static_cast<double>(r.curves.size());  // the legend sits under the axis label
-  f.height += 18.0 * static_cast<double>(r.curves.size());
-  f.x_min = 0;
-  f.x_max = static_cast<double>(n - 1);
-  f.y_min = y_lo - 0.05 * (y_hi - y_lo);
-  f.y_max = y_hi + 0.05 * (y_hi - y_lo);
-  std::string s = fmt::format("<figure><svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' role='img'>", f.width, f.height);
-  s += f.axes("epoch", "training loss", false, false, /*integer_x=*/true);
-  for (std::size_t i = 0; i < r.curves.size(); ++i) {
-    const auto& c = r.curves[i];
-    std::string pts;
-    for (std::size_t k = 0; k < c.values.size(); ++k)
-      if (std::isfinite(c.values[k])) pts += fmt::format("{:.1f},{:.1f} ", f.px(static_cast<double>(k)), f.py(c.values[k]));
-    const char* color = kPalette[i % std::size(kPalette)];
-    s += fmt::format("<polyline points='{}' fill='none' stroke='{}' stroke-width='2' {}/>", pts, color,
-                     i == 0 ? "" : "stroke-dasharray='6 3'");
-    const double legend_y = f.height - 18.0 * static_cast<double>(r.curves.size() - i) + 4;
-    s += fmt::format("<line x1='{0}' x2='{1}' y1='{2:.1f}' y2='{2:.1f}' stroke='{3}' stroke-width='2' {4}/><text x='{5}' y='{6:.1f}' "
-                     "font-size='12'>{7}</text>",
-                     f.left, f.left + 24, legend_y - 4, color, i == 0 ? "" : "stroke-dasharray='6 3'", f.left + 30, legend_y, markup_escape(c.name));
-  }
-  s += fmt::format("</svg><figcaption>{} / {}: {} — {}</figcaption></figure>", markup_escape(r.system), markup_escape(r.target),
-                   to_string(r.outcome), markup_escape(r.message.empty() ? "loss curves agree" : r.message));
-  return s;
-}
+std::string anchor_of(const RunReport& run, const ResultRecord* r) { return fmt::format("result-{}", r - run.results.data()); }
 
 const char* kStyle = R"(
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1100px;color:#222;padding:0 16px}
-h1{font-size:22px;margin-bottom:4px} h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd;padding-bottom:4px}
-h3{font-size:15px;margin:18px 0 6px}
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:20px auto;max-width:1200px;color:#222;padding:0 16px;line-height:1.4}
+h1{font-size:22px;margin-bottom:4px} h2{font-size:18px;margin-top:30px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px;margin:18px 0 6px;overflow-wrap:anywhere}
+nav{font-size:13px;margin:6px 0} nav a{margin-right:10px}
 .banner{padding:10px 14px;border-radius:6px;font-weight:600;margin:12px 0}
 .banner.ok{background:#e6f4ea;color:#1e6b34}.banner.bad{background:#fce8e6;color:#a50e0e}
-table{border-collapse:collapse;font-size:13px;margin:6px 0}
-th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f5f5f5}
-td.ok{background:#e6f4ea;color:#1e6b34;text-align:center}
-td.bad{background:#fce8e6;color:#a50e0e;font-weight:700;text-align:center}
-td.skip{background:#f1f3f4;color:#777;text-align:center}
-td.miss{color:#999;text-align:center}
-td.bug{min-width:360px;font-size:12px;color:#444}
-.meta{color:#555;font-size:13px}
+.tablebox{max-width:100%;overflow-x:auto;margin:6px 0}
+table{border-collapse:collapse;font-size:13px}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f5f5f5;font-weight:600}
+table.matrix td{text-align:center;white-space:nowrap;padding:3px 5px}
+table.matrix th.row{white-space:nowrap;font-weight:500}
+table.matrix tr.group th{background:#e8eaed;font-weight:600;padding-top:5px}
+td a{color:inherit}
+.c-pass,.c-caught{background:#e6f4ea;color:#1e6b34}
+.c-fail{background:#fce8e6;color:#a50e0e;font-weight:700}
+.c-error{background:#a50e0e;color:#fff;font-weight:700}
+.c-inconclusive{background:#fff3cd;color:#7a4d00;font-weight:700;outline:2px dashed #d39e00;outline-offset:-3px}
+.c-inconclusive-replica{background:#fff8e1;color:#7a4d00}
+.c-not-tested{background:repeating-linear-gradient(135deg,#f6d5d1 0 5px,#fff 5px 10px);color:#8b0000;font-weight:700}
+.c-na{background:#fff;color:#888;font-style:italic}
+.c-skip{background:#eceff1;color:#666}
+.c-not-caught{color:#999}
+.chip{display:inline-block;padding:0 6px;border:1px solid #ddd;border-radius:3px;margin:0 2px}
+.legend-line{font-size:13px;color:#444;margin:6px 0 10px}
+table.matrix td.bug{min-width:14em;max-width:34em;font-size:12px;color:#444;white-space:normal;text-align:left}
+.meta{color:#555;font-size:13px;overflow-wrap:anywhere}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-pre{background:#f6f8fa;padding:8px;overflow-x:auto;white-space:pre-wrap}
-figure{display:inline-block;margin:8px 16px 8px 0;vertical-align:top}
-figcaption{font-size:12px;color:#555;max-width:520px}
+code{overflow-wrap:anywhere}
+pre{background:#f6f8fa;padding:8px;white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
+figure{margin:8px 0 16px;max-width:100%}
+figure.curves{display:inline-block;vertical-align:top;margin-right:16px;max-width:560px}
+figcaption{font-size:12px;color:#555;max-width:1000px}
+figcaption .msg{display:block;white-space:pre-wrap;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:11px;margin-top:4px;overflow-wrap:anywhere}
+svg{max-width:100%;height:auto;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+.failure{border:1px solid #f1c0bb;border-radius:6px;padding:4px 14px 10px;margin:14px 0}
+.failure p{font-size:13px}
+.cex{display:flex;flex-wrap:wrap;gap:12px 24px;align-items:flex-start}
+.cex svg.graph{border:1px solid #eee;background:#fff;flex:none}
+.cex-detail{flex:1 1 380px;min-width:0;font-size:13px}
+.cex-detail table.element th{width:9em}
+.cex-large{font-style:italic;color:#555;max-width:380px}
 )";
+
+std::string matrix_legend() {
+  auto chip = [](const char* cls, const char* text) { return fmt::format("<span class='chip {}'>{}</span>", cls, text); };
+  return fmt::format(
+      "<p class='legend-line'>{} within the bound, 0.31 = the worst error / bound over the conclusive cases · {} exceeded it · {} the "
+      "system errored · {} no case could decide · {} a required system did not start or answered no case · {} the check does not "
+      "apply · {} not run here · for bug replicas {} this check detected the bug, {} it did not. A failing cell links to its "
+      "counterexample.</p>\n",
+      chip("c-pass", "pass 0.31"), chip("c-fail", "FAIL"), chip("c-error", "ERROR"), chip("c-inconclusive", "INCONCLUSIVE"),
+      chip("c-not-tested", "NOT TESTED"), chip("c-na", "n/a"), chip("c-skip", "skip"), chip("c-caught", "caught"),
+      chip("c-not-caught", "·"));
+}
+
+std::string matrix_table(const RunReport& run, const SystemMatrix& m) {
+  std::string h = "<div class='tablebox'><table class='matrix'><tr><th>target</th>";
+  for (const auto& c : m.checks) h += fmt::format("<th>{}</th>", header_text(c));
+  h += "</tr>\n";
+  std::string group;
+  for (const auto& target : m.targets) {
+    // A system tested in several entries has rows "entry · target": the entry becomes a group row,
+    // so that the first column stays narrow.
+    const std::size_t dot = target.find(" · ");
+    std::string label = target;
+    if (dot != std::string::npos) {
+      if (target.substr(0, dot) != group) {
+        group = target.substr(0, dot);
+        h += fmt::format("<tr class='group'><th colspan='{}'>{}</th></tr>\n", m.checks.size() + 1, markup_escape(group));
+      }
+      label = target.substr(dot + std::string(" · ").size());
+    }
+    h += fmt::format("<tr><th class='row'>{}</th>", markup_escape(label));
+    for (const auto& check : m.checks) {
+      auto it = m.cells.find({target, check});
+      if (it == m.cells.end()) {
+        h += "<td></td>";
+        continue;
+      }
+      const std::string cell = combined_cell(it->second);
+      std::string tip;
+      const ResultRecord* unmet = nullptr;
+      for (const auto* r : it->second) {
+        tip += fmt::format("{} (metric {}, bound {}) {}\n", to_string(r->outcome), r->metric ? fmt::format("{:.3g}", *r->metric) : "—",
+                           r->bound ? fmt::format("{:.3g}", *r->bound) : "—", r->message);
+        if (!r->expectation_held && !unmet) unmet = r;
+      }
+      const std::string text = unmet && unmet->expectation == Expectation::pass
+                                   ? fmt::format("<a href='#{}'>{}</a>", anchor_of(run, unmet), markup_escape(cell))
+                                   : markup_escape(cell);
+      h += fmt::format("<td class='{}' title='{}'>{}</td>", cell_class(cell), markup_escape(tip), text);
+    }
+    h += "</tr>\n";
+  }
+  return h + "</table></div>\n";
+}
+
+std::string replica_table(const RunReport& run) {
+  const auto replicas = replica_rows(run);
+  if (replicas.empty()) return "";
+  std::vector<std::string> checks;
+  for (const auto& r : replicas)
+    for (const auto& c : r.tried)
+      if (std::find(checks.begin(), checks.end(), c) == checks.end()) checks.push_back(c);
+  // Where a replica was caught, its first saved case for that check.
+  std::map<std::pair<std::string, std::string>, std::string> case_of;
+  for (const auto& r : run.results)
+    if (r.expectation == Expectation::caught && !r.counterexample.empty()) case_of.emplace(std::pair{r.system, r.check}, r.counterexample);
+  std::string h = "<h2 id='replicas'>Bug replicas</h2><p class='meta'>Each replica is a correct system with one published bug put back; a "
+                  "suite must catch every one. <b>caught</b>: the check failed on at least one target (the link opens a saved case); "
+                  "<b>·</b>: it passed everywhere.</p><div class='tablebox'><table class='matrix replicas'><tr><th>replica</th>";
+  for (const auto& c : checks) h += fmt::format("<th>{}</th>", header_text(c));
+  h += "<th>verdict</th><th>bug</th></tr>\n";
+  for (const auto& r : replicas) {
+    const std::string verdict = !r.ran ? "not run" : (r.caught ? "caught" : "MISSED");
+    h += fmt::format("<tr><th class='row'>{}</th>", markup_escape(r.name));
+    for (const auto& c : checks) {
+      const bool tried = std::find(r.tried.begin(), r.tried.end(), c) != r.tried.end();
+      const bool caught = std::find(r.caught_by.begin(), r.caught_by.end(), c) != r.caught_by.end();
+      std::string text = caught ? "caught" : (tried ? "·" : "");
+      if (auto it = case_of.find({r.name, c}); caught && it != case_of.end())
+        text = fmt::format("<a href='{}'>caught</a>", figures::relative_href(it->second + "/"));
+      h += fmt::format("<td class='{}'>{}</td>", caught ? "c-caught" : (tried ? "c-not-caught" : "c-skip"), text);
+    }
+    h += fmt::format("<td class='{}'>{}</td><td class='bug'>{}</td></tr>\n", !r.ran ? "c-skip" : (r.caught ? "c-caught" : "c-fail"), verdict,
+                     markup_escape(r.bug));
+  }
+  return h + "</table></div>\n";
+}
+
+std::string unmet_section(const RunReport& run) {
+  std::string unmet;
+  const UnmetSummary summary = unmet_summary(run);
+  for (const auto& m : summary.missed_replicas)
+    unmet += fmt::format("<div class='failure'><h3>{} — bug replica not caught</h3>\n<p>None of {} caught it ({} results).</p>{}</div>\n",
+                         markup_escape(m.system), markup_escape(fmt::format("{}", fmt::join(m.checks, ", "))), m.results,
+                         m.repro.empty() ? "" : fmt::format("<p>Re-run: <code class='rerun'>{}</code></p>", markup_escape(m.repro)));
+  for (const auto* r : summary.results) {
+    unmet += fmt::format("<div class='failure' id='{}'><h3>{} / {} / {} — {} (expected {})</h3>\n", anchor_of(run, r), markup_escape(r->system),
+                         markup_escape(r->target), markup_escape(r->check), to_string(r->outcome), to_string(r->expectation));
+    if (!r->curves.empty()) unmet += figures::loss_curve_plot(*r);
+    if (r->counterexample_case || !r->counterexample.empty()) {
+      unmet += figures::counterexample_figure(*r);
+    } else if (!r->repro.empty()) {
+      unmet += fmt::format("<p>Re-run: <code class='rerun'>{}</code></p>\n", markup_escape(r->repro));
+    }
+    // An accuracy gate's plot caption carries its message already.
+    if (!r->message.empty() && r->curves.empty()) unmet += fmt::format("<pre>{}</pre>\n", markup_escape(r->message));
+    unmet += "</div>\n";
+  }
+  return unmet;
+}
 
 }  // namespace
 
 std::string html_report(const RunReport& run) {
   const auto t = run.totals();
-  std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>";
+  std::string h = "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+                  "<meta name='viewport' content='width=device-width, initial-scale=1'>";
   h += fmt::format("<title>gnncheck — {}</title><style>{}</style></head><body>\n", markup_escape(run.suite_name), kStyle);
   h += fmt::format("<h1>gnncheck report: suite <code>{}</code></h1>\n", markup_escape(run.suite_name));
   h += fmt::format("<div class='meta'>gnncheck {} · seed {} · started {} · {:.1f} s · {}</div>\n", markup_escape(run.gnncheck_version),
@@ -193,95 +218,47 @@ std::string html_report(const RunReport& run) {
                                                : fmt::format("{} expectation(s) not met", t.expectations_unmet),
                    markup_escape(totals_sentence(t)));
 
-  h += "<h2>Systems</h2><table><tr><th>system</th><th>kind</th><th>available here</th></tr>\n";
-  for (const auto& s : run.systems)
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td class='{}'>{}</td></tr>\n", markup_escape(s.name), markup_escape(s.kind), s.available ? "ok" : "skip",
-                     s.available ? "yes" : "no: " + markup_escape(s.reason));
-  h += "</table>\n";
-
-  h += "<h2>System × target × check</h2>\n<p class='meta'><b>pass</b> within bound · <b>FAIL</b> exceeded it · <b>ERROR</b> the "
-       "system errored · <b>skip</b> not run here · for bug replicas <b>caught</b> = this check detected the bug, "
-       "<b>·</b> = it did not.</p>\n";
   const auto matrices = build_matrices(run);
-  auto is_replica = [&](const std::string& system) {
-    return std::any_of(run.systems.begin(), run.systems.end(), [&](const SystemRecord& s) { return s.name == system && s.kind == "replica"; });
-  };
-  for (const auto& m : matrices) {
-    if (is_replica(m.system)) continue;  // the replica table below shows them compactly
-    h += fmt::format("<h3>{}</h3><table><tr><th>target</th>", markup_escape(m.system));
-    for (const auto& c : m.checks) h += fmt::format("<th>{}</th>", markup_escape(c));
-    h += "</tr>\n";
-    for (const auto& target : m.targets) {
-      h += fmt::format("<tr><th>{}</th>", markup_escape(target));
-      for (const auto& check : m.checks) {
-        auto it = m.cells.find({target, check});
-        if (it == m.cells.end()) {
-          h += "<td></td>";
-          continue;
-        }
-        const std::string cell = combined_cell(it->second);
-        std::string tip;
-        for (const auto* r : it->second)
-          tip += fmt::format("{} (metric {}, bound {}) {}\n", to_string(r->outcome), r->metric ? fmt::format("{:.3g}", *r->metric) : "—",
-                             r->bound ? fmt::format("{:.3g}", *r->bound) : "—", r->message);
-        h += fmt::format("<td class='{}' title='{}'>{}</td>", cell_class(cell), markup_escape(tip), markup_escape(cell));
-      }
-      h += "</tr>\n";
-    }
-    h += "</table>\n";
-  }
-
-  const auto replicas = replica_rows(run);
-  if (!replicas.empty()) {
-    std::vector<std::string> checks;
-    for (const auto& r : replicas)
-      for (const auto& c : r.tried)
-        if (std::find(checks.begin(), checks.end(), c) == checks.end()) checks.push_back(c);
-    h += "<h2>Bug replicas</h2><p class='meta'>Each replica is a correct system with one published bug put back; a suite "
-         "must catch every one. <b>caught</b>: the check failed on at least one target; <b>·</b>: it passed everywhere.</p>"
-         "<table><tr><th>replica</th>";
-    for (const auto& c : checks) h += fmt::format("<th>{}</th>", markup_escape(c));
-    h += "<th>verdict</th><th>bug</th></tr>\n";
-    for (const auto& r : replicas) {
-      const std::string verdict = !r.ran ? "not run" : (r.caught ? "caught" : "MISSED");
-      h += fmt::format("<tr><td>{}</td>", markup_escape(r.name));
-      for (const auto& c : checks) {
-        const bool tried = std::find(r.tried.begin(), r.tried.end(), c) != r.tried.end();
-        const bool caught = std::find(r.caught_by.begin(), r.caught_by.end(), c) != r.caught_by.end();
-        h += fmt::format("<td class='{}'>{}</td>", caught ? "ok" : (tried ? "miss" : "skip"), caught ? "caught" : (tried ? "·" : ""));
-      }
-      h += fmt::format("<td class='{}'>{}</td><td class='bug'>{}</td></tr>\n", !r.ran ? "skip" : (r.caught ? "ok" : "bad"), verdict,
-                       markup_escape(r.bug));
-    }
-    h += "</table>\n";
-  }
-
+  const std::string unmet = unmet_section(run);
   std::string curves;
   for (const auto& r : run.results)
-    if (!r.curves.empty()) curves += curve_plot(r);
-  if (!curves.empty()) h += "<h2>Accuracy gates: loss curves, system vs oracle</h2>\n" + curves + "\n";
+    if (!r.curves.empty()) curves += figures::loss_curve_plot(r);
+  const std::string replicas = replica_table(run);
 
-  std::string plots;
+  std::vector<std::string> contents;
+  if (!unmet.empty()) contents.push_back("<a href='#unmet'>expectations not met</a>");
+  contents.push_back("<a href='#matrix'>system × target × check</a>");
+  if (!curves.empty()) contents.push_back("<a href='#accuracy'>accuracy gates</a>");
+  if (!replicas.empty()) contents.push_back("<a href='#replicas'>bug replicas</a>");
+  contents.push_back("<a href='#systems'>systems</a>");
+  h += fmt::format("<nav>{}</nav>\n", fmt::join(contents, " "));
+
+  if (!unmet.empty())
+    h += "<h2 id='unmet'>Expectations not met</h2>\n<p class='meta'>Each failure with its counterexample (shrunk when it came from "
+         "random graphs): the graph, the element that broke its bound, and the one command that re-runs it.</p>\n" +
+         unmet;
+
+  h += "<h2 id='matrix'>System × target × check</h2>\n" + matrix_legend();
   for (const auto& m : matrices) {
-    if (is_replica(m.system)) continue;  // replicas are meant to break their bounds; their points would hide the rest
-    std::vector<const ResultRecord*> records;
-    for (const auto& [key, cell] : m.cells) records.insert(records.end(), cell.begin(), cell.end());
-    plots += error_vs_bound_plot(m.system, records);
+    if (!has_own_results(m)) continue;  // the replica table below shows them compactly
+    h += fmt::format("<h3>{}</h3>\n", markup_escape(m.system));
+    h += matrix_table(run, m);
+    h += figures::margin_plot(m);
   }
-  if (!plots.empty()) h += "<h2>Error vs bound</h2>\n" + plots + "\n";
 
-  std::string unmet;
-  const UnmetSummary summary = unmet_summary(run);
-  for (const auto& m : summary.missed_replicas)
-    unmet += fmt::format("<h3>{} — bug replica not caught</h3>\n<p>None of {} caught it ({} results). Re-run: <code>{}</code></p>\n",
-                         markup_escape(m.system), markup_escape(fmt::format("{}", fmt::join(m.checks, ", "))), m.results, markup_escape(m.repro));
-  for (const auto* r : summary.results) {
-    unmet += fmt::format("<h3>{} / {} / {} — {} (expected {})</h3>\n<pre>{}</pre>\n", markup_escape(r->system), markup_escape(r->target), markup_escape(r->check),
-                         to_string(r->outcome), to_string(r->expectation), markup_escape(r->message));
-    if (!r->counterexample.empty()) unmet += fmt::format("<p>Counterexample: <code>{}</code></p>\n", markup_escape(r->counterexample));
-    if (!r->repro.empty()) unmet += fmt::format("<p>Re-run: <code>{}</code></p>\n", markup_escape(r->repro));
-  }
-  if (!unmet.empty()) h += "<h2>Expectations not met</h2>\n" + unmet;
+  if (!curves.empty())
+    h += "<h2 id='accuracy'>Accuracy gates: loss curves of system, oracle and float32 reference</h2>\n<p class='meta'>Each gate trains "
+         "the model from one initialization with the system, the oracle (float64) and the float32 reference; the system's loss must "
+         "stay within a bound of the oracle's at every epoch.</p>\n" +
+         curves + "\n";
+
+  h += replicas;
+
+  h += "<h2 id='systems'>Systems</h2><div class='tablebox'><table><tr><th>system</th><th>kind</th><th>available here</th></tr>\n";
+  for (const auto& s : run.systems)
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td class='{}'>{}</td></tr>\n", markup_escape(s.name), markup_escape(s.kind),
+                     s.available ? "c-pass" : "c-skip", s.available ? "yes" : "no: " + markup_escape(s.reason));
+  h += "</table></div>\n";
   h += "</body></html>\n";
   return h;
 }

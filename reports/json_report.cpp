@@ -30,6 +30,48 @@ std::optional<double> read_number_or_text(const Json& j) {
   throw InputError(fmt::format("expected a number, null, \"nan\", \"inf\" or \"-inf\", got \"{}\"", s));
 }
 
+Json to_json(const CounterexampleCase& c) {
+  Json j;
+  j["n_dst"] = c.n_dst;
+  j["n_src"] = c.n_src;
+  j["n_edges"] = c.n_edges;
+  Json edges = Json::array();
+  for (const auto& [dst, src] : c.edges) edges.push_back(Json::array({dst, src}));
+  j["edges"] = edges;
+  if (c.element) {
+    const CounterexampleElement& e = *c.element;
+    j["element"] = {{"tensor", e.tensor},
+                    {"index", e.index},
+                    {"place", std::string(to_string(e.place))},
+                    {"mark", e.mark},
+                    {"got", number_or_text(e.got)},
+                    {"expected", number_or_text(e.expected)},
+                    {"bound", number_or_text(e.bound)}};
+  } else {
+    j["element"] = nullptr;
+  }
+  return j;
+}
+
+CounterexampleCase read_counterexample_case(const Json& j) {
+  CounterexampleCase c;
+  c.n_dst = j.at("n_dst").get<std::int64_t>();
+  c.n_src = j.at("n_src").get<std::int64_t>();
+  c.n_edges = j.at("n_edges").get<std::int64_t>();
+  for (const auto& e : j.at("edges")) c.edges.emplace_back(e.at(0).get<std::int64_t>(), e.at(1).get<std::int64_t>());
+  if (!j.at("element").is_null()) {
+    const Json& e = j.at("element");
+    c.element = CounterexampleElement{.tensor = e.at("tensor").get<std::string>(),
+                                      .index = e.at("index").get<std::vector<std::int64_t>>(),
+                                      .place = parse_element_place(e.at("place").get<std::string>()),
+                                      .mark = e.at("mark").get<std::int64_t>(),
+                                      .got = read_number_or_text(e.at("got")).value_or(0),
+                                      .expected = read_number_or_text(e.at("expected")).value_or(0),
+                                      .bound = read_number_or_text(e.at("bound")).value_or(0)};
+  }
+  return c;
+}
+
 Json to_json(const ResultRecord& r) {
   Json j;
   j["entry"] = r.entry;
@@ -61,6 +103,7 @@ Json to_json(const ResultRecord& r) {
     curves.push_back({{"name", c.name}, {"values", values}});
   }
   j["curves"] = curves;
+  j["counterexample_case"] = r.counterexample_case ? to_json(*r.counterexample_case) : Json(nullptr);
   return j;
 }
 
@@ -162,6 +205,9 @@ RunReport read_json_report(const std::filesystem::path& path) {
         for (const auto& v : c.at("values")) curve.values.push_back(read_number_or_text(v).value_or(0));
         rec.curves.push_back(std::move(curve));
       }
+      // Absent in reports written before it existed (same schema version: the field is optional).
+      if (r.contains("counterexample_case") && !r.at("counterexample_case").is_null())
+        rec.counterexample_case = read_counterexample_case(r.at("counterexample_case"));
       run.results.push_back(std::move(rec));
     }
     return run;

@@ -32,6 +32,10 @@ std::string markup_escape(const std::string& s);
 // One matrix per system, in the order the results mention them. Pointers refer into `run`.
 std::vector<SystemMatrix> build_matrices(const RunReport& run);
 
+// True when some result of the matrix expects `pass`: the system is under test (a bug replica named
+// as the system under test too) and gets its own matrix; replicas expected to be caught do not.
+bool has_own_results(const SystemMatrix& m);
+
 // The text of a cell holding these records: the most alarming of their matrix_cell()s.
 std::string combined_cell(const std::vector<const ResultRecord*>& records);
 
@@ -68,5 +72,15 @@ std::string totals_sentence(const RunReport::Totals& t);
 // The worst error / bound over a result's conclusive cases, as matrix cells show it ("0.31"); empty
 // when the result has no finite metric and positive bound.
 std::string worst_ratio_text(const ResultRecord& r);
+
+// The counterexample as text, for summary.md and the HTML page.
+// "2 × 2 (square), 1 edge" / "9 × 14 block, 30 edges".
+std::string graph_summary_text(const CounterexampleCase& c);
+// "e0 0←1, e1 2←0, …": every edge (destination ← source) in edge-id order, at most `max_edges` of
+// them (then "… and N more"); "(edges not recorded: see graph.mtx)" when the record holds none.
+std::string edge_list_text(const CounterexampleCase& c, std::size_t max_edges);
+// "gradient x [0, 0] at source node 0", "output y [3, 1] at node 3", "gradient edge_values [5, 0] on
+// edge e5 (2 ← 1)", or why the element is on no node or edge.
+std::string element_where_text(const CounterexampleElement& e, const CounterexampleCase* c = nullptr);
 
 }  // namespace gnncheck::reports

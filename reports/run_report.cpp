@@ -45,6 +45,22 @@ Expectation parse_expectation(std::string_view name) {
   throw InputError(fmt::format("unknown expectation '{}'; expected pass or caught", name));
 }
 
+std::string_view to_string(ElementPlace p) {
+  switch (p) {
+    case ElementPlace::none: return "none";
+    case ElementPlace::destination: return "destination";
+    case ElementPlace::source: return "source";
+    case ElementPlace::edge: return "edge";
+  }
+  return "none";
+}
+
+ElementPlace parse_element_place(std::string_view name) {
+  for (ElementPlace p : {ElementPlace::none, ElementPlace::destination, ElementPlace::source, ElementPlace::edge})
+    if (to_string(p) == name) return p;
+  throw InputError(fmt::format("unknown element place '{}'; expected none, destination, source or edge", name));
+}
+
 bool expectation_held(Expectation expected, Outcome outcome) {
   if (expected == Expectation::pass)
     return outcome == Outcome::pass || outcome == Outcome::not_applicable || outcome == Outcome::skipped;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gnncheck::reports {
@@ -63,6 +64,44 @@ struct Curve {
   std::vector<double> values;
 };
 
+// Where the element that broke its bound sits on the counterexample's graph.
+enum class ElementPlace {
+  none,         // a parameter's element, or a scalar the check formed over the whole case (adjoint)
+  destination,  // row `mark` of a [n_dst, …] node tensor
+  source,       // row `mark` of a [n_src, …] node tensor
+  edge,         // edge id `mark` of an edge tensor (an eShuffled tensor's position already mapped to its edge id)
+};
+std::string_view to_string(ElementPlace p);
+ElementPlace parse_element_place(std::string_view name);  // throws InputError on an unknown name
+
+// The element of a counterexample that broke its bound, and where it sits on the graph.
+struct CounterexampleElement {
+  std::string tensor{};               // the element's tensor, as the verdict names it ("gradient x")
+  std::vector<std::int64_t> index{};  // its multi-index over the tensor's shape ([] for a scalar)
+  ElementPlace place = ElementPlace::none;
+  std::int64_t mark = -1;             // the node or edge id `place` refers to (-1 for none)
+  double got = 0.0;                   // the system's value
+  double expected = 0.0;              // the reference value
+  double bound = 0.0;                 // the element's bound
+};
+
+// A saved failing case as the reports show it without reading the case directory: the graph and
+// the worst element (reports/counterexample_case.h builds it from the case's graph and the verdict).
+struct CounterexampleCase {
+  // Graphs with more edges than this keep only their sizes here; graph.mtx in the case directory has them all.
+  static constexpr std::int64_t kMaxRecordedEdges = 256;
+
+  std::int64_t n_dst = 0;
+  std::int64_t n_src = 0;
+  std::int64_t n_edges = 0;
+  // (destination, source) of every edge in edge-id order; empty when n_edges > kMaxRecordedEdges.
+  std::vector<std::pair<std::int64_t, std::int64_t>> edges{};
+  std::optional<CounterexampleElement> element{};  // absent when the verdict named none (the system errored, …)
+
+  bool edges_recorded() const { return static_cast<std::int64_t>(edges.size()) == n_edges; }
+  bool square() const { return n_dst == n_src; }
+};
+
 struct ResultRecord {
   std::string entry{};            // the suite entry this result belongs to
   std::string system{};
@@ -85,6 +124,7 @@ struct ResultRecord {
   double seconds = 0.0;
   std::vector<ErrorPoint> error_vs_bound{};  // per case, for the plots (may be empty)
   std::vector<Curve> curves{};               // accuracy gates: loss per epoch, system and oracle
+  std::optional<CounterexampleCase> counterexample_case{};  // the saved case's graph and worst element
 };
 
 // A system as the run saw it.

@@ -59,6 +59,13 @@ std::vector<SystemMatrix> build_matrices(const RunReport& run) {
   return out;
 }
 
+bool has_own_results(const SystemMatrix& m) {
+  for (const auto& [key, cell] : m.cells)
+    for (const ResultRecord* r : cell)
+      if (r->expectation == Expectation::pass) return true;
+  return false;
+}
+
 std::string combined_cell(const std::vector<const ResultRecord*>& records) {
   // Several records for one cell (the same system/target/check in two entries): show the worst.
   std::string cell;
@@ -135,6 +142,40 @@ std::string totals_sentence(const RunReport::Totals& t) {
   return out;
 }
 
+std::string graph_summary_text(const CounterexampleCase& c) {
+  return fmt::format("{} × {} {}, {} edge{}", c.n_dst, c.n_src, c.square() ? "(square)" : "block", c.n_edges, c.n_edges == 1 ? "" : "s");
+}
+
+std::string edge_list_text(const CounterexampleCase& c, std::size_t max_edges) {
+  if (!c.edges_recorded()) return "(edges not recorded: see graph.mtx)";
+  if (c.edges.empty()) return "(no edges)";
+  std::vector<std::string> parts;
+  for (std::size_t e = 0; e < c.edges.size() && e < max_edges; ++e)
+    parts.push_back(fmt::format("e{} {}←{}", e, c.edges[e].first, c.edges[e].second));
+  std::string out = fmt::format("{}", fmt::join(parts, ", "));
+  if (c.edges.size() > max_edges) out += fmt::format(", … and {} more", c.edges.size() - max_edges);
+  return out;
+}
+
+std::string element_where_text(const CounterexampleElement& e, const CounterexampleCase* c) {
+  if (e.index.empty()) return fmt::format("{}: a scalar over the whole case, on no single node or edge", e.tensor);
+  const std::string element = fmt::format("{} [{}]", e.tensor, fmt::join(e.index, ", "));
+  const bool square = c && c->square();
+  switch (e.place) {
+    case ElementPlace::destination:
+      return fmt::format("{} at {} {}", element, square ? "node" : "destination node", e.mark);
+    case ElementPlace::source:
+      return fmt::format("{} at {} {}", element, square ? "node" : "source node", e.mark);
+    case ElementPlace::edge:
+      if (c && c->edges_recorded() && e.mark >= 0 && e.mark < c->n_edges)
+        return fmt::format("{} on edge e{} ({} ← {})", element, e.mark, c->edges[static_cast<std::size_t>(e.mark)].first,
+                           c->edges[static_cast<std::size_t>(e.mark)].second);
+      return fmt::format("{} on edge e{}", element, e.mark);
+    case ElementPlace::none: break;
+  }
+  return element + " (on no single node or edge, e.g. a parameter)";
+}
+
 std::string markup_escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
@@ -154,6 +195,9 @@ std::string markup_escape(const std::string& s) {
 }
 
 namespace {
+
+// A pull-request comment stays readable: longer edge lists are cut (graph.mtx has every edge).
+constexpr std::size_t kMarkdownEdges = 40;
 
 std::string md_escape(const std::string& s) {
   std::string out;
@@ -252,9 +296,7 @@ std::string markdown_summary(const RunReport& run) {
 
   out += "\n## System × target × check\n";
   for (const auto& m : build_matrices(run)) {
-    const bool replica = std::any_of(run.systems.begin(), run.systems.end(),
-                                     [&](const SystemRecord& s) { return s.name == m.system && s.kind == "replica"; });
-    if (replica) continue;  // summarized in the replica table
+    if (!has_own_results(m)) continue;  // a replica expected to be caught: summarized in the replica table
     out += fmt::format("\n### {}\n\n| target |", m.system);
     for (const auto& c : m.checks) out += fmt::format(" {} |", c);
     out += "\n|---|";
@@ -297,6 +339,13 @@ std::string markdown_summary(const RunReport& run) {
       out += fmt::format("- **{} / {} / {}** ({}, expected {}): {}\n", r->system, r->target, r->check, to_string(r->outcome),
                          to_string(r->expectation), md_escape(r->message));
       if (!r->counterexample.empty()) out += fmt::format("  - counterexample: `{}`\n", r->counterexample);
+      if (const auto& c = r->counterexample_case) {
+        out += fmt::format("  - graph: {}; edges (destination ← source, in edge-id order): {}\n", graph_summary_text(*c),
+                           edge_list_text(*c, kMarkdownEdges));
+        if (c->element)
+          out += fmt::format("  - failing element: {}: got {}, expected {}, bound {:.3g}\n", md_escape(element_where_text(*c->element, &*c)),
+                             fmt::format("{:.9g}", c->element->got), fmt::format("{:.9g}", c->element->expected), c->element->bound);
+      }
       if (!r->repro.empty()) out += fmt::format("  - re-run: `{}`\n", r->repro);
     }
   }

@@ -2,8 +2,8 @@
 //
 //   DIR/report.json   machine-readable, versioned (reports/SCHEMA.md, reports/report.schema.json)
 //   DIR/junit.xml     one <testsuite> per suite entry's system, one <testcase> per target × check
-//   DIR/summary.md    the system × target × check matrix and the replica catch table
-//   DIR/index.html    one self-contained page: the matrix, loss curves, error-vs-bound plots (inline SVG)
+//   DIR/summary.md    the system × target × check matrix, the replica catch table, each counterexample as text
+//   DIR/index.html    one self-contained page: the matrix, margin plots, loss curves, counterexamples drawn (inline SVG)
 // The writers are pure functions of the report: the same report gives the same bytes.
 //
 //   gnncheck::reports::write_all(run, "out");   // creates out/ if needed

@@ -29,6 +29,7 @@
 #include "oracle/targets.h"
 #include "properties/counterexample.h"
 #include "properties/driver.h"
+#include "reports/counterexample_case.h"
 #include "training/accuracy_gate.h"
 #include "training/task.h"
 
@@ -489,6 +490,13 @@ class Executor {
       write_system_record(dir, entry, rerun);
     }
     r.repro = rerun;
+    if (failing.graph) {  // the graph and the worst element, for the reports' drawing of the case
+      std::optional<reports::CounterexampleElement> worst;
+      if (v.worst)
+        worst = reports::CounterexampleElement{.tensor = v.tensor, .index = v.worst->index, .got = v.worst->actual,
+                                               .expected = v.worst->expected, .bound = v.worst->bound};
+      r.counterexample_case = reports::describe_counterexample(*failing.graph, failing.target, worst);
+    }
     // The record carries the counterexample and the one re-run line; the message does not repeat them.
     v.rerun_command.clear();
     v.counterexample_path.clear();

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -44,6 +46,10 @@ RunReport sample_report() {
                       .metric = std::numeric_limits<double>::infinity(), .bound = 1e-10, .seed = 9, .cases = 1,
                       .message = "⟨ȳ, J·u⟩ = 1.5 but ⟨Jᵀȳ, u⟩ = -0.25 <bad> & \"quoted\"",
                       .counterexample = "cases/tcgnn_backward_uses_A-spmm-adjoint"};
+  caught.counterexample_case = CounterexampleCase{.n_dst = 2, .n_src = 3, .n_edges = 2, .edges = {{0, 2}, {1, 1}}};
+  caught.counterexample_case->element = CounterexampleElement{.tensor = "gradient x", .index = {2, 0}, .place = ElementPlace::source,
+                                                              .mark = 2, .got = -1, .expected = std::numeric_limits<double>::infinity(),
+                                                              .bound = 1e-300};
   ResultRecord missed{.system = "stale_attention", .target = "gat", .check = "differential", .outcome = Outcome::pass,
                       .expectation = Expectation::caught, .expectation_held = false, .metric = std::nan(""), .cases = 3};
   ResultRecord gate{.system = "oracle", .target = "gcn", .check = "accuracy", .outcome = Outcome::pass, .cases = 1};
@@ -57,6 +63,12 @@ std::string read_file(const std::filesystem::path& p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
 }
 
 std::filesystem::path scratch_dir(const std::string& name) {
@@ -77,7 +89,98 @@ TEST(WritersTest, JsonRoundTripsEveryField) {
   EXPECT_TRUE(std::isinf(*back.results[2].metric));
   EXPECT_TRUE(std::isnan(*back.results[3].metric));
   EXPECT_EQ(back.results[4].curves[1].values[3], 0.81);
+  ASSERT_TRUE(back.results[2].counterexample_case);
+  EXPECT_EQ(back.results[2].counterexample_case->edges, run.results[2].counterexample_case->edges);
+  EXPECT_EQ(back.results[2].counterexample_case->element->place, ElementPlace::source);
+  EXPECT_TRUE(std::isinf(back.results[2].counterexample_case->element->expected));
+  EXPECT_FALSE(back.results[0].counterexample_case);
   std::filesystem::remove_all(dir);
+}
+
+TEST(WritersTest, AReportWrittenBeforeCounterexampleCaseStillReads) {
+  // counterexample_case is optional in schema version 2: a report without it reads, and validates.
+  const auto dir = scratch_dir("no-case");
+  std::filesystem::create_directories(dir);
+  std::string json = json_report(sample_report());
+  for (std::size_t at; (at = json.find(",\n      \"counterexample_case\": null")) != std::string::npos;)
+    json.erase(at, std::string(",\n      \"counterexample_case\": null").size());
+  ASSERT_EQ(json.find("\"counterexample_case\": null"), std::string::npos);
+  std::ofstream(dir / "report.json") << json;
+  const RunReport back = read_json_report(dir / "report.json");
+  EXPECT_FALSE(back.results[0].counterexample_case);
+  EXPECT_TRUE(back.results[2].counterexample_case);
+  const std::string cmd = fmt::format("python3 '{0}/reports/tests/validate_report.py' '{0}/reports/report.schema.json' '{1}' >/dev/null",
+                                      GNNCHECK_TEST_SOURCE_DIR, (dir / "report.json").string());
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::filesystem::remove_all(dir);
+}
+
+// A bug replica run as the system under test (`--system tcgnn_backward_uses_A`): its results
+// expect pass, so it gets a matrix and a margin plot, and each failure its counterexample as text.
+RunReport replica_under_test() {
+  RunReport run;
+  run.suite_name = "ci";
+  run.systems = {{"tcgnn_backward_uses_A", "replica", true, "", "A for Aᵀ"}};
+  ResultRecord fail{.entry = "differential", .system = "tcgnn_backward_uses_A", .target = "spmm", .check = "differential",
+                    .outcome = Outcome::fail, .expectation_held = false, .metric = 1.0, .bound = 1e-15, .cases = 5,
+                    .message = "differential check FAILED", .counterexample = "cases/tcgnn_backward_uses_A-spmm-differential-7",
+                    .repro = "gnncheck repro /tmp/r/cases/tcgnn_backward_uses_A-spmm-differential-7"};
+  fail.error_vs_bound = {{0.0, 1e-12}, {1e-14, 1e-12}};
+  fail.counterexample_case = CounterexampleCase{.n_dst = 2, .n_src = 2, .n_edges = 1, .edges = {{0, 1}}};
+  fail.counterexample_case->element = CounterexampleElement{.tensor = "gradient x", .index = {0, 0}, .place = ElementPlace::source,
+                                                            .mark = 0, .got = -1, .expected = 0, .bound = 9.88e-324};
+  ResultRecord pass{.entry = "differential", .system = "tcgnn_backward_uses_A", .target = "spmm", .check = "adjoint", .metric = 0.1,
+                    .bound = 1.0, .cases = 2};
+  pass.error_vs_bound = {{0.1, 1.0}, {0.01, 1.0}};
+  run.results = {fail, pass};
+  return run;
+}
+
+TEST(WritersTest, MarkdownCarriesTheCounterexampleAsText) {
+  const std::string md = markdown_summary(replica_under_test());
+  EXPECT_THAT(md, HasSubstr("### tcgnn_backward_uses_A\n\n| target | differential | adjoint |\n|---|---|---|\n| spmm | FAIL | pass 0.1 |"));
+  EXPECT_THAT(md, HasSubstr("  - graph: 2 × 2 (square), 1 edge; edges (destination ← source, in edge-id order): e0 0←1\n"));
+  EXPECT_THAT(md, HasSubstr("  - failing element: gradient x [0, 0] at node 0: got -1, expected 0, bound 9.88e-324\n"));
+  EXPECT_THAT(md, HasSubstr("  - re-run: `gnncheck repro /tmp/r/cases/tcgnn_backward_uses_A-spmm-differential-7`"));
+}
+
+TEST(WritersTest, HtmlDrawsTheCounterexampleAndLinksTheFailingCellToIt) {
+  const RunReport run = replica_under_test();
+  const std::string html = html_report(run);
+  EXPECT_THAT(html, HasSubstr("<div class='failure' id='result-0'>"));
+  EXPECT_THAT(html, HasSubstr("<td class='c-fail' title='"));
+  EXPECT_THAT(html, HasSubstr("'><a href='#result-0'>FAIL</a></td>"));
+  EXPECT_THAT(html, HasSubstr("<svg class='graph'"));
+  EXPECT_THAT(html, HasSubstr("<a href='cases/tcgnn_backward_uses_A-spmm-differential-7/graph.mtx'>graph.mtx</a>"));
+  EXPECT_THAT(html, HasSubstr("class='plot margin-plot'")) << "a replica under test gets its margin plot";
+  EXPECT_THAT(html, HasSubstr("<td class='c-pass' title='pass (metric 0.1, bound 1) \n'>pass 0.1</td>"));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  // Every table scrolls inside its own box rather than widening the page.
+  EXPECT_EQ(count_of(html, "<table"), count_of(html, "<div class='tablebox'><table"));
+}
+
+TEST(WritersTest, HtmlGivesEveryOutcomeItsOwnStyleAndExplainsItInTheLegend) {
+  RunReport run;
+  std::map<std::string, Outcome> by_class = {{"c-pass", Outcome::pass},           {"c-fail", Outcome::fail},
+                                             {"c-error", Outcome::error},         {"c-na", Outcome::not_applicable},
+                                             {"c-inconclusive", Outcome::inconclusive}, {"c-not-tested", Outcome::not_tested},
+                                             {"c-skip", Outcome::skipped}};
+  for (const auto& [cls, outcome] : by_class)
+    run.results.push_back({.system = "oracle", .target = std::string(to_string(outcome)), .check = "differential", .outcome = outcome,
+                           .expectation_held = expectation_held(Expectation::pass, outcome)});
+  const std::string html = html_report(run);
+  std::set<std::string> rules;
+  for (const auto& [cls, outcome] : by_class) {
+    EXPECT_THAT(html, HasSubstr(fmt::format("<td class='{}'", cls))) << cls;
+    EXPECT_THAT(html, HasSubstr(fmt::format("<span class='chip {}'>", cls))) << "the legend line shows " << cls;
+    // Each class has its own CSS rule (the pass style is shared only with a replica's "caught").
+    const std::size_t at = html.find("." + cls + "{");
+    const std::size_t shared = html.find("." + cls + ",");
+    ASSERT_TRUE(at != std::string::npos || shared != std::string::npos) << cls;
+    const std::size_t from = at != std::string::npos ? at : shared;
+    rules.insert(html.substr(html.find('{', from), html.find('}', from) - html.find('{', from)));
+  }
+  EXPECT_EQ(rules.size(), by_class.size()) << "no two outcomes look alike";
 }
 
 TEST(WritersTest, JsonValidatesAgainstItsSchema) {
@@ -130,7 +233,9 @@ TEST(WritersTest, AReplicaThatCouldNotRunCaughtNothing) {
       EXPECT_FALSE(row.ran);
       EXPECT_FALSE(row.caught);
     }
-    if (row.name == "stale_attention") EXPECT_TRUE(row.caught) << "a crash is caught";
+    if (row.name == "stale_attention") {
+      EXPECT_TRUE(row.caught) << "a crash is caught";
+    }
   }
   EXPECT_THAT(markdown_summary(run), HasSubstr("| gpu-replica-8 | softmax without the row maximum | — | not run |"));
 }
@@ -225,7 +330,7 @@ TEST(WritersTest, HtmlIsSelfContainedWithPlots) {
   const std::string html = html_report(sample_report());
   EXPECT_THAT(html, HasSubstr("<svg"));
   EXPECT_THAT(html, HasSubstr("Accuracy gates: loss curves"));
-  EXPECT_THAT(html, HasSubstr("Error vs bound"));
+  EXPECT_THAT(html, HasSubstr("class='plot margin-plot'"));
   EXPECT_THAT(html, HasSubstr("MISSED"));
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, Not(HasSubstr("http://cdn")));
