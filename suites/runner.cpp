@@ -487,7 +487,7 @@ class Executor {
       // Every generated case's error against its bound, for the report's error-vs-bound plots.
       double worst_ratio = -1;
       po.on_verdict = [&](const checks::Verdict& v) {
-        if (!v.applicable || v.system_status != Status::ok) return;
+        if (v.conclusion == checks::Conclusion::not_applicable || v.conclusion == checks::Conclusion::inconclusive || v.system_status != Status::ok) return;
         r.error_vs_bound.push_back({v.metric, v.bound});
         const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric > 0 ? INFINITY : 0);
         if (ratio > worst_ratio) {
@@ -541,17 +541,17 @@ class Executor {
         ++unsupported;
         continue;
       }
-      if (!v.applicable) {
+      if (v.conclusion == checks::Conclusion::not_applicable || v.conclusion == checks::Conclusion::inconclusive) {
         ++not_applicable;
         continue;
       }
       r.error_vs_bound.push_back({v.metric, v.bound});
       const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric > 0 ? INFINITY : 0);
-      if (!v.passed || ratio > worst_ratio) {
+      if (!v.passed() || ratio > worst_ratio) {
         worst_ratio = ratio;
         fill_from_verdict(r, v);
       }
-      if (!v.passed) {
+      if (!v.passed()) {
         r.outcome = v.system_status == Status::ok ? Outcome::fail : Outcome::error;
         r.message = v.message;
         if (!cases_root().empty()) {
