@@ -1,5 +1,7 @@
 #include "checks/check_support.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "checks/kinks.h"
@@ -58,14 +60,15 @@ Verdict not_applicable(Verdict v, const std::string& reason) {
   return v;
 }
 
-void screen_kinks(Verdict& v, const Case& c) {
+void screen_kinks(Verdict& v, const Case& c, bool same_inputs) {
   bool any_gradient = false;
   for (const auto& tc : v.comparisons) any_gradient = any_gradient || (tc.is_gradient && !tc.inconclusive());
   if (!any_gradient) return;
   const std::optional<NearestKink> kink = nearest_kink(c, v.precision);
-  if (!kink || !kink->near) return;
+  if (!kink || !kink->near || (same_inputs && kink->distance == 0)) return;
   for (auto& tc : v.comparisons)
-    if (tc.is_gradient && !tc.inconclusive() && tc.reason.empty())
+    if (tc.is_gradient && !tc.inconclusive() && tc.reason.empty() &&
+        std::find(kink->upstream.begin(), kink->upstream.end(), tc.input) != kink->upstream.end())
       mark_inconclusive(tc, fmt::format("{}: either one-sided derivative is valid there", kink->description));
 }
 

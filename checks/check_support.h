@@ -36,9 +36,13 @@ void compare_all(Verdict& v, const oracle::TargetSpec& spec, const Result& refer
 Verdict not_applicable(Verdict v, const std::string& reason);
 
 // Where a kink argument of `c` lies within the declared precision's rounding of its kink
-// (checks/kinks.h), makes every gradient comparison of `v` that agrees or disagrees inconclusive with
-// that reason (either one-sided derivative is valid there); outputs stay compared.
-void screen_kinks(Verdict& v, const Case& c);
+// (checks/kinks.h), makes the comparisons of the gradients that the side of the kink changes
+// inconclusive with that reason (either one-sided derivative is valid there); outputs and the other
+// gradients stay compared.
+// `same_inputs`: the answers compared come from evaluations of the same inputs (state, linearity),
+// so an argument exactly at its kink lands on the same side in every one of them (exact values
+// sum exactly in any order) and only a non-zero distance within rounding can differ.
+void screen_kinks(Verdict& v, const Case& c, bool same_inputs = false);
 
 // Makes `tc` inconclusive with `reason` (its ratio no longer counts toward any headline).
 void mark_inconclusive(TensorComparison& tc, const std::string& reason);

@@ -40,7 +40,7 @@ struct Nearest {
     const double ratio = margin > 0 ? distance / margin : (distance == 0 ? 0.0 : std::numeric_limits<double>::infinity());
     if (ratio >= best_ratio) return;
     best_ratio = ratio;
-    best = NearestKink{what(), distance, margin, distance <= margin, ""};
+    best = NearestKink{what(), distance, margin, distance <= margin, {}, ""};
   }
 };
 
@@ -122,10 +122,14 @@ std::optional<NearestKink> nearest_kink(const Case& c, Precision p) {
     gat_kinks(c, n);
   else if (c.target == "agnn")
     agnn_kinks(c, n);
-  if (n.best)
+  if (n.best) {
+    if (c.target == "gin") n.best->upstream = {"x", "weight1", "bias1", "eps"};
+    if (c.target == "gat") n.best->upstream = {"x", "weight", "att_src", "att_dst"};
+    if (c.target == "agnn") n.best->upstream = {"x"};
     n.best->description =
         fmt::format("{} is {:.3g} from its kink, {} the {:.3g} that a correct {} implementation may err in computing it",
                     n.best->what, n.best->distance, n.best->near ? "within" : "beyond", n.best->margin, to_string(p));
+  }
   return n.best;
 }
 

@@ -23,6 +23,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "oracle/case.h"
 
@@ -33,6 +34,9 @@ struct NearestKink {
   double distance = 0;      // |argument − kink|
   double margin = 0;        // 2·γ_n(u_p)·Σ|terms| for that argument
   bool near = false;        // distance ≤ margin
+  // The inputs whose gradients the side of the kink changes (the ones before it in the layer):
+  // gin x, weight1, bias1, eps (not weight2, bias2); gat x, weight, att_src, att_dst (not bias); agnn x.
+  std::vector<std::string> upstream;
   std::string description;  // one sentence with the numbers
 };
 

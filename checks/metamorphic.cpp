@@ -111,7 +111,7 @@ Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions&
     v.comparisons.push_back(std::move(tc));
   }
   if (v.comparisons.empty()) return not_applicable(v, fmt::format("target '{}' returned no gradients", c.target));
-  screen_kinks(v, c);
+  screen_kinks(v, c, /*same_inputs=*/true);
   summarize(v);
   if (v.conclusion == Conclusion::fail) {
     v.detail = "got = the gradient for the combined output gradient, expected = the same combination of the "

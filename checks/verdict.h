@@ -80,7 +80,7 @@ struct TensorComparison {
   std::string input;          // the input (for a gradient) or output it is about: "x", "y"; "" for none
   bool is_gradient = false;   // true: about the gradient of `input`; false: about the output `input`
   Agreement agreement = Agreement::agrees;
-  std::string reason;         // why it is inconclusive (or what is missing); "" otherwise
+  std::string reason;         // why it is inconclusive, what is missing, or how it was decided (adjoint: the direction)
   bool agrees() const { return agreement == Agreement::agrees; }
   bool disagrees() const { return agreement == Agreement::disagrees; }
   bool inconclusive() const { return agreement == Agreement::inconclusive; }

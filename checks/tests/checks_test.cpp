@@ -7,6 +7,7 @@
 #include "adapters/replicas/replicas.h"
 #include "checks/case_transforms.h"
 #include "checks/checks.h"
+#include "checks/tests/test_systems.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 
@@ -190,20 +191,7 @@ TEST(Checks, WidthTailAndMissingEshuffleAreCaught) {
   EXPECT_EQ(differential(*shuffle, random_case("spmm_ve_transposed")).conclusion, Conclusion::fail);
 }
 
-// A correct TF32 tensor-core kernel, emulated: inputs rounded to TF32 (10 stored significand bits),
-// products and sums in float32, as tensor cores do.
-class Tf32Emulation final : public System {
- public:
-  std::string name() const override { return "tf32_emulation"; }
-  bool supports(const std::string&) const override { return true; }
-  Precision precision(const std::string&) const override { return Precision::tf32; }
-  Result evaluate(const Case& c) override {
-    Case rounded_case = c;
-    for (TensorMap* m : {&rounded_case.inputs, &rounded_case.parameters, &rounded_case.grad_outputs})
-      for (auto& [name, t] : *m) t = rounded(t, Precision::tf32);
-    return oracle::evaluate(rounded_case, Precision::float32);
-  }
-};
+using testing::Tf32Emulation;
 
 TEST(Checks, CorrectTf32PassesAndAWrongBackwardFailsWhateverThePrecision) {
   for (const std::string target : {"spmm", "spmm_ve", "sddmm_dot", "normalized_spmm", "gcn", "gat"}) {
