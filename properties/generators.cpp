@@ -187,27 +187,35 @@ rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options) {
       const index_t largest = std::max<index_t>(
           std::min<index_t>(3, options.max_nodes),
           std::min<index_t>(options.max_nodes, 1 + static_cast<index_t>(size) * options.max_nodes / 100));
-      r.family = options.square_only
-                     ? *rc::gen::element<std::string>("erdos_renyi", "rmat", "power_law", "skewed_directed", "star",
-                                                      "chain", "empty")
-                     : *rc::gen::element<std::string>("erdos_renyi", "rmat", "power_law", "skewed_directed", "star",
-                                                      "chain", "complete_bipartite", "empty");
+      // RapidCheck's first case has size 0: there a square erdos_renyi, star or chain graph of at
+      // least 3 nodes (at least 3 edges, no emptied rows), so that a run of a few cases
+      // (`gnncheck check --cases 3`) never draws only edgeless graphs.
+      const bool first = size == 0 && options.max_nodes >= 3;
+      std::vector<std::string> names{"erdos_renyi", "star", "chain"};
+      if (!first) {
+        names.insert(names.begin() + 1, {"rmat", "power_law", "skewed_directed"});
+        if (!options.square_only) names.push_back("complete_bipartite");
+        names.push_back("empty");
+      }
+      r.family = names[*rc::gen::inRange<size_t>(0, names.size())];
       // Zero nodes only in the "empty" family (its graphs also have no edges).
-      r.n_dst = *rc::gen::inRange<index_t>(r.family == "empty" ? 0 : 1, largest + 1);
+      r.n_dst = *rc::gen::inRange<index_t>(first ? 3 : (r.family == "empty" ? 0 : 1), largest + 1);
       r.n_src = r.n_dst;
-      const bool bipartite = r.family == "complete_bipartite" || (r.family == "erdos_renyi" && !options.square_only &&
-                                                                  *rc::gen::arbitrary<bool>());
+      const bool bipartite = r.family == "complete_bipartite" ||
+                             (r.family == "erdos_renyi" && !options.square_only && !first && *rc::gen::arbitrary<bool>());
       if (bipartite) {
         const index_t cap = r.family == "complete_bipartite" ? 8 : largest;  // complete: keep the edge count small
         r.n_dst = std::min<index_t>(r.n_dst, cap);
         r.n_src = *rc::gen::inRange<index_t>(1, cap + 1);
         if (options.dst_at_most_src && r.n_dst > r.n_src) std::swap(r.n_dst, r.n_src);
       }
-      r.average_degree = *rc::gen::inRange(0, static_cast<int>(options.max_average_degree * 4) + 1) / 4.0;
+      r.average_degree =
+          *rc::gen::inRange(first ? 4 : 0, std::max(first ? 4 : 0, static_cast<int>(options.max_average_degree * 4)) + 1) /
+          4.0;
       r.symmetric = *rc::gen::arbitrary<bool>();
       r.duplicate_fraction = *rc::gen::element(0.0, 0.1, 0.3);
       r.self_loop_fraction = *rc::gen::element(0.0, 0.2, 1.0);
-      r.empty_row_fraction = *rc::gen::element(0.0, 0.2);
+      r.empty_row_fraction = first ? 0.0 : *rc::gen::element(0.0, 0.2);
       r.isolated_nodes = *rc::gen::inRange<index_t>(0, 3);
       r.seed = *rc::gen::arbitrary<std::uint64_t>();
       return r;

@@ -3,9 +3,10 @@
 // A GraphSpec is a graph as an edge list (dst[k] <- src[k], in edge-id order) plus the family it was
 // drawn from. arbitrary_graph() draws a family of fixtures/generators.h (erdos_renyi, rmat,
 // power_law, skewed_directed, star, chain, complete_bipartite) or an edgeless graph, each with
-// probability 1/8 (1/7 each without complete_bipartite when square_only), its size (1 node up to
-// max_nodes a side, at least 3 at RapidCheck's smallest sizes; 0 nodes in the empty family only;
-// degrees uniform to heavy-tailed), symmetric or directed, and the fixtures' irregularities
+// probability 1/8 (1/7 each without complete_bipartite when square_only) — except the first case
+// (RapidCheck's size 0), a square erdos_renyi, star or chain graph of at least 3 nodes with edges —,
+// its size (1 node up to max_nodes a side, at least 3 at RapidCheck's smallest sizes; 0 nodes in
+// the empty family only; degrees uniform to heavy-tailed), symmetric or directed, and the fixtures' irregularities
 // (duplicate edges, self-loops, empty rows, isolated nodes). Non-square graphs: complete_bipartite
 // always (at most 8 destinations), erdos_renyi half the time, with n_src drawn independently of
 // n_dst — both orientations, or n_dst < n_src only with dst_at_most_src (the layers' blocks, where

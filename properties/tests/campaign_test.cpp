@@ -25,7 +25,7 @@
 #include "properties/tests/wrong_systems.h"
 
 #ifndef GNNCHECK_CAMPAIGN_CASES
-#define GNNCHECK_CAMPAIGN_CASES 20
+#define GNNCHECK_CAMPAIGN_CASES 2000
 #endif
 
 namespace gnncheck::properties {
