@@ -1,7 +1,10 @@
 #include "checks/check_support.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "checks/kinks.h"
 #include "oracle/error.h"
 
 namespace gnncheck::checks::detail {
@@ -39,17 +42,41 @@ void compare_all(Verdict& v, const oracle::TargetSpec& spec, const Result& refer
     Tensor bound = bounds.tensors.at(nt.label);
     for (double& b : bound.values()) b *= factor;
     const Tensor* got = find_tensor(actual, nt);
-    v.comparisons.push_back(compare_elementwise(label_prefix + nt.label, got ? *got : Tensor(), expected, bound));
-    if (!got) v.comparisons.back().tensor += " (missing from the system's answer)";
+    TensorComparison tc = compare_elementwise(label_prefix + nt.label, got ? *got : Tensor(), expected, bound);
+    tc.input = nt.name;
+    tc.is_gradient = nt.is_gradient;
+    if (!got) {
+      tc.tensor += " (missing from the system's answer)";
+      tc.reason = "missing from the system's answer";
+    }
+    v.comparisons.push_back(std::move(tc));
   }
 }
 
 Verdict not_applicable(Verdict v, const std::string& reason) {
-  v.applicable = false;
-  v.passed = true;
+  v.conclusion = Conclusion::not_applicable;
   v.detail = reason;
   v.message.clear();
   return v;
+}
+
+void screen_kinks(Verdict& v, const Case& c, bool same_inputs) {
+  bool any_gradient = false;
+  for (const auto& tc : v.comparisons) any_gradient = any_gradient || (tc.is_gradient && !tc.inconclusive());
+  if (!any_gradient) return;
+  const std::optional<NearestKink> kink = nearest_kink(c, v.precision);
+  if (!kink || !kink->near || (same_inputs && kink->distance == 0)) return;
+  for (auto& tc : v.comparisons)
+    if (tc.is_gradient && !tc.inconclusive() && tc.reason.empty() &&
+        std::find(kink->upstream.begin(), kink->upstream.end(), tc.input) != kink->upstream.end())
+      mark_inconclusive(tc, fmt::format("{}: either one-sided derivative is valid there", kink->description));
+}
+
+void mark_inconclusive(TensorComparison& tc, const std::string& reason) {
+  tc.agreement = Agreement::inconclusive;
+  tc.reason = reason;
+  tc.worst_ratio = 0;
+  tc.elements_over_bound = 0;
 }
 
 }  // namespace gnncheck::checks::detail

@@ -26,12 +26,25 @@ Result exact_result(const Case& c);
 bool system_failed(Verdict& v, const Result& got, const std::string& during = {});
 
 // Compares every tensor `reference` has (outputs and gradients) with `actual`, element-wise, with
-// bound = factor · `bounds` (labels "output y", "gradient x"); appends the comparisons to `v`.
+// bound = factor · `bounds` (labels "output y", "gradient x"; input/is_gradient set from the name);
+// appends the comparisons to `v`.
 // `label_prefix` is prepended to each tensor label (e.g. "after relabeling: ").
 void compare_all(Verdict& v, const oracle::TargetSpec& spec, const Result& reference, const Result& actual,
                  const Bounds& bounds, double factor, const std::string& label_prefix = {});
 
-// Marks `v` as not applicable to this case (passed, with the reason in detail).
+// Marks `v` as not applicable to this case (Conclusion::not_applicable, with the reason in detail).
 Verdict not_applicable(Verdict v, const std::string& reason);
+
+// Where a kink argument of `c` lies within the declared precision's rounding of its kink
+// (checks/kinks.h), makes the comparisons of the gradients that the side of the kink changes
+// inconclusive with that reason (either one-sided derivative is valid there); outputs and the other
+// gradients stay compared.
+// `same_inputs`: the answers compared come from evaluations of the same inputs (state, linearity),
+// so an argument exactly at its kink lands on the same side in every one of them (exact values
+// sum exactly in any order) and only a non-zero distance within rounding can differ.
+void screen_kinks(Verdict& v, const Case& c, bool same_inputs = false);
+
+// Makes `tc` inconclusive with `reason` (its ratio no longer counts toward any headline).
+void mark_inconclusive(TensorComparison& tc, const std::string& reason);
 
 }  // namespace gnncheck::checks::detail

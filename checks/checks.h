@@ -11,7 +11,9 @@
 //                           oracle/gradcheck (full Jacobian on small cases, random directions on large
 //                           ones); for systems declaring float64 (not applicable otherwise).
 //   adjoint                 ⟨ȳ, J·u⟩ = ⟨Jᵀȳ, u⟩ per differentiable input, J·u from the system's own
-//                           forward at x ± h·u — the oracle is not used at all.
+//                           forward at x ± s·u; the float64 oracle at the same points supplies the
+//                           true function's own truncation and the bound (the differential check's
+//                           bounds there), never the expected value (checks/adjoint.cpp).
 //   op_order                the differential check on the case's graph augmented so that in- and
 //                           out-degrees differ (hub nodes), where normalizing on the wrong side shows;
 //                           for normalized_spmm the detail names the wrong formula the answer matches.
@@ -43,7 +45,8 @@ namespace gnncheck::checks {
 
 struct CheckOptions {
   ToleranceOptions tolerance;
-  // Adjoint: the bound is multiple × (finite-difference error estimate) + the rounding terms.
+  // No longer read: the adjoint bound has no multiple of its own (checks/adjoint.cpp derives it from
+  // the tolerance options below). Kept so that callers scaling it still build.
   double adjoint_multiple = 8.0;
   // State/metamorphic: how many differential bounds two correct answers may differ by.
   double nondeterminism_factor = 2.0;

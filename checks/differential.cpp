@@ -1,5 +1,5 @@
-// The checks against a reference: differential (vs the oracle), op_order (the same on a graph
-// whose in- and out-degrees differ) and gradient (vs finite differences of the system's own forward).
+// The checks against the oracle: differential, and op_order (the same on a graph whose in- and
+// out-degrees differ). Near a kink of the forward (checks/kinks.h) gradients are inconclusive.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -8,7 +8,6 @@
 #include "checks/check_support.h"
 #include "oracle/degree_norm.h"
 #include "oracle/error.h"
-#include "oracle/gradcheck.h"
 #include "oracle/spmm_ve.h"
 
 namespace gnncheck::checks {
@@ -24,6 +23,7 @@ Verdict differential(System& system, const Case& c, const CheckOptions& options)
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
   v.tolerance_model = bounds.model;
   compare_all(v, spec, exact, got, bounds, 1.0);
+  screen_kinks(v, c);
   summarize(v);
   return v;
 }
@@ -113,93 +113,12 @@ Verdict op_order(System& system, const Case& c, const CheckOptions& options) {
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(*skewed, exact, v.precision);
   v.tolerance_model = bounds.model;
   compare_all(v, spec, exact, got, bounds, 1.0, "on the graph with a hub source: ");
+  screen_kinks(v, *skewed);
   summarize(v);
-  if (!v.passed) {
+  if (v.conclusion == Conclusion::fail) {
     v.detail = diagnose_normalized_spmm(*skewed, got, exact);
     v.message = failure_message(v);
   }
-  return v;
-}
-
-Verdict gradient(System& system, const Case& c, const CheckOptions& options) {
-  Verdict v = start_verdict(CheckKind::gradient, system, c, options);
-  if (v.precision != Precision::float64)
-    return not_applicable(v, fmt::format("finite differences need a float64 system; '{}' declares {} for '{}' "
-                                         "(the adjoint check covers it)",
-                                         v.system, to_string(v.precision), c.target));
-  // oracle/gradcheck compares only the inputs the case has (a disabled bias is absent).
-  const oracle::TargetSpec& spec = oracle::find_target(c.target).spec;
-  // Moved off exact kinks (integer or zero inputs put ReLU pre-activations exactly at 0).
-  Case with_grads = jittered(c, c.seed);
-  if (with_grads.grad_outputs.empty()) {
-    const Result exact = exact_result(c);
-    for (const auto& [name, y] : exact.outputs) with_grads.grad_outputs[name] = Tensor(y.shape(), 1.0);
-  }
-  index_t elements = 0;
-  for (const auto& m : {with_grads.inputs, with_grads.parameters})
-    for (const auto& [name, t] : m) elements += t.size();
-  for (const auto& [name, t] : with_grads.grad_outputs) elements += t.size();
-
-  const oracle::CaseEvaluator evaluate = [&system](const Case& k) { return system.evaluate(k); };
-  oracle::GradcheckOptions gc;
-  gc.seed = c.seed;
-  const bool full = elements <= options.gradient_full_jacobian_limit;
-  const oracle::GradcheckReport report = full ? oracle::check_full_jacobian(evaluate, with_grads, spec, gc)
-                                              : oracle::check_random_directions(evaluate, with_grads, spec, gc);
-  v.tolerance_model = fmt::format("relative disagreement ≤ {:.3g} (oracle/gradcheck: h = 2^-18, {})", gc.bound,
-                                  full ? "full Jacobian" : "random directions");
-  v.metric_name = "relative disagreement of backward and finite differences";
-  if (!report.failure.empty()) {
-    v.system_status = Status::error;
-    v.detail = report.failure;
-    summarize(v);
-    return v;
-  }
-  // Element-wise finite differences fail where the forward has a kink (ReLU at exactly 0) or a
-  // Jacobian block is ~0 (saturated softmax); the adjoint identity along a random direction is immune
-  // to both. An input whose elements disagree but whose adjoint comparison holds (or is inconclusive)
-  // is reported as inconclusive rather than wrong.
-  std::optional<Verdict> adjoint_verdict;
-  std::vector<std::string> inconclusive;
-  for (const auto& in : report.inputs) {
-    TensorComparison tc;
-    tc.tensor = "gradient " + in.input;
-    tc.passed = in.passed;
-    if (!in.passed) {
-      if (!adjoint_verdict) adjoint_verdict = adjoint(system, with_grads, options);
-      bool adjoint_holds = adjoint_verdict->system_status == Status::ok;
-      for (const auto& ac : adjoint_verdict->comparisons)
-        if (ac.tensor.rfind("gradient " + in.input + " ", 0) == 0) adjoint_holds = adjoint_holds && ac.passed;
-      if (adjoint_holds) {
-        inconclusive.push_back(in.input);
-        tc.passed = true;
-        tc.tensor += " (inconclusive: finite differences disagree element-wise, but ⟨ȳ, J·u⟩ = ⟨Jᵀȳ, u⟩ holds — a "
-                     "kink or a vanishing Jacobian block)";
-        tc.elements = in.comparisons;
-        v.comparisons.push_back(tc);
-        continue;
-      }
-    }
-    tc.elements = in.comparisons;
-    tc.elements_over_bound = in.passed ? 0 : 1;
-    tc.worst_ratio = in.bound > 0 ? in.worst_relative_error / in.bound : 0.0;
-    tc.worst = ElementReport{0, {}, in.worst_analytical, in.worst_numerical, in.bound};
-    v.comparisons.push_back(tc);
-  }
-  if (!inconclusive.empty() && inconclusive.size() == report.inputs.size())
-    return not_applicable(v, fmt::format("finite differences are inconclusive at this case for every input ({})",
-                                         fmt::join(inconclusive, ", ")));
-  summarize(v);
-  // The headline of this check is the relative disagreement, not the raw element values.
-  for (const auto& in : report.inputs)
-    if ("gradient " + in.input == v.tensor) {
-      v.metric = in.worst_relative_error;
-      v.bound = in.bound;
-      if (!v.passed)
-        v.detail = fmt::format("At {} ({}): backward {:.9g}, finite differences {:.9g}.", in.worst_location, in.method,
-                               in.worst_analytical, in.worst_numerical);
-    }
-  if (!v.passed) v.message = failure_message(v);
   return v;
 }
 

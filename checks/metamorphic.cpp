@@ -44,8 +44,9 @@ Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const 
   v.metric_name = "|answer on the " + what + " case (mapped back) − answer on the original| at the worst element";
   // Expected = the system's own answer on the original case; actual = its answer after the move.
   compare_all(v, spec, original, back, bounds, options.nondeterminism_factor, "after " + what + ": ");
+  screen_kinks(v, c);
   summarize(v);
-  if (!v.passed) {
+  if (v.conclusion == Conclusion::fail) {
     v.detail = fmt::format("got = the answer on the {} case mapped back, expected = the answer on the original case.",
                            what);
     v.message = failure_message(v);
@@ -104,12 +105,15 @@ Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions&
       bound[i] = b12.tensors.at(nt.label)[i] + std::abs(a) * b1.tensors.at(nt.label)[i] +
                  std::abs(b) * b2.tensors.at(nt.label)[i];
     }
-    v.comparisons.push_back(
-        compare_elementwise(nt.label, complete && g12 ? *g12 : Tensor(), expected, bound));
+    TensorComparison tc = compare_elementwise(nt.label, complete && g12 ? *g12 : Tensor(), expected, bound);
+    tc.input = nt.name;
+    tc.is_gradient = true;
+    v.comparisons.push_back(std::move(tc));
   }
   if (v.comparisons.empty()) return not_applicable(v, fmt::format("target '{}' returned no gradients", c.target));
+  screen_kinks(v, c, /*same_inputs=*/true);
   summarize(v);
-  if (!v.passed) {
+  if (v.conclusion == Conclusion::fail) {
     v.detail = "got = the gradient for the combined output gradient, expected = the same combination of the "
                "gradients: the backward is not linear in the output gradient.";
     v.message = failure_message(v);

@@ -38,6 +38,7 @@ Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const Che
   v.tolerance_model = fmt::format("non-determinism tolerance {}× ({})", options.nondeterminism_factor, bounds.model);
   v.metric_name = "|later answer − first answer| at the worst element";
   compare_all(v, spec, first, again, bounds, options.nondeterminism_factor, what);
+  screen_kinks(v, c, /*same_inputs=*/true);
   summarize(v);
   return v;
 }
@@ -73,7 +74,7 @@ Verdict state_interleaved(System& system, const Case& c, const CheckOptions& opt
   v.comparisons = first.comparisons;
   v.comparisons.insert(v.comparisons.end(), second.comparisons.begin(), second.comparisons.end());
   summarize(v);
-  if (!v.passed) {
+  if (v.conclusion == Conclusion::fail) {
     v.detail = "expected = A's answer evaluated alone first; got = A's answer after other evaluations: the system "
                "keeps state between evaluations (e.g. a backward reading a buffer a later forward overwrote).";
     v.message = failure_message(v);
@@ -88,7 +89,7 @@ Verdict state_repeat(System& system, const Case& c, const CheckOptions& options)
   const Result second = system.evaluate(c);
   if (system_failed(v, second, "second evaluation")) return v;
   v = repeated_agrees(CheckKind::state_repeat, system, c, options, first, second, "second evaluation: ");
-  if (!v.passed) {
+  if (v.conclusion == Conclusion::fail) {
     v.detail = "expected = the first answer, got = the second answer to the same case.";
     v.message = failure_message(v);
   }
@@ -138,8 +139,10 @@ Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
     TensorComparison tc;
     tc.tensor = fmt::format("{} (inputs scaled to |x| ≤ {:g})", nt.label, options.numerics_magnitude);
     tc.elements = y.size();
+    tc.input = nt.name;
+    tc.is_gradient = nt.is_gradient;
     if (!s || s->shape() != y.shape()) {
-      tc.passed = false;
+      tc.agreement = Agreement::disagrees;
       tc.worst_ratio = INFINITY;
       tc.elements_over_bound = y.size();
       tc.tensor += " (missing or misshapen)";
@@ -153,15 +156,15 @@ Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
       ++tc.elements_over_bound;
       if (!tc.worst) tc.worst = ElementReport{i, {}, (*s)[i], y[i], limit};
     }
-    tc.passed = tc.elements_over_bound == 0;
-    tc.worst_ratio = tc.passed ? 0.0 : INFINITY;
+    tc.agreement = tc.elements_over_bound == 0 ? Agreement::agrees : Agreement::disagrees;
+    tc.worst_ratio = tc.agrees() ? 0.0 : INFINITY;
     v.comparisons.push_back(tc);
   }
   if (representable == 0)
     return not_applicable(v, fmt::format("no exact result of the scaled case is representable in {}",
                                          to_string(v.precision)));
   summarize(v);
-  if (!v.passed) {
+  if (!v.passed()) {
     v.metric = 0;
     for (const auto& tc : v.comparisons) v.metric += static_cast<double>(tc.elements_over_bound);
     v.bound = 0;
@@ -202,10 +205,10 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
     TensorComparison tc;
     tc.tensor = fmt::format("{} over {} evaluations", label, n);
     tc.elements = static_cast<std::int64_t>(n);
-    tc.passed = growth <= static_cast<double>(options.resource_allowance_bytes);
-    tc.elements_over_bound = tc.passed ? 0 : 1;
+    tc.agreement = growth <= static_cast<double>(options.resource_allowance_bytes) ? Agreement::agrees : Agreement::disagrees;
+    tc.elements_over_bound = tc.agrees() ? 0 : 1;
     const double allowance = static_cast<double>(options.resource_allowance_bytes);
-    tc.worst_ratio = tc.passed ? 0.0 : (allowance > 0 ? growth / allowance : INFINITY);
+    tc.worst_ratio = tc.agrees() ? 0.0 : (allowance > 0 ? growth / allowance : INFINITY);
     tc.worst = ElementReport{static_cast<std::int64_t>(n - 1), {}, static_cast<double>((*series)[n - 1]),
                              static_cast<double>((*series)[first]), allowance};
     v.comparisons.push_back(tc);
@@ -215,7 +218,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   for (const auto& tc : v.comparisons)
     if (tc.worst) v.metric = std::max(v.metric, tc.worst->actual - tc.worst->expected);
   v.bound = static_cast<double>(options.resource_allowance_bytes);
-  if (!v.passed) {
+  if (v.conclusion == Conclusion::fail) {
     v.detail = fmt::format("memory grew by {:.0f} bytes over {} evaluations of the same case (got = bytes at the "
                            "last evaluation, expected = bytes after warm-up).",
                            v.metric, n - first - 1);

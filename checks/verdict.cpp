@@ -37,6 +37,27 @@ std::string_view to_string(CheckKind kind) {
   return "unknown";
 }
 
+std::string_view to_string(Conclusion c) {
+  switch (c) {
+    case Conclusion::pass: return "pass";
+    case Conclusion::fail: return "fail";
+    case Conclusion::error: return "error";
+    case Conclusion::unsupported: return "unsupported";
+    case Conclusion::not_applicable: return "not applicable";
+    case Conclusion::inconclusive: return "inconclusive";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Agreement a) {
+  switch (a) {
+    case Agreement::agrees: return "agrees";
+    case Agreement::disagrees: return "disagrees";
+    case Agreement::inconclusive: return "inconclusive";
+  }
+  return "unknown";
+}
+
 CheckKind parse_check_kind(std::string_view name) {
   std::vector<std::string_view> names;
   for (CheckKind k : all_check_kinds()) {
@@ -80,7 +101,8 @@ TensorComparison compare_elementwise(const std::string& tensor, const Tensor& ac
     throw InternalError(fmt::format("{}: bound of shape {} for a reference of shape {}", tensor, bound.shape(),
                                     expected.shape()));
   if (actual.shape() != expected.shape()) {
-    c.passed = false;
+    c.agreement = Agreement::disagrees;
+    c.reason = fmt::format("shape {} where {} is expected", actual.shape(), expected.shape());
     c.worst_ratio = std::numeric_limits<double>::infinity();
     c.elements = expected.size();
     c.elements_over_bound = expected.size();
@@ -95,45 +117,78 @@ TensorComparison compare_elementwise(const std::string& tensor, const Tensor& ac
       c.worst = ElementReport{i, unflatten(i, expected.shape()), actual[i], expected[i], bound[i]};
     }
   }
-  c.passed = c.elements_over_bound == 0;
+  c.agreement = c.elements_over_bound == 0 ? Agreement::agrees : Agreement::disagrees;
+  if (c.elements == 0) {
+    c.agreement = Agreement::inconclusive;
+    c.reason = "the tensor has no elements";
+  }
   return c;
 }
 
 void summarize(Verdict& v) {
+  // Headline: the worst disagreeing comparison, else the worst agreeing one, else an inconclusive one.
+  auto rank = [](const TensorComparison& c) {
+    return c.disagrees() ? 2 : (c.agrees() ? 1 : 0);
+  };
   const TensorComparison* headline = nullptr;
-  bool all_passed = true;
+  bool any_disagrees = false, any_conclusive = false;
   for (const auto& c : v.comparisons) {
-    all_passed = all_passed && c.passed;
-    const bool better = !headline || (headline->passed && !c.passed) ||
-                        (headline->passed == c.passed && c.worst_ratio > headline->worst_ratio);
+    any_disagrees = any_disagrees || c.disagrees();
+    any_conclusive = any_conclusive || !c.inconclusive();
+    const bool better = !headline || rank(c) > rank(*headline) ||
+                        (rank(c) == rank(*headline) && c.worst_ratio > headline->worst_ratio);
     if (better) headline = &c;
   }
-  v.passed = all_passed && v.system_status == Status::ok;
+  if (v.system_status == Status::unsupported)
+    v.conclusion = Conclusion::unsupported;
+  else if (v.system_status != Status::ok)
+    v.conclusion = Conclusion::error;
+  else if (any_disagrees)
+    v.conclusion = Conclusion::fail;
+  else if (!any_conclusive)
+    v.conclusion = Conclusion::inconclusive;
+  else
+    v.conclusion = Conclusion::pass;
   if (headline) {
     v.tensor = headline->tensor;
     v.worst = headline->worst;
-    if (headline->worst) {
+    if (headline->inconclusive()) {
+      v.metric = 0;
+      v.bound = 0;
+      if (v.conclusion == Conclusion::inconclusive && v.detail.empty()) v.detail = headline->reason;
+    } else if (headline->worst) {
       v.metric = std::abs(headline->worst->actual - headline->worst->expected);
       if (std::isnan(v.metric)) v.metric = std::numeric_limits<double>::infinity();
       v.bound = headline->worst->bound;
-    } else if (!headline->passed) {
+    } else if (headline->disagrees()) {
       v.metric = std::numeric_limits<double>::infinity();
     }
+  } else if (v.conclusion == Conclusion::inconclusive && v.detail.empty()) {
+    v.detail = "the check compared nothing";
   }
   if (v.metric_name.empty()) v.metric_name = "|actual − expected| at the worst element";
-  v.message = v.passed ? std::string() : failure_message(v);
+  v.message = v.conclusion == Conclusion::fail || v.conclusion == Conclusion::error ? failure_message(v) : std::string();
+}
+
+int inconclusive_comparisons(const Verdict& v) {
+  int n = 0;
+  for (const auto& c : v.comparisons) n += c.inconclusive() ? 1 : 0;
+  return n;
 }
 
 std::string failure_message(const Verdict& v) {
-  if (v.passed) return {};
-  std::string msg = fmt::format("{} check FAILED: system '{}', target '{}'", to_string(v.check), v.system, v.target);
+  if (v.passed()) return {};
+  std::string msg = v.conclusion == Conclusion::fail || v.conclusion == Conclusion::error
+                        ? fmt::format("{} check FAILED: system '{}', target '{}'", to_string(v.check), v.system, v.target)
+                        : fmt::format("{} check {}: system '{}', target '{}'", to_string(v.check),
+                                      to_string(v.conclusion), v.system, v.target);
   if (v.system_status != Status::ok) {
     msg += fmt::format(": the system answered {}", to_string(v.system_status));
   }
   if (!v.tensor.empty()) msg += fmt::format(", {}", v.tensor);
   msg += ".";
   for (const auto& c : v.comparisons) {
-    if (c.passed || c.tensor != v.tensor) continue;
+    if (!c.disagrees() || c.tensor != v.tensor) continue;
     if (c.worst && c.worst->index.empty()) {
       const auto& w = *c.worst;
       msg += fmt::format(" Got {:.9g}, expected {:.9g}, |error| {:.3g} > bound {:.3g} ({:.3g}× the bound).", w.actual,
@@ -145,7 +200,8 @@ std::string failure_message(const Verdict& v) {
                          w.index, w.flat_index, w.actual, w.expected, std::abs(w.actual - w.expected), w.bound,
                          c.worst_ratio, c.elements_over_bound, c.elements);
     } else {
-      msg += fmt::format(" The tensor has the wrong shape or is missing ({} elements expected).", c.elements);
+      msg += fmt::format(" The tensor has the wrong shape or is missing ({} elements expected{}).", c.elements,
+                         c.reason.empty() ? "" : "; " + c.reason);
     }
   }
   if (!v.detail.empty()) msg += " " + v.detail;
@@ -158,12 +214,20 @@ std::string failure_message(const Verdict& v) {
 }
 
 std::string one_line(const Verdict& v) {
-  if (!v.applicable)
-    return fmt::format("N/A  {} {}/{}: {}", to_string(v.check), v.system, v.target, v.detail);
+  if (v.conclusion == Conclusion::not_applicable || v.conclusion == Conclusion::inconclusive ||
+      v.conclusion == Conclusion::unsupported)
+    return fmt::format("{} {} {}/{}: {}", v.conclusion == Conclusion::not_applicable ? "N/A "
+                                          : v.conclusion == Conclusion::unsupported  ? "UNSUPPORTED"
+                                                                                     : "INCONCLUSIVE",
+                       to_string(v.check), v.system, v.target, v.detail);
   const double ratio = v.bound > 0 ? v.metric / v.bound : (v.metric == 0 ? 0.0 : std::numeric_limits<double>::infinity());
-  return fmt::format("{} {} {}/{}{}: {} {:.3g} vs bound {:.3g} ({:.3g} of bound), {}, seed {}", v.passed ? "PASS" : "FAIL",
-                     to_string(v.check), v.system, v.target, v.tensor.empty() ? "" : " [" + v.tensor + "]",
-                     v.metric_name, v.metric, v.bound, ratio, to_string(v.precision), v.seed);
+  const int inconclusive = inconclusive_comparisons(v);
+  return fmt::format("{} {} {}/{}{}: {} {:.3g} vs bound {:.3g} ({:.3g} of bound), {}, seed {}{}",
+                     v.passed() ? "PASS" : (v.conclusion == Conclusion::error ? "ERROR" : "FAIL"), to_string(v.check),
+                     v.system, v.target, v.tensor.empty() ? "" : " [" + v.tensor + "]", v.metric_name, v.metric, v.bound,
+                     ratio, to_string(v.precision), v.seed,
+                     inconclusive ? fmt::format(" ({} of {} comparisons inconclusive)", inconclusive, v.comparisons.size())
+                                  : std::string());
 }
 
 }  // namespace gnncheck::checks

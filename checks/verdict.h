@@ -1,13 +1,19 @@
 // gnncheck/checks/verdict.h — what a check concludes about one system on one case.
 //
 // Every check (checks/checks.h) returns a Verdict: which check, system, target and tensor
-// (output or gradient) it is about, whether it passed, the measured metric and the bound it was
-// held to, the worst element with both values, the declared precision and the tolerance model
-// used, the seed, and — on failure — a message a reader can act on and the command that re-runs
-// exactly that case. `comparisons` keeps the per-tensor detail behind the headline numbers.
+// (output or gradient) it is about, its Conclusion, the measured metric and the bound it was held
+// to, the worst element with both values, the declared precision and the tolerance model used, the
+// seed, and — on failure — a message a reader can act on and the command that re-runs exactly that
+// case. `comparisons` keeps the per-tensor detail behind the headline numbers, each naming the
+// input or output it is about (`input`), so that checks exchange structured results, never labels.
+//
+// Verdicts fail closed: only Conclusion::pass passes. A comparison that could not decide (a kink
+// of the forward on every probed step, a pre-activation within rounding of a ReLU's 0) is
+// Agreement::inconclusive with its reason: shown and counted, never passed; a verdict whose
+// comparisons are all inconclusive is Conclusion::inconclusive.
 //
 //   gnncheck::checks::Verdict v = gnncheck::checks::differential(system, c);
-//   if (!v.passed) std::cerr << v.message << "\n";   // names system, target, tensor, element, seed
+//   if (!v.passed()) std::cerr << to_string(v.conclusion) << ": " << v.message << "\n";
 #pragma once
 
 #include <cstdint>
@@ -48,10 +54,36 @@ struct ElementReport {
   double bound = 0.0;               // the element's bound
 };
 
+// What a check concludes about one system on one case.
+enum class Conclusion {
+  pass,            // every comparison agreed, at least one was conclusive
+  fail,            // a comparison disagreed: the system computed something else
+  error,           // the system did not answer properly (status crashed, timeout, error, invalid_output)
+  unsupported,     // the system answered Status::unsupported
+  not_applicable,  // the check says nothing about this kind of case (see detail)
+  inconclusive,    // the check ran but could not decide (every comparison inconclusive; see detail)
+};
+// "pass", "fail", "error", "unsupported", "not applicable", "inconclusive".
+std::string_view to_string(Conclusion c);
+
+// The state of one comparison.
+enum class Agreement {
+  agrees,        // within its bound
+  disagrees,     // over its bound (or missing, misshapen, non-finite)
+  inconclusive,  // the comparison cannot decide here; TensorComparison::reason says why
+};
+std::string_view to_string(Agreement a);  // "agrees", "disagrees", "inconclusive"
+
 // The comparison of one tensor ("output y", "gradient x", "⟨ȳ,J·u⟩ vs ⟨Jᵀȳ,u⟩", …).
 struct TensorComparison {
-  std::string tensor;
-  bool passed = true;
+  std::string tensor;         // the label shown to people ("after relabeling: gradient x")
+  std::string input;          // the input (for a gradient) or output it is about: "x", "y"; "" for none
+  bool is_gradient = false;   // true: about the gradient of `input`; false: about the output `input`
+  Agreement agreement = Agreement::agrees;
+  std::string reason;         // why it is inconclusive, what is missing, or how it was decided (adjoint: the direction)
+  bool agrees() const { return agreement == Agreement::agrees; }
+  bool disagrees() const { return agreement == Agreement::disagrees; }
+  bool inconclusive() const { return agreement == Agreement::inconclusive; }
   double worst_ratio = 0.0;  // max over elements of |actual − expected| / bound (∞ on NaN or bound 0 with error)
   std::optional<ElementReport> worst;  // the element with the worst ratio (absent for empty tensors)
   std::int64_t elements = 0;
@@ -63,9 +95,9 @@ struct Verdict {
   std::string system;
   std::string target;
   std::string tensor;  // which output or gradient the headline numbers are about ("" when the check has none)
-  bool passed = false;
-  bool applicable = true;  // false: the check does not apply to this system or case (see detail); passed stays true
-  Status system_status = Status::ok;  // anything but ok: the system errored and the verdict failed for it
+  Conclusion conclusion = Conclusion::fail;
+  bool passed() const { return conclusion == Conclusion::pass; }
+  Status system_status = Status::ok;  // anything but ok: the conclusion is error or unsupported
   Precision precision = Precision::float64;  // the system's declared precision for the target
   std::string tolerance_model;  // how the bound was formed, e.g. "closed form 2·γ_k·Σ|w||x| (k = in-degree + 2)"
   std::string metric_name;      // what `metric` measures
@@ -83,19 +115,26 @@ struct Verdict {
 // Element-wise comparison of `actual` against `expected` with a per-element `bound` (same shape).
 // An element passes when |actual − expected| ≤ bound; a NaN or ±Inf where `expected` is finite
 // always fails; equal infinities pass. Shape mismatches are reported as a failed comparison
-// naming both shapes (never thrown: they are the system's fault).
+// naming both shapes (never thrown: they are the system's fault). `tensor` is the label;
+// input/is_gradient are left for the caller (compare_all in check_support fills them).
 TensorComparison compare_elementwise(const std::string& tensor, const Tensor& actual, const Tensor& expected,
                                      const Tensor& bound);
 
-// Fills the headline fields of `v` from its comparisons (the failing one with the worst ratio,
-// or the worst overall when all pass) and sets v.passed.
+// Fills the headline fields of `v` from its comparisons (the disagreeing one with the worst ratio,
+// else the worst agreeing one; inconclusive ones only when nothing else is there) and sets
+// v.conclusion: error/unsupported from a non-ok system_status, fail if any comparison disagrees,
+// inconclusive if every comparison is (or there is none), pass otherwise.
 void summarize(Verdict& v);
+
+// How many of v's comparisons are inconclusive (a pass may carry some: shown, never counted as passed).
+int inconclusive_comparisons(const Verdict& v);
 
 // The one-paragraph failure story: system, target, tensor, worst element with both values and its
 // bound, precision and tolerance model, seed, counterexample and re-run command. Empty on a pass.
 std::string failure_message(const Verdict& v);
 
-// A one-line summary for logs: "PASS differential cpu_float32/spmm_ve: worst 0.31 of bound (…)".
+// A one-line summary for logs: "PASS differential cpu_float32/spmm_ve: worst 0.31 of bound (…)";
+// other conclusions are named ("INCONCLUSIVE adjoint …: <detail>").
 std::string one_line(const Verdict& v);
 
 }  // namespace gnncheck::checks

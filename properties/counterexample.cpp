@@ -91,7 +91,8 @@ void write_counterexample(const fs::path& dir, const Case& c, const checks::Verd
                        {"parameters", tensors_json(dir, "parameters", c.parameters)},
                        {"grad_outputs", tensors_json(dir, "grad_outputs", c.grad_outputs)}};
   json v;
-  v["passed"] = verdict.passed;
+  v["passed"] = verdict.passed();
+  v["conclusion"] = std::string(checks::to_string(verdict.conclusion));
   v["tensor"] = verdict.tensor;
   v["precision"] = std::string(to_string(verdict.precision));
   v["tolerance"] = verdict.tolerance_model;

@@ -56,7 +56,8 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   // last failure recorded here is the shrunk one.
   std::optional<std::pair<CaseSpec, checks::Verdict>> last_failure;
   std::optional<Case> last_failing_case;
-  int not_applicable = 0;
+  // Counts over the generated cases up to the first failure (not over shrinking attempts).
+  int conclusive = 0, not_applicable = 0, inconclusive = 0, unsupported = 0;
   double worst_passing_ratio = 0.0;
   const auto property = rc::detail::toProperty([&] {
     const CaseSpec spec = *cases;
@@ -69,18 +70,27 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
       v.system = system.name();
       v.target = target;
       v.seed = c.seed;
-      v.passed = false;
+      v.conclusion = checks::Conclusion::error;
       v.message = fmt::format("{} check raised an error on this case: {}", to_string(check), e.what());
     }
-    if (v.system_status == Status::unsupported) RC_DISCARD(v.detail);
-    if (options.on_verdict && !last_failure) options.on_verdict(v);
-    if (!v.applicable) ++not_applicable;
-    if (v.passed && v.applicable && v.bound > 0) worst_passing_ratio = std::max(worst_passing_ratio, v.metric / v.bound);
-    if (!v.passed) {
+    const bool counting = !last_failure;  // a shrinking attempt is not one of the drawn cases
+    if (v.conclusion == checks::Conclusion::unsupported) {
+      if (counting) ++unsupported;
+      RC_DISCARD(v.detail);
+    }
+    if (options.on_verdict && counting) options.on_verdict(v);
+    const bool failed = v.conclusion == checks::Conclusion::fail || v.conclusion == checks::Conclusion::error;
+    if (counting) {
+      conclusive += v.passed() ? 1 : 0;
+      not_applicable += v.conclusion == checks::Conclusion::not_applicable ? 1 : 0;
+      inconclusive += v.conclusion == checks::Conclusion::inconclusive ? 1 : 0;
+    }
+    if (counting && v.passed() && v.bound > 0) worst_passing_ratio = std::max(worst_passing_ratio, v.metric / v.bound);
+    if (failed) {
       last_failure.emplace(spec, v);
       last_failing_case = c;
     }
-    RC_ASSERT(v.passed);
+    RC_ASSERT(!failed);
   });
 
   rc::detail::TestParams params;
@@ -93,36 +103,54 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   ShrinkCounter listener;
   const rc::detail::TestResult result = rc::detail::checkProperty(property, metadata, params, listener, reproduce);
 
+  out.conclusive = conclusive;
   out.not_applicable = not_applicable;
+  out.inconclusive = inconclusive;
+  out.unsupported = unsupported;
+  out.cases = conclusive + not_applicable + inconclusive + (last_failure ? 1 : 0);
   out.worst_passing_ratio = worst_passing_ratio;
+  const std::string counts = fmt::format("{} of {} cases conclusive ({} not applicable, {} inconclusive, {} unsupported "
+                                         "and discarded)",
+                                         conclusive, out.cases, not_applicable, inconclusive, unsupported);
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;
   rc::detail::Error error;
+  auto no_failure_conclusion = [&] {
+    if (conclusive > 0) return checks::Conclusion::pass;
+    if (not_applicable > 0 && inconclusive == 0) return checks::Conclusion::not_applicable;
+    return checks::Conclusion::inconclusive;
+  };
   if (result.match(success)) {
-    out.passed = true;
+    out.conclusion = no_failure_conclusion();
     out.cases_passed = success.numSuccess;
-    out.report = fmt::format("OK {}: {} cases passed ({} not applicable), worst error {:.3g} of its bound, seed {}", id,
-                             success.numSuccess, not_applicable, worst_passing_ratio, options.seed);
+    out.report = fmt::format("{} {}: {}, worst error {:.3g} of its bound, seed {}",
+                             out.passed() ? "OK" : fmt::format("{}", to_string(out.conclusion)), id, counts,
+                             worst_passing_ratio, options.seed);
     return out;
   }
   if (result.match(gave_up)) {
     out.gave_up = true;
+    out.conclusion = checks::Conclusion::unsupported;
     out.cases_passed = gave_up.numSuccess;
-    out.report = fmt::format("GAVE UP {} after {} cases: {} (the system declares too many cases unsupported), seed {}",
-                             id, gave_up.numSuccess, gave_up.description, options.seed);
+    out.report = fmt::format("GAVE UP {} after {} cases: {} (the system declares too many cases unsupported); {}, seed {}",
+                             id, gave_up.numSuccess, gave_up.description, counts, options.seed);
     return out;
   }
   if (result.match(error)) {
+    out.conclusion = checks::Conclusion::error;
     out.report = fmt::format("ERROR {}: {}", id, error.description);
     return out;
   }
   result.match(failure);
+  out.conclusion = last_failure && last_failure->second.conclusion == checks::Conclusion::error
+                       ? checks::Conclusion::error
+                       : checks::Conclusion::fail;
   out.cases_passed = failure.numSuccess;
   out.shrinks = static_cast<int>(failure.reproduce.shrinkPath.size());
   out.reproduce = rc::detail::reproduceMapToString({{id, failure.reproduce}});
-  std::string story = fmt::format("FAILED {}: falsifiable after {} tests and {} shrinks (seed {}).\n", id,
-                                  failure.numSuccess + 1, out.shrinks, options.seed);
+  std::string story = fmt::format("FAILED {}: falsifiable after {} tests and {} shrinks (seed {}); before it {}.\n", id,
+                                  failure.numSuccess + 1, out.shrinks, options.seed, counts);
   if (last_failure) {
     auto& [spec, verdict] = *last_failure;
     out.minimal = spec;

@@ -5,14 +5,18 @@
 // attributes and values) to a minimal one that still fails. The minimal case is written as a
 // counterexample directory (properties/counterexample.h) and the outcome carries its verdict,
 // RapidCheck's "Falsifiable after N tests and M shrinks" story, the seed and the reproduce string.
-// A case the system declares unsupported is discarded (RapidCheck gives up after too many); a check
-// that does not apply to a case counts as passed and is tallied in `not_applicable`.
+// Every case's verdict is counted by its Conclusion: pass (conclusive), not applicable,
+// inconclusive, unsupported (discarded: RapidCheck draws another and gives up after too many), and
+// fail or error (the property fails and shrinks). Not-applicable and inconclusive cases do not fail
+// the property, but they do not make it pass either: `conclusion` is pass only when no case failed
+// and at least one case was conclusive ("k of n cases conclusive" is conclusive of cases).
 //
 //   auto sys = gnncheck::make_cpu_float32_system();
 //   gnncheck::properties::PropertyOptions opts;
 //   opts.cases = 200;  opts.seed = 42;  opts.counterexample_root = "cases";
 //   auto out = gnncheck::properties::run_property(gnncheck::checks::CheckKind::adjoint, *sys, "spmm", opts);
-//   if (!out.passed) std::cerr << out.report << "\n";   // verdict, shrunk case, seed, reproduce
+//   if (!out.passed()) std::cerr << out.report << "\n";   // verdict, shrunk case, seed, reproduce
+//   fmt::print("{} of {} cases conclusive\n", out.conclusive, out.cases);
 #pragma once
 
 #include <cstdint>
@@ -41,11 +45,20 @@ struct PropertyOptions {
 };
 
 struct PropertyOutcome {
-  bool passed = false;
+  // pass: no case failed and at least one was conclusive; fail: a case failed (its verdict said
+  // fail); error: a case's verdict said error, the check threw, or RapidCheck reported an error;
+  // unsupported: RapidCheck gave up (too many unsupported cases) before any case failed;
+  // not_applicable: every case was not applicable; inconclusive: no case was conclusive otherwise.
+  checks::Conclusion conclusion = checks::Conclusion::fail;
+  bool passed() const { return conclusion == checks::Conclusion::pass; }
   bool gave_up = false;         // too many discarded (unsupported) cases
-  int cases_passed = 0;         // cases that passed before the failure (or all of them)
+  int cases = 0;                // cases evaluated and counted (every non-discarded case, the failing one included)
+  int conclusive = 0;           // cases whose verdict was pass
+  int not_applicable = 0;       // cases the check said nothing about
+  int inconclusive = 0;         // cases the check ran on but could not decide
+  int unsupported = 0;          // cases the system declared unsupported (discarded)
+  int cases_passed = 0;         // cases that did not fail before the failure (or all of them): RapidCheck's successes
   int shrinks = 0;              // shrink steps to the minimal case
-  int not_applicable = 0;       // cases the check did not apply to
   double worst_passing_ratio = 0.0;  // max over passing cases of metric / bound (how close correct answers came)
   std::uint64_t seed = 0;
   std::string reproduce;        // RC_PARAMS reproduce string for the failure

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/case_transforms.h"
+#include "checks/kinks.h"
 #include "fixtures/generators.h"
 #include "oracle/error.h"
 #include "oracle/random_case.h"
@@ -122,7 +124,7 @@ GraphSpec without_edges(const GraphSpec& s, size_t begin, size_t end) {
 
 }  // namespace
 
-std::vector<GraphSpec> graph_shrinks(const GraphSpec& s, bool keep_square) {
+std::vector<GraphSpec> graph_shrinks(const GraphSpec& s, bool keep_square, bool dst_at_most_src) {
   std::vector<GraphSpec> candidates;
   const bool square = keep_square || s.n_dst == s.n_src;
   auto nodes_mask = [](index_t n, auto&& drop) {
@@ -165,6 +167,7 @@ std::vector<GraphSpec> graph_shrinks(const GraphSpec& s, bool keep_square) {
   for (auto& c : candidates) {
     if (c.n_dst == s.n_dst && c.n_src == s.n_src && c.dst == s.dst) continue;
     if (keep_square && c.n_dst != c.n_src) continue;
+    if (dst_at_most_src && c.n_dst > c.n_src) continue;
     try {
       (void)to_graph(c);
     } catch (const InputError&) {
@@ -179,36 +182,50 @@ rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options) {
   const rc::Gen<GraphRecipe> recipes = rc::gen::withSize([options](int size) {
     return rc::gen::exec([options, size] {
       GraphRecipe r;
+      // At least 3 nodes a side from the first case on (RapidCheck's size starts at 0), so that a
+      // short run is not all single-node and empty graphs; shrinking still reaches 0 and 1 nodes.
       const index_t largest = std::max<index_t>(
-          1, std::min<index_t>(options.max_nodes, 1 + static_cast<index_t>(size) * options.max_nodes / 100));
-      r.family = options.square_only
-                     ? *rc::gen::element<std::string>("erdos_renyi", "rmat", "power_law", "skewed_directed", "star",
-                                                      "chain", "empty")
-                     : *rc::gen::element<std::string>("erdos_renyi", "rmat", "power_law", "skewed_directed", "star",
-                                                      "chain", "complete_bipartite", "empty");
-      r.n_dst = *rc::gen::inRange<index_t>(0, largest + 1);
-      r.n_src = r.n_dst;
-      const bool bipartite = r.family == "complete_bipartite" || (r.family == "erdos_renyi" && !options.square_only &&
-                                                                  *rc::gen::arbitrary<bool>());
-      if (bipartite) {
-        r.n_dst = std::min<index_t>(r.n_dst, 8);  // complete: keep the edge count small
-        r.n_src = *rc::gen::inRange<index_t>(0, std::min<index_t>(largest, 8) + 1);
+          std::min<index_t>(3, options.max_nodes),
+          std::min<index_t>(options.max_nodes, 1 + static_cast<index_t>(size) * options.max_nodes / 100));
+      // RapidCheck's first case has size 0: there a square erdos_renyi, star or chain graph of at
+      // least 3 nodes (at least 3 edges, no emptied rows), so that a run of a few cases
+      // (`gnncheck check --cases 3`) never draws only edgeless graphs.
+      const bool first = size == 0 && options.max_nodes >= 3;
+      std::vector<std::string> names{"erdos_renyi", "star", "chain"};
+      if (!first) {
+        names.insert(names.begin() + 1, {"rmat", "power_law", "skewed_directed"});
+        if (!options.square_only) names.push_back("complete_bipartite");
+        names.push_back("empty");
       }
-      r.average_degree = *rc::gen::inRange(0, static_cast<int>(options.max_average_degree * 4) + 1) / 4.0;
+      r.family = names[*rc::gen::inRange<size_t>(0, names.size())];
+      // Zero nodes only in the "empty" family (its graphs also have no edges).
+      r.n_dst = *rc::gen::inRange<index_t>(first ? 3 : (r.family == "empty" ? 0 : 1), largest + 1);
+      r.n_src = r.n_dst;
+      const bool bipartite = r.family == "complete_bipartite" ||
+                             (r.family == "erdos_renyi" && !options.square_only && !first && *rc::gen::arbitrary<bool>());
+      if (bipartite) {
+        const index_t cap = r.family == "complete_bipartite" ? 8 : largest;  // complete: keep the edge count small
+        r.n_dst = std::min<index_t>(r.n_dst, cap);
+        r.n_src = *rc::gen::inRange<index_t>(1, cap + 1);
+        if (options.dst_at_most_src && r.n_dst > r.n_src) std::swap(r.n_dst, r.n_src);
+      }
+      r.average_degree =
+          *rc::gen::inRange(first ? 4 : 0, std::max(first ? 4 : 0, static_cast<int>(options.max_average_degree * 4)) + 1) /
+          4.0;
       r.symmetric = *rc::gen::arbitrary<bool>();
       r.duplicate_fraction = *rc::gen::element(0.0, 0.1, 0.3);
       r.self_loop_fraction = *rc::gen::element(0.0, 0.2, 1.0);
-      r.empty_row_fraction = *rc::gen::element(0.0, 0.2);
+      r.empty_row_fraction = first ? 0.0 : *rc::gen::element(0.0, 0.2);
       r.isolated_nodes = *rc::gen::inRange<index_t>(0, 3);
       r.seed = *rc::gen::arbitrary<std::uint64_t>();
       return r;
     });
   });
-  const bool keep_square = options.square_only;
-  return rc::Gen<GraphSpec>([recipes, keep_square](const rc::Random& random, int size) {
+  const bool keep_square = options.square_only, dst_at_most_src = options.dst_at_most_src;
+  return rc::Gen<GraphSpec>([recipes, keep_square, dst_at_most_src](const rc::Random& random, int size) {
     GraphSpec g = realize(recipes(random, size).value());
-    return rc::shrinkable::shrinkRecur(g, [keep_square](const GraphSpec& s) {
-      return rc::seq::fromContainer(graph_shrinks(s, keep_square));
+    return rc::shrinkable::shrinkRecur(g, [keep_square, dst_at_most_src](const GraphSpec& s) {
+      return rc::seq::fromContainer(graph_shrinks(s, keep_square, dst_at_most_src));
     });
   });
 }
@@ -255,10 +272,10 @@ T pick(const std::vector<T>& choices) {
 
 rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options) {
   const oracle::TargetSpec spec = oracle::find_target(target).spec;
-  bool has_self_loops = false;
-  for (const auto& a : spec.attributes) has_self_loops = has_self_loops || a.name == "self_loops";
-  // Layers read each destination's own features (GIN, SAGE) or add self-loops: square graphs only.
-  options.graph.square_only = options.graph.square_only || spec.needs_square_graph || spec.is_layer || has_self_loops;
+  // Layers read each destination's own features (GIN, SAGE) or add self-loops (i, i): destination i
+  // is source i, so their blocks have n_dst ≤ n_src (oracle/layers/self_loops.h).
+  options.graph.square_only = options.graph.square_only || spec.needs_square_graph;
+  options.graph.dst_at_most_src = options.graph.dst_at_most_src || spec.is_layer;
   std::vector<std::int64_t> widths;
   for (std::int64_t w : {1, 2, 3, 5, 7, 8, 16, 31, 33, 40, 64})
     if (w <= options.max_width) widths.push_back(w);
@@ -315,6 +332,13 @@ Case build_case(const CaseSpec& spec) {
       for (double& v : t.values()) v *= 1e3;
   }
   c.seed = spec.value_seed;
+  // Off the kinks (see the header): the point itself, or up to 4 jittered ones.
+  const Case drawn = c;
+  for (std::uint64_t attempt = 0; attempt < 4; ++attempt) {
+    const auto kink = checks::nearest_kink(c, Precision::float32);
+    if (!kink || !kink->near) break;
+    c = checks::jittered(drawn, spec.value_seed + 0x632be59bd9b4e019ull * (attempt + 1));
+  }
   return c;
 }
 

@@ -2,11 +2,17 @@
 //
 // A GraphSpec is a graph as an edge list (dst[k] <- src[k], in edge-id order) plus the family it was
 // drawn from. arbitrary_graph() draws a family of fixtures/generators.h (erdos_renyi, rmat,
-// power_law, skewed_directed, star, chain, complete_bipartite) or an edgeless graph, its size (0
-// nodes up, square or not; degrees uniform to heavy-tailed), symmetric or directed, and the
-// fixtures' irregularities (duplicate edges, self-loops, empty rows, isolated nodes), then
-// shrinks by removing half the nodes, single nodes, half the edges and single edges — every candidate
-// is rebuilt with Graph::from_edges and dropped if invalid, and a square graph stays square.
+// power_law, skewed_directed, star, chain, complete_bipartite) or an edgeless graph, each with
+// probability 1/8 (1/7 each without complete_bipartite when square_only) — except the first case
+// (RapidCheck's size 0), a square erdos_renyi, star or chain graph of at least 3 nodes with edges —,
+// its size (1 node up to max_nodes a side, at least 3 at RapidCheck's smallest sizes; 0 nodes in
+// the empty family only; degrees uniform to heavy-tailed), symmetric or directed, and the fixtures' irregularities
+// (duplicate edges, self-loops, empty rows, isolated nodes). Non-square graphs: complete_bipartite
+// always (at most 8 destinations), erdos_renyi half the time, with n_src drawn independently of
+// n_dst — both orientations, or n_dst < n_src only with dst_at_most_src (the layers' blocks, where
+// destination i is source i). It shrinks by removing half the nodes, single nodes, half the edges
+// and single edges — every candidate is rebuilt with Graph::from_edges and dropped if invalid, a
+// square graph stays square and a block keeps n_dst ≤ n_src.
 //
 // A CaseSpec is a graph plus everything else of a case: attributes (heads 1–8, feature widths that
 // are odd or not multiples of 32, normalization kind, self-loops, bias), a value style (small
@@ -45,14 +51,15 @@ void showValue(const GraphSpec& spec, std::ostream& os);
 
 struct GraphOptions {
   index_t max_nodes = 12;       // per side; RapidCheck's size scales the actual maximum
-  bool square_only = false;     // targets that need a square graph (layers with self-loops)
+  bool square_only = false;     // targets that need a square graph
+  bool dst_at_most_src = false; // non-square graphs only with n_dst < n_src (the layers' blocks)
   double max_average_degree = 4.0;
 };
 
 rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options = {});
 
 // The candidates a graph shrinks to (valid graphs only, smallest first-tried); exposed for tests.
-std::vector<GraphSpec> graph_shrinks(const GraphSpec& spec, bool keep_square);
+std::vector<GraphSpec> graph_shrinks(const GraphSpec& spec, bool keep_square, bool dst_at_most_src = false);
 
 enum class ValueStyle {
   small_integers,  // integers in [-2, 2]: exact in every format, so counterexamples read easily
@@ -80,11 +87,15 @@ struct CaseOptions {
                                           ValueStyle::large};
 };
 
-// Cases of one target (its spec decides which attributes are drawn; layers, targets with a
-// self_loops attribute and those needing it get square graphs only).
+// Cases of one target (its spec decides which attributes are drawn; targets that need a square
+// graph get square graphs only, layers blocks with n_dst ≤ n_src as well as square graphs).
 rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options = {});
 
 // The Case: graph, attributes, inputs, parameters and output gradients; seed = value_seed.
+// A case whose nearest kink (checks/kinks.h: a ReLU/LeakyReLU pre-activation, AGNN's norm floor)
+// lies within float32 rounding of it — small integers put GIN's and GAT's pre-activations exactly
+// at 0 — is moved off it by checks::jittered (1% of each tensor's RMS; up to 4 seeds derived from
+// value_seed), so that gradient cases are never drawn exactly at a non-differentiable point.
 Case build_case(const CaseSpec& spec);
 
 }  // namespace gnncheck::properties

@@ -6,7 +6,7 @@
 //   gnncheck-replay cases/… --check differential
 //
 // Systems: oracle, cpu_float32, and every bug replica (wrapping --base, cpu_float32 by default).
-// Exit code: 0 the check passed, 1 it failed, 2 the directory or a flag is invalid.
+// Exit code: 0 the check passed, 1 it did not (fail, error, inconclusive, not applicable), 2 the directory or a flag is invalid.
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
     options.rerun_command = gnncheck::properties::replay_command(dir);
     const gnncheck::checks::Verdict v = gnncheck::checks::run_check(check, *system, saved.c, options);
     std::cout << gnncheck::checks::one_line(v) << "\n";
-    if (!v.passed) std::cout << v.message << "\n";
-    return v.passed ? 0 : 1;
+    if (!v.passed()) std::cout << v.message << "\n";
+    return v.passed() ? 0 : 1;
   } catch (const gnncheck::InputError& e) {
     std::cerr << "gnncheck-replay: " << e.what() << "\n";
     return 2;

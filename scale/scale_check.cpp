@@ -155,7 +155,7 @@ class Checker {
       w.bound = c.worst->bound;
       w.ratio = c.worst_ratio;
       w.where = where_inside(m.kind, sub_row);
-      consider(w, c.passed);
+      consider(w, c.agrees());
     }
     r_.comparisons.push_back(std::move(c));
   }
@@ -183,8 +183,8 @@ class Checker {
       }
     }
     r_.zero_checked_elements += c.elements;
-    c.passed = c.elements_over_bound == 0;
-    c.worst_ratio = c.passed ? 0.0 : std::numeric_limits<double>::infinity();
+    c.agreement = c.elements_over_bound == 0 ? checks::Agreement::agrees : checks::Agreement::disagrees;
+    c.worst_ratio = c.agrees() ? 0.0 : std::numeric_limits<double>::infinity();
     if (worst_flat >= 0) {
       c.worst = checks::ElementReport{worst_flat, multi_index(worst_flat, big.shape()), big[worst_flat], 0.0, 0.0};
       WorstElement w{c.tensor, c.worst->index, big[worst_flat], 0.0, 0.0, c.worst_ratio, ""};
@@ -242,7 +242,7 @@ class Checker {
                                r_.rows.size(), r_.neighbourhood_edges));
     }
     bool passed = true;
-    for (const auto& c : r_.comparisons) passed = passed && c.passed;
+    for (const auto& c : r_.comparisons) passed = passed && c.agrees();
     r_.outcome = passed ? reports::Outcome::pass : reports::Outcome::fail;
     if (!passed) {
       const WorstElement& w = *r_.worst;
@@ -286,7 +286,7 @@ std::string summary_text(const ScaleResult& r) {
   s += fmt::format("  compared {} elements against the exact oracle, {} gradient elements outside held to 0\n", r.compared_elements,
                    r.zero_checked_elements);
   for (const auto& c : r.comparisons)
-    s += fmt::format("    {:<44} {} {:>10} elements, worst {:.3g} of bound{}\n", c.tensor, c.passed ? "ok  " : "FAIL", c.elements,
+    s += fmt::format("    {:<44} {} {:>10} elements, worst {:.3g} of bound{}\n", c.tensor, c.agrees() ? "ok  " : "FAIL", c.elements,
                      c.worst_ratio, c.elements_over_bound ? fmt::format(", {} over", c.elements_over_bound) : "");
   if (r.worst)
     s += fmt::format("  worst: {} {} at {}: system {:.9g}, exact {:.9g}, bound {:.3g} ({:.3g}× the bound)\n", r.worst->tensor,

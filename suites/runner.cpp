@@ -109,13 +109,15 @@ enum class CaseKind {
 };
 
 CaseKind case_kind(const checks::Verdict& v) {
-  if (v.system_status == Status::unsupported) return CaseKind::unsupported;
-  if (v.system_status != Status::ok) return CaseKind::decided;  // an error decides: it fails
-  if (!v.applicable) return CaseKind::not_applicable;
-  return CaseKind::decided;
+  switch (v.conclusion) {
+    case checks::Conclusion::unsupported: return CaseKind::unsupported;
+    case checks::Conclusion::not_applicable: return CaseKind::not_applicable;
+    case checks::Conclusion::inconclusive: return CaseKind::inconclusive;
+    default: return CaseKind::decided;  // pass, fail, and an error (which fails)
+  }
 }
 
-bool case_passed(const checks::Verdict& v) { return v.passed && v.system_status == Status::ok; }
+bool case_passed(const checks::Verdict& v) { return v.passed(); }
 
 // What the cases of one task came to, whichever loop drew them.
 struct CaseTally {

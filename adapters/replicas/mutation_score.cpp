@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     property.seed = options.seed;
     const properties::PropertyOutcome outcome =
         properties::run_property(checks::parse_check_kind(trial.check), *replica, trial.target, property);
-    const bool was_caught = !outcome.passed && outcome.failure.has_value();
+    const bool was_caught = !outcome.passed() && outcome.failure.has_value();
     caught += was_caught ? 1 : 0;
     table << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", trial.number, trial.replica, trial.target,
                          trial.check, was_caught ? "yes" : (outcome.gave_up ? "gave up" : "**NO**"),

@@ -151,11 +151,11 @@ TEST(PluginSystem, LeakingKernelFailsTheResourcesCheck) {
   auto plugin = make_plugin_system(GNNCHECK_TEST_FAULTY_PLUGIN, fast_options(work));
   const Case leaking = testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{4}}}, 9);
   const checks::Verdict leak = checks::resources(*plugin, leaking);
-  EXPECT_FALSE(leak.passed);
+  EXPECT_FALSE(leak.passed());
   EXPECT_THAT(leak.message, HasSubstr("memory grew by"));
   const Case correct = testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{4}}}, 0);
   const checks::Verdict flat = checks::resources(*plugin, correct);
-  EXPECT_TRUE(flat.passed) << flat.message;
+  EXPECT_TRUE(flat.passed()) << flat.message;
 }
 
 // Every start-up failure of a plugin: unavailable, the reason's first line names the library and the

@@ -154,15 +154,15 @@ TEST(ProcessSystem, LeakingAdapterFailsTheResourcesCheck) {
   TempDir work;
   auto leaking = faulty_adapter(work);
   const checks::Verdict leak = checks::resources(*leaking, spmm_case(21));
-  EXPECT_TRUE(leak.applicable) << leak.detail;
-  EXPECT_FALSE(leak.passed);
+  EXPECT_TRUE(leak.conclusion != checks::Conclusion::not_applicable) << leak.detail;
+  EXPECT_FALSE(leak.passed());
   EXPECT_THAT(leak.message, HasSubstr("memory grew by"));
   EXPECT_GE(leak.metric, 3.0 * (8 << 20));  // 3 evaluations after the warm-up, 8 MiB each
 
   auto correct = faulty_adapter(work);
   const checks::Verdict flat = checks::resources(*correct, spmm_case(0));
-  EXPECT_TRUE(flat.applicable) << flat.detail;
-  EXPECT_TRUE(flat.passed) << flat.message;
+  EXPECT_TRUE(flat.conclusion != checks::Conclusion::not_applicable) << flat.detail;
+  EXPECT_TRUE(flat.passed()) << flat.message;
 }
 
 // Device memory is invisible to the adapter's RSS: the live_bytes an answer reports is part of
@@ -171,11 +171,11 @@ TEST(ProcessSystem, ReportedDeviceMemoryLeakFailsTheResourcesCheck) {
   TempDir work;
   auto leaking = faulty_adapter(work);
   const checks::Verdict leak = checks::resources(*leaking, spmm_case(24));
-  EXPECT_FALSE(leak.passed);
+  EXPECT_FALSE(leak.passed());
   EXPECT_THAT(leak.message, HasSubstr("memory grew by"));
   EXPECT_GE(leak.metric, 3.0 * (8 << 20));
   const checks::Verdict steady = checks::resources(*faulty_adapter(work), spmm_case(25));
-  EXPECT_TRUE(steady.passed) << steady.message;
+  EXPECT_TRUE(steady.passed()) << steady.message;
 }
 
 TEST(ProcessSystem, CrashMessageQuotesTheAdaptersStderr) {

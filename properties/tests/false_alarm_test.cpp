@@ -1,8 +1,7 @@
 // False alarms: correct implementations pass. cpu_float32 (the oracle's code in float32, a second
 // correct implementation) passes the differential check on GNNCHECK_FALSE_ALARM_CASES random cases
-// of every op and layer, with the tolerance model unchanged; every other check passes on correct
-// systems over fewer cases. GNNCHECK_PROPERTY_CASES (environment) overrides the differential
-// case count, GNNCHECK_OTHER_CHECK_CASES the other checks' count, GNNCHECK_PROPERTY_SEED the seed.
+// of every op and layer, with the tolerance model unchanged (every other check: campaign_test.cpp).
+// GNNCHECK_PROPERTY_CASES (environment) overrides the case count, GNNCHECK_PROPERTY_SEED the seed.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -17,9 +16,6 @@
 
 #ifndef GNNCHECK_FALSE_ALARM_CASES
 #define GNNCHECK_FALSE_ALARM_CASES 300
-#endif
-#ifndef GNNCHECK_OTHER_CHECK_CASES
-#define GNNCHECK_OTHER_CHECK_CASES 25
 #endif
 
 namespace gnncheck::properties {
@@ -44,7 +40,7 @@ TEST_P(EveryTarget, Float32PassesTheDifferentialCheck) {
   o.case_options.graph.max_nodes = 40;
   o.case_options.graph.max_average_degree = 8;
   const PropertyOutcome out = run_property(CheckKind::differential, *system, GetParam(), o);
-  EXPECT_TRUE(out.passed) << out.report;
+  EXPECT_TRUE(out.passed()) << out.report;
   EXPECT_EQ(out.cases_passed, o.cases);
   std::cout << out.report << "\n";
 }
@@ -58,34 +54,21 @@ TEST_P(EveryTarget, ShuffledOrderFloat32PassesTheDifferentialCheck) {
   o.case_options.graph.max_nodes = 40;
   o.case_options.graph.max_average_degree = 8;
   const PropertyOutcome out = run_property(CheckKind::differential, system, GetParam(), o);
-  EXPECT_TRUE(out.passed) << out.report;
+  EXPECT_TRUE(out.passed()) << out.report;
   std::cout << out.report << "\n";
 }
 
-TEST_P(EveryTarget, CorrectSystemsPassEveryOtherCheck) {
-  auto float32 = make_cpu_float32_system();
-  auto oracle_system = make_oracle_system();
-  for (CheckKind check : checks::all_check_kinds()) {
-    if (check == CheckKind::differential) continue;
-    for (System* system : {float32.get(), oracle_system.get()}) {
-      PropertyOptions o;
-      o.cases = env_int("GNNCHECK_OTHER_CHECK_CASES", GNNCHECK_OTHER_CHECK_CASES);
-      o.seed = static_cast<std::uint64_t>(env_int("GNNCHECK_PROPERTY_SEED", 777));
-      const PropertyOutcome out = run_property(check, *system, GetParam(), o);
-      EXPECT_TRUE(out.passed) << out.report;
-    }
-  }
-}
-
-// Regression: with GNNCHECK_OTHER_CHECK_CASES=300 the oracle failed metamorphic_linearity on GAT after
+// Regression: with 300 cases per check (seed 777) the oracle failed metamorphic_linearity on GAT after
 // 187 cases (1.5× the bound on an att_src gradient of ~6e-11: float64's softmax-backward rounding on
 // a near one-hot row, multiplied by |h| ~ 700; checks/README.md). The shrunk case as it was saved.
 TEST(Regression, OracleGatLinearityOnANearOneHotRowWithLargeInputs) {
-  const auto dir = std::filesystem::path(__FILE__).parent_path() / "data" / "oracle-gat-metamorphic_linearity-777";
+  // The data folder by absolute path: __FILE__ is relative to the build folder when the compiler
+  // cache rewrites paths, and the test runs from the project's root.
+  const auto dir = std::filesystem::path(GNNCHECK_PROPERTIES_TEST_DATA) / "oracle-gat-metamorphic_linearity-777";
   const SavedCase saved = load_counterexample(dir);
   auto oracle_system = make_oracle_system();
   const checks::Verdict v = checks::run_check(CheckKind::metamorphic_linearity, *oracle_system, saved.c);
-  EXPECT_TRUE(v.passed) << v.message;
+  EXPECT_TRUE(v.passed()) << v.message;
   EXPECT_EQ(v.system_status, Status::ok);
 }
 

@@ -385,16 +385,12 @@ def repro(case_dir, forward=None, *, backward=None, module=None, parameters=None
     raw = _core.repro(case_dir, system)
     if evaluator.abort is not None:
         raise evaluator.abort
-    if not raw["applicable"]:
-        outcome = "not applicable"
-    elif raw["passed"]:
-        outcome = "pass"
-    else:
-        outcome = "fail" if raw["system_status"] == "ok" else "error"
+    # The check's conclusion on the one case, in the report's words (only "pass" passes).
+    outcome = {"unsupported": "not tested"}.get(raw["conclusion"], raw["conclusion"])
     v = Verdict(entry=None, system=raw["system"], target=raw["target"], check=raw["check"], outcome=outcome,
                 expectation_held=outcome in ("pass", "not applicable"), precision=raw["precision"],
                 metric_name=raw["metric_name"], metric=raw["metric"], bound=raw["bound"], seed=raw["seed"], cases=1,
-                conclusive_cases=1 if raw["applicable"] else 0, message=_clean_message(raw["message"] or raw["detail"]),
+                conclusive_cases=1 if outcome in ("pass", "fail", "error") else 0, message=_clean_message(raw["message"] or raw["detail"]),
                 counterexample=case_dir)
     if raise_on_failure and not v.expectation_held:
         run = CheckRun([v], "repro", case_dir, raw["seed"], case_dir, 0.0, raw["system"], raw["target"], precision, device)

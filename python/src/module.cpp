@@ -179,8 +179,8 @@ py::dict repro(const std::filesystem::path& case_dir, const py::dict& system) {
   }
   py::dict d = saved_case_dict(saved);
   d["system"] = v.system;
-  d["passed"] = v.passed;
-  d["applicable"] = v.applicable;
+  d["passed"] = v.passed();
+  d["conclusion"] = std::string(checks::to_string(v.conclusion));
   d["precision"] = std::string(to_string(v.precision));
   d["tensor"] = v.tensor;
   d["metric_name"] = v.metric_name;

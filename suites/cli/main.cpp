@@ -407,8 +407,8 @@ int main(int argc, char** argv) {
         auto sys = entry.make();
         const checks::Verdict v = checks::run_check(saved.check, *sys, saved.c);
         fmt::print("\n{}\n", checks::one_line(v));
-        if (!v.passed) fmt::print("{}\n", checks::failure_message(v));
-        all_pass = all_pass && v.passed;
+        if (!v.passed()) fmt::print("{}\n", checks::failure_message(v));
+        all_pass = all_pass && v.passed();
       }
       fmt::print("\n{}\n", all_pass ? "The case passes now." : "The case still fails.");
       return all_pass ? kExitOk : kExitUnmet;

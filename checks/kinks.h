@@ -1,0 +1,47 @@
+// gnncheck/checks/kinks.h — where a target's forward is not differentiable, and how close a case is.
+//
+// Three targets apply a function with a kink; the oracle's backward takes the derivative on one
+// side of it (oracle/layers/dense.h: the kink counts as negative, as PyTorch does):
+//
+//   gin   ReLU of z₁ = ((1+ε)·x_i + Σ_j x_j)·W₁ + b₁          kink at z₁ = 0
+//   gat   LeakyReLU of the logits s_dst[i] + s_src[j] per edge and head (A + I with self-loops)
+//                                                             kink at 0 unless negative_slope = 1
+//   agnn  x / max(‖x_i‖, 10⁻¹²)                              kink at ‖x_i‖ = 10⁻¹²
+//
+// At (or within rounding of) such a point a correct implementation may take the other side — a
+// derivative of 1 at ReLU's 0, or a float32 pre-activation of −10⁻⁹ where the exact one is +10⁻⁹ —
+// and its gradient then differs from the oracle's by O(1) in the affected terms, although both are
+// valid one-sided derivatives. nearest_kink() finds the kink argument closest to its kink relative
+// to the rounding a correct implementation in precision p may make in computing it,
+// margin = 2·γ_n(u_p)·Σ|terms| (n the number of terms and roundings of that argument, Σ|terms| its
+// value on |inputs| in float64): `near` means the side of the kink, and so the derivative, is not
+// determined by the declared precision. The checks then hold gradients to nothing there
+// (inconclusive, with this reason); the property generators move their cases off such points.
+//
+//   if (auto k = gnncheck::checks::nearest_kink(c, Precision::float32); k && k->near) ... k->description
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracle/case.h"
+
+namespace gnncheck::checks {
+
+struct NearestKink {
+  std::string what;         // "ReLU pre-activation z1[3, 5]", "LeakyReLU logit of edge 7, head 1", …
+  double distance = 0;      // |argument − kink|
+  double margin = 0;        // 2·γ_n(u_p)·Σ|terms| for that argument
+  bool near = false;        // distance ≤ margin
+  // The inputs whose gradients the side of the kink changes (the ones before it in the layer):
+  // gin x, weight1, bias1, eps (not weight2, bias2); gat x, weight, att_src, att_dst (not bias); agnn x.
+  std::vector<std::string> upstream;
+  std::string description;  // one sentence with the numbers
+};
+
+// The kink argument of `c` with the smallest distance/margin; nullopt for a target without kinks
+// (or a case with no kink argument at all, e.g. an edgeless GAT without self-loops).
+std::optional<NearestKink> nearest_kink(const Case& c, Precision p);
+
+}  // namespace gnncheck::checks
