@@ -760,12 +760,10 @@ class Executor {
                        r, out.counterexample_path);
         return;
       }
-      // Cases RapidCheck discarded as unsupported never reach on_verdict.
-      if (out.gave_up || cases.drawn == 0) {
-        cases.unsupported += std::max<std::int64_t>(1, po.cases - cases.drawn);
-        cases.drawn = std::max<std::int64_t>(cases.drawn, po.cases);
-        if (cases.first_unsupported.empty()) cases.first_unsupported = out.report;
-      }
+      // Cases the system declined are discarded by RapidCheck and never reach on_verdict.
+      cases.unsupported += out.unsupported;
+      cases.drawn += out.unsupported;
+      if (out.unsupported > 0 && cases.first_unsupported.empty()) cases.first_unsupported = out.report;
       decide(cases, t.label.target, r);
       return;
     }
