@@ -805,7 +805,10 @@ class Executor {
   std::uint64_t seed_;
 };
 
-std::string utc_now() {
+
+}  // namespace
+
+std::string utc_timestamp() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
@@ -813,8 +816,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
-}  // namespace
 
 std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& target, const std::string& check) {
   std::uint64_t h = 1469598103934665603ull;
@@ -857,7 +858,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   run.suite_name = suite.name;
   run.suite_path = suite.path;
   run.seed = seed;
-  run.started_utc = utc_now();
+  run.started_utc = utc_timestamp();
 
   std::vector<Task> tasks = Planner(suite, systems, options, seed).plan();
   for (const auto& s : systems.entries()) {

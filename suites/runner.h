@@ -80,6 +80,9 @@ std::vector<std::string> known_check_names();
 reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, const RunOptions& options,
                              ProgressSink* progress);
 
+// The current time as ISO 8601 UTC ("2026-12-01T12:00:00Z"), as reports record it.
+std::string utc_timestamp();
+
 // The ctest labels of an entry: its own `labels`, plus e2e, and cpu or gpu by its systems, dataset
 // when it reads ../shared/datasets, slow for the accuracy check.
 std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry);

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "suites/tests/command_runner.h"
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -19,21 +21,10 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using ::gnncheck::testing::CommandResult;
 
 CommandResult gnncheck(const std::string& args) {
-  const std::string cmd = fmt::format("'{}' {} 2>&1", GNNCHECK_EXE, args);
-  CommandResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return ::gnncheck::testing::run_command(fmt::format("'{}' {} 2>&1", GNNCHECK_EXE, args));
 }
 
 TEST(ScaleCommand, CorrectSystemPassesAndWritesAReport) {

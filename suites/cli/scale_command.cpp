@@ -17,18 +17,11 @@
 #include "scale/graph_spec.h"
 #include "scale/neighbourhood.h"
 #include "scale/scale_check.h"
+#include "suites/runner.h"
 
 namespace gnncheck::suites {
 namespace {
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // The target's attributes from --features, --heads and --norm; a flag the target has no attribute for is an error naming it.
 Attributes target_attributes(const ScaleCommandArgs& args) {
@@ -133,7 +126,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   if (args.norm) rerun += fmt::format(" --norm {}", *args.norm);
   if (args.expect != "pass") rerun += fmt::format(" --expect {}", args.expect);
 
-  const std::string started = utc_now();
+  const std::string started = utc_timestamp();
   const auto t0 = std::chrono::steady_clock::now();
   auto graph = std::make_shared<const Graph>(scale::build_graph(spec, args.seed));
   const double graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -15,29 +15,20 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "suites/tests/command_runner.h"
+
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using ::gnncheck::testing::CommandResult;
 
 // Runs a shell command line in `dir` with the built gnncheck first on PATH, as a user's shell would.
 CommandResult shell(const std::string& line, const fs::path& dir) {
-  const std::string cmd = fmt::format("cd '{}' && PATH='{}':\"$PATH\" {} 2>&1", dir.string(), fs::path(GNNCHECK_EXE).parent_path().string(),
-                                      line);
-  CommandResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return ::gnncheck::testing::run_command(fmt::format("cd '{}' && PATH='{}':\"$PATH\" {} 2>&1", dir.string(),
+                                                    fs::path(GNNCHECK_EXE).parent_path().string(), line));
 }
 
 fs::path scratch(const std::string& name) {

@@ -1,0 +1,31 @@
+// gnncheck/suites/tests/command_runner.h — runs a shell command line and keeps what it printed, for
+// the tests of the `gnncheck` command as a user meets it.
+//
+//   const CommandResult r = run_command("'/path/gnncheck' list 2>&1");
+//   EXPECT_EQ(r.exit_code, 0) << r.output;
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace gnncheck::testing {
+
+struct CommandResult {
+  int exit_code = -1;  // -1 when the command could not be started or was killed by a signal
+  std::string output;  // what it printed on stdout (redirect stderr into it with 2>&1)
+};
+
+inline CommandResult run_command(const std::string& command_line) {
+  CommandResult r;
+  FILE* pipe = popen(command_line.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace gnncheck::testing
