@@ -22,9 +22,11 @@ def run(command, shell=False, env_extra=None):
 
 
 def rerun_line(output):
-    lines = re.findall(r"^(?:E\s+)?re-run: (.*)$", output, re.M)
+    # pytest prints the failure twice when it runs under CI (CI=true: the short summary repeats the
+    # whole message): the same line may appear twice, but there is one re-run command.
+    lines = set(re.findall(r"^(?:E\s+)?re-run: (.*)$", output, re.M))
     assert len(lines) == 1, output
-    return lines[0]
+    return lines.pop()
 
 
 def failure_of(output):
