@@ -31,15 +31,20 @@ namespace gnncheck {
 namespace {
 
 // The protocol's name of a precision; empty for a value that is not a gnncheck_precision.
-std::string precision_name(gnncheck_precision p) {
-  switch (p) {
+// The precision a plugin declared, read as the integer it wrote: a value outside the enum (a
+// plugin's bug) must be reported, and loading it as a gnncheck_precision would be undefined in C++.
+std::string precision_name(const gnncheck_precision& declared, int* raw_value) {
+  std::underlying_type_t<gnncheck_precision> raw{};
+  std::memcpy(&raw, &declared, sizeof raw);
+  *raw_value = static_cast<int>(raw);
+  switch (raw) {
     case GNNCHECK_PRECISION_FLOAT64: return "float64";
     case GNNCHECK_PRECISION_FLOAT32: return "float32";
     case GNNCHECK_PRECISION_TF32: return "tf32";
     case GNNCHECK_PRECISION_BFLOAT16: return "bfloat16";
     case GNNCHECK_PRECISION_FLOAT16: return "float16";
+    default: return {};
   }
-  return {};
 }
 
 // The plugin's target table as the hello line's "targets" object, or throws InputError naming the
@@ -58,11 +63,12 @@ nlohmann::json target_table(const gnncheck_plugin& plugin) {
     }
     if (targets.contains(decl.target))
       throw InputError(fmt::format("target table entry {}: target '{}' is declared twice", k, decl.target));
-    const std::string precision = precision_name(decl.precision);
+    int raw_precision = 0;
+    const std::string precision = precision_name(decl.precision, &raw_precision);
     if (precision.empty())
       throw InputError(fmt::format("target table entry {} ('{}'): precision {} is not a gnncheck_precision "
                                    "(GNNCHECK_PRECISION_FLOAT64 = 1, FLOAT32 = 2, TF32 = 3, BFLOAT16 = 4, FLOAT16 = 5)",
-                                   k, decl.target, static_cast<int>(decl.precision)));
+                                   k, decl.target, raw_precision));
     targets[decl.target] = precision;
   }
   return targets;
