@@ -566,6 +566,7 @@ class Executor {
                                                                           line.full_worst_where)
                                                             : line.failure));
     }
+    r.conclusive = r.cases;  // every finite-difference comparison the selfcheck makes decides
     r.outcome = report.all_passed ? Outcome::pass : Outcome::fail;
     if (!failures.empty()) r.message = fmt::format("{} of {} inputs failed: {}", failures.size(), report.lines.size(), fmt::join(failures, "; "));
     r.repro = fmt::format("gnncheck selfcheck --seed {}", t.seed);
@@ -601,6 +602,7 @@ class Executor {
 
     const training::AccuracyGateReport report = training::run_accuracy_gate(sys, recipe.model, task, recipe.config, gate);
     r.cases = 1;
+    r.conclusive = report.tested.ok() ? 1 : 0;  // a training run the system completed decides
     r.precision = std::string(to_string(report.precision));
     r.metric_name = "worst epoch |loss − oracle loss| / bound";
     r.metric = report.worst_ratio;
