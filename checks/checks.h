@@ -45,9 +45,6 @@ namespace gnncheck::checks {
 
 struct CheckOptions {
   ToleranceOptions tolerance;
-  // No longer read: the adjoint bound has no multiple of its own (checks/adjoint.cpp derives it from
-  // the tolerance options below). Kept so that callers scaling it still build.
-  double adjoint_multiple = 8.0;
   // State/metamorphic: how many differential bounds two correct answers may differ by.
   double nondeterminism_factor = 2.0;
   // Numerics: the largest |input| after scaling.

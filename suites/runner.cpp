@@ -463,7 +463,7 @@ class Executor {
   // Where a failing case is saved, and the one command that re-runs it. A case that passes on a
   // fresh system failed only because of what the system had evaluated before (a stateful bug): the
   // saved case alone would not reproduce it, so the re-run line is the whole entry's sequence.
-  void record_failure(const Task& t, System& sys, const Case& failing, checks::Verdict v, const std::string& how_found,
+  void record_failure(const Task& t, const Case& failing, checks::Verdict v, const std::string& how_found,
                       ResultRecord& r, const std::filesystem::path& already_saved) {
     r.outcome = v.system_status == Status::ok ? Outcome::fail : Outcome::error;
     fill_from_verdict(r, v);
@@ -479,7 +479,6 @@ class Executor {
         note = "The saved case passes on a fresh instance of the system: the failure needs the evaluations that came "
                "before it (state kept between calls). The re-run line repeats the run's whole sequence in one order.";
     }
-    (void)sys;
     std::filesystem::path dir = already_saved;
     if (dir.empty() && !cases_root().empty()) {
       dir = cases_root() / properties::counterexample_name(t.label.system, t.label.target, v.check, t.seed);
@@ -534,7 +533,6 @@ class Executor {
     if (t.entry->tolerance) {
       o.tolerance.safety_factor *= t.entry->tolerance->factor;
       o.tolerance.measured_multiple *= t.entry->tolerance->factor;
-      o.adjoint_multiple *= t.entry->tolerance->factor;
     }
     return o;
   }
@@ -756,7 +754,7 @@ class Executor {
         const Case failing = properties::build_case(*out.minimal);
         std::ostringstream minimal;
         properties::showValue(*out.minimal, minimal);
-        record_failure(t, sys, failing, *out.failure,
+        record_failure(t, failing, *out.failure,
                        fmt::format("Falsifiable after {} cases and {} shrinks. Minimal case: {}", out.cases_passed + 1,
                                    out.shrinks, minimal.str()),
                        r, out.counterexample_path);
@@ -788,7 +786,7 @@ class Executor {
         ++cases.conclusive;
         r.cases = cases.drawn;
         r.conclusive = cases.conclusive;
-        record_failure(t, sys, c, v, "", r, {});
+        record_failure(t, c, v, "", r, {});
         return;
       }
       if (tally(cases, v)) plot_point(r, v, worst_ratio);

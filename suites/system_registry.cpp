@@ -85,15 +85,11 @@ SystemRegistry SystemRegistry::with_builtins() {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 void apply_limits(const ProcessLimits& limits, ProcessSystemOptions& options) {
   auto ms = [](double s) { return std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(s * 1000.0))); };
   if (limits.case_timeout_s) options.case_timeout = ms(*limits.case_timeout_s);
   if (limits.startup_timeout_s) options.startup_timeout = ms(*limits.startup_timeout_s);
 }
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
 
@@ -112,7 +108,6 @@ std::string SystemRegistry::add_adapter(const std::string& command, const std::s
   options.name = name;
   options.working_directory = working_directory;
   apply_limits(limits_, options);
-  const auto start = Clock::now();
   std::shared_ptr<System> instance = make_process_system(command, options);
   const Availability availability = instance->availability();  // starts it: the hello names it
   std::string registered = name;
@@ -124,7 +119,6 @@ std::string SystemRegistry::add_adapter(const std::string& command, const std::s
        .availability = availability,
        .make = [command, options] { return make_process_system(command, options); },
        .instance = instance,
-       .startup_seconds = std::max(instance->startup_seconds(), seconds_since(start)),
        .command_line_flag = "--adapter " + shell_quote(command),
        .adapter_command = command,
        .plugin_library = ""});
@@ -135,7 +129,6 @@ std::string SystemRegistry::add_plugin(const std::string& library, const std::st
   PluginSystemOptions options;
   options.process.name = name;
   apply_limits(limits_, options.process);
-  const auto start = Clock::now();
   std::shared_ptr<System> instance = make_plugin_system(library, options);
   const Availability availability = instance->availability();
   std::string registered = name;
@@ -147,7 +140,6 @@ std::string SystemRegistry::add_plugin(const std::string& library, const std::st
        .availability = availability,
        .make = [library, options] { return make_plugin_system(library, options); },
        .instance = instance,
-       .startup_seconds = seconds_since(start),
        .command_line_flag = "--plugin " + shell_quote(library),
        .adapter_command = "",
        .plugin_library = library});

@@ -32,7 +32,6 @@ struct SystemEntry {
   // serialized), started when the system was registered — so one process answers the whole run and
   // its start-up is not charged to any entry's time budget.
   std::shared_ptr<System> instance;
-  double startup_seconds = 0.0;  // how long registering (starting) it took
   // How to name this system on a gnncheck command line, for re-run lines: "--system NAME",
   // "--plugin /abs/lib.so" or "--adapter 'CMD'".
   std::string command_line_flag;
