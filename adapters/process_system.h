@@ -48,7 +48,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/system.h"
+#include "core/system.h"
 
 namespace gnncheck {
 

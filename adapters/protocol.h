@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "fixtures/npy.h"
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::protocol {
 

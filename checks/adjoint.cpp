@@ -34,7 +34,8 @@
 #include "checks/check_support.h"
 #include "checks/derivative_probe.h"
 #include "checks/kinks.h"
-#include "oracle/error.h"
+#include "core/error.h"
+#include "core/splitmix64.h"
 #include "oracle/random_case.h"
 
 namespace gnncheck::checks {
@@ -155,7 +156,7 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
   Case base;
   std::optional<NearestKink> kink;
   for (std::uint64_t attempt = 0; attempt < 4; ++attempt) {
-    base = jittered(c, c.seed + 0x9e3779b97f4a7c15ull * attempt);
+    base = jittered(c, c.seed + kSplitMix64Gamma * attempt);
     for (TensorMap* m : {&base.inputs, &base.parameters})
       for (auto& [name, t] : *m) t = rounded(t, p);
     kink = nearest_kink(base, p);

@@ -8,8 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "oracle/error.h"
-#include "oracle/sparse_kernels.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/splitmix64.h"
 #include "oracle/random_case.h"
 
 namespace gnncheck::checks {
@@ -23,7 +24,7 @@ Case map_values(const Case& c, const std::function<double(double)>& f) {
     for (auto& [name, t] : *m) {
       // Element-wise (10^8 values for a feature matrix at Reddit scale): any thread order gives the
       // same tensor.
-#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(t.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
       for (index_t i = 0; i < t.size(); ++i) t[i] = f(t[i]);
     }
   return out;
@@ -105,7 +106,7 @@ namespace {
 Tensor permute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
   Tensor out(t.shape());
   const index_t width = t.row_size();
-#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(t.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
   for (index_t old = 0; old < static_cast<index_t>(new_of_old.size()); ++old)
     std::copy_n(t.row(old), width, out.row(new_of_old[old]));
   return out;
@@ -114,7 +115,7 @@ Tensor permute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
 Tensor unpermute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {
   Tensor out(t.shape());
   const index_t width = t.row_size();
-#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(t.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
   for (index_t old = 0; old < static_cast<index_t>(new_of_old.size()); ++old)
     std::copy_n(t.row(new_of_old[old]), width, out.row(old));
   return out;
@@ -136,10 +137,10 @@ void derive_csc_moves(const Graph& old_graph, Relabeling& r) {
   const Graph& moved = *r.transformed.graph;
   std::vector<index_t> csc_of_edge(static_cast<size_t>(moved.num_edges()));
   // edge_perm is a permutation: each p writes its own slot.
-#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(moved.num_edges()))
+#pragma omp parallel for schedule(static) if (worth_parallel(moved.num_edges()))
   for (index_t p = 0; p < moved.num_edges(); ++p) csc_of_edge[moved.edge_perm()[p]] = p;
   r.new_csc_of_old.resize(static_cast<size_t>(old_graph.num_edges()));
-#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(old_graph.num_edges()))
+#pragma omp parallel for schedule(static) if (worth_parallel(old_graph.num_edges()))
   for (index_t p = 0; p < old_graph.num_edges(); ++p)
     r.new_csc_of_old[p] = csc_of_edge[r.new_edge_of_old[old_graph.edge_perm()[p]]];
 }
@@ -179,7 +180,7 @@ Relabeling reorder_rows(const Case& c, const std::function<void(index_t, std::ve
   std::iota(r.new_src_of_old.begin(), r.new_src_of_old.end(), index_t{0});
   r.new_edge_of_old.resize(static_cast<size_t>(g.num_edges()));
   std::vector<index_t> col_idx(static_cast<size_t>(g.num_edges()));
-#pragma omp parallel if (oracle::detail::worth_parallel(g.num_edges()))
+#pragma omp parallel if (worth_parallel(g.num_edges()))
   {
     std::vector<index_t> row_edges;
 #pragma omp for schedule(dynamic, 256)
@@ -201,24 +202,11 @@ Relabeling reorder_rows(const Case& c, const std::function<void(index_t, std::ve
   return r;
 }
 
-// A small counter-based generator (splitmix64) for std::shuffle: one independent stream per row,
-// so that rows can be shuffled in any order and still give the same permutation.
-class RowStream {
- public:
-  using result_type = std::uint64_t;
-  RowStream(std::uint64_t seed, index_t row) : state_(seed ^ (0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(row) + 1))) {}
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return ~result_type{0}; }
-  result_type operator()() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-
- private:
-  std::uint64_t state_;
-};
+// One independent SplitMix64 stream per row for std::shuffle, so that rows can be shuffled in any
+// order and still give the same permutation.
+SplitMix64 row_stream(std::uint64_t seed, index_t row) {
+  return SplitMix64(seed ^ (kSplitMix64Gamma * (static_cast<std::uint64_t>(row) + 1)));
+}
 
 }  // namespace
 
@@ -261,7 +249,7 @@ Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
 
 Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed) {
   return reorder_rows(c, [seed](index_t row, std::vector<index_t>& edges) {
-    RowStream stream(seed, row);
+    SplitMix64 stream = row_stream(seed, row);
     std::shuffle(edges.begin(), edges.end(), stream);
   });
 }

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "checks/kinks.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::checks::detail {
 

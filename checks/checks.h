@@ -37,7 +37,7 @@
 
 #include <cstdint>
 
-#include "adapters/system.h"
+#include "core/system.h"
 #include "checks/tolerance.h"
 #include "checks/verdict.h"
 

@@ -7,7 +7,7 @@
 
 #include "checks/check_support.h"
 #include "oracle/degree_norm.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/spmm_ve.h"
 
 namespace gnncheck::checks {

@@ -16,7 +16,7 @@
 
 #include "checks/check_support.h"
 #include "checks/derivative_probe.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/gradcheck.h"
 #include "oracle/random_case.h"
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_support.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/random_case.h"
 
 namespace gnncheck::checks {

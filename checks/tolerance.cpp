@@ -14,8 +14,9 @@
 #include <fmt/format.h>
 
 #include "checks/case_transforms.h"
-#include "oracle/error.h"
-#include "oracle/sparse_kernels.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/splitmix64.h"
 #include "oracle/layers/gat.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/targets.h"
@@ -108,13 +109,6 @@ const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what
   return *t;
 }
 
-
-// splitmix64's finalizer: a counter-based hash (the nudge signs).
-constexpr std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // Holds one of the measured model's evaluation slots for its lifetime.
 class EvaluationSlot {
@@ -368,7 +362,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   index_t size = c.graph->num_edges() + c.graph->n_src();
   for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
     for (const auto& [name, t] : *m) size += t.size();
-  const std::launch policy = oracle::detail::worth_parallel(size) ? std::launch::async : std::launch::deferred;
+  const std::launch policy = worth_parallel(size) ? std::launch::async : std::launch::deferred;
   auto transform = [&c, threads, policy](auto make) {
     return std::async(policy, [&c, threads, make] {
              omp_set_num_threads(threads);
@@ -392,7 +386,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
     for (TensorMap* m : {&out.inputs, &out.parameters})
       for (auto& [name, t] : *m) {
         const std::uint64_t key = mix64(k.seed ^ mix64(++stream));
-#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(t.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
         for (index_t i = 0; i < t.size(); ++i)
           t[i] *= 1.0 + std::ldexp((mix64(key + static_cast<std::uint64_t>(i)) & 1) ? 1.0 : -1.0, -52);
       }
@@ -523,7 +517,7 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
     constexpr index_t chunks = 64;
     std::vector<double> err_sq(chunks, 0.0), y_sq(chunks, 0.0);
     std::vector<index_t> finite_count(chunks, 0);
-#pragma omp parallel for schedule(dynamic, 1) if (oracle::detail::worth_parallel(n))
+#pragma omp parallel for schedule(dynamic, 1) if (worth_parallel(n))
     for (index_t k = 0; k < chunks; ++k)
       for (index_t i = n * k / chunks; i < n * (k + 1) / chunks; ++i) {
         double err = 0.0;
@@ -552,7 +546,7 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
     const double y_rms = n ? std::sqrt(y_sum_sq / static_cast<double>(n)) : 0.0;
     Tensor bound(y.shape());
     const index_t width = std::max<index_t>(1, y.row_size());
-#pragma omp parallel for schedule(static) if (oracle::detail::worth_parallel(n))
+#pragma omp parallel for schedule(static) if (worth_parallel(n))
     for (index_t i = 0; i < n; ++i) {
       const double d = node_row_terms(g, nt.kind, i / width) + static_cast<double>(widest) + 4.0;
       double order_f64 = 0.0;

@@ -52,7 +52,7 @@
 #include <optional>
 #include <string>
 
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::checks {
 

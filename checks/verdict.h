@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::checks {
 

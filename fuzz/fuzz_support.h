@@ -20,9 +20,9 @@
 #include <string_view>
 #include <unistd.h>
 
-#include "oracle/error.h"
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/error.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::fuzz {
 

@@ -7,8 +7,8 @@
 
 #include "gpu/cuda_check.h"
 #include "gpu/graph_kernels.cuh"
-#include "oracle/error.h"
-#include "oracle/graph.h"
+#include "core/error.h"
+#include "core/graph.h"
 
 namespace gnncheck::gpu {
 namespace {

@@ -46,7 +46,7 @@
 #include "gpu/context.h"
 
 namespace gnncheck {
-class Graph;  // oracle/graph.h (not included: .cu files compile without the oracle headers)
+class Graph;  // core/graph.h (not included: .cu files compile without the oracle headers)
 }
 
 namespace gnncheck::gpu {

@@ -1,6 +1,6 @@
 // gnncheck/gpu/device_tensor.h — a float32 device copy of a gnncheck Tensor, with its shape.
 //
-// Cases carry float64 tensors (oracle/case.h); the GPU reference computes in float32, so upload
+// Cases carry float64 tensors (core/case.h); the GPU reference computes in float32, so upload
 // rounds each value to float32 once and download widens back to float64 exactly.
 //
 //   DeviceTensor x = DeviceTensor::upload(ctx, c.inputs.at("x"));
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gpu/context.h"
-#include "oracle/tensor.h"
+#include "core/tensor.h"
 
 namespace gnncheck::gpu {
 

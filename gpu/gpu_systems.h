@@ -1,4 +1,4 @@
-// gnncheck/gpu/gpu_systems.h — the GPU reference and cuSPARSE as Systems (adapters/system.h).
+// gnncheck/gpu/gpu_systems.h — the GPU reference and cuSPARSE as Systems (core/system.h).
 //
 // `gpu`       every op and layer of the catalogue that gpu/ implements, in float32: cuSPARSE SpMM
 //             (native transposed SpMM for Aᵀ), edge-parallel SDDMM over the row-ordered COO, edge
@@ -20,7 +20,7 @@
 
 #include <memory>
 
-#include "adapters/system.h"
+#include "core/system.h"
 
 namespace gnncheck {
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "adapters/system.h"
+#include "core/system.h"
 #include "gpu/target_run.h"
 
 namespace gnncheck::gpu {

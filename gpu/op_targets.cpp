@@ -9,7 +9,7 @@
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
 #include "oracle/degree_norm.h"
-#include "oracle/graph.h"
+#include "core/graph.h"
 
 namespace gnncheck::gpu {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::gpu {
 

@@ -23,7 +23,7 @@
 #include "gpu/context.h"
 #include "gpu/device_graph.h"
 #include "gpu/device_tensor.h"
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::gpu {
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gpu/launch.cuh"
+#include "core/splitmix64.h"
 
 namespace gnncheck::gpu {
 namespace {
@@ -11,26 +12,19 @@ using namespace detail;
 
 constexpr std::int64_t column_chunk_rows = 4096;
 
-__device__ __forceinline__ std::uint64_t hash64(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 __global__ void random_uniform_kernel(std::int64_t n, std::uint64_t seed, float lo, float hi, float* __restrict__ out) {
-  const std::uint64_t key = hash64(seed);
+  const std::uint64_t key = splitmix64(seed);
   for (std::int64_t k = global_thread(); k < n; k += thread_count()) {
-    const float u = static_cast<float>(hash64(key ^ static_cast<std::uint64_t>(k)) >> 40) * 0x1p-24f;
+    const float u = static_cast<float>(splitmix64(key ^ static_cast<std::uint64_t>(k)) >> 40) * 0x1p-24f;
     out[k] = lo + (hi - lo) * u;
   }
 }
 
 __global__ void random_labels_kernel(std::int64_t n, std::uint64_t seed, std::int32_t classes,
                                      std::int32_t* __restrict__ labels) {
-  const std::uint64_t key = hash64(seed ^ 0x1B873593ull);
+  const std::uint64_t key = splitmix64(seed ^ 0x1B873593ull);
   for (std::int64_t k = global_thread(); k < n; k += thread_count())
-    labels[k] = static_cast<std::int32_t>(hash64(key ^ static_cast<std::uint64_t>(k)) % static_cast<std::uint64_t>(classes));
+    labels[k] = static_cast<std::int32_t>(splitmix64(key ^ static_cast<std::uint64_t>(k)) % static_cast<std::uint64_t>(classes));
 }
 
 // One thread per row (classes is small: the models' output widths).

@@ -28,7 +28,7 @@ DenseTensor<T> degree_norm_edge_values(const Graph& g, DegreeNorm norm) {
   const auto row_of_edge = g.row_of_edge();
   const auto col_idx = g.col_idx();
   // Every edge's row and column have degree ≥ 1 (the edge itself), so no factor divides by zero.
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(g.num_edges()))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.num_edges()))
   for (index_t e = 0; e < g.num_edges(); ++e) {
     const T in_degree = static_cast<T>(g.in_degree(row_of_edge[e]));
     if (norm == DegreeNorm::symmetric) {

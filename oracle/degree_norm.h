@@ -14,8 +14,8 @@
 
 #include <string_view>
 
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle {
 

@@ -13,7 +13,7 @@ DenseTensor<T> edge_softmax_forward(const Graph& g, const DenseTensor<T>& logits
   const index_t heads = logits.row_size();
   DenseTensor<T> alpha(logits.shape());
   const auto row_ptr = g.row_ptr();
-#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (detail::worth_parallel(g.num_edges() * heads))
+#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (worth_parallel(g.num_edges() * heads))
   for (index_t i = 0; i < g.n_dst(); ++i) {
     const index_t begin = row_ptr[i], end = row_ptr[i + 1];
     for (index_t h = 0; h < heads; ++h) {
@@ -39,7 +39,7 @@ DenseTensor<T> edge_softmax_backward(const Graph& g, const DenseTensor<T>& alpha
   const index_t heads = alpha.row_size();
   DenseTensor<T> grad_logits(alpha.shape());
   const auto row_ptr = g.row_ptr();
-#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (detail::worth_parallel(g.num_edges() * heads))
+#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (worth_parallel(g.num_edges() * heads))
   for (index_t i = 0; i < g.n_dst(); ++i) {
     const index_t begin = row_ptr[i], end = row_ptr[i + 1];
     for (index_t h = 0; h < heads; ++h) {

@@ -8,8 +8,8 @@
 // any thread count. Logits must be finite: a row whose logits are all −∞ gives NaN (0/0), as in DGL.
 #pragma once
 
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle {
 

@@ -18,7 +18,7 @@ DenseTensor<T> permute_rows(const Graph& g, const DenseTensor<T>& x, bool gather
   const index_t width = x.row_size();
   DenseTensor<T> out(x.shape());
   const auto edge_perm = g.edge_perm();
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(g.num_edges() * width))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.num_edges() * width))
   for (index_t p = 0; p < g.num_edges(); ++p) {
     const T* from = gather ? x.row(edge_perm[p]) : x.row(p);
     T* to = gather ? out.row(p) : out.row(edge_perm[p]);

@@ -6,8 +6,8 @@
 // x is [E, H] (or [E]); whole rows of H values move together.
 #pragma once
 
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle {
 

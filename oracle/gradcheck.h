@@ -52,7 +52,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/case.h"
+#include "core/case.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::oracle {

@@ -5,16 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "core/splitmix64.h"
+
 namespace gnncheck::oracle {
 namespace {
-
-// SplitMix64's finalizer: spreads a 64-bit value over all bits (used to mix seed and name).
-std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // FNV-1a over the stream name: fixed by the standard-free algorithm, unlike std::hash.
 std::uint64_t name_hash(const std::string& name) {
@@ -40,7 +34,7 @@ void check_options(const RandomCaseOptions& options) {
 Tensor random_tensor(const std::vector<index_t>& shape, std::uint64_t seed, const std::string& stream_name,
                      const RandomCaseOptions& options) {
   check_options(options);
-  std::mt19937_64 rng(mix64(seed ^ mix64(name_hash(stream_name))));
+  std::mt19937_64 rng(splitmix64(seed ^ splitmix64(name_hash(stream_name))));
   Tensor t(shape);
   const double span = options.max_value - options.min_value;
   for (double& value : t.values()) {

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "oracle/case.h"
+#include "core/case.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::oracle {

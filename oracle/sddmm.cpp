@@ -54,7 +54,7 @@ DenseTensor<T> sddmm_add_forward(const Graph& g, const DenseTensor<T>& a, const 
   DenseTensor<T> e(shape_with_rows(a, g.num_edges()));
   const auto row_of_edge = g.row_of_edge();
   const auto col_idx = g.col_idx();
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(g.num_edges() * heads))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.num_edges() * heads))
   for (index_t k = 0; k < g.num_edges(); ++k)
     for (index_t h = 0; h < heads; ++h) e[k * heads + h] = a[row_of_edge[k] * heads + h] + b[col_idx[k] * heads + h];
   return e;
@@ -68,7 +68,7 @@ SddmmGrads<T> sddmm_add_backward(const Graph& g, const DenseTensor<T>& grad_e) {
                       DenseTensor<T>(shape_with_rows(grad_e, g.n_src()))};
   // grad_a[i,h] = Σ_{k ∈ row i} grad_e[k,h]: each destination sums its own edges, in edge-id order.
   const auto row_ptr = g.row_ptr();
-#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (detail::worth_parallel(g.num_edges() * heads))
+#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (worth_parallel(g.num_edges() * heads))
   for (index_t i = 0; i < g.n_dst(); ++i)
     for (index_t h = 0; h < heads; ++h) {
       T sum = T(0);
@@ -78,7 +78,7 @@ SddmmGrads<T> sddmm_add_backward(const Graph& g, const DenseTensor<T>& grad_e) {
   // grad_b[j,h] = Σ_{k : col_k = j} grad_e[k,h]: each source sums its CSC column, in edge-id order.
   const auto col_ptr = g.col_ptr();
   const auto edge_perm = g.edge_perm();
-#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (detail::worth_parallel(g.num_edges() * heads))
+#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (worth_parallel(g.num_edges() * heads))
   for (index_t j = 0; j < g.n_src(); ++j)
     for (index_t h = 0; h < heads; ++h) {
       T sum = T(0);

@@ -10,8 +10,8 @@
 // of different widths, heads < 1 or a width that heads does not divide throw InputError.
 #pragma once
 
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle {
 

@@ -13,19 +13,14 @@
 
 #include <span>
 
-#include "oracle/graph.h"
+#include "core/graph.h"
+#include "core/parallel.h"
 
 namespace gnncheck::oracle::detail {
 
 // Rows are scheduled dynamically in chunks because power-law graphs have a few very long rows;
 // which thread takes a row never changes that row's arithmetic.
 inline constexpr int kRowChunk = 64;
-
-// Below this many multiply-adds a loop runs on one thread: starting a parallel region costs more
-// than the work, and on a busy machine waiting for a descheduled thread costs far more. The
-// decision never changes a row's arithmetic, so results stay bit-identical.
-inline constexpr index_t kParallelMinWork = index_t{1} << 15;
-inline bool worth_parallel(index_t work) { return work >= kParallelMinWork; }
 
 // The rows a sparse product gathers are scattered in memory, so the hardware prefetcher cannot
 // guess them; asking for the row kPrefetchDistance edges ahead hides that latency (measured 2× on

@@ -10,8 +10,8 @@
 // and the argument.
 #pragma once
 
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle {
 

@@ -12,8 +12,8 @@
 // naming the op and the argument. Bit-identical results for any OpenMP thread count.
 #pragma once
 
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::oracle {
 

@@ -9,7 +9,7 @@
 
 #include "fixtures/matrix_market.h"
 #include "fixtures/npy.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::properties {
 

@@ -21,7 +21,7 @@
 #include <string>
 
 #include "checks/verdict.h"
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::properties {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <rapidcheck.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "properties/counterexample.h"
 
 namespace rc::detail {

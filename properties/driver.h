@@ -25,7 +25,7 @@
 #include <optional>
 #include <string>
 
-#include "adapters/system.h"
+#include "core/system.h"
 #include "checks/checks.h"
 #include "properties/generators.h"
 

@@ -10,7 +10,7 @@
 #include "checks/case_transforms.h"
 #include "checks/kinks.h"
 #include "fixtures/generators.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 

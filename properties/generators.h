@@ -35,7 +35,7 @@
 
 #include <rapidcheck.h>
 
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::properties {
 

@@ -11,10 +11,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "checks/checks.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "properties/counterexample.h"
 
 namespace {

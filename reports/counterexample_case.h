@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "oracle/graph.h"
+#include "core/graph.h"
 #include "reports/run_report.h"
 
 namespace gnncheck::reports {

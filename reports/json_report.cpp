@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "reports/writers.h"
 
 namespace gnncheck::reports {

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::reports {
 

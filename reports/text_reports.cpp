@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "reports/report_tables.h"
 #include "reports/writers.h"
 

@@ -7,7 +7,7 @@
 
 #include "fixtures/edge_list.h"
 #include "fixtures/matrix_market.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::scale {
 namespace {

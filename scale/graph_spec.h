@@ -15,7 +15,7 @@
 #include <string>
 
 #include "fixtures/generators.h"
-#include "oracle/graph.h"
+#include "core/graph.h"
 
 namespace gnncheck::scale {
 

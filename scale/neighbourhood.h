@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/case.h"
+#include "core/case.h"
 #include "scale/row_sampling.h"
 
 namespace gnncheck::scale {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "fixtures/random.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::scale {
 

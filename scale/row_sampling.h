@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "oracle/graph.h"
+#include "core/graph.h"
 
 namespace gnncheck::scale {
 

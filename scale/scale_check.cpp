@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 #include "scale/neighbourhood.h"

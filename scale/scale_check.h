@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/system.h"
+#include "core/system.h"
 #include "checks/tolerance.h"
 #include "checks/verdict.h"
 #include "reports/run_report.h"

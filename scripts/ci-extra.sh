@@ -31,7 +31,7 @@ status=0
 asan_build_dir="${ASAN_BUILD_DIR:-${source_dir}/build-asan}"
 fuzz_build_dir="${FUZZ_BUILD_DIR:-${source_dir}/build-fuzz}"
 asan_targets=(
-  oracle_graph_test oracle_ops_golden_test oracle_ops_gradcheck_test oracle_ops_determinism_test
+  core_graph_test oracle_ops_golden_test oracle_ops_gradcheck_test oracle_ops_determinism_test
   oracle_ops_bad_input_test
   fixtures_npy_test fixtures_matrix_market_test fixtures_edge_list_test fixtures_dataset_test
   fixtures_corrupted_input_test fixtures_absurd_sizes_test

@@ -23,7 +23,8 @@
 #include "fixtures/edge_list.h"
 #include "fixtures/generators.h"
 #include "fixtures/matrix_market.h"
-#include "oracle/error.h"
+#include "core/error.h"
+#include "core/splitmix64.h"
 #include "oracle/random_case.h"
 #include "oracle/selfcheck.h"
 #include "oracle/targets.h"
@@ -52,13 +53,6 @@ std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
     h *= 1099511628211ull;
   }
   return h ^ 0xff;  // separates "ab","c" from "a","bc"
-}
-
-std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 // One unit of work: one check of one system on one target (or on every target, for selfcheck).
@@ -773,7 +767,7 @@ class Executor {
     const auto& def = oracle::find_target(t.label.target);
     for (std::int64_t i = 0; i < t.entry->cases; ++i) {
       if (stopping()) return interrupted(r);
-      const std::uint64_t case_seed = splitmix(t.seed + static_cast<std::uint64_t>(i));
+      const std::uint64_t case_seed = splitmix64(t.seed + static_cast<std::uint64_t>(i));
       auto graph = fixed_graph(*t.graphs, case_seed);
       if (def.spec.needs_square_graph && !graph->is_square())
         throw InputError(fmt::format("target '{}' needs a square graph; graphs.{} gives {}", t.label.target, t.graphs->name,
@@ -821,7 +815,7 @@ std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, cons
   std::uint64_t h = 1469598103934665603ull;
   for (const auto* s : {&entry, &target, &check}) h = fnv1a(h, *s);
   // Keep seeds below 2^53 so that every JSON reader holds them exactly.
-  return splitmix(h ^ splitmix(suite_seed)) >> 11;
+  return splitmix64(h ^ splitmix64(suite_seed)) >> 11;
 }
 
 std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry) {

@@ -14,7 +14,7 @@
 
 #include "adapters/process_system.h"
 #include "fixtures/generators.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::suites {
 

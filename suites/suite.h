@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/case.h"
+#include "core/case.h"
 #include "reports/run_report.h"
 
 namespace gnncheck::suites {

@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/plugin_system.h"
 #include "adapters/process_system.h"
 #include "adapters/replicas/gpu/gpu_replicas.h"
 #include "adapters/replicas/replicas.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
 #include "gpu/gpu_systems.h"
 #endif

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/system.h"
+#include "core/system.h"
 
 namespace gnncheck::suites {
 

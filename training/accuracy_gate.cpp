@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 
 namespace gnncheck::training {
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::training {
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/system.h"
+#include "core/system.h"
 #include "training/model.h"
 #include "training/task.h"
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::training {
 

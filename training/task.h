@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "fixtures/dataset.h"
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::training {
 

@@ -22,7 +22,7 @@
 
 #include <fmt/format.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "fixtures/dataset.h"
 #include "training/driver.h"

@@ -9,7 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/plugin_system.h"
 #include "adapters/tests/adapter_test_support.h"
 #include "checks/checks.h"

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "checks/checks.h"
 #include "checks/derivative_probe.h"

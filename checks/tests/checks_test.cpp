@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "checks/case_transforms.h"
 #include "checks/checks.h"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <random>
 
-#include "adapters/system.h"
+#include "core/system.h"
 #include "checks/case_transforms.h"
 #include "oracle/layers/dense.h"
 #include "oracle/spmm.h"

@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "fixtures/dataset.h"
 #include "gpu/context.h"
 #include "gpu/gpu_systems.h"

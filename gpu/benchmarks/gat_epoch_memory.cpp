@@ -37,7 +37,7 @@
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm_ve.cuh"
 #include "gpu/training_kernels.cuh"
-#include "oracle/graph.h"
+#include "core/graph.h"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include "gpu/benchmarks/reddit_graph.h"
 #include "gpu/benchmarks/reddit_models.h"
 #include "gpu/cuda_check.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace perf = gnncheck::perf;
 namespace gpu = gnncheck::gpu;

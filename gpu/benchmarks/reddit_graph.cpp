@@ -7,20 +7,16 @@
 
 #include <fmt/format.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
+#include "core/splitmix64.h"
 
 namespace gnncheck::perf {
 namespace {
 
-// splitmix64's finalizer: a bijective 64-bit mix; hashing (seed, stream, index) gives independent
-// values per index, so the result does not depend on which thread computes which index.
-std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+// SplitMix64's finalizer over (seed, stream, index): independent values per index, so the result
+// does not depend on which thread computes which index.
 std::uint64_t draw(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  return mix(mix(seed * 0x9e3779b97f4a7c15ull + stream) + index);
+  return mix64(mix64(seed * kSplitMix64Gamma + stream) + index);
 }
 // Uniform in [0, n) by the multiply-shift reduction of 32 random bits: bias below 2^-32·n, far
 // below anything a timing or a loss curve can see (n < 2^31 here).

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/graph.h"
+#include "core/graph.h"
 
 namespace gnncheck::perf {
 

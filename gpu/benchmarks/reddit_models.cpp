@@ -14,7 +14,8 @@
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
-#include "oracle/error.h"
+#include "core/error.h"
+#include "core/splitmix64.h"
 
 namespace gnncheck::perf {
 
@@ -86,10 +87,7 @@ struct Param {
       const float bound = init == Init::glorot ? std::sqrt(6.0f / static_cast<float>(rows + cols))
                                                : 1.0f / std::sqrt(static_cast<float>(rows));
       for (index_t k = 0; k < size; ++k) {
-        std::uint64_t z = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(k) + 1;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
+        const std::uint64_t z = mix64(seed * kSplitMix64Gamma + static_cast<std::uint64_t>(k) + 1);
         host[static_cast<size_t>(k)] = bound * (static_cast<float>(z >> 40) / 8388608.0f - 1.0f);
       }
     }

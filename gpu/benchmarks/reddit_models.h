@@ -33,7 +33,7 @@
 #include "gpu/benchmarks/reddit_timeline.h"
 #include "gpu/context.h"
 #include "gpu/device_graph.h"
-#include "oracle/tensor.h"
+#include "core/tensor.h"
 
 namespace gnncheck::perf {
 

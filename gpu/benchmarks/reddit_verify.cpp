@@ -34,6 +34,7 @@
 #include "gpu/context.h"
 #include "gpu/gpu_systems.h"
 #include "oracle/targets.h"
+#include "core/splitmix64.h"
 
 namespace perf = gnncheck::perf;
 using gnncheck::index_t;
@@ -51,10 +52,7 @@ Tensor random_tensor(std::vector<index_t> shape, std::uint64_t seed, double scal
   std::vector<double> v(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static)
   for (index_t k = 0; k < n; ++k) {
-    std::uint64_t z = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(k);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    const std::uint64_t z = gnncheck::mix64(seed * gnncheck::kSplitMix64Gamma + static_cast<std::uint64_t>(k));
     v[static_cast<size_t>(k)] = scale * (static_cast<double>(z >> 11) / 9007199254740992.0 * 2.0 - 1.0);
   }
   return Tensor(std::move(shape), std::move(v));

@@ -21,7 +21,7 @@
 #include "gpu/gpu_systems.h"
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
-#include "oracle/graph.h"
+#include "core/graph.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 

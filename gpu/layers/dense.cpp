@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpu/cuda_check.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::gpu {
 namespace {

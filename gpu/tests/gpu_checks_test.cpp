@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "checks/checks.h"
 #include "gpu/gpu_systems.h"
 #include "gpu/tests/gpu_test_support.h"

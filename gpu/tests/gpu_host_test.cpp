@@ -3,7 +3,7 @@
 // GPU tests use (the oracle's own code in float32 must pass them).
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "gpu/gpu_systems.h"
 #include "gpu/tests/gpu_test_support.h"
 #include "oracle/random_case.h"

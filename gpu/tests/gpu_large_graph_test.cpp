@@ -23,7 +23,7 @@
 #include "gpu/spmm_ve.cuh"
 #include "gpu/tests/gpu_test_support.h"
 #include "gpu/tests/large_graph_kernels.cuh"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::gpu::testing {
 namespace {

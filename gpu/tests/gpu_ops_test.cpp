@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "gpu/device_graph.h"
 #include "gpu/device_tensor.h"
 #include "gpu/gpu_systems.h"

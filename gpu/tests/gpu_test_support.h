@@ -18,10 +18,10 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/system.h"
+#include "core/system.h"
 #include "gpu/context.h"
-#include "oracle/case.h"
-#include "oracle/graph.h"
+#include "core/case.h"
+#include "core/graph.h"
 
 #define GNNCHECK_GPU_TEST_REQUIRES_DEVICE()                                          \
   do {                                                                               \

@@ -10,7 +10,7 @@
 
 #include "gpu/kronecker.cuh"
 #include "gpu/tests/gpu_test_support.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::gpu::testing {
 namespace {

@@ -13,9 +13,9 @@
 //   Tensor y = agnn_forward(g, cfg, x, beta);
 #pragma once
 
-#include "oracle/case.h"
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/case.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle::layers {
 

@@ -99,7 +99,7 @@ template <class T>
 void add_bias(DenseTensor<T>& y, const DenseTensor<T>& bias) {
   require_same_size(y.row_size(), bias.size(), "add_bias", "row size and bias length");
   const index_t width = y.row_size();
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(y.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(y.size()))
   for (index_t i = 0; i < y.rows(); ++i) {
     T* row = y.row(i);
     for (index_t c = 0; c < width; ++c) row[c] += bias[c];
@@ -159,7 +159,7 @@ DenseTensor<T> leaky_relu(const DenseTensor<T>& z, T negative_slope) {
   DenseTensor<T> out = z;
   // Element-wise (one value per edge and head for GAT's logits: 10^8 at Reddit scale): any thread
   // order gives the same values.
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(out.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(out.size()))
   for (index_t i = 0; i < out.size(); ++i) out[i] = out[i] > T(0) ? out[i] : negative_slope * out[i];
   return out;
 }
@@ -168,7 +168,7 @@ template <class T>
 DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad) {
   require_same_size(z.size(), grad.size(), "leaky_relu_backward", "sizes");
   DenseTensor<T> out = grad;
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(out.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(out.size()))
   for (index_t i = 0; i < z.size(); ++i)
     if (!(z[i] > T(0))) out[i] *= negative_slope;
   return out;

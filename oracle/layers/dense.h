@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "oracle/tensor.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle::layers {
 

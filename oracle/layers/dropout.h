@@ -11,15 +11,9 @@
 
 #include <cstdint>
 
-namespace gnncheck::oracle::layers {
+#include "core/splitmix64.h"
 
-// The SplitMix64 finalizer (Steele, Lea & Flood 2014): a bijection on 64-bit words.
-constexpr std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
+namespace gnncheck::oracle::layers {
 
 // Uniform in [0, 1) from (seed, index), 53 random bits.
 constexpr double dropout_uniform(std::uint64_t seed, std::uint64_t index) {

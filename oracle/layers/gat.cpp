@@ -70,7 +70,7 @@ template <class T>
 DenseTensor<T> dropout_factors(const GatConfig& cfg, index_t num_edges) {
   DenseTensor<T> factor({num_edges, cfg.heads});
   const T scale = static_cast<T>(dropout_scale(cfg.attn_dropout));
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(factor.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(factor.size()))
   for (index_t i = 0; i < factor.size(); ++i)
     factor[i] = dropout_keeps(cfg.dropout_seed, static_cast<std::uint64_t>(i), cfg.attn_dropout) ? scale : T(0);
   return factor;
@@ -102,7 +102,7 @@ GatActivations<T> gat_activations(const Graph& g, const GatConfig& cfg, const De
   if (cfg.attn_dropout > 0.0) {
     act.factor = dropout_factors<T>(cfg, act.graph->num_edges());
     act.dropped = act.alpha;
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(act.dropped.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(act.dropped.size()))
     for (index_t i = 0; i < act.dropped.size(); ++i) act.dropped[i] *= act.factor[i];
   }
   return act;
@@ -160,7 +160,7 @@ GatGrads<T> gat_backward(const Graph& g, const GatConfig& cfg, const DenseTensor
   SpmmVeGrads<T> aggregation = spmm_ve_backward(*act.graph, act.weights(), act.h, grad_out);
   DenseTensor<T> grad_alpha = std::move(aggregation.grad_edge_values);
   if (!act.factor.empty()) {
-#pragma omp parallel for schedule(static) if (detail::worth_parallel(grad_alpha.size()))
+#pragma omp parallel for schedule(static) if (worth_parallel(grad_alpha.size()))
     for (index_t i = 0; i < grad_alpha.size(); ++i) grad_alpha[i] *= act.factor[i];
   }
   const DenseTensor<T> grad_leaky = edge_softmax_backward(*act.graph, act.alpha, grad_alpha);

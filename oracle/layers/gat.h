@@ -19,9 +19,9 @@
 
 #include <cstdint>
 
-#include "oracle/case.h"
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/case.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle::layers {
 

@@ -14,10 +14,10 @@
 //   GcnGrads<double> grads = gcn_backward(g, cfg, x, weight, bias, grad_y);
 #pragma once
 
-#include "oracle/case.h"
+#include "core/case.h"
 #include "oracle/degree_norm.h"
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle::layers {
 

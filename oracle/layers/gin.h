@@ -14,9 +14,9 @@
 //   Tensor y = gin_forward(g, cfg, x, params);
 #pragma once
 
-#include "oracle/case.h"
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/case.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck::oracle::layers {
 

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck::oracle::layers {
 

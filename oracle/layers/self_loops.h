@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "oracle/graph.h"
+#include "core/graph.h"
 
 namespace gnncheck::oracle::layers {
 

@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "oracle/targets.h"
 #include "properties/driver.h"
 #include "properties/tests/wrong_systems.h"

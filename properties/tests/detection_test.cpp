@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "properties/counterexample.h"
 #include "properties/driver.h"

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "oracle/targets.h"
 #include "properties/counterexample.h"
 #include "properties/driver.h"

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <set>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "checks/checks.h"
 #include "oracle/targets.h"
 #include "properties/counterexample.h"

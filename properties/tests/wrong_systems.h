@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "adapters/system.h"
+#include "core/system.h"
 #include "oracle/edge_softmax.h"
 #include "oracle/eshuffle.h"
 #include "oracle/targets.h"

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "checks/checks.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/targets.h"
 #include "properties/counterexample.h"
 #include "python_system.h"

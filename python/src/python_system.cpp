@@ -12,7 +12,7 @@
 #include <pybind11/stl.h>
 
 #include "adapters/protocol.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/targets.h"
 
 namespace py = pybind11;

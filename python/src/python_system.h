@@ -22,7 +22,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "adapters/system.h"
+#include "core/system.h"
 
 namespace gnncheck::python {
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/targets.h"
 #include "reports/writers.h"
 #include "suites/system_registry.h"

@@ -11,7 +11,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "oracle/graph.h"
+#include "core/graph.h"
 #include "reports/counterexample_case.h"
 #include "reports/html_figures.h"
 #include "reports/report_tables.h"

@@ -13,7 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "reports/report_tables.h"
 #include "reports/writers.h"
 

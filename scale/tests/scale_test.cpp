@@ -13,10 +13,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "fixtures/generators.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 #include "scale/graph_spec.h"

@@ -7,7 +7,7 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "fixtures/generators.h"
 #include "oracle/target_listing.h"
 #include "oracle/targets.h"

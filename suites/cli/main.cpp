@@ -24,7 +24,7 @@
 #include "adapters/interrupt.h"
 #include "adapters/process_system.h"
 #include "checks/checks.h"
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/selfcheck.h"
 #include "oracle/targets.h"
 #include "properties/counterexample.h"

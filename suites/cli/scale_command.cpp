@@ -11,7 +11,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "oracle/targets.h"
 #include "reports/writers.h"
 #include "scale/graph_spec.h"

@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "suites/suite.h"
 
 namespace gnncheck::suites {

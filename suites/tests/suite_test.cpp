@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 #include "suites/suite.h"
 
 namespace gnncheck::suites {

@@ -8,7 +8,7 @@
 
 #include <omp.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "training/driver.h"
 
 int main(int argc, char** argv) {

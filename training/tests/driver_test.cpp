@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "training/adam.h"
 #include "training/driver.h"
 #include "training/tests/synthetic_task.h"

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "training/accuracy_gate.h"
 
 namespace gnncheck::training::tests {

@@ -4,7 +4,7 @@
 // (on a symmetric graph such as Cora that bug computes the right thing).
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "fixtures/generators.h"
 #include "training/tests/e2e_support.h"

@@ -4,7 +4,7 @@
 // chance (14% on Cora's 7 classes, 25% on CSBM's 4): they catch a model that stopped learning.
 #include <gtest/gtest.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "fixtures/generators.h"
 #include "training/tests/e2e_support.h"
 

@@ -15,8 +15,8 @@
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
-#include "oracle/error.h"
-#include "oracle/graph.h"
+#include "core/error.h"
+#include "core/graph.h"
 
 namespace gnncheck {
 namespace {

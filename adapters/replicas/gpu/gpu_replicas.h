@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "adapters/system.h"
+#include "core/system.h"
 
 namespace gnncheck {
 

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck::perf {
 namespace {

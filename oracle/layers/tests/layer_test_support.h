@@ -12,7 +12,7 @@
 
 #include <memory>
 
-#include "oracle/case.h"
+#include "core/case.h"
 #include "oracle/gradcheck.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"

@@ -26,7 +26,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/device_graph.h"
 #include "gpu/spmm_ve.cuh"
-#include "oracle/graph.h"
+#include "core/graph.h"
 
 namespace {
 

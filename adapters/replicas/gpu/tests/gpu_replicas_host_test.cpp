@@ -9,7 +9,7 @@
 #include "checks/checks.h"
 #include "gpu/context.h"
 #include "gpu/gpu_systems.h"
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck {
 namespace {

@@ -1,4 +1,4 @@
-// gnncheck/oracle/tensor.h — the dense tensor every op and system exchanges.
+// gnncheck/core/tensor.h — the dense tensor every op and system exchanges.
 //
 // DenseTensor<T> is row-major with an explicit shape. Node tensors are [N, H, C] or [N, H·C]
 // (stored alike, N rows of H·C values); edge tensors are [E, H] in edge-id (CSR) order.
@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "oracle/error.h"
+#include "core/error.h"
 
 namespace gnncheck {
 

@@ -1,4 +1,4 @@
-#include "oracle/graph.h"
+#include "core/graph.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// gnncheck/oracle/graph.h — the sparse graph of DESIGN.md.
+// gnncheck/core/graph.h — the sparse graph of DESIGN.md.
 //
 // A Graph is the pattern of a sparse matrix A of shape n_dst × n_src (non-square allowed). Row i
 // lists the in-edges of destination i, so Y = A·X means Y[i] = Σ_{e ∈ row i} w_e · X[col_e].
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/tensor.h"
+#include "core/tensor.h"
 
 namespace gnncheck {
 

@@ -1,4 +1,4 @@
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 
 #include "oracle/targets.h"
 

@@ -1,6 +1,6 @@
-#include "oracle/graph.h"
+#include "core/graph.h"
 
-#include "oracle/sparse_kernels.h"
+#include "core/parallel.h"
 
 #include <algorithm>
 #include <map>
@@ -27,7 +27,7 @@ Graph Graph::from_csr(index_t n_dst, index_t n_src, std::vector<index_t> row_ptr
   // offending entry looked for, serially, to name it.
   const index_t num_e = static_cast<index_t>(col_idx.size());
   bool monotone = true, in_range = true;
-#pragma omp parallel for schedule(static) reduction(&& : monotone) if (oracle::detail::worth_parallel(n_dst))
+#pragma omp parallel for schedule(static) reduction(&& : monotone) if (worth_parallel(n_dst))
   for (index_t i = 0; i < n_dst; ++i) monotone = monotone && row_ptr[i + 1] >= row_ptr[i];
   if (!monotone) {
     for (index_t i = 0; i < n_dst; ++i) {
@@ -38,7 +38,7 @@ Graph Graph::from_csr(index_t n_dst, index_t n_src, std::vector<index_t> row_ptr
   }
   if (row_ptr[n_dst] != num_e)
     throw InputError(fmt::format("row_ptr[n_dst] = {} but col_idx has {} entries", row_ptr[n_dst], col_idx.size()));
-#pragma omp parallel for schedule(static) reduction(&& : in_range) if (oracle::detail::worth_parallel(num_e))
+#pragma omp parallel for schedule(static) reduction(&& : in_range) if (worth_parallel(num_e))
   for (index_t e = 0; e < num_e; ++e) in_range = in_range && col_idx[e] >= 0 && col_idx[e] < n_src;
   if (!in_range) {
     for (size_t e = 0; e < col_idx.size(); ++e) {
@@ -73,7 +73,7 @@ Graph Graph::from_edges(index_t n_dst, index_t n_src, std::span<const index_t> d
 void Graph::build_derived_views() {
   const index_t num_e = num_edges();
   row_of_edge_.resize(static_cast<size_t>(num_e));
-#pragma omp parallel for schedule(dynamic, 1024) if (oracle::detail::worth_parallel(num_e))
+#pragma omp parallel for schedule(dynamic, 1024) if (worth_parallel(num_e))
   for (index_t i = 0; i < n_dst_; ++i)
     for (index_t e = row_ptr_[i]; e < row_ptr_[i + 1]; ++e) row_of_edge_[e] = i;
 
@@ -84,7 +84,7 @@ void Graph::build_derived_views() {
   // per-range counts take chunks·n_src entries, so ranges are used only while that stays below the
   // edge count (the CSC arrays' own size).
   index_t chunks = 1;
-  if (oracle::detail::worth_parallel(num_e)) chunks = std::min<index_t>(omp_get_max_threads(), num_e / std::max<index_t>(n_src_, 1));
+  if (worth_parallel(num_e)) chunks = std::min<index_t>(omp_get_max_threads(), num_e / std::max<index_t>(n_src_, 1));
   chunks = std::max<index_t>(chunks, 1);
   auto chunk_begin = [&](index_t k) { return num_e * k / chunks; };
   std::vector<index_t> next(static_cast<size_t>(chunks * n_src_), 0);  // next[k·n_src + j]

@@ -1,4 +1,4 @@
-// gnncheck/adapters/system.h — the one interface through which every system under test is reached.
+// gnncheck/core/system.h — the one interface through which every system under test is reached.
 //
 // The oracle, the float32 CPU evaluation, the GPU reference, cuSPARSE, external processes, C plugins
 // and the bug replicas are all Systems: a name, whether it can run here (and why not), which targets
@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "oracle/case.h"
+#include "core/case.h"
 
 namespace gnncheck {
 

@@ -1,4 +1,4 @@
-// gnncheck/oracle/error.h — the exception types every part of gnncheck throws.
+// gnncheck/core/error.h — the exception types every part of gnncheck throws.
 //
 // InputError: the user's input is wrong (a file, a suite, a flag, a tensor shape handed in by a
 // system). Its message names the file/line/field and says what was expected; the command line

@@ -1,4 +1,4 @@
-// gnncheck/adapters/cpu_systems.h — the oracle and its float32 twin as Systems.
+// gnncheck/oracle/cpu_systems.h — the oracle and its float32 twin as Systems.
 //
 // `oracle`      the float64 oracle: the ground truth every other system is compared with.
 // `cpu_float32` the oracle's own code evaluated in float32 (accumulating in float32): a second,
@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "adapters/system.h"
+#include "core/system.h"
 
 namespace gnncheck {
 

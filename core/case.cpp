@@ -1,4 +1,4 @@
-#include "oracle/case.h"
+#include "core/case.h"
 
 #include <cmath>
 

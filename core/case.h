@@ -1,4 +1,4 @@
-// gnncheck/oracle/case.h — the vocabulary every system and check shares: a case and its result.
+// gnncheck/core/case.h — the vocabulary every system and check shares: a case and its result.
 //
 // A Case is one evaluation request: {target op or layer, attributes, graph, inputs, parameters,
 // gradients of the outputs}. A Result carries the outputs, the gradient of every input and
@@ -20,8 +20,8 @@
 #include <string_view>
 #include <variant>
 
-#include "oracle/graph.h"
-#include "oracle/tensor.h"
+#include "core/graph.h"
+#include "core/tensor.h"
 
 namespace gnncheck {
 

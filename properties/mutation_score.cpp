@@ -22,7 +22,7 @@
 
 #include <fmt/format.h>
 
-#include "adapters/cpu_systems.h"
+#include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "properties/driver.h"
 #ifdef GNNCHECK_MUTATION_SCORE_HAVE_CUDA
