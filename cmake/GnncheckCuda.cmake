@@ -15,6 +15,12 @@ if(NOT GNNCHECK_CUDA STREQUAL "OFF")
     find_package(CUDAToolkit REQUIRED)
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    # CMake before 3.26 does not know nvcc's C++20 flag (the core and oracle headers need C++20);
+    # set here once for every folder with CUDA sources.
+    if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION OR CMAKE_CUDA20_STANDARD_COMPILE_OPTION STREQUAL "")
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
     set(GNNCHECK_HAVE_CUDA ON)
   elseif(GNNCHECK_CUDA STREQUAL "ON")
     message(FATAL_ERROR "GNNCHECK_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER or install nvcc)")

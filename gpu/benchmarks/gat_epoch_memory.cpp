@@ -205,7 +205,7 @@ class Epoch {
   void gat_backward(const std::string& layer, GatParams& p, const float* x, std::int64_t f, std::int64_t c,
                     float* grad_out, GatSaved& saved, float* grad_x) {
     const std::int64_t n = g_.n_dst(), e = g_.num_edges();
-    step(layer + " bias grad", [&] { chunked_column_sums(ctx_, n, c, grad_out, p.bias.grad.data()); });
+    step(layer + " bias grad", [&] { column_sums_of_rows(ctx_, n, c, grad_out, p.bias.grad.data()); });
     auto grad_alpha = std::make_unique<Tracked>(ctx_, ledger_, "backward temporaries", layer + " grad alpha [E]", e);
     auto grad_h = std::make_unique<Tracked>(ctx_, ledger_, "backward temporaries", layer + " grad h [n, c]", n * c);
     step(layer + " spmm_ve backward (SDDMM + fused eShuffle/SpMMve over CSC)", [&] {

@@ -118,12 +118,12 @@ int run(int scale, int epochs, std::uint64_t seed) {
     add_bias(ctx, n, kClasses, b2.value.data(), out_b.data());                             // logits
     const double loss = softmax_cross_entropy(ctx, n, kClasses, out_b.data(), labels.data(), out_b.data());
     // Backward (out_b now holds grad logits)
-    chunked_column_sums(ctx, n, kClasses, out_b.data(), b2.grad.data());
+    column_sums_of_rows(ctx, n, kClasses, out_b.data(), b2.grad.data());
     aggregate(ctx, csr, {}, backward_scales, out_b.data(), kClasses, out_a.data());        // grad h2
     matmul_at_b(ctx, n, kHidden, kClasses, hidden_b.data(), out_a.data(), w2.grad.data());
     matmul_a_bt(ctx, n, kClasses, kHidden, out_a.data(), w2.value.data(), hidden_a.data());  // grad a1
     relu_backward(ctx, n * kHidden, hidden_b.data(), hidden_a.data(), hidden_a.data());
-    chunked_column_sums(ctx, n, kHidden, hidden_a.data(), b1.grad.data());
+    column_sums_of_rows(ctx, n, kHidden, hidden_a.data(), b1.grad.data());
     aggregate(ctx, csr, {}, backward_scales, hidden_a.data(), kHidden, hidden_b.data());   // grad h1
     matmul_at_b(ctx, n, kFeatures, kHidden, x.data(), hidden_b.data(), w1.grad.data());
     for (Parameter* p : {&w1, &b1, &w2, &b2})

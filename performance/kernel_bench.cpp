@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu/aggregate.cuh"
-#include "gpu/benchmarks/reddit_training.cuh"
+#include "gpu/training_kernels.cuh"
 #include "gpu/elementwise.cuh"
-#include "gpu/benchmarks/reddit_graph.h"
+#include "performance/reddit_graph.h"
 #include "gpu/benchmarks/event_timing.h"
 #include "gpu/cuda_check.h"
 #include "gpu/edge_softmax.cuh"
@@ -206,13 +206,13 @@ int main(int argc, char** argv) {
       fmt::print("{:<44} cuSPARSE native transpose: {:.3f} ms → {:.2f}×\n", "", nat, nat / ms);
     }
     // Dense reductions of training (bias gradient): gpu/elementwise's one-thread-per-column
-    // column_sums against the benchmark models' parallel weighted_column_sums.
+    // column_sums against the training kernels' parallel weighted_column_sums (gpu/training_kernels.cuh).
     {
-      gpu::DeviceBuffer<float> partials(ctx.allocator, perf::reduction_blocks * width), sums(ctx.allocator, width);
+      gpu::DeviceBuffer<float> partials(ctx.allocator, gpu::column_sum_slices * width), sums(ctx.allocator, width);
       const double serial = timer.median_ms([&] { gpu::column_sums(ctx, v, width, x.data(), sums.data()); });
       const std::vector<float> serial_sums = sums.download(ctx.stream);
       const double parallel = timer.median_ms(
-          [&] { perf::weighted_column_sums(ctx, v, 1, width, x.data(), nullptr, partials.data(), sums.data()); });
+          [&] { gpu::weighted_column_sums(ctx, v, 1, width, x.data(), nullptr, partials.data(), sums.data()); });
       // The two sum in different orders: they agree to float32 rounding (|Σ| ≤ rows on [-1, 1) data).
       const std::vector<float> parallel_sums = sums.download(ctx.stream);
       double largest_difference = 0;

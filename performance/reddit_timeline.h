@@ -1,4 +1,4 @@
-// gnncheck/gpu/benchmarks/reddit_timeline.h — framework overhead as the paper measures it: per
+// gnncheck/performance/reddit_timeline.h — framework overhead as the paper measures it: per
 // iteration, wall time (host clock, device barrier at the end) against GPU-busy time (CUDA events
 // recorded around every op region on the one stream), and the share of wall time the GPU is idle.
 //

@@ -11,7 +11,7 @@ torch.profiler records in that iteration — and the idle share, for
     NeighborLoader idiom); GATConv takes the bipartite pair (x_src, x_dst). Input features are
     random of the Reddit width (602) — only shapes matter for time.
 
-    python3 gpu/benchmarks/pyg_overhead_bench.py --blocks-dir /tmp/blocks --json overhead_pyg.json
+    python3 performance/pyg_overhead_bench.py --blocks-dir /tmp/blocks --json overhead_pyg.json
 """
 import argparse
 import glob

@@ -1,4 +1,4 @@
-#include "gpu/benchmarks/reddit_models.h"
+#include "performance/reddit_models.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpu/aggregate.cuh"
-#include "gpu/benchmarks/reddit_training.cuh"
+#include "performance/head_products.cuh"
 #include "gpu/degree_norm.cuh"
 #include "gpu/edge_softmax.cuh"
 #include "gpu/elementwise.cuh"
@@ -14,6 +14,7 @@
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
+#include "gpu/training_kernels.cuh"
 #include "core/error.h"
 #include "core/splitmix64.h"
 
@@ -96,7 +97,8 @@ struct Param {
     v.zero(ctx.stream);
   }
   void adam(GpuContext& ctx, int step) {
-    adam_step(ctx, size, 0.01f, 0.9f, 0.999f, 1e-8f, step, value.data(), grad.data(), m.data(), v.data());
+    gpu::adam_step(ctx, gpu::AdamConfig{.learning_rate = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f, .epsilon = 1e-8f}, step,
+                   size, value.data(), grad.data(), m.data(), v.data());
   }
   index_t size;
   DeviceBuffer<float> value, grad, m, v;
@@ -110,13 +112,13 @@ DeviceBuffer<float> buffer(GpuContext& ctx, MemoryCategory c, index_t count) {
 // Scratch of the parallel column sums (bias and attention-vector gradients), shared by a model's layers.
 struct Reductions {
   index_t max_width = 0;
-  DeviceBuffer<float> partials;  // reduction_blocks · max_width
+  DeviceBuffer<float> partials;  // gpu::column_sum_slices · max_width
   void column_sums(GpuContext& ctx, index_t rows, index_t heads, index_t channels, const float* x, const float* w,
                    float* out) {
     if (heads * channels > max_width)
       throw InternalError(fmt::format("column sums of width {} exceed the model's reduction scratch ({})",
                                       heads * channels, max_width));
-    weighted_column_sums(ctx, rows, heads, channels, x, w, partials.data(), out);
+    gpu::weighted_column_sums(ctx, rows, heads, channels, x, w, partials.data(), out);
   }
 };
 
@@ -358,7 +360,7 @@ class StackedModel final : public Model {
       scratch_.second = buffer(ctx, MemoryCategory::activations, most);
     }
     reductions_.max_width = std::max({in.classes, spec.hidden, spec.hidden * spec.heads});
-    reductions_.partials = buffer(ctx, MemoryCategory::workspace, reduction_blocks * reductions_.max_width);
+    reductions_.partials = buffer(ctx, MemoryCategory::workspace, gpu::column_sum_slices * reductions_.max_width);
     index_t width = in.width;
     for (size_t l = 0; l < layers; ++l) {
       const bool last = l + 1 == layers;
@@ -393,7 +395,7 @@ class StackedModel final : public Model {
     grad_logits_ = buffer(ctx, MemoryCategory::activations, in.label_rows * in.classes);
     {
       MemoryCategoryScope tag(ctx.allocator, MemoryCategory::activations);
-      loss_ = DeviceBuffer<float>(ctx.allocator, 1);
+      loss_sum_ = DeviceBuffer<double>(ctx.allocator, 1);
     }
     ctx.synchronize();
   }
@@ -410,8 +412,9 @@ class StackedModel final : public Model {
       inputs.push_back(y);
     }
     t.region("loss", [&] {
-      softmax_cross_entropy(ctx_, in_.label_rows, in_.classes, inputs.back(), in_.labels.data(), in_.mask.data(),
-                            in_.train_count, loss_.data(), grad_logits_.data());
+      const float scale = in_.train_count > 0 ? 1.0f / static_cast<float>(in_.train_count) : 0.0f;
+      gpu::softmax_cross_entropy(ctx_, in_.label_rows, in_.classes, inputs.back(), in_.labels.data(), in_.mask.data(),
+                                 scale, loss_sum_.data(), grad_logits_.data());
     });
     const float* grad = grad_logits_.data();
     for (size_t l = layers; l-- > 0;) {
@@ -431,7 +434,10 @@ class StackedModel final : public Model {
     });
   }
 
-  float loss() override { return loss_.download(ctx_.stream)[0]; }
+  float loss() override {
+    const double sum = loss_sum_.download(ctx_.stream)[0];
+    return in_.train_count > 0 ? static_cast<float>(sum / static_cast<double>(in_.train_count)) : 0.0f;
+  }
 
   ModelSnapshot snapshot() override {
     ModelSnapshot s;
@@ -460,7 +466,8 @@ class StackedModel final : public Model {
   std::vector<std::unique_ptr<Layer>> layers_;
   std::vector<index_t> input_width_;
   std::vector<DeviceBuffer<float>> grad_inputs_;  // [l-1]: gradient of layer l's input
-  DeviceBuffer<float> grad_logits_, loss_;
+  DeviceBuffer<float> grad_logits_;
+  DeviceBuffer<double> loss_sum_;  // Σ of the training rows' losses, of the last step
   int step_ = 0;
 };
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# gpu/benchmarks/run_perf_on_gpu.sh — every measurement of issue 8 (docs/performance.md) in one
+# performance/run_perf_on_gpu.sh — every measurement of issue 8 (docs/performance.md) in one
 # command on a machine with a CUDA device and PyTorch Geometric: the GPU reference's training on
 # the Reddit-shaped graph, PyG on exactly the same graph file, the per-kernel benchmark, the GAT-1
 # check against the oracle, and the overhead benchmark on Cora and sampled mini-batches. Run from
 # the project's root:
 #
-#   bash gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR [STEPS]
+#   bash performance/run_perf_on_gpu.sh LOG_DIR BIN_DIR [STEPS]
 #
 # STEPS (default all) is a comma-separated subset of reddit,pyg,kernels,overhead,verify, for a
 # run that repeats only some measurements (pyg needs reddit's graph file from the same run).
@@ -17,8 +17,8 @@
 # about 4 minutes on an H200 and prints the goal table last. LOG_DIR ends with two files:
 # goals.md (the table) and perf-logs.tgz (every log and JSON file of the run).
 set -uo pipefail
-out=${1:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR}
-bin=${2:?usage: gpu/benchmarks/run_perf_on_gpu.sh LOG_DIR BIN_DIR [STEPS]}
+out=${1:?usage: performance/run_perf_on_gpu.sh LOG_DIR BIN_DIR}
+bin=${2:?usage: performance/run_perf_on_gpu.sh LOG_DIR BIN_DIR [STEPS]}
 steps=",${3:-reddit,pyg,kernels,overhead,verify},"
 bin=$(cd "$bin" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)

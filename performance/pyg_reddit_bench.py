@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch Geometric on exactly the graph gnncheck_gpu_reddit_bench trained on (issue 8).
 
-Reads the file written by `gnncheck_gpu_reddit_bench --data FILE` (format: gpu/benchmarks/reddit_graph.h),
+Reads the file written by `gnncheck_gpu_reddit_bench --data FILE` (format: performance/reddit_graph.h),
 trains the same two-layer models (GCN hidden 16, GIN hidden 64 with a two-linear MLP, GAT with 1 and
 3 heads hidden 16; ReLU between layers, cross-entropy over the training mask, Adam lr 0.01) full-graph
 through both of PyG's paths — `edge_index` (message passing with scatter) and a `torch.sparse` CSR
@@ -11,7 +11,7 @@ epoch time (torch.cuda.synchronize after each epoch, after warm-up), torch.cuda.
 torch.profiler (wall time of one profiled epoch vs the union of its GPU kernel/memcpy/memset
 intervals). Out of memory is a result, not a crash.
 
-    python3 gpu/benchmarks/pyg_reddit_bench.py --data /tmp/reddit.bin --json pyg.json
+    python3 performance/pyg_reddit_bench.py --data /tmp/reddit.bin --json pyg.json
 """
 import argparse
 import gc

@@ -1,6 +1,6 @@
-// gnncheck/gpu/benchmarks/reddit_graph.h — the deterministic Reddit-shaped data set of the
+// gnncheck/performance/reddit_graph.h — the deterministic Reddit-shaped data set of the
 // performance benchmarks (issue 8), and the binary file that hands exactly the same graph,
-// features and labels to the PyTorch Geometric script (gpu/benchmarks/pyg_reddit_bench.py).
+// features and labels to the PyTorch Geometric script (performance/pyg_reddit_bench.py).
 //
 // Shape (Hamilton et al.'s Reddit): 232,965 nodes, 114,615,892 directed edges stored in both
 // directions (57,307,946 undirected pairs, uniform at random, no self-loops; duplicates are legal

@@ -6,7 +6,7 @@
 //   * sampled mini-batches of the Reddit-shaped graph (fixtures/neighbor_sampler.h: batch 256,
 //     fanouts 10,10,10), three-layer GCN and GAT-1 over the three bipartite blocks.
 // It writes the Cora-shaped data (the Reddit file format) and every batch's blocks (.npy) to
-// --blocks-dir, so gpu/benchmarks/pyg_overhead_bench.py measures PyG on the same graphs and blocks.
+// --blocks-dir, so performance/pyg_overhead_bench.py measures PyG on the same graphs and blocks.
 //
 //   gnncheck_gpu_overhead_bench --blocks-dir /tmp/blocks --json overhead.json
 #include <chrono>
@@ -20,8 +20,8 @@
 
 #include "fixtures/neighbor_sampler.h"
 #include "fixtures/npy.h"
-#include "gpu/benchmarks/reddit_graph.h"
-#include "gpu/benchmarks/reddit_models.h"
+#include "performance/reddit_graph.h"
+#include "performance/reddit_models.h"
 
 namespace perf = gnncheck::perf;
 namespace gpu = gnncheck::gpu;

@@ -1,8 +1,8 @@
-// Tests of gpu/benchmarks/reddit_graph.h (host only, no device needed): the Reddit-shaped
+// Tests of performance/reddit_graph.h (host only, no device needed): the Reddit-shaped
 // generator's structure (exact edge count, symmetry, no self-loops, sorted rows, label and mask
 // ranges, the class signal), determinism for a seed whatever the thread count, the data file's
 // round trip, and the errors for bad shapes and bad files.
-#include "gpu/benchmarks/reddit_graph.h"
+#include "performance/reddit_graph.h"
 
 #include <filesystem>
 #include <fstream>

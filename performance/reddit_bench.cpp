@@ -4,7 +4,7 @@
 // warm-up), the accounting allocator's peak split into graph / activations / saved for backward /
 // parameters / workspace, and the framework overhead (wall vs GPU-busy time per iteration, CUDA
 // events around every op region). It first writes the graph, features and labels to a file that
-// gpu/benchmarks/pyg_reddit_bench.py reads, so PyTorch Geometric trains on exactly the same data.
+// performance/pyg_reddit_bench.py reads, so PyTorch Geometric trains on exactly the same data.
 //
 //   gnncheck_gpu_reddit_bench --data /tmp/reddit.bin --json ours.json
 //   gnncheck_gpu_reddit_bench --nodes 2000 --edges 40000 --models gcn,gat1   # a quick small run
@@ -20,8 +20,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "gpu/benchmarks/reddit_graph.h"
-#include "gpu/benchmarks/reddit_models.h"
+#include "performance/reddit_graph.h"
+#include "performance/reddit_models.h"
 #include "gpu/cuda_check.h"
 #include "core/error.h"
 

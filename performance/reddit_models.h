@@ -1,4 +1,4 @@
-// gnncheck/gpu/benchmarks/reddit_models.h — the paper's GNN models (GCN, GIN, GAT) trained
+// gnncheck/performance/reddit_models.h — the paper's GNN models (GCN, GIN, GAT) trained
 // through the GPU reference's ops, for the performance benchmarks: a stack of layers over one
 // graph per layer (the same graph for full-graph training, one sampled bipartite block per layer
 // for mini-batches), ReLU between layers, masked softmax cross-entropy and Adam.
@@ -9,7 +9,7 @@
 // gpu/ offers two verified implementations of a product, the one measured faster on the
 // Reddit-shaped graph is used: the CSR row kernel (gpu/aggregate.cuh) for A·X and SpMMve,
 // cusparseSDDMM for the attention gradient, the CSC kernel for every Aᵀ product; bias and
-// attention-vector gradients use a parallel column reduction (reddit_training.cuh).
+// attention-vector gradients use a parallel column reduction (head_products.cuh).
 //   GCN   y = D_dst^-½ (A+I) D_src^-½ (x·W) + b          (self-loops in the graph given)
 //   GIN   y = ReLU((A+I)·(x·W1) + b1)·W2 + b2   (ε = 0: (1 + ε)·x_i + Σ_j x_j is one sum over A + I,
 //         so the graph given has self-loops; MLP of two linears, the first applied before
@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/benchmarks/reddit_timeline.h"
+#include "performance/reddit_timeline.h"
 #include "gpu/context.h"
 #include "gpu/device_graph.h"
 #include "core/tensor.h"
@@ -62,7 +62,7 @@ struct TrainingInputs {
 void prepare_graph(gpu::GpuContext& ctx, gpu::DeviceGraph& g, ModelKind kind);
 
 // What the device holds after a training step, downloaded so that the training loop itself can be
-// checked against the float64 oracle (gpu/benchmarks/tests/reddit_models_test.cpp). Reading it
+// checked against the float64 oracle (performance/tests/reddit_models_test.cpp). Reading it
 // synchronizes and copies; the benchmark's timed epochs never call it.
 struct ParameterSnapshot {
   std::string name;          // as the oracle's layer target names it: weight, bias, weight1, att_src, …

@@ -30,7 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/tolerance.h"
-#include "gpu/benchmarks/reddit_graph.h"
+#include "performance/reddit_graph.h"
 #include "gpu/context.h"
 #include "gpu/gpu_systems.h"
 #include "oracle/targets.h"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# gpu/benchmarks/tests/run_reddit_models_test.sh — the Reddit benchmark's training loop against the
+# performance/tests/run_reddit_models_test.sh — the Reddit benchmark's training loop against the
 # float64 oracle on a CUDA device (gpu_reddit_models_test, every test in it), then every mutant
 # binary found beside it (gpu_reddit_models_test_<mutation>, built from a deliberately broken copy
 # of the loop, with <mutation>.diff saying what was broken): each must FAIL its device tests.
 # Run from the project's root:
 #
-#   bash gpu/benchmarks/tests/run_reddit_models_test.sh LOG_DIR BIN_DIR
+#   bash performance/tests/run_reddit_models_test.sh LOG_DIR BIN_DIR
 #
 # LOG_DIR receives three files: summary.txt (the verdict table; also printed, its last line the
 # overall verdict), reddit_models_test.log and mutants.log (every mutant's log, one after the

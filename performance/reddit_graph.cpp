@@ -1,4 +1,4 @@
-#include "gpu/benchmarks/reddit_graph.h"
+#include "performance/reddit_graph.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints issue 8's goal table from one run's JSON files (standard library only).
 
-    python3 gpu/benchmarks/reddit_goal_table.py LOG_DIR
+    python3 performance/reddit_goal_table.py LOG_DIR
 
 reads LOG_DIR/ours.json (gnncheck_gpu_reddit_bench), LOG_DIR/pyg.json (pyg_reddit_bench.py) and, when
 present, LOG_DIR/verify.json (gnncheck_gpu_reddit_verify); writes LOG_DIR/goals.md and prints it.

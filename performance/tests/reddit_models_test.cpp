@@ -1,4 +1,4 @@
-// The Reddit benchmark's own training loop (gpu/benchmarks/reddit_models.h, reddit_training.cuh)
+// The Reddit benchmark's own training loop (performance/reddit_models.h, gpu/training_kernels.cuh)
 // against the float64 oracle. The GPU ops are checked one by one in gpu/tests; what this test
 // adds is the loop the benchmark times: layers chained through buffers reused across steps, the
 // ReLU between layers, the masked softmax cross-entropy, the parallel column reductions of the
@@ -45,9 +45,10 @@
 #include <gtest/gtest.h>
 
 #include "checks/tolerance.h"
-#include "gpu/benchmarks/reddit_models.h"
-#include "gpu/benchmarks/reddit_timeline.h"
-#include "gpu/benchmarks/reddit_training.cuh"
+#include "performance/reddit_models.h"
+#include "performance/reddit_timeline.h"
+#include "performance/head_products.cuh"
+#include "gpu/training_kernels.cuh"
 #include "gpu/context.h"
 #include "gpu/device_graph.h"
 #include "gpu/tests/gpu_test_support.h"
@@ -168,7 +169,7 @@ struct CrossEntropyBounds {
   Tensor grad_logits;
 };
 
-// Closed-form bounds on the float32 loss and logit gradient of reddit_training.cu's kernel,
+// Closed-form bounds on the float32 loss and logit gradient of gpu/training_kernels.cu's kernel,
 // given the same (float32) logits z. For a training row i with C classes, T training rows:
 //   m = max_c z_c (exact: a max rounds nothing), D = m − min_c z_c, S = Σ_c exp(z_c − m) ≥ 1,
 //   p_c = exp(z_c − m)/S, L = log S + m − z_label; loss = (1/T)·Σ_i L_i, grad = (p − onehot)/T.
@@ -178,8 +179,8 @@ struct CrossEntropyBounds {
 // Gradient: fl(p̂ − y) adds u·|p − y|, the factor fl(1/T) and the product 2u more:
 //   |ĝ_c − g_c| ≤ (1/T)·(p_c·θ_p + 3u·|p_c − y_c|),            and exactly 0 on rows outside the mask.
 // Loss: logf(Ŝ) = log S + θ_S + (logf, 1 ulp) 2u·log S; + m and − z_label round u·|log S + m| and
-// u·L; the product with fl(1/T) 2u·L; the T atomic additions (non-negative terms, any order)
-// γ_{T−1}·loss:
+// u·L; the product with fl(1/T) 2u·L; the T additions (non-negative terms, any order; the kernel
+// adds in float64 and divides by T once, which rounds less) γ_{T−1}·loss:
 //   |losŝ − loss| ≤ (1/T)·Σ_i (θ_S,i + 2u·log S_i + u·|log S_i + m_i| + 3u·L_i) + γ_{T−1}·loss.
 // Underflow: an exp below float32's normal range (z_c − m < −87) loses its relative accuracy and
 // may be flushed to 0 (flush-to-zero builds included); each exp, quotient and product into that
@@ -222,7 +223,7 @@ CrossEntropyBounds cross_entropy_bounds(const Tensor& logits, const std::vector<
 const training::AdamOptions kAdam{.learning_rate = 0.01, .weight_decay = 0.0, .beta1 = 0.9, .beta2 = 0.999, .epsilon = 1e-8};
 
 // training::Adam in float64 from the GPU's initial parameters, fed the GPU's gradient of every
-// step, with a closed-form bound on how far a float32 Adam (reddit_training.cu's adam_step with
+// step, with a closed-form bound on how far a float32 Adam (gpu/training_kernels.cu's adam_step with
 // float constants) may drift from it. At step t, per element, with m, v the exact moments and
 // M = Σ_k (1−β1)·β1^{t−k}·|g_k| the moment of |g| (cancellation in m hides its rounding):
 //   constants: fl(β) is off by u·β, so 1 − fl(β) (exact by Sterbenz) is off relatively by
@@ -286,10 +287,10 @@ class AdamReference {
 // ---- column sums: bias and attention-vector gradients ----------------------------------------
 
 // Column sums s_c = Σ_i w_i·x_ic in float64 and the classical bound for the order
-// reddit_training.cuh documents for weighted_column_sums: a term passes through its lane's
-// ⌈chunk/lanes⌉ additions, the block's `lanes` partial sums and the second pass's reduction_blocks,
+// gpu/training_kernels.cuh documents for weighted_column_sums: a term passes through its lane's
+// ⌈chunk/lanes⌉ additions, the block's `lanes` partial sums and the second pass's column_sum_slices,
 // after one product, so  |ŝ_c − s_c| ≤ 2·γ_n·Σ_i |w_i||x_ic|,
-// n = ⌈chunk/lanes⌉ + lanes + reduction_blocks + 1 (chunk = ⌈rows/reduction_blocks⌉ rows per block;
+// n = ⌈chunk/lanes⌉ + lanes + column_sum_slices + 1 (chunk = ⌈rows/column_sum_slices⌉ rows per block;
 // lanes = 256 / the columns of the pass, up to 256 columns at a time). Any other order of at most
 // n roundings per term meets the same bound (a plain loop over fewer than n rows does).
 // x is [rows, heads·channels]; w is [rows, heads] or empty (every weight 1).
@@ -298,11 +299,11 @@ struct ColumnSums {
 };
 ColumnSums column_sums_with_bound(index_t rows, index_t heads, index_t channels, const std::vector<float>& x,
                                   const std::vector<float>& w) {
-  const index_t width = heads * channels, chunk = (rows + reduction_blocks - 1) / reduction_blocks;
+  const index_t width = heads * channels, chunk = (rows + gpu::column_sum_slices - 1) / gpu::column_sum_slices;
   ColumnSums sums{Tensor({width}), Tensor({width})};
   for (index_t col = 0; col < width; ++col) {
     const index_t pass_columns = std::min<index_t>(width - col / 256 * 256, 256), lanes = 256 / pass_columns;
-    const double n = static_cast<double>((chunk + lanes - 1) / lanes + lanes + reduction_blocks + 1);
+    const double n = static_cast<double>((chunk + lanes - 1) / lanes + lanes + gpu::column_sum_slices + 1);
     double sum = 0.0, magnitude = 0.0;
     for (index_t i = 0; i < rows; ++i) {
       const double term = (w.empty() ? 1.0 : w[static_cast<size_t>(i * heads + col / channels)]) *
@@ -530,10 +531,10 @@ TEST_F(RedditColumnReductions, WeightedColumnSumsMatchFloat64) {
     for (float& v : x) v = value(rng);
     for (float& v : w) v = value(rng);
     gpu::DeviceBuffer<float> d_x(ctx.allocator, shape.rows * width), d_w(ctx.allocator, shape.rows * shape.heads),
-        partials(ctx.allocator, reduction_blocks * width), out(ctx.allocator, width);
+        partials(ctx.allocator, gpu::column_sum_slices * width), out(ctx.allocator, width);
     d_x.upload(x, ctx.stream);
     d_w.upload(w, ctx.stream);
-    weighted_column_sums(ctx, shape.rows, shape.heads, shape.channels, d_x.data(), shape.weighted ? d_w.data() : nullptr,
+    gpu::weighted_column_sums(ctx, shape.rows, shape.heads, shape.channels, d_x.data(), shape.weighted ? d_w.data() : nullptr,
                          partials.data(), out.data());
     const std::vector<float> got = out.download(ctx.stream);
     const ColumnSums sums = column_sums_with_bound(shape.rows, shape.heads, shape.channels, x,
@@ -576,7 +577,7 @@ TEST_F(RedditColumnReductions, AddHeadProductsMatchFloat64) {
 
 // ---- the closed-form bounds themselves (host only) ---------------------------------------------
 
-// float32 emulations of reddit_training.cu's kernels, in the same operation order (a plain loop
+// float32 emulations of gpu/training_kernels.cu's loss and Adam kernels, in the same operation order (a plain loop
 // in place of the warp's order). `with_mask` and `swap_corrections` turn on the two mistakes the
 // bounds must reject.
 std::vector<float> host_cross_entropy(const std::vector<float>& z, index_t classes, const std::vector<std::int32_t>& labels,
@@ -680,7 +681,7 @@ struct LoopMistakes {
 
 // The benchmark's loop on the host in float32: each layer is the oracle's float32 code (another
 // correct float32 implementation, in another operation order than the GPU's), the ReLU, the
-// cross-entropy and Adam as reddit_training.cu writes them. Lets the checks run where there is no
+// cross-entropy and Adam as head_products.cu writes them. Lets the checks run where there is no
 // device, and shows they fail on a wrong loop.
 class HostLoop {
  public:
