@@ -2,44 +2,11 @@
 //
 // For every output and gradient of a case, bounds() gives a tensor of the same shape: how far a
 // correct implementation computing in the system's declared precision may be from the exact
-// (float64 oracle) value, element by element. Two models, chosen per target:
-//
-// closed form (the sparse ops, whose every result element is a sum of k products with
-// non-negative structural coefficients): the classical bound for a sum of k products computed in
-// any order in a precision with unit roundoff u,
-//     |ŷ_i − y_i| ≤ γ_n · Σ_t |a_t||b_t|,   γ_n = n·u / (1 − n·u),   n = k_i + r,
-// where Σ|a||b| is the oracle's own target evaluated in float64 on |inputs| (exact enough: its own
-// error is ~1e-16 relative), k_i is the number of terms of element i (the degree of its row for a
-// node tensor, the term count from evaluating the target on all-ones inputs for an edge tensor),
-// and r counts the roundings each term sees besides the additions (rounding the float64 inputs to
-// the declared precision, the products, the degree factors of normalized forms; listed per target
-// in tolerance.cpp). The bound is multiplied by a stated safety factor (default 2) and a floor of
-// n smallest subnormals covers underflow. An element whose Σ|a||b| is 0 must be exactly 0.
-//
-// measured (edge_softmax, layers and any target without a closed form): the oracle's own code is
-// run in float32 on the same case — in CSR edge order, with every row's edges reversed and with
-// them shuffled (fixed seed), three summation orders a correct implementation may use — and e_i,
-// the largest of the three errors against float64, is what a correct float32 implementation
-// naturally makes. Then
-//     bound_i = M · max(e_i, ē) · (u / u_float32) + s · γ_{d_i + w + 4} · (|y_i| + ȳ + A_i + R) + floor,
-// (for a float64 system the first term is M · max(max(e_i, ē) · u/u_float32, d64_i), d64_i being
-// how much the float64 oracle itself moves when every row's edges are reversed or every input is
-// nudged by a relative 2^-52 — the conditioning float64 roundings meet, which float32, saturated
-// on large logits, cannot show),
-// with M a stated multiple (default 16), ē the root-mean-square of e over the tensor (an element
-// whose float32 error happened to be 0 is not held to 0), ȳ the root-mean-square of y over the
-// tensor, A_i the target evaluated in float64 on |inputs| (Σ|terms| for the linear parts of a
-// composite: aggregations and matrix products, where cancellation hides the rounding from |y|),
-// R the root-mean-square over all outputs (for an output) or all gradients (for a gradient) of the
-// answer — a tensor may cancel to ~0 as a whole (GAT's attention-vector gradients on a one-node
-// graph are exactly 0 in exact arithmetic) —, d_i the degree of the element's row, w the widest row of any input or parameter (the length of
-// the matrix products) and s the safety factor: the closed-form floor of one more sum per element. The ȳ term matters where y_i is the cancelled difference of larger
-// terms (softmax backward, α·(ḡ − Σ α·ḡ)): float32 may flush it to 0, so e_i is only |y_i| and,
-// scaled to float64, would understate what a float64 implementation may err; the floor is then
-// normwise, at γ·ȳ, far below the O(ȳ) error of a wrong formula. For edge_softmax's gradient the
-// floor also has the closed form s·γ_{d+4}·α_k·(|ḡ_k| + Σ_row α|ḡ|) (the terms before cancellation).
-//
-// The description of the model actually used (with k, r and the factors) goes into every verdict.
+// (float64 oracle) value, element by element. Two models, chosen per target: closed form, the
+// classical γ_n·Σ|a||b| bound of a sum of k products (the sparse ops); and measured, a stated
+// multiple of the error the oracle's own code makes in float32 in three summation orders plus a γ
+// floor (edge_softmax, the layers). Every term and why it is there: checks/README.md, "The
+// tolerance model". The description of the model actually used goes into every verdict.
 //
 //   gnncheck::checks::ToleranceModel model;                      // default factors
 //   Result exact = oracle::evaluate(c);

@@ -1,7 +1,8 @@
 // gnncheck/gpu/gpu_systems.h — the GPU reference and cuSPARSE as Systems (core/system.h).
 //
-// `gpu`       every op and layer of the catalogue that gpu/ implements, in float32: cuSPARSE SpMM
-//             (native transposed SpMM for Aᵀ), edge-parallel SDDMM over the row-ordered COO, edge
+// `gpu`       every op and layer of the catalogue that gpu/ implements, in float32, with its own
+//             kernels, no cuSPARSE call: SpMM by the CSR row kernel, Aᵀ·Y by the fused CSC kernel
+//             (gpu/README.md, "Choices"), edge-parallel SDDMM over the row-ordered COO, edge
 //             softmax with max subtraction, the fused eShuffle+SpMMve kernel for attention
 //             backward, degree normalization fused with aggregation, cuBLAS for dense products.
 // `cusparse`  only what cuSPARSE itself computes — spmm, spmm_transposed, spmm_ve,

@@ -15,36 +15,7 @@
 //   gnncheck::oracle::GradcheckReport r = gnncheck::oracle::check_full_jacobian(eval, c, def.spec);
 //   r.all_passed;  r.inputs[0].worst_relative_error;  r.inputs[0].bound;
 //
-// Step size and bound (why these numbers):
-//   A central difference (f(x+h) − f(x−h)) / 2h has truncation error h²·|f'''|/6 and rounding
-//   error about k·u·|f|/h, where u = 2^-53 and k is the number of terms summed into an output
-//   element. Balancing the two gives h ≈ u^(1/3) ≈ 2^-17.7; we take h = 2^-18 · max(1, |x|)
-//   (relative to the element, so large inputs are perturbed proportionally). Both terms are then
-//   about 2^-35 ≈ 3e-11 relative to the derivative's scale; the rounding term grows with k (≈ 3e-8 at
-//   k = 1000) and the truncation term with |f'''| (softmax on logits in [-1, 1]: a few units).
-//   The agreement bound 2^-20 ≈ 9.5e-7 leaves a margin of 30× over that worst expected error, and
-//   sits five orders of magnitude below what a wrong backward produces (A used for Aᵀ, a missing
-//   term, a stale input: relative errors of order 0.1–1). The differences are divided by the step
-//   actually taken, fl(x+h) − fl(x−h), so representing x ± h costs no accuracy.
-//   Relative error of one Jacobian element: |n − a| / max(|n|, |a|, s), where s is the largest |n|
-//   or |a| of that input's Jacobian block, so exact zeros and tiny entries are judged against the
-//   block's scale instead of dividing by ~0. For a direction: |n − a| / max(Σ|v_i·(Ju)_i|, Σ|(Jᵀv)_j·u_j|),
-//   the size of the dot products before cancellation.
-//   Absolute floor (full Jacobian): each forward value carries its own rounding, at most about
-//   k·u·|f| for a sum of k terms; the difference quotient divides two such errors by 2h, so it cannot
-//   resolve derivatives below r_j = kGradcheckRoundings·u·F / h_j, with F the largest |output| and
-//   h_j the half-step actually taken for column j (r ≈ 1.9e-9·F at h = 2^-18). A block whose every
-//   entry is below r_j (a saturated softmax: entries ~1e-18 while the quotient's noise is ~1e-11)
-//   would otherwise be judged against its own noise; each element's relative error is therefore
-//   taken against max(|n|, |a|, s, r_j / bound), i.e. |n − a| ≤ r_j always passes. A wrong backward
-//   on a Jacobian of ordinary size (entries ~F/|x|) is off by far more than r_j.
-//   Functions with kinks (ReLU, LeakyReLU) are differentiable almost everywhere; an input within h of
-//   a kink makes that difference quotient meaningless. For one element at a time on a small graph
-//   that is unlikely (probability ~ h per unit). Along a random direction every element moves at
-//   once, so on a graph with 10^5 edges some of the ~10^5 hidden units do cross (measured: GIN's ReLU
-//   gave 4e-6 at h = 2^-18). Directions therefore use the smaller step 2^-26 ≈ 1.5e-8: expected
-//   crossings drop 256×, and the rounding term, measured at ~1e-13 for h = 2^-18 against the
-//   cancellation-free scale below, grows only to ~3e-11, still far under the bound.
+// Step sizes and the agreement bound, and why these numbers: oracle/README.md, "Gradcheck".
 #pragma once
 
 #include <cstdint>

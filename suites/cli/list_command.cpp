@@ -1,6 +1,7 @@
 #include "suites/cli/list_command.h"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 
 #include <fmt/format.h>
@@ -136,6 +137,19 @@ void print_list(std::ostream& out, const SystemRegistry& systems, const std::str
   if (want("replicas")) print_systems(out, systems, true);
   if (want("checks")) print_checks(out);
   if (want("graphs")) print_graphs(out);
+}
+
+CLI::App* add_list_command(CLI::App& app, ListCommandArgs& args) {
+  CLI::App* list = app.add_subcommand("list", "List ops, layers, systems (with availability and why not), replicas, checks and graph families");
+  list->add_option("section", args.section,
+                   "Only this section (targets, ops, layers, systems, replicas, checks, graphs), or one target's tensors, "
+                   "shapes and attributes (e.g. `gnncheck list gat`)");
+  return list;
+}
+
+int run_list_command(const ListCommandArgs& args, const SystemRegistry& systems) {
+  print_list(std::cout, systems, args.section);
+  return 0;
 }
 
 }  // namespace gnncheck::suites

@@ -7,6 +7,8 @@
 #include <ostream>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "suites/system_registry.h"
 
 namespace gnncheck::suites {
@@ -14,5 +16,11 @@ namespace gnncheck::suites {
 // Prints the named section ("targets", "ops", "layers", "systems", "checks", "replicas") or all of
 // them when `section` is empty ("checks", "graphs" too). An unknown section is an InputError naming the accepted ones.
 void print_list(std::ostream& out, const SystemRegistry& systems, const std::string& section);
+
+struct ListCommandArgs {
+  std::string section;  // empty: every section
+};
+CLI::App* add_list_command(CLI::App& app, ListCommandArgs& args);
+int run_list_command(const ListCommandArgs& args, const SystemRegistry& systems);
 
 }  // namespace gnncheck::suites

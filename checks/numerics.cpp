@@ -1,0 +1,98 @@
+// The numerics check: inputs scaled to a large magnitude; wherever the exact result is representable
+// the system's must be finite (e.g. a softmax without max subtraction overflows).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "checks/check_support.h"
+#include "core/error.h"
+
+namespace gnncheck::checks {
+
+using namespace detail;
+
+namespace {
+
+double largest_finite(Precision p) {
+  switch (p) {
+    case Precision::float64: return std::numeric_limits<double>::max();
+    case Precision::float32:
+    case Precision::tf32: return std::numeric_limits<float>::max();
+    case Precision::bfloat16: return 3.3895313892515355e38;
+    case Precision::float16: return 65504.0;
+  }
+  return 0.0;
+}
+
+}  // namespace
+
+Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
+  Verdict v = start_verdict(CheckKind::numerics, system, c, options);
+  double largest = 0.0;
+  for (const auto& m : {c.inputs, c.parameters})
+    for (const auto& [name, t] : m)
+      for (double x : t.values()) largest = std::max(largest, std::abs(x));
+  if (largest == 0.0) return not_applicable(v, "every input is zero; there is nothing to scale");
+  const double scale = options.numerics_magnitude / largest;
+  Case big = c;
+  for (TensorMap* m : {&big.inputs, &big.parameters})
+    for (auto& [name, t] : *m)
+      for (double& x : t.values()) x *= scale;
+  const auto& spec = oracle::find_target(c.target).spec;
+  const Result exact = exact_result(big);
+  const Result got = system.evaluate(big);
+  if (system_failed(v, got, fmt::format("with inputs scaled to |x| ≤ {:g}", options.numerics_magnitude))) return v;
+  // Representable: finite and with headroom of 16 below the format's largest value, where a correct
+  // implementation cannot overflow in its last few operations.
+  const double limit = largest_finite(v.precision) / 16;
+  v.tolerance_model = fmt::format("finite wherever the exact result is finite and below {:.3g}", limit);
+  v.metric_name = "non-finite elements where the exact result is representable";
+  index_t representable = 0;
+  for (const NamedTensor& nt : result_tensors(spec, exact)) {
+    const Tensor& y = *find_tensor(exact, nt);
+    const Tensor* s = find_tensor(got, nt);
+    TensorComparison tc;
+    tc.tensor = fmt::format("{} (inputs scaled to |x| ≤ {:g})", nt.label, options.numerics_magnitude);
+    tc.elements = y.size();
+    tc.input = nt.name;
+    tc.is_gradient = nt.is_gradient;
+    if (!s || s->shape() != y.shape()) {
+      tc.agreement = Agreement::disagrees;
+      tc.worst_ratio = INFINITY;
+      tc.elements_over_bound = y.size();
+      tc.tensor += " (missing or misshapen)";
+      v.comparisons.push_back(tc);
+      continue;
+    }
+    for (index_t i = 0; i < y.size(); ++i) {
+      if (!std::isfinite(y[i]) || std::abs(y[i]) > limit) continue;
+      ++representable;
+      if (std::isfinite((*s)[i])) continue;
+      ++tc.elements_over_bound;
+      if (!tc.worst) tc.worst = ElementReport{i, {}, (*s)[i], y[i], limit};
+    }
+    tc.agreement = tc.elements_over_bound == 0 ? Agreement::agrees : Agreement::disagrees;
+    tc.worst_ratio = tc.agrees() ? 0.0 : INFINITY;
+    v.comparisons.push_back(tc);
+  }
+  if (representable == 0)
+    return not_applicable(v, fmt::format("no exact result of the scaled case is representable in {}",
+                                         to_string(v.precision)));
+  summarize(v);
+  if (!v.passed()) {
+    v.metric = 0;
+    for (const auto& tc : v.comparisons) v.metric += static_cast<double>(tc.elements_over_bound);
+    v.bound = 0;
+    v.detail = "the system returned NaN or Inf where the exact result is finite (e.g. exp without subtracting the "
+               "row maximum).";
+    v.message = failure_message(v);
+  } else {
+    v.metric = 0;
+    v.bound = 0;
+  }
+  return v;
+}
+
+}  // namespace gnncheck::checks

@@ -1,0 +1,52 @@
+// gnncheck/suites/cli/command_support.h — what the `gnncheck` subcommands share: exit codes, the
+// --system/--adapter/--plugin flags, and running a suite with progress and the final table.
+//
+//   SystemFlags systems;  systems.add_to(sub);   // after parsing:
+//   options.override_systems = systems.resolve(registry, &options.override_system_flags);
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "reports/run_report.h"
+#include "suites/runner.h"
+#include "suites/suite.h"
+#include "suites/system_registry.h"
+
+namespace gnncheck::suites {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUnmet = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInternal = 3;
+inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+inline constexpr int kExitTerminated = 143;   // 128 + SIGTERM
+
+// Systems named on the command line: --system NAME, --adapter CMD, --plugin SO (any number of each).
+struct SystemFlags {
+  std::vector<std::string> names, adapters, plugins;
+  std::optional<double> case_timeout_s, startup_timeout_s;
+
+  void add_to(CLI::App* app);
+  bool empty() const { return names.empty() && adapters.empty() && plugins.empty(); }
+  // The limits for adapters and plugins: these flags over the suite's keys.
+  ProcessLimits limits(const Suite* suite = nullptr) const;
+  // Registers adapters and plugins and returns every system named, in flag order per kind; `flags`
+  // receives how to name each on a command line again (for re-run lines).
+  std::vector<std::string> resolve(SystemRegistry& registry, std::vector<std::string>* flags = nullptr) const;
+};
+
+// The folder the running gnncheck executable is in (where shipped suites are looked up first).
+std::filesystem::path executable_dir(const char* argv0);
+
+// Runs the suite, showing progress ("auto": a live line on a terminal, "terminal", "plain").
+reports::RunReport run_with_progress(const Suite& suite, const SystemRegistry& registry, const RunOptions& options,
+                                     const std::string& progress_mode);
+// Writes the report (unless report_dir is empty), prints the final table, returns the exit code.
+int finish_run(const reports::RunReport& run, const std::filesystem::path& report_dir);
+
+}  // namespace gnncheck::suites

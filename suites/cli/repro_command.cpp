@@ -1,0 +1,67 @@
+#include "suites/cli/repro_command.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "checks/checks.h"
+#include "core/error.h"
+#include "properties/counterexample.h"
+
+namespace gnncheck::suites {
+namespace {
+
+// The system a counterexample was recorded for, registered again from DIR/system.json when it was
+// an adapter or a plugin (the command or library it records), so `gnncheck repro DIR` needs nothing else.
+std::string recorded_system(const std::filesystem::path& dir, const std::string& name, SystemRegistry& registry) {
+  const auto file = dir / "system.json";
+  std::ifstream in(file);
+  if (!in) {
+    if (registry.contains(name)) return name;
+    throw InputError(fmt::format("{}: missing, and the case was recorded for system '{}', which is not built in: name it with "
+                                 "--plugin SO, --adapter CMD or --system NAME",
+                                 file.string(), name));
+  }
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("kind") || !j["kind"].is_string())
+    throw InputError(fmt::format("{}: not a system record (expected an object with 'name' and 'kind')", file.string()));
+  const std::string kind = j["kind"];
+  if (kind == "adapter" && j.contains("adapter") && j["adapter"].is_string()) return registry.add_adapter(j["adapter"], name);
+  if (kind == "plugin" && j.contains("plugin") && j["plugin"].is_string()) return registry.add_plugin(j["plugin"], name);
+  return registry.find(name).name;
+}
+
+}  // namespace
+
+CLI::App* add_repro_command(CLI::App& app, ReproCommandArgs& args) {
+  CLI::App* repro = app.add_subcommand("repro", "Re-run one saved counterexample (exit 0 when it passes now, 1 when it still fails)");
+  repro->add_option("case_dir", args.case_dir, "A counterexample directory (DIR/cases/<name> of a report)")->required();
+  args.systems.add_to(repro);
+  return repro;
+}
+
+int run_repro_command(const ReproCommandArgs& args, SystemRegistry& registry) {
+  const properties::SavedCase saved = properties::load_counterexample(args.case_dir);
+  registry.set_process_limits(args.systems.limits());
+  std::vector<std::string> names = args.systems.resolve(registry);
+  if (names.empty()) names.push_back(recorded_system(args.case_dir, saved.system, registry));
+  fmt::print("Case: target {} on {}, seed {}; recorded failure of {} on '{}':\n  {}\n", saved.c.target,
+             saved.c.graph->summary(), saved.c.seed, checks::to_string(saved.check), saved.system, saved.verdict_message);
+  bool all_pass = true;
+  for (const auto& name : names) {
+    const auto& entry = registry.find(name);
+    if (!entry.make || !entry.availability.available)
+      throw InputError(fmt::format("system '{}' is not available here: {}", name, entry.availability.reason));
+    auto sys = entry.make();
+    const checks::Verdict v = checks::run_check(saved.check, *sys, saved.c);
+    fmt::print("\n{}\n", checks::one_line(v));
+    if (!v.passed()) fmt::print("{}\n", checks::failure_message(v));
+    all_pass = all_pass && v.passed();
+  }
+  fmt::print("\n{}\n", all_pass ? "The case passes now." : "The case still fails.");
+  return all_pass ? kExitOk : kExitUnmet;
+}
+
+}  // namespace gnncheck::suites
