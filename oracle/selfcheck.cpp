@@ -5,7 +5,6 @@
 #include <random>
 
 #if defined(__GLIBC__)
-#include <malloc.h>
 #endif
 
 #include <fmt/format.h>
@@ -46,15 +45,6 @@ std::string format_error(double value) { return fmt::format("{:.2e}", value); }
 
 }  // namespace
 
-void retain_freed_memory_in_process() {
-#if defined(__GLIBC__)
-  // Blocks up to 64 MiB come from the heap instead of fresh mmap()s, and up to 256 MiB of freed heap
-  // stays mapped for reuse.
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-}
-
 Graph make_skewed_graph(index_t n_dst, index_t n_src, index_t num_edges, std::uint64_t seed) {
   if (n_dst < 1 || n_src < 1 || num_edges < 0)
     throw InputError(fmt::format("skewed graph: needs n_dst ≥ 1, n_src ≥ 1, edges ≥ 0; got {}×{}, {} edges", n_dst,
@@ -85,7 +75,6 @@ std::vector<NamedGraph> selfcheck_small_graphs() {
 
 SelfcheckReport run_selfcheck(const SelfcheckOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (options.retain_freed_memory) retain_freed_memory_in_process();
   std::vector<const TargetDef*> targets;
   for (const std::string& name : options.targets) targets.push_back(&find_target(name));
   if (options.targets.empty())

@@ -33,10 +33,6 @@ struct SelfcheckOptions {
   CaseEvaluator evaluate;             // whose backward is checked: empty = the oracle in float64; any
                                       // float64 evaluation (e.g. a System's) may be given instead
   std::ostream* out = nullptr;        // where the lines go (nullptr = silent)
-  // glibc only, process-wide, results unaffected: raise malloc's mmap and trim thresholds so the
-  // thousands of short-lived tensors reuse freed memory instead of faulting in fresh pages from the
-  // kernel each time (measured 4× faster on a virtual machine with expensive page faults).
-  bool retain_freed_memory = true;
 };
 
 // The verdict for one differentiable input of one target, over every graph and attribute variant.
@@ -62,10 +58,6 @@ struct SelfcheckReport {
 };
 
 SelfcheckReport run_selfcheck(const SelfcheckOptions& options = {});
-
-// What SelfcheckOptions::retain_freed_memory does, for other programs that evaluate many cases
-// (a no-op outside glibc).
-void retain_freed_memory_in_process();
 
 // The built-in graphs (also used by the oracle's tests and benchmarks).
 struct NamedGraph {

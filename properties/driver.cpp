@@ -9,12 +9,7 @@
 
 #include "core/error.h"
 #include "properties/counterexample.h"
-
-namespace rc::detail {
-// Exported by librapidcheck (used by its own configuration parser) but not declared in its headers.
-std::string reproduceMapToString(const std::unordered_map<std::string, Reproduce>& reproduceMap);
-std::unordered_map<std::string, Reproduce> stringToReproduceMap(const std::string& str);
-}  // namespace rc::detail
+#include "properties/rapidcheck_runner.h"
 
 namespace gnncheck::properties {
 
@@ -24,18 +19,6 @@ std::string counterexample_name(const std::string& system, const std::string& ta
 }
 
 namespace {
-
-// Counts the shrinks RapidCheck accepted; prints nothing (the outcome's report tells the story).
-class ShrinkCounter final : public rc::detail::TestListener {
- public:
-  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-  void onShrinkTried(const rc::detail::CaseDescription&, bool accepted) override { accepted_ += accepted ? 1 : 0; }
-  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-  int accepted() const { return accepted_; }
-
- private:
-  int accepted_ = 0;
-};
 
 std::string show_case(const CaseSpec& spec) {
   std::ostringstream os;
@@ -59,7 +42,7 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   // Counts over the generated cases up to the first failure (not over shrinking attempts).
   int conclusive = 0, not_applicable = 0, inconclusive = 0, unsupported = 0;
   double worst_passing_ratio = 0.0;
-  const auto property = rc::detail::toProperty([&] {
+  const auto property = [&] {
     const CaseSpec spec = *cases;
     const Case c = build_case(spec);
     checks::Verdict v;
@@ -91,17 +74,9 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
       last_failing_case = c;
     }
     RC_ASSERT(!failed);
-  });
-
-  rc::detail::TestParams params;
-  params.seed = options.seed;
-  params.maxSuccess = options.cases;
-  params.maxSize = options.max_size;
-  rc::detail::TestMetadata metadata{id, id};
-  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
-  if (!options.reproduce.empty()) reproduce = rc::detail::stringToReproduceMap(options.reproduce);
-  ShrinkCounter listener;
-  const rc::detail::TestResult result = rc::detail::checkProperty(property, metadata, params, listener, reproduce);
+  };
+  const RapidcheckRun run = run_rapidcheck(
+      property, id, {.seed = options.seed, .max_success = options.cases, .max_size = options.max_size, .reproduce = options.reproduce});
 
   out.conclusive = conclusive;
   out.not_applicable = not_applicable;
@@ -112,45 +87,40 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   const std::string counts = fmt::format("{} of {} cases conclusive ({} not applicable, {} inconclusive, {} unsupported "
                                          "and discarded)",
                                          conclusive, out.cases, not_applicable, inconclusive, unsupported);
-  rc::detail::SuccessResult success;
-  rc::detail::FailureResult failure;
-  rc::detail::GaveUpResult gave_up;
-  rc::detail::Error error;
   auto no_failure_conclusion = [&] {
     if (conclusive > 0) return checks::Conclusion::pass;
     if (not_applicable > 0 && inconclusive == 0) return checks::Conclusion::not_applicable;
     return checks::Conclusion::inconclusive;
   };
-  if (result.match(success)) {
+  if (run.outcome == RapidcheckOutcome::success) {
     out.conclusion = no_failure_conclusion();
-    out.cases_passed = success.numSuccess;
+    out.cases_passed = run.num_success;
     out.report = fmt::format("{} {}: {}, worst error {:.3g} of its bound, seed {}",
                              out.passed() ? "OK" : fmt::format("{}", to_string(out.conclusion)), id, counts,
                              worst_passing_ratio, options.seed);
     return out;
   }
-  if (result.match(gave_up)) {
+  if (run.outcome == RapidcheckOutcome::gave_up) {
     out.gave_up = true;
     out.conclusion = checks::Conclusion::unsupported;
-    out.cases_passed = gave_up.numSuccess;
+    out.cases_passed = run.num_success;
     out.report = fmt::format("GAVE UP {} after {} cases: {} (the system declares too many cases unsupported); {}, seed {}",
-                             id, gave_up.numSuccess, gave_up.description, counts, options.seed);
+                             id, run.num_success, run.description, counts, options.seed);
     return out;
   }
-  if (result.match(error)) {
+  if (run.outcome == RapidcheckOutcome::error) {
     out.conclusion = checks::Conclusion::error;
-    out.report = fmt::format("ERROR {}: {}", id, error.description);
+    out.report = fmt::format("ERROR {}: {}", id, run.description);
     return out;
   }
-  result.match(failure);
   out.conclusion = last_failure && last_failure->second.conclusion == checks::Conclusion::error
                        ? checks::Conclusion::error
                        : checks::Conclusion::fail;
-  out.cases_passed = failure.numSuccess;
-  out.shrinks = static_cast<int>(failure.reproduce.shrinkPath.size());
-  out.reproduce = rc::detail::reproduceMapToString({{id, failure.reproduce}});
+  out.cases_passed = run.num_success;
+  out.shrinks = run.shrinks;
+  out.reproduce = run.reproduce;
   std::string story = fmt::format("FAILED {}: falsifiable after {} tests and {} shrinks (seed {}); before it {}.\n", id,
-                                  failure.numSuccess + 1, out.shrinks, options.seed, counts);
+                                  run.num_success + 1, out.shrinks, options.seed, counts);
   if (last_failure) {
     auto& [spec, verdict] = *last_failure;
     out.minimal = spec;
@@ -165,7 +135,7 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
     story += fmt::format("Minimal case: {}\n{}\n", show_case(spec), verdict.message);
     out.failure = verdict;
   } else {
-    story += failure.description + "\n";
+    story += run.description + "\n";
   }
   story += fmt::format("Reproduce with: RC_PARAMS=\"reproduce={}\"", out.reproduce);
   out.report = story;

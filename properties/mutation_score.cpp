@@ -27,6 +27,7 @@
 #include "properties/driver.h"
 #ifdef GNNCHECK_MUTATION_SCORE_HAVE_CUDA
 #include "adapters/replicas/gpu/gpu_replicas.h"
+#include "core/process_memory.h"
 #endif
 
 namespace gnncheck {
@@ -130,6 +131,7 @@ std::string describe_case(const properties::CaseSpec& spec) {
 }  // namespace gnncheck
 
 int main(int argc, char** argv) {
+  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (core/process_memory.h)
   using namespace gnncheck;
   const Options options = parse(argc, argv);
   std::vector<Trial> trials;

@@ -1,6 +1,5 @@
 #include "training/driver.h"
 
-#include <malloc.h>
 
 #include <chrono>
 #include <cmath>
@@ -248,19 +247,6 @@ class Runner {
   std::vector<std::vector<index_t>> expected_output_shapes_;  // y's shape per layer, from the catalogue
 };
 
-// Every epoch allocates and frees the same large tensors (the first layer's input and its gradient
-// are the whole feature matrix: 31 MB on Cora, 99 MB on Citeseer). glibc serves blocks that large
-// with mmap and unmaps them on free, so each epoch page-faults them in again — measured 2.4× the CPU
-// time of a Cora GCN run. Keeping freed memory in the heap for reuse removes that; it changes only
-// when memory is returned to the OS, for the whole process, once.
-void keep_freed_memory_for_reuse() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  });
-}
-
 bool any_dropout(const TrainingConfig& c) {
   return c.input_dropout > 0 || c.hidden_dropout > 0 || c.attention_dropout > 0;
 }
@@ -282,7 +268,6 @@ TrainingHistory train(System& system, const ModelSpec& model, const NodeClassifi
     throw InputError(fmt::format("model '{}' has {} layers but {} parameter sets were given", model.name,
                                  model.layers.size(), initial.size()));
 
-  keep_freed_memory_for_reuse();
   TrainingHistory history;
   history.system = system.name();
   history.model = model.name;

@@ -13,9 +13,8 @@
 // accuracies of the same parameters in evaluation mode (no dropout); the final accuracies are those
 // after the last update.
 //
-// Memory: the first call of train() tells glibc to keep freed memory in the process heap instead of
-// unmapping large blocks (mallopt M_MMAP_MAX = 0, a 1 GiB trim threshold): every epoch reallocates
-// feature-sized tensors, and faulting them back in each time cost 2.4× the CPU time on Cora.
+// Memory: every epoch reallocates feature-sized tensors; a program that trains calls
+// retain_freed_memory_in_process() (core/process_memory.h) once, so they are not faulted in again.
 //
 //   auto task = NodeClassificationTask::from_dataset(load_dataset("cora"));
 //   TrainingRecipe r = gcn_recipe(task);

@@ -18,6 +18,7 @@
 #include "gpu/context.h"
 #include "gpu/gpu_systems.h"
 #include "training/driver.h"
+#include "core/process_memory.h"
 
 namespace {
 
@@ -65,6 +66,7 @@ bool gate(const std::string& model, const TrainingRecipe& recipe, const NodeClas
 }  // namespace
 
 int main(int argc, char** argv) {
+  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (core/process_memory.h)
   if (!gpu::probe_device().available) {
     std::printf("skipped: no CUDA device\n");
     return 0;

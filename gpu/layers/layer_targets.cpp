@@ -22,6 +22,7 @@
 #include "oracle/layers/gcn.h"
 #include "oracle/layers/gin.h"
 #include "oracle/layers/sage.h"
+#include "gpu/layers/self_loops.h"
 #include "oracle/layers/self_loops.h"
 
 namespace gnncheck::gpu {
@@ -37,7 +38,7 @@ DegreeNorm to_gpu(oracle::DegreeNorm norm) {
 Graph aggregation_graph(const Graph& g, bool self_loops, const std::string& layer) {
   if (!self_loops) return g;
   ol::require_destinations_are_sources(g, layer);
-  return ol::with_destination_self_loops(g);
+  return append_self_loops(g);
 }
 
 const float* bias_or_null(const TargetRun& run, bool bias) { return bias ? run.input("bias").data() : nullptr; }

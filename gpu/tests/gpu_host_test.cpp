@@ -1,7 +1,12 @@
 // The GPU systems' behaviour that needs no device, run everywhere (label cpu): availability and
 // the "no CUDA device" answer, the targets each system claims, and the control for the bounds the
-// GPU tests use (the oracle's own code in float32 must pass them).
+// GPU tests use (the oracle's own code in float32 must pass them); the GPU layers' own A + I against
+// the oracle's.
 #include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "gpu/layers/self_loops.h"
+#include "oracle/layers/self_loops.h"
 
 #include "oracle/cpu_systems.h"
 #include "gpu/gpu_systems.h"
@@ -11,6 +16,28 @@
 
 namespace gnncheck::gpu::testing {
 namespace {
+
+// The same graph as the oracle's A + I, edge for edge, on square graphs and blocks (n_dst < n_src),
+// with empty rows, duplicate edges, existing self-loops and an edgeless graph.
+TEST(GpuSelfLoops, AppendSelfLoopsMatchesTheOracle) {
+  const std::vector<Graph> graphs = {
+      Graph::from_edges(4, 4, std::vector<index_t>{0, 0, 2, 3, 3}, std::vector<index_t>{1, 1, 2, 0, 3}),
+      Graph::from_edges(3, 5, std::vector<index_t>{0, 2, 2}, std::vector<index_t>{4, 0, 2}),
+      Graph::from_edges(2, 2, std::vector<index_t>{}, std::vector<index_t>{}),
+      Graph::from_edges(1, 1, std::vector<index_t>{0}, std::vector<index_t>{0}),
+  };
+  for (const Graph& g : graphs) {
+    const Graph ours = append_self_loops(g), oracles = oracle::layers::with_destination_self_loops(g);
+    SCOPED_TRACE(g.summary());
+    EXPECT_EQ(ours.n_dst(), oracles.n_dst());
+    EXPECT_EQ(ours.n_src(), oracles.n_src());
+    EXPECT_EQ(std::vector<index_t>(ours.row_ptr().begin(), ours.row_ptr().end()),
+              std::vector<index_t>(oracles.row_ptr().begin(), oracles.row_ptr().end()));
+    EXPECT_EQ(std::vector<index_t>(ours.col_idx().begin(), ours.col_idx().end()),
+              std::vector<index_t>(oracles.col_idx().begin(), oracles.col_idx().end()));
+  }
+  EXPECT_THROW(append_self_loops(Graph::from_edges(3, 2, std::vector<index_t>{}, std::vector<index_t>{})), InternalError);
+}
 
 TEST(GpuSystemsAvailability, ReportsTheDeviceStateAndNeverCrashes) {
   auto gpu = make_gpu_system();

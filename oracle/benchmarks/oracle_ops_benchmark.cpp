@@ -20,6 +20,7 @@
 #include <benchmark/benchmark.h>
 
 #include "fixtures/generators.h"
+#include "core/process_memory.h"
 #include "oracle/edge_softmax.h"
 #include "oracle/random_case.h"
 #include "oracle/sddmm.h"
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
   // 2 threads unless OMP_NUM_THREADS says otherwise; Eigen uses the same count.
   if (std::getenv("OMP_NUM_THREADS") == nullptr) omp_set_num_threads(2);
   Eigen::setNbThreads(omp_get_max_threads());
-  gnncheck::oracle::retain_freed_memory_in_process();
+  gnncheck::retain_freed_memory_in_process();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("graph", gnncheck::oracle::problem().graph.summary());

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/process_memory.h"
 #include "oracle/selfcheck.h"
 #include "oracle/spmm.h"
 
@@ -14,6 +15,7 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(Selfcheck, EveryTargetAndInputPassesAndIsPrinted) {
+  retain_freed_memory_in_process();  // as `gnncheck selfcheck` does: thousands of short-lived tensors
   std::ostringstream out;
   SelfcheckOptions options;
   options.out = &out;

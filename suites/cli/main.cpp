@@ -12,6 +12,7 @@
 
 #include "adapters/interrupt.h"
 #include "core/error.h"
+#include "core/process_memory.h"
 #include "suites/cli/check_command.h"
 #include "suites/cli/command_support.h"
 #include "suites/cli/entries_command.h"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   using namespace gnncheck;
   using namespace gnncheck::suites;
   install_interrupt_handlers();  // SIGINT/SIGTERM kill every adapter process group (adapters/interrupt.h)
+  retain_freed_memory_in_process();  // many evaluations of large tensors (core/process_memory.h)
   CLI::App app{"gnncheck " GNNCHECK_VERSION
                " — correctness suite for GNN sparse kernels and layers.\n"
                "Exit codes: 0 every expectation held; 1 some did not (a failure, an error, or something not tested);\n"
