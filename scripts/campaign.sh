@@ -5,8 +5,8 @@
 #
 #   GNNCHECK_CAMPAIGN_CASES=100000 scripts/campaign.sh build/properties/properties_campaign_100000_test 16 out/
 #
-# Writes OUT/TARGET.CHECK.log per shard and OUT/summary.txt (one line per system, target and
-# check, then the totals). Exit 0 when every shard passed, 1 when one failed, 2 for bad arguments.
+# Writes OUT/TARGET.CHECK.log per shard, OUT/finished.txt (each shard's lines as it ends) and
+# OUT/summary.txt (one line per system, target and check, then the totals). Exit 0 when every shard passed, 1 when one failed, 2 for bad arguments.
 set -uo pipefail
 if [[ $# -ne 3 ]]; then
   echo "usage: $0 CAMPAIGN_TEST_BINARY JOBS OUT_DIR" >&2
@@ -16,7 +16,7 @@ binary=$1 jobs=$2 out=$3
 [[ -x "$binary" ]] || { echo "$0: '$binary' is not an executable campaign test" >&2; exit 2; }
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "$0: JOBS must be a positive integer, got '$jobs'" >&2; exit 2; }
 mkdir -p "$out" || exit 2
-rm -f "$out"/*.log "$out/shards.txt" "$out/summary.txt"
+rm -f "$out"/*.log "$out/shards.txt" "$out/summary.txt" "$out/finished.txt"
 
 # Target names are the test instances' suffixes (AllTargets/Campaign.Name/TARGET).
 mapfile -t targets < <("$binary" --gtest_list_tests | sed -n 's|^  [A-Za-z]*/\([a-z_0-9]*\).*|\1|p')
@@ -32,6 +32,8 @@ shard() {  # target check binary out
   else
     echo "FAILED $1 $2 (see $log)"
   fi
+  # Appended as each shard ends (one short write each), so a run cut short keeps what finished.
+  grep -h "conclusive of" "$log" >>"$4/finished.txt"
 }
 export -f shard
 start=$(date +%s)
