@@ -208,6 +208,8 @@ int main(int argc, char** argv) {
   list->add_option("section", list_section,
                    "Only this section (targets, ops, layers, systems, replicas, checks, graphs), or one target's tensors, "
                    "shapes and attributes (e.g. `gnncheck list gat`)");
+  bool list_markdown = false;
+  list->add_flag("--markdown", list_markdown, "Every target as Markdown (formula, conventions, tensors): adapters/PROTOCOL.md §8");
 
   // gnncheck check
   SystemFlags check_systems;
@@ -278,7 +280,8 @@ int main(int argc, char** argv) {
     if (scale->parsed()) return suites::run_scale_command(scale_args, registry);
 
     if (list->parsed()) {
-      suites::print_list(std::cout, registry, list_section);
+      if (list_markdown) suites::print_targets_markdown(std::cout, list_section);
+      else suites::print_list(std::cout, registry, list_section);
       return kExitOk;
     }
 
