@@ -33,6 +33,7 @@
 #include "suites/cli/list_command.h"
 #include "suites/cli/progress.h"
 #include "suites/cli/scale_command.h"
+#include "suites/cli/skeleton_command.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
 #include "suites/system_registry.h"
@@ -260,6 +261,8 @@ int main(int argc, char** argv) {
   // gnncheck scale
   suites::ScaleCommandArgs scale_args;
   CLI::App* scale = suites::add_scale_command(app, scale_args);
+  suites::SkeletonCommandArgs skeleton_args;
+  CLI::App* skeleton = suites::add_skeleton_command(app, skeleton_args);
 
   try {
     app.parse(argc, argv);
@@ -278,6 +281,7 @@ int main(int argc, char** argv) {
     auto registry = suites::SystemRegistry::with_builtins();
 
     if (scale->parsed()) return suites::run_scale_command(scale_args, registry);
+    if (skeleton->parsed()) return suites::run_skeleton_command(skeleton_args, executable_dir(argv[0]));
 
     if (list->parsed()) {
       if (list_markdown) suites::print_targets_markdown(std::cout, list_section);
