@@ -109,6 +109,13 @@ std::string cell(const std::string& text) {
   return out;
 }
 
+// Characters, not bytes, of UTF-8 text (fmt pads to characters: "·" is one).
+std::size_t display_width(const std::string& text) {
+  std::size_t n = 0;
+  for (unsigned char ch : text) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
@@ -139,8 +146,8 @@ std::string describe_target(const TargetDef& def) {
   const auto tensors = list_tensors(def);
   std::size_t name_width = 4, shape_width = 28;
   for (const auto& t : tensors) {
-    name_width = std::max(name_width, t.name.size());
-    shape_width = std::max(shape_width, t.shape.size());
+    name_width = std::max(name_width, display_width(t.name));
+    shape_width = std::max(shape_width, display_width(t.shape));
   }
   for (const auto& t : tensors)
     out += fmt::format("  {:<{}}  {:<9}  {:<{}}  {:<10}  {}\n", t.name, name_width, t.role, t.shape, shape_width, t.lives,
