@@ -2,6 +2,8 @@
 //
 //   gnncheck list              # ops, layers, systems with availability, replicas, checks, graph families
 //   gnncheck list systems      # one section only
+//   gnncheck list gat          # one target: formula, conventions, tensors with shapes, attributes
+//   gnncheck list --markdown   # every target as Markdown: adapters/PROTOCOL.md §8
 #pragma once
 
 #include <ostream>
@@ -14,5 +16,9 @@ namespace gnncheck::suites {
 // Prints the named section ("targets", "ops", "layers", "systems", "checks", "replicas") or all of
 // them when `section` is empty ("checks", "graphs" too). An unknown section is an InputError naming the accepted ones.
 void print_list(std::ostream& out, const SystemRegistry& systems, const std::string& section);
+
+// `gnncheck list --markdown`: the catalogue's targets as Markdown (oracle::targets_markdown()). A
+// section as well is an InputError.
+void print_targets_markdown(std::ostream& out, const std::string& section);
 
 }  // namespace gnncheck::suites

@@ -33,6 +33,7 @@
 #include "suites/cli/list_command.h"
 #include "suites/cli/progress.h"
 #include "suites/cli/scale_command.h"
+#include "suites/cli/skeleton_command.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
 #include "suites/system_registry.h"
@@ -208,6 +209,8 @@ int main(int argc, char** argv) {
   list->add_option("section", list_section,
                    "Only this section (targets, ops, layers, systems, replicas, checks, graphs), or one target's tensors, "
                    "shapes and attributes (e.g. `gnncheck list gat`)");
+  bool list_markdown = false;
+  list->add_flag("--markdown", list_markdown, "Every target as Markdown (formula, conventions, tensors): adapters/PROTOCOL.md §8");
 
   // gnncheck check
   SystemFlags check_systems;
@@ -258,6 +261,8 @@ int main(int argc, char** argv) {
   // gnncheck scale
   suites::ScaleCommandArgs scale_args;
   CLI::App* scale = suites::add_scale_command(app, scale_args);
+  suites::SkeletonCommandArgs skeleton_args;
+  CLI::App* skeleton = suites::add_skeleton_command(app, skeleton_args);
 
   try {
     app.parse(argc, argv);
@@ -276,9 +281,11 @@ int main(int argc, char** argv) {
     auto registry = suites::SystemRegistry::with_builtins();
 
     if (scale->parsed()) return suites::run_scale_command(scale_args, registry);
+    if (skeleton->parsed()) return suites::run_skeleton_command(skeleton_args, executable_dir(argv[0]));
 
     if (list->parsed()) {
-      suites::print_list(std::cout, registry, list_section);
+      if (list_markdown) suites::print_targets_markdown(std::cout, list_section);
+      else suites::print_list(std::cout, registry, list_section);
       return kExitOk;
     }
 
