@@ -54,6 +54,9 @@ struct GraphOptions {
   bool square_only = false;     // targets that need a square graph
   bool dst_at_most_src = false; // non-square graphs only with n_dst < n_src (the layers' blocks)
   double max_average_degree = 4.0;
+  // When > 0, every graph with a node gets hub_edges more copies of the edge 0 <- n_src−1: a row
+  // and a column of degree > hub_edges (for bugs that live on hubs; shrinking removes them too).
+  index_t hub_edges = 0;
 };
 
 rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options = {});
