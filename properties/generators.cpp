@@ -38,6 +38,10 @@ struct GraphRecipe {
   std::uint64_t seed = 0;
 };
 
+// One of 0..n-1, uniformly at every RapidCheck size (inRange alone scales toward 0 at small sizes),
+// shrinking toward 0: the draw behind each fixed fraction of the README.
+int fixed_fraction_draw(int n) { return *rc::gen::resize(100, rc::gen::inRange(0, n)); }
+
 GraphSpec from_graph(const std::string& family, const Graph& g) {
   GraphSpec spec{family, g.n_dst(), g.n_src(), {}, {}};
   spec.dst.assign(g.row_of_edge().begin(), g.row_of_edge().end());
@@ -235,7 +239,7 @@ rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options) {
       // the larger side; the other is drawn below it. complete_bipartite is non-square except when
       // its size is 1, and at most 8 nodes a side to keep its edge count small.
       if (!options.square_only && !first) {
-        const int shape = *rc::gen::inRange(0, 4);
+        const int shape = fixed_fraction_draw(4);
         const bool non_square = r.family == "complete_bipartite" || shape >= 2;
         const bool tall = !options.dst_at_most_src && (r.family == "complete_bipartite" ? shape % 2 == 1 : shape == 3);
         if (non_square && r.n_dst >= 2) {
@@ -253,7 +257,7 @@ rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options) {
       r.isolated_nodes = *rc::gen::inRange<index_t>(0, 3);
       // 1/4 of the graphs with a node get an edge from the highest source id, n_src − 1 (the last
       // column, which a kernel looping over n_dst or a rounded-down block never reaches).
-      r.last_column_edge = r.n_dst > 0 && *rc::gen::inRange(0, 4) == 3;  // shrinks toward none
+      r.last_column_edge = r.n_dst > 0 && fixed_fraction_draw(4) == 3;  // shrinks toward none
       r.seed = *rc::gen::arbitrary<std::uint64_t>();
       return r;
     });
@@ -334,11 +338,11 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
       const bool has_width =
           std::any_of(spec.attributes.begin(), spec.attributes.end(), [](const auto& a) { return is_width(a.name); });
       const bool nodes_equal_width = spec.is_layer && has_width && graph.n_dst >= 1 &&
-                                     graph.n_dst <= options.max_width && *rc::gen::inRange(0, 8) == 7;
+                                     graph.n_dst <= options.max_width && fixed_fraction_draw(8) == 7;
       for (const auto& a : spec.attributes) {
         if (a.name == "heads") {
           // 1 head in 1/4 of the cases, 2 up to max_heads in the rest.
-          const bool one = options.max_heads < 2 || *rc::gen::inRange(0, 4) == 0;
+          const bool one = options.max_heads < 2 || fixed_fraction_draw(4) == 0;
           c.attributes.set(a.name, one ? std::int64_t{1} : *rc::gen::inRange<std::int64_t>(2, options.max_heads + 1));
         } else if (is_width(a.name)) {
           c.attributes.set(a.name, nodes_equal_width ? std::int64_t{graph.n_dst} : pick(widths));
