@@ -133,6 +133,7 @@ std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const Samp
   add_random_rows(picks, 0, n, k - picks.size(), Stratum::random, rng, [](index_t) { return true; });
 
   auto rows = picks.take();
+  for (auto& r : rows) r.in_degree = in_degree(r.row);
   std::sort(rows.begin(), rows.end(), [](const SampledRow& a, const SampledRow& b) { return a.row < b.row; });
   return rows;
 }

@@ -33,6 +33,7 @@ const std::vector<Stratum>& all_strata();
 struct SampledRow {
   index_t row = 0;
   Stratum stratum = Stratum::random;
+  index_t in_degree = 0;
 };
 
 struct SamplingOptions {

@@ -134,8 +134,12 @@ std::string summary_text(const ScaleResult& r) {
     s += fmt::format("  worst: {} {} at {}: system {:.9g}, exact {:.9g}, bound {:.3g} ({:.3g}× the bound)\n", r.worst->tensor,
                      r.worst->index, r.worst->where, r.worst->actual, r.worst->expected, r.worst->bound, r.worst->ratio);
   if (!r.tolerance_model.empty()) s += fmt::format("  tolerance: {}\n", r.tolerance_model);
-  s += fmt::format("  seconds: inputs {:.2f}, system {:.2f}, oracle part {:.3f}, compare {:.2f}\n", r.seconds.inputs, r.seconds.system,
-                   r.seconds.oracle, r.seconds.compare);
+  s += fmt::format("  seconds: {}inputs {:.2f}, system {:.2f}, oracle part {:.3f}, compare {:.2f}\n",
+                   r.seconds.graph > 0.0 ? fmt::format("graph on the device {:.2f}, ", r.seconds.graph) : "", r.seconds.inputs,
+                   r.seconds.system, r.seconds.oracle, r.seconds.compare);
+  if (r.device_peak_bytes > 0)
+    s += fmt::format("  device memory: peak {:.2f} GiB over the check, {:.2f} GiB during the system's evaluation\n",
+                     static_cast<double>(r.device_peak_bytes) / (1u << 30), static_cast<double>(r.system_peak_bytes) / (1u << 30));
   // A failure's message repeats the lines above (for reports); an error's message is its only reason.
   if (r.outcome == reports::Outcome::error && !r.message.empty()) s += fmt::format("  {}\n", r.message);
   s += fmt::format("  re-run: {}\n", r.rerun_command);
@@ -161,7 +165,7 @@ reports::ResultRecord to_result_record(const ScaleResult& r) {
   rec.conclusive = r.outcome == reports::Outcome::error ? 0 : 1;
   rec.message = r.message;
   rec.repro = r.rerun_command;
-  rec.seconds = r.seconds.inputs + r.seconds.system + r.seconds.oracle + r.seconds.compare;
+  rec.seconds = r.seconds.graph + r.seconds.inputs + r.seconds.system + r.seconds.oracle + r.seconds.compare;
   if (r.worst) rec.error_vs_bound.push_back({std::abs(r.worst->actual - r.worst->expected), r.worst->bound});
   return rec;
 }
