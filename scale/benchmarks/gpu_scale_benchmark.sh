@@ -5,7 +5,7 @@
 #
 #   bash scale/benchmarks/gpu_scale_benchmark.sh GNNCHECK LOG_DIR [GROUP...]
 #
-# GROUPs (default: all): layers25 (GCN and GAT-1 at scale 25, K = 10^4), scale27 (GCN, K = 100),
+# GROUPs (default: all but the single replica groups int32, softmax, race): layers25 (GCN and GAT-1 at scale 25, K = 10^4), scale27 (GCN, K = 100),
 # rows (oracle time against K at scale 25: K = 10^5 is left out, its 25,000 hub rows hold about half
 # the graph), edges (against E at K = 10^4: scales 21, 23, 25), replicas (the three
 # scale-only replicas caught at scale 25/27 and passing on kronecker:16), symmetric (GCN with the
@@ -62,19 +62,22 @@ for group in $groups; do
       for s in 21 23 25; do
         run "spmm-$s-K10000" --system gpu --target spmm --graph kronecker:$s --rows 10000 --features 16
       done ;;
-    replicas)
+    int32|replicas)
       run int32-offsets-27 --system gpu_scale_int32_edge_offsets --target spmm --graph kronecker:27 --rows 1000 --expect caught
-      run int32-offsets-16 --system gpu_scale_int32_edge_offsets --target spmm --graph kronecker:16 --rows 1000
+      run int32-offsets-16 --system gpu_scale_int32_edge_offsets --target spmm --graph kronecker:16 --rows 1000 ;;&
+    softmax|replicas)
       run softmax-hubs-25 --system gpu_scale_softmax_no_max_on_hubs --target edge_softmax --graph kronecker:25 --rows 100 --magnitude 100 --expect caught
       run softmax-hubs-16 --system gpu_scale_softmax_no_max_on_hubs --target edge_softmax --graph kronecker:16 --rows 1000 --magnitude 100
-      run softmax-reference-25 --system gpu --target edge_softmax --graph kronecker:25 --rows 100 --magnitude 100
+      run softmax-reference-25 --system gpu --target edge_softmax --graph kronecker:25 --rows 100 --magnitude 100 ;;&
+    race|replicas)
       run race-hubs-25 --system gpu_scale_race_on_hubs --target spmm --graph kronecker:25 --rows 10000 --expect caught
-      run race-hubs-16 --system gpu_scale_race_on_hubs --target spmm --graph kronecker:16 --rows 1000 ;;
+      run race-hubs-16 --system gpu_scale_race_on_hubs --target spmm --graph kronecker:16 --rows 1000 ;;&
+    int32|softmax|race|replicas) ;;
     symmetric)
       for s in 21 23; do
         run "gcn-$s-symmetric" --system gpu --target gcn --graph kronecker:$s --rows 10000 --features 16 --out-features 16
       done ;;
-    *) echo "unknown group '$group' (layers25 scale27 rows edges replicas symmetric)" >&2; exit 2 ;;
+    *) echo "unknown group '$group' (layers25 scale27 rows edges replicas int32 softmax race symmetric)" >&2; exit 2 ;;
   esac
 done
 echo
