@@ -22,6 +22,7 @@ class GpuSystem final : public System {
       : name_(std::move(name)), targets_(std::move(targets)) {}
 
   std::string name() const override { return name_; }
+  const std::map<std::string, GpuTargetFn>& targets() const { return targets_; }
 
   Availability availability() const override {
     const gpu::DeviceStatus status = gpu::probe_device();
@@ -129,6 +130,26 @@ std::unique_ptr<System> make_gpu_system() {
 
 std::unique_ptr<System> make_cusparse_system() {
   return std::make_unique<GpuSystem>("cusparse", gpu::gpu_op_targets(gpu::Library::cusparse_only));
+}
+
+const std::map<std::string, GpuTargetFn>* gpu::device_targets_of(const System& system) {
+  const auto* gpu_system = dynamic_cast<const GpuSystem*>(&system);
+  return gpu_system ? &gpu_system->targets() : nullptr;
+}
+
+// Audited by reading each implementation (gpu/op_targets.cpp, gpu/layers/layer_targets.cpp, the
+// scale replicas): none of these reads run.host_graph or run.host_inputs.
+const std::set<std::string>& gpu::device_resident_targets() {
+  static const std::set<std::string> targets = {"spmm", "spmm_ve", "sddmm_dot", "sddmm_add", "edge_softmax",
+                                                "normalized_spmm", "gcn", "gat"};
+  return targets;
+}
+
+// spmm_ve's backward and sddmm_add's backward read edge values in CSC order (edge_perm), and so do
+// GAT's; these do not.
+const std::set<std::string>& gpu::targets_without_edge_perm() {
+  static const std::set<std::string> targets = {"spmm", "normalized_spmm", "gcn", "edge_softmax"};
+  return targets;
 }
 
 std::unique_ptr<System> gpu::make_gpu_system_from_targets(std::string name, std::map<std::string, GpuTargetFn> targets) {

@@ -10,6 +10,7 @@
 #include "adapters/plugin_system.h"
 #include "adapters/process_system.h"
 #include "adapters/replicas/gpu/gpu_replicas.h"
+#include "adapters/replicas/gpu/gpu_scale_replicas.h"
 #include "adapters/replicas/replicas.h"
 #include "oracle/error.h"
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
@@ -76,6 +77,21 @@ SystemRegistry SystemRegistry::with_builtins() {
            .availability = gpu_here,
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
            .make = [name] { return make_gpu_replica(name); }});
+#else
+           .make = nullptr});
+#endif
+  }
+  // The scale-only GPU replicas: correct on every small graph, so not of kind "replica" (a suite's
+  // `systems: replicas` expects each to be caught there); `gnncheck scale` at scale 25–27 catches them.
+  for (const auto& info : gpu_scale_replica_catalogue()) {
+    const std::string name = info.name;
+    r.add({.name = name,
+           .kind = "scale-replica",
+           .summary = fmt::format("scale-only GPU bug on {} ({})", info.target, info.fires_on),
+           .bug = info.bug,
+           .availability = gpu_here,
+#ifdef GNNCHECK_SUITES_HAVE_CUDA
+           .make = [name] { return make_gpu_scale_replica(name); }});
 #else
            .make = nullptr});
 #endif

@@ -45,9 +45,8 @@ const float* bias_or_null(const TargetRun& run, bool bias) { return bias ? run.i
 // ---- GCN: y = Â · (x · W) + b ------------------------------------------------------------------
 void gcn_layer(TargetRun& run) {
   const auto cfg = ol::GcnConfig::from_attributes(run.attributes);
-  const Graph host = aggregation_graph(run.host_graph, cfg.self_loops, "gcn");
   GpuContext& ctx = run.ctx;
-  DeviceGraph g(ctx, host);
+  DeviceGraph& g = run.aggregation_graph(cfg.self_loops, "gcn");
   const index_t n_src = g.n_src(), n_dst = g.n_dst(), in = cfg.in_features, out = cfg.out_features;
   const DeviceTensor& x = run.input("x");
   const DeviceTensor& w = run.input("weight");
@@ -146,10 +145,9 @@ void sage_layer(TargetRun& run) {
 // ---- GAT ------------------------------------------------------------------------------------------
 void gat_layer(TargetRun& run) {
   const auto cfg = ol::GatConfig::from_attributes(run.attributes);
-  const Graph host = aggregation_graph(run.host_graph, cfg.self_loops, "gat");
-  ol::require_destinations_are_sources(run.host_graph, "gat");
+  run.require_destinations_are_sources("gat");
   GpuContext& ctx = run.ctx;
-  DeviceGraph g(ctx, host);
+  DeviceGraph& g = run.aggregation_graph(cfg.self_loops, "gat");
   const index_t n_src = g.n_src(), n_dst = g.n_dst(), edges = g.num_edges();
   const index_t heads = cfg.heads, channels = cfg.out_features, width = heads * channels, in = cfg.in_features;
   const DeviceTensor& x = run.input("x");
