@@ -22,7 +22,7 @@ set(GNNCHECK_INSTALL_PYTHONDIR ${CMAKE_INSTALL_DATADIR}/gnncheck/python)
 
 # Exported names: gnncheck::oracle, gnncheck::checks, … (the same names as inside this build).
 set(gnncheck_export_libraries
-  gnncheck_oracle gnncheck_fixtures gnncheck_adapters gnncheck_plugin_abi gnncheck_checks
+  gnncheck_oracle gnncheck_fixtures gnncheck_device_memory gnncheck_adapters gnncheck_plugin_abi gnncheck_checks
   gnncheck_properties gnncheck_training gnncheck_reports gnncheck_suites)
 if(TARGET gnncheck_gpu)
   list(APPEND gnncheck_export_libraries gnncheck_gpu)
