@@ -583,6 +583,11 @@ class ProcessSystem final : public System {
     return device_reading_;
   }
 
+  std::optional<std::int64_t> reported_device_bytes() const override {
+    std::lock_guard lock(mutex_);
+    return answer_live_bytes_pid_ == process_.pid() ? answer_device_bytes_ : std::nullopt;
+  }
+
   ProcessEnd stop_now() {
     std::lock_guard lock(mutex_);
     ProcessEnd end;
@@ -664,6 +669,7 @@ class ProcessSystem final : public System {
                                        dir.string()), true);
           Result r = protocol::read_result(dir, manifest, protocol::all_inputs_finite(c));
           answer_live_bytes_ = protocol::read_live_bytes(dir, manifest);
+          answer_device_bytes_ = protocol::read_device_bytes(dir, manifest);
           answer_live_bytes_pid_ = process_.pid();
           if (r.seconds == 0.0) r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
           if (!r.ok() && r.status != Status::unsupported) r.message = with_tail(r.status, r.message, process_.stderr_tail()).message;
@@ -831,6 +837,7 @@ class ProcessSystem final : public System {
   std::optional<device_memory::Reading> device_reading_;  // gnncheck's own, after the last answer
   device_memory::RetainedCounter device_retained_;        // the device-wide fallback's running total
   std::optional<std::int64_t> answer_live_bytes_;  // result.json's live_bytes of the last answer
+  std::optional<std::int64_t> answer_device_bytes_;  // and its device_bytes
   pid_t answer_live_bytes_pid_ = -1;                // the process that gave it
 };
 

@@ -43,6 +43,10 @@ class System {
   // check holds it to kDriverPageBytes of growth. nullopt: this system uses no device, or nothing
   // could be measured (the verdict says so).
   virtual std::optional<device_memory::Reading> measured_device_bytes() const { return std::nullopt; }
+  // Device memory the system reports it holds after its last evaluation as the driver counts it
+  // (an adapter's result.json `device_bytes`), page-granular like gnncheck's own reading and held
+  // to the same bound. nullopt: not reported.
+  virtual std::optional<std::int64_t> reported_device_bytes() const { return std::nullopt; }
   // Seconds this system has spent starting (an adapter's start up to its hello line, every restart
   // included, failed starts too) since it was made. It is not part of any Result::seconds, and a
   // runner leaves it out of an entry's time budget. 0 for systems that start nothing.

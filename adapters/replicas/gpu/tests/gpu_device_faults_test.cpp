@@ -78,7 +78,7 @@ TEST(GpuRacyReplica, RacecheckCatchesItAndPassesTheReference) {
   }
   const std::filesystem::path report = std::filesystem::temp_directory_path() / "gnncheck-racy-report";
   const std::string base = std::string(GNNCHECK_EXE) + " run " + GNNCHECK_TEST_SOURCE_DIR +
-                           "/suites/gpu_replicas.yaml --entry racy-reduction --progress plain --jobs 2 --report " +
+                           "/suites/gpu_replicas.yaml --entry racy-reduction-sanitized --progress plain --jobs 2 --report " +
                            report.string();
   std::string out;
   // The entry expects the replica to pass every check; named with --expect caught, racecheck must catch it.
@@ -86,7 +86,7 @@ TEST(GpuRacyReplica, RacecheckCatchesItAndPassesTheReference) {
   EXPECT_NE(out.find("sanitize_racecheck"), std::string::npos) << out;
   std::string reference_out;
   EXPECT_EQ(run_command(std::string(GNNCHECK_EXE) + " run " + GNNCHECK_TEST_SOURCE_DIR +
-                            "/suites/gpu_replicas.yaml --entry racy-reduction --system gpu --progress plain --jobs 2 "
+                            "/suites/gpu_replicas.yaml --entry racy-reduction-sanitized --system gpu --progress plain --jobs 2 "
                             "--sanitize racecheck --report " + report.string(),
                         reference_out),
             0)
