@@ -183,22 +183,34 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   if (options.resource_evaluations < options.resource_warmup + 2)
     throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones",
                                  options.resource_evaluations, options.resource_warmup));
-  std::vector<std::int64_t> live, peak, device, reported_device;
-  std::vector<std::string> device_sources;
+  std::vector<std::int64_t> live, peak, reported_device;
+  // gnncheck's own readings, per evaluation: a system measured around its evaluations has none
+  // before its first (its context did not exist yet), which only the warm-up may lack.
+  std::vector<std::optional<device_memory::Reading>> readings;
   for (int k = 0; k < options.resource_evaluations; ++k) {
     const Result r = system.evaluate(c);
     if (system_failed(v, r, fmt::format("evaluation {}", k + 1))) return v;
     if (auto b = system.live_bytes()) live.push_back(*b);
     if (r.peak_bytes) peak.push_back(*r.peak_bytes);
     if (auto d = system.reported_device_bytes()) reported_device.push_back(*d);
-    if (auto d = system.measured_device_bytes()) {
-      device.push_back(d->bytes);
-      device_sources.push_back(d->source);
-    }
+    readings.push_back(system.measured_device_bytes());
   }
   const size_t n = static_cast<size_t>(options.resource_evaluations);
   const size_t first = static_cast<size_t>(options.resource_warmup);
-  const bool have_live = live.size() == n, have_peak = peak.size() == n, have_device = device.size() == n;
+  const bool have_device = std::any_of(readings.begin(), readings.end(), [](const auto& r) { return r.has_value(); });
+  std::vector<std::int64_t> device(n, 0);
+  std::vector<std::string> device_sources(n);
+  bool device_complete = true;  // a reading at every evaluation after warm-up
+  for (size_t k = 0; k < n; ++k) {
+    if (readings[k]) {
+      device[k] = readings[k]->bytes;
+      device_sources[k] = readings[k]->source;
+    } else if (k >= first) {
+      device_complete = false;
+      device_sources[k] = "no reading";
+    }
+  }
+  const bool have_live = live.size() == n, have_peak = peak.size() == n;
   const bool have_reported_device = reported_device.size() == n;
   if (!have_live && !have_peak && !have_device && !have_reported_device)
     return not_applicable(v, fmt::format("system '{}' reports neither live_bytes() nor peak_bytes, and gnncheck measured "
@@ -206,8 +218,9 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
                                          v.system));
   // One measurement kind over every evaluation after warm-up, or the series cannot be compared.
   const bool device_comparable =
-      have_device && std::all_of(device_sources.begin() + static_cast<std::ptrdiff_t>(first), device_sources.end(),
-                                 [&](const std::string& s) { return s == device_sources.back(); });
+      have_device && device_complete &&
+      std::all_of(device_sources.begin() + static_cast<std::ptrdiff_t>(first), device_sources.end(),
+                  [&](const std::string& s) { return s == device_sources.back(); });
   v.tolerance_model = fmt::format(
       "growth after {} warm-up evaluations: ≤ {} bytes in what the system reports (live_bytes(), peak_bytes); ≤ {} bytes "
       "(one driver page) in device memory as the driver counts it (device_bytes reported by the system, and what "

@@ -126,6 +126,17 @@ class Nvml {
   NvmlReturn (*running_processes_)(NvmlDevice, unsigned*, NvmlProcessInfo*) = nullptr;
 };
 
+// Whether a process NVML does not list holds no device memory: true when NVML lists at least one
+// process and every listed PID is a process visible here that has the CUDA driver loaded (the
+// driver reports PIDs of this namespace, so an unlisted process has no CUDA context). An empty list,
+// or PIDs of another namespace, prove nothing.
+bool unlisted_means_no_context(const std::vector<NvmlProcessInfo>& processes) {
+  if (processes.empty()) return false;
+  for (const NvmlProcessInfo& p : processes)
+    if (!maps_cuda_driver(static_cast<pid_t>(p.pid))) return false;
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::string> nvml_problem() { return Nvml::get().problem(); }
@@ -161,8 +172,8 @@ std::optional<Reading> process_memory(pid_t pid) {
     bytes += static_cast<std::int64_t>(p.used_gpu_memory);
   }
   if (listed) return Reading{bytes, fmt::format("NVML: used GPU memory of process {}", pid)};
-  if (!maps_cuda_driver(pid))
-    return Reading{0, fmt::format("process {} has not loaded the CUDA driver (no device memory)", pid)};
+  if (!maps_cuda_driver(pid) || unlisted_means_no_context(*processes))
+    return Reading{0, fmt::format("NVML: process {} holds no CUDA context (no device memory)", pid)};
   return std::nullopt;
 }
 
@@ -198,6 +209,8 @@ std::optional<Reading> process_group_memory(pid_t pgid) {
     bytes += static_cast<std::int64_t>(p.used_gpu_memory);
   }
   if (listed) return Reading{bytes, fmt::format("NVML: used GPU memory of process group {}", pgid)};
+  if (unlisted_means_no_context(*processes))
+    return Reading{0, fmt::format("NVML: no process of group {} holds a CUDA context (no device memory)", pgid)};
   std::error_code ec;
   for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
@@ -205,7 +218,7 @@ std::optional<Reading> process_group_memory(pid_t pgid) {
     const pid_t pid = static_cast<pid_t>(std::stol(name));
     if (process_group_of(pid) == pgid && maps_cuda_driver(pid)) return std::nullopt;
   }
-  return Reading{0, fmt::format("no process of group {} has loaded the CUDA driver (no device memory)", pgid)};
+  return Reading{0, fmt::format("NVML: no process of group {} has loaded the CUDA driver (no device memory)", pgid)};
 }
 
 std::optional<Reading> device_used() {

@@ -45,15 +45,16 @@ std::optional<std::string> nvml_problem();
 std::optional<unsigned> device_count(std::string* why = nullptr);
 
 // Used GPU memory of process `pid` summed over every device, per NVML's running-process lists.
-// When NVML does not list the process: 0 bytes if the process has not loaded the CUDA driver
-// (libcuda is not in its memory map, so it holds no device memory), otherwise nullopt (it may hold
-// memory the driver does not attribute to it here: the caller falls back to device_used()).
+// When NVML does not list the process: 0 bytes if it cannot hold device memory — it has not loaded
+// the CUDA driver (libcuda is not in its memory map), or NVML lists other processes, all of this PID
+// namespace, so an unlisted one has no CUDA context —, otherwise nullopt (the driver may not
+// attribute its memory here: the caller falls back to device_used()).
 std::optional<Reading> process_memory(pid_t pid);
 
 // The same for every process of process group `pgid` (an adapter started under a wrapper such as
 // compute-sanitizer, or one that runs its kernels in a child): NVML's entries whose process belongs
-// to the group, summed. When none is listed: 0 bytes if no process of the group has loaded the CUDA
-// driver, otherwise nullopt.
+// to the group, summed. When none is listed: 0 bytes on the same grounds as process_memory(),
+// otherwise nullopt.
 std::optional<Reading> process_group_memory(pid_t pgid);
 
 // Memory in use on every device together (NVML: total − free, all processes), or nullopt when NVML
