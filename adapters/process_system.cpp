@@ -557,7 +557,8 @@ class ProcessSystem final : public System {
     const pid_t before_pid = process_.pid();
     std::unique_lock device_lock(device_memory::in_process_device_mutex(), std::defer_lock);
     std::optional<device_memory::Reading> device_before;
-    if (before_pid <= 0 || !device_memory::process_group_memory(before_pid)) {
+    // Without NVML nothing can be read, and nothing is held off.
+    if (!device_memory::nvml_problem() && (before_pid <= 0 || !device_memory::process_group_memory(before_pid))) {
       device_lock.lock();
       device_before = device_memory::device_used();
     }
