@@ -411,7 +411,11 @@ def main():
     # count, not torch.cuda.mem_get_info(): the device-wide figure moves with every other process on
     # the GPU and with the allocator's cache, which a correct system keeps.
     live_bytes = torch.cuda.memory_allocated if CTX.device.type == "cuda" else None
-    kit.serve(name="torch" if CTX.device.type == "cpu" else "torch_cuda", targets=targets, live_bytes=live_bytes)
+    # Device-level use as well: what the driver counts for this process (NVML), which also holds
+    # memory no torch allocator sees (a cuRAND generator or a cudaMalloc per call in an extension).
+    device_bytes = kit.process_device_bytes if CTX.device.type == "cuda" else None
+    kit.serve(name="torch" if CTX.device.type == "cpu" else "torch_cuda", targets=targets, live_bytes=live_bytes,
+              device_bytes=device_bytes)
 
 
 if __name__ == "__main__":

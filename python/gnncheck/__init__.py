@@ -53,7 +53,7 @@ def describe(target):
     """What ``target`` computes and every convention a correct implementation must match — the exact
     formula, self-loops on non-square graphs, which degree each side uses, empty rows, bias shapes —
     then its tensors with their shapes and its attributes: the text of ``gnncheck list TARGET``, read
-    from the engine's catalogue (adapters/PROTOCOL.md §8 is the same text for every target).
+    from the engine's catalogue (adapters/PROTOCOL.md §10 is the same text for every target).
 
         print(gnncheck.describe("gcn"))
 

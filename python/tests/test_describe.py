@@ -1,5 +1,5 @@
 """gnncheck.describe() and gnncheck.targets() read the formula and conventions from the engine's
-catalogue: the same text as `gnncheck list TARGET` and adapters/PROTOCOL.md §8."""
+catalogue: the same text as `gnncheck list TARGET` and adapters/PROTOCOL.md §10."""
 
 import os
 import subprocess

@@ -93,7 +93,7 @@ void print_graphs(std::ostream& out) {
 
 void print_targets_markdown(std::ostream& out, const std::string& section) {
   if (!section.empty())
-    throw InputError(fmt::format("gnncheck list --markdown prints every target (adapters/PROTOCOL.md §8); got a section '{}' as well",
+    throw InputError(fmt::format("gnncheck list --markdown prints every target (adapters/PROTOCOL.md §10); got a section '{}' as well",
                                  section));
   out << oracle::targets_markdown();
 }

@@ -23,6 +23,8 @@
 
 #include "adapters/interrupt.h"
 #include "adapters/process_system.h"
+#include "adapters/sanitizer.h"
+#include "adapters/system_server.h"
 #include "checks/checks.h"
 #include "oracle/error.h"
 #include "oracle/selfcheck.h"
@@ -202,6 +204,18 @@ int main(int argc, char** argv) {
   run->add_option("--progress", run_progress, "Progress display: auto (a live line on a terminal), terminal, plain")
       ->check(CLI::IsMember({"auto", "terminal", "plain"}))
       ->capture_default_str();
+  std::string run_sanitize;
+  run->add_option("--sanitize", run_sanitize,
+                  "Run every GPU system under NVIDIA compute-sanitizer with this tool and fail on its findings in the "
+                  "systems' own kernels (adapters/PROTOCOL.md §7)")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "initcheck"}));
+
+  // gnncheck serve-system NAME (not listed): a built-in system served over the adapter protocol, the
+  // process `--sanitize` starts under compute-sanitizer.
+  std::string serve_name;
+  CLI::App* serve = app.add_subcommand("serve-system", "Serve a built-in system over the adapter protocol (used by --sanitize)");
+  serve->group("");
+  serve->add_option("name", serve_name, "The built-in system")->required();
 
   // gnncheck list
   std::string list_section;
@@ -210,7 +224,7 @@ int main(int argc, char** argv) {
                    "Only this section (targets, ops, layers, systems, replicas, checks, graphs), or one target's tensors, "
                    "shapes and attributes (e.g. `gnncheck list gat`)");
   bool list_markdown = false;
-  list->add_flag("--markdown", list_markdown, "Every target as Markdown (formula, conventions, tensors): adapters/PROTOCOL.md §8");
+  list->add_flag("--markdown", list_markdown, "Every target as Markdown (formula, conventions, tensors): adapters/PROTOCOL.md §10");
 
   // gnncheck check
   SystemFlags check_systems;
@@ -283,6 +297,13 @@ int main(int argc, char** argv) {
     if (scale->parsed()) return suites::run_scale_command(scale_args, registry);
     if (skeleton->parsed()) return suites::run_skeleton_command(skeleton_args, executable_dir(argv[0]));
 
+    if (serve->parsed()) {
+      const auto& entry = registry.find(serve_name);
+      if (!entry.make || entry.instance) throw InputError(fmt::format("serve-system {}: not a built-in system", serve_name));
+      auto system = entry.make();
+      return serve_system(*system, serve_name);
+    }
+
     if (list->parsed()) {
       if (list_markdown) suites::print_targets_markdown(std::cout, list_section);
       else suites::print_list(std::cout, registry, list_section);
@@ -348,6 +369,13 @@ int main(int argc, char** argv) {
       if (run_expect == "caught" && run_systems.empty())
         throw InputError("--expect caught: name the system with the planted bug (--system, --adapter or --plugin)");
       registry.set_process_limits(run_systems.limits(&suite));
+      if (!run_sanitize.empty()) {
+        const auto program = sanitizer::find_program();
+        sanitizer::require_device();
+        const auto log_root = std::filesystem::absolute(run_report.empty() ? std::filesystem::temp_directory_path() / "gnncheck-sanitizer"
+                                                                           : std::filesystem::path(run_report) / "sanitizer");
+        registry.sanitize({run_sanitize, program, log_root, executable_dir(argv[0]) / "gnncheck"});
+      }
       register_suite_systems(suite, registry);
       suites::RunOptions options;
       options.seed = run_seed;

@@ -80,7 +80,7 @@ TEST(ListTest, ProtocolTargetTableIsWhatTheCataloguePrints) {
   ASSERT_NE(to, std::string::npos) << "adapters/PROTOCOL.md lacks the line " << end;
   const std::string in_protocol = protocol.substr(from + 1, to + end.size() + 2 - (from + 1));
   EXPECT_TRUE(in_protocol == r.output)
-      << "adapters/PROTOCOL.md §8 differs from `gnncheck list --markdown`: regenerate it with the command §8 gives";
+      << "adapters/PROTOCOL.md §10 differs from `gnncheck list --markdown`: regenerate it with the command §10 gives";
   EXPECT_EQ(gnncheck("list --markdown gcn").exit_code, 2);
 }
 
