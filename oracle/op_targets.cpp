@@ -255,9 +255,10 @@ TargetDef normalized_spmm_target() {
   return make_target(
       {"normalized_spmm", false, "Y = Â·X with Â the symmetric or row-mean degree normalization of A",
        {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}},
-       {norm_attribute(), features_attribute()}},
+       {norm_attribute(), {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}, features_attribute()}},
       [](const Graph& g, const Attributes& a) {
         parse_degree_norm(a.get_string("norm"));  // reject a bad attribute before any tensor is built
+        parse_source_degree(a.get_string("source_degree"));
         return Shapes{{"x", {g.n_src(), sizes(a, "normalized_spmm", false).width}}};
       },
       [](const Graph& g, const Attributes& a) {
@@ -266,8 +267,9 @@ TargetDef normalized_spmm_target() {
       []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
         Evaluation<T> ev;
         const DegreeNorm norm = parse_degree_norm(a.get_string("norm"));
-        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"));
-        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"));
+        const SourceDegree source_degree = parse_source_degree(a.get_string("source_degree"));
+        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"), source_degree);
+        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"), source_degree);
         return ev;
       });
 }
