@@ -17,16 +17,17 @@ Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h),
   builds the oracle's A + I itself and passes add_self_loops=False.
 - non-square graphs: the oracle's destinations are the first n_dst sources; the layer runs on the
   n_src nodes and the first n_dst output rows are kept (GIN/SAGE take x[:n_dst] as the root features).
-- gcn's source degree: PyG's gcn_norm gives each node one degree, its in-degree (deg = scatter over
-  the edges' targets), and scales both endpoints by it: the oracle's source_degree=in
-  (oracle/degree_norm.h). GCNConv runs on max(n_dst, n_src) nodes (x padded with zero rows when
-  n_dst > n_src), so a source j >= n_dst has in-degree 0 and factor 0, as the oracle defines it;
-  source_degree=in is therefore compared on every graph.
+- gcn's degrees: PyG's gcn_norm gives each node one degree, its in-degree (deg = scatter over the
+  edges' targets), and scales both endpoints by it: the oracle's source_degree=in
+  (oracle/degree_norm.h), run as GCNConv(normalize=True), PyG's code end to end. GCNConv runs on
+  max(n_dst, n_src) nodes (x padded with zero rows when n_dst > n_src), so a source j >= n_dst has
+  in-degree 0 and factor 0, as the oracle defines it. gcn_norm has no other convention: for
+  source_degree=out (D_dst^-1/2 A D_src^-1/2) and norm=row_mean (D_dst^-1 A) the adapter computes
+  the edge weights from the aggregated graph's degrees and runs GCNConv(normalize=False) with them,
+  PyG's documented way to use another normalization — the degree factors are then the adapter's,
+  the linear map, the propagation and their backward PyG's. Every gcn case is compared, on every
+  graph.
 and refuses what cannot be mapped (status unsupported, with the reason):
-- gcn with norm=row_mean: GCNConv only has the symmetric normalization;
-- gcn with source_degree=out on a graph where some source's in-degree differs from its out-degree
-  (in the aggregated graph): gcn_norm has no out-degree convention; where every source's two
-  degrees agree the conventions coincide and the case is answered;
 - gat with attn_dropout > 0: PyG draws its own dropout mask, the oracle's mask is a function of
   dropout_seed.
 Status: written against the PyTorch 2.x and torch_geometric 2.x APIs but not yet run: neither is
@@ -263,23 +264,23 @@ def aggregation_edges(case, self_loops):
     return aggregation_edge_index(g.n_dst, g.row_of_edge, g.col_idx, self_loops, CTX.device)
 
 
-def gcn_unsupported_reason(attributes, edge_index, num_nodes):
-    """Why PyG's GCNConv cannot answer a gcn case with these attributes on this aggregation graph
-    (edge_index over num_nodes nodes), or None when it can."""
-    if attributes["norm"] != "symmetric":
-        return "PyG's GCNConv has only the symmetric normalization; norm=%s is out of scope" % attributes["norm"]
-    source_degree = attributes.get("source_degree", "out")
-    if source_degree == "in":
+def gcn_edge_weights(attributes, edge_index, num_nodes, dtype=torch.float64):
+    """The edge weights GCNConv(normalize=False) needs for the case's normalization, or None where
+    PyG's own gcn_norm computes it (norm=symmetric, source_degree=in). edge_index is the aggregated
+    graph's (source, target) over num_nodes nodes. Raises kit.Unsupported for an unknown value."""
+    norm, source_degree = attributes["norm"], attributes.get("source_degree", "out")
+    if source_degree not in ("out", "in"):
+        raise kit.Unsupported("source_degree '%s' is not out or in" % source_degree)
+    if norm not in ("symmetric", "row_mean"):
+        raise kit.Unsupported("norm '%s' is not symmetric or row_mean" % norm)
+    if norm == "symmetric" and source_degree == "in":
         return None
-    if source_degree != "out":
-        return "source_degree '%s' is not out or in" % source_degree
     src, dst = edge_index[0], edge_index[1]
-    in_deg = torch.bincount(dst, minlength=num_nodes)
-    out_deg = torch.bincount(src, minlength=num_nodes)
-    if bool((in_deg[src] != out_deg[src]).any()):
-        return ("PyG's gcn_norm scales the source by its in-degree (source_degree=in); with source_degree=out the oracle "
-                "scales it by its out-degree, and on this graph some source's two degrees differ")
-    return None
+    in_deg = torch.bincount(dst, minlength=num_nodes).to(dtype)
+    if norm == "row_mean":  # every edge's destination has in-degree >= 1 (the edge itself)
+        return 1.0 / in_deg[dst]
+    out_deg = torch.bincount(src, minlength=num_nodes).to(dtype)
+    return torch.rsqrt(in_deg[dst] * out_deg[src])
 
 
 def padded_rows(x, n):
@@ -333,18 +334,16 @@ def layer_gcn(case):
     a = case.attributes
     edge_index = aggregation_edges(case, a["self_loops"])
     num_nodes = max(case.graph.n_dst, case.graph.n_src)
-    reason = gcn_unsupported_reason(a, edge_index, num_nodes)
-    if reason is not None:
-        raise kit.Unsupported(reason)
-    conv = GCNConv(a["in_features"], a["out_features"], add_self_loops=False, normalize=True, bias=a["bias"]).to(
-        CTX.device, CTX.dtype)
+    edge_weight = gcn_edge_weights(a, edge_index, num_nodes, CTX.dtype)
+    conv = GCNConv(a["in_features"], a["out_features"], add_self_loops=False, normalize=edge_weight is None,
+                   bias=a["bias"]).to(CTX.device, CTX.dtype)
     copy_linear(conv.lin, param(case, "weight"))
     pmap = {"weight": (conv.lin.weight, True)}
     if a["bias"]:
         with torch.no_grad():
             conv.bias.copy_(param(case, "bias"))
         pmap["bias"] = (conv.bias, False)
-    return layer_answer(case, conv, lambda x: conv(padded_rows(x, num_nodes), edge_index), pmap)
+    return layer_answer(case, conv, lambda x: conv(padded_rows(x, num_nodes), edge_index, edge_weight), pmap)
 
 
 def layer_gin(case):

@@ -1,6 +1,7 @@
-"""The torch adapter's GCN mapping (adapters/python/torch_adapter.py): which cases PyG's GCNConv can
-answer, and that the graph the adapter hands it — A or A + I, x padded to max(n_dst, n_src) rows —
-with PyG's gcn_norm formula is the oracle's source_degree=in on every graph, square or not.
+"""The torch adapter's GCN mapping (adapters/python/torch_adapter.py): the graph the adapter hands
+GCNConv — A or A + I, x padded to max(n_dst, n_src) rows — with PyG's gcn_norm is the oracle's
+source_degree=in on every graph, square or not; the edge weights it passes with normalize=False are
+the oracle's source_degree=out and row_mean; and the two conventions are told apart.
 
 PyG itself is not installed here; `pyg_gcn_norm` below is PyG 2.x's gcn_norm for
 add_self_loops=False (torch_geometric/nn/conv/gcn_conv.py: deg = scatter-add of the edge weights
@@ -29,21 +30,26 @@ def pyg_gcn_norm(edge_index, num_nodes, dtype):
     return dinv[src] * weight * dinv[dst]
 
 
-def gcn_through_the_adapter_mapping(case):
-    """What layer_gcn computes with GCNConv(add_self_loops=False, normalize=True), written out."""
+def gcn_through_the_adapter_mapping(case, always_gcn_norm=False):
+    """What layer_gcn computes with GCNConv(add_self_loops=False, normalize=...), written out."""
     g, a = case.graph, case.attributes
     edge_index = torch_adapter.aggregation_edge_index(
         g.n_dst, g.row_of_edge.numpy(), g.col_idx.numpy(), a["self_loops"])
     num_nodes = max(g.n_dst, g.n_src)
-    reason = torch_adapter.gcn_unsupported_reason(a, edge_index, num_nodes)
-    if reason is not None:
-        raise gnncheck.Unsupported(reason)
     x = torch_adapter.padded_rows(case.inputs["x"], num_nodes)
     h = x @ case.parameters["weight"]
-    w = pyg_gcn_norm(edge_index, num_nodes, h.dtype)
+    w = None if always_gcn_norm else torch_adapter.gcn_edge_weights(a, edge_index, num_nodes, h.dtype)
+    if w is None:
+        w = pyg_gcn_norm(edge_index, num_nodes, h.dtype)
     y = h.new_zeros((num_nodes, h.shape[1])).index_add_(0, edge_index[1], w[:, None] * h[edge_index[0]])
     y = y[: g.n_dst]
     return {"y": y + case.parameters["bias"] if "bias" in case.parameters else y}
+
+
+def pyg_convention_everywhere(case):
+    """An adapter that maps every case to gcn_norm, whatever its source_degree (the confusion the
+    attribute exists to expose)."""
+    return gcn_through_the_adapter_mapping(case, always_gcn_norm=True)
 
 
 SUITE = """
@@ -60,7 +66,7 @@ graphs:
 entries:
   - name: directed
     systems: cpu_float32
-    targets: [{name: gcn, attributes: {source_degree: [SOURCE], self_loops: [true, false]}}]
+    targets: [{name: gcn, attributes: {source_degree: [SOURCE], self_loops: [true, false], norm: [NORM]}}]
     checks: [differential, adjoint]
     graphs: skewed
   - name: block
@@ -76,35 +82,37 @@ entries:
 """
 
 
-def suite_file(tmp_path, source_degree):
-    path = tmp_path / ("gcn_%s.yaml" % source_degree)
-    path.write_text(SUITE.replace("SOURCE", source_degree))
+def suite_file(tmp_path, source_degree, norm="symmetric"):
+    path = tmp_path / ("gcn_%s_%s.yaml" % (source_degree, norm))
+    path.write_text(SUITE.replace("SOURCE", source_degree).replace("NORM", norm))
     return str(path)
 
 
-def test_pyg_convention_is_source_degree_in_on_every_graph(tmp_path):
-    run = gnncheck.check("gcn", gcn_through_the_adapter_mapping, suite=suite_file(tmp_path, "in"))
+@pytest.mark.parametrize("source_degree,norm", [("in", "symmetric"), ("out", "symmetric"), ("out", "row_mean")])
+def test_every_convention_is_compared_on_every_graph(tmp_path, source_degree, norm):
+    run = gnncheck.check("gcn", gcn_through_the_adapter_mapping, suite=suite_file(tmp_path, source_degree, norm))
     assert len(run) == 5, [v.one_line() for v in run]
-    assert all(v.outcome == "pass" and v.conclusive_cases > 0 for v in run), [v.one_line() for v in run]
+    assert all(v.outcome == "pass" and v.conclusive_cases == 6 for v in run), [v.one_line() for v in run]
 
 
-def test_source_degree_out_is_declined_where_the_conventions_differ(tmp_path):
-    """On graphs whose in- and out-degrees differ PyG cannot compute the out convention: the
-    adapter declines (unsupported), it does not answer with the other function."""
-    run = gnncheck.check("gcn", gcn_through_the_adapter_mapping, suite=suite_file(tmp_path, "out"))
-    assert run, "no verdicts"
-    assert all(v.outcome not in ("pass", "fail") and v.conclusive_cases == 0 for v in run), [v.one_line() for v in run]
+def test_gcn_norm_for_source_degree_out_fails_where_the_degrees_differ(tmp_path):
+    """differential sees it; adjoint cannot (the wrong convention is still a function with a matching
+    backward), which is why the convention must be declared and not left to the adapter."""
+    run = gnncheck.check("gcn", pyg_convention_everywhere, suite=suite_file(tmp_path, "out"),
+                         only=["directed/differential"])
+    assert len(run) == 1 and run[0].outcome == "fail", [v.one_line() for v in run]
 
 
-def test_the_decision_per_graph():
-    symmetric = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])  # (source, target) pairs both ways
-    directed = torch.tensor([[0, 0, 1], [1, 2, 2]])
-    reason = torch_adapter.gcn_unsupported_reason
-    assert reason({"norm": "symmetric", "source_degree": "in"}, directed, 3) is None
-    assert reason({"norm": "symmetric", "source_degree": "out"}, symmetric, 3) is None
-    assert "in-degree" in reason({"norm": "symmetric", "source_degree": "out"}, directed, 3)
-    assert "symmetric normalization" in reason({"norm": "row_mean", "source_degree": "in"}, directed, 3)
-    assert "is not out or in" in reason({"norm": "symmetric", "source_degree": "both"}, directed, 3)
+def test_the_edge_weights_per_convention():
+    directed = torch.tensor([[0, 0, 1], [1, 2, 2]])  # (source, target): in-degrees 0, 1, 2; out-degrees 2, 1, 0
+    weights = torch_adapter.gcn_edge_weights
+    assert weights({"norm": "symmetric", "source_degree": "in"}, directed, 3) is None  # PyG's gcn_norm
+    assert torch.allclose(weights({"norm": "symmetric", "source_degree": "out"}, directed, 3),
+                          torch.tensor([1 / 2 ** 0.5, 1 / 2, 1 / 2 ** 0.5], dtype=torch.float64))
+    assert torch.allclose(weights({"norm": "row_mean", "source_degree": "out"}, directed, 3),
+                          torch.tensor([1.0, 0.5, 0.5], dtype=torch.float64))
+    with pytest.raises(torch_adapter.kit.Unsupported, match="is not out or in"):
+        weights({"norm": "symmetric", "source_degree": "both"}, directed, 3)
 
 
 def test_padded_rows_and_edges_follow_the_oracles_aggregation_graph():
