@@ -261,11 +261,15 @@ Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
   return r;
 }
 
+bool edge_ids_enter_the_function(const Case& c) {
+  return c.target == "gat" &&
+         oracle::with_defaults(oracle::find_target("gat").spec, c.attributes).get_double("attn_dropout") > 0.0;
+}
+
 std::vector<index_t> position_classes(const Case& c) {
-  if (c.target != "gat") return {};
+  if (!edge_ids_enter_the_function(c)) return {};
   const Attributes a = oracle::with_defaults(oracle::find_target("gat").spec, c.attributes);
   const double p = a.get_double("attn_dropout");
-  if (p <= 0.0) return {};
   const Graph& g = *c.graph;
   const auto heads = static_cast<std::uint64_t>(a.get_int("heads"));
   const auto seed = static_cast<std::uint64_t>(a.get_int("dropout_seed"));

@@ -73,9 +73,13 @@ Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed);
 // Reverses the edge order inside every row (a deterministic "other summation order"); the same
 // restriction to equal-mask positions.
 Relabeling reverse_edges_within_rows(const Case& c);
+// Whether edge ids enter the function itself, not only the order of its sums: GAT with
+// attn_dropout > 0 (its mask is drawn per aggregated edge id, self-loops included, so even a graph
+// without edges has masked self-loops).
+bool edge_ids_enter_the_function(const Case& c);
 // For each edge position of c's graph, a class id such that moving an edge between positions of
-// one class leaves the function unchanged; empty when positions do not matter (every target but
-// GAT with attn_dropout > 0, whose class is the position's dropout mask over the heads).
+// one class of its row leaves the function unchanged (for GAT with dropout: the position's mask over
+// the heads); empty when edge ids do not enter the function (any order is the same function).
 std::vector<index_t> position_classes(const Case& c);
 
 // A tensor of `kind` computed on r.transformed, put back into the original case's order.

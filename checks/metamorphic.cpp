@@ -60,7 +60,7 @@ Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const 
 // different function, not the same one relabeled. (Reordering within rows keeps each edge on a
 // position with its own mask: checks/case_transforms.h.)
 std::string edge_ids_define_the_function(const Case& c) {
-  if (position_classes(c).empty()) return {};
+  if (!edge_ids_enter_the_function(c)) return {};
   return fmt::format("gat with attn_dropout = {}: the dropout mask is a function of (dropout_seed, edge id), and "
                      "relabeling the nodes renumbers the edges across rows, which drops other attention weights; "
                      "the mask itself is checked by differential, adjoint, metamorphic_edge_order and the state checks",

@@ -318,6 +318,12 @@ TEST(Checks, MetamorphicChecksOnGatWithAttentionDropout) {
   const Verdict relabeled = metamorphic_relabel(*float32, c);
   EXPECT_EQ(relabeled.conclusion, Conclusion::not_applicable);
   EXPECT_NE(relabeled.detail.find("dropout mask"), std::string::npos) << relabeled.detail;
+  // Regression (campaign, seed 6027): a graph without edges still has masked self-loops, which
+  // relabeling moves: also not applicable.
+  const std::vector<index_t> none;
+  Case edgeless = random_case("gat", {{"attn_dropout", 0.3}, {"dropout_seed", std::int64_t{1}}, {"heads", std::int64_t{2}}},
+                              3, std::make_shared<const Graph>(Graph::from_edges(2, 2, none, none)));
+  EXPECT_EQ(metamorphic_relabel(*float32, edgeless).conclusion, Conclusion::not_applicable);
   for (const Verdict& v : {metamorphic_edge_order(*float32, c), metamorphic_linearity(*float32, c),
                            state_repeat(*float32, c), differential(*float32, c), adjoint(*float32, c)})
     EXPECT_TRUE(v.passed()) << one_line(v) << "\n" << v.message;
