@@ -221,10 +221,12 @@ TEST(Kinks, TheOtherOneSidedDerivativeAtEveryKinkPassesEveryCheck) {
 TEST(Kinks, TheControlSystemIsCpuFloat32AwayFromKinks) {
   auto control = make_cpu_float32_right_derivatives_system();
   auto float32 = make_cpu_float32_system();
-  for (const std::string target : {"gin", "gat", "agnn", "gcn"}) {
-    const Case c = oracle::make_random_case(oracle::find_target(target), square_graph(8, 3), {}, 3);
+  for (const auto& def : oracle::all_targets()) {  // every op and layer, so every output name
+    const std::string& target = def.spec.name;
+    const Case c = oracle::make_random_case(def, square_graph(8, 3), {}, 3);
     ASSERT_FALSE(nearest_kink(c, Precision::float32) && nearest_kink(c, Precision::float32)->near) << target;
     const Result right = control->evaluate(c), left = float32->evaluate(c);
+    ASSERT_TRUE(right.ok()) << target << ": " << right.message;
     EXPECT_EQ(right.outputs, left.outputs) << target;
     EXPECT_EQ(right.gradients, left.gradients) << target;
   }
