@@ -62,7 +62,8 @@ TargetDef gcn_target() {
       {kY},
       {in_features_attr(), out_features_attr(), bias_attr(),
        {"self_loops", true, "aggregate over A + I (true) or A (false)"},
-       {"norm", std::string("symmetric"), "degree normalization: symmetric (D^-1/2 A D^-1/2) | row_mean (D^-1 A)"}},
+       {"norm", std::string("symmetric"), "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) | row_mean (D_dst^-1 A)"},
+       {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}},
       false};
   spec.formula =
       "Ã = A + I (self_loops) or A;  d_dst(i) = row length of i in Ã,  d_src(j) = column length of j in Ã\n"

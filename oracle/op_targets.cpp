@@ -296,17 +296,19 @@ TargetDef normalized_spmm_target() {
   return make_target(
       {"normalized_spmm", false, "Y = Â·X with Â the symmetric or row-mean degree normalization of A",
        {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}},
-       {norm_attribute(), features_attribute()}, false,
-       "symmetric: y[i] = Σ_{e ∈ row i} x[col_e] / sqrt(in_degree(i) · out_degree(col_e));  "
+       {norm_attribute(), {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}, features_attribute()}, false,
+       "symmetric: y[i] = Σ_{e ∈ row i} x[col_e] / sqrt(in_degree(i) · d_src(col_e));  "
        "row_mean: y[i] = (1 / in_degree(i)) · Σ_{e ∈ row i} x[col_e]",
-       {"in_degree(i) is destination i's row length in A, out_degree(j) source j's column length in A, duplicate edges "
-        "counted: on a non-square graph the two sides are different nodes with different degrees.",
+       {"in_degree(i) is destination i's row length in A, duplicate edges counted. d_src(j) is source j's column length in A "
+        "(out_degree, source_degree = out) or, with source_degree = in, node j's own in-degree as a destination (PyG's gcn_norm, "
+        "GNNAdvisor: one degree per node), 0 for j >= n_dst; on a non-square graph the two sides are different nodes.",
         "No self-loops are added: A is normalized as given (a self-loop in A counts in both degrees like any edge).",
         "An empty row gives y[i] = 0; a node of degree 0 has no edge, so its factor is never used.",
         "Backward: grad_x = Âᵀ·grad_y with the same edge values: symmetric grad_x[j] = Σ_{e: col_e = j} grad_y[row_e] / "
-        "sqrt(in_degree(row_e) · out_degree(j)); row_mean grad_x[j] = Σ_{e: col_e = j} grad_y[row_e] / in_degree(row_e)."}},
+        "sqrt(in_degree(row_e) · d_src(j)); row_mean grad_x[j] = Σ_{e: col_e = j} grad_y[row_e] / in_degree(row_e)."}},
       [](const Graph& g, const Attributes& a) {
         parse_degree_norm(a.get_string("norm"));  // reject a bad attribute before any tensor is built
+        parse_source_degree(a.get_string("source_degree"));
         return Shapes{{"x", {g.n_src(), sizes(a, "normalized_spmm", false).width}}};
       },
       [](const Graph& g, const Attributes& a) {
@@ -315,8 +317,9 @@ TargetDef normalized_spmm_target() {
       []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
         Evaluation<T> ev;
         const DegreeNorm norm = parse_degree_norm(a.get_string("norm"));
-        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"));
-        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"));
+        const SourceDegree source_degree = parse_source_degree(a.get_string("source_degree"));
+        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"), source_degree);
+        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"), source_degree);
         return ev;
       });
 }

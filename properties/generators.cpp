@@ -348,6 +348,14 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
           c.attributes.set(a.name, nodes_equal_width ? std::int64_t{graph.n_dst} : pick(widths));
         } else if (a.name == "norm") {
           c.attributes.set(a.name, pick(std::vector<std::string>{"symmetric", "row_mean"}));
+        } else if (a.name == "source_degree") {
+          c.attributes.set(a.name, pick(std::vector<std::string>{"out", "in"}));
+        } else if (a.name == "negative_slope") {  // PyG's default, a small and a large slope, no kink at all
+          c.attributes.set(a.name, pick(std::vector<double>{0.2, 0.01, 0.5, 1.0}));
+        } else if (a.name == "attn_dropout") {  // off in half the cases (the evaluation mode)
+          c.attributes.set(a.name, pick(std::vector<double>{0.0, 0.0, 0.3, 0.6}));
+        } else if (a.name == "dropout_seed") {
+          c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(0, 1000));
         } else if (a.name == "bias") {
           c.attributes.set(a.name, nodes_equal_width || *rc::gen::arbitrary<bool>());
         } else if (a.name == "self_loops" || a.name == "concat") {

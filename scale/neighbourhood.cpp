@@ -99,6 +99,11 @@ void require_restrictable(const std::string& target, const Attributes& attribute
   if (target == "gat" && attrs.get_double("attn_dropout") > 0.0)
     throw InputError("target 'gat' with attn_dropout > 0: the dropout mask is drawn per edge id, which the sampled rows' "
                      "neighbourhood renumbers; a scale check runs GAT without attention dropout");
+  if ((target == "gcn" || target == "normalized_spmm") && attrs.get_string("norm") == "symmetric" &&
+      attrs.get_string("source_degree") == "in")
+    throw InputError(fmt::format("target '{}' with source_degree = in scales each source by its own in-degree, a row the "
+                                 "sampled neighbourhood does not carry; a scale check runs it with source_degree = out",
+                                 target));
   const bool own_features = def.spec.is_layer && (target != "gcn" || attrs.get_bool("self_loops"));
   if (own_features && n_dst > n_src)
     throw InputError(fmt::format("target '{}' reads destination i's own features as source i, which needs n_dst ≤ n_src; got {}",

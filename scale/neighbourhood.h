@@ -58,7 +58,7 @@ struct Neighbourhood {
 };
 
 // Throws InputError when a case of `target` with `attributes` on `g` cannot be restricted to rows:
-// an unsupported target, GAT with attention dropout, a layer reading own features with n_dst > n_src.
+// an unsupported target, GAT with attention dropout, gcn/normalized_spmm with source_degree = in, a layer reading own features with n_dst > n_src.
 void require_restrictable(const std::string& target, const Attributes& attributes, const Graph& g);
 
 void require_restrictable(const std::string& target, const Attributes& attributes, index_t n_dst, index_t n_src,

@@ -35,6 +35,13 @@ SystemRegistry SystemRegistry::with_builtins() {
          .bug = "",
          .availability = {},
          .make = [] { return make_cpu_float32_system(); }});
+  r.add({.name = "cpu_float32_right_derivatives",
+         .kind = "builtin",
+         .summary = "cpu_float32 taking the other one-sided derivative at every kink (ReLU'(0) = LeakyReLU'(0) = 1, "
+                    "AGNN's x/|x| side at its norm floor): correct, the control for subgradient conventions",
+         .bug = "",
+         .availability = {},
+         .make = [] { return make_cpu_float32_right_derivatives_system(); }});
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
   // Asking for availability touches only the CUDA runtime's device count, not the device.
   const Availability gpu_here = make_gpu_system()->availability();

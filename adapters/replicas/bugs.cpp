@@ -63,6 +63,9 @@ Tensor shaped_like(Tensor t, const Tensor& like) {
 }
 
 oracle::DegreeNorm norm_of(const BugContext& ctx) { return oracle::parse_degree_norm(ctx.attributes.get_string("norm")); }
+oracle::SourceDegree source_degree_of(const BugContext& ctx) {
+  return oracle::parse_source_degree(ctx.attributes.get_string("source_degree"));
+}
 
 // 1. TC-GNN: backward aggregation with A instead of Aᵀ.
 class BackwardUsesA final : public Bug {
@@ -74,7 +77,7 @@ class BackwardUsesA final : public Bug {
     const std::string x = ctx.slot(TensorKind::src_nodes);
     const Tensor& gy = ctx.output_gradient();
     if (ctx.c.target == "spmm") ctx.result.gradients[x] = oracle::spmm_forward(ctx.graph(), gy);
-    else ctx.result.gradients[x] = oracle::normalized_spmm_forward(ctx.graph(), norm_of(ctx), gy);
+    else ctx.result.gradients[x] = oracle::normalized_spmm_forward(ctx.graph(), norm_of(ctx), gy, source_degree_of(ctx));
   }
 };
 

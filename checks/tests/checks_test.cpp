@@ -328,6 +328,69 @@ TEST(Checks, RelabelKeepsDestinationsPairedWithTheirSourcesOnBlocks) {
   }
 }
 
+// GAT's attention-dropout mask is a function of the aggregated edge id, so reordering a row may
+// only move an edge to a position with the same mask: then the moved case is the same function (the
+// oracle's answers mapped back agree to rounding), although edges did move. Without that
+// restriction the moved case drops other weights and differs by O(1).
+TEST(CaseTransforms, ReorderingWithinRowsKeepsGatDropoutMasks) {
+  const std::shared_ptr<const Graph> g = std::make_shared<const Graph>(Graph::from_edges(
+      8, 8, std::vector<index_t>{0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 3, 3, 3, 3, 7, 7, 7},
+      std::vector<index_t>{1, 2, 3, 4, 5, 6, 0, 2, 7, 1, 0, 1, 2, 4, 1, 3, 5}));
+  const auto& spec = oracle::find_target("gat").spec;
+  for (const bool self_loops : {true, false}) {
+    const Case c = random_case("gat", {{"attn_dropout", 0.5}, {"dropout_seed", std::int64_t{3}}, {"self_loops", self_loops}},
+                               5, g);
+    ASSERT_FALSE(position_classes(c).empty());
+    const Result original = oracle::evaluate(c);
+    int moved_edges = 0;
+    for (const Relabeling& moved : {reverse_edges_within_rows(c), shuffle_edges_within_rows(c, 9)}) {
+      for (index_t e = 0; e < g->num_edges(); ++e) moved_edges += moved.new_edge_of_old[e] != e ? 1 : 0;
+      const Result r = oracle::evaluate(moved.transformed);
+      ASSERT_TRUE(r.ok()) << r.message;
+      const Tensor y = to_original_order(r.outputs.at("y"), oracle::TensorKind::dst_nodes, moved);
+      for (index_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], original.outputs.at("y")[i], 1e-12) << i;
+      for (const auto& [name, t] : r.gradients) {
+        const Tensor back = to_original_order(t, input_kind(spec, name), moved);
+        for (index_t i = 0; i < back.size(); ++i) EXPECT_NEAR(back[i], original.gradients.at(name)[i], 1e-12) << name;
+      }
+    }
+    EXPECT_GT(moved_edges, 0) << "some edges share their row's mask and move";
+  }
+  EXPECT_TRUE(position_classes(random_case("gat")).empty());  // no dropout: any order
+}
+
+TEST(Checks, MetamorphicChecksOnGatWithAttentionDropout) {
+  auto float32 = make_cpu_float32_system();
+  const Case c = random_case("gat", {{"attn_dropout", 0.4}, {"dropout_seed", std::int64_t{8}}, {"heads", std::int64_t{2}}});
+  const Verdict relabeled = metamorphic_relabel(*float32, c);
+  EXPECT_EQ(relabeled.conclusion, Conclusion::not_applicable);
+  EXPECT_NE(relabeled.detail.find("dropout mask"), std::string::npos) << relabeled.detail;
+  // Regression (campaign, seed 6027): a graph without edges still has masked self-loops, which
+  // relabeling moves: also not applicable.
+  const std::vector<index_t> none;
+  Case edgeless = random_case("gat", {{"attn_dropout", 0.3}, {"dropout_seed", std::int64_t{1}}, {"heads", std::int64_t{2}}},
+                              3, std::make_shared<const Graph>(Graph::from_edges(2, 2, none, none)));
+  EXPECT_EQ(metamorphic_relabel(*float32, edgeless).conclusion, Conclusion::not_applicable);
+  for (const Verdict& v : {metamorphic_edge_order(*float32, c), metamorphic_linearity(*float32, c),
+                           state_repeat(*float32, c), differential(*float32, c), adjoint(*float32, c)})
+    EXPECT_TRUE(v.passed()) << one_line(v) << "\n" << v.message;
+  // A system that ignores the mask is caught.
+  Case without = c;
+  without.attributes.set("attn_dropout", 0.0);
+  const Result wrong = float32->evaluate(without);
+  class IgnoresDropout final : public System {
+   public:
+    explicit IgnoresDropout(Result r) : r_(std::move(r)) {}
+    std::string name() const override { return "gat_ignores_dropout"; }
+    bool supports(const std::string& t) const override { return t == "gat"; }
+    Precision precision(const std::string&) const override { return Precision::float32; }
+    Result evaluate(const Case&) override { return r_; }
+   private:
+    Result r_;
+  } ignores(wrong);
+  EXPECT_EQ(differential(ignores, c).conclusion, Conclusion::fail);
+}
+
 TEST(Checks, NotApplicableCasesSayWhy) {
   auto float32 = make_cpu_float32_system();
   const Verdict v = op_order(*float32, random_case("spmm_ve"));

@@ -32,6 +32,7 @@ namespace ol = oracle::layers;
 DegreeNorm to_gpu(oracle::DegreeNorm norm) {
   return norm == oracle::DegreeNorm::symmetric ? DegreeNorm::symmetric : DegreeNorm::row_mean;
 }
+SourceDegree to_gpu(oracle::SourceDegree d) { return d == oracle::SourceDegree::in ? SourceDegree::in : SourceDegree::out; }
 
 // The graph a layer aggregates over: A, or A + I in the block convention.
 Graph aggregation_graph(const Graph& g, bool self_loops, const std::string& layer) {
@@ -54,13 +55,13 @@ void gcn_layer(TargetRun& run) {
   DeviceTensor xw(ctx, {n_src, out});
   matmul(ctx, n_src, in, out, x.data(), w.data(), xw.data());
   DeviceTensor& y = run.new_output("y", {n_dst, out});
-  normalized_spmm_forward(ctx, g, to_gpu(cfg.norm), xw.data(), out, y.data());
+  normalized_spmm_forward(ctx, g, to_gpu(cfg.norm), to_gpu(cfg.source_degree), xw.data(), out, y.data());
   if (cfg.bias) add_bias(ctx, n_dst, out, bias_or_null(run, true), y.data());
   if (!run.backward()) return;
 
   const float* gy = run.grad_output("y").data();
   DeviceTensor grad_xw(ctx, {n_src, out});
-  normalized_spmm_backward(ctx, g, to_gpu(cfg.norm), gy, out, grad_xw.data());
+  normalized_spmm_backward(ctx, g, to_gpu(cfg.norm), to_gpu(cfg.source_degree), gy, out, grad_xw.data());
   matmul_at_b(ctx, n_src, in, out, x.data(), grad_xw.data(), run.new_gradient("weight", {in, out}).data());
   matmul_a_bt(ctx, n_src, out, in, grad_xw.data(), w.data(), run.new_gradient("x", x.shape()).data());
   if (cfg.bias) column_sums(ctx, n_dst, out, gy, run.new_gradient("bias", {out}).data());
@@ -123,7 +124,7 @@ void sage_layer(TargetRun& run) {
   const DeviceTensor& w_neigh = run.input("weight_neigh");
 
   DeviceTensor mean(ctx, {n_dst, in});
-  normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, x.data(), in, mean.data());
+  normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, x.data(), in, mean.data());
   DeviceTensor& y = run.new_output("y", {n_dst, out});
   matmul(ctx, n_dst, in, out, x.data(), w_self.data(), y.data());
   matmul(ctx, n_dst, in, out, mean.data(), w_neigh.data(), y.data(), 1.0f);
@@ -137,7 +138,7 @@ void sage_layer(TargetRun& run) {
   DeviceTensor g_mean(ctx, {n_dst, in});
   matmul_a_bt(ctx, n_dst, out, in, gy, w_neigh.data(), g_mean.data());
   DeviceTensor& gx = run.new_gradient("x", x.shape());
-  normalized_spmm_backward(ctx, g, DegreeNorm::row_mean, g_mean.data(), in, gx.data());
+  normalized_spmm_backward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, g_mean.data(), in, gx.data());
   matmul_a_bt(ctx, n_dst, out, in, gy, w_self.data(), gx.data(), 1.0f);  // first n_dst rows
   ctx.synchronize();
 }

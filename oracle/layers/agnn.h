@@ -15,6 +15,7 @@
 
 #include "oracle/case.h"
 #include "oracle/graph.h"
+#include "oracle/layers/kink_side.h"
 #include "oracle/tensor.h"
 
 namespace gnncheck::oracle::layers {
@@ -22,6 +23,7 @@ namespace gnncheck::oracle::layers {
 struct AgnnConfig {
   index_t features = 8;
   bool self_loops = true;
+  KinkSide kink_side = KinkSide::left;  // at ‖x_i‖ = floor: the floor's side (left, the oracle's) or x/‖x‖'s; not an attribute
 
   // Reads features, self_loops.
   static AgnnConfig from_attributes(const Attributes& attrs);

@@ -16,6 +16,7 @@
 
 #include "oracle/case.h"
 #include "oracle/graph.h"
+#include "oracle/layers/kink_side.h"
 #include "oracle/tensor.h"
 
 namespace gnncheck::oracle::layers {
@@ -25,6 +26,7 @@ struct GinConfig {
   index_t hidden_features = 8;
   index_t out_features = 4;
   bool bias = true;
+  KinkSide kink_side = KinkSide::left;  // ReLU′(0): 0 (left, the oracle's) or 1; not an attribute
 
   // Reads in_features, hidden_features, out_features, bias.
   static GinConfig from_attributes(const Attributes& attrs);

@@ -20,7 +20,8 @@ def test_gcn_module_factory_passes_the_ci_suite():
 
 def gcn_function(case):
     """GCN written against case.parameters (the catalogue's names and layouts: weight [in, out])."""
-    layer = k.GCN(1, 1, bias=False, self_loops=case.attributes["self_loops"], norm=case.attributes["norm"])
+    layer = k.GCN(1, 1, bias=False, self_loops=case.attributes["self_loops"], norm=case.attributes["norm"],
+                  source_degree=case.attributes["source_degree"])
     x, p = case.inputs["x"], case.parameters
     aggregated = layer.forward.__func__  # reuse the aggregation with an identity linear map
     layer.lin = torch.nn.Identity()
@@ -77,7 +78,8 @@ def test_mapping_by_name_that_does_not_fit_names_both_lists():
 def test_a_parameter_missing_from_the_module_is_named():
     def factory(case):
         a = case.attributes
-        return k.GCN(a["in_features"], a["out_features"], bias=False, self_loops=a["self_loops"], norm=a["norm"])
+        return k.GCN(a["in_features"], a["out_features"], bias=False, self_loops=a["self_loops"], norm=a["norm"],
+                     source_degree=a["source_degree"])
 
     with pytest.raises(gnncheck.ParameterMappingError, match="case parameters no module parameter is mapped to: bias"):
         gnncheck.check("gcn", k.gcn_forward, module=factory, parameters=k.GCN_PARAMETERS)
