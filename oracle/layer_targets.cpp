@@ -66,14 +66,17 @@ TargetDef gcn_target() {
        {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}},
       false};
   spec.formula =
-      "Ã = A + I (self_loops) or A;  d_dst(i) = row length of i in Ã,  d_src(j) = column length of j in Ã\n"
+      "Ã = A + I (self_loops) or A;  d_dst(i) = row length of i in Ã,  d_src(j) = column length of j in Ã "
+      "(source_degree = out) or row length of j in Ã (source_degree = in; 0 for j ≥ n_dst)\n"
       "y[i] = Σ_{e ∈ row i of Ã} ŵ_e · (x · weight)[col_e] + bias,  ŵ_e = 1 / sqrt(d_dst(i) · d_src(col_e)) (norm = "
       "symmetric) or 1 / d_dst(i) (norm = row_mean)";
   spec.conventions = {
       "Self-loops: edge (i, i) is appended to every destination row i, on a non-square graph too (destination i's own "
       "source row is x[i]); an existing self-loop is kept, so (i, i) then appears twice.",
-      "Degrees are those of the aggregated graph Ã, duplicates counted: a destination's in-degree (its row length) and a "
-      "source's out-degree (its column length). With self-loops on a non-square graph, sources j ≥ n_dst get no loop.",
+      "Degrees are those of the aggregated graph Ã, duplicates counted: a destination's in-degree (its row length) and, "
+      "with source_degree = out, a source's out-degree (its column length); with source_degree = in (PyG's gcn_norm, "
+      "GNNAdvisor: one degree per node) a source's own in-degree as a destination, 0 for sources j ≥ n_dst. With "
+      "self-loops on a non-square graph, sources j ≥ n_dst get no loop.",
       "A node of degree 0 (possible only without self-loops) contributes and receives nothing: an empty row gives y[i] = bias.",
       "weight is [in_features, out_features] (x · weight: torch's nn.Linear stores the transpose); bias is [out_features], "
       "added to every destination row, and absent from the case with bias = false.",
@@ -125,7 +128,8 @@ TargetDef gin_target() {
       "the node's own term). An empty row gives h[i] = (1 + eps) · x[i].",
       "eps is a parameter of shape [1] and always gets its gradient. weight1 [in_features, hidden_features], bias1 "
       "[hidden_features], weight2 [hidden_features, out_features], bias2 [out_features]; bias = false removes both biases.",
-      "ReLU'(0) = 0; no activation after the second linear map."};
+      "ReLU'(0): the oracle takes 0; 1 (the other one-sided derivative) is as valid, and no check fails a system for "
+      "either choice (checks/README.md). No activation after the second linear map."};
   auto inputs = [](const Graph& g, const Attributes& a) {
     const auto cfg = GinConfig::from_attributes(a);
     Shapes s{{"x", {g.n_src(), cfg.in_features}},
