@@ -355,19 +355,18 @@ class AdapterProcess {
 
   // End of the run: closing stdin asks the adapter to exit (PROTOCOL.md §1); it gets a second,
   // none after an interrupt.
-  void stop() {
-    if (pid_ <= 0) return;
+  std::string stop(std::chrono::milliseconds grace = std::chrono::milliseconds(1000)) {
+    if (pid_ <= 0) return "was not running";
     shutdown(stdin_fd_, SHUT_WR);
-    const auto deadline = Clock::now() + std::chrono::seconds(1);
+    const auto deadline = Clock::now() + grace;
     while (Clock::now() < deadline && !stop_requested()) {
-      if (exited()) {
-        reap();
-        return;
-      }
+      if (exited()) return reap();
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    kill_and_reap();
+    return kill_and_reap();
   }
+  // The exit code of the last process reaped, when it exited by itself.
+  std::optional<int> last_exit_code() const { return last_exit_code_; }
 
  private:
   // Whether the adapter has ended, without reaping it (its zombie keeps the group id reserved).
@@ -388,6 +387,7 @@ class AdapterProcess {
     drain_stderr();
     close_fds();
     pid_ = -1;
+    last_exit_code_ = r >= 0 && WIFEXITED(status) ? std::optional<int>(WEXITSTATUS(status)) : std::nullopt;
     return r < 0 ? "ended (its exit status could not be collected)" : describe_wait_status(status);
   }
   void close_fds() {
@@ -403,6 +403,7 @@ class AdapterProcess {
   std::string stdout_buffer_, stderr_tail_;
   std::size_t stdout_start_ = 0;  // where the unread part of stdout_buffer_ begins
   std::int64_t stderr_bytes_ = 0;
+  std::optional<int> last_exit_code_;
 };
 
 std::string seconds_text(std::chrono::milliseconds ms) { return fmt::format("{:g} s", ms.count() / 1000.0); }
@@ -522,7 +523,7 @@ class ProcessSystem final : public System {
     const fs::path dir = pattern;
     // Registered before the stop check: a stop requested in between removes it (interrupt.h).
     register_case_directory(dir);
-    Result r = stop_requested() ? interrupted("the case was not started") : run_case(c, dir);
+    Result r = stop_requested() ? interrupted("the case was not started") : measured_case(c, dir);
     if (!options_.keep_case_dirs || stop_requested()) {
       std::error_code ignored;
       fs::remove_all(dir, ignored);
@@ -548,6 +549,55 @@ class ProcessSystem final : public System {
     return r;
   }
 
+  // run_case with gnncheck's own device-memory measurement (process_system.h): per process group
+  // after the answer, or the device's memory in use around the case while no GPU work of this
+  // process runs.
+  Result measured_case(const Case& c, const fs::path& dir) {
+    if (!options_.measure_device_memory) return run_case(c, dir);
+    const pid_t before_pid = process_.pid();
+    std::unique_lock device_lock(device_memory::in_process_device_mutex(), std::defer_lock);
+    std::optional<device_memory::Reading> device_before;
+    // Without NVML nothing can be read, and nothing is held off.
+    if (!device_memory::nvml_problem() && (before_pid <= 0 || !device_memory::process_group_memory(before_pid))) {
+      device_lock.lock();
+      device_before = device_memory::device_used();
+    }
+    Result r = run_case(c, dir);
+    if (!r.ok() || !process_.running()) return r;
+    if (auto group = device_memory::process_group_memory(process_.pid())) {
+      device_reading_ = group;
+    } else if (device_before && process_.pid() == before_pid) {
+      if (auto after = device_memory::device_used()) {
+        device_retained_.add(*device_before, *after);
+        device_reading_ = device_retained_.total();
+        if (device_reading_) device_reading_->source += fmt::format(" (adapter process {})", process_.pid());
+      }
+    } else {
+      device_reading_.reset();
+    }
+    return r;
+  }
+
+ public:
+  std::optional<device_memory::Reading> measured_device_bytes() const override {
+    std::lock_guard lock(mutex_);
+    return device_reading_;
+  }
+
+  std::optional<std::int64_t> reported_device_bytes() const override {
+    std::lock_guard lock(mutex_);
+    return answer_live_bytes_pid_ == process_.pid() ? answer_device_bytes_ : std::nullopt;
+  }
+
+  ProcessEnd stop_now() {
+    std::lock_guard lock(mutex_);
+    ProcessEnd end;
+    end.how = process_.stop(options_.exit_grace);
+    end.exit_code = process_.last_exit_code();
+    return end;
+  }
+
+ private:
   Result run_case(const Case& c, const fs::path& dir) {
     protocol::CaseManifest manifest;
     try {
@@ -620,6 +670,7 @@ class ProcessSystem final : public System {
                                        dir.string()), true);
           Result r = protocol::read_result(dir, manifest, protocol::all_inputs_finite(c));
           answer_live_bytes_ = protocol::read_live_bytes(dir, manifest);
+          answer_device_bytes_ = protocol::read_device_bytes(dir, manifest);
           answer_live_bytes_pid_ = process_.pid();
           if (r.seconds == 0.0) r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
           if (!r.ok() && r.status != Status::unsupported) r.message = with_tail(r.status, r.message, process_.stderr_tail()).message;
@@ -705,7 +756,9 @@ class ProcessSystem final : public System {
       return false;
     }
     const auto begin = Clock::now();
-    std::string problem = process_.start(argv_, options_.working_directory);
+    std::vector<std::string> command = options_.wrapper;
+    command.insert(command.end(), argv_.begin(), argv_.end());
+    std::string problem = process_.start(command, options_.working_directory);
     if (problem.empty()) problem = read_hello();
     if (!problem.empty() && process_.running()) problem += fmt::format("; it was stopped ({})", process_.kill_and_reap());
     startup_seconds_ += std::chrono::duration<double>(Clock::now() - begin).count();
@@ -782,11 +835,20 @@ class ProcessSystem final : public System {
   mutable double startup_seconds_ = 0.0;
   mutable std::int64_t reported_rss_ = 0;  // live_bytes() through its dead band
   mutable pid_t reported_rss_pid_ = -1;
+  std::optional<device_memory::Reading> device_reading_;  // gnncheck's own, after the last answer
+  device_memory::RetainedCounter device_retained_;        // the device-wide fallback's running total
   std::optional<std::int64_t> answer_live_bytes_;  // result.json's live_bytes of the last answer
+  std::optional<std::int64_t> answer_device_bytes_;  // and its device_bytes
   pid_t answer_live_bytes_pid_ = -1;                // the process that gave it
 };
 
 }  // namespace
+
+std::optional<ProcessEnd> stop_process_system(System& system) {
+  auto* process = dynamic_cast<ProcessSystem*>(&system);
+  if (!process) return std::nullopt;
+  return process->stop_now();
+}
 
 std::unique_ptr<System> make_process_system(std::vector<std::string> argv, ProcessSystemOptions options) {
   return std::make_unique<ProcessSystem>(std::move(argv), std::move(options));

@@ -19,7 +19,12 @@
 // Every such message names the fault, the measured amount and the limit, and quotes the stderr tail.
 // A leak too slow for any limit is what the resources check sees: live_bytes() is the adapter's
 // resident set size after its last answer, moving only by steps above rss_noise_bytes (1 MiB), so a
-// leak smaller than that over the check's evaluations goes unseen.
+// leak smaller than that over the check's evaluations goes unseen. Device memory gnncheck measures
+// itself (measured_device_bytes()): the used GPU memory NVML lists for the adapter's process group
+// after each answer; where the driver lists none of its processes although one has loaded CUDA
+// (another PID namespace), the whole device's memory in use before and after each case, with
+// gnncheck's own GPU work held off meanwhile — a figure other processes on the device can move,
+// and the reading says so.
 //
 // Start-up is separate from the cases. The adapter is started on the first call that needs it
 // (availability() included) and must print its hello within startup_timeout; the case timeout
@@ -77,7 +82,27 @@ struct ProcessSystemOptions {
   std::int64_t max_rss_bytes = 0;  // the adapter's resident memory limit; 0: none (GPU stacks map GBs)
   // live_bytes() moves only when the adapter's RSS moved by more than this (allocator noise).
   std::int64_t rss_noise_bytes = std::int64_t{1} << 20;
+  // Put before the adapter's command when it is started (e.g. compute-sanitizer and its options,
+  // adapters/sanitizer.h); empty: the command alone.
+  std::vector<std::string> wrapper;
+  // Whether gnncheck measures the adapter's device memory itself (measured_device_bytes()). Off
+  // under compute-sanitizer, whose own device memory would count.
+  bool measure_device_memory = true;
+  // At the end of the run: how long the adapter may take to exit after its stdin closed before it
+  // is killed (a sanitized process writes its report on exit).
+  std::chrono::milliseconds exit_grace{1000};
 };
+
+// How an adapter process ended when stop_process_system() stopped it.
+struct ProcessEnd {
+  std::string how;                 // "exited with code 0", "was killed by signal 9 (Killed)", "was not running"
+  std::optional<int> exit_code;    // when it exited by itself
+};
+
+// Ends the adapter process of `system` now (stdin closed, exit_grace to exit, then SIGKILL) and
+// says how it ended; nullopt when `system` is not a process system. The next evaluate() starts a
+// fresh adapter.
+std::optional<ProcessEnd> stop_process_system(System& system);
 
 // The automatic max_answer_bytes allows this much beyond 4 × the expected answer (headers, result.json,
 // an adapter's own small log files).

@@ -316,8 +316,9 @@ Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finit
       return invalid(fmt::format("{}: field 'peak_bytes' must be a non-negative integer", m.result_file));
     r.peak_bytes = j["peak_bytes"].get<std::int64_t>();
   }
-  if (j.contains("live_bytes") && (!j["live_bytes"].is_number_integer() || j["live_bytes"].get<std::int64_t>() < 0))
-    return invalid(fmt::format("{}: field 'live_bytes' must be a non-negative integer", m.result_file));
+  for (const char* field : {"live_bytes", "device_bytes"})
+    if (j.contains(field) && (!j[field].is_number_integer() || j[field].get<std::int64_t>() < 0))
+      return invalid(fmt::format("{}: field '{}' must be a non-negative integer", m.result_file, field));
   if (status == "unsupported" || status == "error") {
     r.status = status == "error" ? Status::error : Status::unsupported;
     if (r.message.empty()) r.message = fmt::format("the adapter answered '{}' without a message", status);
@@ -337,16 +338,27 @@ Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finit
   return r;
 }
 
-std::optional<std::int64_t> read_live_bytes(const fs::path& dir, const CaseManifest& m) {
+namespace {
+
+std::optional<std::int64_t> read_byte_count(const fs::path& dir, const CaseManifest& m, const char* field) {
   try {
     std::ifstream in(dir / m.result_file);
     const json j = json::parse(in);
-    if (j.is_object() && j.contains("live_bytes") && j["live_bytes"].is_number_integer() &&
-        j["live_bytes"].get<std::int64_t>() >= 0)
-      return j["live_bytes"].get<std::int64_t>();
+    if (j.is_object() && j.contains(field) && j[field].is_number_integer() && j[field].get<std::int64_t>() >= 0)
+      return j[field].get<std::int64_t>();
   } catch (const json::exception&) {
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> read_live_bytes(const fs::path& dir, const CaseManifest& m) {
+  return read_byte_count(dir, m, "live_bytes");
+}
+
+std::optional<std::int64_t> read_device_bytes(const fs::path& dir, const CaseManifest& m) {
+  return read_byte_count(dir, m, "device_bytes");
 }
 
 LoadedCase read_case(const fs::path& dir) {

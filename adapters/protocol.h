@@ -92,6 +92,9 @@ Result read_result(const std::filesystem::path& dir, const CaseManifest& manifes
 // (device memory for a GPU system), which a host-side RSS cannot see. nullopt when absent or when
 // result.json cannot be read; read_result refuses a value that is not a non-negative integer.
 std::optional<std::int64_t> read_live_bytes(const std::filesystem::path& dir, const CaseManifest& manifest);
+// result.json's optional `device_bytes`: the device memory the adapter's process holds after this
+// evaluation as the driver counts it (the torch kit: NVML's figure for its PID), validated the same way.
+std::optional<std::int64_t> read_device_bytes(const std::filesystem::path& dir, const CaseManifest& manifest);
 
 // Whether every value of every input, parameter and output gradient of `c` is finite.
 bool all_inputs_finite(const Case& c);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -11,6 +12,8 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/splitmix64.h"
+#include "oracle/layers/dropout.h"
+#include "oracle/sparse_kernels.h"
 #include "oracle/random_case.h"
 
 namespace gnncheck::checks {
@@ -247,15 +250,66 @@ Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
   return r;
 }
 
+bool edge_ids_enter_the_function(const Case& c) {
+  return c.target == "gat" &&
+         oracle::with_defaults(oracle::find_target("gat").spec, c.attributes).get_double("attn_dropout") > 0.0;
+}
+
+std::vector<index_t> position_classes(const Case& c) {
+  if (!edge_ids_enter_the_function(c)) return {};
+  const Attributes a = oracle::with_defaults(oracle::find_target("gat").spec, c.attributes);
+  const double p = a.get_double("attn_dropout");
+  const Graph& g = *c.graph;
+  const auto heads = static_cast<std::uint64_t>(a.get_int("heads"));
+  const auto seed = static_cast<std::uint64_t>(a.get_int("dropout_seed"));
+  const bool self_loops = a.get_bool("self_loops");
+  // Position q of row i is aggregated edge q + i with self-loops (each earlier row gained its loop
+  // at its end: oracle/layers/self_loops.h), q without; its mask is elements (q')·H + h.
+  std::map<std::vector<bool>, index_t> class_of_mask;
+  std::vector<index_t> classes(static_cast<size_t>(g.num_edges()));
+  std::vector<bool> kept(heads);
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t q = g.row_ptr()[i]; q < g.row_ptr()[i + 1]; ++q) {
+      const auto aggregated = static_cast<std::uint64_t>(q + (self_loops ? i : 0));
+      for (std::uint64_t h = 0; h < heads; ++h) kept[h] = oracle::layers::dropout_keeps(seed, aggregated * heads + h, p);
+      classes[static_cast<size_t>(q)] =
+          class_of_mask.try_emplace(kept, static_cast<index_t>(class_of_mask.size())).first->second;
+    }
+  return classes;
+}
+
+namespace {
+
+// Applies `order` to each class of positions of the row separately, so that every edge lands on a
+// position of its own class (with no classes: to the whole row).
+void reorder_within_classes(const std::vector<index_t>& classes, std::vector<index_t>& edges,
+                            const std::function<void(std::vector<index_t>&)>& order) {
+  if (classes.empty()) return order(edges);
+  std::map<index_t, std::vector<size_t>> slots;  // class -> slots of the row, in order
+  for (size_t k = 0; k < edges.size(); ++k) slots[classes[static_cast<size_t>(edges[k])]].push_back(k);
+  for (const auto& [cls, at] : slots) {
+    std::vector<index_t> part;
+    for (size_t k : at) part.push_back(edges[k]);
+    order(part);
+    for (size_t k = 0; k < at.size(); ++k) edges[at[k]] = part[k];
+  }
+}
+
+}  // namespace
+
 Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed) {
-  return reorder_rows(c, [seed](index_t row, std::vector<index_t>& edges) {
+  const std::vector<index_t> classes = position_classes(c);
+  return reorder_rows(c, [seed, &classes](index_t row, std::vector<index_t>& edges) {
     SplitMix64 stream = row_stream(seed, row);
-    std::shuffle(edges.begin(), edges.end(), stream);
+    reorder_within_classes(classes, edges, [&](std::vector<index_t>& part) { std::shuffle(part.begin(), part.end(), stream); });
   });
 }
 
 Relabeling reverse_edges_within_rows(const Case& c) {
-  return reorder_rows(c, [](index_t, std::vector<index_t>& edges) { std::reverse(edges.begin(), edges.end()); });
+  const std::vector<index_t> classes = position_classes(c);
+  return reorder_rows(c, [&classes](index_t, std::vector<index_t>& edges) {
+    reorder_within_classes(classes, edges, [](std::vector<index_t>& part) { std::reverse(part.begin(), part.end()); });
+  });
 }
 
 bool moves_rows(TensorKind kind, const Relabeling& r) {

@@ -65,10 +65,22 @@ bool moves_rows(oracle::TensorKind kind, const Relabeling& r);
 // self-loops; the remaining ids of the larger side are permuted among themselves.
 Relabeling relabel_nodes(const Case& c, std::uint64_t seed);
 // Permutes the edges inside every row (a random permutation from `seed` and the row, the same for
-// any thread count); nodes keep their labels.
+// any thread count); nodes keep their labels. Where edge ids enter the function itself (GAT's
+// attention-dropout mask is drawn per aggregated edge id), edges move only among the positions of
+// their row whose mask (every head) equals their own, so the moved case computes the same function
+// in another summation order.
 Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed);
-// Reverses the edge order inside every row (a deterministic "other summation order").
+// Reverses the edge order inside every row (a deterministic "other summation order"); the same
+// restriction to equal-mask positions.
 Relabeling reverse_edges_within_rows(const Case& c);
+// Whether edge ids enter the function itself, not only the order of its sums: GAT with
+// attn_dropout > 0 (its mask is drawn per aggregated edge id, self-loops included, so even a graph
+// without edges has masked self-loops).
+bool edge_ids_enter_the_function(const Case& c);
+// For each edge position of c's graph, a class id such that moving an edge between positions of
+// one class of its row leaves the function unchanged (for GAT with dropout: the position's mask over
+// the heads); empty when edge ids do not enter the function (any order is the same function).
+std::vector<index_t> position_classes(const Case& c);
 
 // A tensor of `kind` computed on r.transformed, put back into the original case's order.
 Tensor to_original_order(const Tensor& t, oracle::TensorKind kind, const Relabeling& r);

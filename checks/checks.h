@@ -28,7 +28,9 @@
 //   numerics                the case scaled so its largest input is 1e3 (large attention logits): where
 //                           the exact result is finite and representable, the system returns no NaN/Inf.
 //   resources               N evaluations of the same case: live_bytes() and peak_bytes must not grow
-//                           after the warm-up evaluations.
+//                           after the warm-up evaluations; device memory as the driver counts it
+//                           (measured_device_bytes(), gnncheck's own reading, and a reported
+//                           reported_device_bytes()) not by more than one 2 MiB driver page.
 //
 //   auto sys = gnncheck::make_cpu_float32_system();
 //   gnncheck::checks::Verdict v = gnncheck::checks::run_check(gnncheck::checks::CheckKind::adjoint, *sys, c);

@@ -57,8 +57,13 @@ std::string diagnose_normalized_spmm(const Case& c, const Result& got, const Res
   if (c.target != "normalized_spmm" || !got.gradients.count("x") || c.grad_outputs.empty()) return {};
   const Graph& g = *c.graph;
   if (!g.is_square()) return {};
-  const oracle::DegreeNorm norm = oracle::parse_degree_norm(
-      oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes).get_string("norm"));
+  const Attributes attrs = oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes);
+  const oracle::DegreeNorm norm = oracle::parse_degree_norm(attrs.get_string("norm"));
+  // With one degree per node (source_degree = in) on a square graph both sides carry the same
+  // factors, so applying them in the forward's order gives the same answer: nothing to diagnose.
+  if (norm == oracle::DegreeNorm::symmetric &&
+      oracle::parse_source_degree(attrs.get_string("source_degree")) == oracle::SourceDegree::in)
+    return {};
   // Backward scaled with the degrees of the wrong sides: D_dst^-½ Aᵀ D_src^-½ ḡ (symmetric) or
   // D^-1 Aᵀ ḡ (row_mean), i.e. Aᵀ with edge values built from the swapped degrees.
   Tensor wrong_w({g.num_edges(), 1});

@@ -17,45 +17,94 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   if (options.resource_evaluations < options.resource_warmup + 2)
     throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones",
                                  options.resource_evaluations, options.resource_warmup));
-  std::vector<std::int64_t> live, peak;
+  std::vector<std::int64_t> live, peak, reported_device;
+  // gnncheck's own readings, per evaluation: a system measured around its evaluations has none
+  // before its first (its context did not exist yet), which only the warm-up may lack.
+  std::vector<std::optional<device_memory::Reading>> readings;
   for (int k = 0; k < options.resource_evaluations; ++k) {
     const Result r = system.evaluate(c);
     if (system_failed(v, r, fmt::format("evaluation {}", k + 1))) return v;
     if (auto b = system.live_bytes()) live.push_back(*b);
     if (r.peak_bytes) peak.push_back(*r.peak_bytes);
+    if (auto d = system.reported_device_bytes()) reported_device.push_back(*d);
+    readings.push_back(system.measured_device_bytes());
   }
   const size_t n = static_cast<size_t>(options.resource_evaluations);
-  const bool have_live = live.size() == n, have_peak = peak.size() == n;
-  if (!have_live && !have_peak)
-    return not_applicable(v, fmt::format("system '{}' reports neither live_bytes() nor peak_bytes", v.system));
-  v.tolerance_model = fmt::format("growth after {} warm-up evaluations ≤ {} bytes", options.resource_warmup,
-                                  options.resource_allowance_bytes);
-  v.metric_name = "bytes gained between the first evaluation after warm-up and the last";
   const size_t first = static_cast<size_t>(options.resource_warmup);
-  for (const auto& [label, series, have] : {std::tuple{"live_bytes()", &live, have_live},
-                                           std::tuple{"peak_bytes", &peak, have_peak}}) {
-    if (!have) continue;
-    const double growth = static_cast<double>((*series)[n - 1] - (*series)[first]);
+  const bool have_device = std::any_of(readings.begin(), readings.end(), [](const auto& r) { return r.has_value(); });
+  std::vector<std::int64_t> device(n, 0);
+  std::vector<std::string> device_sources(n);
+  bool device_complete = true;  // a reading at every evaluation after warm-up
+  for (size_t k = 0; k < n; ++k) {
+    if (readings[k]) {
+      device[k] = readings[k]->bytes;
+      device_sources[k] = readings[k]->source;
+    } else if (k >= first) {
+      device_complete = false;
+      device_sources[k] = "no reading";
+    }
+  }
+  const bool have_live = live.size() == n, have_peak = peak.size() == n;
+  const bool have_reported_device = reported_device.size() == n;
+  if (!have_live && !have_peak && !have_device && !have_reported_device)
+    return not_applicable(v, fmt::format("system '{}' reports neither live_bytes() nor peak_bytes, and gnncheck measured "
+                                         "no device memory of it",
+                                         v.system));
+  // One measurement kind over every evaluation after warm-up, or the series cannot be compared.
+  const bool device_comparable =
+      have_device && device_complete &&
+      std::all_of(device_sources.begin() + static_cast<std::ptrdiff_t>(first), device_sources.end(),
+                  [&](const std::string& s) { return s == device_sources.back(); });
+  v.tolerance_model = fmt::format(
+      "growth after {} warm-up evaluations: ≤ {} bytes in what the system reports (live_bytes(), peak_bytes); ≤ {} bytes "
+      "(one driver page) in device memory as the driver counts it (device_bytes reported by the system, and what "
+      "gnncheck measures itself: {})",
+      options.resource_warmup, options.resource_allowance_bytes, device_memory::kDriverPageBytes,
+      have_device ? device_sources.back() : "not measured for this system");
+  v.metric_name = "bytes gained between the first evaluation after warm-up and the last";
+  struct Series {
+    std::string label;
+    const std::vector<std::int64_t>* values;
+    bool have;
+    std::int64_t allowance;
+  };
+  const std::vector<Series> all = {
+      {"live_bytes() reported by the system", &live, have_live, options.resource_allowance_bytes},
+      {"peak_bytes reported by the system", &peak, have_peak, options.resource_allowance_bytes},
+      {"device_bytes reported by the system", &reported_device, have_reported_device, device_memory::kDriverPageBytes},
+      {fmt::format("device memory measured by gnncheck ({})", have_device ? device_sources.back() : ""), &device,
+       device_comparable, device_memory::kDriverPageBytes},
+  };
+  for (const Series& s : all) {
+    if (!s.have) continue;
+    const auto& series = *s.values;
+    const double growth = static_cast<double>(series[n - 1] - series[first]);
+    const double allowance = static_cast<double>(s.allowance);
     TensorComparison tc;
-    tc.tensor = fmt::format("{} over {} evaluations", label, n);
+    tc.tensor = fmt::format("{} over {} evaluations", s.label, n);
     tc.elements = static_cast<std::int64_t>(n);
-    tc.agreement = growth <= static_cast<double>(options.resource_allowance_bytes) ? Agreement::agrees : Agreement::disagrees;
+    tc.agreement = growth <= allowance ? Agreement::agrees : Agreement::disagrees;
     tc.elements_over_bound = tc.agrees() ? 0 : 1;
-    const double allowance = static_cast<double>(options.resource_allowance_bytes);
     tc.worst_ratio = tc.agrees() ? 0.0 : (allowance > 0 ? growth / allowance : INFINITY);
-    tc.worst = ElementReport{static_cast<std::int64_t>(n - 1), {}, static_cast<double>((*series)[n - 1]),
-                             static_cast<double>((*series)[first]), allowance};
+    tc.worst = ElementReport{static_cast<std::int64_t>(n - 1), {}, static_cast<double>(series[n - 1]),
+                             static_cast<double>(series[first]), allowance};
     v.comparisons.push_back(tc);
   }
   summarize(v);
-  v.metric = 0;
-  for (const auto& tc : v.comparisons)
-    if (tc.worst) v.metric = std::max(v.metric, tc.worst->actual - tc.worst->expected);
-  v.bound = static_cast<double>(options.resource_allowance_bytes);
+  // The headline comparison (the worst disagreeing one, else the worst agreeing one) gives the figures.
+  v.metric = v.worst ? v.worst->actual - v.worst->expected : 0.0;
+  v.bound = v.worst ? v.worst->bound : 0.0;
+  if (have_device && !device_comparable && v.conclusion != Conclusion::fail) {
+    // Fail closed: what the system reports is not enough to pass a GPU system's memory.
+    v.conclusion = Conclusion::inconclusive;
+    v.detail = fmt::format("gnncheck's device-memory measurement changed kind during the evaluations after warm-up "
+                           "(from '{}' to '{}'), so its readings cannot be compared",
+                           device_sources[first], device_sources.back());
+  }
   if (v.conclusion == Conclusion::fail) {
     v.detail = fmt::format("memory grew by {:.0f} bytes over {} evaluations of the same case (got = bytes at the "
-                           "last evaluation, expected = bytes after warm-up).",
-                           v.metric, n - first - 1);
+                           "last evaluation, expected = bytes after warm-up; bound {:.0f} bytes).",
+                           v.metric, n - first - 1, v.bound);
     v.message = failure_message(v);
   }
   return v;

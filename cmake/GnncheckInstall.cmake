@@ -1,55 +1,50 @@
-# `cmake --install` for gnncheck: the libraries, their headers (plugin.h included), the gnncheck
-# command and its plugin host, the shipped suites, and a CMake package so that a downstream project
-# can write
+# `cmake --install` for gnncheck: the command and its plugin host, the public headers, the shipped
+# suites, and a CMake package so that a downstream project can write
 #
-#   find_package(gnncheck CONFIG REQUIRED)
+#   find_package(gnncheck CONFIG REQUIRED COMPONENTS plugin)   # a C plugin: no C++ dependencies looked up
 #   gnncheck_add_plugin_test(TARGET my_kernel SUITE ci)
 #
 # Layout under the prefix:
 #   bin/gnncheck, bin/gnncheck-plugin-host
-#   include/gnncheck/<part>/*.h     (the project-root include style: "oracle/graph.h")
-#   include/gnncheck/plugin.h       (the C plugin ABI)
-#   lib/libgnncheck_*.a
-#   lib/cmake/gnncheck/             gnncheckConfig.cmake, targets, GnncheckDownstream.cmake
+#   include/gnncheck/plugin.h       the C plugin ABI (gnncheck::plugin_abi)
+#   include/gnncheck/core/{system,case,graph,tensor,error,device_memory}.h
+#                                   the System interface and the case vocabulary it speaks (gnncheck::core)
+#   lib/libgnncheck_core.a, lib/libgnncheck_oracle.a
+#   lib/cmake/gnncheck/             gnncheckConfig.cmake, gnncheckPluginTargets.cmake (plugin_abi, the command),
+#                                   gnncheckTargets.cmake (core, oracle), GnncheckDownstream.cmake
 #   share/gnncheck/suites/*.yaml    (found by `gnncheck run ci`)
 #   share/gnncheck/python/          the Python adapter kit (gnncheck_adapter.py) and reference adapters
 #   <GNNCHECK_INSTALL_PYTHON_DIR>/gnncheck/   the Python package `import gnncheck` (installed by python/CMakeLists.txt)
+# Only these headers are public: the other parts' headers are the implementation of the command and
+# the Python package, which are installed whole (the executables and the extension link them statically).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(GNNCHECK_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gnncheck)
 set(GNNCHECK_INSTALL_PYTHONDIR ${CMAKE_INSTALL_DATADIR}/gnncheck/python)
 
-# Exported names: gnncheck::oracle, gnncheck::checks, … (the same names as inside this build).
-set(gnncheck_export_libraries
-  gnncheck_oracle gnncheck_fixtures gnncheck_adapters gnncheck_plugin_abi gnncheck_checks
-  gnncheck_properties gnncheck_training gnncheck_reports gnncheck_suites)
-if(TARGET gnncheck_gpu)
-  list(APPEND gnncheck_export_libraries gnncheck_gpu)
-endif()
-if(TARGET gnncheck_gpu_replicas)  # linked by gnncheck_suites in CUDA builds
-  list(APPEND gnncheck_export_libraries gnncheck_gpu_replicas)
-endif()
-foreach(lib IN LISTS gnncheck_export_libraries)
-  string(REGEX REPLACE "^gnncheck_" "" export_name ${lib})
-  set_target_properties(${lib} PROPERTIES EXPORT_NAME ${export_name})
-endforeach()
+# Exported names: gnncheck::plugin_abi, gnncheck::gnncheck (the command), gnncheck::core, gnncheck::oracle.
+set_target_properties(gnncheck_plugin_abi PROPERTIES EXPORT_NAME plugin_abi)
 set_target_properties(gnncheck PROPERTIES EXPORT_NAME gnncheck)
+set_target_properties(gnncheck_core PROPERTIES EXPORT_NAME core)
+set_target_properties(gnncheck_oracle PROPERTIES EXPORT_NAME oracle)
 
-install(TARGETS ${gnncheck_export_libraries} gnncheck gnncheck-plugin-host
+# The component `plugin`: the C ABI header and the command, nothing that needs a C++ toolchain.
+install(TARGETS gnncheck_plugin_abi gnncheck
+        EXPORT gnncheckPluginTargets
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS gnncheck-plugin-host RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The component `cxx`: the vocabulary and the library behind the System interface.
+install(TARGETS gnncheck_core gnncheck_oracle
         EXPORT gnncheckTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gnncheck)
 
-# Headers keep their folder so that "oracle/graph.h" resolves against include/gnncheck.
-foreach(part oracle fixtures adapters checks properties training reports suites gpu)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${part}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gnncheck/${part}
-          FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh"
-          PATTERN "tests" EXCLUDE PATTERN "benchmarks" EXCLUDE PATTERN "python" EXCLUDE PATTERN "include" EXCLUDE)
-endforeach()
+# The public headers keep their folder so that "core/graph.h" resolves against include/gnncheck.
 install(FILES ${PROJECT_SOURCE_DIR}/adapters/include/gnncheck/plugin.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gnncheck)
+install(FILES ${PROJECT_SOURCE_DIR}/core/system.h ${PROJECT_SOURCE_DIR}/core/case.h ${PROJECT_SOURCE_DIR}/core/graph.h
+              ${PROJECT_SOURCE_DIR}/core/tensor.h ${PROJECT_SOURCE_DIR}/core/error.h ${PROJECT_SOURCE_DIR}/core/device_memory.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gnncheck/core)
 
 install(FILES ${PROJECT_SOURCE_DIR}/suites/default.yaml ${PROJECT_SOURCE_DIR}/suites/ci.yaml
               ${PROJECT_SOURCE_DIR}/suites/full.yaml ${PROJECT_SOURCE_DIR}/suites/gpu.yaml
@@ -62,6 +57,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/adapters/python/ DESTINATION ${CMAKE_INS
 install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json ${PROJECT_SOURCE_DIR}/reports/SCHEMA.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gnncheck/reports)
 
+install(EXPORT gnncheckPluginTargets NAMESPACE gnncheck:: DESTINATION ${GNNCHECK_INSTALL_CMAKEDIR})
 install(EXPORT gnncheckTargets NAMESPACE gnncheck:: DESTINATION ${GNNCHECK_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gnncheckConfig.cmake.in
                               ${CMAKE_CURRENT_BINARY_DIR}/gnncheckConfig.cmake

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/case.h"
+#include "core/device_memory.h"
 
 namespace gnncheck {
 
@@ -36,6 +37,16 @@ class System {
   // Bytes the system holds between evaluations (host or device), when it can tell; the resources
   // check watches it across repeated evaluations of one case. nullopt: not measured.
   virtual std::optional<std::int64_t> live_bytes() const { return std::nullopt; }
+  // Device memory of this system as gnncheck measured it itself after its last evaluation (not
+  // what the system reports): per process through NVML for adapters and plugins, the device's
+  // memory around each evaluation for in-process GPU systems (core/device_memory.h). The resources
+  // check holds it to kDriverPageBytes of growth. nullopt: this system uses no device, or nothing
+  // could be measured (the verdict says so).
+  virtual std::optional<device_memory::Reading> measured_device_bytes() const { return std::nullopt; }
+  // Device memory the system reports it holds after its last evaluation as the driver counts it
+  // (an adapter's result.json `device_bytes`), page-granular like gnncheck's own reading and held
+  // to the same bound. nullopt: not reported.
+  virtual std::optional<std::int64_t> reported_device_bytes() const { return std::nullopt; }
   // Seconds this system has spent starting (an adapter's start up to its hello line, every restart
   // included, failed starts too) since it was made. It is not part of any Result::seconds, and a
   // runner leaves it out of an entry's time budget. 0 for systems that start nothing.

@@ -73,7 +73,25 @@ const node_t* DeviceGraph::row_of_edge(GpuContext& ctx) {
   return row_of_edge_.data();
 }
 
+void DeviceGraph::declare_symmetric_pattern() {
+  if (n_dst_ != n_src_)
+    throw InputError(fmt::format("device graph: a symmetric pattern needs a square graph; got {} × {}", n_dst_, n_src_));
+  symmetric_pattern_ = true;
+}
+
+DeviceGraph DeviceGraph::with_destination_self_loops(GpuContext& ctx) const {
+  if (n_dst_ > n_src_)
+    throw InputError(fmt::format("A + I in the block convention needs n_dst ≤ n_src; got {} × {}", n_dst_, n_src_));
+  DeviceBuffer<offset_t> row_ptr(ctx.allocator, n_dst_ + 1);
+  DeviceBuffer<node_t> col_idx(ctx.allocator, num_edges_ + n_dst_);
+  append_self_loops(ctx, n_dst_, row_ptr_.data(), col_idx_.data(), row_ptr.data(), col_idx.data());
+  DeviceGraph g(ctx, n_dst_, n_src_, std::move(row_ptr), std::move(col_idx));
+  g.symmetric_pattern_ = symmetric_pattern_;
+  return g;
+}
+
 void DeviceGraph::ensure_csc(GpuContext& ctx) {
+  if (symmetric_pattern_) return;  // the CSC is the CSR
   if (col_ptr_.size() == n_src_ + 1) return;
   if (host_ == nullptr) {  // built on the device: sort the edge ids by column (edge_perm comes with it)
     DeviceCsc csc = build_csc(ctx, n_src_, num_edges_, col_idx_.data(), row_of_edge(ctx));
@@ -87,14 +105,19 @@ void DeviceGraph::ensure_csc(GpuContext& ctx) {
 }
 
 const offset_t* DeviceGraph::col_ptr(GpuContext& ctx) {
+  if (symmetric_pattern_) return row_ptr_.data();
   ensure_csc(ctx);
   return col_ptr_.data();
 }
 const node_t* DeviceGraph::row_idx(GpuContext& ctx) {
+  if (symmetric_pattern_) return col_idx_.data();
   ensure_csc(ctx);
   return row_idx_.data();
 }
 const edge_t* DeviceGraph::edge_perm(GpuContext& ctx) {
+  if (symmetric_pattern_)
+    throw InternalError("edge_perm of a graph declared symmetric: its CSC aliases the CSR, so CSC positions are not "
+                        "those of a column sort; build this graph without declare_symmetric_pattern()");
   if (edge_perm_.size() != num_edges_) {  // not built yet
     if (host_ == nullptr) {
       ensure_csc(ctx);  // the device CSC build produces edge_perm too
@@ -124,6 +147,7 @@ const std::int32_t* DeviceGraph::cusparse_row_ptr(GpuContext& ctx) {
 
 const std::int32_t* DeviceGraph::cusparse_col_ptr(GpuContext& ctx) {
   if (!fits_cusparse()) throw InternalError("cuSPARSE offsets requested for a graph cuSPARSE cannot take");
+  if (symmetric_pattern_) return cusparse_row_ptr(ctx);
   if (cusparse_col_ptr_.size() != n_src_ + 1) {
     cusparse_col_ptr_ = DeviceBuffer<std::int32_t>(ctx.allocator, n_src_ + 1);
     narrow_offsets(ctx, n_src_ + 1, col_ptr(ctx), cusparse_col_ptr_.data());

@@ -96,11 +96,25 @@ class DeviceGraph {
   // it, e.g. a 1×1 graph with a self-loop twice).
   bool fits_cusparse() const { return num_edges_ <= max_cusparse_edges && num_edges_ <= n_dst_ * n_src_; }
 
+  // Declares A = Aᵀ (as a multiset of (row, column) pairs; a square graph). The CSC views then
+  // alias the CSR arrays — col_ptr() is row_ptr(), row_idx() is col_idx() — so an Aᵀ product walks
+  // the CSR, summing each column's terms in its row's order, and the graph holds no CSC at all
+  // (at 4·10⁹ edges the CSC and its sort would need 17 GB + 100 GB). edge_perm() is not defined
+  // for such a graph (an InternalError): targets that read edge values in CSC order need the CSC.
+  // Throws InputError for a non-square graph.
+  void declare_symmetric_pattern();
+  bool symmetric_pattern() const { return symmetric_pattern_; }
+
+  // A + I on the device (the block convention of oracle/layers/self_loops.h: (i, i) appended to
+  // every row i); square or n_dst ≤ n_src. The result keeps this graph's symmetric declaration.
+  DeviceGraph with_destination_self_loops(GpuContext& ctx) const;
+
   // Device bytes held by this graph's arrays now.
   std::int64_t storage_bytes() const;
 
  private:
   const Graph* host_ = nullptr;
+  bool symmetric_pattern_ = false;
   std::int64_t n_dst_ = 0, n_src_ = 0, num_edges_ = 0;
   DeviceBuffer<offset_t> row_ptr_, col_ptr_;
   DeviceBuffer<node_t> col_idx_, row_of_edge_, row_idx_;

@@ -1,12 +1,16 @@
 #include "gpu/gpu_systems.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "gpu/context.h"
 #include "gpu/cuda_check.h"
+#include "core/device_memory.h"
 #include "gpu/gpu_targets.h"
 #include "oracle/targets.h"
 
@@ -20,8 +24,14 @@ class GpuSystem final : public System {
  public:
   GpuSystem(std::string name, std::map<std::string, GpuTargetFn> targets)
       : name_(std::move(name)), targets_(std::move(targets)) {}
+  ~GpuSystem() override {
+    // Freeing a context is device-memory traffic too: never during another system's measured evaluation.
+    std::lock_guard lock(device_memory::in_process_device_mutex());
+    ctx_.reset();
+  }
 
   std::string name() const override { return name_; }
+  const std::map<std::string, GpuTargetFn>& targets() const { return targets_; }
 
   Availability availability() const override {
     const gpu::DeviceStatus status = gpu::probe_device();
@@ -36,7 +46,38 @@ class GpuSystem final : public System {
     return ctx_->allocator.current_bytes();
   }
 
+  // The device memory this system gained during its evaluations, measured around each one (see evaluate()).
+  std::optional<device_memory::Reading> measured_device_bytes() const override {
+    std::lock_guard lock(device_memory::in_process_device_mutex());
+    return retained_.total();
+  }
+
+  // Every evaluation holds the in-process device lock and is measured before and after: with no
+  // other GPU work of this process in between, the difference is what this evaluation left behind
+  // on the device, whatever allocated it (the accounting allocator, a library handle, a stray cudaMalloc).
   Result evaluate(const Case& c) override {
+    std::lock_guard lock(device_memory::in_process_device_mutex());
+    const std::optional<device_memory::Reading> before = own_device_memory();
+    Result r = evaluate_unmeasured(c);
+    if (ctx_) cudaDeviceSynchronize();  // frees and library work of this evaluation have landed
+    if (const std::optional<device_memory::Reading> after = own_device_memory(); before && after)
+      retained_.add(*before, *after);
+    return r;
+  }
+
+ private:
+  // This process's device memory: NVML's per-process figure, else (the driver does not list this
+  // process here) the device's memory in use from cudaMemGetInfo. nullopt before the first context.
+  std::optional<device_memory::Reading> own_device_memory() const {
+    if (!ctx_) return std::nullopt;
+    if (auto mine = device_memory::process_memory(getpid())) return mine;
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
+    return device_memory::Reading{static_cast<std::int64_t>(total - free),
+                                  "cudaMemGetInfo: memory in use on the device (every process on it counts)"};
+  }
+
+  Result evaluate_unmeasured(const Case& c) {
     Result r;
     try {
       return evaluate_or_throw(c);
@@ -58,7 +99,6 @@ class GpuSystem final : public System {
     return r;
   }
 
- private:
   Result evaluate_or_throw(const Case& c) {
     Result r;
     auto fn = targets_.find(c.target);
@@ -117,6 +157,7 @@ class GpuSystem final : public System {
   std::string name_;
   std::map<std::string, GpuTargetFn> targets_;
   std::unique_ptr<gpu::GpuContext> ctx_;  // created by the first evaluate() that finds a device
+  device_memory::RetainedCounter retained_;  // under in_process_device_mutex()
 };
 
 }  // namespace
@@ -129,6 +170,26 @@ std::unique_ptr<System> make_gpu_system() {
 
 std::unique_ptr<System> make_cusparse_system() {
   return std::make_unique<GpuSystem>("cusparse", gpu::gpu_op_targets(gpu::Library::cusparse_only));
+}
+
+const std::map<std::string, GpuTargetFn>* gpu::device_targets_of(const System& system) {
+  const auto* gpu_system = dynamic_cast<const GpuSystem*>(&system);
+  return gpu_system ? &gpu_system->targets() : nullptr;
+}
+
+// Audited by reading each implementation (gpu/op_targets.cpp, gpu/layers/layer_targets.cpp, the
+// scale replicas): none of these reads run.host_graph or run.host_inputs.
+const std::set<std::string>& gpu::device_resident_targets() {
+  static const std::set<std::string> targets = {"spmm", "spmm_ve", "sddmm_dot", "sddmm_add", "edge_softmax",
+                                                "normalized_spmm", "gcn", "gat"};
+  return targets;
+}
+
+// spmm_ve's backward and sddmm_add's backward read edge values in CSC order (edge_perm), and so do
+// GAT's; these do not.
+const std::set<std::string>& gpu::targets_without_edge_perm() {
+  static const std::set<std::string> targets = {"spmm", "normalized_spmm", "gcn", "edge_softmax"};
+  return targets;
 }
 
 std::unique_ptr<System> gpu::make_gpu_system_from_targets(std::string name, std::map<std::string, GpuTargetFn> targets) {

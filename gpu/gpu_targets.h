@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "core/system.h"
@@ -27,5 +28,17 @@ std::map<std::string, GpuTargetFn> gpu_layer_targets();
 // bug replicas (adapters/replicas/gpu/) are built this way from gpu_op_targets() with one target's
 // kernel replaced.
 std::unique_ptr<System> make_gpu_system_from_targets(std::string name, std::map<std::string, GpuTargetFn> targets);
+
+// The target implementations of a System made here (`gpu`, `cusparse`, a GPU replica), for a
+// caller that runs them on a graph held only on the device (scale/device_scale_check.h); nullptr
+// for any other System.
+const std::map<std::string, GpuTargetFn>* device_targets_of(const System& system);
+
+// The targets whose implementations read the graph only through TargetRun's device accessors
+// (graph(), aggregation_graph(), require_destinations_are_sources()), so they may run on a
+// device-only graph; and of those, the ones that never read edge_perm, which may run on a graph
+// declared symmetric (DeviceGraph::declare_symmetric_pattern()).
+const std::set<std::string>& device_resident_targets();
+const std::set<std::string>& targets_without_edge_perm();
 
 }  // namespace gnncheck::gpu

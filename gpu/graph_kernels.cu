@@ -16,6 +16,21 @@ __global__ void expand_rows_kernel(std::int64_t rows, const offset_t* __restrict
     for (offset_t p = row_ptr[i] + lane; p < row_ptr[i + 1]; p += warp_size) row_of_edge[p] = static_cast<node_t>(i);
 }
 
+__global__ void append_self_loops_kernel(std::int64_t rows, const offset_t* __restrict__ row_ptr,
+                                         const node_t* __restrict__ col_idx, offset_t* __restrict__ out_row_ptr,
+                                         node_t* __restrict__ out_col_idx) {
+  const int lane = threadIdx.x % warp_size;
+  for (std::int64_t i = global_warp(); i < rows; i += warp_count()) {
+    const offset_t begin = row_ptr[i], end = row_ptr[i + 1];
+    for (offset_t p = begin + lane; p < end; p += warp_size) out_col_idx[p + i] = col_idx[p];
+    if (lane == 0) {
+      out_col_idx[end + i] = static_cast<node_t>(i);
+      out_row_ptr[i] = begin + i;
+      if (i == rows - 1) out_row_ptr[rows] = end + rows;
+    }
+  }
+}
+
 __global__ void narrow_kernel(std::int64_t n, const offset_t* __restrict__ in, std::int32_t* __restrict__ out) {
   for (std::int64_t k = global_thread(); k < n; k += thread_count()) out[k] = static_cast<std::int32_t>(in[k]);
 }
@@ -54,6 +69,17 @@ int bits_for(std::int64_t n) {  // bits needed for values in [0, n)
 }
 
 }  // namespace
+
+void append_self_loops(GpuContext& ctx, std::int64_t rows, const offset_t* row_ptr, const node_t* col_idx,
+                       offset_t* out_row_ptr, node_t* out_col_idx) {
+  if (rows == 0) {
+    GNNCHECK_CUDA_CHECK(cudaMemsetAsync(out_row_ptr, 0, sizeof(offset_t), ctx.stream));
+    return;
+  }
+  append_self_loops_kernel<<<blocks_for_warps(rows), block_threads, 0, ctx.stream>>>(rows, row_ptr, col_idx, out_row_ptr,
+                                                                                     out_col_idx);
+  GNNCHECK_CHECK_LAUNCH();
+}
 
 void expand_rows(GpuContext& ctx, std::int64_t rows, const offset_t* row_ptr, node_t* row_of_edge) {
   if (rows == 0) return;

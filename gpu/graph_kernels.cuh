@@ -20,6 +20,11 @@ void narrow_offsets(GpuContext& ctx, std::int64_t n, const offset_t* in, std::in
 // out[k] = value for k < n.
 void fill(GpuContext& ctx, std::int64_t n, float value, float* out);
 
+// A + I in the block convention (oracle/layers/self_loops.h): row i of the result is row i of
+// (row_ptr, col_idx) followed by the edge (i, i). out_row_ptr [rows + 1], out_col_idx [E + rows].
+void append_self_loops(GpuContext& ctx, std::int64_t rows, const offset_t* row_ptr, const node_t* col_idx,
+                       offset_t* out_row_ptr, node_t* out_col_idx);
+
 // The CSC of a CSR built on the device: a stable radix sort of the edge ids by column gives
 // edge_perm (CSC position -> edge id, ascending edge id within a column, as the host Graph orders
 // it); col_ptr comes from the sorted columns, row_idx[p] = row_of_edge[edge_perm[p]]. Transient

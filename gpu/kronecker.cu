@@ -16,19 +16,6 @@ namespace {
 
 using namespace detail;
 
-// A seeded bijection of [0, 2^scale): odd multipliers and xor-shifts are each invertible mod 2^scale.
-__host__ __device__ inline std::uint64_t scramble(std::uint64_t x, int scale, std::uint64_t seed) {
-  const std::uint64_t mask = (std::uint64_t{1} << scale) - 1;
-  const int shift = (scale + 1) / 2;
-  const std::uint64_t m1 = splitmix64(seed ^ 0x5851F42D4C957F2Dull) | 1, c1 = splitmix64(seed ^ 0x14057B7EF767814Full);
-  const std::uint64_t m2 = splitmix64(seed ^ 0x2545F4914F6CDD1Dull) | 1, c2 = splitmix64(seed ^ 0x9E3779B97F4A7C15ull);
-  x = (x * m1 + c1) & mask;
-  x ^= x >> shift;
-  x = (x * m2 + c2) & mask;
-  x ^= x >> shift;
-  return x;
-}
-
 __global__ void kronecker_keys_kernel(KroneckerParams params, std::int64_t generated, std::uint64_t sentinel,
                                       std::uint64_t* __restrict__ keys) {
   for (std::int64_t k = global_thread(); k < generated; k += thread_count()) {
@@ -72,27 +59,6 @@ void validate(const KroneckerParams& p) {
 }
 
 }  // namespace
-
-__host__ __device__ KroneckerEdge kronecker_edge(const KroneckerParams& params, std::uint64_t k) {
-  // Quadrant thresholds on a 32-bit uniform draw.
-  const double two32 = 4294967296.0;
-  const std::uint64_t t_a = static_cast<std::uint64_t>(params.a * two32);
-  const std::uint64_t t_ab = static_cast<std::uint64_t>((params.a + params.b) * two32);
-  const std::uint64_t t_abc = static_cast<std::uint64_t>((params.a + params.b + params.c) * two32);
-  const std::uint64_t edge_key = splitmix64(params.seed ^ splitmix64(k));
-  std::uint64_t row = 0, col = 0, bits = 0;
-  for (int level = 0; level < params.scale; ++level) {
-    if (level % 2 == 0) bits = splitmix64(edge_key + static_cast<std::uint64_t>(level));  // two 32-bit draws
-    const std::uint64_t r = level % 2 == 0 ? (bits & 0xFFFFFFFFull) : (bits >> 32);
-    const std::uint64_t row_bit = r >= t_ab ? 1 : 0;
-    const std::uint64_t col_bit = (r >= t_a && r < t_ab) || r >= t_abc ? 1 : 0;
-    row = (row << 1) | row_bit;
-    col = (col << 1) | col_bit;
-  }
-  const std::uint64_t label_seed = splitmix64(params.seed + 0xA5A5A5A5A5A5A5A5ull);
-  return {static_cast<std::uint32_t>(scramble(row, params.scale, label_seed)),
-          static_cast<std::uint32_t>(scramble(col, params.scale, label_seed))};
-}
 
 KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params, KroneckerTimings* timings) {
   validate(params);

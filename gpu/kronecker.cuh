@@ -11,7 +11,8 @@
 //
 // Same graph for the same (scale, edge_factor, a, b, c, seed): every random draw is a hash of
 // (seed, edge index, level) — no generator state, so the order threads run in does not matter —
-// and the sort and unique that follow are deterministic.
+// and the sort and unique that follow are deterministic. The per-edge function lives in
+// gpu/kronecker.h, which the host runs too (scale::build_graph builds the same CSR on the CPU).
 //
 // Memory: the generation holds 2 × 2·edge_factor·2^scale 8-byte keys (sort double buffer) plus
 // CUB's temporary storage, all from ctx.allocator, and frees them before returning; what is kept
@@ -26,15 +27,9 @@
 
 #include "gpu/context.h"
 #include "gpu/device_graph.h"
+#include "gpu/kronecker.h"  // KroneckerParams, kronecker_edge: the definition, shared with the host
 
 namespace gnncheck::gpu {
-
-struct KroneckerParams {
-  int scale = 10;
-  std::int64_t edge_factor = 16;
-  double a = 0.57, b = 0.19, c = 0.19;
-  std::uint64_t seed = 1;
-};
 
 struct KroneckerGraph {
   std::int64_t nodes = 0;
@@ -57,12 +52,5 @@ struct KroneckerTimings {
 // probabilities summing to at most 1. `timings`, if given, receives the phase times.
 KroneckerGraph generate_kronecker(GpuContext& ctx, const KroneckerParams& params,
                                   KroneckerTimings* timings = nullptr);
-
-// The k-th generated edge (before symmetrizing) as (source, destination) labels after the scramble;
-// the same function the device runs, so a host test can rebuild the graph independently.
-struct KroneckerEdge {
-  std::uint32_t src = 0, dst = 0;
-};
-__host__ __device__ KroneckerEdge kronecker_edge(const KroneckerParams& params, std::uint64_t k);
 
 }  // namespace gnncheck::gpu

@@ -39,10 +39,22 @@ struct TargetRun {
 
   TargetRun(GpuContext& context, const Graph& graph, const Attributes& attrs)
       : ctx(context), host_graph(graph), attributes(attrs) {}
+  // A run on a graph that exists only on the device (scale/device_scale_check.h). `host_graph`
+  // is then an empty 0 × 0 stand-in that a target must not read: only the targets listed by
+  // device_resident_targets() (gpu_targets.h) are run this way, and they read the graph through
+  // graph(), aggregation_graph() and require_destinations_are_sources() only.
+  TargetRun(GpuContext& context, DeviceGraph& device_graph, const Attributes& attrs);
 
   bool backward() const { return !grad_outputs.empty(); }
+  bool device_only() const { return device_graph_ != nullptr; }
   // The case's graph on the device, uploaded on first use.
   DeviceGraph& graph();
+  // The graph a layer aggregates over: graph() itself, or A + I in the block convention (built
+  // from the host graph and uploaded, or for a device-only graph built on the device). Held by the
+  // run. Throws InputError naming `layer` when self-loops need n_dst ≤ n_src and the graph is not.
+  DeviceGraph& aggregation_graph(bool self_loops, const std::string& layer);
+  // InputError naming `layer` unless n_dst ≤ n_src (oracle/layers/self_loops.h).
+  void require_destinations_are_sources(const std::string& layer) const;
   // Throws InternalError naming the tensor if it is missing (the case was validated before).
   const DeviceTensor& input(const std::string& name) const;
   bool has_input(const std::string& name) const { return inputs.count(name) != 0; }
@@ -53,6 +65,9 @@ struct TargetRun {
 
  private:
   std::unique_ptr<DeviceGraph> graph_;
+  DeviceGraph* device_graph_ = nullptr;  // a device-only run's graph (not owned)
+  std::unique_ptr<Graph> host_with_self_loops_;
+  std::unique_ptr<DeviceGraph> with_self_loops_;
 };
 
 using GpuTargetFn = std::function<void(TargetRun&)>;

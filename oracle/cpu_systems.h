@@ -1,8 +1,14 @@
-// gnncheck/oracle/cpu_systems.h — the oracle and its float32 twin as Systems.
+// gnncheck/oracle/cpu_systems.h — the oracle and its float32 twins as Systems.
 //
 // `oracle`      the float64 oracle: the ground truth every other system is compared with.
 // `cpu_float32` the oracle's own code evaluated in float32 (accumulating in float32): a second,
 //               correct implementation that the tolerance model must never flag.
+// `cpu_float32_right_derivatives`
+//               cpu_float32 with the other valid one-sided derivative at every kink of the
+//               catalogue (oracle/layers/kink_side.h, checks/kinks.h): ReLU′(0) = 1 in GIN,
+//               LeakyReLU′(0) = 1 in GAT, the x/‖x‖ side at AGNN's norm floor. Correct, yet its
+//               gradients differ from the oracle's by O(1) at those points: the control that every
+//               check accepts either convention.
 //
 //   auto oracle = gnncheck::make_oracle_system();
 //   gnncheck::Result r = oracle->evaluate(c);
@@ -16,5 +22,6 @@ namespace gnncheck {
 
 std::unique_ptr<System> make_oracle_system();
 std::unique_ptr<System> make_cpu_float32_system();
+std::unique_ptr<System> make_cpu_float32_right_derivatives_system();
 
 }  // namespace gnncheck

@@ -1,11 +1,19 @@
 // gnncheck/oracle/degree_norm.h — degree normalizations of A and their fused forms with SpMM.
 //
-//   symmetric:  Â = D_dst^-½ · A · D_src^-½   ŵ_e = 1 / sqrt(in_degree(row_e) · out_degree(col_e))
+//   symmetric:  Â = D_dst^-½ · A · D_src^-½   ŵ_e = 1 / sqrt(in_degree(row_e) · d_src(col_e))
 //   row_mean:   Â = D_dst^-1 · A              ŵ_e = 1 / in_degree(row_e)
 // in_degree(i) is destination i's row length and out_degree(j) source j's column length (each
-// duplicate edge counts). On graphs whose in- and out-degrees differ the two sides are NOT
-// interchangeable — exactly what the op-order check exploits. A zero degree has no edges, so its
-// factor is never used (defined as 0, as PyG does).
+// duplicate edge counts). The source's degree d_src is a convention (SourceDegree):
+//   out  d_src(j) = out_degree(j), column j's length: Kipf & Welling's D^-½ A D^-½ read with
+//        the rows as destinations and the columns as sources (the default);
+//   in   d_src(j) = in_degree(j), the length of row j — source j is destination j (ids below
+//        n_dst name one node on both sides) —, 0 for j ≥ n_dst: one degree per node, as PyG's
+//        gcn_norm (deg = scatter over the edges' targets) and GNNAdvisor compute it.
+// They agree where every source's in- and out-degree are equal (a symmetric graph). On graphs whose
+// in- and out-degrees differ the two sides are NOT interchangeable — exactly what the op-order
+// check exploits. A zero degree gets factor 0, as PyG does: with `out` its node has no edges, so
+// the factor is never used; with `in` a source j with out-edges but no in-edges (or j ≥ n_dst)
+// sends nothing.
 //
 //   normalized_spmm:  Y = Â·X,   backward  grad_X = Âᵀ·grad_Y = D_src^-½ Aᵀ D_dst^-½ grad_Y (symmetric)
 //                                          grad_X = Aᵀ D_dst^-1 grad_Y (row_mean)
@@ -20,18 +28,29 @@
 namespace gnncheck::oracle {
 
 enum class DegreeNorm { symmetric, row_mean };
+// Which degree scales the source side of the symmetric normalization (row_mean has no source factor).
+enum class SourceDegree { out, in };
 
 // "symmetric" / "row_mean"; parse throws InputError naming the accepted values.
 std::string_view to_string(DegreeNorm norm);
 DegreeNorm parse_degree_norm(std::string_view name);
+// "out" / "in"; parse throws InputError naming the accepted values.
+std::string_view to_string(SourceDegree source_degree);
+SourceDegree parse_source_degree(std::string_view name);
+// The attribute both `normalized_spmm` and `gcn` declare (one help text for both).
+inline constexpr std::string_view kSourceDegreeHelp =
+    "degree scaling source j in the symmetric normalization: out (j's out-degree, D_src) | in (j's own in-degree as "
+    "destination j, 0 for j >= n_dst: PyG's gcn_norm, GNNAdvisor); row_mean has no source factor";
 
 // The normalized edge values ŵ as an [E, 1] edge tensor (feed them to spmm_ve for the unfused path).
 template <class T>
-DenseTensor<T> degree_norm_edge_values(const Graph& g, DegreeNorm norm);
+DenseTensor<T> degree_norm_edge_values(const Graph& g, DegreeNorm norm, SourceDegree source_degree = SourceDegree::out);
 
 template <class T>
-DenseTensor<T> normalized_spmm_forward(const Graph& g, DegreeNorm norm, const DenseTensor<T>& x);
+DenseTensor<T> normalized_spmm_forward(const Graph& g, DegreeNorm norm, const DenseTensor<T>& x,
+                                       SourceDegree source_degree = SourceDegree::out);
 template <class T>
-DenseTensor<T> normalized_spmm_backward(const Graph& g, DegreeNorm norm, const DenseTensor<T>& grad_y);
+DenseTensor<T> normalized_spmm_backward(const Graph& g, DegreeNorm norm, const DenseTensor<T>& grad_y,
+                                        SourceDegree source_degree = SourceDegree::out);
 
 }  // namespace gnncheck::oracle

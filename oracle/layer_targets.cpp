@@ -62,8 +62,26 @@ TargetDef gcn_target() {
       {kY},
       {in_features_attr(), out_features_attr(), bias_attr(),
        {"self_loops", true, "aggregate over A + I (true) or A (false)"},
-       {"norm", std::string("symmetric"), "degree normalization: symmetric (D^-1/2 A D^-1/2) | row_mean (D^-1 A)"}},
+       {"norm", std::string("symmetric"), "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) | row_mean (D_dst^-1 A)"},
+       {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}},
       false};
+  spec.formula =
+      "Ã = A + I (self_loops) or A;  d_dst(i) = row length of i in Ã,  d_src(j) = column length of j in Ã "
+      "(source_degree = out) or row length of j in Ã (source_degree = in; 0 for j ≥ n_dst)\n"
+      "y[i] = Σ_{e ∈ row i of Ã} ŵ_e · (x · weight)[col_e] + bias,  ŵ_e = 1 / sqrt(d_dst(i) · d_src(col_e)) (norm = "
+      "symmetric) or 1 / d_dst(i) (norm = row_mean)";
+  spec.conventions = {
+      "Self-loops: edge (i, i) is appended to every destination row i, on a non-square graph too (destination i's own "
+      "source row is x[i]); an existing self-loop is kept, so (i, i) then appears twice.",
+      "Degrees are those of the aggregated graph Ã, duplicates counted: a destination's in-degree (its row length) and, "
+      "with source_degree = out, a source's out-degree (its column length); with source_degree = in (PyG's gcn_norm, "
+      "GNNAdvisor: one degree per node) a source's own in-degree as a destination, 0 for sources j ≥ n_dst. With "
+      "self-loops on a non-square graph, sources j ≥ n_dst get no loop.",
+      "A node of degree 0 (possible only without self-loops) contributes and receives nothing: an empty row gives y[i] = bias.",
+      "weight is [in_features, out_features] (x · weight: torch's nn.Linear stores the transpose); bias is [out_features], "
+      "added to every destination row, and absent from the case with bias = false.",
+      "With self-loops n_dst ≤ n_src is required (the destinations are the first n_dst sources); without them any shape works.",
+      "Backward: g = Âᵀ · grad_y;  grad_weight = xᵀ · g;  grad_x = g · weightᵀ;  grad_bias = Σ_i grad_y[i]."};
   auto inputs = [](const Graph& g, const Attributes& a) {
     const auto cfg = GcnConfig::from_attributes(a);
     Shapes s{{"x", {g.n_src(), cfg.in_features}}, {"weight", {cfg.in_features, cfg.out_features}}};
@@ -100,6 +118,18 @@ TargetDef gin_target() {
        out_features_attr(),
        bias_attr()},
       false};
+  spec.formula =
+      "h[i] = (1 + eps) · x[i] + Σ_{e ∈ row i} x[col_e]\n"
+      "y = ReLU(h · weight1 + bias1) · weight2 + bias2";
+  spec.conventions = {
+      "Destination i's own features are x[i], the i-th source row (the destinations are the first n_dst sources): "
+      "n_dst ≤ n_src is required.",
+      "The sum counts every edge of A, duplicates and self-loops included; no self-loops are added ((1 + eps) · x[i] is "
+      "the node's own term). An empty row gives h[i] = (1 + eps) · x[i].",
+      "eps is a parameter of shape [1] and always gets its gradient. weight1 [in_features, hidden_features], bias1 "
+      "[hidden_features], weight2 [hidden_features, out_features], bias2 [out_features]; bias = false removes both biases.",
+      "ReLU'(0): the oracle takes 0; 1 (the other one-sided derivative) is as valid, and no check fails a system for "
+      "either choice (checks/README.md). No activation after the second linear map."};
   auto inputs = [](const Graph& g, const Attributes& a) {
     const auto cfg = GinConfig::from_attributes(a);
     Shapes s{{"x", {g.n_src(), cfg.in_features}},
@@ -153,6 +183,23 @@ TargetDef gat_target() {
        {"attn_dropout", 0.0, "attention dropout probability in [0, 1); the mask is a function of dropout_seed"},
        {"dropout_seed", std::int64_t{0}, "seed of the deterministic attention-dropout mask"}},
       false};
+  spec.formula =
+      "h = x · weight  [n_src, heads·C], C = out_features;  Ã = A + I (self_loops) or A\n"
+      "s_src[j, k] = Σ_c h[j, k·C + c] · att_src[k, c],  s_dst[i, k] = Σ_c h[i, k·C + c] · att_dst[k, c]\n"
+      "alpha[e, k] = softmax over e ∈ row i of Ã of LeakyReLU(s_dst[i, k] + s_src[col_e, k], negative_slope)\n"
+      "out[i, k·C + c] = Σ_{e ∈ row i of Ã} alpha[e, k] · mask[e, k] · h[col_e, k·C + c]\n"
+      "y = out + bias (concat)  or  y[i, c] = (1 / heads) · Σ_k out[i, k·C + c] + bias (mean)";
+  spec.conventions = {
+      "att_dst pairs with the destination (s_dst[i] uses h[i], destination i's own source row), att_src with the source "
+      "of each edge: the logit of edge (i ← j) is s_dst[i] + s_src[j].",
+      "Self-loops: edge (i, i) is appended to every destination row i, on a non-square graph too; an existing self-loop "
+      "is kept, so (i, i) can appear twice. n_dst ≤ n_src is required.",
+      "The softmax runs over each destination's in-edges of Ã, per head; without self-loops an empty row gives out[i] = 0, "
+      "so y[i] = bias.",
+      "weight is [in_features, heads·C] with head-major columns; att_src and att_dst are [heads, C]; bias is [heads·C] "
+      "with concat = true and [C] with concat = false, added after the heads are joined, and absent with bias = false.",
+      "Attention dropout: mask[e, k] = 1 / (1 − attn_dropout) where layers/dropout.h keeps element e·heads + k for "
+      "dropout_seed (e: the edge id in Ã), else 0; attn_dropout = 0 means mask = 1 (evaluation mode)."};
   auto inputs = [](const Graph& g, const Attributes& a) {
     const auto cfg = GatConfig::from_attributes(a);
     Shapes s{{"x", {g.n_src(), cfg.in_features}},
@@ -194,6 +241,12 @@ TargetDef sage_target() {
                   {kY},
                   {in_features_attr(), out_features_attr(), bias_attr()},
                   false};
+  spec.formula = "y[i] = x[i] · weight_self + ((1 / in_degree(i)) · Σ_{e ∈ row i} x[col_e]) · weight_neigh + bias";
+  spec.conventions = {
+      "Destination i's own features are x[i], the i-th source row (the destinations are the first n_dst sources): "
+      "n_dst ≤ n_src is required.",
+      "The mean is over destination i's in-edges in A, duplicates counted; no self-loops are added; an empty row has mean 0.",
+      "weight_self and weight_neigh are [in_features, out_features]; bias is [out_features], absent with bias = false."};
   auto inputs = [](const Graph& g, const Attributes& a) {
     const auto cfg = SageConfig::from_attributes(a);
     Shapes s{{"x", {g.n_src(), cfg.in_features}},
@@ -230,6 +283,18 @@ TargetDef agnn_target() {
                   {{"features", std::int64_t{8}, "width of x and y (the layer has no weight matrix)"},
                    {"self_loops", true, "attend over A + I (true) or A (false)"}},
                   false};
+  spec.formula =
+      "n[j] = x[j] / max(‖x[j]‖₂, 1e-12);  Ã = A + I (self_loops) or A\n"
+      "alpha[e] = softmax over e ∈ row i of Ã of beta · ⟨n[i], n[col_e]⟩\n"
+      "y[i] = Σ_{e ∈ row i of Ã} alpha[e] · x[col_e]";
+  spec.conventions = {
+      "Destination i's normalized row is n[i], from its own source row x[i] (the destinations are the first n_dst "
+      "sources): n_dst ≤ n_src is required.",
+      "A zero row of x stays zero (the 1e-12 floor of PyG's F.normalize): its cosines are 0, and at the floor the divisor "
+      "is a constant, so the gradient through the normalization is grad_n / 1e-12.",
+      "Self-loops: edge (i, i) is appended to every destination row i (an existing self-loop is kept); without them an "
+      "empty row gives y[i] = 0.",
+      "The aggregation uses x, not n. beta is a parameter of shape [1]; there is no weight matrix (in = out = features)."};
   auto inputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"x", {g.n_src(), AgnnConfig::from_attributes(a).features}}, {"beta", {1}}};
   };

@@ -72,7 +72,11 @@ TargetDef make_target(TargetSpec spec, ShapesFn input_shapes, ShapesFn output_sh
 TargetDef spmm_target() {
   return make_target(
       {"spmm", false, "Y = A·X, sum over each destination's in-neighbors",
-       {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}}, {features_attribute()}},
+       {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}}, {features_attribute()}, false,
+       "y[i] = Σ_{e ∈ row i} x[col_e]",
+       {"Every edge counts once per occurrence: a duplicate edge adds its source row again, a self-loop (i, i) adds x[i].",
+        "A destination without in-edges (an empty row) gets y[i] = 0. The graph may be non-square; no self-loops are added.",
+        "Backward: grad_x = Aᵀ·grad_y, grad_x[j] = Σ_{e: col_e = j} grad_y[row_e]; a source without out-edges gets 0."}},
       [](const Graph& g, const Attributes& a) { return Shapes{{"x", {g.n_src(), sizes(a, "spmm", false).width}}}; },
       [](const Graph& g, const Attributes& a) { return Shapes{{"y", {g.n_dst(), sizes(a, "spmm", false).width}}}; },
       []<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
@@ -86,7 +90,10 @@ TargetDef spmm_target() {
 TargetDef spmm_transposed_target() {
   return make_target(
       {"spmm_transposed", false, "Z = Aᵀ·Y, sum over each source's out-neighbors",
-       {{"y", TensorKind::dst_nodes, true}}, {{"z", TensorKind::src_nodes, true}}, {features_attribute()}},
+       {{"y", TensorKind::dst_nodes, true}}, {{"z", TensorKind::src_nodes, true}}, {features_attribute()}, false,
+       "z[j] = Σ_{e: col_e = j} y[row_e]",
+       {"The sum runs over source j's out-edges (column j of A), duplicates counted; a source without out-edges gets z[j] = 0.",
+        "Backward: grad_y = A·grad_z, grad_y[i] = Σ_{e ∈ row i} grad_z[col_e]."}},
       [](const Graph& g, const Attributes& a) {
         return Shapes{{"y", {g.n_dst(), sizes(a, "spmm_transposed", false).width}}};
       },
@@ -106,7 +113,13 @@ TargetDef spmm_ve_target() {
       {"spmm_ve", false, "Y[i,h] = Σ_e w[e,h]·X[col_e,h], edge-weighted SpMM per head",
        {{"edge_values", TensorKind::edges, true}, {"x", TensorKind::src_nodes, true}},
        {{"y", TensorKind::dst_nodes, true}},
-       {heads_attribute(), features_attribute()}},
+       {heads_attribute(), features_attribute()}, false,
+       "y[i, h·C + c] = Σ_{e ∈ row i} edge_values[e, h] · x[col_e, h·C + c]    (C = features, h < heads, c < C)",
+       {"edge_values is [E, heads] in edge-id order (an edge's id is its position in col_idx); node rows are head-major: "
+        "head h holds columns h·C to h·C + C − 1.",
+        "Duplicate edges each contribute with their own value; an empty row gives y[i] = 0.",
+        "Backward: grad_edge_values[e, h] = Σ_c grad_y[row_e, h·C + c] · x[col_e, h·C + c]; "
+        "grad_x[j, h·C + c] = Σ_{e: col_e = j} edge_values[e, h] · grad_y[row_e, h·C + c]."}},
       [](const Graph& g, const Attributes& a) {
         const Sizes s = sizes(a, "spmm_ve", true);
         return Shapes{{"edge_values", {g.num_edges(), s.heads}}, {"x", {g.n_src(), s.width}}};
@@ -131,7 +144,12 @@ TargetDef spmm_ve_transposed_target() {
       {"spmm_ve_transposed", false, "Z[j,h] = Σ_{e: col_e = j} w[e,h]·Y[row_e,h], edge-weighted Aᵀ per head",
        {{"edge_values", TensorKind::edges, true}, {"y", TensorKind::dst_nodes, true}},
        {{"z", TensorKind::src_nodes, true}},
-       {heads_attribute(), features_attribute()}},
+       {heads_attribute(), features_attribute()}, false,
+       "z[j, h·C + c] = Σ_{e: col_e = j} edge_values[e, h] · y[row_e, h·C + c]    (C = features, h < heads, c < C)",
+       {"edge_values is [E, heads] in edge-id order, not CSC order; node rows are head-major.",
+        "A source without out-edges gets z[j] = 0.",
+        "Backward: grad_edge_values[e, h] = Σ_c grad_z[col_e, h·C + c] · y[row_e, h·C + c]; "
+        "grad_y[i, h·C + c] = Σ_{e ∈ row i} edge_values[e, h] · grad_z[col_e, h·C + c]."}},
       [](const Graph& g, const Attributes& a) {
         const Sizes s = sizes(a, "spmm_ve_transposed", true);
         return Shapes{{"edge_values", {g.num_edges(), s.heads}}, {"y", {g.n_dst(), s.width}}};
@@ -158,7 +176,13 @@ TargetDef sddmm_dot_target() {
       {"sddmm_dot", false, "e[k,h] = ⟨U[row_k,h], V[col_k,h]⟩ on every edge, per head",
        {{"u", TensorKind::dst_nodes, true}, {"v", TensorKind::src_nodes, true}},
        {{"e", TensorKind::edges, true}},
-       {heads_attribute(), features_attribute()}},
+       {heads_attribute(), features_attribute()}, false,
+       "e[k, h] = Σ_c u[row_k, h·C + c] · v[col_k, h·C + c]    (C = features)",
+       {"u lives on destinations (indexed by the edge's row), v on sources (by its column): on a non-square graph u has "
+        "n_dst rows and v n_src.",
+        "One value per edge in edge-id order, duplicate edges included.",
+        "Backward: grad_u[i, h·C + c] = Σ_{k ∈ row i} grad_e[k, h] · v[col_k, h·C + c]; "
+        "grad_v[j, h·C + c] = Σ_{k: col_k = j} grad_e[k, h] · u[row_k, h·C + c]; a node without edges gets 0."}},
       [](const Graph& g, const Attributes& a) {
         const Sizes s = sizes(a, "sddmm_dot", true);
         return Shapes{{"u", {g.n_dst(), s.width}}, {"v", {g.n_src(), s.width}}};
@@ -186,7 +210,11 @@ TargetDef sddmm_add_target() {
       {"sddmm_add", false, "e[k,h] = a[row_k,h] + b[col_k,h] on every edge (GAT's logits)",
        {{"a", TensorKind::dst_nodes, true}, {"b", TensorKind::src_nodes, true}},
        {{"e", TensorKind::edges, true}},
-       {heads_attribute()}},
+       {heads_attribute()}, false,
+       "e[k, h] = a[row_k, h] + b[col_k, h]",
+       {"a is the destination side (indexed by the edge's row), b the source side (by its column); in GAT a holds the "
+        "destination scores (att_dst) and b the source scores (att_src).",
+        "Backward: grad_a[i, h] = Σ_{k ∈ row i} grad_e[k, h] (an empty row gets 0); grad_b[j, h] = Σ_{k: col_k = j} grad_e[k, h]."}},
       [](const Graph& g, const Attributes& a) {
         const index_t heads = positive_attribute(a, "heads", "sddmm_add");
         return Shapes{{"a", {g.n_dst(), heads}}, {"b", {g.n_src(), heads}}};
@@ -209,7 +237,13 @@ TargetDef sddmm_add_target() {
 TargetDef edge_softmax_target() {
   return make_target(
       {"edge_softmax", false, "softmax of edge logits over each destination's in-edges, per head",
-       {{"logits", TensorKind::edges, true}}, {{"alpha", TensorKind::edges, true}}, {heads_attribute()}},
+       {{"logits", TensorKind::edges, true}}, {{"alpha", TensorKind::edges, true}}, {heads_attribute()}, false,
+       "alpha[k, h] = exp(logits[k, h] − m[i, h]) / Σ_{k' ∈ row i} exp(logits[k', h] − m[i, h]),  i = row_k,  "
+       "m[i, h] = max_{k' ∈ row i} logits[k', h]",
+       {"The softmax runs over each destination's in-edges (row i of A), per head — never over a source's out-edges.",
+        "Duplicate edges are separate entries; a row of one edge gives alpha = 1; an empty row has no entries.",
+        "Subtracting the row maximum keeps large logits finite; the value is the plain softmax's.",
+        "Backward: grad_logits[k, h] = alpha[k, h] · (grad_alpha[k, h] − Σ_{k' ∈ row i} alpha[k', h] · grad_alpha[k', h])."}},
       [](const Graph& g, const Attributes& a) {
         return Shapes{{"logits", {g.num_edges(), positive_attribute(a, "heads", "edge_softmax")}}};
       },
@@ -232,7 +266,14 @@ TargetDef eshuffle_target(bool inverse) {
       {name, false,
        inverse ? "edge tensor from CSC order back to edge-id order: y[edge_perm[p]] = x[p]"
                : "edge tensor from edge-id order to CSC order: y[p] = x[edge_perm[p]]",
-       {{"x", from, true}}, {{"y", to, true}}, {heads_attribute()}},
+       {{"x", from, true}}, {{"y", to, true}}, {heads_attribute()}, false,
+       inverse ? "y[edge_perm[p]] = x[p]    (p: a CSC position; edge_perm[p]: the id of the edge at that position)"
+               : "y[p] = x[edge_perm[p]]    (p: a CSC position; edge_perm[p]: the id of the edge at that position)",
+       {"CSC order sorts the edges by source column and, within a column, by increasing edge id (a stable sort of the edge "
+        "ids by col_idx).",
+        "A row of heads values moves as a whole.",
+        inverse ? "Backward: grad_x[p] = grad_y[edge_perm[p]] (eshuffle applied to grad_y)."
+                : "Backward: grad_x[edge_perm[p]] = grad_y[p] (eshuffle_inverse applied to grad_y)."}},
       [name](const Graph& g, const Attributes& a) {
         return Shapes{{"x", {g.num_edges(), positive_attribute(a, "heads", name)}}};
       },
@@ -255,9 +296,19 @@ TargetDef normalized_spmm_target() {
   return make_target(
       {"normalized_spmm", false, "Y = Â·X with Â the symmetric or row-mean degree normalization of A",
        {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}},
-       {norm_attribute(), features_attribute()}},
+       {norm_attribute(), {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}, features_attribute()}, false,
+       "symmetric: y[i] = Σ_{e ∈ row i} x[col_e] / sqrt(in_degree(i) · d_src(col_e));  "
+       "row_mean: y[i] = (1 / in_degree(i)) · Σ_{e ∈ row i} x[col_e]",
+       {"in_degree(i) is destination i's row length in A, duplicate edges counted. d_src(j) is source j's column length in A "
+        "(out_degree, source_degree = out) or, with source_degree = in, node j's own in-degree as a destination (PyG's gcn_norm, "
+        "GNNAdvisor: one degree per node), 0 for j >= n_dst; on a non-square graph the two sides are different nodes.",
+        "No self-loops are added: A is normalized as given (a self-loop in A counts in both degrees like any edge).",
+        "An empty row gives y[i] = 0; a node of degree 0 has no edge, so its factor is never used.",
+        "Backward: grad_x = Âᵀ·grad_y with the same edge values: symmetric grad_x[j] = Σ_{e: col_e = j} grad_y[row_e] / "
+        "sqrt(in_degree(row_e) · d_src(j)); row_mean grad_x[j] = Σ_{e: col_e = j} grad_y[row_e] / in_degree(row_e)."}},
       [](const Graph& g, const Attributes& a) {
         parse_degree_norm(a.get_string("norm"));  // reject a bad attribute before any tensor is built
+        parse_source_degree(a.get_string("source_degree"));
         return Shapes{{"x", {g.n_src(), sizes(a, "normalized_spmm", false).width}}};
       },
       [](const Graph& g, const Attributes& a) {
@@ -266,8 +317,9 @@ TargetDef normalized_spmm_target() {
       []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
         Evaluation<T> ev;
         const DegreeNorm norm = parse_degree_norm(a.get_string("norm"));
-        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"));
-        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"));
+        const SourceDegree source_degree = parse_source_degree(a.get_string("source_degree"));
+        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"), source_degree);
+        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"), source_degree);
         return ev;
       });
 }

@@ -30,6 +30,8 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
       const std::string current = std::get<std::string>(attribute.default_value);
       variants.push_back({{"norm", std::string(current == "symmetric" ? "row_mean" : "symmetric")}});
     }
+    if (attribute.name == "source_degree") variants.push_back({{"source_degree", std::string("in")}});
+    if (attribute.name == "negative_slope") variants.push_back({{"negative_slope", 0.01}});
   }
   return variants;
 }

@@ -1,5 +1,6 @@
 #include "oracle/target_listing.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -89,6 +90,111 @@ std::vector<TensorListing> list_tensors(const TargetDef& def) {
   for (const auto& slot : def.spec.outputs)
     listing.push_back({slot.name, "output", std::string(to_string(slot.kind)), slot.differentiable, shape_of(out, slot.name)});
   return listing;
+}
+
+namespace {
+
+std::string gradient_note(const TensorListing& t) {
+  if (t.role == "output") return t.differentiable ? "receives its output gradient" : "no output gradient";
+  return t.differentiable ? "differentiable: return its gradient" : "not differentiable";
+}
+
+// A Markdown table cell: a '|' would end the cell.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+// Characters, not bytes, of UTF-8 text (fmt pads to characters: "·" is one).
+std::size_t display_width(const std::string& text) {
+  std::size_t n = 0;
+  for (unsigned char ch : text) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string describe_target(const TargetDef& def) {
+  const auto& spec = def.spec;
+  std::string out = fmt::format("{} ({}): {}\n", spec.name, spec.is_layer ? "layer" : "op", spec.summary);
+  if (spec.needs_square_graph) out += "  needs a square graph (n_dst = n_src = n)\n";
+  if (!spec.formula.empty()) {
+    out += "\nFormula (row i = a destination, col_e = the source of edge e, Σ_{e ∈ row i} = over i's in-edges):\n";
+    for (const auto& line : lines_of(spec.formula)) out += fmt::format("  {}\n", line);
+  }
+  if (!spec.conventions.empty()) {
+    out += "\nConventions:\n";
+    for (const auto& c : spec.conventions) out += fmt::format("  - {}\n", c);
+  }
+  out += "\nTensors (float64 in case files; a float32 system gets and returns float32):\n";
+  const auto tensors = list_tensors(def);
+  std::size_t name_width = 4, shape_width = 28;
+  for (const auto& t : tensors) {
+    name_width = std::max(name_width, display_width(t.name));
+    shape_width = std::max(shape_width, display_width(t.shape));
+  }
+  for (const auto& t : tensors)
+    out += fmt::format("  {:<{}}  {:<9}  {:<{}}  {:<10}  {}\n", t.name, name_width, t.role, t.shape, shape_width, t.lives,
+                       gradient_note(t));
+  out += "  (n_dst: destination rows of A; n_src: source columns; E: edges, in edge-id order = CSR position, unless the "
+         "tensor lives on edges_csc)\n";
+  if (!spec.attributes.empty()) {
+    out += "\nAttributes (default; meaning):\n";
+    for (const auto& a : spec.attributes) out += fmt::format("  {:<16} {:<10} {}\n", a.name, gnncheck::to_string(a.default_value), a.help);
+  }
+  return out;
+}
+
+std::string targets_markdown() {
+  std::string out = fmt::format("{}\n\n", kTargetsMarkdownBegin);
+  out += "Shapes in terms of `n_dst` (destination rows of `A`), `n_src` (source columns), `E` (edges, in edge-id order "
+         "unless the tensor lives on `edges_csc`) and the attributes at their names. Every input listed gets its "
+         "gradient back; every output receives its output gradient. In the formulas row `i` is a destination, `col_e` "
+         "the source of edge `e`, and `Σ_{e ∈ row i}` runs over destination `i`'s in-edges.\n\n";
+  out += "| target | kind | inputs | parameters | outputs | attributes (default) |\n";
+  out += "| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& def : all_targets()) {
+    std::vector<std::string> inputs, parameters, outputs, attributes;
+    for (const auto& t : list_tensors(def)) {
+      const std::string entry = fmt::format("`{}` {}", t.name, t.shape);
+      (t.role == "output" ? outputs : t.role == "parameter" ? parameters : inputs).push_back(entry);
+    }
+    for (const auto& a : def.spec.attributes) attributes.push_back(fmt::format("`{}` = {}", a.name, gnncheck::to_string(a.default_value)));
+    auto joined = [](const std::vector<std::string>& v) { return v.empty() ? std::string("—") : cell(fmt::format("{}", fmt::join(v, ", "))); };
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", def.spec.name, def.spec.is_layer ? "layer" : "op", joined(inputs),
+                       joined(parameters), joined(outputs), joined(attributes));
+  }
+  for (const auto& def : all_targets()) {
+    const auto& spec = def.spec;
+    out += fmt::format("\n### `{}`\n\n{}\n\n```\n{}\n```\n", spec.name, spec.summary, spec.formula);
+    if (spec.needs_square_graph) out += "\nNeeds a square graph (`n_dst = n_src`).\n";
+    if (!spec.conventions.empty()) {
+      out += "\n";
+      for (const auto& c : spec.conventions) out += fmt::format("- {}\n", c);
+    }
+    if (!spec.attributes.empty()) {
+      out += "\nAttributes:\n";
+      for (const auto& a : spec.attributes) out += fmt::format("- `{}` (default {}): {}\n", a.name, gnncheck::to_string(a.default_value), a.help);
+    }
+  }
+  out += fmt::format("\n{}\n", kTargetsMarkdownEnd);
+  return out;
 }
 
 }  // namespace gnncheck::oracle

@@ -48,6 +48,13 @@ struct TargetSpec {
   std::vector<TensorSlot> outputs;
   std::vector<AttributeSpec> attributes;
   bool needs_square_graph = false;      // e.g. layers that add self-loops
+  // What an implementation must compute, for `gnncheck list TARGET`, adapters/PROTOCOL.md's target
+  // table and the Python package's gnncheck.describe(): the exact formula (lines in the catalogue's
+  // tensor names; row i = destination, col_e = the source of edge e) and every convention a correct
+  // implementation has to match (self-loops on non-square graphs, which degree each side uses,
+  // empty rows, bias shapes, …), one sentence each.
+  std::string formula = {};
+  std::vector<std::string> conventions = {};
 };
 
 template <class T>

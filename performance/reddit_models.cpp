@@ -146,7 +146,7 @@ class GcnLayer final : public Layer {
     {
       // The degree factors are graph storage (gpu/device_graph.h counts 2V for GCN), computed once.
       MemoryCategoryScope tag(ctx.allocator, MemoryCategory::graph);
-      factors_ = gpu::degree_factors(ctx, g, gpu::DegreeNorm::symmetric);
+      factors_ = gpu::degree_factors(ctx, g, gpu::DegreeNorm::symmetric, gpu::SourceDegree::out);
     }
     xw_ = buffer(ctx, MemoryCategory::activations, g.n_src() * out);  // x·W, then its gradient
     y_ = buffer(ctx, output_category, g.n_dst() * out);

@@ -34,8 +34,13 @@ struct GraphRecipe {
   bool symmetric = false;
   double duplicate_fraction = 0, self_loop_fraction = 0, empty_row_fraction = 0;
   index_t isolated_nodes = 0;
+  bool last_column_edge = false;
   std::uint64_t seed = 0;
 };
+
+// One of 0..n-1, uniformly at every RapidCheck size (inRange alone scales toward 0 at small sizes),
+// shrinking toward 0: the draw behind each fixed fraction of the README.
+int fixed_fraction_draw(int n) { return *rc::gen::resize(100, rc::gen::inRange(0, n)); }
 
 GraphSpec from_graph(const std::string& family, const Graph& g) {
   GraphSpec spec{family, g.n_dst(), g.n_src(), {}, {}};
@@ -44,7 +49,29 @@ GraphSpec from_graph(const std::string& family, const Graph& g) {
   return spec;
 }
 
+// The first n_dst rows and n_src columns of a square graph on max(n_dst, n_src) nodes: how the
+// families that only make square graphs give a non-square block (a sampled subgraph).
+Graph block_of(const Graph& square, index_t n_dst, index_t n_src) {
+  std::vector<index_t> dst, src;
+  for (index_t e = 0; e < square.num_edges(); ++e)
+    if (square.row_of_edge()[e] < n_dst && square.col_idx()[e] < n_src) {
+      dst.push_back(square.row_of_edge()[e]);
+      src.push_back(square.col_idx()[e]);
+    }
+  return Graph::from_edges(n_dst, n_src, dst, src);
+}
+
+Graph square_family_graph(const GraphRecipe& r);
+
 Graph family_graph(const GraphRecipe& r) {
+  const bool direct = r.family == "empty" || r.family == "erdos_renyi" || r.family == "complete_bipartite";
+  if (direct || r.n_dst == r.n_src) return square_family_graph(r);
+  GraphRecipe square = r;
+  square.n_dst = square.n_src = std::max(r.n_dst, r.n_src);
+  return block_of(square_family_graph(square), r.n_dst, r.n_src);
+}
+
+Graph square_family_graph(const GraphRecipe& r) {
   const index_t n = r.n_dst;
   const auto edges_for = [&](index_t limit) {
     return std::clamp<index_t>(static_cast<index_t>(std::llround(r.average_degree * static_cast<double>(n))), 0, limit);
@@ -91,9 +118,14 @@ GraphSpec realize(const GraphRecipe& r) {
   options.duplicate_fraction = g.num_edges() > 0 ? r.duplicate_fraction : 0.0;
   options.self_loop_fraction = g.is_square() && g.n_dst() > 0 ? r.self_loop_fraction : 0.0;
   options.empty_row_fraction = g.n_dst() > 0 ? r.empty_row_fraction : 0.0;
-  options.isolated_nodes = g.is_square() ? r.isolated_nodes : 0;
+  options.isolated_nodes = g.is_square() && g.n_dst() > 0 ? r.isolated_nodes : 0;  // 0-node graphs stay empty
   if (options.any()) g = apply_graph_options(g, options, r.seed ^ 0x1f1f);
-  return from_graph(family, g);
+  GraphSpec spec = from_graph(family, g);
+  if (r.last_column_edge && spec.n_dst > 0 && spec.n_src > 0) {
+    spec.dst.push_back(static_cast<index_t>((r.seed >> 7) % static_cast<std::uint64_t>(spec.n_dst)));
+    spec.src.push_back(spec.n_src - 1);
+  }
+  return spec;
 }
 
 GraphSpec without_nodes(const GraphSpec& s, const std::vector<bool>& drop_dst, const std::vector<bool>& drop_src) {
@@ -200,14 +232,20 @@ rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options) {
       r.family = names[*rc::gen::inRange<size_t>(0, names.size())];
       // Zero nodes only in the "empty" family (its graphs also have no edges).
       r.n_dst = *rc::gen::inRange<index_t>(first ? 3 : (r.family == "empty" ? 0 : 1), largest + 1);
+      if (r.family == "complete_bipartite") r.n_dst = std::min<index_t>(r.n_dst, 8);
       r.n_src = r.n_dst;
-      const bool bipartite = r.family == "complete_bipartite" ||
-                             (r.family == "erdos_renyi" && !options.square_only && !first && *rc::gen::arbitrary<bool>());
-      if (bipartite) {
-        const index_t cap = r.family == "complete_bipartite" ? 8 : largest;  // complete: keep the edge count small
-        r.n_dst = std::min<index_t>(r.n_dst, cap);
-        r.n_src = *rc::gen::inRange<index_t>(1, cap + 1);
-        if (options.dst_at_most_src && r.n_dst > r.n_src) std::swap(r.n_dst, r.n_src);
+      // The shape, in fixed fractions (README): square 1/2, n_dst < n_src 1/4, n_dst > n_src 1/4
+      // (with dst_at_most_src: square 1/2, n_dst < n_src 1/2; square_only: square). The drawn size is
+      // the larger side; the other is drawn below it. complete_bipartite is non-square except when
+      // its size is 1, and at most 8 nodes a side to keep its edge count small.
+      if (!options.square_only && !first) {
+        const int shape = fixed_fraction_draw(4);
+        const bool non_square = r.family == "complete_bipartite" || shape >= 2;
+        const bool tall = !options.dst_at_most_src && (r.family == "complete_bipartite" ? shape % 2 == 1 : shape == 3);
+        if (non_square && r.n_dst >= 2) {
+          const index_t smaller = *rc::gen::inRange<index_t>(1, r.n_dst);
+          (tall ? r.n_src : r.n_dst) = smaller;
+        }
       }
       r.average_degree =
           *rc::gen::inRange(first ? 4 : 0, std::max(first ? 4 : 0, static_cast<int>(options.max_average_degree * 4)) + 1) /
@@ -217,13 +255,22 @@ rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options) {
       r.self_loop_fraction = *rc::gen::element(0.0, 0.2, 1.0);
       r.empty_row_fraction = first ? 0.0 : *rc::gen::element(0.0, 0.2);
       r.isolated_nodes = *rc::gen::inRange<index_t>(0, 3);
+      // 1/4 of the graphs with a node get an edge from the highest source id, n_src − 1 (the last
+      // column, which a kernel looping over n_dst or a rounded-down block never reaches).
+      r.last_column_edge = r.n_dst > 0 && fixed_fraction_draw(4) == 3;  // shrinks toward none
       r.seed = *rc::gen::arbitrary<std::uint64_t>();
       return r;
     });
   });
   const bool keep_square = options.square_only, dst_at_most_src = options.dst_at_most_src;
-  return rc::Gen<GraphSpec>([recipes, keep_square, dst_at_most_src](const rc::Random& random, int size) {
+  const index_t hub_edges = options.hub_edges;
+  return rc::Gen<GraphSpec>([recipes, keep_square, dst_at_most_src, hub_edges](const rc::Random& random, int size) {
     GraphSpec g = realize(recipes(random, size).value());
+    if (hub_edges > 0 && g.n_dst > 0 && g.n_src > 0) {
+      g.dst.insert(g.dst.end(), static_cast<size_t>(hub_edges), index_t{0});
+      g.src.insert(g.src.end(), static_cast<size_t>(hub_edges), g.n_src - 1);
+      g.family += fmt::format(" + hub of {} edges", hub_edges);
+    }
     return rc::shrinkable::shrinkRecur(g, [keep_square, dst_at_most_src](const GraphSpec& s) {
       return rc::seq::fromContainer(graph_shrinks(s, keep_square, dst_at_most_src));
     });
@@ -285,14 +332,33 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
       CaseSpec c;
       c.graph = graph;
       c.target = spec.name;
+      // Layers: 1/8 of the cases have every feature width equal to the node count n_dst and a bias,
+      // where a tensor read along the wrong axis (a bias broadcast over nodes, X for Xᵀ) still has
+      // the right shape (n_dst from 1 to max_width; shrinks toward the ordinary draw).
+      const bool has_width =
+          std::any_of(spec.attributes.begin(), spec.attributes.end(), [](const auto& a) { return is_width(a.name); });
+      const bool nodes_equal_width = spec.is_layer && has_width && graph.n_dst >= 1 &&
+                                     graph.n_dst <= options.max_width && fixed_fraction_draw(8) == 7;
       for (const auto& a : spec.attributes) {
         if (a.name == "heads") {
-          c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(1, options.max_heads + 1));
+          // 1 head in 1/4 of the cases, 2 up to max_heads in the rest.
+          const bool one = options.max_heads < 2 || fixed_fraction_draw(4) == 0;
+          c.attributes.set(a.name, one ? std::int64_t{1} : *rc::gen::inRange<std::int64_t>(2, options.max_heads + 1));
         } else if (is_width(a.name)) {
-          c.attributes.set(a.name, pick(widths));
+          c.attributes.set(a.name, nodes_equal_width ? std::int64_t{graph.n_dst} : pick(widths));
         } else if (a.name == "norm") {
           c.attributes.set(a.name, pick(std::vector<std::string>{"symmetric", "row_mean"}));
-        } else if (a.name == "self_loops" || a.name == "bias" || a.name == "concat") {
+        } else if (a.name == "source_degree") {
+          c.attributes.set(a.name, pick(std::vector<std::string>{"out", "in"}));
+        } else if (a.name == "negative_slope") {  // PyG's default, a small and a large slope, no kink at all
+          c.attributes.set(a.name, pick(std::vector<double>{0.2, 0.01, 0.5, 1.0}));
+        } else if (a.name == "attn_dropout") {  // off in half the cases (the evaluation mode)
+          c.attributes.set(a.name, pick(std::vector<double>{0.0, 0.0, 0.3, 0.6}));
+        } else if (a.name == "dropout_seed") {
+          c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(0, 1000));
+        } else if (a.name == "bias") {
+          c.attributes.set(a.name, nodes_equal_width || *rc::gen::arbitrary<bool>());
+        } else if (a.name == "self_loops" || a.name == "concat") {
           c.attributes.set(a.name, *rc::gen::arbitrary<bool>());
         }
       }

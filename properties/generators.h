@@ -6,17 +6,21 @@
 // probability 1/8 (1/7 each without complete_bipartite when square_only) — except the first case
 // (RapidCheck's size 0), a square erdos_renyi, star or chain graph of at least 3 nodes with edges —,
 // its size (1 node up to max_nodes a side, at least 3 at RapidCheck's smallest sizes; 0 nodes in
-// the empty family only; degrees uniform to heavy-tailed), symmetric or directed, and the fixtures' irregularities
-// (duplicate edges, self-loops, empty rows, isolated nodes). Non-square graphs: complete_bipartite
-// always (at most 8 destinations), erdos_renyi half the time, with n_src drawn independently of
-// n_dst — both orientations, or n_dst < n_src only with dst_at_most_src (the layers' blocks, where
-// destination i is source i). It shrinks by removing half the nodes, single nodes, half the edges
+// the empty family only; degrees uniform to heavy-tailed), symmetric or directed, and the fixtures'
+// irregularities (duplicate edges, self-loops, empty rows, isolated nodes). Its shape, in fixed
+// fractions at every size: square 1/2, n_dst < n_src 1/4, n_dst > n_src 1/4 (with dst_at_most_src,
+// the layers' blocks where destination i is source i: square 1/2, n_dst < n_src 1/2; square_only:
+// square); complete_bipartite (at most 8 nodes a side) is always non-square, and the square-only
+// families give the first rows or columns of a square graph. 1/4 of the graphs get an extra edge
+// from the highest source id. It shrinks by removing half the nodes, single nodes, half the edges
 // and single edges — every candidate is rebuilt with Graph::from_edges and dropped if invalid, a
 // square graph stays square and a block keeps n_dst ≤ n_src.
 //
-// A CaseSpec is a graph plus everything else of a case: attributes (heads 1–8, feature widths that
-// are odd or not multiples of 32, normalization kind, self-loops, bias), a value style (small
-// integers, uniform [-1, 1], uniform with exact zeros, large magnitudes up to 1e3) and a value seed.
+// A CaseSpec is a graph plus everything else of a case: attributes (heads: 1 in 1/4 of the cases,
+// 2–8 otherwise; feature widths that are odd or not multiples of 32 — for layers, in 1/8 of the
+// cases every width equal to n_dst with a bias —; normalization kind, self-loops, bias), a value
+// style (small integers, uniform [-1, 1], uniform with exact zeros, large magnitudes up to 1e3)
+// and a value seed.
 // arbitrary_case() generates the graph first and the rest sized to it (gen::mapcat), so RapidCheck
 // shrinks the graph first, then attributes toward 1 head and width 1, then the value style toward
 // small integers. build_case() turns a CaseSpec into a Case with tensors from oracle/random_case.
@@ -54,6 +58,9 @@ struct GraphOptions {
   bool square_only = false;     // targets that need a square graph
   bool dst_at_most_src = false; // non-square graphs only with n_dst < n_src (the layers' blocks)
   double max_average_degree = 4.0;
+  // When > 0, every graph with a node gets hub_edges more copies of the edge 0 <- n_src−1: a row
+  // and a column of degree > hub_edges (for bugs that live on hubs; shrinking removes them too).
+  index_t hub_edges = 0;
 };
 
 rc::Gen<GraphSpec> arbitrary_graph(GraphOptions options = {});

@@ -92,10 +92,12 @@ struct Trial {
   std::string target;
   std::string check;
   std::function<std::unique_ptr<System>()> make;
+  index_t hub_edges = 0;  // graphs with a hub of this many edges (replicas whose bug lives there)
 };
 
 // The CPU replicas: each on its first target (ops come before layers in the catalogue), or on every
 // target with --all-targets (except the leak and width replicas, which apply to every target alike).
+// A replica whose bug lives on hub rows gets graphs with a hub of more edges than that.
 std::vector<Trial> cpu_trials(const Options& o) {
   std::vector<Trial> trials;
   for (const ReplicaInfo& info : replica_catalogue()) {
@@ -105,7 +107,7 @@ std::vector<Trial> cpu_trials(const Options& o) {
     for (const std::string& target : targets)
       trials.push_back({info.number, info.name, target, info.expected_check, [name = info.name, base = o.base] {
                           return make_replica(name, base == "oracle" ? make_oracle_system() : make_cpu_float32_system());
-                        }});
+                        }, info.hub_degree > 0 ? info.hub_degree + 1 : 0});
   }
   return trials;
 }
@@ -155,6 +157,7 @@ int main(int argc, char** argv) {
     properties::PropertyOptions property;
     property.cases = options.cases;
     property.seed = options.seed;
+    property.case_options.graph.hub_edges = trial.hub_edges;
     const properties::PropertyOutcome outcome =
         properties::run_property(checks::parse_check_kind(trial.check), *replica, trial.target, property);
     const bool was_caught = !outcome.passed() && outcome.failure.has_value();

@@ -24,11 +24,13 @@
 //   gnncheck::Result exact = gnncheck::oracle::evaluate(nb.sub);  // = the big case's, on those rows
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/case.h"
+#include "oracle/targets.h"
 #include "scale/row_sampling.h"
 
 namespace gnncheck::scale {
@@ -52,13 +54,41 @@ struct Neighbourhood {
   std::vector<index_t> cols;   // sub source j -> big source
   std::vector<index_t> edges;  // sub edge k -> big edge id (the padding row's edges are not listed)
   index_t padding_edges = 0;   // edges of the padding row (symmetric normalization only)
+  index_t padding_rows = 0;    // 1 with the padding row, else 0
 };
 
 // Throws InputError when a case of `target` with `attributes` on `g` cannot be restricted to rows:
-// an unsupported target, GAT with attention dropout, a layer reading own features with n_dst > n_src.
+// an unsupported target, GAT with attention dropout, gcn/normalized_spmm with source_degree = in, a layer reading own features with n_dst > n_src.
 void require_restrictable(const std::string& target, const Attributes& attributes, const Graph& g);
+
+void require_restrictable(const std::string& target, const Attributes& attributes, index_t n_dst, index_t n_src,
+                          const std::string& graph_summary);
 
 // Throws InputError as require_restrictable does, and for rows that are not ascending, distinct and in range.
 Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows);
+
+// What restricting to rows reads of the big graph, so that a graph held elsewhere (on a device)
+// needs to hand over only its offsets and the sampled rows' columns.
+struct SampledGraph {
+  index_t n_dst = 0, n_src = 0;
+  std::string summary;                       // for messages
+  std::span<const index_t> row_ptr;          // the whole graph's offsets [n_dst + 1]
+  std::span<const index_t> sampled_columns;  // the columns of the sampled rows, concatenated in row order
+  std::function<index_t(index_t)> out_degree;  // a source's out-degree in the whole graph (symmetric norm only)
+};
+
+// The neighbourhood's graph, maps, target, attributes and seed; its tensors are left to the caller
+// (restrict_to_rows fills them from a host case; a device check gathers them on the device).
+Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes& attributes, const SampledGraph& g,
+                                     std::span<const index_t> rows, std::uint64_t seed);
+
+// Where the neighbourhood's rows of a node or edge tensor lie in the big case, and how many zero
+// rows follow them (the padding row, or its edges). InputError for CSC-ordered tensors; parameters
+// are taken whole (InternalError here).
+struct NeighbourhoodRows {
+  std::span<const index_t> big_rows;
+  index_t zero_rows = 0;
+};
+NeighbourhoodRows neighbourhood_rows(const Neighbourhood& nb, oracle::TensorKind kind, const std::string& name);
 
 }  // namespace gnncheck::scale

@@ -84,8 +84,15 @@ void add_random_rows(Picks& picks, index_t lo, index_t hi, index_t quota, Stratu
 }  // namespace
 
 std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options) {
+  return sample_rows(g.row_ptr(), options);
+}
+
+std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const SamplingOptions& options) {
   if (options.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options.rows));
-  const index_t n = g.n_dst();
+  if (row_ptr.empty()) throw InputError("scale: a row_ptr needs n_dst + 1 entries, got none");
+  const index_t n = static_cast<index_t>(row_ptr.size()) - 1;
+  const index_t num_edges = row_ptr.back();
+  auto in_degree = [&](index_t row) { return row_ptr[static_cast<size_t>(row) + 1] - row_ptr[static_cast<size_t>(row)]; };
   const index_t k = std::min(options.rows, n);
   Picks picks(k);
   std::mt19937_64 rng(options.seed ^ 0x5ca1ab1e5eedULL);
@@ -95,14 +102,13 @@ std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& optio
   picks.add(n - 1, Stratum::last_row);
 
   // Rows holding an edge at position ≥ limit: the row containing edge `limit`, then any after it.
-  const auto row_ptr = g.row_ptr();
-  if (g.num_edges() > options.edge_offset_limit) {
+  if (num_edges > options.edge_offset_limit) {
     // The first row whose end passes the limit holds edge `limit`.
     const auto it = std::upper_bound(row_ptr.begin() + 1, row_ptr.end(), options.edge_offset_limit);
     const index_t straddling = static_cast<index_t>(it - row_ptr.begin()) - 1;
     picks.add(straddling, Stratum::past_edge_limit);
     add_random_rows(picks, straddling + 1, n, std::max<index_t>(1, k / 4) - 1, Stratum::past_edge_limit, rng,
-                    [&](index_t row) { return g.in_degree(row) > 0; });
+                    [&](index_t row) { return in_degree(row) > 0; });
   }
 
   // The K/4 rows of largest in-degree: a min-heap of (degree, −row) keeps the best seen.
@@ -110,7 +116,7 @@ std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& optio
   using Entry = std::pair<index_t, index_t>;  // (in-degree, −row): larger is better
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> best;
   for (index_t row = 0; row < n; ++row) {
-    const Entry e{g.in_degree(row), -row};
+    const Entry e{in_degree(row), -row};
     if (static_cast<index_t>(best.size()) < hubs) best.push(e);
     else if (e > best.top()) {
       best.pop();
@@ -123,10 +129,11 @@ std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& optio
   for (const auto& [degree, neg_row] : hub_rows) picks.add(-neg_row, Stratum::highest_in_degree);
 
   add_random_rows(picks, 0, n, std::max<index_t>(1, k / 16), Stratum::empty_row, rng,
-                  [&](index_t row) { return g.in_degree(row) == 0; });
+                  [&](index_t row) { return in_degree(row) == 0; });
   add_random_rows(picks, 0, n, k - picks.size(), Stratum::random, rng, [](index_t) { return true; });
 
   auto rows = picks.take();
+  for (auto& r : rows) r.in_degree = in_degree(r.row);
   std::sort(rows.begin(), rows.end(), [](const SampledRow& a, const SampledRow& b) { return a.row < b.row; });
   return rows;
 }

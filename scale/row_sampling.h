@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,7 @@ const std::vector<Stratum>& all_strata();
 struct SampledRow {
   index_t row = 0;
   Stratum stratum = Stratum::random;
+  index_t in_degree = 0;
 };
 
 struct SamplingOptions {
@@ -42,6 +44,8 @@ struct SamplingOptions {
 
 // Distinct rows in ascending order. Throws InputError when options.rows < 1.
 std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options);
+// The same from the CSR offsets alone (row_ptr [n_dst + 1]), for a graph that lives on a device.
+std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const SamplingOptions& options);
 
 // How many rows each stratum holds (every stratum listed, 0 included).
 std::map<Stratum, index_t> stratum_counts(const std::vector<SampledRow>& rows);

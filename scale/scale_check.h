@@ -50,6 +50,7 @@ struct WorstElement {
 };
 
 struct ScaleTimings {
+  double graph = 0.0;    // building the graph where the system runs (device-resident checks; the command times a host graph itself)
   double inputs = 0.0;   // the big case's inputs and output gradient
   double system = 0.0;   // the system's evaluation of the whole graph
   double oracle = 0.0;   // sampling, the neighbourhood, its exact values and bounds
@@ -72,6 +73,8 @@ struct ScaleResult {
   std::uint64_t seed = 0;
   std::string rerun_command;
   ScaleTimings seconds;
+  std::int64_t device_peak_bytes = 0;  // device-resident checks: the allocator's peak over the whole check (0: not measured)
+  std::int64_t system_peak_bytes = 0;  // … over the system's evaluation alone (what it holds then, inputs and graph included)
 };
 
 // Never throws for a fault of the system (an error, a missing or misshapen tensor: outcome error).

@@ -18,6 +18,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "adapters/process_system.h"
+#include "adapters/sanitizer.h"
 #include "checks/checks.h"
 #include "fixtures/dataset.h"
 #include "fixtures/edge_list.h"
@@ -773,6 +775,19 @@ class Executor {
         throw InputError(fmt::format("target '{}' needs a square graph; graphs.{} gives {}", t.label.target, t.graphs->name,
                                      graph->summary()));
       Case c = oracle::make_random_case(def, graph, pick_attributes(t, rng), case_seed);
+      if (def.spec.is_layer && graph->n_dst() > graph->n_src()) {
+        // A layer that pairs destination i with source i (self-loops, a node's own features) is not
+        // defined on a block with more destinations than sources: nothing to check, by design.
+        Case forward = c;
+        forward.grad_outputs.clear();
+        const Result defined = oracle::evaluate(forward);
+        if (!defined.ok()) {
+          ++cases.drawn;
+          ++cases.not_applicable;
+          if (cases.first_not_applicable.empty()) cases.first_not_applicable = defined.message;
+          continue;
+        }
+      }
       const checks::Verdict v = checks::run_check(kind, sys, c, copts);
       if (stopping()) return interrupted(r);  // an answer cut short by the stop is no failure of the system
       if (!case_passed(v) && case_kind(v) == CaseKind::decided) {
@@ -837,6 +852,61 @@ std::vector<std::string> known_check_names() {
   out.emplace_back(kSelfcheck);
   out.emplace_back(kAccuracy);
   return out;
+}
+
+// Under --sanitize: ends each sanitized system's process (the sanitizer writes its summary on exit),
+// reads its logs, and adds one result per (entry, system) that ran it — check `sanitize_<tool>`,
+// target "every target" — so that the entry's expectation covers what the sanitizer found.
+static void add_sanitizer_results(const SystemRegistry& systems, const RunOptions& options, std::vector<Task>& tasks,
+                                  std::vector<ResultRecord>& results) {
+  std::map<std::string, sanitizer::SystemFindings> findings;  // by system
+  std::map<std::pair<std::string, std::string>, std::size_t> first_task;  // (entry, system) → a task of it
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const SystemEntry& e = systems.find(tasks[i].label.system);
+    if (e.sanitizer_log_dir.empty() || tasks[i].decided) continue;
+    first_task.emplace(std::pair{tasks[i].label.entry, e.name}, i);
+    if (findings.count(e.name)) continue;
+    const std::optional<ProcessEnd> end = e.instance ? stop_process_system(*e.instance) : std::nullopt;
+    sanitizer::SystemFindings f =
+        sanitizer::read_logs(e.sanitizer_log_dir, sanitizer::parse_tool(e.sanitizer_tool), end ? end->exit_code : std::nullopt);
+    if (end) f.details = fmt::format("\nthe sanitized process {} at the end of the run{}", end->how, f.details);
+    findings.emplace(e.name, std::move(f));
+  }
+  for (const auto& [key, index] : first_task) {
+    const SystemEntry& e = systems.find(key.second);
+    const sanitizer::SystemFindings& f = findings.at(key.second);
+    Task t = tasks[index];
+    t.label.target = "every target";
+    t.label.check = "sanitize_" + e.sanitizer_tool;
+    ResultRecord r = skeleton(t);
+    r.metric_name = "findings of compute-sanitizer in the system's own kernels";
+    r.metric = static_cast<double>(f.own + f.unattributed);
+    r.bound = 0;
+    r.tolerance_model = fmt::format("compute-sanitizer --tool {} over every case the run gave this system; none allowed "
+                                    "in its own kernels; findings inside vendor libraries are listed, not counted",
+                                    e.sanitizer_tool);
+    r.cases = f.logs;
+    r.conclusive = f.problems.empty() ? f.logs : 0;
+    const std::string where = fmt::format("(logs: {})", e.sanitizer_log_dir.string());
+    if (!f.problems.empty()) {
+      r.outcome = Outcome::error;
+      r.message = fmt::format("the sanitizer's findings are not complete: {} {}{}", fmt::join(f.problems, "; "), where, f.details);
+    } else if (f.own + f.unattributed > 0) {
+      r.outcome = Outcome::fail;
+      r.message = fmt::format("compute-sanitizer {} found {} problem(s) in the system's own kernels{} {}{}", e.sanitizer_tool,
+                              f.own + f.unattributed,
+                              f.unattributed ? fmt::format(" ({} over the print limit, not attributed)", f.unattributed) : "",
+                              where, f.details);
+    } else {
+      r.outcome = Outcome::pass;
+      r.message = f.vendor ? fmt::format("no finding in the system's own kernels {}{}", where, f.details) : std::string();
+    }
+    r.expectation_held = reports::expectation_held(t.expect, r.outcome);
+    r.repro = fmt::format("gnncheck run {} --entry {}{} --sanitize {}", shell_quote(options.suite_argument),
+                          shell_quote(t.label.entry), t.overridden ? " " + e.command_line_flag : "", e.sanitizer_tool);
+    tasks.push_back(std::move(t));
+    results.push_back(std::move(r));
+  }
 }
 
 reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, ProgressSink* progress) {
@@ -907,6 +977,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   worker();
   for (auto& th : threads) th.join();
   if (options.stop_requested && options.stop_requested() != 0) run.interrupted_by = signal_name(options.stop_requested());
+  add_sanitizer_results(systems, options, tasks, results);
 
   // A replica is caught when any of its results within an entry failed or errored (a suite's replica
   // entries are written for their replicas); a planted bug named on the command line with

@@ -9,7 +9,10 @@
 #include "oracle/cpu_systems.h"
 #include "adapters/plugin_system.h"
 #include "adapters/process_system.h"
+#include "adapters/replicas/gpu/device_fault_replicas.h"
 #include "adapters/replicas/gpu/gpu_replicas.h"
+#include "adapters/replicas/gpu/gpu_scale_replicas.h"
+#include "adapters/sanitizer.h"
 #include "adapters/replicas/replicas.h"
 #include "core/error.h"
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
@@ -32,6 +35,13 @@ SystemRegistry SystemRegistry::with_builtins() {
          .bug = "",
          .availability = {},
          .make = [] { return make_cpu_float32_system(); }});
+  r.add({.name = "cpu_float32_right_derivatives",
+         .kind = "builtin",
+         .summary = "cpu_float32 taking the other one-sided derivative at every kink (ReLU'(0) = LeakyReLU'(0) = 1, "
+                    "AGNN's x/|x| side at its norm floor): correct, the control for subgradient conventions",
+         .bug = "",
+         .availability = {},
+         .make = [] { return make_cpu_float32_right_derivatives_system(); }});
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
   // Asking for availability touches only the CUDA runtime's device count, not the device.
   const Availability gpu_here = make_gpu_system()->availability();
@@ -80,6 +90,42 @@ SystemRegistry SystemRegistry::with_builtins() {
            .make = nullptr});
 #endif
   }
+  // The scale-only GPU replicas: correct on every small graph, so not of kind "replica" (a suite's
+  // `systems: replicas` expects each to be caught there); `gnncheck scale` at scale 25–27 catches them.
+  for (const auto& info : gpu_scale_replica_catalogue()) {
+    const std::string name = info.name;
+    r.add({.name = name,
+           .kind = "scale-replica",
+           .summary = fmt::format("scale-only GPU bug on {} ({})", info.target, info.fires_on),
+           .bug = info.bug,
+           .availability = gpu_here,
+#ifdef GNNCHECK_SUITES_HAVE_CUDA
+           .make = [name] { return make_gpu_scale_replica(name); }});
+#else
+           .make = nullptr});
+#endif
+  }
+  // The GPU replicas whose fault changes no answer: a device leak, a shared-memory race.
+  for (const auto& info : gpu_device_fault_catalogue()) {
+    const std::string name = info.name;
+    r.add({.name = name,
+           .kind = "replica",
+           .summary = fmt::format("GPU fault that changes no answer, caught by {}", info.caught_by),
+           .bug = info.bug,
+           .availability = gpu_here,
+#ifdef GNNCHECK_SUITES_HAVE_CUDA
+           .make = [name] { return make_gpu_device_fault_replica(name); }});
+#else
+           .make = nullptr});
+#endif
+  }
+  for (SystemEntry& e : r.entries_) {
+    bool gpu_replica = false;
+    for (const auto& info : gpu_replica_catalogue()) gpu_replica = gpu_replica || info.name == e.name;
+    for (const auto& info : gpu_device_fault_catalogue()) gpu_replica = gpu_replica || info.name == e.name;
+    for (const auto& info : gpu_scale_replica_catalogue()) gpu_replica = gpu_replica || info.name == e.name;
+    e.runs_on_gpu = e.kind == "gpu" || gpu_replica;
+  }
   return r;
 }
 
@@ -92,6 +138,41 @@ void apply_limits(const ProcessLimits& limits, ProcessSystemOptions& options) {
 }
 
 }  // namespace
+
+void SystemRegistry::sanitize(const SanitizeSettings& settings) {
+  sanitizer::parse_tool(settings.tool);
+  sanitize_ = settings;
+  for (SystemEntry& e : entries_) {
+    if (!e.runs_on_gpu || !e.make || !e.availability.available) continue;
+    ProcessSystemOptions options;
+    options.name = e.name;
+    options.description = fmt::format("'{}' under compute-sanitizer {} (gnncheck serve-system)", e.name, settings.tool);
+    apply_limits(limits_, options);
+    e.sanitizer_log_dir = next_sanitizer_log_dir(e.name);
+    apply_sanitizer(options, e.sanitizer_log_dir);
+    const std::vector<std::string> argv = {settings.gnncheck.string(), "serve-system", e.name};
+    e.make = [argv, options] { return make_process_system(argv, options); };
+    e.instance = make_process_system(argv, options);  // started when the run first asks it something
+    e.sanitizer_tool = settings.tool;
+  }
+}
+
+std::filesystem::path SystemRegistry::next_sanitizer_log_dir(const std::string& label) {
+  const std::filesystem::path dir = sanitize_->log_root / label;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);  // an earlier run's logs would read as this run's
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("--sanitize: cannot create {}: {}", dir.string(), ec.message()));
+  ++sanitized_processes_;
+  return dir;
+}
+
+void SystemRegistry::apply_sanitizer(ProcessSystemOptions& options, const std::filesystem::path& log_dir) const {
+  if (!sanitize_) return;
+  options.wrapper = sanitizer::wrapper(sanitize_->program, sanitizer::parse_tool(sanitize_->tool), log_dir);
+  options.measure_device_memory = false;
+  options.exit_grace = std::chrono::milliseconds(120'000);
+}
 
 std::string shell_quote(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@%+") == std::string::npos)
@@ -108,6 +189,11 @@ std::string SystemRegistry::add_adapter(const std::string& command, const std::s
   options.name = name;
   options.working_directory = working_directory;
   apply_limits(limits_, options);
+  std::filesystem::path log_dir;
+  if (sanitize_) {
+    log_dir = next_sanitizer_log_dir(fmt::format("adapter-{}", sanitized_processes_ + 1));
+    apply_sanitizer(options, log_dir);
+  }
   std::shared_ptr<System> instance = make_process_system(command, options);
   const Availability availability = instance->availability();  // starts it: the hello names it
   std::string registered = name;
@@ -121,7 +207,10 @@ std::string SystemRegistry::add_adapter(const std::string& command, const std::s
        .instance = instance,
        .command_line_flag = "--adapter " + shell_quote(command),
        .adapter_command = command,
-       .plugin_library = ""});
+       .plugin_library = "",
+       .runs_on_gpu = false,
+       .sanitizer_tool = sanitize_ ? sanitize_->tool : "",
+       .sanitizer_log_dir = log_dir});
   return registered;
 }
 
@@ -129,6 +218,11 @@ std::string SystemRegistry::add_plugin(const std::string& library, const std::st
   PluginSystemOptions options;
   options.process.name = name;
   apply_limits(limits_, options.process);
+  std::filesystem::path log_dir;
+  if (sanitize_) {
+    log_dir = next_sanitizer_log_dir(fmt::format("plugin-{}", sanitized_processes_ + 1));
+    apply_sanitizer(options.process, log_dir);
+  }
   std::shared_ptr<System> instance = make_plugin_system(library, options);
   const Availability availability = instance->availability();
   std::string registered = name;
@@ -142,7 +236,10 @@ std::string SystemRegistry::add_plugin(const std::string& library, const std::st
        .instance = instance,
        .command_line_flag = "--plugin " + shell_quote(library),
        .adapter_command = "",
-       .plugin_library = library});
+       .plugin_library = library,
+       .runs_on_gpu = false,
+       .sanitizer_tool = sanitize_ ? sanitize_->tool : "",
+       .sanitizer_log_dir = log_dir});
   return registered;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/process_system.h"
 #include "core/system.h"
 
 namespace gnncheck::suites {
@@ -37,6 +38,18 @@ struct SystemEntry {
   std::string command_line_flag;
   std::string adapter_command;  // kind adapter: its command line
   std::string plugin_library;   // kind plugin: the library's absolute path
+  bool runs_on_gpu = false;     // a built-in GPU system (gpu, cusparse, the GPU replicas)
+  // Under `--sanitize`: the sanitizer tool and the folder its logs for this system go to; empty otherwise.
+  std::string sanitizer_tool;
+  std::filesystem::path sanitizer_log_dir;
+};
+
+// `gnncheck run --sanitize TOOL` (adapters/sanitizer.h): how GPU systems are started under compute-sanitizer.
+struct SanitizeSettings {
+  std::string tool;                 // memcheck, racecheck or initcheck
+  std::filesystem::path program;    // compute-sanitizer
+  std::filesystem::path log_root;   // each system's logs go to log_root/<system or adapter-N>/
+  std::filesystem::path gnncheck;   // this program: built-in GPU systems run as `gnncheck serve-system NAME`
 };
 
 // Time limits for adapter and plugin processes (PROTOCOL.md §5); unset: ProcessSystemOptions' defaults.
@@ -66,14 +79,25 @@ class SystemRegistry {
   // Limits for adapters and plugins registered from now on.
   void set_process_limits(const ProcessLimits& limits) { limits_ = limits; }
 
+  // From now on every GPU system runs under compute-sanitizer: the built-in GPU systems already
+  // registered become `gnncheck serve-system NAME` processes under it, and adapters and plugins
+  // registered later are started under it. Throws InputError for an unknown tool.
+  void sanitize(const SanitizeSettings& settings);
+
   bool contains(const std::string& name) const;
   // Throws InputError "unknown system 'x'; known systems: …".
   const SystemEntry& find(const std::string& name) const;
   const std::vector<SystemEntry>& entries() const { return entries_; }
 
  private:
+  // Sanitizer options for a process whose logs go to `log_dir` (nothing when not sanitizing).
+  void apply_sanitizer(ProcessSystemOptions& options, const std::filesystem::path& log_dir) const;
+  std::filesystem::path next_sanitizer_log_dir(const std::string& label);
+
   std::vector<SystemEntry> entries_;
   ProcessLimits limits_;
+  std::optional<SanitizeSettings> sanitize_;
+  int sanitized_processes_ = 0;
 };
 
 // `s` quoted for a POSIX shell when it needs it (re-run lines are pasted into one).

@@ -112,8 +112,51 @@ def write_tensors(case, answer):
                 np.save(os.path.join(case.directory, entry["file"]), np.ascontiguousarray(given[entry["name"]]))
 
 
+def process_device_bytes(pid=None):
+    """Device memory the driver counts for process pid (default: this one), summed over every GPU, from
+    NVML (libnvidia-ml.so.1, part of the NVIDIA driver) through ctypes: everything the process holds on
+    the device, whichever allocator or library took it. None where NVML is missing or does not list
+    the process (another PID namespace, or no CUDA context yet)."""
+    import ctypes
+
+    class ProcessInfo(ctypes.Structure):  # nvmlProcessInfo_t
+        _fields_ = [("pid", ctypes.c_uint), ("usedGpuMemory", ctypes.c_ulonglong),
+                    ("gpuInstanceId", ctypes.c_uint), ("computeInstanceId", ctypes.c_uint)]
+
+    global _NVML
+    if _NVML is None:
+        try:
+            lib = ctypes.CDLL("libnvidia-ml.so.1")
+            _NVML = lib if lib.nvmlInit_v2() == 0 else False
+        except (OSError, AttributeError):
+            _NVML = False
+    if not _NVML:
+        return None
+    pid = os.getpid() if pid is None else pid
+    count = ctypes.c_uint(0)
+    if _NVML.nvmlDeviceGetCount_v2(ctypes.byref(count)) != 0:
+        return None
+    total, listed = 0, False
+    for index in range(count.value):
+        device = ctypes.c_void_p()
+        if _NVML.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(device)) != 0:
+            return None
+        size = ctypes.c_uint(256)
+        infos = (ProcessInfo * 256)()
+        if _NVML.nvmlDeviceGetComputeRunningProcesses_v3(device, ctypes.byref(size), infos) != 0:
+            return None
+        for info in infos[:size.value]:
+            if info.pid == pid and info.usedGpuMemory != 2**64 - 1:
+                total += info.usedGpuMemory
+                listed = True
+    return total if listed else None
+
+
+_NVML = None
+
+
 def write_result(directory, status, message="", seconds=None, peak_bytes=None, result_file="result.json",
-                 live_bytes=None):
+                 live_bytes=None, device_bytes=None):
     result = {"status": status, "message": message}
     if seconds is not None:
         result["seconds"] = seconds
@@ -121,13 +164,16 @@ def write_result(directory, status, message="", seconds=None, peak_bytes=None, r
         result["peak_bytes"] = int(peak_bytes)
     if live_bytes is not None:
         result["live_bytes"] = int(live_bytes)
+    if device_bytes is not None:
+        result["device_bytes"] = int(device_bytes)
     with open(os.path.join(directory, result_file), "w", encoding="utf-8") as f:
         json.dump(result, f)
 
 
-def answer_case(directory, targets, live_bytes=None):
+def answer_case(directory, targets, live_bytes=None, device_bytes=None):
     """Evaluates one case directory with the matching target function and writes its answer.
-    live_bytes: a function measuring the memory the system holds once the target function returned."""
+    live_bytes: a function measuring the memory the system holds once the target function returned.
+    device_bytes: a function measuring the device memory the process holds as the driver counts it."""
     try:
         case = read_case(directory)
     except Exception as e:  # a case we cannot read is reported, not fatal
@@ -147,8 +193,11 @@ def answer_case(directory, targets, live_bytes=None):
         held = answer.get("live_bytes")
         if held is None and live_bytes is not None:
             held = live_bytes()
+        on_device = answer.get("device_bytes")
+        if on_device is None and device_bytes is not None:
+            on_device = device_bytes()
         write_result(directory, "ok", seconds=seconds, peak_bytes=answer.get("peak_bytes"), result_file=result_file,
-                     live_bytes=held)
+                     live_bytes=held, device_bytes=on_device)
     except Unsupported as e:
         write_result(directory, "unsupported", str(e), result_file=result_file)
     except Exception as e:
@@ -156,12 +205,15 @@ def answer_case(directory, targets, live_bytes=None):
         write_result(directory, "error", "%s: %s" % (type(e).__name__, e), result_file=result_file)
 
 
-def serve(name, targets, live_bytes=None):
+def serve(name, targets, live_bytes=None, device_bytes=None):
     """Runs the adapter loop: hello line, then one case per stdin line until end of input.
 
     targets maps a target name to (precision, function), precision one of PRECISIONS.
     live_bytes (optional) returns the bytes the system holds between cases (device memory for a GPU
     system); it is reported with every answer so that gnncheck's resources check sees a device leak.
+    device_bytes (optional) returns the device memory the process holds as the driver counts it
+    (process_device_bytes: every allocator and library included, not only the framework's own);
+    reported with every answer as result.json's device_bytes.
     The hello is written on a line of its own and flushed before any case is read.
     """
     for target, (precision, function) in targets.items():
@@ -186,6 +238,6 @@ def serve(name, targets, live_bytes=None):
         directory = line.rstrip("\n")
         if not directory:
             continue
-        answer_case(directory, targets, live_bytes)
+        answer_case(directory, targets, live_bytes, device_bytes)
         protocol_out.write("gnncheck-done " + directory + "\n")
         protocol_out.flush()

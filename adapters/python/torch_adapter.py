@@ -17,10 +17,17 @@ Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h),
   builds the oracle's A + I itself and passes add_self_loops=False.
 - non-square graphs: the oracle's destinations are the first n_dst sources; the layer runs on the
   n_src nodes and the first n_dst output rows are kept (GIN/SAGE take x[:n_dst] as the root features).
+- gcn's degrees: PyG's gcn_norm gives each node one degree, its in-degree (deg = scatter over the
+  edges' targets), and scales both endpoints by it: the oracle's source_degree=in
+  (oracle/degree_norm.h), run as GCNConv(normalize=True), PyG's code end to end. GCNConv runs on
+  max(n_dst, n_src) nodes (x padded with zero rows when n_dst > n_src), so a source j >= n_dst has
+  in-degree 0 and factor 0, as the oracle defines it. gcn_norm has no other convention: for
+  source_degree=out (D_dst^-1/2 A D_src^-1/2) and norm=row_mean (D_dst^-1 A) the adapter computes
+  the edge weights from the aggregated graph's degrees and runs GCNConv(normalize=False) with them,
+  PyG's documented way to use another normalization — the degree factors are then the adapter's,
+  the linear map, the propagation and their backward PyG's. Every gcn case is compared, on every
+  graph.
 and refuses what cannot be mapped (status unsupported, with the reason):
-- gcn with norm=row_mean: GCNConv only has the symmetric normalization;
-- gcn where a source node's in-degree differs from its out-degree (in the aggregated graph): PyG's
-  gcn_norm scales both endpoints by in-degrees, the oracle scales the source by its out-degree;
 - gat with attn_dropout > 0: PyG draws its own dropout mask, the oracle's mask is a function of
   dropout_seed.
 Status: written against the PyTorch 2.x and torch_geometric 2.x APIs but not yet run: neither is
@@ -197,10 +204,21 @@ def op_eshuffle_inverse(case):
     return evaluate(case, case.inputs, lambda x: {"y": x[inverse]})
 
 
-def degree_norm_values(g, norm):
-    d_in, d_out = g.in_degree(), g.out_degree()
+def source_in_degree(g):
+    """Each source j's own in-degree (destination j's row length), 0 for j >= n_dst."""
+    d = g.in_degree()[: g.n_src]
+    return torch.cat([d, d.new_zeros(g.n_src - d.shape[0])])
+
+
+def degree_norm_values(g, norm, source_degree):
+    d_in = g.in_degree()
     if norm == "symmetric":
-        return torch.rsqrt(d_in[g.rows] * d_out[g.cols])
+        if source_degree == "out":
+            return torch.rsqrt(d_in[g.rows] * g.out_degree()[g.cols])
+        if source_degree == "in":
+            d_src = source_in_degree(g)[g.cols]
+            return torch.where(d_src > 0, torch.rsqrt(d_in[g.rows] * d_src.clamp(min=1)), torch.zeros_like(d_src))
+        raise kit.Unsupported("source_degree '%s' is not out or in" % source_degree)
     if norm == "row_mean":
         return 1.0 / d_in[g.rows]
     raise kit.Unsupported("norm '%s' is not symmetric or row_mean" % norm)
@@ -208,7 +226,7 @@ def degree_norm_values(g, norm):
 
 def op_normalized_spmm(case):
     g = Edges(case.graph)
-    values = degree_norm_values(g, case.attribute("norm", "symmetric"))
+    values = degree_norm_values(g, case.attribute("norm", "symmetric"), case.attribute("source_degree", "out"))
     return evaluate(case, case.inputs,
                     lambda x: {"y": sum_into(values.unsqueeze(1) * x[g.cols], g.rows, g.n_dst)})
 
@@ -230,15 +248,46 @@ OPS = {
 # ---------------------------------------------------------------------------------------------
 # Layers through PyTorch Geometric.
 
-def aggregation_edges(case, self_loops):
+def aggregation_edge_index(n_dst, rows, cols, self_loops, device="cpu"):
     """PyG edge_index (source, target) of the oracle's aggregation graph: A, or A with one (i, i)
-    appended to every destination row (existing self-loops kept), as oracle/layers/self_loops.h."""
-    g = case.graph
-    rows, cols = g.row_of_edge, g.col_idx.astype(np.int64)
+    appended to every destination row (existing self-loops kept), as oracle/layers/self_loops.h.
+    rows/cols: each edge's destination and source (numpy, edge-id order)."""
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
     if self_loops:
-        rows = np.concatenate([rows, np.arange(g.n_dst, dtype=np.int64)])
-        cols = np.concatenate([cols, np.arange(g.n_dst, dtype=np.int64)])
-    return torch.as_tensor(np.stack([cols, rows]), device=CTX.device)
+        rows = np.concatenate([rows, np.arange(n_dst, dtype=np.int64)])
+        cols = np.concatenate([cols, np.arange(n_dst, dtype=np.int64)])
+    return torch.as_tensor(np.stack([cols, rows]), device=device)
+
+
+def aggregation_edges(case, self_loops):
+    g = case.graph
+    return aggregation_edge_index(g.n_dst, g.row_of_edge, g.col_idx, self_loops, CTX.device)
+
+
+def gcn_edge_weights(attributes, edge_index, num_nodes, dtype=torch.float64):
+    """The edge weights GCNConv(normalize=False) needs for the case's normalization, or None where
+    PyG's own gcn_norm computes it (norm=symmetric, source_degree=in). edge_index is the aggregated
+    graph's (source, target) over num_nodes nodes. Raises kit.Unsupported for an unknown value."""
+    norm, source_degree = attributes["norm"], attributes.get("source_degree", "out")
+    if source_degree not in ("out", "in"):
+        raise kit.Unsupported("source_degree '%s' is not out or in" % source_degree)
+    if norm not in ("symmetric", "row_mean"):
+        raise kit.Unsupported("norm '%s' is not symmetric or row_mean" % norm)
+    if norm == "symmetric" and source_degree == "in":
+        return None
+    src, dst = edge_index[0], edge_index[1]
+    in_deg = torch.bincount(dst, minlength=num_nodes).to(dtype)
+    if norm == "row_mean":  # every edge's destination has in-degree >= 1 (the edge itself)
+        return 1.0 / in_deg[dst]
+    out_deg = torch.bincount(src, minlength=num_nodes).to(dtype)
+    return torch.rsqrt(in_deg[dst] * out_deg[src])
+
+
+def padded_rows(x, n):
+    """x with zero rows appended up to n rows (GCNConv reads its node count from x)."""
+    if x.shape[0] >= n:
+        return x
+    return torch.cat([x, x.new_zeros((n - x.shape[0],) + tuple(x.shape[1:]))])
 
 
 def copy_linear(linear, weight_in_out, bias=None):
@@ -283,26 +332,18 @@ def layer_gcn(case):
     from torch_geometric.nn import GCNConv
 
     a = case.attributes
-    if a["norm"] != "symmetric":
-        raise kit.Unsupported("PyG's GCNConv has only the symmetric normalization; norm=%s is out of scope" % a["norm"])
     edge_index = aggregation_edges(case, a["self_loops"])
-    src, dst = edge_index[0], edge_index[1]
-    n = case.graph.n_src
-    in_deg = torch.bincount(dst, minlength=n)
-    out_deg = torch.bincount(src, minlength=n)
-    if bool((in_deg[src] != out_deg[src]).any()):
-        raise kit.Unsupported(
-            "PyG's gcn_norm scales both endpoints of an edge by in-degrees; the oracle scales the source by its "
-            "out-degree. They agree only when every source's in- and out-degree are equal, not on this graph")
-    conv = GCNConv(a["in_features"], a["out_features"], add_self_loops=False, normalize=True, bias=a["bias"]).to(
-        CTX.device, CTX.dtype)
+    num_nodes = max(case.graph.n_dst, case.graph.n_src)
+    edge_weight = gcn_edge_weights(a, edge_index, num_nodes, CTX.dtype)
+    conv = GCNConv(a["in_features"], a["out_features"], add_self_loops=False, normalize=edge_weight is None,
+                   bias=a["bias"]).to(CTX.device, CTX.dtype)
     copy_linear(conv.lin, param(case, "weight"))
     pmap = {"weight": (conv.lin.weight, True)}
     if a["bias"]:
         with torch.no_grad():
             conv.bias.copy_(param(case, "bias"))
         pmap["bias"] = (conv.bias, False)
-    return layer_answer(case, conv, lambda x: conv(x, edge_index), pmap)
+    return layer_answer(case, conv, lambda x: conv(padded_rows(x, num_nodes), edge_index, edge_weight), pmap)
 
 
 def layer_gin(case):
@@ -411,7 +452,11 @@ def main():
     # count, not torch.cuda.mem_get_info(): the device-wide figure moves with every other process on
     # the GPU and with the allocator's cache, which a correct system keeps.
     live_bytes = torch.cuda.memory_allocated if CTX.device.type == "cuda" else None
-    kit.serve(name="torch" if CTX.device.type == "cpu" else "torch_cuda", targets=targets, live_bytes=live_bytes)
+    # Device-level use as well: what the driver counts for this process (NVML), which also holds
+    # memory no torch allocator sees (a cuRAND generator or a cudaMalloc per call in an extension).
+    device_bytes = kit.process_device_bytes if CTX.device.type == "cuda" else None
+    kit.serve(name="torch" if CTX.device.type == "cpu" else "torch_cuda", targets=targets, live_bytes=live_bytes,
+              device_bytes=device_bytes)
 
 
 if __name__ == "__main__":

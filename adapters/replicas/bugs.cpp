@@ -1,10 +1,12 @@
-// The twelve bugs of the replica catalogue, each written as the wrong formula over the oracle's ops.
+// The bugs of the replica catalogue, each written as the wrong formula over the oracle's ops.
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "adapters/replicas/replica_system.h"
+#include "core/splitmix64.h"
 #include "oracle/degree_norm.h"
 #include "oracle/edge_softmax.h"
 #include "oracle/eshuffle.h"
@@ -62,6 +64,9 @@ Tensor shaped_like(Tensor t, const Tensor& like) {
 }
 
 oracle::DegreeNorm norm_of(const BugContext& ctx) { return oracle::parse_degree_norm(ctx.attributes.get_string("norm")); }
+oracle::SourceDegree source_degree_of(const BugContext& ctx) {
+  return oracle::parse_source_degree(ctx.attributes.get_string("source_degree"));
+}
 
 // 1. TC-GNN: backward aggregation with A instead of Aᵀ.
 class BackwardUsesA final : public Bug {
@@ -73,7 +78,7 @@ class BackwardUsesA final : public Bug {
     const std::string x = ctx.slot(TensorKind::src_nodes);
     const Tensor& gy = ctx.output_gradient();
     if (ctx.c.target == "spmm") ctx.result.gradients[x] = oracle::spmm_forward(ctx.graph(), gy);
-    else ctx.result.gradients[x] = oracle::normalized_spmm_forward(ctx.graph(), norm_of(ctx), gy);
+    else ctx.result.gradients[x] = oracle::normalized_spmm_forward(ctx.graph(), norm_of(ctx), gy, source_degree_of(ctx));
   }
 };
 
@@ -295,6 +300,120 @@ class MissingBiasGrad final : public Bug {
   }
 };
 
+// 13. A backward written for square graphs: the transposed product's loops run to min(n_dst, n_src)
+// on both sides, so on a rectangular graph the gradient rows of sources j ≥ n_dst stay zero and
+// the contributions of destinations i ≥ n_src are dropped. Square graphs are computed exactly.
+class BackwardAssumesSquare final : public Bug {
+  void inject(BugContext& ctx) override {
+    if (!ctx.wants_gradients() || ctx.graph().is_square()) return;
+    const Graph& g = ctx.graph();
+    const index_t reach = std::min(g.n_dst(), g.n_src());
+    std::vector<index_t> dst, src;
+    std::vector<index_t> kept;  // edge ids of the edges the square loops still reach
+    for (index_t e = 0; e < g.num_edges(); ++e)
+      if (g.row_of_edge()[e] < reach && g.col_idx()[e] < reach) {
+        dst.push_back(g.row_of_edge()[e]);
+        src.push_back(g.col_idx()[e]);
+        kept.push_back(e);
+      }
+    const Graph reached = Graph::from_edges(g.n_dst(), g.n_src(), dst, src);
+    // Edge values of the reached edges: from_edges keeps the edge-list order within each row, and
+    // the kept edges are listed in edge-id (CSR) order, so the k-th kept edge is edge k of `reached`.
+    const auto values_of_kept = [&](const Tensor& per_edge) {
+      const index_t width = per_edge.rank() >= 2 ? per_edge.row_size() : 1;
+      Tensor out({static_cast<index_t>(kept.size()), width});
+      for (size_t k = 0; k < kept.size(); ++k)
+        for (index_t h = 0; h < width; ++h) out[static_cast<index_t>(k) * width + h] = per_edge[kept[k] * width + h];
+      return out;
+    };
+    const std::string x = ctx.slot(TensorKind::src_nodes);
+    const Tensor& gy = ctx.output_gradient();
+    if (ctx.c.target == "spmm") {
+      ctx.result.gradients[x] = oracle::spmm_transposed_forward(reached, gy);
+    } else if (ctx.c.target == "spmm_ve") {
+      const Tensor& w = ctx.input(ctx.slot(TensorKind::edges));
+      ctx.result.gradients[x] = oracle::spmm_ve_transposed_forward(reached, values_of_kept(w), gy);
+    } else {  // normalized_spmm: the degrees are the graph's own; only the loops are cut short
+      const Tensor scale = oracle::degree_norm_edge_values<double>(g, norm_of(ctx));
+      ctx.result.gradients[x] = oracle::spmm_ve_transposed_forward(reached, values_of_kept(scale), gy);
+    }
+  }
+};
+
+// A reproducible stand-in for a race's lost updates: whether update `k` of row `row` (one edge's
+// contribution to one element) is lost, from the case seed; one in `kLostUpdateOdds`.
+constexpr std::uint64_t kLostUpdateOdds = 10000;
+constexpr index_t kRaceDegree = 1000;
+bool update_lost(std::uint64_t seed, std::uint64_t side, index_t row, index_t k) {
+  const std::uint64_t z = mix64(seed ^ (side * kSplitMix64Gamma) ^ (static_cast<std::uint64_t>(row) << 32) ^
+                                 static_cast<std::uint64_t>(k));
+  return z % kLostUpdateOdds == 0;
+}
+
+// 14. Atomic accumulation that loses updates under contention: on a destination row of more than
+// 1000 in-edges (forward) and a source column of more than 1000 out-edges (the backward's scatter),
+// each update — one edge's contribution to one element — is lost with probability 1/10⁴, chosen
+// from the case seed (so the same case always loses the same updates).
+class HubRowRace final : public Bug {
+  void inject(BugContext& ctx) override {
+    const Graph& g = ctx.graph();
+    const bool weighted = ctx.c.target == "spmm_ve";
+    const Tensor* w = weighted ? &ctx.input(ctx.slot(TensorKind::edges)) : nullptr;
+    const index_t heads = weighted ? heads_of(*w) : 1;
+    const auto weight = [&](index_t e, index_t column, index_t width) {
+      return weighted ? (*w)[e * heads + column / (width / heads)] : 1.0;
+    };
+    const Tensor& x = ctx.input(ctx.slot(TensorKind::src_nodes));
+    Tensor& y = ctx.result.outputs.at(ctx.output_name());
+    const index_t width = y.row_size();
+    for (index_t i = 0; i < g.n_dst(); ++i) {
+      if (g.in_degree(i) <= kRaceDegree) continue;
+      for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e)
+        for (index_t col = 0; col < width; ++col)
+          if (update_lost(ctx.c.seed, 1, i, (e - g.row_ptr()[i]) * width + col))
+            y.at(i, col) -= weight(e, col, width) * x.at(g.col_idx()[e], col);
+    }
+    if (!ctx.wants_gradients()) return;
+    const Tensor& gy = ctx.output_gradient();
+    Tensor& gx = ctx.result.gradients.at(ctx.slot(TensorKind::src_nodes));
+    for (index_t j = 0; j < g.n_src(); ++j) {
+      if (g.out_degree(j) <= kRaceDegree) continue;
+      for (index_t p = g.col_ptr()[j]; p < g.col_ptr()[j + 1]; ++p) {
+        const index_t e = g.edge_perm()[p];
+        for (index_t col = 0; col < width; ++col)
+          if (update_lost(ctx.c.seed, 2, j, (p - g.col_ptr()[j]) * width + col))
+            gx.at(j, col) -= weight(e, col, width) * gy.at(g.row_idx()[p], col);
+      }
+    }
+  }
+};
+
+// 15. A TF32 kernel whose edge-value gradient is off by 1/8 of itself (e.g. a scale folded in
+// twice): small next to an A-for-Aᵀ bug, beyond TF32's worst-case rounding γ_C·Σ|terms| for
+// feature widths C up to about 16 per head (wider rows' bound covers it: no check can tell).
+constexpr double kEdgeGradientError = 1.0 / 8;
+class Tf32EdgeValueGradient final : public Bug {
+  void inject(BugContext& ctx) override {
+    if (!ctx.wants_gradients()) return;
+    auto it = ctx.result.gradients.find(ctx.slot(TensorKind::edges));
+    if (it == ctx.result.gradients.end()) return;
+    for (double& v : it->second.values()) v *= 1 + kEdgeGradientError;
+  }
+};
+
+// 16. A forward that is not repeatable: every output element multiplied by (1 + 2^-10·r), r uniform
+// in [-1, 1), drawn afresh on every call (a seeded sequence, so a fresh instance repeats the run).
+// 2^-10 is far beyond what float32 or float64 rounding lets two evaluations differ by.
+constexpr double kForwardNoise = 0x1p-10;
+class ForwardNotRepeatable final : public Bug {
+  void inject(BugContext& ctx) override {
+    std::mt19937_64 rng(0x5eed0f0c0a11ull + ++calls_);
+    for (auto& [name, y] : ctx.result.outputs)
+      for (double& v : y.values()) v *= 1 + kForwardNoise * (static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0);
+  }
+  std::uint64_t calls_ = 0;
+};
+
 }  // namespace
 
 std::unique_ptr<Bug> make_bug(const ReplicaInfo& info) {
@@ -311,6 +430,10 @@ std::unique_ptr<Bug> make_bug(const ReplicaInfo& info) {
     case 10: return std::make_unique<WidthTail>();
     case 11: return std::make_unique<MissingEshuffle>();
     case 12: return std::make_unique<MissingBiasGrad>();
+    case 13: return std::make_unique<BackwardAssumesSquare>();
+    case 14: return std::make_unique<HubRowRace>();
+    case 15: return std::make_unique<Tf32EdgeValueGradient>();
+    case 16: return std::make_unique<ForwardNotRepeatable>();
   }
   throw InternalError(fmt::format("replica '{}' (number {}) has no implementation", info.name, info.number));
 }

@@ -68,6 +68,9 @@ Tensor wrong_side_values(const Graph& g, oracle::DegreeNorm norm) {
 }
 
 oracle::DegreeNorm norm_of(const BugContext& ctx) { return oracle::parse_degree_norm(ctx.attributes.get_string("norm")); }
+oracle::SourceDegree source_degree_of(const BugContext& ctx) {
+  return oracle::parse_source_degree(ctx.attributes.get_string("source_degree"));
+}
 
 // GAT's attention over its aggregation graph, recomputed from the case, with the layer's
 // deterministic attention-dropout mask (oracle/layers/dropout.h) applied as the layer does.
@@ -124,8 +127,9 @@ void gcn_backward_uses_A(BugContext& ctx) {
   const Graph g = aggregation_graph(ctx);
   const oracle::DegreeNorm norm = norm_of(ctx);
   const Tensor& grad_y = ctx.output_gradient();
-  push_through_gcn_weight(ctx, difference(oracle::normalized_spmm_forward(g, norm, grad_y),
-                                          oracle::normalized_spmm_backward(g, norm, grad_y)));
+  const oracle::SourceDegree source_degree = source_degree_of(ctx);
+  push_through_gcn_weight(ctx, difference(oracle::normalized_spmm_forward(g, norm, grad_y, source_degree),
+                                          oracle::normalized_spmm_backward(g, norm, grad_y, source_degree)));
 }
 
 // 1. GIN: grad_x gets A·grad_h instead of Aᵀ·grad_h (the MLP's backward is recomputed for grad_h).
@@ -169,7 +173,7 @@ void gcn_norm_backward_order(BugContext& ctx) {
   const Graph g = aggregation_graph(ctx);
   const Tensor& grad_y = ctx.output_gradient();
   push_through_gcn_weight(ctx, difference(oracle::spmm_ve_transposed_forward(g, wrong_side_values(g, norm_of(ctx)), grad_y),
-                                          oracle::normalized_spmm_backward(g, norm_of(ctx), grad_y)));
+                                          oracle::normalized_spmm_backward(g, norm_of(ctx), grad_y, source_degree_of(ctx))));
 }
 
 // GAT: y_heads = A_α·(x·W): a change δ of grad_h changes grad_W by xᵀ·δ and grad_x by δ·Wᵀ.

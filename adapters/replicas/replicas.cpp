@@ -22,7 +22,7 @@ std::vector<CatalogueEntry> entries() {
         "A where Aᵀ is needed; its tests used symmetric graphs, where the two coincide",
         "gradient of the aggregated input is A·ḡ instead of Aᵀ·ḡ (square graphs only, like the original)",
         "adjoint", "a square graph with A ≠ Aᵀ",
-        {"spmm", "normalized_spmm", "gcn", "gin"}},
+        {"spmm", "normalized_spmm", "gcn", "gin"}, std::nullopt, 0},
        false},
       {{2, "tcgnn_agnn_attention_grad",
         "TC-GNN (AGNN): the attention gradient was formed from the output gradient with itself instead of "
@@ -32,7 +32,7 @@ std::vector<CatalogueEntry> entries() {
         "instead of A_wᵀ·ḡ (AGNN: the attention's gradient and the aggregation backward, the rest of the "
         "layer's backward unchanged) (square graphs only)",
         "differential", "a square graph",
-        {"spmm_ve", "agnn"}},
+        {"spmm_ve", "agnn"}, std::nullopt, 0},
        false},
       {{3, "gnnadvisor_sqrt_degree",
         "GNNAdvisor: its preprocessing scaled edges by sqrt(degree) where GCN's normalization needs "
@@ -40,7 +40,7 @@ std::vector<CatalogueEntry> entries() {
         "normalized edge value sqrt(d_dst·d_src) instead of 1/sqrt(d_dst·d_src) (row_mean: d_dst instead "
         "of 1/d_dst), in forward and backward",
         "differential", "any graph with an edge",
-        {"normalized_spmm", "gcn"}},
+        {"normalized_spmm", "gcn"}, std::nullopt, 0},
        false},
       {{4, "gnnadvisor_norm_backward_order",
         "GNNAdvisor and Seastar: the fused degree normalization was applied in backward in the forward's "
@@ -49,7 +49,7 @@ std::vector<CatalogueEntry> entries() {
         "backward computes D_dst^-½ Aᵀ D_src^-½ ḡ (row_mean: D^-1 Aᵀ ḡ) instead of D_src^-½ Aᵀ D_dst^-½ ḡ "
         "(row_mean: Aᵀ D^-1 ḡ) (square graphs only)",
         "op_order", "a square graph whose in- and out-degrees differ",
-        {"normalized_spmm", "gcn"}},
+        {"normalized_spmm", "gcn"}, std::nullopt, 0},
        false},
       {{5, "gat_backward_untransposed_attention",
         "The pitfalls paper's controlled experiment on GAT: using the attention matrix untransposed in "
@@ -59,14 +59,14 @@ std::vector<CatalogueEntry> entries() {
         "gradient of the logits is the row sum of their gradient instead of the column sum (sddmm_add's "
         "grad b; in GAT it reaches att_src and the features) (square graphs only)",
         "adjoint", "a square graph with A ≠ Aᵀ",
-        {"spmm_ve", "sddmm_add", "gat"}},
+        {"spmm_ve", "sddmm_add", "gat"}, std::nullopt, 0},
        false},
       {{6, "tlpgnn_no_attention_grad",
         "TLPGNN and Huang et al.: fused attention kernels implemented forward only, so no gradient reached "
         "the attention logits and the attention parameters never trained",
         "gradient of the attention logits (edge_softmax) and of the edge values (spmm_ve) is zero",
         "differential", "any graph with an edge",
-        {"edge_softmax", "spmm_ve", "gat"}},
+        {"edge_softmax", "spmm_ve", "gat"}, std::nullopt, 0},
        false},
       {{7, "shared_edge_buffer",
         "Huang et al.: one edge buffer shared across layers and calls, so a layer's backward read the "
@@ -75,7 +75,7 @@ std::vector<CatalogueEntry> entries() {
         "attention) in one shared buffer; a later evaluation with output gradients computes its backward "
         "from that buffer when its shape matches, not from its own forward",
         "state_interleaved", "two forwards on different inputs before a backward",
-        {"edge_softmax", "spmm_ve", "gat"}},
+        {"edge_softmax", "spmm_ve", "gat"}, std::nullopt, 0},
        false},
       {{8, "fusegnn_softmax_no_max",
         "FuseGNN (GAT on Reddit): edge softmax computed exp(s)/Σexp(s) without subtracting the row "
@@ -83,21 +83,21 @@ std::vector<CatalogueEntry> entries() {
         "edge softmax without max subtraction, in the base system's precision (GAT: its attention, in "
         "forward and backward)",
         "numerics", "logits above 88 (float32) or 709 (float64)",
-        {"edge_softmax", "gat"}},
+        {"edge_softmax", "gat"}, std::nullopt, 0},
        false},
       {{9, "dgnn_memory_growth",
         "dgNN: buffers allocated every iteration and never freed, so memory grew until the run died",
         "every evaluation keeps the size of its outputs and gradients plus 1 MiB alive (touched host "
         "memory, reported in peak_bytes and live_bytes) until the system is destroyed",
         "resources", "repeated evaluations of one case",
-        {}},
+        {}, std::nullopt, 0},
        true},
       {{10, "width_not_multiple_of_32",
         "Huang et al.: kernels that process features in warps of 32 gave wrong results when the feature "
         "width was not a multiple of 32",
         "in every node output and node gradient the last (width mod 32) columns of each row are left zero",
         "differential", "a node feature width that is not a multiple of 32",
-        {}},
+        {}, std::nullopt, 0},
        true},
       {{11, "missing_eshuffle",
         "GraphPy's analysis of attention backward: edge values used in CSR order where the CSC traversal "
@@ -105,14 +105,52 @@ std::vector<CatalogueEntry> entries() {
         "the transposed edge-weighted product reads w[p] at CSC position p instead of w[edge_perm[p]]: "
         "the gradient of X in spmm_ve and the forward of spmm_ve_transposed",
         "differential", "a graph whose CSC order differs from its CSR order",
-        {"spmm_ve", "spmm_ve_transposed", "gat"}},
+        {"spmm_ve", "spmm_ve_transposed", "gat"}, std::nullopt, 0},
        false},
       {{12, "missing_bias_grad",
         "Several layer implementations: the bias received no gradient (it was added outside autograd), so "
         "it stayed at its initial value",
         "the gradient of every parameter named like 'bias' is zero",
         "differential", "a layer with bias enabled",
-        {}},
+        {}, std::nullopt, 0},
+       false},
+      {{13, "backward_assumes_square",
+        "Kernels written and tested on square adjacencies: the transposed product of backward loops to "
+        "min(n_dst, n_src) on both sides, which only a rectangular graph (a sampled block) exposes",
+        "the gradient of the aggregated input is Aᵀ·ḡ over the edges with both ends below min(n_dst, n_src): "
+        "on a rectangular graph the gradient rows of sources ≥ n_dst are zero and destinations ≥ n_src "
+        "contribute nothing; square graphs are exact",
+        "differential", "a non-square graph with an edge into a column ≥ n_dst or out of a row ≥ n_src",
+        {"spmm", "spmm_ve", "normalized_spmm"}, std::nullopt, 0},
+       false},
+      {{14, "hub_row_race",
+        "Atomic accumulation without the atomics (or a reduction that loses partial sums under contention): "
+        "updates lost only on rows hit by many edges at once, which graphs of a few dozen nodes never have",
+        "on a destination row of more than 1000 in-edges (forward) and a source column of more than 1000 "
+        "out-edges (backward), each update — one edge's contribution to one element — is lost with "
+        "probability 1/10⁴, chosen from the case seed (the same case loses the same updates)",
+        "differential", "a row or column of degree > 1000 (a hub)",
+        {"spmm", "spmm_ve"},
+        std::nullopt, 1000},
+       false},
+      {{15, "tf32_edge_value_grad",
+        "A TF32 tensor-core kernel whose edge-value gradient carries a small constant error (a scale applied "
+        "twice), small enough to pass a bound that grows with the system's own noise",
+        "declares TF32; the gradient of the edge values is (1 + 1/8)·⟨ḡ[row], X[col]⟩ (spmm_ve; "
+        "spmm_ve_transposed: ⟨Y[row], ḡ[col]⟩); outputs and every other gradient exact",
+        "adjoint",
+        "an edge, and at most about 16 features per head (TF32's worst-case rounding of a wider dot product "
+        "exceeds 1/8 of it)",
+        {"spmm_ve", "spmm_ve_transposed"},
+        Precision::tf32, 0},
+       false},
+      {{16, "forward_not_repeatable",
+        "Kernels whose result depends on scheduling far beyond rounding (uninitialised or racing partial "
+        "sums): the same case gives a different answer on every call",
+        "every output element is multiplied by (1 + 2⁻¹⁰·r), r uniform in [-1, 1) drawn afresh on every call "
+        "(a seeded sequence per instance)",
+        "state_repeat", "an output that is not zero",
+        {"spmm", "spmm_ve", "sddmm_dot", "edge_softmax"}, std::nullopt, 0},
        false},
   };
 }
@@ -159,7 +197,9 @@ class ReplicaSystem final : public System {
     for (const auto& t : info_.targets) listed = listed || t == target;
     return listed && base_->supports(target);
   }
-  Precision precision(const std::string& target) const override { return base_->precision(target); }
+  Precision precision(const std::string& target) const override {
+    return info_.declared_precision.value_or(base_->precision(target));
+  }
   std::optional<std::int64_t> live_bytes() const override {
     const std::optional<std::int64_t> base = base_->live_bytes();
     if (!base && bug_->held_bytes() == 0) return std::nullopt;
@@ -178,7 +218,7 @@ class ReplicaSystem final : public System {
     if (!r.ok()) return r;
     try {
       const oracle::TargetDef& def = oracle::find_target(c.target);
-      replicas::BugContext ctx{c, def, oracle::with_defaults(def.spec, c.attributes), base_->precision(c.target), r};
+      replicas::BugContext ctx{c, def, oracle::with_defaults(def.spec, c.attributes), precision(c.target), r};
       bug_->inject(ctx);
     } catch (const std::exception& e) {  // InputError from an op, InternalError from a broken catalogue
       r = Result{};

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,7 @@
 namespace gnncheck {
 
 struct ReplicaInfo {
-  int number = 0;              // 1..12, the order of issue 6
+  int number = 0;              // 1..12 in the order of issue 6, 13..16 from issue 15
   std::string name;            // system name, e.g. "tcgnn_backward_uses_A"
   std::string origin;          // the published system and what went wrong there, in our words
   std::string bug;             // precisely what this replica computes wrongly
@@ -33,9 +34,13 @@ struct ReplicaInfo {
                                // op_order, state_interleaved, numerics, resources (checks/verdict.h)
   std::string needs;           // what a case must have for the bug to show, e.g. "a graph with A ≠ Aᵀ"
   std::vector<std::string> targets;  // targets the bug is injected into (those the catalogue knows today)
+  // The precision the replica declares, when not its base's (a TF32 kernel's bug, on an exact base).
+  std::optional<Precision> declared_precision;
+  // The bug shows only on a row or column of more than this many edges (0: on any graph).
+  index_t hub_degree = 0;
 };
 
-// The 12 replicas in issue order. Targets are filtered to those present in oracle::all_targets(),
+// The replicas in catalogue order. Targets are filtered to those present in oracle::all_targets(),
 // so layer targets appear as soon as they are registered.
 std::vector<ReplicaInfo> replica_catalogue();
 
@@ -43,7 +48,8 @@ std::vector<ReplicaInfo> replica_catalogue();
 ReplicaInfo find_replica(const std::string& name);
 
 // The replica `name` wrapping `base`. The replica supports a target when it injects its bug there
-// and `base` supports it; its precision is base's. Throws InputError for an unknown name or a null base.
+// and `base` supports it; its precision is base's unless the catalogue declares one (`declared_precision`).
+// Throws InputError for an unknown name or a null base.
 std::unique_ptr<System> make_replica(const std::string& name, std::unique_ptr<System> base);
 
 }  // namespace gnncheck

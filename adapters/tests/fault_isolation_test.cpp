@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "oracle/cpu_systems.h"
+#include "adapters/process_system.h"
 #include "adapters/tests/adapter_test_support.h"
 
 namespace gnncheck {
@@ -131,3 +133,26 @@ entries:
 
 }  // namespace
 }  // namespace gnncheck
+
+// `gnncheck serve-system NAME` (what --sanitize starts under compute-sanitizer) answers over the
+// protocol exactly what the built-in system answers in process; an unknown name never starts.
+TEST(ServeSystem, ABuiltInSystemAnswersOverTheProtocolAsInProcess) {
+  auto served = gnncheck::make_process_system(std::vector<std::string>{GNNCHECK_EXE, "serve-system", "cpu_float32"});
+  ASSERT_TRUE(served->availability().available) << served->availability().reason;
+  EXPECT_EQ(served->name(), "cpu_float32");
+  EXPECT_TRUE(served->supports("spmm"));
+  EXPECT_EQ(served->precision("spmm"), gnncheck::Precision::float32);
+  const gnncheck::Case c = gnncheck::testing::revealing_case("spmm", 5);
+  const gnncheck::Result over_protocol = served->evaluate(c);
+  ASSERT_TRUE(over_protocol.ok()) << over_protocol.message;
+  const gnncheck::Result in_process = gnncheck::make_cpu_float32_system()->evaluate(c);
+  EXPECT_EQ(gnncheck::testing::max_abs_difference(over_protocol.outputs, in_process.outputs), 0.0);
+  EXPECT_EQ(gnncheck::testing::max_abs_difference(over_protocol.gradients, in_process.gradients), 0.0);
+  const auto end = gnncheck::stop_process_system(*served);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->exit_code, 0) << end->how;
+
+  auto unknown = gnncheck::make_process_system(std::vector<std::string>{GNNCHECK_EXE, "serve-system", "no-such-system"});
+  EXPECT_FALSE(unknown->availability().available);
+  EXPECT_NE(unknown->availability().reason.find("unknown system"), std::string::npos) << unknown->availability().reason;
+}

@@ -10,6 +10,7 @@
 #include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
 #include "adapters/tests/adapter_test_support.h"
+#include "fixtures/generators.h"
 
 namespace gnncheck {
 namespace {
@@ -50,11 +51,13 @@ Case make(const std::string& target, std::shared_ptr<const Graph> g, Attributes 
   return testing::random_case(target, std::move(g), attrs, seed);
 }
 
-TEST(ReplicaCatalogue, HasTwelveDocumentedReplicasInIssueOrder) {
+TEST(ReplicaCatalogue, HasSixteenDocumentedReplicasInIssueOrder) {
+  // 1–12 from issue 6, 13–16 from issue 15's blind spots.
   const auto catalogue = replica_catalogue();
-  ASSERT_EQ(catalogue.size(), 12u);
+  ASSERT_EQ(catalogue.size(), 16u);
   std::set<std::string> names;
-  const std::set<std::string> checks = {"differential", "adjoint", "op_order", "state_interleaved", "numerics", "resources"};
+  const std::set<std::string> checks = {"differential", "adjoint",  "op_order", "state_interleaved",
+                                        "state_repeat", "numerics", "resources"};
   for (size_t k = 0; k < catalogue.size(); ++k) {
     const ReplicaInfo& info = catalogue[k];
     EXPECT_EQ(info.number, static_cast<int>(k) + 1);
@@ -66,6 +69,51 @@ TEST(ReplicaCatalogue, HasTwelveDocumentedReplicasInIssueOrder) {
     EXPECT_FALSE(info.targets.empty()) << info.name;
     EXPECT_EQ(find_replica(info.name).number, info.number);
   }
+  EXPECT_EQ(catalogue[13].hub_degree, 1000);
+  EXPECT_EQ(catalogue[14].declared_precision, Precision::tf32);
+}
+
+TEST(IssueFifteenReplicas, EachBugShowsExactlyWhereItsCatalogueSays) {
+  auto oracle = make_oracle_system();
+  // 13: exact on square graphs; rectangular graphs lose the rows and columns beyond min(n_dst, n_src).
+  auto square_bug = make_replica("backward_assumes_square", make_oracle_system());
+  const Case square = make("spmm_ve", testing::asymmetric_graph(), {{"heads", std::int64_t{2}}});
+  EXPECT_EQ(testing::max_abs_difference(square_bug->evaluate(square).gradients, oracle->evaluate(square).gradients), 0.0);
+  const std::vector<index_t> dst = {0, 1}, src = {2, 0};
+  const auto wide = std::make_shared<const Graph>(Graph::from_edges(2, 3, dst, src));
+  const Case block = make("spmm", wide);
+  const Result wrong = square_bug->evaluate(block), right = oracle->evaluate(block);
+  EXPECT_EQ(wrong.gradients.at("x").at(2, 0), 0.0);  // source 2 ≥ n_dst: its gradient row is never written
+  EXPECT_NE(right.gradients.at("x").at(2, 0), 0.0);
+  EXPECT_EQ(wrong.gradients.at("x").at(0, 1), right.gradients.at("x").at(0, 1));
+
+  // 14: exact below 1001 edges a row; on 1002 parallel edges with 64 features it loses about
+  // 2·6.4 of the 2·64,128 updates, the same ones for the same seed.
+  auto race = make_replica("hub_row_race", make_oracle_system());
+  const auto below = std::make_shared<const Graph>(parallel_edges(1000));
+  const Case small_hub = make("spmm", below, {{"features", std::int64_t{64}}});
+  EXPECT_EQ(testing::max_abs_difference(race->evaluate(small_hub).outputs, oracle->evaluate(small_hub).outputs), 0.0);
+  const Case hub = make("spmm", std::make_shared<const Graph>(parallel_edges(1002)), {{"features", std::int64_t{64}}});
+  const Result lost = race->evaluate(hub), exact = oracle->evaluate(hub);
+  EXPECT_GT(testing::max_abs_difference(lost.outputs, exact.outputs), 0.0);
+  EXPECT_GT(testing::max_abs_difference(lost.gradients, exact.gradients), 0.0);
+  EXPECT_EQ(testing::max_abs_difference(race->evaluate(hub).outputs, lost.outputs), 0.0);
+
+  // 15: declares TF32; only the edge-value gradient is off, by exactly 1/8 of itself.
+  auto tf32 = make_replica("tf32_edge_value_grad", make_oracle_system());
+  EXPECT_EQ(tf32->precision("spmm_ve"), Precision::tf32);
+  const Result off = tf32->evaluate(square), truth = oracle->evaluate(square);
+  EXPECT_EQ(testing::max_abs_difference(off.outputs, truth.outputs), 0.0);
+  EXPECT_EQ(off.gradients.at("x").values(), truth.gradients.at("x").values());
+  for (index_t e = 0; e < truth.gradients.at("edge_values").size(); ++e)
+    EXPECT_DOUBLE_EQ(off.gradients.at("edge_values")[e], 1.125 * truth.gradients.at("edge_values")[e]);
+
+  // 16: two calls on the same case differ; a fresh instance repeats the first.
+  auto noisy = make_replica("forward_not_repeatable", make_oracle_system());
+  const Result first = noisy->evaluate(square), second = noisy->evaluate(square);
+  EXPECT_GT(testing::max_abs_difference(first.outputs, second.outputs), 0.0);
+  auto fresh = make_replica("forward_not_repeatable", make_oracle_system());
+  EXPECT_EQ(testing::max_abs_difference(fresh->evaluate(square).outputs, first.outputs), 0.0);
 }
 
 TEST(ReplicaCatalogue, UnknownNamesAndMissingBaseAreInputErrors) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
@@ -176,22 +177,59 @@ TEST(Kinks, ExactZerosAreNearForEveryPrecisionAndUniformValuesAreNot) {
   EXPECT_FALSE(nearest_kink(linear_gat, Precision::float32));
 }
 
-TEST(Kinks, TheOtherOneSidedDerivativeAtReluZeroPassesEveryCheck) {
-  testing::ReluOneAtZero other_convention;
-  auto oracle_system = make_oracle_system();
-  int differs = 0;
-  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-    const Case c = integer_case("gin", seed);
-    const Result mine = other_convention.evaluate(c), exact = oracle::evaluate(c);
-    differs += mine.gradients.at("weight1") != exact.gradients.at("weight1") ? 1 : 0;
+// Every target with a kink, on cases that sit exactly on it: GIN and GAT with small integers
+// (pre-activations and logits exactly 0, for every LeakyReLU slope but 1), AGNN with a row of x
+// whose float32 norm is exactly the floor (√(v²) = v in IEEE arithmetic). The control system takes
+// the other one-sided derivative there, so its gradients differ from cpu_float32's by O(1); both
+// must pass (or be not applicable to) every check.
+std::vector<Case> cases_on_kinks() {
+  std::vector<Case> out;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    out.push_back(integer_case("gin", seed));
+    out.push_back(integer_case("gat", seed, {{"negative_slope", seed % 2 ? 0.2 : 0.01}, {"heads", std::int64_t{2}}}));
+    if (seed % 4 == 0) out.push_back(integer_case("gat", seed, {{"attn_dropout", 0.3}, {"dropout_seed", std::int64_t{5}}}));
+    Case agnn = oracle::make_random_case(oracle::find_target("agnn"), square_graph(6, seed), {}, seed);
+    Tensor& x = agnn.inputs.at("x");
+    for (index_t c = 0; c < x.row_size(); ++c) x.at(1, c) = c == 0 ? static_cast<double>(1e-12f) : 0.0;
+    out.push_back(agnn);
+  }
+  return out;
+}
+
+TEST(Kinks, TheOtherOneSidedDerivativeAtEveryKinkPassesEveryCheck) {
+  auto control = make_cpu_float32_right_derivatives_system();
+  auto float32 = make_cpu_float32_system();
+  std::map<std::string, int> differs;  // by target: cases where the two conventions' gradients differ
+  for (const Case& c : cases_on_kinks()) {
+    const Result right = control->evaluate(c), left = float32->evaluate(c);
+    ASSERT_TRUE(right.ok() && left.ok()) << right.message << left.message;
+    EXPECT_EQ(right.outputs, left.outputs) << c.target;
+    differs[c.target] += right.gradients != left.gradients ? 1 : 0;
     for (CheckKind kind : all_check_kinds()) {
-      const Verdict v = run_check(kind, other_convention, c);
-      EXPECT_TRUE(v.passed() || v.conclusion == Conclusion::not_applicable) << one_line(v) << "\n" << v.message;
-      const Verdict o = run_check(kind, *oracle_system, c);
-      EXPECT_TRUE(o.passed() || o.conclusion == Conclusion::not_applicable) << one_line(o) << "\n" << o.message;
+      for (System* s : {control.get(), float32.get()}) {
+        const Verdict v = run_check(kind, *s, c);
+        EXPECT_TRUE(v.passed() || v.conclusion == Conclusion::not_applicable)
+            << s->name() << " " << c.target << " seed " << c.seed << ": " << one_line(v) << "\n" << v.message;
+      }
     }
   }
-  EXPECT_GT(differs, 2) << "the cases should put pre-activations exactly at 0";
+  for (const std::string target : {"gin", "gat", "agnn"})
+    EXPECT_GT(differs[target], 2) << target << ": the cases should sit exactly on the kinks";
+}
+
+// Away from kinks the control is cpu_float32 exactly: the convention is the only difference.
+TEST(Kinks, TheControlSystemIsCpuFloat32AwayFromKinks) {
+  auto control = make_cpu_float32_right_derivatives_system();
+  auto float32 = make_cpu_float32_system();
+  for (const auto& def : oracle::all_targets()) {  // every op and layer, so every output name
+    const std::string& target = def.spec.name;
+    const Case c = oracle::make_random_case(def, square_graph(8, 3), {}, 3);
+    ASSERT_FALSE(nearest_kink(c, Precision::float32) && nearest_kink(c, Precision::float32)->near) << target;
+    const Result right = control->evaluate(c), left = float32->evaluate(c);
+    ASSERT_TRUE(right.ok()) << target << ": " << right.message;
+    EXPECT_EQ(right.outputs, left.outputs) << target;
+    EXPECT_EQ(right.gradients, left.gradients) << target;
+  }
 }
 
 // ---- the adjoint bound: nothing the system says widens it ----

@@ -168,6 +168,53 @@ TEST(Checks, ResourcesCatchesMemoryGrowthAndSaysWhenItCannotMeasure) {
   EXPECT_FALSE(na.passed());
 }
 
+// A correct system whose device memory, as gnncheck would measure it, follows a script: the bytes
+// after evaluation k are bytes[k], read through `sources[k]`.
+class ScriptedDeviceMemory final : public System {
+ public:
+  ScriptedDeviceMemory(std::vector<std::int64_t> bytes, std::vector<std::string> sources)
+      : inner_(make_cpu_float32_system()), bytes_(std::move(bytes)), sources_(std::move(sources)) {}
+  std::string name() const override { return "scripted"; }
+  bool supports(const std::string& t) const override { return inner_->supports(t); }
+  Precision precision(const std::string& t) const override { return inner_->precision(t); }
+  Result evaluate(const Case& c) override {
+    ++evaluations_;
+    return inner_->evaluate(c);
+  }
+  std::optional<device_memory::Reading> measured_device_bytes() const override {
+    const size_t k = static_cast<size_t>(evaluations_ - 1);
+    return device_memory::Reading{bytes_.at(k), sources_.at(k)};
+  }
+
+ private:
+  std::unique_ptr<System> inner_;
+  std::vector<std::int64_t> bytes_;
+  std::vector<std::string> sources_;
+  int evaluations_ = 0;
+};
+
+TEST(Checks, ResourcesHoldsMeasuredDeviceMemoryToOneDriverPage) {
+  const std::int64_t page = device_memory::kDriverPageBytes;
+  const std::vector<std::string> same(6, "NVML: process 1");
+  // Warm-up may allocate anything (a context, library workspaces); afterwards one page is allowed.
+  ScriptedDeviceMemory flat({0, 500 * page, 500 * page, 500 * page, 501 * page, 501 * page}, same);
+  const Verdict ok = resources(flat, random_case("spmm"));
+  EXPECT_TRUE(ok.passed()) << one_line(ok);
+  EXPECT_NE(ok.tolerance_model.find("measures itself: NVML: process 1"), std::string::npos) << ok.tolerance_model;
+  // 200 KiB more per evaluation would pass in four evaluations; a page and a byte does not.
+  ScriptedDeviceMemory leak({0, 10 * page, 10 * page, 10 * page, 10 * page, 11 * page + 1}, same);
+  const Verdict caught = resources(leak, random_case("spmm"));
+  ASSERT_EQ(caught.conclusion, Conclusion::fail) << one_line(caught);
+  EXPECT_EQ(caught.metric, static_cast<double>(page + 1));
+  EXPECT_EQ(caught.bound, static_cast<double>(page));
+  EXPECT_NE(caught.message.find("device memory measured by gnncheck"), std::string::npos) << caught.message;
+  // A measurement that changed kind after warm-up cannot be compared: never a pass.
+  ScriptedDeviceMemory mixed({0, 0, 0, 0, 0, 0}, {"a", "a", "a", "a", "b", "b"});
+  const Verdict undecided = resources(mixed, random_case("spmm"));
+  EXPECT_EQ(undecided.conclusion, Conclusion::inconclusive) << one_line(undecided);
+  EXPECT_NE(undecided.detail.find("changed kind"), std::string::npos) << undecided.detail;
+}
+
 TEST(Checks, GradientCheckCatchesAWrongFloat64Backward) {
   auto wrong = make_replica("tcgnn_backward_uses_A", make_oracle_system());
   const Verdict v = gradient(*wrong, random_case("spmm"));
@@ -279,6 +326,69 @@ TEST(Checks, RelabelKeepsDestinationsPairedWithTheirSourcesOnBlocks) {
     const Verdict v = metamorphic_relabel(wrong, random_case(target, {}, 1, block_graph()));
     EXPECT_EQ(v.conclusion, Conclusion::fail) << target;
   }
+}
+
+// GAT's attention-dropout mask is a function of the aggregated edge id, so reordering a row may
+// only move an edge to a position with the same mask: then the moved case is the same function (the
+// oracle's answers mapped back agree to rounding), although edges did move. Without that
+// restriction the moved case drops other weights and differs by O(1).
+TEST(CaseTransforms, ReorderingWithinRowsKeepsGatDropoutMasks) {
+  const std::shared_ptr<const Graph> g = std::make_shared<const Graph>(Graph::from_edges(
+      8, 8, std::vector<index_t>{0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 3, 3, 3, 3, 7, 7, 7},
+      std::vector<index_t>{1, 2, 3, 4, 5, 6, 0, 2, 7, 1, 0, 1, 2, 4, 1, 3, 5}));
+  const auto& spec = oracle::find_target("gat").spec;
+  for (const bool self_loops : {true, false}) {
+    const Case c = random_case("gat", {{"attn_dropout", 0.5}, {"dropout_seed", std::int64_t{3}}, {"self_loops", self_loops}},
+                               5, g);
+    ASSERT_FALSE(position_classes(c).empty());
+    const Result original = oracle::evaluate(c);
+    int moved_edges = 0;
+    for (const Relabeling& moved : {reverse_edges_within_rows(c), shuffle_edges_within_rows(c, 9)}) {
+      for (index_t e = 0; e < g->num_edges(); ++e) moved_edges += moved.new_edge_of_old[e] != e ? 1 : 0;
+      const Result r = oracle::evaluate(moved.transformed);
+      ASSERT_TRUE(r.ok()) << r.message;
+      const Tensor y = to_original_order(r.outputs.at("y"), oracle::TensorKind::dst_nodes, moved);
+      for (index_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], original.outputs.at("y")[i], 1e-12) << i;
+      for (const auto& [name, t] : r.gradients) {
+        const Tensor back = to_original_order(t, input_kind(spec, name), moved);
+        for (index_t i = 0; i < back.size(); ++i) EXPECT_NEAR(back[i], original.gradients.at(name)[i], 1e-12) << name;
+      }
+    }
+    EXPECT_GT(moved_edges, 0) << "some edges share their row's mask and move";
+  }
+  EXPECT_TRUE(position_classes(random_case("gat")).empty());  // no dropout: any order
+}
+
+TEST(Checks, MetamorphicChecksOnGatWithAttentionDropout) {
+  auto float32 = make_cpu_float32_system();
+  const Case c = random_case("gat", {{"attn_dropout", 0.4}, {"dropout_seed", std::int64_t{8}}, {"heads", std::int64_t{2}}});
+  const Verdict relabeled = metamorphic_relabel(*float32, c);
+  EXPECT_EQ(relabeled.conclusion, Conclusion::not_applicable);
+  EXPECT_NE(relabeled.detail.find("dropout mask"), std::string::npos) << relabeled.detail;
+  // Regression (campaign, seed 6027): a graph without edges still has masked self-loops, which
+  // relabeling moves: also not applicable.
+  const std::vector<index_t> none;
+  Case edgeless = random_case("gat", {{"attn_dropout", 0.3}, {"dropout_seed", std::int64_t{1}}, {"heads", std::int64_t{2}}},
+                              3, std::make_shared<const Graph>(Graph::from_edges(2, 2, none, none)));
+  EXPECT_EQ(metamorphic_relabel(*float32, edgeless).conclusion, Conclusion::not_applicable);
+  for (const Verdict& v : {metamorphic_edge_order(*float32, c), metamorphic_linearity(*float32, c),
+                           state_repeat(*float32, c), differential(*float32, c), adjoint(*float32, c)})
+    EXPECT_TRUE(v.passed()) << one_line(v) << "\n" << v.message;
+  // A system that ignores the mask is caught.
+  Case without = c;
+  without.attributes.set("attn_dropout", 0.0);
+  const Result wrong = float32->evaluate(without);
+  class IgnoresDropout final : public System {
+   public:
+    explicit IgnoresDropout(Result r) : r_(std::move(r)) {}
+    std::string name() const override { return "gat_ignores_dropout"; }
+    bool supports(const std::string& t) const override { return t == "gat"; }
+    Precision precision(const std::string&) const override { return Precision::float32; }
+    Result evaluate(const Case&) override { return r_; }
+   private:
+    Result r_;
+  } ignores(wrong);
+  EXPECT_EQ(differential(ignores, c).conclusion, Conclusion::fail);
 }
 
 TEST(Checks, NotApplicableCasesSayWhy) {

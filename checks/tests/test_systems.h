@@ -1,5 +1,5 @@
-// Systems for the checks' own tests: correct ones the tolerance model must pass (a TF32 emulation,
-// a GIN whose ReLU has derivative 1 at 0) and wrong ones no bound may absorb (forwards that are
+// Systems for the checks' own tests: correct ones the tolerance model must pass (a TF32 emulation;
+// the other one-sided derivatives at kinks are the built-in cpu_float32_right_derivatives) and wrong ones no bound may absorb (forwards that are
 // random, noisy on every call, or noisy as a function of their input).
 #pragma once
 
@@ -9,8 +9,6 @@
 
 #include "core/system.h"
 #include "checks/case_transforms.h"
-#include "oracle/layers/dense.h"
-#include "oracle/spmm.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::checks::testing {
@@ -58,51 +56,6 @@ class NoisyForward final : public System {
   double relative_;
   bool per_call_;
   std::uint64_t calls_ = 0;
-};
-
-// GIN in float64 with the other valid convention at ReLU's kink: derivative 1 at z₁ = 0 (the
-// oracle takes 0). The layer's backward written out with oracle/layers' primitives, as gin.cpp
-// does, with only that convention changed.
-class ReluOneAtZero final : public System {
- public:
-  std::string name() const override { return "gin_relu_derivative_one_at_zero"; }
-  bool supports(const std::string& target) const override { return target == "gin"; }
-  Precision precision(const std::string&) const override { return Precision::float64; }
-  Result evaluate(const Case& c) override {
-    Result r = oracle::evaluate(c, Precision::float64);
-    if (!r.ok() || c.grad_outputs.empty()) return r;
-    namespace L = oracle::layers;
-    const Graph& g = *c.graph;
-    const Tensor& x = c.inputs.at("x");
-    const Tensor& w1 = c.parameters.at("weight1");
-    const Tensor& w2 = c.parameters.at("weight2");
-    const double eps = c.parameters.at("eps")[0];
-    const bool bias = c.parameters.count("bias1") > 0;
-    const Tensor x_dst = L::first_rows(x, g.n_dst());
-    Tensor h = oracle::spmm_forward(g, x);
-    L::add_scaled(h, 1 + eps, x_dst);
-    Tensor z1 = L::matmul(h, w1);
-    if (bias) L::add_bias(z1, c.parameters.at("bias1"));
-    const Tensor a1 = L::relu(z1);
-    const Tensor& grad_y = c.grad_outputs.at("y");
-    Tensor grad_z1 = L::matmul_a_bt(grad_y, w2);
-    for (index_t k = 0; k < grad_z1.size(); ++k)
-      if (z1[k] < 0) grad_z1[k] = 0;  // z₁ = 0 passes the gradient: derivative 1 there
-    r.gradients["weight2"] = L::matmul_at_b(a1, grad_y);
-    r.gradients["weight1"] = L::matmul_at_b(h, grad_z1);
-    if (bias) {
-      r.gradients["bias2"] = L::column_sums(grad_y);
-      r.gradients["bias1"] = L::column_sums(grad_z1);
-    }
-    const Tensor grad_h = L::matmul_a_bt(grad_z1, w1);
-    Tensor grad_x = oracle::spmm_backward(g, grad_h);
-    L::add_into_first_rows(grad_x, 1 + eps, grad_h);
-    r.gradients["x"] = grad_x;
-    double grad_eps = 0;
-    for (index_t k = 0; k < grad_h.size(); ++k) grad_eps += grad_h[k] * x_dst[k];
-    r.gradients["eps"] = Tensor({1}, std::vector<double>{grad_eps});
-    return r;
-  }
 };
 
 }  // namespace gnncheck::checks::testing

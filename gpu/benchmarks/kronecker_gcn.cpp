@@ -88,7 +88,7 @@ int run(int scale, int epochs, std::uint64_t seed) {
   ctx.allocator.reset_peak();
   // Symmetric normalization factors D^-½ (in-degree = out-degree here; both vectors are computed
   // by the general routine, 4 bytes per node each).
-  const DegreeFactors factors = degree_factors(ctx, g, DegreeNorm::symmetric);
+  const DegreeFactors factors = degree_factors(ctx, g, DegreeNorm::symmetric, SourceDegree::out);
   const CompressedView csr{n, g.row_ptr(), g.col_idx()};
   const Scales forward_scales{factors.dst.data(), factors.src.data()};
   const Scales backward_scales{factors.src.data(), factors.dst.data()};  // Âᵀ over the CSR of A = Aᵀ

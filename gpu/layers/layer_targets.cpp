@@ -33,6 +33,7 @@ namespace ol = oracle::layers;
 DegreeNorm to_gpu(oracle::DegreeNorm norm) {
   return norm == oracle::DegreeNorm::symmetric ? DegreeNorm::symmetric : DegreeNorm::row_mean;
 }
+SourceDegree to_gpu(oracle::SourceDegree d) { return d == oracle::SourceDegree::in ? SourceDegree::in : SourceDegree::out; }
 
 // The graph a layer aggregates over: A, or A + I in the block convention.
 Graph aggregation_graph(const Graph& g, bool self_loops, const std::string& layer) {
@@ -46,9 +47,8 @@ const float* bias_or_null(const TargetRun& run, bool bias) { return bias ? run.i
 // ---- GCN: y = Â · (x · W) + b ------------------------------------------------------------------
 void gcn_layer(TargetRun& run) {
   const auto cfg = ol::GcnConfig::from_attributes(run.attributes);
-  const Graph host = aggregation_graph(run.host_graph, cfg.self_loops, "gcn");
   GpuContext& ctx = run.ctx;
-  DeviceGraph g(ctx, host);
+  DeviceGraph& g = run.aggregation_graph(cfg.self_loops, "gcn");
   const index_t n_src = g.n_src(), n_dst = g.n_dst(), in = cfg.in_features, out = cfg.out_features;
   const DeviceTensor& x = run.input("x");
   const DeviceTensor& w = run.input("weight");
@@ -56,13 +56,13 @@ void gcn_layer(TargetRun& run) {
   DeviceTensor xw(ctx, {n_src, out});
   matmul(ctx, n_src, in, out, x.data(), w.data(), xw.data());
   DeviceTensor& y = run.new_output("y", {n_dst, out});
-  normalized_spmm_forward(ctx, g, to_gpu(cfg.norm), xw.data(), out, y.data());
+  normalized_spmm_forward(ctx, g, to_gpu(cfg.norm), to_gpu(cfg.source_degree), xw.data(), out, y.data());
   if (cfg.bias) add_bias(ctx, n_dst, out, bias_or_null(run, true), y.data());
   if (!run.backward()) return;
 
   const float* gy = run.grad_output("y").data();
   DeviceTensor grad_xw(ctx, {n_src, out});
-  normalized_spmm_backward(ctx, g, to_gpu(cfg.norm), gy, out, grad_xw.data());
+  normalized_spmm_backward(ctx, g, to_gpu(cfg.norm), to_gpu(cfg.source_degree), gy, out, grad_xw.data());
   matmul_at_b(ctx, n_src, in, out, x.data(), grad_xw.data(), run.new_gradient("weight", {in, out}).data());
   matmul_a_bt(ctx, n_src, out, in, grad_xw.data(), w.data(), run.new_gradient("x", x.shape()).data());
   if (cfg.bias) column_sums(ctx, n_dst, out, gy, run.new_gradient("bias", {out}).data());
@@ -125,7 +125,7 @@ void sage_layer(TargetRun& run) {
   const DeviceTensor& w_neigh = run.input("weight_neigh");
 
   DeviceTensor mean(ctx, {n_dst, in});
-  normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, x.data(), in, mean.data());
+  normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, x.data(), in, mean.data());
   DeviceTensor& y = run.new_output("y", {n_dst, out});
   matmul(ctx, n_dst, in, out, x.data(), w_self.data(), y.data());
   matmul(ctx, n_dst, in, out, mean.data(), w_neigh.data(), y.data(), 1.0f);
@@ -139,7 +139,7 @@ void sage_layer(TargetRun& run) {
   DeviceTensor g_mean(ctx, {n_dst, in});
   matmul_a_bt(ctx, n_dst, out, in, gy, w_neigh.data(), g_mean.data());
   DeviceTensor& gx = run.new_gradient("x", x.shape());
-  normalized_spmm_backward(ctx, g, DegreeNorm::row_mean, g_mean.data(), in, gx.data());
+  normalized_spmm_backward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, g_mean.data(), in, gx.data());
   matmul_a_bt(ctx, n_dst, out, in, gy, w_self.data(), gx.data(), 1.0f);  // first n_dst rows
   ctx.synchronize();
 }
@@ -147,10 +147,9 @@ void sage_layer(TargetRun& run) {
 // ---- GAT ------------------------------------------------------------------------------------------
 void gat_layer(TargetRun& run) {
   const auto cfg = ol::GatConfig::from_attributes(run.attributes);
-  const Graph host = aggregation_graph(run.host_graph, cfg.self_loops, "gat");
-  ol::require_destinations_are_sources(run.host_graph, "gat");
+  run.require_destinations_are_sources("gat");
   GpuContext& ctx = run.ctx;
-  DeviceGraph g(ctx, host);
+  DeviceGraph& g = run.aggregation_graph(cfg.self_loops, "gat");
   const index_t n_src = g.n_src(), n_dst = g.n_dst(), edges = g.num_edges();
   const index_t heads = cfg.heads, channels = cfg.out_features, width = heads * channels, in = cfg.in_features;
   const DeviceTensor& x = run.input("x");

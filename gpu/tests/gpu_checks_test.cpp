@@ -51,6 +51,39 @@ TEST(GpuChecksTest, GpuSystemPassesEveryCheck) {
   check_every_target(*gpu, 300, control.get());
 }
 
+// Both source-degree conventions (oracle/degree_norm.h) on graphs whose in- and out-degrees differ,
+// non-square both ways and with hub rows: the convention reaches the kernels (the two answers
+// differ) and each passes differential, adjoint and op_order against the oracle.
+TEST(GpuChecksTest, BothSourceDegreeConventionsPassOnGraphsWhoseDegreesDiffer) {
+  GNNCHECK_GPU_TEST_REQUIRES_DEVICE();
+  auto gpu = make_gpu_system();
+  for (const std::string target : {"normalized_spmm", "gcn"}) {
+    for (GraphKind kind : {GraphKind::square_with_duplicates, GraphKind::non_square_wide, GraphKind::non_square_tall,
+                           GraphKind::hub_rows}) {
+      const std::uint64_t seed = 500 + static_cast<std::uint64_t>(kind);
+      auto graph = std::make_shared<const Graph>(random_graph(kind, seed));
+      for (const bool self_loops : {true, false}) {
+        Attributes out{{"source_degree", std::string("out")}};
+        if (target == "gcn") out.set("self_loops", self_loops);
+        else if (self_loops) continue;
+        if (target == "gcn" && self_loops && !graph_fits(target, *graph)) continue;
+        Attributes in = out;
+        in.set("source_degree", std::string("in"));
+        const Case c_out = make_case(target, graph, out, seed), c_in = make_case(target, graph, in, seed);
+        const Result y_out = gpu->evaluate(c_out), y_in = gpu->evaluate(c_in);
+        ASSERT_TRUE(y_out.ok() && y_in.ok()) << y_out.message << y_in.message << "\ncase: " << describe(c_in);
+        if (graph->num_edges() > 0) EXPECT_NE(y_out.outputs.at("y"), y_in.outputs.at("y")) << describe(c_in);
+        for (const Case* c : {&c_out, &c_in})
+          for (checks::CheckKind check : {checks::CheckKind::differential, checks::CheckKind::adjoint, checks::CheckKind::op_order}) {
+            const checks::Verdict v = checks::run_check(check, *gpu, *c);
+            std::printf("%s\n", checks::one_line(v).c_str());
+            EXPECT_TRUE(v.passed()) << checks::failure_message(v) << "\n" << v.detail << "\ncase: " << describe(*c);
+          }
+      }
+    }
+  }
+}
+
 TEST(GpuChecksTest, CusparseSystemPassesEveryCheck) {
   GNNCHECK_GPU_TEST_REQUIRES_DEVICE();
   auto cusparse = make_cusparse_system();

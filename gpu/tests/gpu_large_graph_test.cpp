@@ -117,7 +117,7 @@ TEST_F(LargeGraphTest, AggregationOverMoreThan2To31EdgesIsExact) {
                         << degree(first_wrong);
   }
   {  // GCN's row-mean normalized aggregation of all-ones features: 1 in every row
-    normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, x.data(), 1, y.data());
+    normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, x.data(), 1, y.data());
     const std::vector<float> got = y.download(ctx.stream);
     std::int64_t wrong = 0, first_wrong = -1;
     for (std::int64_t i = 0; i < kNodes; ++i)
@@ -143,7 +143,7 @@ TEST_F(LargeGraphTest, AggregationOverMoreThan2To31EdgesIsExact) {
     x.upload(std::vector<float>(kNodes, 1.0f), ctx.stream);
     spmm_transposed_forward(ctx, g, x.data(), 1, y.data());
     const std::vector<float> counts = y.download(ctx.stream);
-    const DegreeFactors factors = degree_factors(ctx, g, DegreeNorm::symmetric);
+    const DegreeFactors factors = degree_factors(ctx, g, DegreeNorm::symmetric, SourceDegree::out);
     const std::vector<float> src = factors.src.download(ctx.stream);
     double total = 0.0;
     for (std::int64_t j = 0; j < kNodes; ++j) {

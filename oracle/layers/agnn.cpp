@@ -101,7 +101,13 @@ AgnnGrads<T> agnn_backward(const Graph& g, const AgnnConfig& cfg, const DenseTen
   grads.grad_x = std::move(aggregation.grad_x);
   for (index_t i = 0; i < x.rows(); ++i) {
     const T divisor = act.divisor[static_cast<size_t>(i)];
-    const bool at_floor = !(divisor > static_cast<T>(kNormFloor));
+    // At ‖x_i‖ = floor exactly (divisor == floor) the left side is the floor's, the right x/‖x‖'s.
+    bool at_floor = !(divisor > static_cast<T>(kNormFloor));
+    if (at_floor && cfg.kink_side == KinkSide::right) {
+      T sum = 0;
+      for (index_t c = 0; c < x.row_size(); ++c) sum += x.at(i, c) * x.at(i, c);
+      at_floor = std::sqrt(sum) < static_cast<T>(kNormFloor);
+    }
     T projection = 0;
     if (!at_floor)
       for (index_t c = 0; c < x.row_size(); ++c) projection += act.normalized.at(i, c) * grad_normalized.at(i, c);

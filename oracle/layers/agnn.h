@@ -16,12 +16,14 @@
 #include "core/case.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "oracle/layers/kink_side.h"
 
 namespace gnncheck::oracle::layers {
 
 struct AgnnConfig {
   index_t features = 8;
   bool self_loops = true;
+  KinkSide kink_side = KinkSide::left;  // at ‖x_i‖ = floor: the floor's side (left, the oracle's) or x/‖x‖'s; not an attribute
 
   // Reads features, self_loops.
   static AgnnConfig from_attributes(const Attributes& attrs);

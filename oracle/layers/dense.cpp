@@ -146,11 +146,11 @@ DenseTensor<T> relu(const DenseTensor<T>& z) {
 }
 
 template <class T>
-DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad) {
+DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad, KinkSide side) {
   require_same_size(z.size(), grad.size(), "relu_backward", "sizes");
   DenseTensor<T> out = grad;
   for (index_t i = 0; i < z.size(); ++i)
-    if (!(z[i] > T(0))) out[i] = T(0);
+    if (side == KinkSide::left ? !(z[i] > T(0)) : z[i] < T(0)) out[i] = T(0);
   return out;
 }
 
@@ -165,12 +165,13 @@ DenseTensor<T> leaky_relu(const DenseTensor<T>& z, T negative_slope) {
 }
 
 template <class T>
-DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad) {
+DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad,
+                                   KinkSide side) {
   require_same_size(z.size(), grad.size(), "leaky_relu_backward", "sizes");
   DenseTensor<T> out = grad;
 #pragma omp parallel for schedule(static) if (worth_parallel(out.size()))
   for (index_t i = 0; i < z.size(); ++i)
-    if (!(z[i] > T(0))) out[i] *= negative_slope;
+    if (side == KinkSide::left ? !(z[i] > T(0)) : z[i] < T(0)) out[i] *= negative_slope;
   return out;
 }
 
@@ -184,9 +185,9 @@ DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, co
   template DenseTensor<T> first_rows(const DenseTensor<T>&, index_t);                                   \
   template void add_into_first_rows(DenseTensor<T>&, T, const DenseTensor<T>&);                         \
   template DenseTensor<T> relu(const DenseTensor<T>&);                                                  \
-  template DenseTensor<T> relu_backward(const DenseTensor<T>&, const DenseTensor<T>&);                  \
+  template DenseTensor<T> relu_backward(const DenseTensor<T>&, const DenseTensor<T>&, KinkSide);                  \
   template DenseTensor<T> leaky_relu(const DenseTensor<T>&, T);                                         \
-  template DenseTensor<T> leaky_relu_backward(const DenseTensor<T>&, T, const DenseTensor<T>&);
+  template DenseTensor<T> leaky_relu_backward(const DenseTensor<T>&, T, const DenseTensor<T>&, KinkSide);
 
 GNNCHECK_INSTANTIATE_DENSE(double)
 GNNCHECK_INSTANTIATE_DENSE(float)

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/tensor.h"
+#include "oracle/layers/kink_side.h"
 
 namespace gnncheck::oracle::layers {
 
@@ -36,12 +37,15 @@ template <class T> DenseTensor<T> first_rows(const DenseTensor<T>& x, index_t n)
 // y[i, :] += alpha · x[i, :] for the first x.rows() rows of y.
 template <class T> void add_into_first_rows(DenseTensor<T>& y, T alpha, const DenseTensor<T>& x);
 
-// ReLU and LeakyReLU with their backwards (taken at the pre-activation z; the kink counts as
-// negative, as PyTorch does).
+// ReLU and LeakyReLU with their backwards (taken at the pre-activation z; at z = 0 the side's
+// derivative: left counts the kink as negative, as PyTorch does).
 template <class T> DenseTensor<T> relu(const DenseTensor<T>& z);
-template <class T> DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad);
+template <class T>
+DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad, KinkSide side = KinkSide::left);
 template <class T> DenseTensor<T> leaky_relu(const DenseTensor<T>& z, T negative_slope);
-template <class T> DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad);
+template <class T>
+DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad,
+                                   KinkSide side = KinkSide::left);
 
 // Throws InputError "<what>: expected shape [..], got [..]" unless w is exactly [rows, cols].
 template <class T>

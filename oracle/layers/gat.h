@@ -22,6 +22,7 @@
 #include "core/case.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "oracle/layers/kink_side.h"
 
 namespace gnncheck::oracle::layers {
 
@@ -35,6 +36,7 @@ struct GatConfig {
   double negative_slope = 0.2;
   double attn_dropout = 0.0;
   std::uint64_t dropout_seed = 0;
+  KinkSide kink_side = KinkSide::left;  // LeakyReLU′(0): the slope (left, the oracle's) or 1; not an attribute
 
   // Reads in_features, out_features, heads, concat, bias, self_loops, negative_slope,
   // attn_dropout, dropout_seed.

@@ -1,9 +1,11 @@
 // gnncheck/oracle/layers/gcn.h — the graph convolution of Kipf & Welling (ICLR 2017).
 //
-//   y = Â · (x · W) + b,   Â = D^-½ (A + I) D^-½   (norm = symmetric, self_loops = true)
-//                          Â = D_dst^-1 (A + I)      (norm = row_mean)
+//   y = Â · (x · W) + b,   Â = D_dst^-½ (A + I) D_src^-½   (norm = symmetric, self_loops = true)
+//                          Â = D_dst^-1 (A + I)            (norm = row_mean)
 // Self-loops and bias are optional; the degrees are those of the graph actually aggregated over
-// (A + I with self-loops). Composed from the oracle's ops: dense product, normalized_spmm, bias; the
+// (A + I with self-loops). D_src is source_degree's convention (oracle/degree_norm.h): each
+// source's out-degree (out, the default) or its own in-degree (in: PyG's GCNConv/gcn_norm and
+// GNNAdvisor, one degree per node). Composed from the oracle's ops: dense product, normalized_spmm, bias; the
 // backward is the chain of their backwards:
 //   g = Âᵀ · grad_y,  grad_W = xᵀ · g,  grad_x = g · Wᵀ,  grad_b = Σ_i grad_y[i].
 // Shapes: x [n_src, in], W [in, out], b [out] -> y [n_dst, out]. Non-square graphs are allowed;
@@ -27,8 +29,9 @@ struct GcnConfig {
   bool self_loops = true;
   bool bias = true;
   DegreeNorm norm = DegreeNorm::symmetric;
+  SourceDegree source_degree = SourceDegree::out;
 
-  // Reads in_features, out_features, self_loops, bias, norm.
+  // Reads in_features, out_features, self_loops, bias, norm, source_degree.
   static GcnConfig from_attributes(const Attributes& attrs);
 };
 

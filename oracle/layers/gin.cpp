@@ -72,7 +72,7 @@ GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor
   const GinActivations<T> act = gin_activations(g, cfg, x, p);
   GinGrads<T> grads;
   grads.grad.weight2 = matmul_at_b(act.a1, grad_y);
-  const DenseTensor<T> grad_z1 = relu_backward(act.z1, matmul_a_bt(grad_y, p.weight2));
+  const DenseTensor<T> grad_z1 = relu_backward(act.z1, matmul_a_bt(grad_y, p.weight2), cfg.kink_side);
   grads.grad.weight1 = matmul_at_b(act.h, grad_z1);
   if (cfg.bias) {
     grads.grad.bias2 = column_sums(grad_y);

@@ -17,6 +17,7 @@
 #include "core/case.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "oracle/layers/kink_side.h"
 
 namespace gnncheck::oracle::layers {
 
@@ -25,6 +26,7 @@ struct GinConfig {
   index_t hidden_features = 8;
   index_t out_features = 4;
   bool bias = true;
+  KinkSide kink_side = KinkSide::left;  // ReLU′(0): 0 (left, the oracle's) or 1; not an attribute
 
   // Reads in_features, hidden_features, out_features, bias.
   static GinConfig from_attributes(const Attributes& attrs);

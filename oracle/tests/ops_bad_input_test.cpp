@@ -74,6 +74,8 @@ TEST(OpsBadInput, HeadsThatDoNotDivideTheWidth) {
 TEST(OpsBadInput, UnknownNormalization) {
   EXPECT_THAT(input_error_of([] { parse_degree_norm("column"); }),
               HasSubstr("unknown degree normalization 'column': expected symmetric or row_mean"));
+  EXPECT_THAT(input_error_of([] { parse_source_degree("both"); }),
+              HasSubstr("unknown source degree 'both': expected out or in"));
 }
 
 TEST(OpsBadInput, CatalogueReportsBadAttributesAndShapesAsErrors) {

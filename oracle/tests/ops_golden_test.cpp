@@ -163,6 +163,21 @@ TEST(OpsGolden, DegreeNormEdgeValues) {
               Pointwise(DoubleNear(1e-16), std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3, 0.5, 0.5}));
 }
 
+// source_degree = in on the workhorse: source j's own in-degree [3, 0, 2] for j < 3, 0 for source 3.
+// Edge (0,1): source 1 has in-degree 0 → 0; (2,2): 1/√(2·2); (0,2): 1/√(3·2); (2,0): 1/√(2·3).
+TEST(OpsGolden, DegreeNormEdgeValuesWithSourceInDegree) {
+  const Graph g = workhorse();
+  EXPECT_THAT(degree_norm_edge_values<double>(g, DegreeNorm::symmetric, SourceDegree::in).values(),
+              Pointwise(DoubleNear(1e-16), std::vector<double>{1 / std::sqrt(6.0), 0.0, 1 / std::sqrt(6.0),
+                                                               1 / std::sqrt(6.0), 0.5}));
+  // row_mean has no source factor: the convention changes nothing.
+  EXPECT_EQ(degree_norm_edge_values<double>(g, DegreeNorm::row_mean, SourceDegree::in),
+            degree_norm_edge_values<double>(g, DegreeNorm::row_mean, SourceDegree::out));
+  // Backward Âᵀ·ḡ with those values: column 0 gets 100/√6 (row 2), column 2 gets 2/√6 + 100/2.
+  EXPECT_THAT(normalized_spmm_backward(g, DegreeNorm::symmetric, column({1, 10, 100}), SourceDegree::in).values(),
+              Pointwise(DoubleNear(1e-13), std::vector<double>{100 / std::sqrt(6.0), 0, 2 / std::sqrt(6.0) + 50, 0}));
+}
+
 TEST(OpsGolden, NormalizedSpmmForwardAndBackward) {
   const Graph g = workhorse();
   const Tensor x = column({1, 10, 100, 1000});

@@ -13,12 +13,14 @@ namespace {
 
 Result oracle_f64(const Case& c) { return evaluate(c, Precision::float64); }
 
-// Default attributes, two heads where the op has heads, and the other normalization.
+// Default attributes, two heads where the op has heads, the other normalization and the other
+// source-degree convention.
 std::vector<Attributes> variants(const TargetSpec& spec) {
   std::vector<Attributes> out = {Attributes{}};
   for (const auto& a : spec.attributes) {
     if (a.name == "heads") out.push_back({{"heads", std::int64_t{2}}});
     if (a.name == "norm") out.push_back({{"norm", std::string("row_mean")}});
+    if (a.name == "source_degree") out.push_back({{"source_degree", std::string("in")}});
   }
   return out;
 }

@@ -1,7 +1,9 @@
 // The false-alarm campaign: every check, every target, every graph family of the generators
 // (square and non-square in both orientations; the layers' blocks with n_dst < n_src), on correct
 // systems — cpu_float32, cpu_float32_shuffled_rows (a summation order the tolerance model never
-// samples) and the float64 oracle. No case may fail; a (system, target, check) whose check applies
+// samples), the float64 oracle, and on the targets with a kink (GIN, GAT, AGNN: checks/kinks.h)
+// cpu_float32_right_derivatives, the other one-sided derivative at every kink (elsewhere it is
+// cpu_float32 exactly). No case may fail; a (system, target, check) whose check applies
 // must have conclusive cases; the counts of not-applicable and inconclusive cases are printed.
 //
 // GNNCHECK_CAMPAIGN_CASES (compile definition; the environment variable of the same name
@@ -16,6 +18,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -69,12 +72,15 @@ TEST_P(Campaign, NoCheckRaisesAFalseAlarmOnACorrectSystem) {
   if (!selected("GNNCHECK_CAMPAIGN_TARGETS", target)) GTEST_SKIP() << "not in GNNCHECK_CAMPAIGN_TARGETS";
   auto float32 = make_cpu_float32_system();
   auto oracle_system = make_oracle_system();
+  auto right_derivatives = make_cpu_float32_right_derivatives_system();
   testing::ShuffledOrderFloat32 shuffled;
+  std::vector<System*> systems{float32.get(), &shuffled, oracle_system.get()};
+  if (target == "gin" || target == "gat" || target == "agnn") systems.push_back(right_derivatives.get());
   const int cases = env_int("GNNCHECK_CAMPAIGN_CASES", GNNCHECK_CAMPAIGN_CASES);
   const auto seed = static_cast<std::uint64_t>(env_int("GNNCHECK_CAMPAIGN_SEED", 2027));
   for (CheckKind check : checks::all_check_kinds()) {
     if (!selected("GNNCHECK_CAMPAIGN_CHECKS", std::string(to_string(check)))) continue;
-    for (System* system : std::initializer_list<System*>{float32.get(), &shuffled, oracle_system.get()}) {
+    for (System* system : systems) {
       if (!selected("GNNCHECK_CAMPAIGN_SYSTEMS", system->name())) continue;
       PropertyOptions o;
       o.cases = cases;

@@ -9,6 +9,7 @@
 
 #include "oracle/cpu_systems.h"
 #include "checks/checks.h"
+#include "properties/driver.h"
 #include "oracle/targets.h"
 #include "properties/counterexample.h"
 #include "properties/generators.h"
@@ -35,7 +36,7 @@ TEST(Generators, CoverEveryShapeOfDesignMd) {
   // isolated sources, symmetric and directed graphs, and every family all occur.
   std::set<std::string> families, seen;
   const rc::Gen<GraphSpec> gen = arbitrary_graph();
-  for (int k = 0; k < 400; ++k) {
+  for (int k = 0; k < 1000; ++k) {
     const GraphSpec spec = gen(rc::Random(k), 100).value();
     const Graph g = to_graph(spec);
     families.insert(spec.family.substr(0, spec.family.find(' ')));
@@ -79,6 +80,122 @@ TEST(Generators, CasesOfEveryTargetEvaluateOnTheOracle) {
     }
     EXPECT_EQ(styles.size(), 4u) << def.spec.name;
   }
+}
+
+// The fractions README.md documents, over a fixed seed's draws at RapidCheck's full size.
+struct Shapes {
+  int drawn = 0, square = 0, wide = 0, tall = 0, last_column = 0, wide_with_edge_beyond_n_dst = 0;
+};
+
+Shapes count_shapes(const GraphOptions& options, int draws) {
+  Shapes s;
+  const rc::Gen<GraphSpec> gen = arbitrary_graph(options);
+  for (int k = 0; k < draws; ++k) {
+    const Graph g = to_graph(gen(rc::Random(k), 100).value());
+    ++s.drawn;
+    if (g.n_dst() == g.n_src()) ++s.square;
+    if (g.n_dst() < g.n_src()) ++s.wide;
+    if (g.n_dst() > g.n_src()) ++s.tall;
+    if (g.n_src() > 0 && g.out_degree(g.n_src() - 1) > 0) ++s.last_column;
+    if (g.n_dst() < g.n_src()) {
+      bool beyond = false;
+      for (index_t j = g.n_dst(); j < g.n_src(); ++j) beyond = beyond || g.out_degree(j) > 0;
+      s.wide_with_edge_beyond_n_dst += beyond ? 1 : 0;
+    }
+  }
+  return s;
+}
+
+TEST(Generators, DrawShapesInTheirDocumentedFractions) {
+  // Square 1/2, n_dst < n_src 1/4, n_dst > n_src 1/4 (complete_bipartite, 1/8 of the families, is
+  // always non-square: 0.28 each way expected); single-node draws stay square.
+  const Shapes both = count_shapes({}, 4000);
+  EXPECT_NEAR(both.wide / 4000.0, 0.28, 0.05);
+  EXPECT_NEAR(both.tall / 4000.0, 0.28, 0.05);
+  EXPECT_NEAR(both.square / 4000.0, 0.44, 0.06);
+  // An edge from the highest source id in at least the 1/4 that get one on purpose.
+  EXPECT_GT(both.last_column / 4000.0, 0.25);
+  // Most blocks with more sources than destinations have an edge into a column ≥ n_dst, where a
+  // backward looping to n_dst never reaches.
+  EXPECT_GT(both.wide_with_edge_beyond_n_dst, both.wide * 3 / 5);
+
+  GraphOptions blocks;
+  blocks.dst_at_most_src = true;  // the layers'
+  const Shapes layer = count_shapes(blocks, 4000);
+  EXPECT_EQ(layer.tall, 0);
+  EXPECT_NEAR(layer.wide / 4000.0, 0.56, 0.06);
+
+  GraphOptions square;
+  square.square_only = true;
+  EXPECT_EQ(count_shapes(square, 1000).square, 1000);
+}
+
+TEST(Generators, DrawSeveralHeadsAndNodeCountsEqualToTheWidth) {
+  // Attention: heads > 1 in 3/4 of the cases. Layers: every width = n_dst with a bias in 1/8.
+  const int draws = 2000;
+  int several_heads = 0;
+  const rc::Gen<CaseSpec> gat = arbitrary_case("gat");
+  for (int k = 0; k < draws; ++k) several_heads += gat(rc::Random(k), 100).value().attributes.get_int("heads") > 1 ? 1 : 0;
+  EXPECT_NEAR(several_heads / static_cast<double>(draws), 0.75, 0.04);
+  for (const std::string target : {"gcn", "gin", "sage"}) {
+    int equal = 0;
+    const rc::Gen<CaseSpec> gen = arbitrary_case(target);
+    for (int k = 0; k < draws; ++k) {
+      const CaseSpec spec = gen(rc::Random(k), 100).value();
+      bool all_equal = spec.attributes.get_bool("bias");
+      for (const auto& [name, value] : spec.attributes.values())
+        if (name.find("features") != std::string::npos)
+          all_equal = all_equal && spec.attributes.get_int(name) == spec.graph.n_dst;
+      equal += all_equal ? 1 : 0;
+    }
+    // 1/8 on purpose, a little more by coincidence (widths 1, 2, 3, … and small graphs).
+    EXPECT_NEAR(equal / static_cast<double>(draws), 0.14, 0.04) << target;
+  }
+}
+
+TEST(Generators, HubEdgesMakeARowAndAColumnOfThatDegree) {
+  GraphOptions options;
+  options.hub_edges = 1001;
+  const rc::Gen<GraphSpec> gen = arbitrary_graph(options);
+  for (int k = 0; k < 50; ++k) {
+    const Graph g = to_graph(gen(rc::Random(k), 100).value());
+    if (g.n_dst() == 0) continue;
+    EXPECT_GT(g.in_degree(0), 1000);
+    EXPECT_GT(g.out_degree(g.n_src() - 1), 1000);
+  }
+}
+
+// Records the edge count of every case it is given; answers as the oracle.
+class EdgeCountingOracle final : public System {
+ public:
+  explicit EdgeCountingOracle(std::vector<index_t>& edges) : edges_(edges) {}
+  std::string name() const override { return "edge_counting_oracle"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float64; }
+  Result evaluate(const Case& c) override {
+    edges_.push_back(c.graph->num_edges());
+    return oracle_->evaluate(c);
+  }
+
+ private:
+  std::vector<index_t>& edges_;
+  std::unique_ptr<System> oracle_ = make_oracle_system();
+};
+
+TEST(Generators, AThreeCaseRunNeverDrawsOnlyEdgelessGraphs) {
+  // `gnncheck check --cases 3`: RapidCheck's first case has size 0, where the generator draws a
+  // graph with edges; over every target and 20 seeds.
+  for (const auto& def : oracle::all_targets())
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      std::vector<index_t> edges;
+      EdgeCountingOracle system(edges);
+      PropertyOptions options;
+      options.cases = 3;
+      options.seed = seed;
+      (void)run_property(checks::CheckKind::differential, system, def.spec.name, options);
+      EXPECT_TRUE(std::any_of(edges.begin(), edges.end(), [](index_t e) { return e > 0; }))
+          << def.spec.name << ", seed " << seed;
+    }
 }
 
 TEST(Counterexample, RoundTripsBitIdentical) {

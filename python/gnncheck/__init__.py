@@ -44,8 +44,21 @@ for _public in (Case, Graph, CheckFailed, CheckRun, Verdict, ParameterMappingErr
 
 
 def targets():
-    """The catalogue: every op and layer, with its inputs, parameters, outputs and attributes (dicts)."""
+    """The catalogue: every op and layer, with its inputs, parameters, outputs, attributes, formula and
+    conventions (dicts)."""
     return _core.targets()
+
+
+def describe(target):
+    """What ``target`` computes and every convention a correct implementation must match — the exact
+    formula, self-loops on non-square graphs, which degree each side uses, empty rows, bias shapes —
+    then its tensors with their shapes and its attributes: the text of ``gnncheck list TARGET``, read
+    from the engine's catalogue (adapters/PROTOCOL.md §10 is the same text for every target).
+
+        print(gnncheck.describe("gcn"))
+
+    An unknown target raises ValueError naming the known ones."""
+    return _core.describe_target(target)
 
 
 __all__ = [
@@ -60,6 +73,7 @@ __all__ = [
     "Verdict",
     "assert_correct",
     "check",
+    "describe",
     "load_counterexample",
     "repro",
     "targets",

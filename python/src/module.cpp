@@ -16,6 +16,7 @@
 
 #include "checks/checks.h"
 #include "core/error.h"
+#include "oracle/target_listing.h"
 #include "oracle/targets.h"
 #include "properties/counterexample.h"
 #include "python_system.h"
@@ -63,6 +64,8 @@ py::dict target_dict(const oracle::TargetDef& def) {
   d["parameters"] = parameters;
   d["outputs"] = outputs;
   d["attributes"] = attributes;
+  d["formula"] = spec.formula;
+  d["conventions"] = spec.conventions;
   return d;
 }
 
@@ -205,6 +208,8 @@ PYBIND11_MODULE(_core, m) {
     for (const auto& def : oracle::all_targets()) out.append(target_dict(def));
     return out;
   }, "The catalogue: every op and layer with its inputs, parameters, outputs and attributes.");
+  m.def("describe_target", [](const std::string& name) { return oracle::describe_target(oracle::find_target(name)); },
+        py::arg("target"), "The text of `gnncheck list TARGET`: formula, conventions, tensors with shapes, attributes.");
   m.def("check_names", &suites::known_check_names, "The names a suite's `checks:` accepts.");
   m.def("precisions", [] {
     std::vector<std::string> out;

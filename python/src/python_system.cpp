@@ -1,6 +1,9 @@
 #include "python_system.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <mutex>
 #include <cmath>
 #include <set>
 #include <utility>
@@ -108,7 +111,34 @@ class PythonSystem final : public System {
     return it == state_->spec().targets.end() ? Precision::float64 : it->second;
   }
 
+  // The engine calls this with the GIL released (python/README.md), so the device lock is taken
+  // before the GIL, in the order every in-process GPU system takes it.
   Result evaluate(const Case& c) override {
+    std::lock_guard device_lock(device_memory::in_process_device_mutex());
+    const std::optional<device_memory::Reading> before = own_device_memory();
+    Result r = evaluate_unmeasured(c);
+    if (const auto after = own_device_memory(); before && after) retained_.add(*before, *after);
+    return r;
+  }
+
+  // The device memory this process gained during the callable's evaluations (core/device_memory.h),
+  // once the process has loaded the CUDA driver; nothing for a callable that never touched a GPU.
+  std::optional<device_memory::Reading> measured_device_bytes() const override {
+    std::lock_guard device_lock(device_memory::in_process_device_mutex());
+    return retained_.total();
+  }
+
+ private:
+  // NVML's figure for this process, else the device's memory in use (the driver does not list this
+  // process here); nullopt before the CUDA driver is loaded. Asynchronous work of the callable is
+  // not waited for: the kit's torch path synchronizes before it returns.
+  static std::optional<device_memory::Reading> own_device_memory() {
+    if (!device_memory::maps_cuda_driver(getpid())) return std::nullopt;
+    if (auto mine = device_memory::process_memory(getpid())) return mine;
+    return device_memory::device_used();
+  }
+
+  Result evaluate_unmeasured(const Case& c) {
     const auto start = Clock::now();
     Result r;
     {
@@ -138,6 +168,8 @@ class PythonSystem final : public System {
     return r;
   }
 
+
+ public:
   std::optional<std::int64_t> live_bytes() const override {
     py::gil_scoped_acquire gil;
     if (!state_->spec().live_bytes || state_->spec().live_bytes.is_none()) return std::nullopt;
@@ -152,6 +184,7 @@ class PythonSystem final : public System {
 
  private:
   std::shared_ptr<CallableState> state_;
+  device_memory::RetainedCounter retained_;  // under in_process_device_mutex()
 };
 
 }  // namespace

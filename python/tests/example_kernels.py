@@ -65,14 +65,17 @@ def buggy_spmm_forward(case):
 
 class GCN(torch.nn.Module):
     """GCN (Kipf & Welling) as the oracle defines it: y = D_dst^-1/2 (A [+ I]) D_src^-1/2 x W + b,
-    the degrees those of the aggregated graph; a node of degree 0 contributes and receives 0."""
+    the degrees those of the aggregated graph; D_src the sources' out-degrees (source_degree="out")
+    or their own in-degrees (source_degree="in", 0 beyond n_dst: PyG's gcn_norm); a node of degree 0
+    contributes and receives 0."""
 
-    def __init__(self, in_features, out_features, bias=True, self_loops=True, norm="symmetric"):
+    def __init__(self, in_features, out_features, bias=True, self_loops=True, norm="symmetric", source_degree="out"):
         super().__init__()
         self.lin = torch.nn.Linear(in_features, out_features, bias=False)
         self.bias = torch.nn.Parameter(torch.zeros(out_features)) if bias else None
         self.self_loops = self_loops
         self.norm = norm
+        self.source_degree = source_degree
 
     def forward(self, x, graph):
         n_dst = graph.n_dst
@@ -82,6 +85,8 @@ class GCN(torch.nn.Module):
             rows, cols = torch.cat([rows, loops]), torch.cat([cols, loops])
         in_deg = torch.bincount(rows, minlength=n_dst).to(x.dtype)
         out_deg = torch.bincount(cols, minlength=x.shape[0]).to(x.dtype)
+        if self.source_degree == "in":  # source j's own in-degree as destination j
+            out_deg = torch.bincount(rows, minlength=max(n_dst, x.shape[0]))[: x.shape[0]].to(x.dtype)
         inv_sqrt = lambda d: torch.where(d > 0, d.clamp(min=1).rsqrt(), torch.zeros_like(d))  # noqa: E731
         if self.norm == "symmetric":
             w = inv_sqrt(in_deg)[rows] * inv_sqrt(out_deg)[cols]
@@ -94,7 +99,8 @@ class GCN(torch.nn.Module):
 
 def gcn_module(case):
     a = case.attributes
-    return GCN(a["in_features"], a["out_features"], bias=a["bias"], self_loops=a["self_loops"], norm=a["norm"])
+    return GCN(a["in_features"], a["out_features"], bias=a["bias"], self_loops=a["self_loops"], norm=a["norm"],
+               source_degree=a["source_degree"])
 
 
 def gcn_forward(case):

@@ -1,6 +1,8 @@
 """Runs pytest for one ctest test; exits 77 (ctest: skipped) with the reason when a need is missing.
 
-    python3 run_pytest.py [--needs torch] -- <pytest arguments>
+    python3 run_pytest.py [--needs torch] [--needs cuda] -- <pytest arguments>
+
+`--needs cuda`: torch must see a CUDA device (torch.cuda.is_available()).
 """
 
 import importlib
@@ -17,12 +19,20 @@ def main(argv):
             sys.stderr.write("run_pytest.py: unexpected argument %r\n" % argv[0])
             return 2
     args = argv[1:]
-    for module, package in [("pytest", "python3-pytest")] + [(n, "python3-" + n) for n in needs]:
+    modules = [n for n in needs if n != "cuda"] + (["torch"] if "cuda" in needs and "torch" not in needs else [])
+    for module, package in [("pytest", "python3-pytest")] + [(n, "python3-" + n) for n in modules]:
         try:
             importlib.import_module(module)
         except ImportError as e:
             print("skipped: %s cannot be imported by %s (%s; Debian/Ubuntu: apt-get install %s)" % (
                 module, sys.executable, e, package))
+            return 77
+    if "cuda" in needs:
+        import torch
+
+        if not torch.cuda.is_available():
+            print("skipped: torch %s in %s sees no CUDA device (torch.cuda.is_available() is false)" % (
+                torch.__version__, sys.executable))
             return 77
     import pytest
 

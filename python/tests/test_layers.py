@@ -10,13 +10,18 @@ import example_kernels as k
 
 def test_gcn_module_factory_passes_the_ci_suite():
     run = gnncheck.assert_correct("gcn", k.gcn_forward, module=k.gcn_module, parameters=k.GCN_PARAMETERS)
-    assert all(v.outcome == "pass" and v.conclusive_cases > 0 for v in run), [v.one_line() for v in run]
+    # ci's bipartite-tall entry (more destinations than sources) is not applicable to a GCN with
+    # self-loops: neutral, never a pass; every other result passes on conclusive cases.
+    assert all(v.outcome in ("pass", "not applicable") for v in run), [v.one_line() for v in run]
+    assert all(v.conclusive_cases > 0 for v in run if v.outcome == "pass"), [v.one_line() for v in run]
+    assert any(v.outcome == "pass" for v in run)
     assert {v.system for v in run} == {"gcn_module"}
 
 
 def gcn_function(case):
     """GCN written against case.parameters (the catalogue's names and layouts: weight [in, out])."""
-    layer = k.GCN(1, 1, bias=False, self_loops=case.attributes["self_loops"], norm=case.attributes["norm"])
+    layer = k.GCN(1, 1, bias=False, self_loops=case.attributes["self_loops"], norm=case.attributes["norm"],
+                  source_degree=case.attributes["source_degree"])
     x, p = case.inputs["x"], case.parameters
     aggregated = layer.forward.__func__  # reuse the aggregation with an identity linear map
     layer.lin = torch.nn.Identity()
@@ -73,7 +78,8 @@ def test_mapping_by_name_that_does_not_fit_names_both_lists():
 def test_a_parameter_missing_from_the_module_is_named():
     def factory(case):
         a = case.attributes
-        return k.GCN(a["in_features"], a["out_features"], bias=False, self_loops=a["self_loops"], norm=a["norm"])
+        return k.GCN(a["in_features"], a["out_features"], bias=False, self_loops=a["self_loops"], norm=a["norm"],
+                     source_degree=a["source_degree"])
 
     with pytest.raises(gnncheck.ParameterMappingError, match="case parameters no module parameter is mapped to: bias"):
         gnncheck.check("gcn", k.gcn_forward, module=factory, parameters=k.GCN_PARAMETERS)

@@ -240,6 +240,27 @@ TEST(WritersTest, AReplicaThatCouldNotRunCaughtNothing) {
   EXPECT_THAT(markdown_summary(run), HasSubstr("| gpu-replica-8 | softmax without the row maximum | — | not run |"));
 }
 
+TEST(WritersTest, AReplicaExpectedToPassIsNotJudgedAsCaughtOrMissed) {
+  // A replica whose fault no check can see (a race only a sanitizer shows) runs in an entry that
+  // expects pass, to prove exactly that: the replica table, which says caught or MISSED, leaves it out.
+  RunReport run = sample_report();
+  run.systems.push_back({"gpu-replica-racy", "replica", true, "", "shared-memory reduction without __syncwarp"});
+  run.results.push_back({.system = "gpu-replica-racy", .target = "spmm", .check = "differential", .outcome = Outcome::pass,
+                         .expectation = Expectation::pass, .expectation_held = true});
+  for (const ReplicaRow& row : replica_rows(run)) EXPECT_NE(row.name, "gpu-replica-racy");
+  EXPECT_THAT(markdown_summary(run), Not(HasSubstr("| gpu-replica-racy | shared-memory reduction")));
+  run.results.push_back({.system = "gpu-replica-racy", .target = "every target", .check = "sanitize_racecheck",
+                         .outcome = Outcome::fail, .expectation = Expectation::caught, .expectation_held = true});
+  bool listed = false;
+  for (const ReplicaRow& row : replica_rows(run))
+    if (row.name == "gpu-replica-racy") {
+      listed = true;
+      EXPECT_TRUE(row.caught);
+      EXPECT_EQ(row.caught_by, std::vector<std::string>{"sanitize_racecheck"});
+    }
+  EXPECT_TRUE(listed) << "an entry that expects it caught judges it";
+}
+
 TEST(WritersTest, MarkdownHasTheMatrixAndTheReplicaTable) {
   const std::string md = markdown_summary(sample_report());
   EXPECT_THAT(md, HasSubstr("**1 expectation(s) not met**"));

@@ -18,6 +18,7 @@
 
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
@@ -67,6 +68,19 @@ TEST(ScaleCommand, ReplicaIsCaught) {
   EXPECT_EQ(caught.exit_code, 0) << caught.output;
 }
 
+// --features is a layer's input width; --hidden-features and --out-features reach the layers that have them.
+TEST(ScaleCommand, WidthFlagsReachTheLayers) {
+  const auto gin = gnncheck("scale --system cpu_float32 --target gin --graph kronecker:8 --rows 20 --features 5 --hidden-features 3 "
+                            "--out-features 2");
+  EXPECT_EQ(gin.exit_code, 0) << gin.output;
+  EXPECT_THAT(gin.output, ContainsRegex("gradient weight1 +ok +15 elements"));
+  EXPECT_THAT(gin.output, ContainsRegex("gradient weight2 +ok +6 elements"));
+  EXPECT_THAT(gin.output, HasSubstr("--features 5 --hidden-features 3 --out-features 2"));
+  const auto gcn = gnncheck("scale --system cpu_float32 --target gcn --graph kronecker:8 --rows 20 --features 6 --out-features 7");
+  EXPECT_EQ(gcn.exit_code, 0) << gcn.output;
+  EXPECT_THAT(gcn.output, ContainsRegex("gradient weight +ok +42 elements"));
+}
+
 TEST(ScaleCommand, BadArgumentsNameTheFlag) {
   struct Bad {
     std::string args, message;
@@ -83,6 +97,9 @@ TEST(ScaleCommand, BadArgumentsNameTheFlag) {
       {"--target spmm --graph rmat:8", "name exactly one system with --system, --adapter or --plugin"},
       {"--system cpu_float32 --graph rmat:8", "--target is required"},
       {"--system cpu_float32 --target spmm --graph rmat:8 --magnitude -1", "--magnitude must be a positive finite number"},
+      {"--system cpu_float32 --target gcn --graph rmat:8 --hidden-features 8", "--hidden-features: target gcn has no 'hidden_features' attribute"},
+      {"--system cpu_float32 --target spmm --graph rmat:8 --out-features 8", "--out-features: target spmm has no 'out_features' attribute"},
+      {"--system cpu_float32 --target spmm --graph kronecker:0", "kronecker SCALE must be in 1..30"},
   };
   for (const auto& b : bad) {
     const auto r = gnncheck("scale " + b.args);

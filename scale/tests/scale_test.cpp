@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -19,6 +20,7 @@
 #include "core/error.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
+#include "gpu/kronecker.h"
 #include "scale/graph_spec.h"
 #include "scale/neighbourhood.h"
 #include "scale/row_sampling.h"
@@ -223,6 +225,47 @@ TEST(RowSampling, StrataAreWhatTheySay) {
   EXPECT_EQ(sample_rows(g, {.rows = 5000, .seed = 9}).size(), static_cast<size_t>(g.n_dst()));
   EXPECT_EQ(counts.at(Stratum::past_edge_limit), 50);
   EXPECT_EQ(stratum_counts(sample_rows(g, {.rows = 200, .seed = 9})).at(Stratum::past_edge_limit), 0);  // E ≤ 2^31
+}
+
+// Sampling from the offsets alone (a graph held on a device) picks what sampling from the Graph picks.
+TEST(RowSampling, FromOffsetsAloneAsFromTheGraph) {
+  const Graph g = rmat({.scale = 10, .edge_factor = 8}, 4);
+  const SamplingOptions o{.rows = 150, .seed = 5, .edge_offset_limit = g.num_edges() / 3};
+  const auto from_graph = sample_rows(g, o);
+  const auto from_offsets = sample_rows(g.row_ptr(), o);
+  ASSERT_EQ(row_ids(from_offsets), row_ids(from_graph));
+  for (size_t i = 0; i < from_graph.size(); ++i) {
+    EXPECT_EQ(from_offsets[i].stratum, from_graph[i].stratum);
+    EXPECT_EQ(from_offsets[i].in_degree, g.in_degree(from_graph[i].row));
+  }
+}
+
+// kronecker: is gpu/kronecker.h's graph: symmetric, simple, no self-loops, rows ascending; seeded.
+TEST(GraphSpec, KroneckerIsTheDeviceGeneratorsDefinition) {
+  const Graph g = build_graph(parse_graph_spec("kronecker:9"), 11);
+  EXPECT_EQ(g.n_dst(), 512);
+  ASSERT_GT(g.num_edges(), 0);
+  const auto row_ptr = g.row_ptr();
+  const auto col = g.col_idx();
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    EXPECT_EQ(g.in_degree(i), g.out_degree(i)) << i;
+    for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+      EXPECT_NE(col[e], i) << "self-loop at row " << i;
+      if (e > row_ptr[i]) EXPECT_LT(col[e - 1], col[e]) << "row " << i << " not strictly ascending";
+    }
+  }
+  // Every kept edge is a draw of the definition in one of its directions.
+  std::set<std::pair<index_t, index_t>> drawn;
+  const gpu::KroneckerParams p{.scale = 9, .seed = 11};
+  for (std::int64_t k = 0; k < (p.edge_factor << p.scale); ++k) {
+    const auto e = gpu::kronecker_edge(p, static_cast<std::uint64_t>(k));
+    drawn.insert({e.dst, e.src});
+    drawn.insert({e.src, e.dst});
+  }
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) EXPECT_TRUE(drawn.count({i, col[e]})) << i << " " << col[e];
+  EXPECT_NE(build_graph(parse_graph_spec("kronecker:9"), 12), g);
+  EXPECT_EQ(build_graph(parse_graph_spec("kronecker:9"), 11), g);
 }
 
 TEST(Arguments, BadValuesNameTheirFlag) {

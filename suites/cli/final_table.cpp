@@ -47,7 +47,10 @@ void print_final_table(std::ostream& out, const reports::RunReport& run, const s
   for (const auto& m : reports::build_matrices(run)) {
     const auto sys = std::find_if(run.systems.begin(), run.systems.end(), [&](const auto& s) { return s.name == m.system; });
     const bool replica = sys != run.systems.end() && sys->kind == "replica";
-    if (replica) continue;  // replicas get their own table below
+    const bool expected_to_pass = std::any_of(run.results.begin(), run.results.end(), [&](const auto& r) {
+      return r.system == m.system && r.expectation == reports::Expectation::pass;
+    });
+    if (replica && !expected_to_pass) continue;  // replicas expected caught get their own table below
     fmt::print(out, "\n{}{}\n", m.system, sys != run.systems.end() && !sys->available ? " (not available here: " + sys->reason + ")" : "");
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> header = {"target"};

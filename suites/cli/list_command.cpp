@@ -90,35 +90,23 @@ void print_graphs(std::ostream& out) {
   fmt::print(out, "\n");
 }
 
-// Everything an adapter for one target needs: its tensors with shapes, attributes with their domains.
-void print_target(std::ostream& out, const oracle::TargetDef& def) {
-  const auto& spec = def.spec;
-  fmt::print(out, "{} ({}): {}\n", spec.name, spec.is_layer ? "layer" : "op", spec.summary);
-  if (spec.needs_square_graph) fmt::print(out, "  needs a square graph (n_dst = n_src = n)\n");
-  fmt::print(out, "\nTensors (float64 in case files; a float32 system gets and returns float32):\n");
-  const auto tensors = oracle::list_tensors(def);
-  std::size_t w = 4;
-  for (const auto& t : tensors) w = std::max(w, t.name.size());
-  for (const auto& t : tensors) {
-    std::string grad = t.role == "output" ? (t.differentiable ? "receives its output gradient" : "no output gradient")
-                                          : (t.differentiable ? "differentiable: return its gradient" : "not differentiable");
-    fmt::print(out, "  {:<{}}  {:<9}  {:<28}  {:<10}  {}\n", t.name, w, t.role, t.shape, t.lives, grad);
-  }
-  fmt::print(out, "  (n_dst: destination rows of A; n_src: source columns; E: edges, in edge-id order = CSR position, unless "
-                  "the tensor lives on edges_csc)\n");
-  if (!spec.attributes.empty()) {
-    fmt::print(out, "\nAttributes (default; meaning):\n");
-    for (const auto& a : spec.attributes) fmt::print(out, "  {:<16} {:<10} {}\n", a.name, to_string(a.default_value), a.help);
-  }
-}
-
 }  // namespace
+
+void print_targets_markdown(std::ostream& out, const std::string& section) {
+  if (!section.empty())
+    throw InputError(fmt::format("gnncheck list --markdown prints every target (adapters/PROTOCOL.md §10); got a section '{}' as well",
+                                 section));
+  out << oracle::targets_markdown();
+}
 
 void print_list(std::ostream& out, const SystemRegistry& systems, const std::string& section) {
   const std::vector<std::string> sections = {"ops", "layers", "systems", "replicas", "checks", "graphs"};
   if (!section.empty() && section != "targets" && std::find(sections.begin(), sections.end(), section) == sections.end()) {
     for (const auto& def : oracle::all_targets())
-      if (def.spec.name == section) return print_target(out, def);
+      if (def.spec.name == section) {
+        out << oracle::describe_target(def);
+        return;
+      }
     std::vector<std::string> targets;
     for (const auto& def : oracle::all_targets()) targets.push_back(def.spec.name);
     throw InputError(fmt::format("gnncheck list: '{}' is neither a section (targets, {}) nor a target ({})", section,
@@ -144,11 +132,15 @@ CLI::App* add_list_command(CLI::App& app, ListCommandArgs& args) {
   list->add_option("section", args.section,
                    "Only this section (targets, ops, layers, systems, replicas, checks, graphs), or one target's tensors, "
                    "shapes and attributes (e.g. `gnncheck list gat`)");
+  list->add_flag("--markdown", args.markdown, "Every target as Markdown (formula, conventions, tensors): adapters/PROTOCOL.md §10");
   return list;
 }
 
 int run_list_command(const ListCommandArgs& args, const SystemRegistry& systems) {
-  print_list(std::cout, systems, args.section);
+  if (args.markdown)
+    print_targets_markdown(std::cout, args.section);
+  else
+    print_list(std::cout, systems, args.section);
   return 0;
 }
 

@@ -2,6 +2,8 @@
 //
 //   gnncheck list              # ops, layers, systems with availability, replicas, checks, graph families
 //   gnncheck list systems      # one section only
+//   gnncheck list gat          # one target: formula, conventions, tensors with shapes, attributes
+//   gnncheck list --markdown   # every target as Markdown: adapters/PROTOCOL.md §8
 #pragma once
 
 #include <ostream>
@@ -19,8 +21,13 @@ void print_list(std::ostream& out, const SystemRegistry& systems, const std::str
 
 struct ListCommandArgs {
   std::string section;  // empty: every section
+  bool markdown = false;  // every target as Markdown (adapters/PROTOCOL.md §10)
 };
 CLI::App* add_list_command(CLI::App& app, ListCommandArgs& args);
 int run_list_command(const ListCommandArgs& args, const SystemRegistry& systems);
+
+// `gnncheck list --markdown`: the catalogue's targets as Markdown (oracle::targets_markdown()). A
+// section as well is an InputError.
+void print_targets_markdown(std::ostream& out, const std::string& section);
 
 }  // namespace gnncheck::suites

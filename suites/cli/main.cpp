@@ -11,17 +11,29 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/interrupt.h"
+#include "adapters/process_system.h"
+#include "adapters/sanitizer.h"
+#include "adapters/system_server.h"
+#include "checks/checks.h"
 #include "core/error.h"
 #include "core/process_memory.h"
+#include "oracle/selfcheck.h"
+#include "oracle/targets.h"
+#include "properties/counterexample.h"
+#include "reports/writers.h"
 #include "suites/cli/check_command.h"
 #include "suites/cli/command_support.h"
 #include "suites/cli/entries_command.h"
+#include "suites/cli/final_table.h"
 #include "suites/cli/list_command.h"
 #include "suites/cli/report_command.h"
 #include "suites/cli/repro_command.h"
 #include "suites/cli/run_command.h"
 #include "suites/cli/scale_command.h"
 #include "suites/cli/selfcheck_command.h"
+#include "suites/cli/skeleton_command.h"
+#include "suites/runner.h"
+#include "suites/suite.h"
 #include "suites/system_registry.h"
 
 int main(int argc, char** argv) {
@@ -52,6 +64,14 @@ int main(int argc, char** argv) {
   CLI::App* report = add_report_command(app, report_args);
   ScaleCommandArgs scale_args;
   CLI::App* scale = add_scale_command(app, scale_args);
+  SkeletonCommandArgs skeleton_args;
+  CLI::App* skeleton = add_skeleton_command(app, skeleton_args);
+  // gnncheck serve-system NAME (not listed): a built-in system served over the adapter protocol, the
+  // process `--sanitize` starts under compute-sanitizer.
+  std::string serve_name;
+  CLI::App* serve = app.add_subcommand("serve-system", "Serve a built-in system over the adapter protocol (used by --sanitize)");
+  serve->group("");
+  serve->add_option("name", serve_name, "The built-in system")->required();
 
   try {
     app.parse(argc, argv);
@@ -69,6 +89,13 @@ int main(int argc, char** argv) {
   try {
     auto registry = SystemRegistry::with_builtins();
     if (scale->parsed()) return run_scale_command(scale_args, registry);
+    if (skeleton->parsed()) return run_skeleton_command(skeleton_args, executable_dir(argv[0]));
+    if (serve->parsed()) {
+      const auto& entry = registry.find(serve_name);
+      if (!entry.make || entry.instance) throw InputError(fmt::format("serve-system {}: not a built-in system", serve_name));
+      auto system = entry.make();
+      return serve_system(*system, serve_name);
+    }
     if (list->parsed()) return run_list_command(list_args, registry);
     if (entries->parsed()) return run_entries_command(entries_args, executable_dir(argv[0]));
     if (report->parsed()) return run_report_command(report_args);

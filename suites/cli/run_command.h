@@ -25,6 +25,7 @@ struct RunCommandArgs {
   std::vector<std::string> entries, targets;
   std::string progress = "auto";
   std::string expect = "pass";
+  std::string sanitize;  // empty, or memcheck | racecheck | initcheck (adapters/PROTOCOL.md §7)
 };
 
 CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args);

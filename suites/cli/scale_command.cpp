@@ -18,12 +18,17 @@
 #include "scale/neighbourhood.h"
 #include "scale/scale_check.h"
 #include "suites/runner.h"
+#ifdef GNNCHECK_SCALE_HAVE_CUDA
+#include "gpu/gpu_targets.h"
+#include "scale/device_scale_check.h"
+#endif
 
 namespace gnncheck::suites {
 namespace {
 
 
-// The target's attributes from --features, --heads and --norm; a flag the target has no attribute for is an error naming it.
+// The target's attributes from the width flags, --heads and --norm; a flag the target has no attribute for is an error naming it.
+// --features is the input width: the ops' `features`, the layers' `in_features`.
 Attributes target_attributes(const ScaleCommandArgs& args) {
   const auto& spec = oracle::find_target(args.target).spec;
   auto accepts = [&](const std::string& name) {
@@ -36,7 +41,9 @@ Attributes target_attributes(const ScaleCommandArgs& args) {
     if (!accepts(name)) throw InputError(fmt::format("{}: target {} has no '{}' attribute", flag, args.target, name));
     attrs.set(name, std::move(value));
   };
-  if (args.features) set("--features", "features", *args.features);
+  if (args.features) set("--features", accepts("in_features") ? "in_features" : "features", *args.features);
+  if (args.hidden_features) set("--hidden-features", "hidden_features", *args.hidden_features);
+  if (args.out_features) set("--out-features", "out_features", *args.out_features);
   if (args.heads) set("--heads", "heads", *args.heads);
   if (args.norm) set("--norm", "norm", *args.norm);
   oracle::with_defaults(spec, attrs);
@@ -44,7 +51,7 @@ Attributes target_attributes(const ScaleCommandArgs& args) {
 }
 
 // Which rows were verified and why, beside report.json (whose record has no place for them).
-void write_sampled_rows(const scale::ScaleResult& r, const Graph& g, const std::filesystem::path& file) {
+void write_sampled_rows(const scale::ScaleResult& r, const std::filesystem::path& file) {
   nlohmann::json j;
   j["system"] = r.system;
   j["target"] = r.target;
@@ -58,7 +65,7 @@ void write_sampled_rows(const scale::ScaleResult& r, const Graph& g, const std::
   j["neighbourhood"] = {{"edges", r.neighbourhood_edges}, {"sources", r.neighbourhood_sources}, {"padding_edges", r.padding_edges}};
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : r.rows)
-    rows.push_back({{"row", row.row}, {"stratum", std::string(scale::to_string(row.stratum))}, {"in_degree", g.in_degree(row.row)}});
+    rows.push_back({{"row", row.row}, {"stratum", std::string(scale::to_string(row.stratum))}, {"in_degree", row.in_degree}});
   j["rows"] = std::move(rows);
   if (r.worst)
     j["worst"] = {{"tensor", r.worst->tensor}, {"index", r.worst->index}, {"where", r.worst->where}, {"actual", r.worst->actual},
@@ -85,7 +92,9 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
   cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->capture_default_str();
   cmd->add_option("--magnitude", args.magnitude, "Inputs uniform in [-M, M) (1e3: large attention logits, where softmax overflows)")
       ->capture_default_str();
-  cmd->add_option("--features", args.features, "Feature width C per node row (per head)");
+  cmd->add_option("--features", args.features, "Input feature width: C per node row (per head) of an op, in_features of a layer");
+  cmd->add_option("--hidden-features", args.hidden_features, "Hidden width of a layer that has one (gin)");
+  cmd->add_option("--out-features", args.out_features, "Output width of a layer (channels per head for gat)");
   cmd->add_option("--heads", args.heads, "Attention heads H (targets with heads)");
   cmd->add_option("--norm", args.norm, "normalized_spmm and gcn: symmetric or row_mean");
   cmd->add_option("--expect", args.expect, "pass (a correct system) or caught (a planted bug must fail)")
@@ -122,15 +131,11 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
                                   args.target, shell_quote(args.graph), args.rows, args.seed);
   if (args.magnitude != 1.0) rerun += fmt::format(" --magnitude {}", args.magnitude);
   if (args.features) rerun += fmt::format(" --features {}", *args.features);
+  if (args.hidden_features) rerun += fmt::format(" --hidden-features {}", *args.hidden_features);
+  if (args.out_features) rerun += fmt::format(" --out-features {}", *args.out_features);
   if (args.heads) rerun += fmt::format(" --heads {}", *args.heads);
   if (args.norm) rerun += fmt::format(" --norm {}", *args.norm);
   if (args.expect != "pass") rerun += fmt::format(" --expect {}", args.expect);
-
-  const std::string started = utc_timestamp();
-  const auto t0 = std::chrono::steady_clock::now();
-  auto graph = std::make_shared<const Graph>(scale::build_graph(spec, args.seed));
-  const double graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  fmt::print("graph {}: {} ({:.2f} s)\n", args.graph, graph->summary(), graph_seconds);
 
   scale::ScaleOptions options;
   options.target = args.target;
@@ -140,7 +145,27 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   options.input_magnitude = args.magnitude;
   options.graph_description = args.graph;
   options.rerun_command = rerun;
-  const scale::ScaleResult result = scale::run_scale_check(*system, graph, options);
+
+  const std::string started = utc_timestamp();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::shared_ptr<const Graph> graph;  // a host graph; none when the graph lives on the device
+  double graph_seconds = 0.0;
+  std::optional<scale::ScaleResult> device_result;
+#ifdef GNNCHECK_SCALE_HAVE_CUDA
+  // A GPU system on the Kronecker graph: generated on the device, held there (scale/device_scale_check.h).
+  const auto* device_targets = gpu::device_targets_of(*system);
+  if (device_targets && spec.kind == scale::GraphSpec::Kind::kronecker && gpu::device_resident_targets().count(args.target)) {
+    fmt::print("graph {}: generated on the device (gpu/kronecker.cuh), held there CSR only\n", args.graph);
+    device_result = scale::run_device_scale_check(system->name(), *device_targets, spec.rmat.scale, options);
+    graph_seconds = device_result->seconds.graph;
+  }
+#endif
+  if (!device_result) {
+    graph = std::make_shared<const Graph>(scale::build_graph(spec, args.seed));
+    graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    fmt::print("graph {}: {} ({:.2f} s)\n", args.graph, graph->summary(), graph_seconds);
+  }
+  const scale::ScaleResult result = device_result ? std::move(*device_result) : scale::run_scale_check(*system, graph, options);
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << scale::summary_text(result);
   fmt::print("  total {:.2f} s (graph {:.2f} s)\n", total, graph_seconds);
@@ -162,7 +187,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
     rec.expectation_held = held;
     run.results.push_back(std::move(rec));
     reports::write_all(run, args.report);
-    write_sampled_rows(result, *graph, std::filesystem::path(args.report) / "scale_rows.json");
+    write_sampled_rows(result, std::filesystem::path(args.report) / "scale_rows.json");
     fmt::print("  report: {} (sampled rows and their strata: scale_rows.json)\n",
                (std::filesystem::path(args.report) / "report.json").string());
   }

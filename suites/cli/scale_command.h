@@ -24,7 +24,7 @@ struct ScaleCommandArgs {
   std::int64_t rows = 1000;
   std::uint64_t seed = 1;
   double magnitude = 1.0;
-  std::optional<std::int64_t> features, heads;
+  std::optional<std::int64_t> features, hidden_features, out_features, heads;
   std::optional<std::string> norm;
   std::string expect = "pass";
   std::string report;

@@ -60,6 +60,48 @@ TEST(LayerForward, GcnSymmetricNormalizationUsesInDegreeOfRowAndOutDegreeOfColum
   EXPECT_EQ(r.outputs.at("y")[2], 0.0);  // empty row
 }
 
+// source_degree = in: one degree per node, the in-degree, on both sides (PyG's gcn_norm). On the
+// directed triangle (in-degrees 2, 1, 0) source 2 has out-degree 2 but in-degree 0, so its factor is
+// 0 and it sends nothing; source 1 has in-degree 1, as its out-degree.
+TEST(LayerForward, GcnSourceInDegreeScalesEachSourceByItsOwnInDegree) {
+  const Result r = run("gcn", width1({{"self_loops", false}, {"bias", false}, {"source_degree", std::string("in")}}),
+                       {{"x", column({1, 2, 3})}}, {{"weight", scalar_matrix(1)}});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_NEAR(r.outputs.at("y")[0], 2 / std::sqrt(2.0), 1e-15);  // ŵ(0←1) = 1/√(2·1), ŵ(0←2) = 0
+  EXPECT_EQ(r.outputs.at("y")[1], 0.0);                          // ŵ(1←2) = 0
+  EXPECT_EQ(r.outputs.at("y")[2], 0.0);
+}
+
+// The two conventions are different functions exactly where some source's in- and out-degree
+// differ, and the same function (bit for bit) where every node's two degrees agree.
+TEST(LayerForward, SourceDegreeConventionsDifferOnDirectedGraphsAndAgreeOnSymmetricOnes) {
+  const std::vector<index_t> dst{0, 0, 1, 1, 2, 2, 3}, src{1, 2, 0, 2, 0, 1, 3};  // symmetric, a self-loop
+  const auto symmetric = std::make_shared<const Graph>(Graph::from_edges(4, 4, dst, src));
+  for (const std::string target : {"gcn", "normalized_spmm"}) {
+    for (const bool self_loops : {true, false}) {
+      Attributes attrs;
+      if (target == "gcn") attrs = {{"self_loops", self_loops}};
+      else if (self_loops) continue;
+      for (const auto& [graph, degrees_agree] :
+           {std::pair{symmetric, true}, std::pair{directed_triangle(), false}, std::pair{random_graph(30, 3, 5), false}}) {
+        Case out = layer_case(target, graph, attrs, 9);
+        Case in = out;
+        in.attributes.set("source_degree", std::string("in"));
+        const Result r_out = evaluate(out), r_in = evaluate(in);
+        ASSERT_TRUE(r_out.ok() && r_in.ok()) << r_out.message << r_in.message;
+        const std::string where = target + " on " + graph->summary() + (self_loops ? " with self-loops" : "");
+        if (degrees_agree) {
+          EXPECT_EQ(r_out.outputs.at("y"), r_in.outputs.at("y")) << where;
+          EXPECT_EQ(r_out.gradients.at("x"), r_in.gradients.at("x")) << where;
+        } else {
+          EXPECT_NE(r_out.outputs.at("y"), r_in.outputs.at("y")) << where;
+          EXPECT_NE(r_out.gradients.at("x"), r_in.gradients.at("x")) << where;
+        }
+      }
+    }
+  }
+}
+
 TEST(LayerForward, GcnWithSelfLoopsAndBiasOnAPath) {
   const std::vector<index_t> dst{0, 1}, src{1, 0};
   Case c;
@@ -162,8 +204,11 @@ TEST(LayerForward, AgnnZeroFeatureRowStaysFinite) {
 }
 
 TEST(LayerForward, Float32EvaluationAgreesWithFloat64) {
-  for (const std::string target : {"gcn", "gin", "gat", "sage", "agnn"}) {
-    const Case c = layer_case(target, random_graph(200, 5, 3), {}, 4);
+  const std::vector<std::pair<std::string, Attributes>> variants = {
+      {"gcn", {}}, {"gcn", {{"source_degree", std::string("in")}}}, {"gin", {}}, {"gat", {}},
+      {"gat", {{"negative_slope", 0.01}, {"attn_dropout", 0.3}}}, {"sage", {}}, {"agnn", {}}};
+  for (const auto& [target, attrs] : variants) {
+    const Case c = layer_case(target, random_graph(200, 5, 3), attrs, 4);
     const Result r64 = evaluate(c, Precision::float64), r32 = evaluate(c, Precision::float32);
     ASSERT_TRUE(r64.ok() && r32.ok()) << target << ": " << r64.message << r32.message;
     for (const auto& [name, g64] : r64.gradients) {

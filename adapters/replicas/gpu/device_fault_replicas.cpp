@@ -1,0 +1,52 @@
+// The device-fault replicas (device_fault_replicas.h): the reference's spmm with a leak or a race added.
+#include "adapters/replicas/gpu/device_fault_replicas.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "adapters/replicas/gpu/device_fault_kernels.cuh"
+#include "gpu/cuda_check.h"
+#include "gpu/gpu_targets.h"
+#include "gpu/spmm.cuh"
+#include "core/error.h"
+
+namespace gnncheck {
+namespace {
+
+using gpu::GpuTargetFn;
+using gpu::TargetRun;
+
+// The reference's spmm, plus a staging buffer per evaluation that nobody frees.
+GpuTargetFn leaking_spmm() {
+  GpuTargetFn reference = gpu::gpu_op_targets(gpu::Library::reference).at("spmm");
+  return [reference](TargetRun& run) {
+    void* staging = nullptr;
+    GNNCHECK_CUDA_CHECK(cudaMalloc(&staging, static_cast<std::size_t>(kLeakReplicaBytesPerEvaluation)));
+    GNNCHECK_CUDA_CHECK(cudaMemsetAsync(staging, 0, static_cast<std::size_t>(kLeakReplicaBytesPerEvaluation), run.ctx.stream));
+    reference(run);
+  };
+}
+
+// Forward through the racy kernel; backward as the reference (its fused CSC kernel).
+void racy_spmm(TargetRun& run) {
+  const gpu::DeviceTensor& x = run.input("x");
+  const index_t f = x.row_size();
+  gpu::DeviceGraph& g = run.graph();
+  gpu::DeviceTensor& y = run.new_output("y", {g.n_dst(), f});
+  gpu_replicas::racy_spmm_forward(run.ctx, g, x.data(), f, y.data());
+  if (!run.backward()) return;
+  gpu::DeviceTensor& gx = run.new_gradient("x", x.shape());
+  gpu::spmm_backward(run.ctx, g, run.grad_output("y").data(), f, gx.data());
+}
+
+}  // namespace
+
+std::unique_ptr<System> make_gpu_device_fault_replica(const std::string& name) {
+  if (name == "gpu-replica-leak") return gpu::make_gpu_system_from_targets(name, {{"spmm", leaking_spmm()}});
+  if (name == "gpu-replica-racy") return gpu::make_gpu_system_from_targets(name, {{"spmm", racy_spmm}});
+  std::vector<std::string> names;
+  for (const auto& info : gpu_device_fault_catalogue()) names.push_back(info.name);
+  throw InputError(fmt::format("unknown device-fault replica '{}'; known: {}", name, fmt::join(names, ", ")));
+}
+
+}  // namespace gnncheck

@@ -1,0 +1,50 @@
+"""The package with CUDA tensors: every tensor of a case on the GPU, the same checks and bounds as on
+the cpu. A correct torch SpMM (autograd.Function over CSR index ops) passes the ci suite; the
+A-for-Aᵀ backward fails with a counterexample of at most 4 nodes. Run by ctest as
+python_package_cuda, which reports "skipped" where torch sees no CUDA device."""
+
+import os
+import time
+
+import torch
+
+import gnncheck
+import example_kernels as k
+
+
+def test_correct_spmm_on_cuda_passes_the_ci_suite():
+    devices = set()
+
+    def forward(case):
+        devices.update({case.inputs["x"].device.type, case.graph.row_ptr.device.type, case.graph.col_idx.device.type})
+        return k.spmm_forward(case)
+
+    start = time.perf_counter()
+    run = gnncheck.assert_correct("spmm", forward, precision="float32", suite="ci", device="cuda")
+    seconds = time.perf_counter() - start
+    print("cuda: assert_correct('spmm', suite='ci'): %.2f s, %d verdicts, %d conclusive cases" % (
+        seconds, len(run), sum(v.conclusive_cases for v in run)))
+    assert devices == {"cuda"}
+    assert all(v.outcome == "pass" and v.conclusive_cases > 0 for v in run), [v.one_line() for v in run]
+    assert {v.check for v in run} >= {"differential", "adjoint", "metamorphic_relabel", "state_interleaved", "op_order"}
+
+
+def test_a_for_a_transposed_backward_on_cuda_fails_with_a_small_counterexample():
+    run = gnncheck.check("spmm", k.buggy_spmm_forward, precision="float32", suite="ci", device="cuda")
+    assert not run.passed
+    differential = next(v for v in run if v.entry == "differential" and v.check == "differential")
+    adjoint = next(v for v in run if v.entry == "differential" and v.check == "adjoint")
+    saved = differential.load_counterexample()
+    print("cuda: A-for-Aᵀ: %s; counterexample %d×%d, %d edges; adjoint %s" % (
+        differential.outcome, saved["n_dst"], saved["n_src"], saved["num_edges"], adjoint.outcome))
+    assert differential.outcome == "fail" and "gradient x" in differential.message
+    assert os.path.isdir(differential.counterexample)
+    assert saved["n_dst"] <= 4 and saved["n_src"] <= 4, saved
+    assert adjoint.outcome == "fail"
+
+
+def test_gcn_module_on_cuda_passes():
+    run = gnncheck.assert_correct("gcn", k.gcn_forward, module=k.gcn_module, parameters=k.GCN_PARAMETERS, device="cuda")
+    print("cuda: assert_correct('gcn', module): %d verdicts, %d conclusive cases" % (
+        len(run), sum(v.conclusive_cases for v in run)))
+    assert all(v.outcome == "pass" and v.conclusive_cases > 0 for v in run), [v.one_line() for v in run]

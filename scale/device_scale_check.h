@@ -1,0 +1,37 @@
+// gnncheck/scale/device_scale_check.h — a scale check whose graph and tensors live on the device.
+//
+// At Kronecker scale 25–27 (10⁹–4.3·10⁹ edges) the host cannot hold the graph as a gnncheck Graph
+// (32 bytes per edge) nor its inputs in float64. run_device_scale_check keeps everything big on the
+// device, for a GPU system (gpu/gpu_targets.h: `gpu`, the GPU replicas):
+//   graph     generated there (gpu/kronecker.cuh; the definition of gpu/kronecker.h, which the
+//             host's `kronecker:SCALE` builds too), CSR only; for targets that read no edge_perm it
+//             is declared symmetric (A = Aᵀ), so Aᵀ products walk the CSR and no CSC is built;
+//   inputs    drawn there in float32, the system's precision (each value a hash of seed, tensor
+//             name and index); parameters and the sampled output gradient drawn on the host,
+//             rounded to float32 and uploaded;
+//   oracle    the host receives only the offsets (8 bytes per row, for sampling) and, for the K
+//             sampled rows, their columns and the rows of every tensor the neighbourhood holds —
+//             K × degree values, never E — and evaluates the neighbourhood exactly as
+//             run_scale_check does (scale/neighbourhood.h), on the very float32 values the
+//             device used;
+//   zero check  run on the device over every gradient (a row mask of n bytes).
+// The sources' out-degrees the symmetric normalization reads are their in-degrees (A = Aᵀ).
+//
+//   auto* targets = gnncheck::gpu::device_targets_of(*system);
+//   ScaleResult r = gnncheck::scale::run_device_scale_check(system->name(), *targets, 25, options);
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "gpu/gpu_targets.h"
+#include "scale/scale_check.h"
+
+namespace gnncheck::scale {
+
+// Throws InputError for a target the device path does not run (gpu::device_resident_targets())
+// or bad options; a fault of the system (a CUDA error, an unsupported case) is an error result.
+ScaleResult run_device_scale_check(const std::string& system_name, const std::map<std::string, gpu::GpuTargetFn>& targets,
+                                   int kronecker_scale, const ScaleOptions& options);
+
+}  // namespace gnncheck::scale

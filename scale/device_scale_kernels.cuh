@@ -1,0 +1,51 @@
+// gnncheck/scale/device_scale_kernels.cuh — the device side of a device-resident scale check
+// (scale/device_scale_check.h): inputs drawn where they live, rows moved between the whole-graph
+// tensors and the compact host copies of the neighbourhood, and the zero check run where the
+// gradients are. Every call is asynchronous on ctx.stream; sizes may exceed 2^31.
+//
+//   fill_uniform(ctx, n, seed, stream_tag, 1.0, d_x);                       // x uniform in [−1, 1)
+//   gather_rows(ctx, d_x, width, d_rows, rows, d_compact);                  // compact[i] = x[rows[i]]
+//   ZeroCheck z = zero_check(ctx, d_grad, n_rows, width, d_inside, nullptr);  // nonzeros outside
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/context.h"
+#include "gpu/device_graph.h"
+
+namespace gnncheck::scale::device {
+
+using gpu::GpuContext;
+using gpu::node_t;
+using gpu::offset_t;
+
+// out[k] = M·(2u − 1) with u = 24 hashed bits of (seed, stream_tag, k) · 2⁻²⁴: uniform in [−M, M),
+// each value a function of its index alone.
+void fill_uniform(GpuContext& ctx, std::int64_t n, std::uint64_t seed, std::uint64_t stream_tag, float magnitude, float* out);
+
+// out[i, :] = in[rows[i], :] for i < count (rows: device, 64-bit).
+void gather_rows(GpuContext& ctx, const float* in, std::int64_t width, const std::int64_t* rows, std::int64_t count, float* out);
+// out[rows[i], :] = in[i, :] for i < count; other rows of out are left as they are.
+void scatter_rows(GpuContext& ctx, const float* in, std::int64_t width, const std::int64_t* rows, std::int64_t count, float* out);
+
+// The columns of the rows `rows` (device, ascending), concatenated: out[first[i] + q] =
+// col_idx[row_ptr[rows[i]] + q]; first [count] is the exclusive prefix sum of their lengths.
+void gather_row_columns(GpuContext& ctx, const offset_t* row_ptr, const node_t* col_idx, const std::int64_t* rows,
+                        const std::int64_t* first, std::int64_t count, node_t* out);
+
+// inside[rows[i]] = 1 for i < count (inside is zeroed by the caller).
+void mark_rows(GpuContext& ctx, const std::int64_t* rows, std::int64_t count, std::uint8_t* inside);
+
+struct ZeroCheck {
+  std::int64_t elements = 0;  // elements outside
+  std::int64_t nonzero = 0;   // of those, not ±0 (NaN included)
+  std::int64_t worst_flat = -1;  // the first element of largest |value| (NaN largest), −1 if none
+  float worst_value = 0.0f;
+};
+// Over t [n_rows, width]: an element is inside when inside[its row] is 1 — its row itself for a
+// node tensor (row_ptr = nullptr), or for an edge tensor (row_ptr [n_dst + 1] given) the
+// destination row holding its edge. Synchronizes.
+ZeroCheck zero_check(GpuContext& ctx, const float* t, std::int64_t n_rows, std::int64_t width, const std::uint8_t* inside,
+                     const offset_t* row_ptr, std::int64_t n_dst);
+
+}  // namespace gnncheck::scale::device

@@ -1,0 +1,107 @@
+// The device-resident scale check (scale/device_scale_check.h) on small Kronecker graphs: the graph
+// generated on the device is the host's `kronecker:` graph, array for array; the `gpu` system
+// passes every target the path runs (both norms, GCN and GAT with and without self-loops); the
+// scale-only replicas pass where their bugs cannot fire (this is what makes them scale-only; that
+// they are caught at scale 25–27 is measured by scale/benchmarks/gpu_scale_benchmark.sh). Skips,
+// saying so, without a CUDA device.
+#include <gtest/gtest.h>
+
+#include "adapters/replicas/gpu/gpu_scale_replicas.h"
+#include "gpu/context.h"
+#include "gpu/gpu_systems.h"
+#include "gpu/gpu_targets.h"
+#include "gpu/kronecker.cuh"
+#include "scale/device_scale_check.h"
+#include "scale/graph_spec.h"
+
+namespace gnncheck::scale {
+namespace {
+
+#define SKIP_WITHOUT_DEVICE()                                                    \
+  do {                                                                           \
+    const gpu::DeviceStatus status = gpu::probe_device();                        \
+    if (!status.available) GTEST_SKIP() << "skipped: " << status.reason;         \
+  } while (0)
+
+ScaleOptions options(const std::string& target, Attributes attrs = {}, index_t rows = 100, double magnitude = 1.0) {
+  ScaleOptions o;
+  o.target = target;
+  o.attributes = std::move(attrs);
+  o.rows = rows;
+  o.seed = 3;
+  o.input_magnitude = magnitude;
+  o.graph_description = "kronecker:12";
+  o.rerun_command = "(test)";
+  return o;
+}
+
+TEST(DeviceScale, TheDeviceGraphIsTheHostKroneckerGraph) {
+  SKIP_WITHOUT_DEVICE();
+  gpu::GpuContext ctx;
+  for (int s : {5, 12}) {
+    const gpu::KroneckerGraph k = gpu::generate_kronecker(ctx, {.scale = s, .seed = 7});
+    const Graph host = build_graph(parse_graph_spec("kronecker:" + std::to_string(s)), 7);
+    const auto row_ptr = k.row_ptr.download(ctx.stream);
+    const auto col_idx = k.col_idx.download(ctx.stream);
+    ASSERT_EQ(static_cast<index_t>(col_idx.size()), host.num_edges()) << "scale " << s;
+    EXPECT_TRUE(std::equal(row_ptr.begin(), row_ptr.end(), host.row_ptr().begin())) << "scale " << s;
+    EXPECT_TRUE(std::equal(col_idx.begin(), col_idx.end(), host.col_idx().begin())) << "scale " << s;
+  }
+}
+
+TEST(DeviceScale, TheGpuSystemPassesEveryDeviceResidentTarget) {
+  SKIP_WITHOUT_DEVICE();
+  const auto gpu_system = make_gpu_system();
+  const auto* targets = gpu::device_targets_of(*gpu_system);
+  ASSERT_NE(targets, nullptr);
+  std::vector<std::pair<std::string, Attributes>> cases = {
+      {"spmm", {}}, {"spmm_ve", {{"heads", std::int64_t{2}}}}, {"sddmm_dot", {}}, {"sddmm_add", {}}, {"edge_softmax", {}},
+      {"normalized_spmm", {{"norm", std::string("symmetric")}}}, {"normalized_spmm", {{"norm", std::string("row_mean")}}},
+      {"gcn", {}}, {"gcn", {{"norm", std::string("row_mean")}, {"self_loops", false}}}, {"gcn", {{"bias", false}}},
+      {"gat", {}}, {"gat", {{"heads", std::int64_t{2}}, {"concat", false}}}, {"gat", {{"self_loops", false}}}};
+  for (const auto& [target, attrs] : cases) {
+    const ScaleResult r = run_device_scale_check("gpu", *targets, 12, options(target, attrs));
+    EXPECT_EQ(r.outcome, reports::Outcome::pass) << target << "\n" << summary_text(r);
+    EXPECT_GT(r.compared_elements, 0) << target;
+    EXPECT_GT(r.device_peak_bytes, 0) << target;
+  }
+  // All rows of a graph this small: every element is compared, none is zero-checked.
+  const ScaleResult all = run_device_scale_check("gpu", *targets, 8, options("gcn", {}, 1000));
+  EXPECT_EQ(all.outcome, reports::Outcome::pass) << summary_text(all);
+  EXPECT_EQ(all.rows.size(), 256u);
+}
+
+TEST(DeviceScale, ScaleReplicasPassWhereTheirBugsCannotFire) {
+  SKIP_WITHOUT_DEVICE();
+  // Kronecker scale 14: 2^31 edges are far, and no row comes near 10^4 edges.
+  const Graph host = build_graph(parse_graph_spec("kronecker:14"), 3);
+  index_t max_degree = 0;
+  for (index_t i = 0; i < host.n_dst(); ++i) max_degree = std::max(max_degree, host.in_degree(i));
+  ASSERT_LT(max_degree, softmax_long_row_degree);
+  for (const auto& info : gpu_scale_replica_catalogue()) {
+    const auto replica = make_gpu_scale_replica(info.name);
+    const auto* targets = gpu::device_targets_of(*replica);
+    ASSERT_NE(targets, nullptr);
+    for (double magnitude : {1.0, 84.0}) {
+      ScaleOptions o = options(info.target, {}, 1000, magnitude);
+      o.graph_description = "kronecker:14";
+      const ScaleResult r = run_device_scale_check(info.name, *targets, 14, o);
+      EXPECT_EQ(r.outcome, reports::Outcome::pass) << info.name << " at magnitude " << magnitude << "\n" << summary_text(r);
+    }
+  }
+}
+
+TEST(DeviceScale, TargetsOffTheDevicePathAreRefusedByName) {
+  const auto gpu_system = make_gpu_system();
+  const auto* targets = gpu::device_targets_of(*gpu_system);
+  ASSERT_NE(targets, nullptr);
+  try {
+    run_device_scale_check("gpu", *targets, 10, options("gin"));
+    FAIL() << "gin ran on the device path";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--target gin"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gnncheck::scale
