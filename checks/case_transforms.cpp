@@ -13,7 +13,6 @@
 #include "core/parallel.h"
 #include "core/splitmix64.h"
 #include "oracle/layers/dropout.h"
-#include "oracle/sparse_kernels.h"
 #include "oracle/random_case.h"
 
 namespace gnncheck::checks {
