@@ -9,36 +9,7 @@
 // starts a fresh adapter when the last one died. Calls from several threads are serialized (one
 // adapter process answers one case at a time); make one system per thread to run cases in parallel.
 //
-// Resource faults are contained the same way. While the adapter works on a case gnncheck watches it
-// (every 50 ms) and stops it — SIGKILL to its process group, a fresh adapter for the next case — when:
-//   - it writes more into the case directory than an answer can need ("output too large",
-//     Status::invalid_output): a 50 GB file, or a file that keeps growing, never fills the disk;
-//   - it floods stderr beyond max_stderr_bytes_per_case ("stderr flood", Status::crashed); stderr is
-//     read as it comes (an adapter never blocks on a full pipe) and only its tail is kept;
-//   - its resident memory passes max_rss_bytes, when set ("memory limit", Status::crashed).
-// Every such message names the fault, the measured amount and the limit, and quotes the stderr tail.
-// A leak too slow for any limit is what the resources check sees: live_bytes() is the adapter's
-// resident set size after its last answer, moving only by steps above rss_noise_bytes (1 MiB), so a
-// leak smaller than that over the check's evaluations goes unseen. Device memory gnncheck measures
-// itself (measured_device_bytes()): the used GPU memory NVML lists for the adapter's process group
-// after each answer; where the driver lists none of its processes although one has loaded CUDA
-// (another PID namespace), the whole device's memory in use before and after each case, with
-// gnncheck's own GPU work held off meanwhile — a figure other processes on the device can move,
-// and the reading says so.
-//
-// Start-up is separate from the cases. The adapter is started on the first call that needs it
-// (availability() included) and must print its hello within startup_timeout; the case timeout
-// starts only when a case is sent. The time spent starting (restarts included) is startup_seconds().
-// An adapter that never started (not found, exits before its hello, no hello in time, a hello that
-// cannot be accepted) is unavailable after that one attempt, for good: availability() says why
-// (the cause, the command, the stderr tail) and evaluate() returns Status::error with that reason
-// at once. One that started and then died is restarted for the next case; after max_failed_starts
-// restarts in a row that fail it is unavailable too.
-//
-// Interrupts (adapters/interrupt.h): the adapter's process group is registered while it lives and
-// every case directory while it exists, so SIGINT/SIGTERM kill the one and remove the other; an
-// evaluate() in flight then returns Status::error "interrupted by SIGINT" at once, and no adapter
-// is started after a stop.
+// Resource faults, device-memory readings, start-up and interrupts: adapters/README.md.
 //
 //   auto scipy = gnncheck::make_process_system("/usr/bin/python3 adapters/python/scipy_adapter.py");
 //   if (!scipy->availability().available) fmt::print("{}\n", scipy->availability().reason);

@@ -5,32 +5,7 @@
 // the bound it was held to (checks/tolerance.h says where bounds come from). Checks never throw for a
 // fault of the system under test: an error, crash or malformed answer is a failed Verdict naming the
 // status. They throw InputError when the case itself is invalid (the oracle rejects it).
-//
-//   differential            system vs the float64 oracle, every output and every gradient, element-wise.
-//   gradient                the system's backward vs central finite differences of its own forward, via
-//                           oracle/gradcheck (full Jacobian on small cases, random directions on large
-//                           ones); for systems declaring float64 (not applicable otherwise).
-//   adjoint                 ⟨ȳ, J·u⟩ = ⟨Jᵀȳ, u⟩ per differentiable input, J·u from the system's own
-//                           forward at x ± s·u; the float64 oracle at the same points supplies the
-//                           true function's own truncation and the bound (the differential check's
-//                           bounds there), never the expected value (checks/adjoint.cpp).
-//   op_order                the differential check on the case's graph augmented so that in- and
-//                           out-degrees differ (hub nodes), where normalizing on the wrong side shows;
-//                           for normalized_spmm the detail names the wrong formula the answer matches.
-//   metamorphic_relabel     relabeling nodes permutes the outputs and gradients accordingly.
-//   metamorphic_edge_order  permuting the edges inside each row changes nothing.
-//   metamorphic_linearity   gradients for 1.5·ȳ₁ − 0.75·ȳ₂ equal 1.5·g(ȳ₁) − 0.75·g(ȳ₂).
-//   state_interleaved       A with gradients; A forward; B forward; B with gradients; A with gradients:
-//                           the last must equal the first (no state leaks between evaluations).
-//   state_repeat            evaluating A twice gives the same answer within the non-determinism
-//                           tolerance (default 2× the differential bound: two correct runs may err in
-//                           opposite directions).
-//   numerics                the case scaled so its largest input is 1e3 (large attention logits): where
-//                           the exact result is finite and representable, the system returns no NaN/Inf.
-//   resources               N evaluations of the same case: live_bytes() and peak_bytes must not grow
-//                           after the warm-up evaluations; device memory as the driver counts it
-//                           (measured_device_bytes(), gnncheck's own reading, and a reported
-//                           reported_device_bytes()) not by more than one 2 MiB driver page.
+// The checks, one line each with their bounds: checks/README.md.
 //
 //   auto sys = gnncheck::make_cpu_float32_system();
 //   gnncheck::checks::Verdict v = gnncheck::checks::run_check(gnncheck::checks::CheckKind::adjoint, *sys, c);

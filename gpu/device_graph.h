@@ -1,39 +1,7 @@
 // gnncheck/gpu/device_graph.h — a Graph on the device, stored in the GraphPy style.
 //
-// Index widths: edge OFFSETS and EDGE IDS are 64-bit (a graph may hold 2^31 or more edges);
-// NODE IDS are 32-bit (half the bytes of the E-sized arrays), so node counts must stay below
-// 2^31 - 1 (an InputError names the limit otherwise).
-//   offset_t (int64)  row_ptr, col_ptr                       [n + 1]
-//   edge_t   (int64)  edge_perm, edge-parallel loop counters [E]
-//   node_t   (int32)  col_idx, row_of_edge, row_idx          [E]
-//
-// What is stored:
-//   CSR      row_ptr [n_dst+1], col_idx [E]; an edge's id is its CSR position (implicit edge id),
-//            so edge tensors [E, H] need no id array.
-//   COO      row_of_edge [E]: the destination of each edge in edge-id order. With col_idx it forms
-//            a row-ordered COO that shares the column array, for edge-parallel SDDMM.
-//   CSC      col_ptr [n_src+1], row_idx [E], built on first use by an Aᵀ product (the fused CSC
-//            kernel measured fastest for Aᵀ on the H200, gpu/RESULTS.md); edge_perm [E] (CSC
-//            position -> edge id) only when edge values must be read in CSC order (attention
-//            backward, column sums of edge tensors).
-//   ones     [E] float32 1.0 values, only for cuSPARSE calls on the unweighted A (cuSPARSE has no
-//            pattern-only SpMM).
-//   32-bit offsets for cuSPARSE [n+1]: cuSPARSE's generic API documents one index type per
-//            matrix (CUSPARSE_INDEX_32I or _64I for both offsets and column indices), so a cuSPARSE
-//            call gets a 32-bit copy of the offsets, built on first use, while E < 2^31. At 2^31 edges
-//            or more, cuSPARSE would need 64-bit column indices too (4E more bytes): the `gpu`
-//            system computes those graphs with its own kernels, and fits_cusparse() is false.
-// Storage by layer kind (bytes; V = nodes, E = edges, square graph, self-loops included in E):
-//   GCN        CSR 8V + 4E, CSC 8V + 4E, two degree-factor vectors 8V             24V + 8E
-//   SAGE-mean  CSR + CSC + one factor vector 4V                                    20V + 8E
-//   GIN        CSR + CSC                                                           16V + 8E
-//   GAT, AGNN  CSR + COO rows 4E + CSC + edge_perm 8E                              16V + 20E
-// (the `gpu` system computes A·X with its own CSR kernel; the `cusparse` system adds the 32-bit
-// offsets, 4V, and for unweighted products the unit values, 4E)
-// (each n+1 array counted as n). The paper's GraphPy counts V + E words for GCN and V + 3E for
-// attention, using cuSPARSE's native transposed SpMM (no CSC). Here the CSC buys a deterministic
-// Aᵀ that measured 1.2–2× faster than the native transpose on the H200 (gpu/RESULTS.md); the
-// `cusparse` system still checks the native transpose.
+// Index widths, the views it stores (CSR, COO, CSC, unit values, 32-bit offsets for cuSPARSE) and
+// the storage per layer kind: gpu/README.md.
 //
 //   gnncheck::gpu::DeviceGraph dg(ctx, graph);       // CSR (+ COO on demand)
 //   dg.ensure_csc(ctx);                               // before a CSC-reading kernel
