@@ -25,6 +25,7 @@
 
 #include "gnncheck/plugin.h"
 #include "adapters/protocol.h"
+#include "adapters/system_server.h"
 #include "oracle/targets.h"
 
 namespace gnncheck {
@@ -297,36 +298,8 @@ int serve(const char* library) {
                                 {"targets", targets}};
 
   // Protocol lines go to a private copy of stdout; the plugin's own prints go to stderr.
-  std::fflush(stdout);
-  FILE* protocol_out = fdopen(dup(STDOUT_FILENO), "w");
-  dup2(STDERR_FILENO, STDOUT_FILENO);
-  std::fprintf(protocol_out, "%s%s\n", protocol::kHelloPrefix.data(), hello.dump().c_str());
-  std::fflush(protocol_out);
-
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    if (line.empty()) continue;
-    const std::filesystem::path dir = line;
-    try {
-      const protocol::LoadedCase loaded = protocol::read_case(dir);
-      Result r = evaluate_with_plugin(*plugin, loaded);
-      protocol::write_result(dir, loaded.manifest, r);
-    } catch (const std::exception& e) {
-      // A case the host cannot read is answered as an error of this case, not a crash.
-      std::cerr << "gnncheck-plugin-host: " << e.what() << '\n';
-      protocol::CaseManifest minimal;
-      Result r;
-      r.status = Status::error;
-      r.message = fmt::format("gnncheck-plugin-host: {}", e.what());
-      try {
-        protocol::write_result(dir, minimal, r);
-      } catch (const std::exception&) {
-      }
-    }
-    std::fprintf(protocol_out, "%s%s\n", protocol::kDonePrefix.data(), line.c_str());
-    std::fflush(protocol_out);
-  }
-  return 0;
+  return serve_protocol(hello.dump(), "gnncheck-plugin-host",
+                        [&](const protocol::LoadedCase& loaded) { return evaluate_with_plugin(*plugin, loaded); });
 }
 
 }  // namespace

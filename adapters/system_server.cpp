@@ -25,10 +25,16 @@ int serve_system(System& system, const std::string& name) {
     if (system.supports(def.spec.name)) targets[def.spec.name] = std::string(to_string(system.precision(def.spec.name)));
   const nlohmann::json hello = {{"protocol", protocol::kVersion}, {"name", name}, {"targets", targets}};
 
+  return serve_protocol(hello.dump(), "gnncheck serve-system " + name,
+                        [&](const protocol::LoadedCase& loaded) { return system.evaluate(loaded.c); });
+}
+
+int serve_protocol(const std::string& hello_json, const std::string& who,
+                   const std::function<Result(const protocol::LoadedCase&)>& evaluate) {
   std::fflush(stdout);
   FILE* protocol_out = fdopen(dup(STDOUT_FILENO), "w");
   dup2(STDERR_FILENO, STDOUT_FILENO);
-  std::fprintf(protocol_out, "%s%s\n", protocol::kHelloPrefix.data(), hello.dump().c_str());
+  std::fprintf(protocol_out, "%s%s\n", protocol::kHelloPrefix.data(), hello_json.c_str());
   std::fflush(protocol_out);
 
   std::string line;
@@ -37,13 +43,13 @@ int serve_system(System& system, const std::string& name) {
     const std::filesystem::path dir = line;
     try {
       const protocol::LoadedCase loaded = protocol::read_case(dir);
-      const Result r = system.evaluate(loaded.c);
-      protocol::write_result(dir, loaded.manifest, r);
+      protocol::write_result(dir, loaded.manifest, evaluate(loaded));
     } catch (const std::exception& e) {
-      std::cerr << "gnncheck serve-system " << name << ": " << e.what() << '\n';
+      // A case that cannot be read or evaluated is answered as an error of this case, not a crash.
+      std::cerr << who << ": " << e.what() << '\n';
       Result r;
       r.status = Status::error;
-      r.message = fmt::format("gnncheck serve-system {}: {}", name, e.what());
+      r.message = fmt::format("{}: {}", who, e.what());
       try {
         protocol::write_result(dir, protocol::CaseManifest{}, r);
       } catch (const std::exception&) {

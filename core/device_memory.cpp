@@ -158,19 +158,34 @@ bool maps_cuda_driver(pid_t pid) {
   return false;
 }
 
+namespace {
+
+// NVML's used GPU memory summed over the listed processes that `belongs` accepts: bytes, or 0 bytes
+// with `listed` false when none is listed; nullopt when the driver withholds a figure of one of them.
+template <class Belongs>
+std::optional<std::int64_t> listed_bytes(const std::vector<NvmlProcessInfo>& processes, Belongs belongs, bool& listed) {
+  listed = false;
+  std::int64_t bytes = 0;
+  for (const NvmlProcessInfo& p : processes) {
+    if (!belongs(static_cast<pid_t>(p.pid))) continue;
+    if (p.used_gpu_memory == kNvmlValueNotAvailable) return std::nullopt;
+    listed = true;
+    bytes += static_cast<std::int64_t>(p.used_gpu_memory);
+  }
+  return bytes;
+}
+
+}  // namespace
+
 std::optional<Reading> process_memory(pid_t pid) {
   const Nvml& nvml = Nvml::get();
   if (nvml.problem()) return std::nullopt;
   const auto processes = nvml.processes();
   if (!processes) return std::nullopt;
   bool listed = false;
-  std::int64_t bytes = 0;
-  for (const NvmlProcessInfo& p : *processes) {
-    if (static_cast<pid_t>(p.pid) != pid) continue;
-    if (p.used_gpu_memory == kNvmlValueNotAvailable) return std::nullopt;  // the driver withholds it
-    listed = true;
-    bytes += static_cast<std::int64_t>(p.used_gpu_memory);
-  }
+  const auto summed = listed_bytes(*processes, [&](pid_t p) { return p == pid; }, listed);
+  if (!summed) return std::nullopt;
+  const std::int64_t bytes = *summed;
   if (listed) return Reading{bytes, fmt::format("NVML: used GPU memory of process {}", pid)};
   if (!maps_cuda_driver(pid) || unlisted_means_no_context(*processes))
     return Reading{0, fmt::format("NVML: process {} holds no CUDA context (no device memory)", pid)};
@@ -200,14 +215,10 @@ std::optional<Reading> process_group_memory(pid_t pgid) {
   const auto processes = nvml.processes();
   if (!processes) return std::nullopt;
   bool listed = false;
-  std::int64_t bytes = 0;
-  for (const NvmlProcessInfo& p : *processes) {
-    const pid_t pid = static_cast<pid_t>(p.pid);
-    if (pid != pgid && process_group_of(pid) != pgid) continue;
-    if (p.used_gpu_memory == kNvmlValueNotAvailable) return std::nullopt;
-    listed = true;
-    bytes += static_cast<std::int64_t>(p.used_gpu_memory);
-  }
+  const auto summed =
+      listed_bytes(*processes, [&](pid_t pid) { return pid == pgid || process_group_of(pid) == pgid; }, listed);
+  if (!summed) return std::nullopt;
+  const std::int64_t bytes = *summed;
   if (listed) return Reading{bytes, fmt::format("NVML: used GPU memory of process group {}", pgid)};
   if (unlisted_means_no_context(*processes))
     return Reading{0, fmt::format("NVML: no process of group {} holds a CUDA context (no device memory)", pgid)};
