@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs a suite split into one `gnncheck run` per (entry, target), JOBS at a time, and sums their
+# reports. Each shard runs exactly the tasks the whole run would run for its entry and target (task
+# seeds depend on the suite seed, entry, target and check only), so the split changes nothing but
+# the wall time — and each shard has its own adapter process, where one run would share one.
+#
+#   scripts/suite_shards.sh build/suites/gnncheck suites/torch_campaign.yaml 14 out/ \
+#       "torch-differential-adjoint torch-metamorphic torch-state-numerics-order" "gat gin gcn sage agnn spmm"
+#
+# OUT must be empty or absent. Writes OUT/ENTRY.TARGET/ (each shard's report and log) and OUT/summary.txt: one line per result
+# (entry, system, target, check, verdict, conclusive of cases, worst error / bound), each unmet
+# result's message and re-run line, and the totals. A shard that did not finish (killed, timed out)
+# leaves no report.json and is counted as not finished. Exit 0 when every shard finished with all
+# expectations held, 1 otherwise, 2 for bad arguments. SHARD_TIMEOUT_S (default 0: none) bounds
+# each shard's seconds; DEADLINE_S (default 0: none) bounds the whole run's: no shard starts after
+# it and a running one is stopped at it (SIGTERM: its report so far says interrupted), so the
+# summary is written in time. Shards start in the order ENTRY × TARGET: put the longest first.
+set -uo pipefail
+if [[ $# -ne 6 && $# -ne 5 ]]; then
+  echo "usage: $0 GNNCHECK SUITE JOBS OUT_DIR \"ENTRY...\" [\"TARGET...\"]" >&2
+  exit 2
+fi
+gnncheck=$1 suite=$2 jobs=$3 out=$4 entries=$5 targets=${6:-}
+[[ -x "$gnncheck" ]] || { echo "$0: '$gnncheck' is not an executable" >&2; exit 2; }
+[[ -f "$suite" ]] || { echo "$0: suite file '$suite' not found" >&2; exit 2; }
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "$0: JOBS must be a positive integer, got '$jobs'" >&2; exit 2; }
+[[ -n "$entries" ]] || { echo "$0: no entries given" >&2; exit 2; }
+if [[ -z "$targets" ]]; then
+  targets=$("$gnncheck" list targets | awk '/^  [a-z]/ { print $1 }' | tr '\n' ' ')
+fi
+if [[ -e "$out" && -n "$(ls -A "$out")" ]]; then
+  echo "$0: '$out' is not empty (each run needs its own directory: old shards would be summed)" >&2; exit 2
+fi
+mkdir -p "$out" || exit 2
+gnncheck=$(cd "$(dirname "$gnncheck")" && pwd)/$(basename "$gnncheck")
+timeout_s=${SHARD_TIMEOUT_S:-0}
+deadline=0
+[[ ${DEADLINE_S:-0} -gt 0 ]] && deadline=$(( $(date +%s) + DEADLINE_S ))
+
+shard() {  # entry target gnncheck suite out timeout deadline
+  local dir="$5/$1.$2" limit=$6
+  if [[ $7 -gt 0 ]]; then
+    local left=$(( $7 - $(date +%s) ))
+    if [[ $left -le 0 ]]; then echo "$1 $2 not started (deadline)"; mkdir -p "$dir"; return; fi
+    [[ $limit -eq 0 || $left -lt $limit ]] && limit=$left
+  fi
+  mkdir -p "$dir"
+  local start=$SECONDS
+  timeout "$limit" "$3" run "$4" --entry "$1" --target "$2" --jobs 1 --progress plain --report "$dir" >"$dir/log" 2>&1
+  echo "$1 $2 exit $? ($(( SECONDS - start )) s)"
+}
+export -f shard
+start=$(date +%s)
+for e in $entries; do for t in $targets; do echo "$e $t"; done; done |
+  xargs -P "$jobs" -n 2 bash -c 'shard "$5" "$6" "$0" "$1" "$2" "$3" "$4"' "$gnncheck" "$suite" "$out" "$timeout_s" "$deadline" >"$out/shards.txt"
+seconds=$(( $(date +%s) - start ))
+
+python3 - "$out" "$seconds" "$jobs" >"$out/summary.txt" <<'PY'
+import json, os, sys
+out, seconds, jobs = sys.argv[1], sys.argv[2], sys.argv[3]
+rows, unmet, unfinished = [], [], []
+cases = conclusive = 0
+for name in sorted(os.listdir(out)):
+    path = os.path.join(out, name, "report.json")
+    if not os.path.isdir(os.path.join(out, name)):
+        continue
+    if not os.path.exists(path):
+        unfinished.append(name)
+        continue
+    report = json.load(open(path))
+    if report.get("interrupted_by"):
+        unfinished.append(name)
+    for r in report["results"]:
+        ratio = r["metric"] / r["bound"] if r.get("bound") else float("nan")
+        rows.append(f'{r["entry"]} {r["system"]} {r["target"]} {r["check"]} {r["verdict"]} '
+                    f'{r["conclusive"]}/{r["cases"]} worst {ratio:.3g}')
+        cases += r["cases"]
+        conclusive += r["conclusive"]
+        if not r["expectation_held"]:
+            unmet.append(f'UNMET {r["entry"]} {r["target"]} {r["check"]}: {r["message"]}\n  re-run: {r["repro"]}')
+print("\n".join(rows))
+print("\n".join(unmet))
+shards = sum(1 for line in open(os.path.join(out, "shards.txt")))
+finished = sum(1 for name in os.listdir(out) if os.path.exists(os.path.join(out, name, "report.json")))
+print(f"shards launched: {shards}, with a report: {finished}")
+print(f"total: {len(rows)} results, {cases} cases, {conclusive} conclusive, {len(unmet)} unmet")
+print(f"shards not finished: {len(unfinished)} {' '.join(unfinished)}")
+print(f"wall: {seconds} s with {jobs} jobs")
+PY
+tail -n 3 "$out/summary.txt"
+# Fail closed: no result at all, a shard without a report, or one unmet expectation is a failure.
+grep -q "^total: [1-9][0-9]* results, .* 0 unmet" "$out/summary.txt" && grep -q "^shards not finished: 0" "$out/summary.txt" &&
+  awk '/^shards launched:/ { exit !($3 + 0 == $7 + 0 && $3 > 0) }' FS='[ ,]+' "$out/summary.txt"

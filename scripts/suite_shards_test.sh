@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Tests scripts/suite_shards.sh: a correct system's shards sum to a pass (exit 0, every result
+# counted), a planted bug's to exit 1 with its re-run line, a shard cut short by its timeout to exit 1,
+# a non-empty output directory and bad arguments to exit 2.   Usage: suite_shards_test.sh GNNCHECK
+set -uo pipefail
+gnncheck=$1
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/suite.yaml" <<'YAML'
+name: shards
+seed: 7
+cases_per_property: 20
+systems:
+  - {name: cpu_float32, required: true}
+graphs:
+  small: {family: random, max_nodes: 12, max_avg_degree: 3}
+entries:
+  - {name: da, systems: cpu_float32, checks: [differential, adjoint], graphs: small, cases: 30}
+  - {name: meta, systems: cpu_float32, checks: [metamorphic_relabel, state_repeat], graphs: small}
+YAML
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/ok" "da meta" "spmm gcn" >"$work/ok.out" 2>&1 ||
+  fail "a correct system's shards did not exit 0: $(cat "$work/ok.out")"
+grep -q "^shards launched: 4, with a report: 4" "$work/ok/summary.txt" || fail "not 4 shards: $(cat "$work/ok/summary.txt")"
+grep -q "^total: 8 results, .* 0 unmet" "$work/ok/summary.txt" || fail "not 8 results: $(cat "$work/ok/summary.txt")"
+grep -q "^da cpu_float32 gcn adjoint pass" "$work/ok/summary.txt" || fail "no gcn adjoint line"
+
+sed 's/name: cpu_float32, required/name: tcgnn_backward_uses_A, required/; s/systems: cpu_float32/systems: tcgnn_backward_uses_A/' \
+  "$work/suite.yaml" >"$work/bug.yaml"
+"$here/suite_shards.sh" "$gnncheck" "$work/bug.yaml" 2 "$work/bug" "da" "spmm" >/dev/null 2>&1
+[[ $? -eq 1 ]] || fail "a planted bug expected to pass did not exit 1"
+grep -q "^UNMET da spmm" "$work/bug/summary.txt" || fail "no UNMET line: $(cat "$work/bug/summary.txt")"
+grep -q "re-run: gnncheck repro .*da.spmm/cases/" "$work/bug/summary.txt" || fail "no re-run line"
+
+"$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/ok" "da" "spmm" >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "a non-empty output directory did not exit 2"
+"$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" x "$work/x" "da" >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "JOBS=x did not exit 2"
+"$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/none" "nosuch" "spmm" >/dev/null 2>&1
+[[ $? -eq 1 ]] || fail "an unknown entry (no report) did not exit 1"
+DEADLINE_S=1 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 1 "$work/late" "da meta" "spmm gcn sage gin" >/dev/null 2>&1
+[[ $? -eq 1 ]] || fail "shards left unstarted by the deadline did not exit 1"
+grep -q "not started (deadline)" "$work/late/shards.txt" || fail "no shard was left unstarted by a 1 s deadline"
+echo "suite_shards.sh: all cases passed"
