@@ -14,9 +14,12 @@
 # held):
 #   faults-test        gpu_device_faults_test: bytes one XORWOW / Philox generator holds, both leak
 #                      replicas caught by resources, the racy one passing every check      rc 0
-#   gpu-T              gnncheck check --system gpu --target T --check resources, every target  rc 0
-#   cusparse-T         the same for the cusparse system on spmm and spmm_ve                rc 0
-#   torch-T            the same for the PyTorch adapter on the GPU (a caching allocator)   rc 0
+#   gpu-suite-small    gnncheck run suites/gpu.yaml --entry small: every target of the reference,
+#                      8 checks with resources among them                                  rc 0
+#   cusparse-T         gnncheck check --system cusparse --target T --check resources,
+#                      T = spmm, spmm_ve                                                   rc 0
+#   torch-T            the same for the PyTorch adapter on the GPU (a caching allocator),
+#                      T = spmm, gcn                                                       rc 0
 #   curand-leak        gnncheck check --system gpu-replica-curand-leak ... resources       rc 1 (caught)
 #   malloc-leak        gnncheck check --system gpu-replica-leak ... resources              rc 1 (caught)
 #   replica-suite      gnncheck run suites/gpu_replicas.yaml                               rc 0
@@ -137,11 +140,10 @@ step faults-test 0 90 -- bash -c 'log=$("$0" --gtest_color=no 2>&1); rc=$?; prin
 
 # Correct systems: every target of the reference, cuSPARSE's own calls, PyTorch with its caching
 # allocator. Each must pass at the default count (67 evaluations when device memory is measured).
-for target in spmm spmm_transposed spmm_ve spmm_ve_transposed sddmm_dot sddmm_add edge_softmax eshuffle \
-              normalized_spmm gcn gin gat sage agnn; do
-  step "gpu-$target" 0 60 --report "$work/r-gpu-$target" resources=pass -- "$gnncheck" check --system gpu --target "$target" \
-    --check resources --cases 10 --report "$work/r-gpu-$target"
-done
+# The gpu suite's `small` entry: every target of the reference, 20 cases, 8 checks, resources among
+# them (its report says how much of the run resources took).
+step gpu-suite-small 0 150 --report "$work/r-gpu-small" resources=pass -- "$gnncheck" run suites/gpu.yaml --entry small \
+  --jobs 8 --progress plain --report "$work/r-gpu-small"
 for target in spmm spmm_ve; do
   step "cusparse-$target" 0 60 --report "$work/r-cusparse-$target" resources=pass -- "$gnncheck" check --system cusparse \
     --target "$target" --check resources --cases 10 --report "$work/r-cusparse-$target"
