@@ -1,8 +1,9 @@
 // gnncheck/adapters/sanitizer.h — running systems under NVIDIA's compute-sanitizer and reading what it found.
 //
-// `gnncheck run SUITE --sanitize memcheck|racecheck|initcheck` starts every GPU system under test
-// as a process under compute-sanitizer: adapters and plugin hosts with the sanitizer in front of
-// their command, the built-in GPU systems as `gnncheck serve-system NAME` (system_server.h). Each
+// `gnncheck run SUITE --sanitize memcheck|racecheck|initcheck` (and `gnncheck check … --sanitize`)
+// starts every GPU system under test as a process under compute-sanitizer: adapters and plugin
+// hosts with the sanitizer in front of their command, the built-in GPU systems as `gnncheck
+// serve-system NAME` (system_server.h). Each
 // process writes its own plain-text log (--log-file DIR/sanitizer.%p.log); at the end of the run
 // the logs are parsed here and each finding is attributed: a kernel of the system under test
 // counts, a kernel launched by a vendor library (cuSPARSE, cuBLAS, …) is listed and not counted.

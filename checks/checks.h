@@ -26,8 +26,13 @@ struct CheckOptions {
   double nondeterminism_factor = 2.0;
   // Numerics: the largest |input| after scaling.
   double numerics_magnitude = 1e3;
-  // Resources: evaluations in all, of which the first `resource_warmup` may allocate caches.
+  // Resources: evaluations of one case, of which the first `resource_warmup` may allocate anything
+  // (caches, library workspaces, lazily loaded kernels). `resource_evaluations` when only what the
+  // system reports is compared; `resource_device_evaluations` when there is a device series (gnncheck
+  // measures the system's device memory, or it reports device_bytes), so that a per-call leak of
+  // ⌈2·page / (n − warm-up − 1)⌉ (64 KiB here) always grows it past one driver page (checks/resources.h).
   int resource_evaluations = 6;
+  int resource_device_evaluations = 67;
   int resource_warmup = 2;
   std::int64_t resource_allowance_bytes = 0;
   // Gradient: use the full Jacobian when (input elements + output elements) is at most this.

@@ -1,7 +1,10 @@
-// The resources check: memory (live_bytes(), peak_bytes) must not grow over repeated evaluations of
-// one case after a warm-up.
+// The resources check: memory (live_bytes(), peak_bytes, device memory) must not grow over repeated
+// evaluations of one case after a warm-up; device series are held to one driver page over a window
+// long enough that a per-call leak of detectable_leak_bytes() always exceeds it (checks/resources.h).
+#include "checks/resources.h"
+
 #include <algorithm>
-#include <tuple>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -12,25 +15,68 @@ namespace gnncheck::checks {
 
 using namespace detail;
 
+std::int64_t PageGrowthCriterion::detectable_leak_bytes() const {
+  const std::int64_t m = window();
+  if (m < 1) return 0;
+  return (2 * page_bytes + m - 1) / m;
+}
+
+SeriesGrowth PageGrowthCriterion::assess(const std::vector<std::int64_t>& readings) const {
+  if (window() < 1)
+    throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones", evaluations,
+                                 warmup));
+  if (readings.size() != static_cast<size_t>(evaluations))
+    throw InputError(fmt::format("resources check: {} readings for {} evaluations", readings.size(), evaluations));
+  SeriesGrowth g;
+  g.first = readings[static_cast<size_t>(warmup)];
+  g.last = readings.back();
+  g.growth = g.last - g.first;
+  g.allowance = page_bytes;
+  return g;
+}
+
+namespace {
+
+// A series compared over the evaluations after warm-up.
+struct Series {
+  std::string label;
+  const std::vector<std::int64_t>* values;
+  bool have;
+  std::int64_t allowance;
+};
+
+}  // namespace
+
 Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::resources, system, c, options);
-  if (options.resource_evaluations < options.resource_warmup + 2)
+  const int warmup = options.resource_warmup;
+  if (options.resource_evaluations < warmup + 2)
     throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones",
-                                 options.resource_evaluations, options.resource_warmup));
+                                 options.resource_evaluations, warmup));
+  if (options.resource_device_evaluations < options.resource_evaluations)
+    throw InputError(fmt::format("resources check: {} evaluations with a device series is fewer than the {} without one",
+                                 options.resource_device_evaluations, options.resource_evaluations));
   std::vector<std::int64_t> live, peak, reported_device;
   // gnncheck's own readings, per evaluation: a system measured around its evaluations has none
   // before its first (its context did not exist yet), which only the warm-up may lack.
   std::vector<std::optional<device_memory::Reading>> readings;
-  for (int k = 0; k < options.resource_evaluations; ++k) {
+  bool any_device_reading = false;
+  int evaluations = options.resource_evaluations;
+  for (int k = 0; k < evaluations; ++k) {
     const Result r = system.evaluate(c);
     if (system_failed(v, r, fmt::format("evaluation {}", k + 1))) return v;
     if (auto b = system.live_bytes()) live.push_back(*b);
     if (r.peak_bytes) peak.push_back(*r.peak_bytes);
     if (auto d = system.reported_device_bytes()) reported_device.push_back(*d);
     readings.push_back(system.measured_device_bytes());
+    any_device_reading = any_device_reading || readings.back() || !reported_device.empty();
+    // A device series moves in whole pages: only a longer window sees a leak smaller than a page
+    // per call. Systems without one (no device, no NVML) keep the short series.
+    if (k + 1 == options.resource_evaluations && any_device_reading) evaluations = options.resource_device_evaluations;
   }
-  const size_t n = static_cast<size_t>(options.resource_evaluations);
-  const size_t first = static_cast<size_t>(options.resource_warmup);
+  const size_t n = static_cast<size_t>(evaluations);
+  const size_t first = static_cast<size_t>(warmup);
+  const PageGrowthCriterion criterion{evaluations, warmup, device_memory::kDriverPageBytes};
   const bool have_device = std::any_of(readings.begin(), readings.end(), [](const auto& r) { return r.has_value(); });
   std::vector<std::int64_t> device(n, 0);
   std::vector<std::string> device_sources(n);
@@ -55,19 +101,20 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
       have_device && device_complete &&
       std::all_of(device_sources.begin() + static_cast<std::ptrdiff_t>(first), device_sources.end(),
                   [&](const std::string& s) { return s == device_sources.back(); });
-  v.tolerance_model = fmt::format(
-      "growth after {} warm-up evaluations: ≤ {} bytes in what the system reports (live_bytes(), peak_bytes); ≤ {} bytes "
-      "(one driver page) in device memory as the driver counts it (device_bytes reported by the system, and what "
-      "gnncheck measures itself: {})",
-      options.resource_warmup, options.resource_allowance_bytes, device_memory::kDriverPageBytes,
-      have_device ? device_sources.back() : "not measured for this system");
+  const std::string device_model =
+      have_device || have_reported_device
+          ? fmt::format("≤ {} bytes (one driver page) in device memory as the driver counts it (device_bytes reported "
+                        "by the system, and what gnncheck measures itself: {}) over the {} evaluations after the first "
+                        "one after warm-up, so that a leak of {} bytes or more per call exceeds it whatever the phase "
+                        "of the driver's pages (⌈2 pages / {}⌉)",
+                        device_memory::kDriverPageBytes, have_device ? device_sources.back() : "not measured",
+                        criterion.window(), criterion.detectable_leak_bytes(), criterion.window())
+          : "device memory not measured for this system (no device reading, no device_bytes reported)";
+  v.tolerance_model =
+      fmt::format("growth after {} warm-up evaluations of {}: ≤ {} bytes in what the system reports (live_bytes(), "
+                  "peak_bytes); {}",
+                  warmup, n, options.resource_allowance_bytes, device_model);
   v.metric_name = "bytes gained between the first evaluation after warm-up and the last";
-  struct Series {
-    std::string label;
-    const std::vector<std::int64_t>* values;
-    bool have;
-    std::int64_t allowance;
-  };
   const std::vector<Series> all = {
       {"live_bytes() reported by the system", &live, have_live, options.resource_allowance_bytes},
       {"peak_bytes reported by the system", &peak, have_peak, options.resource_allowance_bytes},
@@ -77,17 +124,17 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   };
   for (const Series& s : all) {
     if (!s.have) continue;
-    const auto& series = *s.values;
-    const double growth = static_cast<double>(series[n - 1] - series[first]);
-    const double allowance = static_cast<double>(s.allowance);
+    SeriesGrowth g = criterion.assess(*s.values);
+    g.allowance = s.allowance;
+    const double allowance = static_cast<double>(g.allowance);
     TensorComparison tc;
     tc.tensor = fmt::format("{} over {} evaluations", s.label, n);
     tc.elements = static_cast<std::int64_t>(n);
-    tc.agreement = growth <= allowance ? Agreement::agrees : Agreement::disagrees;
+    tc.agreement = g.exceeds() ? Agreement::disagrees : Agreement::agrees;
     tc.elements_over_bound = tc.agrees() ? 0 : 1;
-    tc.worst_ratio = tc.agrees() ? 0.0 : (allowance > 0 ? growth / allowance : INFINITY);
-    tc.worst = ElementReport{static_cast<std::int64_t>(n - 1), {}, static_cast<double>(series[n - 1]),
-                             static_cast<double>(series[first]), allowance};
+    tc.worst_ratio = tc.agrees() ? 0.0 : (allowance > 0 ? static_cast<double>(g.growth) / allowance : INFINITY);
+    tc.worst = ElementReport{static_cast<std::int64_t>(n - 1), {}, static_cast<double>(g.last),
+                             static_cast<double>(g.first), allowance};
     v.comparisons.push_back(tc);
   }
   summarize(v);
@@ -103,8 +150,9 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   }
   if (v.conclusion == Conclusion::fail) {
     v.detail = fmt::format("memory grew by {:.0f} bytes over {} evaluations of the same case (got = bytes at the "
-                           "last evaluation, expected = bytes after warm-up; bound {:.0f} bytes).",
-                           v.metric, n - first - 1, v.bound);
+                           "last evaluation, expected = bytes after the first evaluation after warm-up; bound {:.0f} "
+                           "bytes).",
+                           v.metric, criterion.window(), v.bound);
     v.message = failure_message(v);
   }
   return v;

@@ -157,64 +157,6 @@ TEST(Checks, NumericsCatchesSoftmaxWithoutMaxSubtraction) {
   EXPECT_NE(v.message.find("NaN or Inf"), std::string::npos);
 }
 
-TEST(Checks, ResourcesCatchesMemoryGrowthAndSaysWhenItCannotMeasure) {
-  auto wrong = make_replica("dgnn_memory_growth", make_cpu_float32_system());
-  const Verdict v = resources(*wrong, random_case("spmm"));
-  EXPECT_EQ(v.conclusion, Conclusion::fail) << one_line(v);
-  EXPECT_GT(v.metric, 1 << 20);
-  auto plain = make_cpu_float32_system();
-  const Verdict na = resources(*plain, random_case("spmm"));
-  EXPECT_EQ(na.conclusion, Conclusion::not_applicable);
-  EXPECT_FALSE(na.passed());
-}
-
-// A correct system whose device memory, as gnncheck would measure it, follows a script: the bytes
-// after evaluation k are bytes[k], read through `sources[k]`.
-class ScriptedDeviceMemory final : public System {
- public:
-  ScriptedDeviceMemory(std::vector<std::int64_t> bytes, std::vector<std::string> sources)
-      : inner_(make_cpu_float32_system()), bytes_(std::move(bytes)), sources_(std::move(sources)) {}
-  std::string name() const override { return "scripted"; }
-  bool supports(const std::string& t) const override { return inner_->supports(t); }
-  Precision precision(const std::string& t) const override { return inner_->precision(t); }
-  Result evaluate(const Case& c) override {
-    ++evaluations_;
-    return inner_->evaluate(c);
-  }
-  std::optional<device_memory::Reading> measured_device_bytes() const override {
-    const size_t k = static_cast<size_t>(evaluations_ - 1);
-    return device_memory::Reading{bytes_.at(k), sources_.at(k)};
-  }
-
- private:
-  std::unique_ptr<System> inner_;
-  std::vector<std::int64_t> bytes_;
-  std::vector<std::string> sources_;
-  int evaluations_ = 0;
-};
-
-TEST(Checks, ResourcesHoldsMeasuredDeviceMemoryToOneDriverPage) {
-  const std::int64_t page = device_memory::kDriverPageBytes;
-  const std::vector<std::string> same(6, "NVML: process 1");
-  // Warm-up may allocate anything (a context, library workspaces); afterwards one page is allowed.
-  ScriptedDeviceMemory flat({0, 500 * page, 500 * page, 500 * page, 501 * page, 501 * page}, same);
-  const Verdict ok = resources(flat, random_case("spmm"));
-  EXPECT_TRUE(ok.passed()) << one_line(ok);
-  EXPECT_NE(ok.tolerance_model.find("measures itself: NVML: process 1"), std::string::npos) << ok.tolerance_model;
-  // 200 KiB more per evaluation would pass in four evaluations; a page and a byte does not.
-  ScriptedDeviceMemory leak({0, 10 * page, 10 * page, 10 * page, 10 * page, 11 * page + 1}, same);
-  const Verdict caught = resources(leak, random_case("spmm"));
-  ASSERT_EQ(caught.conclusion, Conclusion::fail) << one_line(caught);
-  EXPECT_EQ(caught.metric, static_cast<double>(page + 1));
-  EXPECT_EQ(caught.bound, static_cast<double>(page));
-  EXPECT_NE(caught.message.find("device memory measured by gnncheck"), std::string::npos) << caught.message;
-  // A measurement that changed kind after warm-up cannot be compared: never a pass.
-  ScriptedDeviceMemory mixed({0, 0, 0, 0, 0, 0}, {"a", "a", "a", "a", "b", "b"});
-  const Verdict undecided = resources(mixed, random_case("spmm"));
-  EXPECT_EQ(undecided.conclusion, Conclusion::inconclusive) << one_line(undecided);
-  EXPECT_NE(undecided.detail.find("changed kind"), std::string::npos) << undecided.detail;
-}
-
 TEST(Checks, GradientCheckCatchesAWrongFloat64Backward) {
   auto wrong = make_replica("tcgnn_backward_uses_A", make_oracle_system());
   const Verdict v = gradient(*wrong, random_case("spmm"));

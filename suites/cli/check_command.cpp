@@ -17,12 +17,35 @@ CLI::App* add_check_command(CLI::App& app, CheckCommandArgs& args) {
   check->add_option("--cases", args.cases, "Cases per check")->check(CLI::PositiveNumber)->capture_default_str();
   check->add_option("--seed", args.seed, "Seed of the cases")->capture_default_str();
   check->add_option("--report", args.report, "Also write a report (and failing cases) to this directory");
+  add_sanitize_option(check, args.sanitize);
   return check;
 }
 
-int run_check_command(const CheckCommandArgs& args, SystemRegistry& registry) {
+namespace {
+
+// Under --sanitize every system named must be able to run GPU kernels: a built-in GPU system, an
+// adapter or a plugin (their processes run under the sanitizer whatever they do). A CPU built-in
+// would be checked without the sanitizer ever seeing it.
+void require_gpu_systems(const CheckCommandArgs& args, const SystemRegistry& registry) {
+  for (const std::string& name : args.systems.names) {
+    const SystemEntry& e = registry.find(name);
+    if (!e.runs_on_gpu)
+      throw InputError(fmt::format("--sanitize {}: system '{}' ({}) runs no GPU kernels, so compute-sanitizer has "
+                                   "nothing to check; name a GPU system (`gnncheck list systems`: gpu, cusparse, the "
+                                   "gpu-replica-* systems), an --adapter or a --plugin",
+                                   args.sanitize, e.name, e.kind));
+  }
+}
+
+}  // namespace
+
+int run_check_command(const CheckCommandArgs& args, SystemRegistry& registry, const std::filesystem::path& executable_dir) {
   if (args.systems.empty()) throw InputError("gnncheck check: name the system with --system, --adapter or --plugin");
   registry.set_process_limits(args.systems.limits());
+  if (!args.sanitize.empty()) {
+    require_gpu_systems(args, registry);
+    start_sanitizing(args.sanitize, args.report, registry, executable_dir);  // before adapters and plugins start
+  }
   Suite suite;
   suite.name = "check";
   suite.path = "(command line)";
@@ -47,12 +70,21 @@ int run_check_command(const CheckCommandArgs& args, SystemRegistry& registry) {
   options.suite_argument = "check";
   options.stop_requested = stop_requested;
   auto report = run_with_progress(suite, registry, options, "auto");
-  // An ad-hoc check has no suite file to re-run; point at the same command instead.
-  for (auto& r : report.results)
-    if (r.counterexample.empty())
-      r.repro = fmt::format("gnncheck check {} --target {} --check {} --graphs {} --cases {} --seed {}",
-                            registry.find(r.system).command_line_flag, r.target, r.check, args.graphs, args.cases,
-                            args.seed);
+  // An ad-hoc check has no suite file to re-run; point at the same command instead. The sanitizer's
+  // result (check sanitize_TOOL, every target) covers every check this command ran.
+  const std::string sanitize_check = args.sanitize.empty() ? "" : "sanitize_" + args.sanitize;
+  for (auto& r : report.results) {
+    if (!r.counterexample.empty()) continue;
+    const bool sanitizer_result = !sanitize_check.empty() && r.check == sanitize_check;
+    std::string checks = "--check " + r.check;
+    if (sanitizer_result) {
+      checks.clear();
+      for (const std::string& c : args.checks) checks += (checks.empty() ? "--check " : " --check ") + c;
+    }
+    r.repro = fmt::format("gnncheck check {} --target {}{}{} --graphs {} --cases {} --seed {}{}",
+                          registry.find(r.system).command_line_flag, args.target, checks.empty() ? "" : " ", checks,
+                          args.graphs, args.cases, args.seed, sanitizer_result ? " --sanitize " + args.sanitize : "");
+  }
   return finish_run(report, args.report);
 }
 

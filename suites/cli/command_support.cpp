@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "adapters/process_system.h"
+#include "adapters/sanitizer.h"
 #include "core/error.h"
 #include "reports/writers.h"
 #include "suites/cli/final_table.h"
@@ -51,6 +52,23 @@ std::vector<std::string> SystemFlags::resolve(SystemRegistry& registry, std::vec
   if (flags)
     for (const auto& name : out) flags->push_back(registry.find(name).command_line_flag);
   return out;
+}
+
+void add_sanitize_option(CLI::App* app, std::string& tool) {
+  app->add_option("--sanitize", tool,
+                  "Run every GPU system under NVIDIA compute-sanitizer with this tool and fail on its findings in the "
+                  "systems' own kernels (adapters/PROTOCOL.md §7)")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "initcheck"}));
+}
+
+void start_sanitizing(const std::string& tool, const std::string& report_dir, SystemRegistry& registry,
+                      const std::filesystem::path& executable_dir) {
+  const auto program = sanitizer::find_program();
+  sanitizer::require_device();
+  const auto log_root = std::filesystem::absolute(report_dir.empty()
+                                                      ? std::filesystem::temp_directory_path() / "gnncheck-sanitizer"
+                                                      : std::filesystem::path(report_dir) / "sanitizer");
+  registry.sanitize({tool, program, log_root, executable_dir / "gnncheck"});
 }
 
 std::filesystem::path executable_dir(const char* argv0) {

@@ -40,6 +40,16 @@ struct SystemFlags {
   std::vector<std::string> resolve(SystemRegistry& registry, std::vector<std::string>* flags = nullptr) const;
 };
 
+// `--sanitize memcheck|racecheck|initcheck` on a subcommand (adapters/PROTOCOL.md §7).
+void add_sanitize_option(CLI::App* app, std::string& tool);
+// For `--sanitize TOOL`, before any adapter or plugin is registered: finds compute-sanitizer and a
+// usable NVIDIA device (InputError with the reason otherwise) and makes every GPU system of
+// `registry` run under TOOL from now on, each process's logs under REPORT_DIR/sanitizer/ (a
+// temporary folder when `report_dir` is empty). Built-in GPU systems run as `gnncheck serve-system`,
+// the executable in `executable_dir`.
+void start_sanitizing(const std::string& tool, const std::string& report_dir, SystemRegistry& registry,
+                      const std::filesystem::path& executable_dir);
+
 // The folder the running gnncheck executable is in (where shipped suites are looked up first).
 std::filesystem::path executable_dir(const char* argv0);
 

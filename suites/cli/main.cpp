@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     if (report->parsed()) return run_report_command(report_args);
     if (selfcheck->parsed()) return run_selfcheck_command(selfcheck_args);
     if (run->parsed()) return run_run_command(run_args, registry, executable_dir(argv[0]));
-    if (check->parsed()) return run_check_command(check_args, registry);
+    if (check->parsed()) return run_check_command(check_args, registry, executable_dir(argv[0]));
     if (repro->parsed()) return run_repro_command(repro_args, registry);
   } catch (const InputError& e) {
     std::cerr << "gnncheck: error: " << e.what() << "\n";

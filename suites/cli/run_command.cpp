@@ -4,7 +4,6 @@
 #include <thread>
 
 #include "adapters/interrupt.h"
-#include "adapters/sanitizer.h"
 #include "core/error.h"
 #include "oracle/targets.h"
 #include "reports/run_report.h"
@@ -54,10 +53,7 @@ CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args) {
   run->add_option("--progress", args.progress, "Progress display: auto (a live line on a terminal), terminal, plain")
       ->check(CLI::IsMember({"auto", "terminal", "plain"}))
       ->capture_default_str();
-  run->add_option("--sanitize", args.sanitize,
-                  "Run every GPU system under NVIDIA compute-sanitizer with this tool and fail on its findings in the "
-                  "systems' own kernels (adapters/PROTOCOL.md §7)")
-      ->check(CLI::IsMember({"memcheck", "racecheck", "initcheck"}));
+  add_sanitize_option(run, args.sanitize);
   return run;
 }
 
@@ -68,13 +64,7 @@ int run_run_command(const RunCommandArgs& args, SystemRegistry& registry, const 
   if (args.expect == "caught" && args.systems.empty())
     throw InputError("--expect caught: name the system with the planted bug (--system, --adapter or --plugin)");
   registry.set_process_limits(args.systems.limits(&suite));
-  if (!args.sanitize.empty()) {
-    const auto program = sanitizer::find_program();
-    sanitizer::require_device();
-    const auto log_root = std::filesystem::absolute(args.report.empty() ? std::filesystem::temp_directory_path() / "gnncheck-sanitizer"
-                                                                        : std::filesystem::path(args.report) / "sanitizer");
-    registry.sanitize({args.sanitize, program, log_root, executable_dir / "gnncheck"});
-  }
+  if (!args.sanitize.empty()) start_sanitizing(args.sanitize, args.report, registry, executable_dir);
   register_suite_systems(suite, registry);
   RunOptions options;
   options.seed = args.seed;

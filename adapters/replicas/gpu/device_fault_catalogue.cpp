@@ -10,6 +10,11 @@ std::vector<GpuDeviceFaultInfo> gpu_device_fault_catalogue() {
        "spmm as the reference computes it, plus a 4 MiB cudaMalloc per evaluation outside the accounting allocator, "
        "never freed (the system's own live_bytes/peak_bytes do not see it)",
        "resources", {"spmm"}},
+      {"gpu-replica-curand-leak",
+       "spmm as the reference computes it, after drawing an edge dropout mask from a cuRAND XORWOW generator created "
+       "per evaluation and never destroyed (the generator's device state leaks inside cuRAND, outside every allocator "
+       "of the system)",
+       "resources", {"spmm"}},
       {"gpu-replica-racy",
        "spmm whose forward kernel reduces partial sums in shared memory warp-synchronously without __syncwarp (a "
        "read-after-write race between lanes that gives the right sums on an H200)",

@@ -1,6 +1,9 @@
 // The replicas whose fault changes no answer (device_fault_replicas.h), on the device:
 //   - gpu-replica-leak fails `resources` through gnncheck's own device measurement, while what it
 //     reports itself (the accounting allocator's live and peak bytes) stays flat; the reference passes;
+//   - gpu-replica-curand-leak (a cuRAND generator per call, never destroyed) fails it the same way at
+//     the default settings; the test first measures what one XORWOW and one Philox generator hold on
+//     the device, prints it, and requires XORWOW's to be at least the leak the check always sees;
 //   - gpu-replica-racy passes every check, and `gnncheck run --sanitize racecheck` catches it in its
 //     own kernel (when compute-sanitizer is installed; the test says so when it is not).
 // Needs a CUDA device; skips with the reason otherwise.
@@ -9,18 +12,38 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
+#include <curand.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "adapters/replicas/gpu/device_fault_replicas.h"
 #include "adapters/sanitizer.h"
 #include "adapters/tests/adapter_test_support.h"
 #include "checks/checks.h"
+#include "checks/resources.h"
+#include "core/device_memory.h"
 #include "gpu/context.h"
 #include "gpu/gpu_systems.h"
 
 namespace gnncheck {
 namespace {
+
+// The leak is outside the system's allocator: the device memory gnncheck measures grew past its
+// bound, what the system reports about itself stayed flat.
+void expect_caught_by_the_device_series_alone(const checks::Verdict& caught) {
+  bool device_disagrees = false, reported_agree = true;
+  for (const auto& tc : caught.comparisons) {
+    const bool device = tc.tensor.find("measured by gnncheck") != std::string::npos;
+    if (device) device_disagrees = tc.disagrees();
+    else reported_agree = reported_agree && tc.agrees();
+  }
+  EXPECT_TRUE(device_disagrees) << checks::failure_message(caught);
+  EXPECT_TRUE(reported_agree) << "what the system reports must stay flat: " << checks::failure_message(caught);
+}
 
 TEST(GpuLeakReplica, ResourcesCatchesItThroughTheDeviceMeasurement) {
   if (!gpu::probe_device().available) GTEST_SKIP() << "skipped: no CUDA device";
@@ -31,16 +54,69 @@ TEST(GpuLeakReplica, ResourcesCatchesItThroughTheDeviceMeasurement) {
   auto leak = make_gpu_device_fault_replica("gpu-replica-leak");
   const checks::Verdict caught = checks::resources(*leak, c);
   ASSERT_EQ(caught.conclusion, checks::Conclusion::fail) << checks::one_line(caught);
-  bool device_disagrees = false, reported_agree = true;
-  for (const auto& tc : caught.comparisons) {
-    const bool device = tc.tensor.find("measured by gnncheck") != std::string::npos;
-    if (device) device_disagrees = tc.disagrees();
-    else reported_agree = reported_agree && tc.agrees();
-  }
-  EXPECT_TRUE(device_disagrees) << checks::failure_message(caught);
-  EXPECT_TRUE(reported_agree) << "the leak is outside the allocator: what the system reports must stay flat";
+  expect_caught_by_the_device_series_alone(caught);
   // 4 MiB per evaluation over the evaluations after warm-up.
   EXPECT_GE(caught.metric, 3.0 * static_cast<double>(kLeakReplicaBytesPerEvaluation));
+  std::cout << checks::one_line(caught) << "\n" << caught.tolerance_model << "\n";
+}
+
+// This process's device memory: NVML's per-process figure, else the device's memory in use.
+std::int64_t own_device_bytes(std::string* source) {
+  cudaDeviceSynchronize();
+  if (const auto mine = device_memory::process_memory(getpid())) {
+    *source = mine->source;
+    return mine->bytes;
+  }
+  std::size_t free = 0, total = 0;
+  EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+  *source = "cudaMemGetInfo (the whole device)";
+  return static_cast<std::int64_t>(total - free);
+}
+
+// Device bytes one generator of `type` holds once it has generated numbers: `count` of them live
+// at once, measured around their creation (so the 2 MiB pages blur it by under 2 MiB / count).
+double generator_device_bytes(curandRngType_t type, int count, std::string* source) {
+  float* out = nullptr;
+  EXPECT_EQ(cudaMalloc(&out, 1024 * sizeof(float)), cudaSuccess);
+  {  // one generator first, so that cuRAND's own module and tables are loaded before the measurement
+    curandGenerator_t g = nullptr;
+    EXPECT_EQ(curandCreateGenerator(&g, type), CURAND_STATUS_SUCCESS);
+    EXPECT_EQ(curandGenerateUniform(g, out, 1024), CURAND_STATUS_SUCCESS);
+    EXPECT_EQ(curandDestroyGenerator(g), CURAND_STATUS_SUCCESS);
+  }
+  const std::int64_t before = own_device_bytes(source);
+  std::vector<curandGenerator_t> generators(static_cast<std::size_t>(count));
+  for (curandGenerator_t& g : generators) {
+    EXPECT_EQ(curandCreateGenerator(&g, type), CURAND_STATUS_SUCCESS);
+    EXPECT_EQ(curandGenerateUniform(g, out, 1024), CURAND_STATUS_SUCCESS);
+  }
+  const std::int64_t with = own_device_bytes(source);
+  for (curandGenerator_t g : generators) EXPECT_EQ(curandDestroyGenerator(g), CURAND_STATUS_SUCCESS);
+  const std::int64_t after = own_device_bytes(source);
+  std::cout << fmt::format("{} cuRAND generators of type {}: {} bytes more device memory while they live ({:.0f} "
+                           "bytes each), {} bytes more than before once destroyed ({})\n",
+                           count, static_cast<int>(type), with - before, static_cast<double>(with - before) / count,
+                           after - before, *source);
+  cudaFree(out);
+  return static_cast<double>(with - before) / count;
+}
+
+TEST(GpuCurandLeakReplica, OneGeneratorHoldsMoreThanTheDetectableLeakAndResourcesCatchesIt) {
+  if (!gpu::probe_device().available) GTEST_SKIP() << "skipped: no CUDA device";
+  std::string source;
+  const double xorwow = generator_device_bytes(CURAND_RNG_PSEUDO_XORWOW, 128, &source);
+  generator_device_bytes(CURAND_RNG_PSEUDO_PHILOX4_32_10, 128, &source);
+  const checks::CheckOptions defaults;
+  const checks::PageGrowthCriterion criterion{defaults.resource_device_evaluations, defaults.resource_warmup,
+                                              device_memory::kDriverPageBytes};
+  // The replica's premise: what it leaks per call is within what the default resources check always sees.
+  EXPECT_GE(xorwow, static_cast<double>(criterion.detectable_leak_bytes()));
+
+  const Case c = testing::revealing_case("spmm", 3);
+  auto leak = make_gpu_device_fault_replica("gpu-replica-curand-leak");
+  const checks::Verdict caught = checks::resources(*leak, c);
+  ASSERT_EQ(caught.conclusion, checks::Conclusion::fail) << checks::one_line(caught) << "\n" << caught.tolerance_model;
+  expect_caught_by_the_device_series_alone(caught);
   std::cout << checks::one_line(caught) << "\n" << caught.tolerance_model << "\n";
 }
 

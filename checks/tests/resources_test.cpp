@@ -1,0 +1,174 @@
+// The resources check without a GPU: its growth criterion (checks/resources.h) and the check on
+// systems whose device memory, as gnncheck would measure it, follows a script — a leak that the
+// driver's 2 MiB pages hide for ~10 calls at a time, warm-up jumps, a flat series, a measurement
+// that changes kind — and on a replica whose own counters grow.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "adapters/replicas/replicas.h"
+#include "checks/checks.h"
+#include "checks/resources.h"
+#include "core/device_memory.h"
+#include "oracle/cpu_systems.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+namespace {
+
+constexpr std::int64_t kPage = device_memory::kDriverPageBytes;
+constexpr std::int64_t kKiB = 1024;
+
+Case spmm_case() {
+  const std::vector<index_t> dst{0, 0, 1, 2, 2}, src{1, 2, 0, 2, 1};
+  auto g = std::make_shared<const Graph>(Graph::from_edges(3, 3, dst, src));
+  return oracle::make_random_case(oracle::find_target("spmm"), g, {}, 11);
+}
+
+// The device memory the driver shows for a process that has `leaked` bytes of small allocations
+// live beside `base` bytes: whole pages, the leak sub-allocated inside them (so 200 KiB per call
+// moves the reading by one page about every 10 calls). `phase`: how full the last page was before.
+std::int64_t paged(std::int64_t base, std::int64_t phase, std::int64_t leaked) {
+  return base + kPage * ((phase + leaked + kPage - 1) / kPage);
+}
+
+// A correct float32 system whose device memory, as gnncheck would measure it, is bytes(k) after
+// evaluation k (0-based), read through source(k); nullopt before `first_reading`.
+class ScriptedDeviceMemory final : public System {
+ public:
+  ScriptedDeviceMemory(std::function<std::int64_t(int)> bytes, std::function<std::string(int)> source = {},
+                       int first_reading = 0)
+      : inner_(make_cpu_float32_system()), bytes_(std::move(bytes)), source_(std::move(source)),
+        first_reading_(first_reading) {}
+  std::string name() const override { return "scripted"; }
+  bool supports(const std::string& t) const override { return inner_->supports(t); }
+  Precision precision(const std::string& t) const override { return inner_->precision(t); }
+  Result evaluate(const Case& c) override {
+    ++evaluations_;
+    return inner_->evaluate(c);
+  }
+  std::optional<device_memory::Reading> measured_device_bytes() const override {
+    const int k = evaluations_ - 1;
+    if (k < first_reading_) return std::nullopt;
+    return device_memory::Reading{bytes_(k), source_ ? source_(k) : "NVML: process 1"};
+  }
+  int evaluations() const { return evaluations_; }
+
+ private:
+  std::unique_ptr<System> inner_;
+  std::function<std::int64_t(int)> bytes_;
+  std::function<std::string(int)> source_;
+  int first_reading_;
+  int evaluations_ = 0;
+};
+
+const CheckOptions kDefaults;
+
+TEST(PageGrowthCriterion, DetectableLeakFollowsFromThePageAndTheWindow) {
+  const PageGrowthCriterion defaults{kDefaults.resource_device_evaluations, kDefaults.resource_warmup, kPage};
+  EXPECT_EQ(defaults.window(), 64);
+  EXPECT_EQ(defaults.detectable_leak_bytes(), 64 * kKiB);
+  // The short series without a device reading could only promise ⌈2 pages / 3⌉ ≈ 1.33 MiB per call.
+  const PageGrowthCriterion short_series{kDefaults.resource_evaluations, kDefaults.resource_warmup, kPage};
+  EXPECT_EQ(short_series.detectable_leak_bytes(), (2 * kPage + 2) / 3);
+  EXPECT_EQ((PageGrowthCriterion{3, 2, kPage}).detectable_leak_bytes(), 0);  // no window
+  EXPECT_THROW((PageGrowthCriterion{3, 2, kPage}).assess({0, 0, 0}), InputError);
+  EXPECT_THROW(defaults.assess({0, 0}), InputError);
+}
+
+TEST(PageGrowthCriterion, ALeakOfTheDetectableSizeExceedsOnePageAtEveryPhaseAndASmallerOneNeedNot) {
+  const PageGrowthCriterion c{kDefaults.resource_device_evaluations, kDefaults.resource_warmup, kPage};
+  const std::int64_t detectable = c.detectable_leak_bytes();
+  bool smaller_escapes_somewhere = false;
+  for (std::int64_t phase = 0; phase < kPage; phase += 4 * kKiB) {
+    std::vector<std::int64_t> at_bound, below;
+    for (int k = 0; k < c.evaluations; ++k) {
+      at_bound.push_back(paged(700 * kPage, phase, detectable * (k + 1)));
+      below.push_back(paged(700 * kPage, phase, (detectable - kKiB) * (k + 1)));
+    }
+    EXPECT_TRUE(c.assess(at_bound).exceeds()) << "phase " << phase;
+    smaller_escapes_somewhere = smaller_escapes_somewhere || !c.assess(below).exceeds();
+  }
+  // The bound is tight: 63 KiB per call over 64 calls is under 2 pages, and some phase hides it.
+  EXPECT_TRUE(smaller_escapes_somewhere);
+}
+
+TEST(Resources, CatchesA200KiBPerCallLeakThatMovesTheReadingOnePageEveryTenCalls) {
+  // The cuRAND generator created per call and never destroyed (issue: ~200 KiB of device memory per call).
+  for (std::int64_t phase : {std::int64_t{0}, kPage / 3, kPage - 1}) {
+    ScriptedDeviceMemory leak([&](int k) { return paged(300 * kPage, phase, 200 * kKiB * (k + 1)); });
+    const Verdict v = resources(leak, spmm_case());
+    ASSERT_EQ(v.conclusion, Conclusion::fail) << "phase " << phase << ": " << one_line(v);
+    EXPECT_EQ(leak.evaluations(), kDefaults.resource_device_evaluations);
+    // 64 calls × 200 KiB = 12.5 MiB: six or seven pages.
+    EXPECT_GE(v.metric, 6.0 * kPage);
+    EXPECT_EQ(v.bound, static_cast<double>(kPage));
+    EXPECT_NE(v.message.find("device memory measured by gnncheck"), std::string::npos) << v.message;
+    EXPECT_NE(v.tolerance_model.find("a leak of 65536 bytes or more per call"), std::string::npos) << v.tolerance_model;
+  }
+  // In the first 6 evaluations (the count before device series were longer) it moved by at most a page.
+  std::vector<std::int64_t> first_six;
+  for (int k = 0; k < 6; ++k) first_six.push_back(paged(300 * kPage, 0, 200 * kKiB * (k + 1)));
+  EXPECT_FALSE((PageGrowthCriterion{6, 2, kPage}).assess(first_six).exceeds());
+}
+
+TEST(Resources, WarmUpJumpsAndOneLatePageStepPassAFlatSeriesToo) {
+  // Context, cuBLAS/cuSPARSE workspaces, lazily loaded kernels: anything in the first two evaluations.
+  ScriptedDeviceMemory warm_up([](int k) { return k == 0 ? 250 * kPage : (k == 1 ? 500 * kPage : 504 * kPage); });
+  // A reading that first exists after the first evaluation (in-process systems measure around
+  // their evaluations, and there is no context before the first).
+  ScriptedDeviceMemory measured_late([](int) { return 3 * kPage; }, {}, 1);
+  // The driver keeps one sub-allocation page after a cudaFree, at any point after warm-up.
+  ScriptedDeviceMemory one_step([](int k) { return 500 * kPage + (k >= 40 ? kPage : 0); });
+  ScriptedDeviceMemory flat([](int) { return 500 * kPage; });
+  for (ScriptedDeviceMemory* s : {&warm_up, &measured_late, &one_step, &flat}) {
+    const Verdict v = resources(*s, spmm_case());
+    EXPECT_TRUE(v.passed()) << one_line(v) << "\n" << v.tolerance_model;
+    EXPECT_EQ(s->evaluations(), kDefaults.resource_device_evaluations);
+    EXPECT_NE(v.tolerance_model.find("measures itself: NVML: process 1"), std::string::npos) << v.tolerance_model;
+  }
+  // A page and a byte of growth after warm-up is not what a correct system does.
+  ScriptedDeviceMemory over([](int k) { return 10 * kPage + (k >= 60 ? kPage + 1 : 0); });
+  const Verdict caught = resources(over, spmm_case());
+  ASSERT_EQ(caught.conclusion, Conclusion::fail) << one_line(caught);
+  EXPECT_EQ(caught.metric, static_cast<double>(kPage + 1));
+}
+
+TEST(Resources, AMeasurementThatChangesKindIsNeverAPass) {
+  ScriptedDeviceMemory mixed([](int) { return 0; }, [](int k) { return k < 30 ? "a" : "b"; });
+  const Verdict v = resources(mixed, spmm_case());
+  EXPECT_EQ(v.conclusion, Conclusion::inconclusive) << one_line(v);
+  EXPECT_NE(v.detail.find("changed kind"), std::string::npos) << v.detail;
+  // A reading missing after warm-up is as bad.
+  ScriptedDeviceMemory gap([](int) { return 0; }, {}, 3);
+  EXPECT_EQ(resources(gap, spmm_case()).conclusion, Conclusion::inconclusive);
+}
+
+TEST(Resources, SystemsWithoutADeviceSeriesKeepTheShortSeries) {
+  // What the system reports is exact (0 bytes allowed): six evaluations are enough, and a CPU
+  // system or an adapter on a machine without NVML costs no more than before.
+  auto wrong = make_replica("dgnn_memory_growth", make_cpu_float32_system());
+  const Verdict v = resources(*wrong, spmm_case());
+  EXPECT_EQ(v.conclusion, Conclusion::fail) << one_line(v);
+  EXPECT_GT(v.metric, 1 << 20);
+  EXPECT_NE(v.tolerance_model.find("of 6:"), std::string::npos) << v.tolerance_model;
+  EXPECT_NE(v.tolerance_model.find("device memory not measured"), std::string::npos) << v.tolerance_model;
+  auto plain = make_cpu_float32_system();
+  const Verdict na = resources(*plain, spmm_case());
+  EXPECT_EQ(na.conclusion, Conclusion::not_applicable);
+  EXPECT_FALSE(na.passed());
+}
+
+TEST(Resources, RejectsCountsThatLeaveNoWindow) {
+  ScriptedDeviceMemory flat([](int) { return 0; });
+  CheckOptions options;
+  options.resource_evaluations = 3;
+  EXPECT_THROW(resources(flat, spmm_case(), options), InputError);
+  options = {};
+  options.resource_device_evaluations = 5;
+  EXPECT_THROW(resources(flat, spmm_case(), options), InputError);
+}
+
+}  // namespace
+}  // namespace gnncheck::checks
