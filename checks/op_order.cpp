@@ -51,10 +51,11 @@ std::optional<Case> with_degree_asymmetry(const Case& c, std::string* why_not) {
 
 namespace {
 
-// For normalized_spmm: the wrong formulas published systems used, evaluated in float64, and which
-// one the system's gradient is closest to. Empty when nothing is closer than the correct answer.
-std::string diagnose_normalized_spmm(const Case& c, const Result& got, const Result& exact) {
-  if (c.target != "normalized_spmm" || !got.gradients.count("x") || c.grad_outputs.empty()) return {};
+// FailureDiagnosis::normalization_side (normalized_spmm): the wrong formulas published systems used,
+// evaluated in float64, and which one the system's gradient is closest to. Empty when nothing is
+// closer than the correct answer.
+std::string diagnose_normalization_side(const Case& c, const Result& got, const Result& exact) {
+  if (!got.gradients.count("x") || c.grad_outputs.empty()) return {};
   const Graph& g = *c.graph;
   if (!g.is_square()) return {};
   const Attributes attrs = oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes);
@@ -90,6 +91,15 @@ std::string diagnose_normalized_spmm(const Case& c, const Result& got, const Res
       to_wrong, to_right);
 }
 
+// What the target's catalogue entry says a failure can be explained by.
+std::string diagnose(const oracle::TargetSpec& spec, const Case& c, const Result& got, const Result& exact) {
+  switch (spec.diagnosis) {
+    case oracle::FailureDiagnosis::normalization_side: return diagnose_normalization_side(c, got, exact);
+    case oracle::FailureDiagnosis::none: break;
+  }
+  return {};
+}
+
 }  // namespace
 
 Verdict op_order(System& system, const Case& c, const CheckOptions& options) {
@@ -107,7 +117,7 @@ Verdict op_order(System& system, const Case& c, const CheckOptions& options) {
   screen_kinks(v, *skewed);
   summarize(v);
   if (v.conclusion == Conclusion::fail) {
-    v.detail = diagnose_normalized_spmm(*skewed, got, exact);
+    v.detail = diagnose(spec, *skewed, got, exact);
     v.message = failure_message(v);
   }
   return v;

@@ -25,33 +25,6 @@ namespace gnncheck::checks {
 
 using oracle::TensorKind;
 
-const std::vector<ClosedFormRule>& closed_form_rules() {
-  // r = roundings per term besides the k additions of the sum. Every input arrives in float64 and is
-  // rounded once to the declared precision (one rounding per factor); a product adds one.
-  static const std::vector<ClosedFormRule> rules = {
-      {"spmm", 1, "x rounded to the declared precision"},
-      {"spmm_transposed", 1, "y rounded to the declared precision"},
-      {"spmm_ve", 3, "w and x rounded, their product"},
-      {"spmm_ve_transposed", 3, "w and y rounded, their product"},
-      {"sddmm_dot", 3, "u and v rounded, their product"},
-      {"sddmm_add", 2, "a and b rounded (the backward sums grad_e rounded once)"},
-      {"eshuffle", 1, "a copy of a rounded value"},
-      {"eshuffle_inverse", 1, "a copy of a rounded value"},
-      // ŵ = 1/sqrt(d_i·d_j) costs up to 5 roundings (two rsqrt or sqrt+divide, their product) when
-      // formed per edge; scaling rows before and after the sum costs the same; plus x rounded and
-      // the product: 8 covers every order of normalize and aggregate.
-      {"normalized_spmm", 8, "x rounded, the degree factors (sqrt, divide, product: ≤ 5), the product, a row scaling"},
-      {"degree_norm", 6, "the degree factors (sqrt, divide, product: ≤ 5) and a final scaling"},
-  };
-  return rules;
-}
-
-std::optional<ClosedFormRule> closed_form_rule(const std::string& target) {
-  for (const auto& r : closed_form_rules())
-    if (r.target == target) return r;
-  return std::nullopt;
-}
-
 double gamma(double n, double u) {
   const double nu = n * u;
   if (nu >= 0.5) return 1.0;
@@ -59,6 +32,18 @@ double gamma(double n, double u) {
 }
 
 namespace {
+
+// The smallest normal number of the format: below it results flush to zero or lose relative precision.
+double smallest_normal(Precision p) {
+  switch (p) {
+    case Precision::float64: return std::ldexp(1.0, -1022);
+    case Precision::float32:
+    case Precision::tf32:
+    case Precision::bfloat16: return std::ldexp(1.0, -126);
+    case Precision::float16: return std::ldexp(1.0, -14);
+  }
+  return 0.0;
+}
 
 double smallest_subnormal(Precision p) {
   switch (p) {
@@ -137,12 +122,17 @@ std::string u_text(Precision p) {
 
 Bounds ToleranceModel::bounds(const Case& c, const Result& exact, Precision precision) const {
   if (!c.graph) throw InternalError("tolerance model: case has no graph");
-  if (auto rule = closed_form_rule(c.target)) return closed_form(c, exact, precision, *rule);
+  const oracle::ToleranceRule& rule = oracle::find_target(c.target).spec.tolerance;
+  switch (rule.kind) {
+    case oracle::ToleranceKind::closed_form: return closed_form(c, exact, precision, rule);
+    case oracle::ToleranceKind::softmax_per_row: return softmax_per_row(c, exact, precision);
+    case oracle::ToleranceKind::measured: break;
+  }
   return measured(c, exact, precision);
 }
 
 Bounds ToleranceModel::closed_form(const Case& c, const Result& exact, Precision precision,
-                                   const ClosedFormRule& rule) const {
+                                   const oracle::ToleranceRule& rule) const {
   const auto& spec = oracle::find_target(c.target).spec;
   const Graph& g = *c.graph;
   const double u = unit_roundoff(precision);
@@ -190,7 +180,7 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
       !c.parameters.count("att_dst") || !c.grad_outputs.count("y"))
     return;
   // Cases may leave attributes at their defaults (unset); the layer reads them with defaults filled.
-  const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(oracle::find_target("gat").spec, c.attributes));
+  const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes));
   std::optional<Graph> looped;  // no copy of the case's graph when the layer adds no self-loops
   if (cfg.self_loops) looped = oracle::layers::with_destination_self_loops(*c.graph);
   const Graph& g = looped ? *looped : *c.graph;
@@ -426,7 +416,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
 ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision precision) const {
   if (!c.graph) throw InternalError("tolerance model: case has no graph");
   ReferenceAndBounds out;
-  if (closed_form_rule(c.target)) {
+  if (oracle::find_target(c.target).spec.tolerance.kind != oracle::ToleranceKind::measured) {
     out.reference = oracle::evaluate(c, Precision::float64);
     if (out.reference.ok()) out.bounds = bounds(c, out.reference, precision);
     return out;
@@ -559,10 +549,98 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
       bound[i] = options_.measured_multiple * std::max(std::max(e[i], rms) * scale, order_f64) +
                  options_.safety_factor * gamma(d, u) * magnitude + d * tiny;
     }
-    if (c.target == "edge_softmax" && nt.label == "gradient logits") add_softmax_backward_floor(c, exact, u, bound);
     b.tensors.emplace(nt.label, std::move(bound));
   }
-  if (c.target == "gat") add_gat_attention_floor(c, u, options_.safety_factor, b.tensors);
+  for (oracle::ToleranceFloor floor : spec.tolerance.floors)
+    if (floor == oracle::ToleranceFloor::gat_attention) add_gat_attention_floor(c, u, options_.safety_factor, b.tensors);
+  return b;
+}
+
+Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Precision precision) const {
+  // Derivation and the regime it covers: checks/README.md, "Softmax per row". Per destination row i
+  // and head: d = the row's length, L = its largest |logit|, m = its largest logit. Every computed
+  // α̂_k lies within α_k·e^(±Λ) plus the underflow floor φ, with
+  //   Λ = γ_N(u) + (d+1)·λ·μ,   N = 6d + 30L + 9·ln d + 12,   φ = λ·(1 + 2μ),
+  // λ the format's smallest normal, μ = max(1, e^−m) (the shifted sum's lower bound when the
+  // implementation subtracts nothing). The logits gradient α_k·(ᾱ_k − Σ_row α·ᾱ) lies within
+  //   α_k·(|ᾱ_k| + P)·β + φ·(|ᾱ_k| + 2Q)·(1 + β) + (d+3)·λ,   β = (1+ε)²·(1+γ_(d+8)) − 1,
+  // ε = e^Λ − 1, P = Σ_row α|ᾱ|, Q = Σ_row |ᾱ|. Where N·u ≥ 1/2 the analysis bounds nothing; those
+  // rows keep the measured model (with the softmax backward floor).
+  const auto& spec = oracle::find_target(c.target).spec;
+  const Graph& g = *c.graph;
+  const double u = unit_roundoff(precision);
+  const double lambda = smallest_normal(precision);
+  const std::string& logits_name = spec.inputs.at(0).name;
+  const std::string& alpha_name = spec.outputs.at(0).name;
+  const Tensor& logits = c.inputs.at(logits_name);
+  const Tensor& alpha = must_find(exact, {"output " + alpha_name, alpha_name, false, TensorKind::edges}, "the oracle's result");
+  auto grad_it = c.grad_outputs.find(alpha_name);
+  const Tensor* grad_alpha = grad_it == c.grad_outputs.end() ? nullptr : &grad_it->second;
+  const Tensor* grad_logits_exact = find_tensor(exact, {"gradient " + logits_name, logits_name, true, TensorKind::edges});
+  const index_t heads = std::max<index_t>(1, alpha.row_size());
+  Tensor bound_alpha(alpha.shape());
+  Tensor bound_grad = grad_logits_exact ? Tensor(grad_logits_exact->shape()) : Tensor();
+  std::vector<char> uncovered(static_cast<size_t>(g.n_dst()), 0);  // rows the analysis bounds nothing on
+  const auto row_ptr = g.row_ptr();
+#pragma omp parallel for schedule(dynamic, 256) if (worth_parallel(g.num_edges() * heads))
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t begin = row_ptr[i], end = row_ptr[i + 1];
+    if (begin == end) continue;
+    const double d = static_cast<double>(end - begin);
+    for (index_t h = 0; h < heads; ++h) {
+      double largest = 0.0, top = -INFINITY;
+      for (index_t k = begin; k < end; ++k) {
+        largest = std::max(largest, std::abs(logits[k * heads + h]));
+        top = std::max(top, logits[k * heads + h]);
+      }
+      const double n = 6.0 * d + 30.0 * largest + 9.0 * std::log(d) + 12.0;
+      if (!(n * u < 0.5)) {
+        uncovered[static_cast<size_t>(i)] = 1;
+        continue;
+      }
+      const double mu = top > std::log(lambda) ? std::max(1.0, std::exp(-top)) : 1.0;
+      const double log_error = gamma(n, u) + (d + 1.0) * lambda * mu;
+      const double eps = std::expm1(log_error);
+      const double phi = lambda * (1.0 + 2.0 * mu);
+      for (index_t k = begin; k < end; ++k) bound_alpha[k * heads + h] = alpha[k * heads + h] * eps + phi;
+      if (!grad_alpha || !grad_logits_exact) continue;
+      double weighted = 0.0, total = 0.0;  // P = Σ α|ᾱ|, Q = Σ |ᾱ|
+      for (index_t k = begin; k < end; ++k) {
+        weighted += alpha[k * heads + h] * std::abs((*grad_alpha)[k * heads + h]);
+        total += std::abs((*grad_alpha)[k * heads + h]);
+      }
+      const double beta = (1.0 + eps) * (1.0 + eps) * (1.0 + gamma(d + 8.0, u)) - 1.0;
+      for (index_t k = begin; k < end; ++k) {
+        const double ga = std::abs((*grad_alpha)[k * heads + h]);
+        bound_grad[k * heads + h] =
+            alpha[k * heads + h] * (ga + weighted) * beta + phi * (ga + 2.0 * total) * (1.0 + beta) + (d + 3.0) * lambda;
+      }
+    }
+  }
+  const index_t fallback_rows = std::count(uncovered.begin(), uncovered.end(), char{1});
+  Bounds b;
+  b.precision = precision;
+  b.unit_roundoff = u;
+  b.model = fmt::format(
+      "softmax per row: |α̂−α| ≤ α·(e^Λ − 1) + φ, Λ = γ_(6d+30L+9·ln d+12) (d = row length, L = largest |logit| of the "
+      "row), φ from the smallest normal {:g}; logits gradient ≤ α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), "
+      "β = (1+ε)²(1+γ_(d+8)) − 1 (u = {}){}",
+      lambda, u_text(precision),
+      fallback_rows ? fmt::format("; {} of {} rows on the measured model (N·u ≥ 1/2)", fallback_rows, g.n_dst()) : "");
+  if (fallback_rows) {
+    Bounds m = measured(c, exact, precision);
+    const std::string grad_label = "gradient " + logits_name;
+    if (grad_logits_exact && m.tensors.count(grad_label)) add_softmax_backward_floor(c, exact, u, m.tensors.at(grad_label));
+    for (index_t i = 0; i < g.n_dst(); ++i) {
+      if (!uncovered[static_cast<size_t>(i)]) continue;
+      for (index_t q = row_ptr[i] * heads; q < row_ptr[i + 1] * heads; ++q) {
+        bound_alpha[q] = m.tensors.at("output " + alpha_name)[q];
+        if (grad_logits_exact) bound_grad[q] = m.tensors.at(grad_label)[q];
+      }
+    }
+  }
+  b.tensors.emplace("output " + alpha_name, std::move(bound_alpha));
+  if (grad_logits_exact) b.tensors.emplace("gradient " + logits_name, std::move(bound_grad));
   return b;
 }
 

@@ -2,11 +2,14 @@
 //
 // For every output and gradient of a case, bounds() gives a tensor of the same shape: how far a
 // correct implementation computing in the system's declared precision may be from the exact
-// (float64 oracle) value, element by element. Two models, chosen per target: closed form, the
-// classical γ_n·Σ|a||b| bound of a sum of k products (the sparse ops); and measured, a stated
+// (float64 oracle) value, element by element. Three models, chosen per target: closed form, the
+// classical γ_n·Σ|a||b| bound of a sum of k products (the sparse ops); softmax per row, a bound
+// relative to each alpha from the row's length and logits (edge_softmax); and measured, a stated
 // multiple of the error the oracle's own code makes in float32 in three summation orders plus a γ
-// floor (edge_softmax, the layers). Every term and why it is there: checks/README.md, "The
-// tolerance model". The description of the model actually used goes into every verdict.
+// floor (the layers). Every term and why it is there: checks/README.md, "The
+// tolerance model". The description of the model actually used goes into every verdict. Which
+// model a target gets is declared by its catalogue entry (oracle::TargetSpec::tolerance); this file
+// implements each kind once.
 //
 //   gnncheck::checks::ToleranceModel model;                      // default factors
 //   Result exact = oracle::evaluate(c);
@@ -20,6 +23,7 @@
 #include <string>
 
 #include "core/case.h"
+#include "oracle/targets.h"
 
 namespace gnncheck::checks {
 
@@ -36,17 +40,6 @@ struct ToleranceOptions {
   // Reddit-shaped graph in float64), so the default keeps memory modest.
   int concurrent_evaluations = 3;
 };
-
-// Closed-form description of one target: how many extra roundings each term sees.
-struct ClosedFormRule {
-  std::string target;
-  int extra_roundings = 0;  // r in n = k + r
-  std::string why;          // one line: what the r roundings are
-};
-
-// The targets that have a closed form (tolerance.cpp lists them with their derivation).
-const std::vector<ClosedFormRule>& closed_form_rules();
-std::optional<ClosedFormRule> closed_form_rule(const std::string& target);
 
 // γ_n = n·u / (1 − n·u), capped at 1 when n·u ≥ 1/2 (the bound then only says "same magnitude").
 double gamma(double n, double u);
@@ -78,7 +71,8 @@ class ToleranceModel {
   ReferenceAndBounds reference_and_bounds(const Case& c, Precision precision) const;
 
  private:
-  Bounds closed_form(const Case& c, const Result& exact, Precision precision, const ClosedFormRule& rule) const;
+  Bounds closed_form(const Case& c, const Result& exact, Precision precision, const oracle::ToleranceRule& rule) const;
+  Bounds softmax_per_row(const Case& c, const Result& exact, Precision precision) const;
   Bounds measured(const Case& c, const Result& exact, Precision precision) const;
   struct MeasuredEvaluations;
   std::shared_ptr<MeasuredEvaluations> start_measured_evaluations(const Case& c, Precision precision) const;

@@ -9,6 +9,10 @@
 //               LeakyReLU′(0) = 1 in GAT, the x/‖x‖ side at AGNN's norm floor. Correct, yet its
 //               gradients differ from the oracle's by O(1) at those points: the control that every
 //               check accepts either convention.
+// `cpu_float32_online_softmax`
+//               cpu_float32 with edge_softmax computed online in one pass (running maximum, the sum
+//               rescaled whenever it grows) and its backward in the distributive form from a
+//               recomputed alpha: a correct softmax the per-row bound must accept.
 //
 //   auto oracle = gnncheck::make_oracle_system();
 //   gnncheck::Result r = oracle->evaluate(c);
@@ -23,5 +27,6 @@ namespace gnncheck {
 std::unique_ptr<System> make_oracle_system();
 std::unique_ptr<System> make_cpu_float32_system();
 std::unique_ptr<System> make_cpu_float32_right_derivatives_system();
+std::unique_ptr<System> make_cpu_float32_online_softmax_system();
 
 }  // namespace gnncheck

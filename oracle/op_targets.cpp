@@ -69,8 +69,15 @@ TargetDef make_target(TargetSpec spec, ShapesFn input_shapes, ShapesFn output_sh
   return def;
 }
 
+// Every input arrives in float64 and is rounded once to the declared precision (one rounding per
+// factor); a product adds one: r counts those roundings per term besides the k additions of the sum.
+TargetDef with_closed_form(TargetDef def, int extra_roundings, std::string why) {
+  def.spec.tolerance = {ToleranceKind::closed_form, extra_roundings, std::move(why)};
+  return def;
+}
+
 TargetDef spmm_target() {
-  return make_target(
+  return with_closed_form(make_target(
       {"spmm", false, "Y = A·X, sum over each destination's in-neighbors",
        {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}}, {features_attribute()}, false,
        "y[i] = Σ_{e ∈ row i} x[col_e]",
@@ -84,11 +91,12 @@ TargetDef spmm_target() {
         ev.outputs["y"] = spmm_forward(g, get(in, "x"));
         if (!gout.empty()) ev.gradients["x"] = spmm_backward(g, get(gout, "y"));
         return ev;
-      });
+      }),
+      1, "x rounded to the declared precision");
 }
 
 TargetDef spmm_transposed_target() {
-  return make_target(
+  return with_closed_form(make_target(
       {"spmm_transposed", false, "Z = Aᵀ·Y, sum over each source's out-neighbors",
        {{"y", TensorKind::dst_nodes, true}}, {{"z", TensorKind::src_nodes, true}}, {features_attribute()}, false,
        "z[j] = Σ_{e: col_e = j} y[row_e]",
@@ -105,11 +113,12 @@ TargetDef spmm_transposed_target() {
         ev.outputs["z"] = spmm_transposed_forward(g, get(in, "y"));
         if (!gout.empty()) ev.gradients["y"] = spmm_transposed_backward(g, get(gout, "z"));
         return ev;
-      });
+      }),
+      1, "y rounded to the declared precision");
 }
 
 TargetDef spmm_ve_target() {
-  return make_target(
+  return with_closed_form(make_target(
       {"spmm_ve", false, "Y[i,h] = Σ_e w[e,h]·X[col_e,h], edge-weighted SpMM per head",
        {{"edge_values", TensorKind::edges, true}, {"x", TensorKind::src_nodes, true}},
        {{"y", TensorKind::dst_nodes, true}},
@@ -136,11 +145,12 @@ TargetDef spmm_ve_target() {
           ev.gradients["x"] = std::move(grads.grad_x);
         }
         return ev;
-      });
+      }),
+      3, "w and x rounded, their product");
 }
 
 TargetDef spmm_ve_transposed_target() {
-  return make_target(
+  return with_closed_form(make_target(
       {"spmm_ve_transposed", false, "Z[j,h] = Σ_{e: col_e = j} w[e,h]·Y[row_e,h], edge-weighted Aᵀ per head",
        {{"edge_values", TensorKind::edges, true}, {"y", TensorKind::dst_nodes, true}},
        {{"z", TensorKind::src_nodes, true}},
@@ -168,11 +178,12 @@ TargetDef spmm_ve_transposed_target() {
           ev.gradients["y"] = std::move(grads.grad_y);
         }
         return ev;
-      });
+      }),
+      3, "w and y rounded, their product");
 }
 
 TargetDef sddmm_dot_target() {
-  return make_target(
+  return with_closed_form(make_target(
       {"sddmm_dot", false, "e[k,h] = ⟨U[row_k,h], V[col_k,h]⟩ on every edge, per head",
        {{"u", TensorKind::dst_nodes, true}, {"v", TensorKind::src_nodes, true}},
        {{"e", TensorKind::edges, true}},
@@ -202,11 +213,12 @@ TargetDef sddmm_dot_target() {
           ev.gradients["v"] = std::move(grads.grad_v);
         }
         return ev;
-      });
+      }),
+      3, "u and v rounded, their product");
 }
 
 TargetDef sddmm_add_target() {
-  return make_target(
+  return with_closed_form(make_target(
       {"sddmm_add", false, "e[k,h] = a[row_k,h] + b[col_k,h] on every edge (GAT's logits)",
        {{"a", TensorKind::dst_nodes, true}, {"b", TensorKind::src_nodes, true}},
        {{"e", TensorKind::edges, true}},
@@ -231,11 +243,12 @@ TargetDef sddmm_add_target() {
           ev.gradients["b"] = std::move(grads.grad_v);
         }
         return ev;
-      });
+      }),
+      2, "a and b rounded (the backward sums grad_e rounded once)");
 }
 
 TargetDef edge_softmax_target() {
-  return make_target(
+  TargetDef def = make_target(
       {"edge_softmax", false, "softmax of edge logits over each destination's in-edges, per head",
        {{"logits", TensorKind::edges, true}}, {{"alpha", TensorKind::edges, true}}, {heads_attribute()}, false,
        "alpha[k, h] = exp(logits[k, h] − m[i, h]) / Σ_{k' ∈ row i} exp(logits[k', h] − m[i, h]),  i = row_k,  "
@@ -256,13 +269,15 @@ TargetDef edge_softmax_target() {
         if (!gout.empty()) ev.gradients["logits"] = edge_softmax_backward(g, ev.outputs["alpha"], get(gout, "alpha"));
         return ev;
       });
+  def.spec.tolerance = {ToleranceKind::softmax_per_row};
+  return def;
 }
 
 TargetDef eshuffle_target(bool inverse) {
   const std::string name = inverse ? "eshuffle_inverse" : "eshuffle";
   const TensorKind from = inverse ? TensorKind::edges_csc : TensorKind::edges;
   const TensorKind to = inverse ? TensorKind::edges : TensorKind::edges_csc;
-  return make_target(
+  return with_closed_form(make_target(
       {name, false,
        inverse ? "edge tensor from CSC order back to edge-id order: y[edge_perm[p]] = x[p]"
                : "edge tensor from edge-id order to CSC order: y[p] = x[edge_perm[p]]",
@@ -289,11 +304,16 @@ TargetDef eshuffle_target(bool inverse) {
           ev.gradients["x"] = inverse ? eshuffle_inverse_backward(g, gy) : eshuffle_backward(g, gy);
         }
         return ev;
-      });
+      }),
+      1, "a copy of a rounded value");
 }
 
+// ŵ = 1/sqrt(d_i·d_j) costs up to 5 roundings (two rsqrt or sqrt+divide, their product) when formed
+// per edge; scaling rows before and after the sum costs the same; plus x rounded and the product: 8
+// covers every order of normalize and aggregate. A failing gradient is compared with the backward
+// normalized on the wrong side.
 TargetDef normalized_spmm_target() {
-  return make_target(
+  TargetDef def = with_closed_form(make_target(
       {"normalized_spmm", false, "Y = Â·X with Â the symmetric or row-mean degree normalization of A",
        {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}},
        {norm_attribute(), {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}, features_attribute()}, false,
@@ -321,7 +341,10 @@ TargetDef normalized_spmm_target() {
         ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"), source_degree);
         if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"), source_degree);
         return ev;
-      });
+      }),
+      8, "x rounded, the degree factors (sqrt, divide, product: ≤ 5), the product, a row scaling");
+  def.spec.diagnosis = FailureDiagnosis::normalization_side;
+  return def;
 }
 
 }  // namespace

@@ -158,6 +158,7 @@ std::string describe_target(const TargetDef& def) {
     out += "\nAttributes (default; meaning):\n";
     for (const auto& a : spec.attributes) out += fmt::format("  {:<16} {:<10} {}\n", a.name, gnncheck::to_string(a.default_value), a.help);
   }
+  out += fmt::format("\nTolerance (how checks bound each element; checks/README.md derives it):\n  {}\n", describe(spec.tolerance));
   return out;
 }
 
@@ -192,6 +193,7 @@ std::string targets_markdown() {
       out += "\nAttributes:\n";
       for (const auto& a : spec.attributes) out += fmt::format("- `{}` (default {}): {}\n", a.name, gnncheck::to_string(a.default_value), a.help);
     }
+    out += fmt::format("\nTolerance: {}.\n", describe(spec.tolerance));
   }
   out += fmt::format("\n{}\n", kTargetsMarkdownEnd);
   return out;

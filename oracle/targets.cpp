@@ -18,6 +18,39 @@ std::string_view to_string(TensorKind k) {
   return "unknown";
 }
 
+std::string_view to_string(ToleranceKind k) {
+  switch (k) {
+    case ToleranceKind::closed_form: return "closed_form";
+    case ToleranceKind::measured: return "measured";
+    case ToleranceKind::softmax_per_row: return "softmax_per_row";
+  }
+  return "unknown";
+}
+
+std::string describe(const ToleranceRule& rule) {
+  std::string out;
+  switch (rule.kind) {
+    case ToleranceKind::closed_form:
+      out = fmt::format("closed form: 2·γ_(k+{})·Σ|a||b| per element, k = the terms summed into it, r = {}: {}",
+                        rule.extra_roundings, rule.extra_roundings, rule.why);
+      break;
+    case ToleranceKind::measured:
+      out = "measured: 16 × the float32 oracle's largest error over three summation orders (CSR, rows reversed, rows "
+            "shuffled) + 2·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer)";
+      break;
+    case ToleranceKind::softmax_per_row:
+      out = "per row, relative to alpha: |α̂_k − α_k| ≤ α_k·(e^Λ − 1) + φ, Λ = γ_(6d + 30L + 9·ln d + 12) (d = the row's "
+            "length, L = its largest |logit|; any summation order, running-max rescaling, fast exp), φ from the "
+            "format's smallest normal; the logits gradient within α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), β from Λ and "
+            "γ_(d+8); rows where the analysis gives no bound (N·u ≥ 1/2) fall back to the measured model";
+      break;
+  }
+  for (ToleranceFloor f : rule.floors)
+    if (f == ToleranceFloor::gat_attention)
+      out += "; plus edge_softmax's backward rounding propagated through the layer into att_src, att_dst, weight and x";
+  return out;
+}
+
 const std::vector<TargetDef>& all_targets() {
   static const std::vector<TargetDef> targets = [] {
     std::vector<TargetDef> all = op_targets();

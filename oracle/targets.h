@@ -40,6 +40,47 @@ struct AttributeSpec {
   std::string help;  // one line: meaning and allowed values
 };
 
+// How the tolerance model (checks/tolerance.cpp) bounds a target's outputs and gradients. The
+// catalogue declares the rule; checks/ implements each kind once and dispatches on the declaration.
+// Derivations: checks/README.md, "The tolerance model".
+enum class ToleranceKind {
+  // 2·γ_(k+r)·Σ|a||b| per element: a sum of k products with nonnegative structural coefficients,
+  // each term seeing r further roundings.
+  closed_form,
+  // A multiple of the error the oracle's own code makes in float32 in three summation orders, plus
+  // a normwise γ floor: targets without a closed form.
+  measured,
+  // Softmax over each destination row: |α̂_k − α_k| ≤ α_k·(e^Λ − 1) + floor with Λ from the row's
+  // length and largest logit; the logits gradient relative to α_k·(|ᾱ_k| + Σ_row α|ᾱ|).
+  softmax_per_row,
+};
+std::string_view to_string(ToleranceKind k);
+
+// A term a rule adds for one target beyond its kind's own.
+enum class ToleranceFloor {
+  // GAT: edge_softmax's backward rounding propagated through the layer into att_src, att_dst,
+  // weight and x (near one-hot rows, where the softmax gradient cancels).
+  gat_attention,
+};
+
+struct ToleranceRule {
+  ToleranceKind kind = ToleranceKind::measured;
+  int extra_roundings = 0;  // closed_form: r in n = k + r
+  std::string why = {};     // closed_form: what the r roundings are, one line
+  std::vector<ToleranceFloor> floors = {};
+};
+
+// What a failing check can add about the way a target was computed wrongly.
+enum class FailureDiagnosis {
+  none,
+  // normalized_spmm: does the gradient match the backward normalized on the wrong side (the
+  // forward's order of D_dst and D_src)?
+  normalization_side,
+};
+
+// One line for `gnncheck list TARGET` and adapters/PROTOCOL.md: the rule in words.
+std::string describe(const ToleranceRule& rule);
+
 struct TargetSpec {
   std::string name;
   bool is_layer = false;
@@ -55,6 +96,8 @@ struct TargetSpec {
   // empty rows, bias shapes, …), one sentence each.
   std::string formula = {};
   std::vector<std::string> conventions = {};
+  ToleranceRule tolerance = {};
+  FailureDiagnosis diagnosis = FailureDiagnosis::none;
 };
 
 template <class T>

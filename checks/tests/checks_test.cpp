@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
@@ -70,13 +71,122 @@ TEST(Tolerance, ClosedFormIsGammaKTimesAbsoluteSum) {
   EXPECT_NE(b.model.find("closed form"), std::string::npos);
 }
 
-TEST(Tolerance, MeasuredModelForSoftmaxAndLayers) {
-  for (const std::string target : {"edge_softmax", "gat"}) {
-    const Case c = random_case(target);
-    const Bounds b = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
-    EXPECT_NE(b.model.find("measured"), std::string::npos) << target;
-    for (const auto& [label, t] : b.tensors)
-      for (double x : t.values()) EXPECT_TRUE(std::isfinite(x) && x >= 0) << target << " " << label;
+TEST(Tolerance, MeasuredModelForLayers) {
+  const Case c = random_case("gat");
+  const Bounds b = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
+  EXPECT_NE(b.model.find("measured"), std::string::npos);
+  for (const auto& [label, t] : b.tensors)
+    for (double x : t.values()) EXPECT_TRUE(std::isfinite(x) && x >= 0) << label;
+}
+
+double worst_ratio(const Verdict& v) {
+  double worst = 0.0;
+  for (const auto& tc : v.comparisons) worst = std::max(worst, tc.worst_ratio);
+  return worst;
+}
+
+// One destination row of `hub` edges (sources 0 … hub−1) followed by `singles` rows of one edge
+// each; logits spread evenly over [magnitude − 1, magnitude], ascending along the hub row (every
+// new edge a new maximum: the most rescalings an online softmax can make).
+Case hub_softmax_case(index_t hub, index_t singles, double magnitude) {
+  std::vector<index_t> row_ptr{0}, col_idx;
+  for (index_t j = 0; j < hub; ++j) col_idx.push_back(j);
+  row_ptr.push_back(hub);
+  for (index_t i = 0; i < singles; ++i) {
+    col_idx.push_back(i % hub);
+    row_ptr.push_back(static_cast<index_t>(col_idx.size()));
+  }
+  auto g = std::make_shared<const Graph>(Graph::from_csr(1 + singles, hub, row_ptr, col_idx));
+  Case c = oracle::make_random_case(oracle::find_target("edge_softmax"), g, {}, 5);
+  Tensor& logits = c.inputs.at("logits");
+  for (index_t k = 0; k < logits.size(); ++k)
+    logits[k] = magnitude - 1.0 + (k < hub ? static_cast<double>(k) / static_cast<double>(hub) : 0.5);
+  return c;
+}
+
+TEST(Tolerance, SoftmaxPerRowIsRelativeToEachAlpha) {
+  const Case c = random_case("edge_softmax", {{"heads", std::int64_t{2}}});
+  const Result exact = oracle::evaluate(c);
+  const Bounds b = ToleranceModel().bounds(c, exact, Precision::float32);
+  EXPECT_NE(b.model.find("softmax per row"), std::string::npos) << b.model;
+  const Tensor& alpha = exact.outputs.at("alpha");
+  const Tensor& bound = b.tensors.at("output alpha");
+  for (index_t k = 0; k < alpha.size(); ++k) {
+    EXPECT_LT(bound[k], 1e-4 * alpha[k] + 1e-30) << k;  // rows of ≤ 3 edges, |logits| ≤ a few
+    EXPECT_GT(bound[k], 6 * std::ldexp(1.0, -24) * alpha[k]) << k;
+  }
+  for (double x : b.tensors.at("gradient logits").values()) EXPECT_TRUE(std::isfinite(x) && x >= 0);
+}
+
+// The blind spot of the measured model on long rows: its normwise term grows with the row's length
+// and exceeded every alpha of a hub row, so a softmax whose row sum overflowed (alpha = 0 on the
+// whole row) passed. Each exp(s) with s ≤ 88 is finite in float32; their sum over 10^5 edges is not.
+TEST(Tolerance, SoftmaxWhoseRowSumOverflowsIsCaughtOnAHubRow) {
+  const Case c = hub_softmax_case(100000, 2000, 88.0);
+  auto no_max = make_replica("fusegnn_softmax_no_max", make_cpu_float32_system());
+  const Result got = no_max->evaluate(c);
+  ASSERT_TRUE(got.ok()) << got.message;
+  EXPECT_EQ(got.outputs.at("alpha")[0], 0.0);  // the overflowed row, not NaN
+  EXPECT_TRUE(std::isfinite(got.outputs.at("alpha")[0]));
+  const Verdict v = differential(*no_max, c);
+  EXPECT_EQ(v.conclusion, Conclusion::fail) << one_line(v);
+  std::printf("fusegnn_softmax_no_max (float32): worst %.3g of the bound\n", worst_ratio(v));
+  for (auto& correct : {make_cpu_float32_system(), make_cpu_float32_online_softmax_system()}) {
+    const Verdict ok = differential(*correct, c);
+    EXPECT_EQ(ok.conclusion, Conclusion::pass) << correct->name() << ": " << one_line(ok);
+    std::printf("%s: worst %.3g of the bound\n", correct->name().c_str(), worst_ratio(ok));
+  }
+}
+
+// bfloat16 on a row of 100 edges: N·u = (600 + …)·2^-8 > 1/2, the analysis bounds nothing, and that
+// row keeps the measured model; the one-edge rows keep the per-row bound.
+TEST(Tolerance, SoftmaxRowsTheAnalysisCannotBoundKeepTheMeasuredModel) {
+  const Case c = hub_softmax_case(100, 10, 1.0);
+  const Result exact = oracle::evaluate(c);
+  const Bounds b = ToleranceModel().bounds(c, exact, Precision::bfloat16);
+  EXPECT_NE(b.model.find("1 of 11 rows on the measured model"), std::string::npos) << b.model;
+  const Tensor& bound = b.tensors.at("output alpha");
+  for (index_t k = 0; k < bound.size(); ++k) EXPECT_TRUE(std::isfinite(bound[k]) && bound[k] > 0) << k;
+  const double n_single = 6.0 + 30.0 * 0.5 + 12.0;  // a one-edge row: d = 1, L = 0.5, ln d = 0
+  EXPECT_NEAR(bound[100], std::expm1(gamma(n_single, std::ldexp(1.0, -8)) + 2 * std::ldexp(1.0, -126)) + 3 * std::ldexp(1.0, -126),
+              1e-12);
+}
+
+// A system that returns cpu_float32's answer with destination 0's alpha (and logits gradient)
+// replaced by `value`.
+class OneRowReplaced final : public System {
+ public:
+  explicit OneRowReplaced(double value) : value_(value) {}
+  std::string name() const override { return "one_row_replaced"; }
+  bool supports(const std::string& target) const override { return target == "edge_softmax"; }
+  Precision precision(const std::string&) const override { return Precision::float32; }
+  Result evaluate(const Case& c) override {
+    Result r = float32_->evaluate(c);
+    for (index_t k = c.graph->row_ptr()[0]; k < c.graph->row_ptr()[1]; ++k) {
+      r.outputs.at("alpha")[k] = value_;
+      if (r.gradients.count("logits")) r.gradients.at("logits")[k] = value_;
+    }
+    return r;
+  }
+
+ private:
+  double value_;
+  std::unique_ptr<System> float32_ = make_cpu_float32_system();
+};
+
+TEST(Tolerance, AnAllZeroOrNanSoftmaxRowOfAMillionEdgesFails) {
+  const Case c = hub_softmax_case(1000000, 1000, 80.0);
+  for (double value : {0.0, std::nan(""), static_cast<double>(INFINITY)}) {
+    OneRowReplaced wrong(value);
+    const Verdict v = differential(wrong, c);
+    EXPECT_EQ(v.conclusion, Conclusion::fail) << value << ": " << one_line(v);
+    std::printf("destination 0's alpha = %g: worst %.3g of the bound\n", value, worst_ratio(v));
+  }
+  // The correct ones on the same row, the online softmax rescaling at every one of its edges.
+  for (auto& correct : {make_cpu_float32_system(), make_cpu_float32_online_softmax_system()}) {
+    const Verdict ok = differential(*correct, c);
+    EXPECT_EQ(ok.conclusion, Conclusion::pass) << correct->name() << ": " << one_line(ok);
+    std::printf("%s: worst %.3g of the bound\n", correct->name().c_str(), worst_ratio(ok));
   }
 }
 
@@ -92,10 +202,11 @@ TEST(Tolerance, LowerPrecisionGivesLooserBounds) {
 TEST(Checks, CorrectSystemsPassEveryCheckOnEveryTarget) {
   auto oracle_system = make_oracle_system();
   auto float32 = make_cpu_float32_system();
+  auto online_softmax = make_cpu_float32_online_softmax_system();
   for (const auto& def : oracle::all_targets()) {
     Attributes attrs;
     const Case c = random_case(def.spec.name, attrs, 5);
-    for (System* s : {oracle_system.get(), float32.get()}) {
+    for (System* s : {oracle_system.get(), float32.get(), online_softmax.get()}) {
       for (CheckKind kind : all_check_kinds()) {
         const Verdict v = run_check(kind, *s, c);
         EXPECT_TRUE(v.passed() || v.conclusion == Conclusion::not_applicable) << one_line(v) << "\n" << v.message;

@@ -3,7 +3,8 @@
 // systems — cpu_float32, cpu_float32_shuffled_rows (a summation order the tolerance model never
 // samples), the float64 oracle, and on the targets with a kink (GIN, GAT, AGNN: checks/kinks.h)
 // cpu_float32_right_derivatives, the other one-sided derivative at every kink (elsewhere it is
-// cpu_float32 exactly). No case may fail; a (system, target, check) whose check applies
+// cpu_float32 exactly), and on edge_softmax cpu_float32_online_softmax (a running-max softmax in one
+// pass, its backward in the distributive form). No case may fail; a (system, target, check) whose check applies
 // must have conclusive cases; the counts of not-applicable and inconclusive cases are printed.
 //
 // GNNCHECK_CAMPAIGN_CASES (compile definition; the environment variable of the same name
@@ -73,9 +74,11 @@ TEST_P(Campaign, NoCheckRaisesAFalseAlarmOnACorrectSystem) {
   auto float32 = make_cpu_float32_system();
   auto oracle_system = make_oracle_system();
   auto right_derivatives = make_cpu_float32_right_derivatives_system();
+  auto online_softmax = make_cpu_float32_online_softmax_system();
   testing::ShuffledOrderFloat32 shuffled;
   std::vector<System*> systems{float32.get(), &shuffled, oracle_system.get()};
   if (target == "gin" || target == "gat" || target == "agnn") systems.push_back(right_derivatives.get());
+  if (target == "edge_softmax") systems.push_back(online_softmax.get());
   const int cases = env_int("GNNCHECK_CAMPAIGN_CASES", GNNCHECK_CAMPAIGN_CASES);
   const auto seed = static_cast<std::uint64_t>(env_int("GNNCHECK_CAMPAIGN_SEED", 2027));
   for (CheckKind check : checks::all_check_kinds()) {
