@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/agnn_floor.h"
 #include "checks/case_transforms.h"
 #include "core/error.h"
 #include "core/parallel.h"
@@ -563,6 +564,7 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
     b.tensors.emplace(nt.label, std::move(bound));
   }
   if (c.target == "gat") add_gat_attention_floor(c, u, options_.safety_factor, b.tensors);
+  if (c.target == "agnn") add_agnn_attention_floor(c, u, options_.safety_factor, b.tensors);
   return b;
 }
 
