@@ -19,8 +19,9 @@ reduction order of a GPU kernel whose lanes take every K-th element). With K = 4
 of checks/README.md's AGNN section gives PyG-on-CUDA's beta gradient bit for bit.
 
 --bug drops a gradient on purpose (a wrong AGNN every check must fail): `beta` (no beta gradient),
-`attention` (alpha treated as a constant in the backward), `transposed` (messages gathered from the
-destination: x_i instead of x_j, a forward that is A-for-Aᵀ's).
+`attention` (the attention's x gradient dropped: the normalized rows
+are constants of the backward; beta's gradient kept), `a_for_at` (the aggregation's x gradient
+sent along A instead of Aᵀ: grad_x[dst] += alpha·ȳ[src], the forward unchanged).
 """
 
 import argparse
@@ -73,14 +74,34 @@ def agnn_forward(case, x, beta):
     src, dst = aggregation_edges(case)
     n = x.shape[0]  # PyG propagates over the n_src nodes of x; the first n_dst rows are kept
     x_norm = F.normalize(x, p=2.0, dim=-1)
+    if BUG == "attention":
+        x_norm = x_norm.detach()
     logits = (beta if BUG != "beta" else beta.detach()) * (x_norm.index_select(0, dst) * x_norm.index_select(0, src)).sum(dim=-1)
     alpha = scatter_softmax(logits, dst, n)
-    if BUG == "attention":
-        alpha = alpha.detach()
     order = interleaved_order(x.shape[1], INTERLEAVE)
-    gathered = x.index_select(0, dst if BUG == "transposed" else src).index_select(1, order)
-    y = scatter_sum(gathered * alpha.view(-1, 1), dst, n).index_select(1, torch.argsort(order))
+    if BUG == "a_for_at":
+        y = AggregationWithABackward.apply(alpha, x, src, dst, n)
+    else:
+        gathered = x.index_select(0, src).index_select(1, order)
+        y = scatter_sum(gathered * alpha.view(-1, 1), dst, n).index_select(1, torch.argsort(order))
     return y[: case.graph.n_dst]
+
+
+class AggregationWithABackward(torch.autograd.Function):
+    """y = Σ_e alpha_e·x_src(e) into dst(e), with a wrong x gradient: along A (grad_x[dst] += alpha·ȳ[src])."""
+
+    @staticmethod
+    def forward(ctx, alpha, x, src, dst, n):
+        ctx.save_for_backward(alpha, x, src, dst)
+        ctx.n = n
+        return scatter_sum(x.index_select(0, src) * alpha.view(-1, 1), dst, n)
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        alpha, x, src, dst = ctx.saved_tensors
+        grad_alpha = (grad_y.index_select(0, dst) * x.index_select(0, src)).sum(dim=-1)
+        grad_x = scatter_sum(grad_y.index_select(0, src) * alpha.view(-1, 1), dst, ctx.n)
+        return grad_alpha, grad_x, None, None, None
 
 
 def interleaved_order(features, stride):
@@ -109,7 +130,7 @@ def agnn(case):
 def main():
     global BUG, INTERLEAVE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bug", choices=["beta", "attention", "transposed"], default=None,
+    parser.add_argument("--bug", choices=["beta", "attention", "a_for_at"], default=None,
                         help="a wrong AGNN on purpose (see the module's text)")
     parser.add_argument("--interleave", type=int, default=1, help="feature order of the message reduction (see above)")
     args = parser.parse_args()
