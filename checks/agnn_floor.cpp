@@ -18,7 +18,9 @@ constexpr double kNormFloor = 1e-12;  // oracle/layers/agnn.cpp: x / max(‖x‖
 }  // namespace
 
 void add_agnn_attention_floor(const Case& c, double u, double safety, std::map<std::string, Tensor>& tensors) {
-  if (!c.inputs.count("x") || !c.parameters.count("beta") || !c.grad_outputs.count("y")) return;
+  if (!c.inputs.count("x") || !c.parameters.count("beta") || !c.grad_outputs.count("y") ||
+      c.parameters.at("beta").size() != 1)
+    return;
   const auto cfg =
       oracle::layers::AgnnConfig::from_attributes(oracle::with_defaults(oracle::find_target("agnn").spec, c.attributes));
   std::optional<Graph> looped;  // no copy of the case's graph when the layer adds no self-loops
