@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/agnn_floor.h"
 #include "checks/case_transforms.h"
 #include "core/error.h"
 #include "core/parallel.h"
@@ -551,8 +552,10 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
     }
     b.tensors.emplace(nt.label, std::move(bound));
   }
-  for (oracle::ToleranceFloor floor : spec.tolerance.floors)
+  for (oracle::ToleranceFloor floor : spec.tolerance.floors) {
     if (floor == oracle::ToleranceFloor::gat_attention) add_gat_attention_floor(c, u, options_.safety_factor, b.tensors);
+    if (floor == oracle::ToleranceFloor::agnn_attention) add_agnn_attention_floor(c, u, options_.safety_factor, b.tensors);
+  }
   return b;
 }
 

@@ -45,9 +45,13 @@ std::string describe(const ToleranceRule& rule) {
             "γ_(d+8); rows where the analysis gives no bound (N·u ≥ 1/2) fall back to the measured model";
       break;
   }
-  for (ToleranceFloor f : rule.floors)
+  for (ToleranceFloor f : rule.floors) {
     if (f == ToleranceFloor::gat_attention)
       out += "; plus edge_softmax's backward rounding propagated through the layer into att_src, att_dst, weight and x";
+    if (f == ToleranceFloor::agnn_attention)
+      out += "; plus the softmax backward's rounding per edge carried to beta through |cos| and to x through the "
+             "normalization's Jacobian (growing as 1/‖x_j‖ near zero rows)";
+  }
   return out;
 }
 
