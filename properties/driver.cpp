@@ -40,15 +40,25 @@ std::optional<CaseFailure> RandomCaseSource::draw(CaseJudge& judge) {
   // one assertion) is what shrinking depends on: the same seed shrinks to the same minimal case.
   std::optional<CaseFailure> last_failure;
   std::optional<CaseSpec> last_spec;
+  // A stop fails the property at once (RapidCheck has no other way to end early) and discards every
+  // shrinking attempt after it unchecked, so the run ends within one round of shrink candidates.
+  bool stopping = false;
   const auto property = [&] {
     const CaseSpec spec = *cases;
+    if (stopping) RC_DISCARD("the run is stopping");
     const Case c = build_case(spec);
     checks::Verdict v;
     if (!last_failure) {  // a drawn case: the loop checks and counts it
-      if (judge.judge(c, v) == CaseAnswer::stop) RC_DISCARD("the run is stopping");
+      if (judge.judge(c, v) == CaseAnswer::stop) {
+        stopping = true;
+        RC_FAIL("the run is stopping");
+      }
     } else {  // a shrinking attempt
       std::optional<checks::Verdict> again = judge.recheck(c);
-      if (!again) RC_DISCARD("the run is stopping");
+      if (!again) {
+        stopping = true;
+        RC_DISCARD("the run is stopping");
+      }
       v = std::move(*again);
     }
     if (v.conclusion == checks::Conclusion::unsupported) RC_DISCARD(v.detail);
@@ -63,7 +73,7 @@ std::optional<CaseFailure> RandomCaseSource::draw(CaseJudge& judge) {
                         {.seed = options_.seed, .max_success = options_.cases, .max_size = options_.max_size,
                          .reproduce = options_.reproduce});
   if (run_.outcome == RapidcheckOutcome::error) source_error_ = fmt::format("RapidCheck reported an error: {}", run_.description);
-  if (run_.outcome != RapidcheckOutcome::failure) return std::nullopt;
+  if (run_.outcome != RapidcheckOutcome::failure || stopping) return std::nullopt;
   if (!last_failure) {  // RapidCheck failed outside the check (a generator threw)
     source_error_ = fmt::format("RapidCheck reported a failure outside the check: {}", run_.description);
     return std::nullopt;

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "oracle/cpu_systems.h"
 #include "oracle/random_case.h"
 #include "properties/case_loop.h"
+#include "properties/driver.h"
 
 namespace gnncheck::properties {
 namespace {
@@ -162,6 +164,28 @@ TEST(CaseLoop, AStopEndsTheLoopWithNoFailure) {
   EXPECT_FALSE(out.failure);
   EXPECT_EQ(check.calls, 3) << "nothing is checked once the stop is seen";
   EXPECT_EQ(out.tally.drawn, 2) << "the case whose answer the stop cut short is not counted";
+}
+
+TEST(CaseLoop, AStopEndsTheRandomFamilyAtOnce) {
+  // RapidCheck would otherwise draw all 100,000 cases (or as many discards) before it returns.
+  auto system = make_cpu_float32_system();
+  PropertyOptions options;
+  options.cases = 100000;
+  options.seed = 5;
+  RandomCaseSource source(property_id(checks::CheckKind::differential, system->name(), "spmm"), "spmm", options);
+  int calls = 0;
+  const CaseLoopResult out = run_case_loop(
+      source, {.check =
+                   [&](const Case& c) {
+                     ++calls;
+                     return check_case(checks::CheckKind::differential, *system, c, {});
+                   },
+               .stopping = [&] { return calls >= 3; },
+               .on_counted = {}});
+  EXPECT_TRUE(out.stopped);
+  EXPECT_FALSE(out.failure);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(out.tally.drawn, 2);
 }
 
 TEST(CaseLoop, ACheckThatThrowsIsAnErrorVerdictOnThatCase) {
