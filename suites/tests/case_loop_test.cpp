@@ -10,10 +10,12 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "checks/checks.h"
 #include "oracle/cpu_systems.h"
 #include "properties/counterexample.h"
+#include "reports/writers.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
 
@@ -123,6 +125,13 @@ entries:
     EXPECT_EQ(passed.outcome, reports::Outcome::pass) << passed.message;
     EXPECT_EQ(passed.cases, kCases);
     EXPECT_FALSE(passed.tolerance_model.empty()) << "a passing record keeps how its bound was formed";
+    // report.json says it for both.
+    const nlohmann::json report = nlohmann::json::parse(reports::json_report(run.report));
+    ASSERT_EQ(report["results"].size(), 2u);
+    for (const auto& result : report["results"]) {
+      EXPECT_TRUE(result["tolerance_model"].is_string());
+      EXPECT_FALSE(result["tolerance_model"].get<std::string>().empty()) << result["verdict"];
+    }
 
     const std::vector<fs::path> dirs = case_dirs(run.dir);
     ASSERT_EQ(dirs.size(), 1u) << "exactly one counterexample, for the failing result";
