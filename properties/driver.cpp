@@ -8,14 +8,16 @@
 #include <rapidcheck.h>
 
 #include "core/error.h"
-#include "properties/counterexample.h"
-#include "properties/rapidcheck_runner.h"
 
 namespace gnncheck::properties {
 
 std::string counterexample_name(const std::string& system, const std::string& target, checks::CheckKind check,
                                 std::uint64_t seed) {
   return fmt::format("{}-{}-{}-{}", system, target, to_string(check), seed);
+}
+
+std::string property_id(checks::CheckKind check, const std::string& system, const std::string& target) {
+  return fmt::format("{} {} {}", to_string(check), system, target);
 }
 
 namespace {
@@ -28,73 +30,90 @@ std::string show_case(const CaseSpec& spec) {
 
 }  // namespace
 
+RandomCaseSource::RandomCaseSource(std::string id, const std::string& target, const PropertyOptions& options)
+    : id_(std::move(id)), target_(target), options_(options) {}
+
+std::optional<CaseFailure> RandomCaseSource::draw(CaseJudge& judge) {
+  const rc::Gen<CaseSpec> cases = arbitrary_case(target_, options_.case_options);
+  // RapidCheck evaluates the minimal counterexample last among the failing cases it tries, so the
+  // last failure recorded here is the shrunk one. Every RapidCheck call below (one draw, a discard,
+  // one assertion) is what shrinking depends on: the same seed shrinks to the same minimal case.
+  std::optional<CaseFailure> last_failure;
+  std::optional<CaseSpec> last_spec;
+  // A stop fails the property at once (RapidCheck has no other way to end early) and discards every
+  // shrinking attempt after it unchecked, so the run ends within one round of shrink candidates.
+  bool stopping = false;
+  const auto property = [&] {
+    const CaseSpec spec = *cases;
+    if (stopping) RC_DISCARD("the run is stopping");
+    const Case c = build_case(spec);
+    checks::Verdict v;
+    if (!last_failure) {  // a drawn case: the loop checks and counts it
+      if (judge.judge(c, v) == CaseAnswer::stop) {
+        stopping = true;
+        RC_FAIL("the run is stopping");
+      }
+    } else {  // a shrinking attempt
+      std::optional<checks::Verdict> again = judge.recheck(c);
+      if (!again) {
+        stopping = true;
+        RC_DISCARD("the run is stopping");
+      }
+      v = std::move(*again);
+    }
+    if (v.conclusion == checks::Conclusion::unsupported) RC_DISCARD(v.detail);
+    const bool failed = is_decided_failure(v);
+    if (failed) {
+      last_failure = CaseFailure{.c = c, .verdict = v, .how_found = "", .provenance = {}};
+      last_spec = spec;
+    }
+    RC_ASSERT(!failed);
+  };
+  run_ = run_rapidcheck(property, id_,
+                        {.seed = options_.seed, .max_success = options_.cases, .max_size = options_.max_size,
+                         .reproduce = options_.reproduce});
+  if (run_.outcome == RapidcheckOutcome::error) source_error_ = fmt::format("RapidCheck reported an error: {}", run_.description);
+  if (run_.outcome != RapidcheckOutcome::failure || stopping) return std::nullopt;
+  if (!last_failure) {  // RapidCheck failed outside the check (a generator threw)
+    source_error_ = fmt::format("RapidCheck reported a failure outside the check: {}", run_.description);
+    return std::nullopt;
+  }
+  minimal_ = last_spec;
+  last_failure->how_found = fmt::format("Falsifiable after {} cases and {} shrinks. Minimal case: {}", run_.num_success + 1,
+                                        run_.shrinks, show_case(*last_spec));
+  last_failure->provenance = {.rapidcheck_seed = options_.seed, .reproduce = run_.reproduce, .rerun = ""};
+  return last_failure;
+}
+
 PropertyOutcome run_property(checks::CheckKind check, System& system, const std::string& target,
                              const PropertyOptions& options) {
   PropertyOutcome out;
   out.seed = options.seed;
-  const rc::Gen<CaseSpec> cases = arbitrary_case(target, options.case_options);
-  const std::string id = fmt::format("{} {} {}", to_string(check), system.name(), target);
-
-  // RapidCheck evaluates the minimal counterexample last among the failing cases it tries, so the
-  // last failure recorded here is the shrunk one.
-  std::optional<std::pair<CaseSpec, checks::Verdict>> last_failure;
-  std::optional<Case> last_failing_case;
-  // Counts over the generated cases up to the first failure (not over shrinking attempts).
-  int conclusive = 0, not_applicable = 0, inconclusive = 0, unsupported = 0;
+  const std::string id = property_id(check, system.name(), target);
+  RandomCaseSource source(id, target, options);
   double worst_passing_ratio = 0.0;
-  const auto property = [&] {
-    const CaseSpec spec = *cases;
-    const Case c = build_case(spec);
-    checks::Verdict v;
-    try {
-      v = checks::run_check(check, system, c, options.check_options);
-    } catch (const std::exception& e) {
-      v.check = check;
-      v.system = system.name();
-      v.target = target;
-      v.seed = c.seed;
-      v.conclusion = checks::Conclusion::error;
-      v.message = fmt::format("{} check raised an error on this case: {}", to_string(check), e.what());
-    }
-    const bool counting = !last_failure;  // a shrinking attempt is not one of the drawn cases
-    if (v.conclusion == checks::Conclusion::unsupported) {
-      if (counting) ++unsupported;
-      RC_DISCARD(v.detail);
-    }
-    if (options.on_verdict && counting) options.on_verdict(v);
-    const bool failed = v.conclusion == checks::Conclusion::fail || v.conclusion == checks::Conclusion::error;
-    if (counting) {
-      conclusive += v.passed() ? 1 : 0;
-      not_applicable += v.conclusion == checks::Conclusion::not_applicable ? 1 : 0;
-      inconclusive += v.conclusion == checks::Conclusion::inconclusive ? 1 : 0;
-    }
-    if (counting && v.passed() && v.bound > 0) worst_passing_ratio = std::max(worst_passing_ratio, v.metric / v.bound);
-    if (failed) {
-      last_failure.emplace(spec, v);
-      last_failing_case = c;
-    }
-    RC_ASSERT(!failed);
-  };
-  const RapidcheckRun run = run_rapidcheck(
-      property, id, {.seed = options.seed, .max_success = options.cases, .max_size = options.max_size, .reproduce = options.reproduce});
-
-  out.conclusive = conclusive;
-  out.not_applicable = not_applicable;
-  out.inconclusive = inconclusive;
-  out.unsupported = unsupported;
-  out.cases = conclusive + not_applicable + inconclusive + (last_failure ? 1 : 0);
+  const CaseLoopResult loop = run_case_loop(
+      source, {.check = [&](const Case& c) { return check_case(check, system, c, options.check_options); },
+               .stopping = {},
+               .on_counted =
+                   [&](const checks::Verdict& v) {
+                     if (v.passed() && v.bound > 0) worst_passing_ratio = std::max(worst_passing_ratio, v.metric / v.bound);
+                     if (options.on_verdict) options.on_verdict(v);
+                   }});
+  const RapidcheckRun& run = source.run();
+  const CaseTally& tally = loop.tally;
+  out.conclusive = static_cast<int>(tally.conclusive) - (loop.failure ? 1 : 0);  // the cases that passed
+  out.not_applicable = static_cast<int>(tally.not_applicable);
+  out.inconclusive = static_cast<int>(tally.inconclusive);
+  out.unsupported = static_cast<int>(tally.unsupported);
+  out.cases = static_cast<int>(tally.drawn - tally.unsupported);
   out.worst_passing_ratio = worst_passing_ratio;
+  out.cases_passed = run.num_success;
   const std::string counts = fmt::format("{} of {} cases conclusive ({} not applicable, {} inconclusive, {} unsupported "
                                          "and discarded)",
-                                         conclusive, out.cases, not_applicable, inconclusive, unsupported);
-  auto no_failure_conclusion = [&] {
-    if (conclusive > 0) return checks::Conclusion::pass;
-    if (not_applicable > 0 && inconclusive == 0) return checks::Conclusion::not_applicable;
-    return checks::Conclusion::inconclusive;
-  };
+                                         out.conclusive, out.cases, out.not_applicable, out.inconclusive, out.unsupported);
   if (run.outcome == RapidcheckOutcome::success) {
-    out.conclusion = no_failure_conclusion();
-    out.cases_passed = run.num_success;
+    out.conclusion = conclusion_without_failure(tally);
     out.report = fmt::format("{} {}: {}, worst error {:.3g} of its bound, seed {}",
                              out.passed() ? "OK" : fmt::format("{}", to_string(out.conclusion)), id, counts,
                              worst_passing_ratio, options.seed);
@@ -103,7 +122,6 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   if (run.outcome == RapidcheckOutcome::gave_up) {
     out.gave_up = true;
     out.conclusion = checks::Conclusion::unsupported;
-    out.cases_passed = run.num_success;
     out.report = fmt::format("GAVE UP {} after {} cases: {} (the system declares too many cases unsupported); {}, seed {}",
                              id, run.num_success, run.description, counts, options.seed);
     return out;
@@ -113,27 +131,17 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
     out.report = fmt::format("ERROR {}: {}", id, run.description);
     return out;
   }
-  out.conclusion = last_failure && last_failure->second.conclusion == checks::Conclusion::error
-                       ? checks::Conclusion::error
-                       : checks::Conclusion::fail;
-  out.cases_passed = run.num_success;
+  out.conclusion = loop.failure && loop.failure->verdict.conclusion == checks::Conclusion::error ? checks::Conclusion::error
+                                                                                                  : checks::Conclusion::fail;
   out.shrinks = run.shrinks;
   out.reproduce = run.reproduce;
   std::string story = fmt::format("FAILED {}: falsifiable after {} tests and {} shrinks (seed {}); before it {}.\n", id,
                                   run.num_success + 1, out.shrinks, options.seed, counts);
-  if (last_failure) {
-    auto& [spec, verdict] = *last_failure;
-    out.minimal = spec;
-    if (!options.counterexample_root.empty() && last_failing_case) {
-      const auto dir = options.counterexample_root / counterexample_name(system.name(), target, check, options.seed);
-      verdict.counterexample_path = dir.string();
-      verdict.rerun_command = replay_command(dir);
-      verdict.message = checks::failure_message(verdict);
-      write_counterexample(dir, *last_failing_case, verdict, {options.seed, out.reproduce, verdict.rerun_command});
-      out.counterexample_path = dir.string();
-    }
-    story += fmt::format("Minimal case: {}\n{}\n", show_case(spec), verdict.message);
-    out.failure = verdict;
+  if (loop.failure) {
+    out.minimal = source.minimal();
+    out.minimal_case = loop.failure->c;
+    out.failure = loop.failure->verdict;
+    story += fmt::format("Minimal case: {}\n{}\n", show_case(*out.minimal), loop.failure->verdict.message);
   } else {
     story += run.description + "\n";
   }

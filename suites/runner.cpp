@@ -10,8 +10,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <random>
-#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -22,17 +20,16 @@
 #include "adapters/sanitizer.h"
 #include "checks/checks.h"
 #include "fixtures/dataset.h"
-#include "fixtures/edge_list.h"
 #include "fixtures/generators.h"
-#include "fixtures/matrix_market.h"
 #include "core/error.h"
 #include "core/splitmix64.h"
-#include "oracle/random_case.h"
 #include "oracle/selfcheck.h"
 #include "oracle/targets.h"
+#include "properties/case_loop.h"
 #include "properties/counterexample.h"
 #include "properties/driver.h"
 #include "reports/counterexample_case.h"
+#include "suites/family_case_source.h"
 #include "training/accuracy_gate.h"
 #include "training/task.h"
 
@@ -95,31 +92,6 @@ ResultRecord skeleton(const Task& t) {
   r.seed = t.seed;
   return r;
 }
-
-// What one case of a check came to. (One place maps a verdict onto it; both case loops use it.)
-enum class CaseKind {
-  decided,         // the system answered and the check judged it: passed or failed
-  unsupported,     // the system declined the case
-  not_applicable,  // the check has nothing to say about this case
-  inconclusive,    // the check ran but could not decide (e.g. a kink on every probed input)
-};
-
-CaseKind case_kind(const checks::Verdict& v) {
-  switch (v.conclusion) {
-    case checks::Conclusion::unsupported: return CaseKind::unsupported;
-    case checks::Conclusion::not_applicable: return CaseKind::not_applicable;
-    case checks::Conclusion::inconclusive: return CaseKind::inconclusive;
-    default: return CaseKind::decided;  // pass, fail, and an error (which fails)
-  }
-}
-
-bool case_passed(const checks::Verdict& v) { return v.passed(); }
-
-// What the cases of one task came to, whichever loop drew them.
-struct CaseTally {
-  std::int64_t drawn = 0, conclusive = 0, unsupported = 0, not_applicable = 0, inconclusive = 0;
-  std::string first_unsupported, first_not_applicable, first_inconclusive;
-};
 
 std::string signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";
@@ -456,35 +428,38 @@ class Executor {
     return line;
   }
 
-  // Where a failing case is saved, and the one command that re-runs it. A case that passes on a
-  // fresh system failed only because of what the system had evaluated before (a stateful bug): the
-  // saved case alone would not reproduce it, so the re-run line is the whole entry's sequence.
-  void record_failure(const Task& t, const Case& failing, checks::Verdict v, const std::string& how_found,
-                      ResultRecord& r, const std::filesystem::path& already_saved) {
-    r.outcome = v.system_status == Status::ok ? Outcome::fail : Outcome::error;
+  // The one record of a failing case: where it is saved (through the one counterexample writer),
+  // and the one command that re-runs it. A case that passes on a fresh system failed only because of
+  // what the system had evaluated before (a stateful bug): the saved case alone would not reproduce
+  // it, so the re-run line is the whole entry's sequence.
+  void record_failure(const Task& t, const properties::CaseFailure& failure, ResultRecord& r) {
+    checks::Verdict v = failure.verdict;
+    const Case& failing = failure.c;
+    const bool system_answered = v.system_status == Status::ok && v.conclusion == checks::Conclusion::fail;
+    r.outcome = system_answered ? Outcome::fail : Outcome::error;
     fill_from_verdict(r, v);
     std::string note;
     bool reproduces_fresh = true;
     const SystemEntry& entry = systems_.find(t.label.system);
-    if (entry.make && v.system_status == Status::ok && !stopping()) {
+    if (entry.make && system_answered && !stopping()) {
       // The saved case alone on a new instance (a new process for an adapter or plugin).
       std::unique_ptr<System> fresh = entry.make();
-      const checks::Verdict again = checks::run_check(v.check, *fresh, failing, check_options(t));
-      reproduces_fresh = !case_passed(again);
+      const checks::Verdict again = properties::check_case(v.check, *fresh, failing, check_options(t));
+      reproduces_fresh = !again.passed();
       if (!reproduces_fresh)
         note = "The saved case passes on a fresh instance of the system: the failure needs the evaluations that came "
                "before it (state kept between calls). The re-run line repeats the run's whole sequence in one order.";
     }
-    std::filesystem::path dir = already_saved;
-    if (dir.empty() && !cases_root().empty()) {
-      dir = cases_root() / properties::counterexample_name(t.label.system, t.label.target, v.check, t.seed);
-      properties::write_counterexample(dir, failing, v, {.rapidcheck_seed = 0, .reproduce = "", .rerun = ""});
-    }
     std::string rerun = reproduces_fresh ? rerun_line(t) : rerun_command({}) + " --jobs 1";
-    if (!dir.empty()) {
-      r.counterexample = std::filesystem::relative(dir, options_.report_dir).string();
+    if (!cases_root().empty()) {
+      const std::filesystem::path dir =
+          cases_root() / properties::counterexample_name(t.label.system, t.label.target, v.check, t.seed);
       if (reproduces_fresh) rerun = fmt::format("gnncheck repro {}", shell_quote(dir.string()));
+      properties::CounterexampleProvenance provenance = failure.provenance;
+      provenance.rerun = rerun;
+      properties::write_counterexample(dir, failing, v, provenance);
       write_system_record(dir, entry, rerun);
+      r.counterexample = std::filesystem::relative(dir, options_.report_dir).string();
     }
     r.repro = rerun;
     if (failing.graph) {  // the graph and the worst element, for the reports' drawing of the case
@@ -497,7 +472,7 @@ class Executor {
     // The record carries the counterexample and the one re-run line; the message does not repeat them.
     v.rerun_command.clear();
     v.counterexample_path.clear();
-    r.message = how_found.empty() ? checks::failure_message(v) : how_found + "\n" + checks::failure_message(v);
+    r.message = failure.how_found.empty() ? checks::failure_message(v) : failure.how_found + "\n" + checks::failure_message(v);
     if (!note.empty()) r.message += "\n" + note;
   }
 
@@ -512,16 +487,6 @@ class Executor {
     std::ofstream out(dir / "system.json");
     out << j.dump(2) << "\n";
     if (!out) throw InputError(fmt::format("{}: cannot write", (dir / "system.json").string()));
-    // case.json's own re-run line says the same.
-    const auto case_json = dir / "case.json";
-    std::ifstream in(case_json);
-    if (!in) return;
-    nlohmann::ordered_json manifest = nlohmann::ordered_json::parse(in, nullptr, false);
-    in.close();
-    if (manifest.is_discarded() || !manifest.is_object()) return;
-    manifest["rerun"] = rerun;
-    std::ofstream rewrite(case_json);
-    rewrite << manifest.dump(2) << "\n";
   }
 
   checks::CheckOptions check_options(const Task& t) const {
@@ -612,30 +577,6 @@ class Executor {
     else r.outcome = report.tested.ok() ? Outcome::fail : Outcome::error;
   }
 
-  // The graph of case `index` of a non-random family.
-  std::shared_ptr<const Graph> fixed_graph(const GraphFamily& f, std::uint64_t seed) {
-    Attributes params;
-    for (const auto& [k, v] : f.params) params.set(k, v);
-    try {
-      if (f.family == "dataset") return std::make_shared<const Graph>(load_dataset(f.dataset).graph);
-      if (f.family == "csbm") return std::make_shared<const Graph>(make_csbm(csbm_params_from(params), seed).graph);
-      if (f.family == "file") {
-        const bool mtx = std::filesystem::path(f.path).extension() == ".mtx";
-        if (mtx) return std::make_shared<const Graph>(read_matrix_market_graph(f.path, {.max_dimension = f.max_dimension}).graph);
-        return std::make_shared<const Graph>(read_edge_list(f.path, {.num_nodes = f.num_nodes}).graph);
-      }
-      return std::make_shared<const Graph>(make_graph(f.family, params, seed));
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("graphs.{} ({}): {}", f.name, f.location.where(), e.what()));
-    }
-  }
-
-  Attributes pick_attributes(const Task& t, std::mt19937_64& rng) const {
-    Attributes a;
-    for (const auto& choice : t.attributes) a.set(choice.name, choice.values[rng() % choice.values.size()]);
-    return a;
-  }
-
   static void fill_from_verdict(ResultRecord& r, const checks::Verdict& v) {
     r.metric_name = v.metric_name;
     r.metric = v.metric;
@@ -644,50 +585,28 @@ class Executor {
     r.precision = std::string(to_string(v.precision));
   }
 
-  // Counts one case's verdict; returns whether it was conclusive (then it has an error and a bound).
-  static bool tally(CaseTally& tally, const checks::Verdict& v) {
-    ++tally.drawn;
-    switch (case_kind(v)) {
-      case CaseKind::unsupported:
-        ++tally.unsupported;
-        if (tally.first_unsupported.empty()) tally.first_unsupported = v.detail;
-        return false;
-      case CaseKind::not_applicable:
-        ++tally.not_applicable;
-        if (tally.first_not_applicable.empty()) tally.first_not_applicable = v.detail;
-        return false;
-      case CaseKind::inconclusive:
-        ++tally.inconclusive;
-        if (tally.first_inconclusive.empty()) tally.first_inconclusive = v.detail;
-        return false;
-      case CaseKind::decided: ++tally.conclusive; return true;
-    }
-    return false;
-  }
-
   // The outcome of a task none of whose cases failed: only a task with a conclusive case passes.
-  static void decide(const CaseTally& tally, const std::string& target, ResultRecord& r) {
+  static void decide(const properties::CaseTally& tally, const std::string& target, ResultRecord& r) {
     r.cases = tally.drawn;
     r.conclusive = tally.conclusive;
-    std::vector<std::string> rest;
-    if (tally.unsupported) rest.push_back(fmt::format("{} unsupported by the system", tally.unsupported));
-    if (tally.not_applicable) rest.push_back(fmt::format("{} not applicable to the check", tally.not_applicable));
-    if (tally.inconclusive) rest.push_back(fmt::format("{} inconclusive", tally.inconclusive));
-    const std::string counts = fmt::format("{} of {} cases conclusive{}{}", tally.conclusive, tally.drawn, rest.empty() ? "" : ": ",
-                                           fmt::join(rest, ", "));
-    if (tally.conclusive > 0) {
-      r.outcome = Outcome::pass;
-      r.message = counts;
-    } else if (tally.drawn == 0 || tally.unsupported == tally.drawn) {
-      r.outcome = Outcome::not_tested;
-      r.message = fmt::format("{} — the system lists target '{}' as supported but answered none of its cases ({})", counts,
-                              target, tally.first_unsupported.empty() ? "no case was drawn" : tally.first_unsupported);
-    } else if (tally.inconclusive > 0) {
-      r.outcome = Outcome::inconclusive;
-      r.message = fmt::format("{} — nothing was verified (first: {})", counts, tally.first_inconclusive);
-    } else {
-      r.outcome = Outcome::not_applicable;
-      r.message = fmt::format("{} — {}", counts, tally.first_not_applicable);
+    const std::string counts = properties::describe_tally(tally);
+    switch (properties::conclusion_without_failure(tally)) {
+      case checks::Conclusion::pass:
+        r.outcome = Outcome::pass;
+        r.message = counts;
+        break;
+      case checks::Conclusion::unsupported:
+        r.outcome = Outcome::not_tested;
+        r.message = fmt::format("{} — the system lists target '{}' as supported but answered none of its cases ({})", counts,
+                                target, tally.first_unsupported.empty() ? "no case was drawn" : tally.first_unsupported);
+        break;
+      case checks::Conclusion::inconclusive:
+        r.outcome = Outcome::inconclusive;
+        r.message = fmt::format("{} — nothing was verified (first: {})", counts, tally.first_inconclusive);
+        break;
+      default:
+        r.outcome = Outcome::not_applicable;
+        r.message = fmt::format("{} — {}", counts, tally.first_not_applicable);
     }
   }
 
@@ -702,105 +621,56 @@ class Executor {
 
   bool stopping() const { return options_.stop_requested && options_.stop_requested() != 0; }
 
+  // The case source of a task's graph family: the random family shrinks (RapidCheck), the others do not.
   void run_check_task(const Task& t, System& sys, ResultRecord& r) {
     const checks::CheckKind kind = checks::parse_check_kind(t.label.check);
+    if (!t.graphs->shrinks()) {
+      FamilyCaseSource source(*t.graphs, t.label.target, t.attributes, t.entry->cases, t.seed);
+      return run_cases(t, sys, source, r);
+    }
+    if (!t.attributes.empty())
+      throw InputError(fmt::format("attributes of target '{}' cannot be fixed on the random graph family (it draws them); "
+                                   "use a generator family",
+                                   t.label.target));
+    properties::PropertyOptions po;
+    po.cases = static_cast<int>(t.entry->cases);
+    po.seed = t.seed;
+    po.case_options.graph.max_nodes = t.graphs->max_nodes;
+    po.case_options.graph.max_average_degree = t.graphs->max_avg_degree;
+    po.case_options.graph.square_only = t.graphs->square_only;
+    properties::RandomCaseSource source(properties::property_id(kind, sys.name(), t.label.target), t.label.target, po);
+    // RapidCheck keeps its generation state in process-wide globals, so two properties generating
+    // at once corrupt each other (a double free under AddressSanitizer with --jobs 2, and reports
+    // that differ between --jobs values). Properties run one at a time; other checks stay parallel.
+    static std::mutex rapidcheck_mutex;
+    const std::lock_guard rapidcheck_lock(rapidcheck_mutex);
+    run_cases(t, sys, source, r);
+  }
+
+  // The one case loop of a check task (properties/case_loop.h): every drawn case is checked and
+  // counted, a conclusive one plotted; the first decided failure, shrunk when the source can, is
+  // recorded with its counterexample; otherwise the tally decides the outcome.
+  void run_cases(const Task& t, System& sys, properties::CaseSource& source, ResultRecord& r) {
+    const checks::CheckKind kind = checks::parse_check_kind(t.label.check);
     const checks::CheckOptions copts = check_options(t);
-    CaseTally cases;
     double worst_ratio = -1;
-    if (t.graphs->shrinks()) {
-      if (!t.attributes.empty())
-        throw InputError(fmt::format("attributes of target '{}' cannot be fixed on the random graph family (it draws them); "
-                                     "use a generator family",
-                                     t.label.target));
-      properties::PropertyOptions po;
-      po.cases = static_cast<int>(t.entry->cases);
-      po.seed = t.seed;
-      po.counterexample_root = cases_root();
-      po.case_options.graph.max_nodes = t.graphs->max_nodes;
-      po.case_options.graph.max_average_degree = t.graphs->max_avg_degree;
-      po.case_options.graph.square_only = t.graphs->square_only;
-      po.check_options = copts;
-      bool failed = false;
-      // Every generated case up to the first failure (not the shrinking attempts), for the counts
-      // and the error-vs-bound plots.
-      po.on_verdict = [&](const checks::Verdict& v) {
-        if (failed) return;
-        if (!case_passed(v) && case_kind(v) == CaseKind::decided) {
-          failed = true;
-          ++cases.drawn;
-          ++cases.conclusive;
-          return;
-        }
-        if (tally(cases, v)) plot_point(r, v, worst_ratio);
-      };
-      // RapidCheck keeps its generation state in process-wide globals, so two properties generating
-      // at once corrupt each other (a double free under AddressSanitizer with --jobs 2, and reports
-      // that differ between --jobs values). Properties run one at a time; other checks stay parallel.
-      static std::mutex rapidcheck_mutex;
-      const std::lock_guard rapidcheck_lock(rapidcheck_mutex);
-      const properties::PropertyOutcome out = properties::run_property(kind, sys, t.label.target, po);
-      if (stopping()) {
-        // An answer cut short by the stop is no failure of the system: drop what was saved for it.
-        if (!out.counterexample_path.empty()) std::filesystem::remove_all(out.counterexample_path);
-        return interrupted(r);
-      }
-      if (out.failure && out.minimal) {
-        r.cases = cases.drawn;
-        r.conclusive = cases.conclusive;
-        const Case failing = properties::build_case(*out.minimal);
-        std::ostringstream minimal;
-        properties::showValue(*out.minimal, minimal);
-        record_failure(t, failing, *out.failure,
-                       fmt::format("Falsifiable after {} cases and {} shrinks. Minimal case: {}", out.cases_passed + 1,
-                                   out.shrinks, minimal.str()),
-                       r, out.counterexample_path);
-        return;
-      }
-      // Cases the system declined are discarded by RapidCheck and never reach on_verdict.
-      cases.unsupported += out.unsupported;
-      cases.drawn += out.unsupported;
-      if (out.unsupported > 0 && cases.first_unsupported.empty()) cases.first_unsupported = out.report;
-      decide(cases, t.label.target, r);
+    const properties::CaseLoopResult out = properties::run_case_loop(
+        source, {.check = [&](const Case& c) { return properties::check_case(kind, sys, c, copts); },
+                 .stopping = [this] { return stopping(); },
+                 .on_counted =
+                     [&](const checks::Verdict& v) {
+                       if (properties::case_kind(v) == properties::CaseKind::decided) plot_point(r, v, worst_ratio);
+                     }});
+    if (out.stopped) return interrupted(r);
+    r.cases = out.tally.drawn;
+    r.conclusive = out.tally.conclusive;
+    if (out.failure) return record_failure(t, *out.failure, r);
+    if (!out.source_error.empty()) {
+      r.outcome = Outcome::error;
+      r.message = fmt::format("{}; {}", out.source_error, properties::describe_tally(out.tally));
       return;
     }
-
-    // Fixed families: `cases` graphs (one per case seed for generated families), values per seed.
-    std::mt19937_64 rng(t.seed);
-    const auto& def = oracle::find_target(t.label.target);
-    for (std::int64_t i = 0; i < t.entry->cases; ++i) {
-      if (stopping()) return interrupted(r);
-      const std::uint64_t case_seed = splitmix64(t.seed + static_cast<std::uint64_t>(i));
-      auto graph = fixed_graph(*t.graphs, case_seed);
-      if (def.spec.needs_square_graph && !graph->is_square())
-        throw InputError(fmt::format("target '{}' needs a square graph; graphs.{} gives {}", t.label.target, t.graphs->name,
-                                     graph->summary()));
-      Case c = oracle::make_random_case(def, graph, pick_attributes(t, rng), case_seed);
-      if (def.spec.is_layer && graph->n_dst() > graph->n_src()) {
-        // A layer that pairs destination i with source i (self-loops, a node's own features) is not
-        // defined on a block with more destinations than sources: nothing to check, by design.
-        Case forward = c;
-        forward.grad_outputs.clear();
-        const Result defined = oracle::evaluate(forward);
-        if (!defined.ok()) {
-          ++cases.drawn;
-          ++cases.not_applicable;
-          if (cases.first_not_applicable.empty()) cases.first_not_applicable = defined.message;
-          continue;
-        }
-      }
-      const checks::Verdict v = checks::run_check(kind, sys, c, copts);
-      if (stopping()) return interrupted(r);  // an answer cut short by the stop is no failure of the system
-      if (!case_passed(v) && case_kind(v) == CaseKind::decided) {
-        ++cases.drawn;
-        ++cases.conclusive;
-        r.cases = cases.drawn;
-        r.conclusive = cases.conclusive;
-        record_failure(t, c, v, "", r, {});
-        return;
-      }
-      if (tally(cases, v)) plot_point(r, v, worst_ratio);
-    }
-    decide(cases, t.label.target, r);
+    decide(out.tally, t.label.target, r);
   }
 
   void interrupted(ResultRecord& r) const {

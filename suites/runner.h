@@ -3,10 +3,10 @@
 //
 // Each task has its own seed, derived from the suite's seed and the task's names (not from its
 // position), so a task gives the same result whether it runs alone (`--entry`), in parallel
-// (`--jobs`), or in the whole suite. Checks come from checks/checks.h: on the `random` graph family
-// a check runs as a RapidCheck property (properties/driver.h) that shrinks a failing case; on
-// every other family the runner builds `cases` cases over graphs of that family and runs the
-// check on each. A failing case is saved under <report dir>/cases/. Two checks are the runner's
+// (`--jobs`), or in the whole suite. Checks come from checks/checks.h and run in one case loop
+// (properties/case_loop.h) over a case source: the `random` graph family (RapidCheck, which shrinks
+// a failing case; properties/driver.h) or any other family (suites/family_case_source.h). A failing
+// case is saved under <report dir>/cases/. Two checks are the runner's
 // own: `selfcheck` (oracle/selfcheck.h, the oracle against finite differences) and `accuracy` (an
 // accuracy gate: training/driver.h with the system and with the oracle from one initialization).
 //

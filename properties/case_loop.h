@@ -1,0 +1,113 @@
+// gnncheck/properties/case_loop.h — the one case loop of a check: a CaseSource draws cases, the
+// loop checks and counts each, and on the first decided failure the source shrinks it (when it can)
+// and hands back the minimal failing case.
+//
+//   MyCaseSource source;                                   // any CaseSource: drawn cases, shrinking optional
+//   CaseLoopResult out = run_case_loop(source, {.check = [&](const Case& c) { return check_case(kind, sys, c, {}); }});
+//   if (out.failure) save(out.failure->c, out.failure->verdict);    // else: conclusion_without_failure(out.tally)
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "checks/checks.h"
+#include "checks/verdict.h"
+#include "core/case.h"
+#include "core/system.h"
+#include "properties/counterexample.h"
+
+namespace gnncheck::properties {
+
+// What one case came to.
+enum class CaseKind {
+  decided,         // the system answered and the check judged it: passed or failed
+  unsupported,     // the system declined the case
+  not_applicable,  // the check has nothing to say about this case
+  inconclusive,    // the check ran but could not decide (e.g. a kink on every probed input)
+};
+
+CaseKind case_kind(const checks::Verdict& v);
+
+// A decided verdict that did not pass (fail, or error): the loop's first one ends the drawing.
+bool is_decided_failure(const checks::Verdict& v);
+
+// The drawn cases of one check, by what they came to (shrinking attempts are not drawn cases).
+struct CaseTally {
+  std::int64_t drawn = 0, conclusive = 0, unsupported = 0, not_applicable = 0, inconclusive = 0;
+  std::string first_unsupported, first_not_applicable, first_inconclusive;  // the first one's reason
+};
+
+// The conclusion of cases none of which failed — the one mapping of a tally onto an outcome: pass
+// when any case was conclusive; unsupported when none was drawn or the system declined every one;
+// inconclusive when some could not be decided; not_applicable otherwise.
+checks::Conclusion conclusion_without_failure(const CaseTally& tally);
+
+// "k of n cases conclusive: u unsupported by the system, …" for a tally.
+std::string describe_tally(const CaseTally& tally);
+
+// What the loop tells a source about a drawn case.
+enum class CaseAnswer {
+  go_on,   // counted: draw the next one
+  failed,  // the first decided failure: shrink it if you can, then return it
+  stop,    // the run is stopping: the case was not checked; return at once
+};
+
+// A failing case as the source hands it back: the minimal one when the source shrinks.
+struct CaseFailure {
+  Case c;
+  checks::Verdict verdict;
+  std::string how_found;                 // how the source reached it ("Falsifiable after …"); "" when it did not shrink
+  CounterexampleProvenance provenance;   // RapidCheck's seed and reproduce string, for a source that has them
+};
+
+// The loop's side, as a source sees it.
+class CaseJudge {
+ public:
+  virtual ~CaseJudge() = default;
+  // Checks and counts a drawn case; `verdict` receives its verdict (unset when the answer is stop).
+  virtual CaseAnswer judge(const Case& c, checks::Verdict& verdict) = 0;
+  // Counts a drawn case that has nothing to check by design (why).
+  virtual void not_applicable(const std::string& why) = 0;
+  // Checks a shrinking candidate without counting it; nullopt when the run is stopping.
+  virtual std::optional<checks::Verdict> recheck(const Case& c) = 0;
+};
+
+// Where the cases of one check come from: the random shrinking family (properties/driver.h), a
+// fixed or generator family (suites/family_case_source.h), or any other.
+class CaseSource {
+ public:
+  virtual ~CaseSource() = default;
+  // Draws cases and hands each to `judge` until it answers `failed` or `stop`, or the source has no
+  // more. After `failed` a source that shrinks looks for a smaller case that still fails (through
+  // `judge.recheck`) and returns the smallest; one that does not returns the failing case as drawn.
+  // Returns nullopt when no case failed (or the run stopped).
+  virtual std::optional<CaseFailure> draw(CaseJudge& judge) = 0;
+  // Why the source could not draw its cases (e.g. RapidCheck reported an error); "" when it could.
+  virtual std::string source_error() const { return {}; }
+};
+
+// The verdict of `check` of `system` on one case; a check that throws gives an error verdict
+// (the case is then a counterexample like any other).
+checks::Verdict check_case(checks::CheckKind check, System& system, const Case& c, const checks::CheckOptions& options);
+
+struct CaseLoopOptions {
+  std::function<checks::Verdict(const Case&)> check;  // the check of one case, e.g. check_case
+  std::function<bool()> stopping;                      // unset: never stops
+  // Called with the verdict of every drawn, non-failing case that was counted (not the shrinking
+  // attempts), e.g. to plot its error against its bound.
+  std::function<void(const checks::Verdict&)> on_counted;
+};
+
+struct CaseLoopResult {
+  CaseTally tally;                     // the failing case counted as conclusive
+  std::optional<CaseFailure> failure;  // the (minimal) first decided failure
+  bool stopped = false;                // the run was stopped: nothing here is a result of the system
+  std::string source_error;            // the source could not draw its cases
+};
+
+// The loop: draw → check → count → on the first decided failure, shrink (the source) → return it.
+CaseLoopResult run_case_loop(CaseSource& source, const CaseLoopOptions& options);
+
+}  // namespace gnncheck::properties

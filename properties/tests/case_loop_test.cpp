@@ -1,0 +1,207 @@
+// The case loop's contract (properties/case_loop.h), on fake sources and a fake check: every drawn
+// case is counted by what it came to, drawing ends at the first decided failure, a source's
+// shrinking attempts are checked but not counted, a stop ends the loop with no failure, and a tally
+// with no failure maps onto one conclusion.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "core/graph.h"
+#include "oracle/cpu_systems.h"
+#include "oracle/random_case.h"
+#include "properties/case_loop.h"
+#include "properties/driver.h"
+
+namespace gnncheck::properties {
+namespace {
+
+using checks::Conclusion;
+
+// Case i: an spmm case on one edge with seed i (the fake check reads only the seed).
+Case case_with_seed(std::uint64_t seed) {
+  const std::vector<index_t> one = {0};
+  auto graph = std::make_shared<const Graph>(Graph::from_edges(1, 1, one, one));
+  return oracle::make_random_case(oracle::find_target("spmm"), graph, {}, seed);
+}
+
+// Yields cases 1..n; after `failed`, tries the candidates `shrinks` (through recheck) and hands
+// back the last one that still failed.
+class FakeSource final : public CaseSource {
+ public:
+  explicit FakeSource(int n, std::vector<std::uint64_t> shrinks = {}) : n_(n), shrinks_(std::move(shrinks)) {}
+
+  std::optional<CaseFailure> draw(CaseJudge& judge) override {
+    for (int i = 1; i <= n_; ++i) {
+      const Case c = case_with_seed(static_cast<std::uint64_t>(i));
+      ++drawn;
+      checks::Verdict v;
+      const CaseAnswer answer = judge.judge(c, v);
+      if (answer == CaseAnswer::stop) return std::nullopt;
+      if (answer == CaseAnswer::go_on) continue;
+      CaseFailure failure{.c = c, .verdict = v, .how_found = "", .provenance = {}};
+      for (std::uint64_t seed : shrinks_) {
+        const Case smaller = case_with_seed(seed);
+        const std::optional<checks::Verdict> again = judge.recheck(smaller);
+        if (again && is_decided_failure(*again)) failure = {.c = smaller, .verdict = *again, .how_found = "shrunk", .provenance = {}};
+      }
+      return failure;
+    }
+    return std::nullopt;
+  }
+
+  int drawn = 0;
+
+ private:
+  int n_;
+  std::vector<std::uint64_t> shrinks_;
+};
+
+// A check whose verdict is planted per case seed: fail at `failing` seeds, `kinds` for others, pass otherwise.
+struct PlantedCheck {
+  std::vector<std::uint64_t> failing;
+  std::map<std::uint64_t, Conclusion> kinds;
+  int calls = 0;
+
+  checks::Verdict operator()(const Case& c) {
+    ++calls;
+    checks::Verdict v;
+    v.target = c.target;
+    v.seed = c.seed;
+    v.conclusion = Conclusion::pass;
+    v.metric = 0.5;
+    v.bound = 1.0;
+    v.tolerance_model = "planted";
+    if (kinds.count(c.seed)) {
+      v.conclusion = kinds.at(c.seed);
+      v.detail = "planted " + std::string(checks::to_string(v.conclusion)) + " at " + std::to_string(c.seed);
+    }
+    if (std::find(failing.begin(), failing.end(), c.seed) != failing.end()) v.conclusion = Conclusion::fail;
+    return v;
+  }
+};
+
+TEST(CaseLoop, PlantedFailureAtCaseKEndsTheDrawingAndIsCountedOnce) {
+  for (int k : {1, 4, 10}) {
+    FakeSource source(10);
+    PlantedCheck check{.failing = {static_cast<std::uint64_t>(k)}, .kinds = {}};
+    int counted = 0;
+    const CaseLoopResult out = run_case_loop(
+        source, {.check = std::ref(check), .stopping = {}, .on_counted = [&](const checks::Verdict&) { ++counted; }});
+    EXPECT_EQ(source.drawn, k) << "no case is drawn after the first failure";
+    EXPECT_EQ(out.tally.drawn, k);
+    EXPECT_EQ(out.tally.conclusive, k) << "the failing case is conclusive";
+    EXPECT_EQ(counted, k - 1) << "on_counted sees the cases before the failure";
+    ASSERT_TRUE(out.failure);
+    EXPECT_EQ(out.failure->c.seed, static_cast<std::uint64_t>(k));
+    EXPECT_EQ(out.failure->verdict.conclusion, Conclusion::fail);
+    EXPECT_FALSE(out.stopped);
+    EXPECT_TRUE(out.source_error.empty());
+  }
+}
+
+TEST(CaseLoop, ShrinkingAttemptsAreCheckedButNotCounted) {
+  FakeSource source(10, /*shrinks=*/{100, 101, 102});
+  PlantedCheck check{.failing = {3, 100, 102}, .kinds = {}};
+  const CaseLoopResult out = run_case_loop(source, {.check = std::ref(check), .stopping = {}, .on_counted = {}});
+  EXPECT_EQ(check.calls, 3 + 3);
+  EXPECT_EQ(out.tally.drawn, 3);
+  EXPECT_EQ(out.tally.conclusive, 3);
+  ASSERT_TRUE(out.failure);
+  EXPECT_EQ(out.failure->c.seed, 102u) << "the source's smallest failing case";
+  EXPECT_EQ(out.failure->how_found, "shrunk");
+}
+
+TEST(CaseLoop, EveryKindOfCaseIsCountedWithItsFirstReason) {
+  FakeSource source(6);
+  PlantedCheck check{.failing = {},
+                     .kinds = {{2, Conclusion::unsupported}, {3, Conclusion::not_applicable}, {4, Conclusion::inconclusive},
+                               {5, Conclusion::inconclusive}}};
+  std::vector<std::uint64_t> counted;
+  const CaseLoopResult out = run_case_loop(source, {.check = std::ref(check), .stopping = {},
+                                                    .on_counted = [&](const checks::Verdict& v) { counted.push_back(v.seed); }});
+  EXPECT_FALSE(out.failure);
+  EXPECT_EQ(out.tally.drawn, 6);
+  EXPECT_EQ(out.tally.conclusive, 2);
+  EXPECT_EQ(out.tally.unsupported, 1);
+  EXPECT_EQ(out.tally.not_applicable, 1);
+  EXPECT_EQ(out.tally.inconclusive, 2);
+  EXPECT_EQ(out.tally.first_inconclusive, "planted inconclusive at 4");
+  EXPECT_EQ(counted, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(conclusion_without_failure(out.tally), Conclusion::pass);
+  EXPECT_EQ(describe_tally(out.tally),
+            "2 of 6 cases conclusive: 1 unsupported by the system, 1 not applicable to the check, 2 inconclusive");
+}
+
+CaseTally tally_of(std::int64_t drawn, std::int64_t conclusive, std::int64_t unsupported, std::int64_t not_applicable,
+                   std::int64_t inconclusive) {
+  CaseTally t;
+  t.drawn = drawn;
+  t.conclusive = conclusive;
+  t.unsupported = unsupported;
+  t.not_applicable = not_applicable;
+  t.inconclusive = inconclusive;
+  return t;
+}
+
+TEST(CaseLoop, ATallyWithNoFailureMapsOntoOneConclusion) {
+  EXPECT_EQ(conclusion_without_failure({}), Conclusion::unsupported) << "no case drawn";
+  EXPECT_EQ(conclusion_without_failure(tally_of(3, 0, 3, 0, 0)), Conclusion::unsupported);
+  EXPECT_EQ(conclusion_without_failure(tally_of(3, 0, 1, 1, 1)), Conclusion::inconclusive);
+  EXPECT_EQ(conclusion_without_failure(tally_of(3, 0, 1, 2, 0)), Conclusion::not_applicable);
+  EXPECT_EQ(conclusion_without_failure(tally_of(3, 1, 0, 0, 2)), Conclusion::pass);
+}
+
+TEST(CaseLoop, AStopEndsTheLoopWithNoFailure) {
+  FakeSource source(10);
+  PlantedCheck check{.failing = {5}, .kinds = {}};
+  const CaseLoopResult out = run_case_loop(source, {.check = std::ref(check), .stopping = [&] { return check.calls >= 3; },
+                                                    .on_counted = {}});
+  EXPECT_TRUE(out.stopped);
+  EXPECT_FALSE(out.failure);
+  EXPECT_EQ(check.calls, 3) << "nothing is checked once the stop is seen";
+  EXPECT_EQ(out.tally.drawn, 2) << "the case whose answer the stop cut short is not counted";
+}
+
+TEST(CaseLoop, AStopEndsTheRandomFamilyAtOnce) {
+  // RapidCheck would otherwise draw all 100,000 cases (or as many discards) before it returns.
+  auto system = make_cpu_float32_system();
+  PropertyOptions options;
+  options.cases = 100000;
+  options.seed = 5;
+  RandomCaseSource source(property_id(checks::CheckKind::differential, system->name(), "spmm"), "spmm", options);
+  int calls = 0;
+  const CaseLoopResult out = run_case_loop(
+      source, {.check =
+                   [&](const Case& c) {
+                     ++calls;
+                     return check_case(checks::CheckKind::differential, *system, c, {});
+                   },
+               .stopping = [&] { return calls >= 3; },
+               .on_counted = {}});
+  EXPECT_TRUE(out.stopped);
+  EXPECT_FALSE(out.failure);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(out.tally.drawn, 2);
+}
+
+TEST(CaseLoop, ACheckThatThrowsIsAnErrorVerdictOnThatCase) {
+  class Throwing final : public System {
+   public:
+    std::string name() const override { return "throwing"; }
+    bool supports(const std::string&) const override { return true; }
+    Precision precision(const std::string&) const override { return Precision::float64; }
+    Result evaluate(const Case&) override { throw std::runtime_error("planted"); }
+  } system;
+  const checks::Verdict v = check_case(checks::CheckKind::differential, system, case_with_seed(7), {});
+  EXPECT_EQ(v.conclusion, Conclusion::error);
+  EXPECT_TRUE(is_decided_failure(v));
+  EXPECT_EQ(v.seed, 7u);
+  EXPECT_NE(v.message.find("planted"), std::string::npos) << v.message;
+}
+
+}  // namespace
+}  // namespace gnncheck::properties
