@@ -53,7 +53,11 @@ struct ScaleTimings {
   double graph = 0.0;    // building the graph where the system runs (device-resident checks; the command times a host graph itself)
   double inputs = 0.0;   // the big case's inputs and output gradient
   double system = 0.0;   // the system's evaluation of the whole graph
-  double oracle = 0.0;   // sampling, the neighbourhood, its exact values and bounds
+  double oracle = 0.0;   // sampling, the neighbourhood, its exact values and bounds: the four below
+  double sampling = 0.0;       // choosing the rows (and, on a device, fetching the offsets)
+  double neighbourhood = 0.0;  // its graph and its inputs, gathered from the big case
+  double exact = 0.0;          // the float64 oracle on it
+  double bounds = 0.0;         // the tolerance model's bounds (for the measured model: its own evaluations)
   double compare = 0.0;  // gathering and comparing, the zero check outside
 };
 

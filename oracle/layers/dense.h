@@ -2,7 +2,8 @@
 //
 // Node tensors are viewed as rows() × row_size() matrices and weights as [in, out] matrices, both
 // row-major. Products go through Eigen (deterministic for any thread count: Eigen splits the output,
-// never a sum), except that matmul and matmul_at_b skip the exact zeros of a left operand that is
+// never a sum; matmul_at_b over more than 8192 rows sums fixed row groups' products in group order),
+// except that matmul and matmul_at_b skip the exact zeros of a left operand that is
 // ≥ 90% zeros (bag-of-words features) when the right operand is finite — the same sum without its
 // zero terms. Each helper is instantiated for double (the oracle) and float (its float32 twin).
 //

@@ -70,7 +70,12 @@ void write_sampled_rows(const scale::ScaleResult& r, const std::filesystem::path
   if (r.worst)
     j["worst"] = {{"tensor", r.worst->tensor}, {"index", r.worst->index}, {"where", r.worst->where}, {"actual", r.worst->actual},
                   {"expected", r.worst->expected}, {"bound", r.worst->bound}};
-  j["seconds"] = {{"inputs", r.seconds.inputs}, {"system", r.seconds.system}, {"oracle", r.seconds.oracle}, {"compare", r.seconds.compare}};
+  j["seconds"] = {{"inputs", r.seconds.inputs},
+                  {"system", r.seconds.system},
+                  {"oracle", r.seconds.oracle},
+                  {"oracle_parts",
+                   {{"sampling", r.seconds.sampling}, {"neighbourhood", r.seconds.neighbourhood}, {"exact", r.seconds.exact}, {"bounds", r.seconds.bounds}}},
+                  {"compare", r.seconds.compare}};
   j["rerun"] = r.rerun_command;
   std::ofstream out(file);
   out << j.dump(1) << "\n";
