@@ -78,6 +78,7 @@ class DeviceChecker {
     r_.graph_description = options_.graph_description;
     r_.seed = options_.seed;
     r_.rerun_command = options_.rerun_command;
+    r_.hub_edge_budget = options_.hub_edge_budget;
     r_.precision = Precision::float32;
     require_valid_options(options_);
     if (!gpu::device_resident_targets().count(options_.target))
@@ -117,7 +118,7 @@ class DeviceChecker {
     std::vector<index_t> row_ptr(static_cast<size_t>(n) + 1);
     GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(row_ptr.data(), g.row_ptr(), row_ptr.size() * sizeof(index_t), cudaMemcpyDeviceToHost, ctx.stream));
     ctx.synchronize();
-    r_.rows = sample_rows(row_ptr, {.rows = options_.rows, .seed = options_.seed, .edge_offset_limit = options_.edge_offset_limit});
+    r_.rows = sample_rows(row_ptr, sampling_options(options_));
     const std::vector<index_t> ids = row_ids(r_.rows);
     r_.seconds.sampling = seconds_since(t);
     t = Clock::now();

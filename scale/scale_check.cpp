@@ -32,6 +32,7 @@ class Checker {
     r_.graph_summary = graph_->summary();
     r_.seed = options_.seed;
     r_.rerun_command = options_.rerun_command;
+    r_.hub_edge_budget = options_.hub_edge_budget;
     require_valid_options(options_);
     require_restrictable(options_.target, options_.attributes, *graph_);  // before the system's whole-graph run
     const auto& def = oracle::find_target(options_.target);
@@ -47,7 +48,7 @@ class Checker {
     r_.seconds.inputs = seconds_since(t);
 
     t = Clock::now();
-    r_.rows = sample_rows(*graph_, {.rows = options_.rows, .seed = options_.seed, .edge_offset_limit = options_.edge_offset_limit});
+    r_.rows = sample_rows(*graph_, sampling_options(options_));
     const std::vector<index_t> ids = row_ids(r_.rows);
     big.grad_outputs = sampled_grad_outputs(big, ids);
     r_.seconds.sampling = seconds_since(t);
@@ -120,6 +121,16 @@ std::string summary_text(const ScaleResult& r) {
   s += fmt::format("  sampled rows: {} ({}); neighbourhood {} edges, {} sources{}\n", r.rows.size(), fmt::join(strata, ", "),
                    r.neighbourhood_edges, r.neighbourhood_sources,
                    r.padding_edges ? fmt::format(", {} degree-padding edges", r.padding_edges) : "");
+  index_t hubs = 0, hub_edges = 0, hub_smallest = 0, hub_largest = 0;
+  for (const auto& row : r.rows)
+    if (row.stratum == Stratum::highest_in_degree) {
+      hub_smallest = hubs == 0 ? row.in_degree : std::min(hub_smallest, row.in_degree);
+      hub_largest = std::max(hub_largest, row.in_degree);
+      hub_edges += row.in_degree, ++hubs;
+    }
+  if (hubs > 0)
+    s += fmt::format("  highest in-degree rows: in-degree {} … {}, {} edges together (edge budget {})\n", hub_smallest, hub_largest,
+                     hub_edges, r.hub_edge_budget);
   s += fmt::format("  compared {} elements against the exact oracle, {} gradient elements outside held to 0\n", r.compared_elements,
                    r.zero_checked_elements);
   for (const auto& c : r.comparisons)
