@@ -88,13 +88,11 @@ DenseTensor<T> matmul_at_b(const DenseTensor<T>& a, const DenseTensor<T>& b) {
   // Eigen parallelises a product over its result's columns and synchronises its threads once per
   // block of the inner dimension: for xᵀ·g with a 16×16 result and 10^6 rows that is thousands of
   // spin-waits, 50–150× slower than one thread on a shared machine. The rows are cut instead into
-  // at most kRowGroups groups of at least kGroupRows rows (a function of the shape alone); each
-  // group's product runs on one thread (Eigen does not nest inside a parallel region) and the
-  // groups' partial products are added in group order, so the result does not depend on the thread
-  // count. A product of ≤ kGroupRows rows is one group: Eigen's own product, as before.
-  constexpr index_t kGroupRows = 4096, kRowGroups = 64;
+  // row_groups (dense.h); each group's product runs on one thread (Eigen does not nest inside a
+  // parallel region) and the partial products are added in group order. One group (< 8192 rows)
+  // is Eigen's own product, as before.
   const index_t rows = a.rows();
-  const index_t groups = std::clamp<index_t>(rows / kGroupRows, 1, kRowGroups);
+  const index_t groups = row_groups(rows);
   if (groups == 1) {
     view(out).noalias() = view(a).transpose() * view(b);
     return out;

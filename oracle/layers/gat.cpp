@@ -1,6 +1,5 @@
 #include "oracle/layers/gat.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "oracle/edge_softmax.h"
@@ -56,8 +55,8 @@ DenseTensor<T> attention_scores(const DenseTensor<T>& h, const DenseTensor<T>& a
 }
 
 // Backward of attention_scores: accumulates into grad_h (row by row, rows in parallel) and grad_att
-// (a sum over rows: over fixed row groups, as matmul_at_b, added in group order — the same for any
-// thread count, and the plain row-order sum for ≤ 8191 rows).
+// (a sum over rows: over row_groups, as matmul_at_b — the same for any thread count, and the plain
+// row-order sum below 8192 rows).
 template <class T>
 void attention_scores_backward(const DenseTensor<T>& h, const DenseTensor<T>& att, const DenseTensor<T>& grad_score,
                                index_t heads, index_t channels, DenseTensor<T>& grad_h, DenseTensor<T>& grad_att) {
@@ -68,8 +67,7 @@ void attention_scores_backward(const DenseTensor<T>& h, const DenseTensor<T>& at
       const T gs = grad_score.at(j, k);
       for (index_t c = 0; c < channels; ++c) grad_h.at(j, k * channels + c) += gs * att.at(k, c);
     }
-  constexpr index_t kGroupRows = 4096, kRowGroups = 64;
-  const index_t groups = std::clamp<index_t>(rows / kGroupRows, 1, kRowGroups);
+  const index_t groups = row_groups(rows);
   std::vector<DenseTensor<T>> partial(static_cast<size_t>(groups), DenseTensor<T>(grad_att.shape()));
 #pragma omp parallel for schedule(dynamic, 1) if (groups > 1)
   for (index_t g = 0; g < groups; ++g) {
