@@ -152,6 +152,7 @@ Bounds ToleranceModel::closed_form(const Case& c, const Result& exact, Precision
     const Tensor& ones = must_find(term_counts, nt, "the all-ones evaluation");
     Tensor bound(y.shape());
     const index_t width = std::max<index_t>(1, y.row_size());
+#pragma omp parallel for schedule(static) if (worth_parallel(y.size()))
     for (index_t i = 0; i < y.size(); ++i) {
       const index_t row = i / width;
       double k = std::ceil(ones[i] - 1e-9);
@@ -658,6 +659,8 @@ void ToleranceModel::add_softmax_backward_floor(const Case& c, const Result& exa
   const Tensor& gy = grad_it->second;
   const Graph& g = *c.graph;
   const index_t heads = std::max<index_t>(1, alpha.row_size());
+  // Each row adds to its own edges only: rows run in parallel.
+#pragma omp parallel for schedule(dynamic, 64) if (worth_parallel(g.num_edges() * heads))
   for (index_t i = 0; i < g.n_dst(); ++i) {
     const double d = static_cast<double>(g.in_degree(i)) + 4.0;
     for (index_t h = 0; h < heads; ++h) {

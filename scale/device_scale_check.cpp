@@ -12,6 +12,7 @@
 #include "gpu/device_tensor.h"
 #include "gpu/kronecker.cuh"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 #include "scale/device_scale_kernels.cuh"
@@ -58,7 +59,9 @@ Tensor download_rows(gpu::GpuContext& ctx, const DeviceTensor& t, std::span<cons
   DeviceBuffer<float> compact(ctx.allocator, static_cast<std::int64_t>(rows.size()) * width);
   device::gather_rows(ctx, t.data(), width, d_rows.data(), static_cast<std::int64_t>(rows.size()), compact.data());
   const std::vector<float> values = compact.download(ctx.stream);
-  for (size_t k = 0; k < values.size(); ++k) out[static_cast<index_t>(k)] = values[k];
+  const index_t n = static_cast<index_t>(values.size());
+#pragma omp parallel for schedule(static) if (worth_parallel(n))
+  for (index_t k = 0; k < n; ++k) out[k] = values[static_cast<size_t>(k)];
   return out;
 }
 
@@ -75,6 +78,7 @@ class DeviceChecker {
     r_.graph_description = options_.graph_description;
     r_.seed = options_.seed;
     r_.rerun_command = options_.rerun_command;
+    r_.hub_edge_budget = options_.hub_edge_budget;
     r_.precision = Precision::float32;
     require_valid_options(options_);
     if (!gpu::device_resident_targets().count(options_.target))
@@ -114,8 +118,10 @@ class DeviceChecker {
     std::vector<index_t> row_ptr(static_cast<size_t>(n) + 1);
     GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(row_ptr.data(), g.row_ptr(), row_ptr.size() * sizeof(index_t), cudaMemcpyDeviceToHost, ctx.stream));
     ctx.synchronize();
-    r_.rows = sample_rows(row_ptr, {.rows = options_.rows, .seed = options_.seed, .edge_offset_limit = options_.edge_offset_limit});
+    r_.rows = sample_rows(row_ptr, sampling_options(options_));
     const std::vector<index_t> ids = row_ids(r_.rows);
+    r_.seconds.sampling = seconds_since(t);
+    t = Clock::now();
     std::vector<index_t> first(ids.size());
     index_t sampled_edges = 0;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -135,7 +141,7 @@ class DeviceChecker {
     auto in_degree = [&row_ptr](index_t j) { return row_ptr[static_cast<size_t>(j) + 1] - row_ptr[static_cast<size_t>(j)]; };
     const SampledGraph sampled{n, n, r_.graph_summary, row_ptr, columns, in_degree};  // A = Aᵀ: out-degree = in-degree
     nb_ = restrict_graph_to_rows(options_.target, options_.attributes, sampled, ids, options_.seed);
-    double oracle_seconds = seconds_since(t);
+    r_.seconds.neighbourhood = seconds_since(t);  // its graph here; its inputs' gather after the system's run
 
     // The big case's shapes: the neighbourhood's, with the leading dimension of the whole graph.
     const auto sub_in_shapes = def.input_shapes(*nb_.sub.graph, oracle::with_defaults(def.spec, nb_.sub.attributes));
@@ -202,10 +208,15 @@ class DeviceChecker {
       const NeighbourhoodRows where = neighbourhood_rows(nb_, in.kind, in.name);
       nb_.sub.inputs[in.name] = download_rows(ctx, run.input(in.name), where.big_rows, where.zero_rows);
     }
+    r_.seconds.neighbourhood += seconds_since(t);
+    t = Clock::now();
     const Result exact = oracle::evaluate(nb_.sub, Precision::float64);
     if (!exact.ok()) throw InternalError(fmt::format("scale: the oracle could not evaluate the neighbourhood: {}", exact.message));
+    r_.seconds.exact = seconds_since(t);
+    t = Clock::now();
     const checks::Bounds bounds = checks::ToleranceModel(options_.tolerance).bounds(nb_.sub, exact, r_.precision);
-    r_.seconds.oracle = oracle_seconds + seconds_since(t);
+    r_.seconds.bounds = seconds_since(t);
+    r_.seconds.oracle = r_.seconds.sampling + r_.seconds.neighbourhood + r_.seconds.exact + r_.seconds.bounds;
     record_neighbourhood(r_, nb_, bounds);
 
     // Compare the sampled rows and parameters; hold every other gradient element to 0, on the device.

@@ -1,13 +1,15 @@
 #include "scale/neighbourhood.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
-#include <limits>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 
@@ -50,18 +52,18 @@ void check_rows(index_t n_dst, std::span<const index_t> rows) {
   }
 }
 
-// Copies the rows `which` of `t` (row i of the result = row which[i] of t); `extra` zero rows follow.
-Tensor gather_rows(const Tensor& t, std::span<const index_t> which, index_t extra = 0) {
+}  // namespace
+
+Tensor gather_rows(const Tensor& t, std::span<const index_t> which, index_t extra) {
   std::vector<index_t> shape = t.shape();
   const index_t width = t.row_size();
   shape[0] = static_cast<index_t>(which.size()) + extra;
   Tensor out(shape);
-  for (size_t i = 0; i < which.size(); ++i)
-    std::copy_n(t.data() + which[i] * width, width, out.data() + static_cast<index_t>(i) * width);
+  const index_t n = static_cast<index_t>(which.size());
+#pragma omp parallel for schedule(static) if (worth_parallel(n * width))
+  for (index_t i = 0; i < n; ++i) std::copy_n(t.data() + which[i] * width, width, out.data() + i * width);
   return out;
 }
-
-}  // namespace
 
 TensorMap sampled_grad_outputs(const Case& c, std::span<const index_t> rows) {
   if (!c.graph) throw InputError("scale: the case has no graph");
@@ -78,12 +80,14 @@ TensorMap sampled_grad_outputs(const Case& c, std::span<const index_t> rows) {
   for (const auto& out : def.spec.outputs) {
     Tensor& t = grads.at(out.name);
     const index_t width = t.row_size();
+    if (out.kind != oracle::TensorKind::edges && out.kind != oracle::TensorKind::dst_nodes)
+      throw InputError(fmt::format("scale: output '{}' of '{}' is not a destination-node or edge tensor", out.name, c.target));
+    const bool edges = out.kind == oracle::TensorKind::edges;
     Tensor kept(t.shape());
-    for (index_t row : rows) {
-      index_t begin = row, end = row + 1;  // node rows
-      if (out.kind == oracle::TensorKind::edges) begin = row_ptr[row], end = row_ptr[row + 1];
-      else if (out.kind != oracle::TensorKind::dst_nodes)
-        throw InputError(fmt::format("scale: output '{}' of '{}' is not a destination-node or edge tensor", out.name, c.target));
+#pragma omp parallel for schedule(dynamic, 16) if (worth_parallel(static_cast<index_t>(rows.size()) * width))
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const index_t row = rows[i];
+      const index_t begin = edges ? row_ptr[row] : row, end = edges ? row_ptr[row + 1] : row + 1;
       std::copy(t.data() + begin * width, t.data() + end * width, kept.data() + begin * width);
     }
     t = std::move(kept);
@@ -114,6 +118,57 @@ void require_restrictable(const std::string& target, const Attributes& attribute
   require_restrictable(target, attributes, g.n_dst(), g.n_src(), g.summary());
 }
 
+FirstUseNumbering number_by_first_use(std::span<const index_t> first, std::span<const index_t> entries, index_t n_src) {
+  const index_t n_first = static_cast<index_t>(first.size());
+  const index_t n = n_first + static_cast<index_t>(entries.size());
+  auto at = [&](index_t p) { return p < n_first ? first[p] : entries[p - n_first]; };  // the combined sequence
+  // first_position[j]: the earliest position of big id j (n: unused), then, once numbered, j's new number.
+  std::vector<index_t> first_position(static_cast<size_t>(n_src), n);
+  bool in_range = true;
+#pragma omp parallel for schedule(static) reduction(&& : in_range) if (worth_parallel(n))
+  for (index_t p = 0; p < n; ++p) {
+    const index_t j = at(p);
+    if (j < 0 || j >= n_src) {
+      in_range = false;
+      continue;
+    }
+    std::atomic_ref<index_t> slot(first_position[static_cast<size_t>(j)]);
+    index_t seen = slot.load(std::memory_order_relaxed);
+    while (p < seen && !slot.compare_exchange_weak(seen, p, std::memory_order_relaxed)) {
+    }
+  }
+  if (!in_range)
+    for (index_t p = 0; p < n; ++p)
+      if (at(p) < 0 || at(p) >= n_src) throw InternalError(fmt::format("scale: column {} outside the graph's {} sources", at(p), n_src));
+  // Number the first positions in order: count per chunk, then each chunk numbers its own.
+  const index_t chunks = worth_parallel(n) ? 256 : 1;
+  auto chunk_begin = [&](index_t k) { return n * k / chunks; };
+  auto is_first = [&](index_t p) { return first_position[static_cast<size_t>(at(p))] == p; };
+  std::vector<index_t> numbered_before(static_cast<size_t>(chunks) + 1, 0);
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (index_t k = 0; k < chunks; ++k)
+    for (index_t p = chunk_begin(k); p < chunk_begin(k + 1); ++p) numbered_before[static_cast<size_t>(k) + 1] += is_first(p);
+  for (index_t k = 0; k < chunks; ++k) numbered_before[static_cast<size_t>(k) + 1] += numbered_before[static_cast<size_t>(k)];
+  FirstUseNumbering out;
+  out.sources.resize(static_cast<size_t>(numbered_before.back()));
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (index_t k = 0; k < chunks; ++k) {
+    index_t next = numbered_before[static_cast<size_t>(k)];
+    for (index_t p = chunk_begin(k); p < chunk_begin(k + 1); ++p) {
+      const index_t j = at(p);
+      if (first_position[static_cast<size_t>(j)] != p) continue;
+      out.sources[static_cast<size_t>(next)] = j;
+      ++next;
+    }
+  }
+#pragma omp parallel for schedule(static) if (worth_parallel(out.sources.size()))
+  for (index_t id = 0; id < static_cast<index_t>(out.sources.size()); ++id) first_position[static_cast<size_t>(out.sources[id])] = id;
+  out.local.resize(entries.size());
+#pragma omp parallel for schedule(static) if (worth_parallel(static_cast<index_t>(entries.size())))
+  for (index_t p = 0; p < static_cast<index_t>(entries.size()); ++p) out.local[p] = first_position[static_cast<size_t>(entries[p])];
+  return out;
+}
+
 Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes& attributes, const SampledGraph& g,
                                      std::span<const index_t> rows, std::uint64_t seed) {
   require_restrictable(target, attributes, g.n_dst, g.n_src, g.summary);
@@ -140,61 +195,56 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
   Neighbourhood nb;
   nb.rows.assign(rows.begin(), rows.end());
   const auto row_ptr = g.row_ptr;
-  // big source -> sub source, −1 while unseen: a dense map (4 bytes per source of the big graph)
-  // because a hub-heavy neighbourhood looks up 10^8 columns, where a hash map's misses dominated.
-  std::vector<std::int32_t> local_col(static_cast<size_t>(g.n_src), -1);
-  std::vector<index_t> uses;  // sub source -> entries in its column so far
-  std::vector<index_t> sub_row_ptr{0};
-  std::vector<index_t> sub_col;
-  sub_col.reserve(g.sampled_columns.size() + (explicit_self_loops ? rows.size() : 0));
-  nb.edges.reserve(g.sampled_columns.size());
-  auto local_of = [&](index_t big_col) {
-    if (big_col < 0 || big_col >= g.n_src)
-      throw InternalError(fmt::format("scale: column {} outside the graph's {} sources", big_col, g.n_src));
-    std::int32_t& local = local_col[static_cast<size_t>(big_col)];
-    if (local < 0) {
-      if (nb.cols.size() >= static_cast<size_t>(std::numeric_limits<std::int32_t>::max()))
-        throw InputError("scale: the neighbourhood would read 2^31 or more sources; sample fewer rows (--rows)");
-      local = static_cast<std::int32_t>(nb.cols.size());
-      nb.cols.push_back(big_col);
-      uses.push_back(0);
-    }
-    return static_cast<index_t>(local);
-  };
-  auto add_entry = [&](index_t big_col) {
-    const index_t local = local_of(big_col);
-    ++uses[static_cast<size_t>(local)];
-    sub_col.push_back(local);
-  };
-  if (block)
-    for (index_t row : rows) local_of(row);
-  size_t next_column = 0;  // into g.sampled_columns
-  for (index_t row : rows) {
-    for (index_t e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
-      if (next_column >= g.sampled_columns.size())
-        throw InternalError(fmt::format("scale: {} sampled columns for rows holding more edges", g.sampled_columns.size()));
-      add_entry(g.sampled_columns[next_column++]);
-      nb.edges.push_back(e);
-    }
-    if (explicit_self_loops) add_entry(row);
-    sub_row_ptr.push_back(static_cast<index_t>(sub_col.size()));
+  const index_t k = static_cast<index_t>(rows.size());
+  // Where each sampled row's columns start in g.sampled_columns and its entries in the sub graph.
+  std::vector<index_t> column_start(static_cast<size_t>(k) + 1, 0), sub_row_ptr(static_cast<size_t>(k) + 1, 0);
+  for (index_t i = 0; i < k; ++i) {
+    const index_t degree = row_ptr[rows[i] + 1] - row_ptr[rows[i]];
+    column_start[i + 1] = column_start[i] + degree;
+    sub_row_ptr[i + 1] = sub_row_ptr[i] + degree + (explicit_self_loops ? 1 : 0);
   }
-  if (next_column != g.sampled_columns.size())
-    throw InternalError(fmt::format("scale: {} sampled columns for rows holding {} edges", g.sampled_columns.size(), next_column));
+  if (column_start.back() != static_cast<index_t>(g.sampled_columns.size()))
+    throw InternalError(fmt::format("scale: {} sampled columns for rows holding {} edges", g.sampled_columns.size(), column_start.back()));
+  // Every entry of the sub graph, as a big source (the sampled row itself for an explicit self-loop),
+  // and the big edge each non-padding, non-self-loop entry is.
+  std::vector<index_t> entries(static_cast<size_t>(sub_row_ptr.back()));
+  nb.edges.resize(g.sampled_columns.size());
+#pragma omp parallel for schedule(dynamic, 16) if (worth_parallel(static_cast<index_t>(entries.size())))
+  for (index_t i = 0; i < k; ++i) {
+    const index_t degree = column_start[i + 1] - column_start[i];
+    std::copy_n(g.sampled_columns.begin() + column_start[i], degree, entries.begin() + sub_row_ptr[i]);
+    std::iota(nb.edges.begin() + column_start[i], nb.edges.begin() + column_start[i + 1], row_ptr[rows[i]]);
+    if (explicit_self_loops) entries[static_cast<size_t>(sub_row_ptr[i] + degree)] = rows[i];
+  }
+  FirstUseNumbering numbering = number_by_first_use(block ? rows : std::span<const index_t>(), entries, g.n_src);
+  entries = {};
+  nb.cols = std::move(numbering.sources);
+  std::vector<index_t> sub_col = std::move(numbering.local);
   const index_t n_cols = static_cast<index_t>(nb.cols.size());
   if (pad_degrees) {
     // Each source's column in the aggregated graph of the big case: its out-degree, plus its
-    // self-loop when the layer adds one and the source is also a destination.
+    // self-loop when the layer adds one and the source is also a destination. The padding row holds
+    // the missing entries of every column, columns in order.
+    std::vector<index_t> uses(static_cast<size_t>(n_cols), 0);
+#pragma omp parallel for schedule(static) if (worth_parallel(static_cast<index_t>(sub_col.size())))
+    for (size_t p = 0; p < sub_col.size(); ++p) std::atomic_ref<index_t>(uses[static_cast<size_t>(sub_col[p])]).fetch_add(1, std::memory_order_relaxed);
+    std::vector<index_t> padding_start(static_cast<size_t>(n_cols) + 1, 0);
     for (index_t j = 0; j < n_cols; ++j) {
       const index_t big_col = nb.cols[static_cast<size_t>(j)];
       const index_t full = g.out_degree(big_col) + (explicit_self_loops && big_col < g.n_dst ? 1 : 0);
-      for (index_t k = uses[static_cast<size_t>(j)]; k < full; ++k) sub_col.push_back(j);
+      padding_start[j + 1] = padding_start[j] + std::max<index_t>(full - uses[static_cast<size_t>(j)], 0);
     }
-    nb.padding_edges = static_cast<index_t>(sub_col.size()) - sub_row_ptr.back();
+    const size_t before = sub_col.size();
+    sub_col.resize(before + static_cast<size_t>(padding_start.back()));
+#pragma omp parallel for schedule(dynamic, 1024) if (worth_parallel(padding_start.back()))
+    for (index_t j = 0; j < n_cols; ++j)
+      std::fill(sub_col.begin() + static_cast<std::ptrdiff_t>(before) + padding_start[j],
+                sub_col.begin() + static_cast<std::ptrdiff_t>(before) + padding_start[j + 1], j);
+    nb.padding_edges = padding_start.back();
     sub_row_ptr.push_back(static_cast<index_t>(sub_col.size()));
   }
   nb.padding_rows = pad_degrees ? 1 : 0;
-  const index_t sub_n_dst = static_cast<index_t>(rows.size()) + nb.padding_rows;
+  const index_t sub_n_dst = k + nb.padding_rows;
   nb.sub.graph = std::make_shared<const Graph>(Graph::from_csr(sub_n_dst, n_cols, std::move(sub_row_ptr), std::move(sub_col)));
   nb.sub.target = target;
   nb.sub.attributes = attributes;
@@ -222,8 +272,12 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
   check_rows(g.n_dst(), rows);
   const auto row_ptr = g.row_ptr();
   const auto col_idx = g.col_idx();
-  std::vector<index_t> columns;
-  for (index_t row : rows) columns.insert(columns.end(), col_idx.begin() + row_ptr[row], col_idx.begin() + row_ptr[row + 1]);
+  std::vector<index_t> start(rows.size() + 1, 0);
+  for (size_t i = 0; i < rows.size(); ++i) start[i + 1] = start[i] + g.in_degree(rows[i]);
+  std::vector<index_t> columns(static_cast<size_t>(start.back()));
+#pragma omp parallel for schedule(dynamic, 16) if (worth_parallel(start.back()))
+  for (size_t i = 0; i < rows.size(); ++i)
+    std::copy(col_idx.begin() + row_ptr[rows[i]], col_idx.begin() + row_ptr[rows[i] + 1], columns.begin() + start[i]);
   const SampledGraph sampled{g.n_dst(), g.n_src(), g.summary(), row_ptr, columns, [&g](index_t j) { return g.out_degree(j); }};
   Neighbourhood nb = restrict_graph_to_rows(c.target, c.attributes, sampled, rows, c.seed);
   const auto& def = oracle::find_target(c.target);

@@ -82,6 +82,20 @@ struct SampledGraph {
 Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes& attributes, const SampledGraph& g,
                                      std::span<const index_t> rows, std::uint64_t seed);
 
+// Rows `rows` of t (row i of the result = row rows[i] of t), then `zero_rows` rows of zeros.
+Tensor gather_rows(const Tensor& t, std::span<const index_t> rows, index_t zero_rows = 0);
+
+// Big source ids renumbered 0…m−1 in order of first use: `first` (distinct ids, numbered first, in
+// order), then `entries` in order. local[p] is entries[p]'s new number and sources[j] the big id of
+// new number j — what one serial pass with a map gives, computed in parallel (each id's first
+// position by an atomic minimum, then a prefix count of the first positions). InternalError for an
+// id outside [0, n_src).
+struct FirstUseNumbering {
+  std::vector<index_t> local;    // [entries.size()]
+  std::vector<index_t> sources;  // [m]
+};
+FirstUseNumbering number_by_first_use(std::span<const index_t> first, std::span<const index_t> entries, index_t n_src);
+
 // Where the neighbourhood's rows of a node or edge tensor lie in the big case, and how many zero
 // rows follow them (the padding row, or its edges). InputError for CSC-ordered tensors; parameters
 // are taken whole (InternalError here).

@@ -89,6 +89,7 @@ std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& optio
 
 std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const SamplingOptions& options) {
   if (options.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options.rows));
+  if (options.hub_edge_budget < 0) throw InputError(fmt::format("--hub-edges must be at least 0, got {}", options.hub_edge_budget));
   if (row_ptr.empty()) throw InputError("scale: a row_ptr needs n_dst + 1 entries, got none");
   const index_t n = static_cast<index_t>(row_ptr.size()) - 1;
   const index_t num_edges = row_ptr.back();
@@ -126,7 +127,12 @@ std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const Samp
   std::vector<Entry> hub_rows;
   while (!best.empty()) hub_rows.push_back(best.top()), best.pop();
   std::sort(hub_rows.begin(), hub_rows.end(), std::greater<>());
-  for (const auto& [degree, neg_row] : hub_rows) picks.add(-neg_row, Stratum::highest_in_degree);
+  // Largest first, stopping before the row that would take the stratum past its edge budget.
+  index_t hub_edges = 0, hubs_taken = 0;
+  for (const auto& [degree, neg_row] : hub_rows) {
+    if (hubs_taken > 0 && hub_edges + degree > options.hub_edge_budget) break;
+    if (picks.add(-neg_row, Stratum::highest_in_degree)) hub_edges += degree, ++hubs_taken;
+  }
 
   add_random_rows(picks, 0, n, std::max<index_t>(1, k / 16), Stratum::empty_row, rng,
                   [&](index_t row) { return in_degree(row) == 0; });

@@ -7,7 +7,9 @@
 //   first_row, last_row      rows 0 and n_dst − 1
 //   past_edge_limit          when E > edge_offset_limit (2^31): the row holding edge 2^31, then
 //                            random rows whose edges all lie past it — up to K/4
-//   highest_in_degree        the K/4 rows of largest in-degree (ties: lower id first)
+//   highest_in_degree        the rows of largest in-degree (ties: lower id first), in decreasing
+//                            in-degree, up to K/4 rows and while they hold at most hub_edge_budget
+//                            edges (the largest row always)
 //   empty_row                up to max(1, K/16) random rows with no in-edge
 //   random                   uniform over the rows not yet picked, up to K in all
 // Every choice is a function of the graph and the seed (std::mt19937_64 bits, fixtures/random.h).
@@ -30,6 +32,10 @@ enum class Stratum { first_row, last_row, past_edge_limit, highest_in_degree, em
 std::string_view to_string(Stratum s);
 const std::vector<Stratum>& all_strata();
 
+// The hub stratum's edge budget: the oracle's cost follows the sampled rows' edges, and the largest
+// rows of a power-law graph grow with it (scale/README.md, "Sampled rows").
+inline constexpr index_t kDefaultHubEdgeBudget = index_t{1} << 24;
+
 struct SampledRow {
   index_t row = 0;
   Stratum stratum = Stratum::random;
@@ -40,6 +46,7 @@ struct SamplingOptions {
   index_t rows = 1000;  // K; all rows when K ≥ n_dst
   std::uint64_t seed = 1;
   index_t edge_offset_limit = index_t{1} << 31;  // the edge position 32-bit offsets cannot reach
+  index_t hub_edge_budget = kDefaultHubEdgeBudget;  // edges the highest in-degree rows may hold together
 };
 
 // Distinct rows in ascending order. Throws InputError when options.rows < 1.

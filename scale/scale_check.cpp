@@ -32,6 +32,7 @@ class Checker {
     r_.graph_summary = graph_->summary();
     r_.seed = options_.seed;
     r_.rerun_command = options_.rerun_command;
+    r_.hub_edge_budget = options_.hub_edge_budget;
     require_valid_options(options_);
     require_restrictable(options_.target, options_.attributes, *graph_);  // before the system's whole-graph run
     const auto& def = oracle::find_target(options_.target);
@@ -47,10 +48,10 @@ class Checker {
     r_.seconds.inputs = seconds_since(t);
 
     t = Clock::now();
-    r_.rows = sample_rows(*graph_, {.rows = options_.rows, .seed = options_.seed, .edge_offset_limit = options_.edge_offset_limit});
+    r_.rows = sample_rows(*graph_, sampling_options(options_));
     const std::vector<index_t> ids = row_ids(r_.rows);
     big.grad_outputs = sampled_grad_outputs(big, ids);
-    const double sampling_seconds = seconds_since(t);
+    r_.seconds.sampling = seconds_since(t);
 
     t = Clock::now();
     const Result got = system_.evaluate(big);
@@ -59,10 +60,15 @@ class Checker {
 
     t = Clock::now();
     nb_ = restrict_to_rows(big, ids);
+    r_.seconds.neighbourhood = seconds_since(t);
+    t = Clock::now();
     const Result exact = oracle::evaluate(nb_.sub, Precision::float64);
     if (!exact.ok()) throw InternalError(fmt::format("scale: the oracle could not evaluate the neighbourhood: {}", exact.message));
+    r_.seconds.exact = seconds_since(t);
+    t = Clock::now();
     const checks::Bounds bounds = checks::ToleranceModel(options_.tolerance).bounds(nb_.sub, exact, r_.precision);
-    r_.seconds.oracle = sampling_seconds + seconds_since(t);
+    r_.seconds.bounds = seconds_since(t);
+    r_.seconds.oracle = r_.seconds.sampling + r_.seconds.neighbourhood + r_.seconds.exact + r_.seconds.bounds;
     record_neighbourhood(r_, nb_, bounds);
 
     t = Clock::now();
@@ -80,7 +86,7 @@ class Checker {
       const std::span<const index_t> rows =
           slot.kind == oracle::TensorKind::parameter ? std::span<const index_t>(every_row) : neighbourhood_rows(nb_, slot.kind, slot.name).big_rows;
       const ComparedTensor t_info{slot.label, slot.kind, rows, shape};
-      cmp_.compare_inside(t_info, gather(it->second, rows), want, bounds.tensors.at(slot.label));
+      cmp_.compare_inside(t_info, gather_rows(it->second, rows), want, bounds.tensors.at(slot.label));
       if (!slot.is_output && slot.kind != oracle::TensorKind::parameter)
         cmp_.record_outside({slot.label + " outside the neighbourhood", slot.kind, rows, shape}, summarize_outside(it->second, rows));
     }
@@ -89,16 +95,6 @@ class Checker {
   }
 
  private:
-  static Tensor gather(const Tensor& big, std::span<const index_t> rows) {
-    const index_t width = big.row_size();
-    std::vector<index_t> shape = big.shape();
-    shape[0] = static_cast<index_t>(rows.size());
-    Tensor out(shape);
-    for (size_t i = 0; i < rows.size(); ++i)
-      std::copy_n(big.data() + rows[i] * width, width, out.data() + static_cast<index_t>(i) * width);
-    return out;
-  }
-
   System& system_;
   std::shared_ptr<const Graph> graph_;
   const ScaleOptions& options_;
@@ -125,6 +121,16 @@ std::string summary_text(const ScaleResult& r) {
   s += fmt::format("  sampled rows: {} ({}); neighbourhood {} edges, {} sources{}\n", r.rows.size(), fmt::join(strata, ", "),
                    r.neighbourhood_edges, r.neighbourhood_sources,
                    r.padding_edges ? fmt::format(", {} degree-padding edges", r.padding_edges) : "");
+  index_t hubs = 0, hub_edges = 0, hub_smallest = 0, hub_largest = 0;
+  for (const auto& row : r.rows)
+    if (row.stratum == Stratum::highest_in_degree) {
+      hub_smallest = hubs == 0 ? row.in_degree : std::min(hub_smallest, row.in_degree);
+      hub_largest = std::max(hub_largest, row.in_degree);
+      hub_edges += row.in_degree, ++hubs;
+    }
+  if (hubs > 0)
+    s += fmt::format("  highest in-degree rows: in-degree {} … {}, {} edges together (edge budget {})\n", hub_smallest, hub_largest,
+                     hub_edges, r.hub_edge_budget);
   s += fmt::format("  compared {} elements against the exact oracle, {} gradient elements outside held to 0\n", r.compared_elements,
                    r.zero_checked_elements);
   for (const auto& c : r.comparisons)
@@ -134,9 +140,11 @@ std::string summary_text(const ScaleResult& r) {
     s += fmt::format("  worst: {} {} at {}: system {:.9g}, exact {:.9g}, bound {:.3g} ({:.3g}× the bound)\n", r.worst->tensor,
                      r.worst->index, r.worst->where, r.worst->actual, r.worst->expected, r.worst->bound, r.worst->ratio);
   if (!r.tolerance_model.empty()) s += fmt::format("  tolerance: {}\n", r.tolerance_model);
-  s += fmt::format("  seconds: {}inputs {:.2f}, system {:.2f}, oracle part {:.3f}, compare {:.2f}\n",
-                   r.seconds.graph > 0.0 ? fmt::format("graph on the device {:.2f}, ", r.seconds.graph) : "", r.seconds.inputs,
-                   r.seconds.system, r.seconds.oracle, r.seconds.compare);
+  s += fmt::format(
+      "  seconds: {}inputs {:.2f}, system {:.2f}, oracle part {:.3f} (sampling {:.3f}, neighbourhood {:.3f}, exact {:.3f}, bounds {:.3f}), "
+      "compare {:.2f}\n",
+      r.seconds.graph > 0.0 ? fmt::format("graph on the device {:.2f}, ", r.seconds.graph) : "", r.seconds.inputs, r.seconds.system,
+      r.seconds.oracle, r.seconds.sampling, r.seconds.neighbourhood, r.seconds.exact, r.seconds.bounds, r.seconds.compare);
   if (r.device_peak_bytes > 0)
     s += fmt::format("  device memory: peak {:.2f} GiB over the check, {:.2f} GiB during the system's evaluation\n",
                      static_cast<double>(r.device_peak_bytes) / (1u << 30), static_cast<double>(r.system_peak_bytes) / (1u << 30));

@@ -35,6 +35,7 @@ struct ScaleOptions {
   std::uint64_t seed = 1;  // inputs, output gradient and row sampling (the graph is built by the caller)
   double input_magnitude = 1.0;  // inputs and output gradient uniform in [−M, M) (e.g. 1e3: large attention logits)
   index_t edge_offset_limit = index_t{1} << 31;
+  index_t hub_edge_budget = kDefaultHubEdgeBudget;  // the highest in-degree rows' edges together (row_sampling.h)
   checks::ToleranceOptions tolerance = {};
   std::string graph_description = {};  // e.g. "rmat:20,10", for messages
   std::string rerun_command = {};      // the one command line that repeats this check
@@ -53,7 +54,11 @@ struct ScaleTimings {
   double graph = 0.0;    // building the graph where the system runs (device-resident checks; the command times a host graph itself)
   double inputs = 0.0;   // the big case's inputs and output gradient
   double system = 0.0;   // the system's evaluation of the whole graph
-  double oracle = 0.0;   // sampling, the neighbourhood, its exact values and bounds
+  double oracle = 0.0;   // sampling, the neighbourhood, its exact values and bounds: the four below
+  double sampling = 0.0;       // choosing the rows (and, on a device, fetching the offsets)
+  double neighbourhood = 0.0;  // its graph and its inputs, gathered from the big case
+  double exact = 0.0;          // the float64 oracle on it
+  double bounds = 0.0;         // the tolerance model's bounds (for the measured model: its own evaluations)
   double compare = 0.0;  // gathering and comparing, the zero check outside
 };
 
@@ -68,6 +73,7 @@ struct ScaleResult {
   bool nothing_compared = false;      // the system answered, but no element could be compared: an error, never a catch
   index_t zero_checked_elements = 0;  // gradient elements outside it, held to exactly 0
   std::vector<SampledRow> rows;
+  index_t hub_edge_budget = 0;
   index_t neighbourhood_edges = 0, neighbourhood_sources = 0, padding_edges = 0;
   std::string tolerance_model;
   std::uint64_t seed = 0;

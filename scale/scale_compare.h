@@ -77,6 +77,8 @@ std::vector<CompareSlot> compare_slots(const oracle::TargetDef& def, const std::
 
 // InputError for an unsupported target, --rows < 1 or a magnitude that is not positive and finite.
 void require_valid_options(const ScaleOptions& options);
+// The row sample's options of a check.
+SamplingOptions sampling_options(const ScaleOptions& options);
 // The neighbourhood's sizes and the tolerance model, into the result.
 void record_neighbourhood(ScaleResult& r, const Neighbourhood& nb, const checks::Bounds& bounds);
 

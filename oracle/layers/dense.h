@@ -2,7 +2,8 @@
 //
 // Node tensors are viewed as rows() × row_size() matrices and weights as [in, out] matrices, both
 // row-major. Products go through Eigen (deterministic for any thread count: Eigen splits the output,
-// never a sum), except that matmul and matmul_at_b skip the exact zeros of a left operand that is
+// never a sum; matmul_at_b over more than 8192 rows sums fixed row groups' products in group order),
+// except that matmul and matmul_at_b skip the exact zeros of a left operand that is
 // ≥ 90% zeros (bag-of-words features) when the right operand is finite — the same sum without its
 // zero terms. Each helper is instantiated for double (the oracle) and float (its float32 twin).
 //
@@ -11,12 +12,18 @@
 //   Tensor grad_x = layers::matmul_a_bt(grad_h, weight);
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "core/tensor.h"
 #include "oracle/layers/kink_side.h"
 
 namespace gnncheck::oracle::layers {
+
+// Sums over the rows of a tall operand (matmul_at_b, GAT's attention gradients) run over this many
+// fixed row groups — at least 4096 rows each, at most 64 — each summed in row order, the groups
+// added in group order: the result depends on the shape alone, never on the thread count.
+inline index_t row_groups(index_t rows) { return std::clamp<index_t>(rows / 4096, 1, 64); }
 
 // a · b: a is [m, k] (any trailing shape flattened), b is [k, n] -> [m, n].
 template <class T> DenseTensor<T> matmul(const DenseTensor<T>& a, const DenseTensor<T>& b);

@@ -1,5 +1,7 @@
 #include "oracle/layers/gat.h"
 
+#include <vector>
+
 #include "oracle/edge_softmax.h"
 #include "oracle/layers/dense.h"
 #include "oracle/layers/dropout.h"
@@ -42,6 +44,7 @@ template <class T>
 DenseTensor<T> attention_scores(const DenseTensor<T>& h, const DenseTensor<T>& att, index_t rows, index_t heads,
                                 index_t channels) {
   DenseTensor<T> score({rows, heads});
+#pragma omp parallel for schedule(static) if (worth_parallel(rows * heads * channels))
   for (index_t j = 0; j < rows; ++j)
     for (index_t k = 0; k < heads; ++k) {
       T sum = 0;
@@ -51,18 +54,32 @@ DenseTensor<T> attention_scores(const DenseTensor<T>& h, const DenseTensor<T>& a
   return score;
 }
 
-// Backward of attention_scores: accumulates into grad_h and grad_att.
+// Backward of attention_scores: accumulates into grad_h (row by row, rows in parallel) and grad_att
+// (a sum over rows: over row_groups, as matmul_at_b — the same for any thread count, and the plain
+// row-order sum below 8192 rows).
 template <class T>
 void attention_scores_backward(const DenseTensor<T>& h, const DenseTensor<T>& att, const DenseTensor<T>& grad_score,
                                index_t heads, index_t channels, DenseTensor<T>& grad_h, DenseTensor<T>& grad_att) {
-  for (index_t j = 0; j < grad_score.rows(); ++j)
+  const index_t rows = grad_score.rows();
+#pragma omp parallel for schedule(static) if (worth_parallel(rows * heads * channels))
+  for (index_t j = 0; j < rows; ++j)
     for (index_t k = 0; k < heads; ++k) {
       const T gs = grad_score.at(j, k);
-      for (index_t c = 0; c < channels; ++c) {
-        grad_h.at(j, k * channels + c) += gs * att.at(k, c);
-        grad_att.at(k, c) += gs * h.at(j, k * channels + c);
-      }
+      for (index_t c = 0; c < channels; ++c) grad_h.at(j, k * channels + c) += gs * att.at(k, c);
     }
+  const index_t groups = row_groups(rows);
+  std::vector<DenseTensor<T>> partial(static_cast<size_t>(groups), DenseTensor<T>(grad_att.shape()));
+#pragma omp parallel for schedule(dynamic, 1) if (groups > 1)
+  for (index_t g = 0; g < groups; ++g) {
+    DenseTensor<T>& sum = partial[static_cast<size_t>(g)];
+    for (index_t j = rows * g / groups; j < rows * (g + 1) / groups; ++j)
+      for (index_t k = 0; k < heads; ++k) {
+        const T gs = grad_score.at(j, k);
+        for (index_t c = 0; c < channels; ++c) sum.at(k, c) += gs * h.at(j, k * channels + c);
+      }
+  }
+  for (const auto& sum : partial)
+    for (index_t i = 0; i < grad_att.size(); ++i) grad_att[i] += sum[i];
 }
 
 // The attention-dropout factor of every edge and head: 0 or 1/(1−p). Only built when p > 0.

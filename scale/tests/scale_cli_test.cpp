@@ -20,6 +20,7 @@ namespace {
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 using ::gnncheck::testing::CommandResult;
@@ -81,6 +82,18 @@ TEST(ScaleCommand, WidthFlagsReachTheLayers) {
   EXPECT_THAT(gcn.output, ContainsRegex("gradient weight +ok +42 elements"));
 }
 
+// --hub-edges bounds the highest in-degree rows' edges; the summary shows them and the re-run line keeps the budget.
+TEST(ScaleCommand, HubEdgeBudgetReachesTheSampleAndTheRerunLine) {
+  const auto r = gnncheck("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100 --hub-edges 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(" 1 highest in-degree"));  // the budget is below any row: the largest alone
+  EXPECT_THAT(r.output, HasSubstr("edges together (edge budget 1)"));
+  EXPECT_THAT(r.output, HasSubstr("--rows 100 --seed 1 --hub-edges 1"));
+  const auto fallback = gnncheck("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100");
+  EXPECT_THAT(fallback.output, HasSubstr(" 25 highest in-degree"));
+  EXPECT_THAT(fallback.output, Not(HasSubstr("--hub-edges")));
+}
+
 TEST(ScaleCommand, BadArgumentsNameTheFlag) {
   struct Bad {
     std::string args, message;
@@ -91,6 +104,7 @@ TEST(ScaleCommand, BadArgumentsNameTheFlag) {
       {"--system cpu_float32 --target spmm --graph rmat:eight", "--graph 'rmat:eight'"},
       {"--system cpu_float32 --target spmm --graph /no/such.mtx", "--graph '/no/such.mtx': not a file"},
       {"--system cpu_float32 --target spmm --graph rmat:8 --rows 0", "--rows must be at least 1"},
+      {"--system cpu_float32 --target spmm --graph rmat:8 --hub-edges -1", "--hub-edges must be at least 0"},
       {"--system cpu_float32 --target spmm --graph rmat:8 --heads 2", "--heads: target spmm has no 'heads' attribute"},
       {"--system cpu_float32 --target normalized_spmm --graph rmat:8 --norm sideways", "sideways"},
       {"--system no_such_system --target spmm --graph rmat:8", "unknown system 'no_such_system'"},

@@ -7,7 +7,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <set>
 
 #include <fmt/format.h>
@@ -225,6 +228,61 @@ TEST(RowSampling, StrataAreWhatTheySay) {
   EXPECT_EQ(sample_rows(g, {.rows = 5000, .seed = 9}).size(), static_cast<size_t>(g.n_dst()));
   EXPECT_EQ(counts.at(Stratum::past_edge_limit), 50);
   EXPECT_EQ(stratum_counts(sample_rows(g, {.rows = 200, .seed = 9})).at(Stratum::past_edge_limit), 0);  // E ≤ 2^31
+}
+
+// The hub stratum stops before the row that would take it past its edge budget, always keeps the
+// largest row, and hands the rows it leaves to the random stratum (K stays K).
+TEST(RowSampling, HubStratumKeepsToItsEdgeBudget) {
+  const Graph g = rmat({.scale = 12, .edge_factor = 8}, 3);
+  std::vector<index_t> by_degree(static_cast<size_t>(g.n_dst()));
+  std::iota(by_degree.begin(), by_degree.end(), index_t{0});
+  std::stable_sort(by_degree.begin(), by_degree.end(), [&](index_t a, index_t b) { return g.in_degree(a) > g.in_degree(b); });
+  const index_t largest = g.in_degree(by_degree[0]);
+  auto hubs_of = [&](index_t budget) {
+    const auto rows = sample_rows(g, {.rows = 400, .seed = 2, .hub_edge_budget = budget});
+    EXPECT_EQ(rows.size(), 400u);
+    std::vector<index_t> hubs;
+    for (const auto& r : rows)
+      if (r.stratum == Stratum::highest_in_degree) hubs.push_back(r.row);
+    return hubs;
+  };
+  // Rows 0 and n − 1 belong to their own strata; here neither is among the 100 largest.
+  for (index_t i = 0; i < 100; ++i) ASSERT_TRUE(by_degree[i] != 0 && by_degree[i] != g.n_dst() - 1);
+  // Unbounded: the K/4 largest rows.
+  EXPECT_EQ(hubs_of(g.num_edges()).size(), 100u);
+  // A budget of 3 largest rows: exactly the largest rows whose running total stays within it.
+  const index_t budget = g.in_degree(by_degree[0]) + g.in_degree(by_degree[1]) + g.in_degree(by_degree[2]);
+  std::vector<index_t> hubs = hubs_of(budget);
+  std::sort(hubs.begin(), hubs.end());
+  std::vector<index_t> expected(by_degree.begin(), by_degree.begin() + 3);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(hubs, expected);
+  // A budget below the largest row still takes it, and only it.
+  EXPECT_EQ(hubs_of(largest - 1), std::vector<index_t>{by_degree[0]});
+  EXPECT_EQ(hubs_of(0), std::vector<index_t>{by_degree[0]});
+  EXPECT_THROW(sample_rows(g, {.rows = 10, .hub_edge_budget = -1}), InputError);
+}
+
+// The parallel first-use numbering is the serial map's, whatever the thread count.
+TEST(Neighbourhood, FirstUseNumberingEqualsASerialPass) {
+  const index_t n_src = 5000;
+  std::mt19937_64 rng(11);
+  std::vector<index_t> first = {17, 3, 4999}, entries(200000);
+  for (auto& e : entries) e = static_cast<index_t>(rng() % (rng() % 2 ? 50 : n_src));  // many repeats
+  std::map<index_t, index_t> map;
+  std::vector<index_t> sources, local;
+  auto number = [&](index_t j) {
+    auto [it, added] = map.emplace(j, static_cast<index_t>(sources.size()));
+    if (added) sources.push_back(j);
+    return it->second;
+  };
+  for (index_t j : first) number(j);
+  for (index_t j : entries) local.push_back(number(j));
+  const FirstUseNumbering got = number_by_first_use(first, entries, n_src);
+  EXPECT_EQ(got.sources, sources);
+  EXPECT_EQ(got.local, local);
+  entries[123] = n_src;
+  EXPECT_THROW(number_by_first_use(first, entries, n_src), InternalError);
 }
 
 // Sampling from the offsets alone (a graph held on a device) picks what sampling from the Graph picks.

@@ -62,6 +62,7 @@ void write_sampled_rows(const scale::ScaleResult& r, const std::filesystem::path
   nlohmann::json counts = nlohmann::json::object();
   for (const auto& [stratum, count] : scale::stratum_counts(r.rows)) counts[std::string(scale::to_string(stratum))] = count;
   j["strata"] = counts;
+  j["hub_edge_budget"] = r.hub_edge_budget;
   j["neighbourhood"] = {{"edges", r.neighbourhood_edges}, {"sources", r.neighbourhood_sources}, {"padding_edges", r.padding_edges}};
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : r.rows)
@@ -70,7 +71,12 @@ void write_sampled_rows(const scale::ScaleResult& r, const std::filesystem::path
   if (r.worst)
     j["worst"] = {{"tensor", r.worst->tensor}, {"index", r.worst->index}, {"where", r.worst->where}, {"actual", r.worst->actual},
                   {"expected", r.worst->expected}, {"bound", r.worst->bound}};
-  j["seconds"] = {{"inputs", r.seconds.inputs}, {"system", r.seconds.system}, {"oracle", r.seconds.oracle}, {"compare", r.seconds.compare}};
+  j["seconds"] = {{"inputs", r.seconds.inputs},
+                  {"system", r.seconds.system},
+                  {"oracle", r.seconds.oracle},
+                  {"oracle_parts",
+                   {{"sampling", r.seconds.sampling}, {"neighbourhood", r.seconds.neighbourhood}, {"exact", r.seconds.exact}, {"bounds", r.seconds.bounds}}},
+                  {"compare", r.seconds.compare}};
   j["rerun"] = r.rerun_command;
   std::ofstream out(file);
   out << j.dump(1) << "\n";
@@ -89,6 +95,8 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
   cmd->add_option("--target", args.target, "The op or layer to check (see the list above)")->required();
   cmd->add_option("--graph", args.graph, "kronecker:SCALE | rmat:SCALE[,EDGE_FACTOR] | FILE (.mtx or edge list)")->required();
   cmd->add_option("--rows", args.rows, "K: destination rows to verify (stratified; see scale/README.md)")->capture_default_str();
+  cmd->add_option("--hub-edges", args.hub_edges, "Edge budget of the highest in-degree rows together (see scale/README.md)")
+      ->capture_default_str();
   cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->capture_default_str();
   cmd->add_option("--magnitude", args.magnitude, "Inputs uniform in [-M, M) (1e3: large attention logits, where softmax overflows)")
       ->capture_default_str();
@@ -129,6 +137,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
 
   std::string rerun = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", entry.command_line_flag,
                                   args.target, shell_quote(args.graph), args.rows, args.seed);
+  if (args.hub_edges != scale::kDefaultHubEdgeBudget) rerun += fmt::format(" --hub-edges {}", args.hub_edges);
   if (args.magnitude != 1.0) rerun += fmt::format(" --magnitude {}", args.magnitude);
   if (args.features) rerun += fmt::format(" --features {}", *args.features);
   if (args.hidden_features) rerun += fmt::format(" --hidden-features {}", *args.hidden_features);
@@ -141,6 +150,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   options.target = args.target;
   options.attributes = attrs;
   options.rows = args.rows;
+  options.hub_edge_budget = args.hub_edges;
   options.seed = args.seed;
   options.input_magnitude = args.magnitude;
   options.graph_description = args.graph;

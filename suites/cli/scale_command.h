@@ -22,6 +22,7 @@ struct ScaleCommandArgs {
   std::string target;
   std::string graph;
   std::int64_t rows = 1000;
+  std::int64_t hub_edges = 1 << 24;  // scale::kDefaultHubEdgeBudget
   std::uint64_t seed = 1;
   double magnitude = 1.0;
   std::optional<std::int64_t> features, hidden_features, out_features, heads;

@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+
+#include <omp.h>
 
 #include "oracle/layers/dense.h"
 #include "oracle/layers/dropout.h"
@@ -302,6 +305,26 @@ TEST(LayerDense, ZeroSkippingProductsEqualTheDenseSums) {
       double sum = 0;
       for (index_t i = 0; i < 300; ++i) sum += a.at(i, k) * g.at(i, c);
       EXPECT_NEAR(gw.at(k, c), sum, 1e-14);
+    }
+}
+
+// Past 8192 rows, aᵀ·b is summed over fixed row groups: the same bits for any thread count, and
+// the classical sum within rounding.
+TEST(LayerDense, TallTransposedProductIsTheSameForAnyThreadCount) {
+  const Tensor a = random_tensor({50000, 5}, 6, "a");
+  const Tensor g = random_tensor({50000, 3}, 7, "g");
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const Tensor one = layers::matmul_at_b(a, g);
+  omp_set_num_threads(std::max(2, saved));
+  const Tensor many = layers::matmul_at_b(a, g);
+  omp_set_num_threads(saved);
+  EXPECT_EQ(one.values(), many.values());
+  for (index_t k = 0; k < 5; ++k)
+    for (index_t c = 0; c < 3; ++c) {
+      double sum = 0, magnitude = 0;
+      for (index_t i = 0; i < 50000; ++i) sum += a.at(i, k) * g.at(i, c), magnitude += std::abs(a.at(i, k) * g.at(i, c));
+      EXPECT_NEAR(one.at(k, c), sum, 1e-12 * magnitude);
     }
 }
 
