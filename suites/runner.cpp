@@ -29,6 +29,9 @@
 #include "properties/counterexample.h"
 #include "properties/driver.h"
 #include "reports/counterexample_case.h"
+#include "scale/graph_spec.h"
+#include "scale/neighbourhood.h"
+#include "scale/scale_check.h"
 #include "suites/family_case_source.h"
 #include "training/accuracy_gate.h"
 #include "training/task.h"
@@ -43,6 +46,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kSelfcheck = "selfcheck";
 constexpr const char* kAccuracy = "accuracy";
+constexpr const char* kScale = "scale";  // a scale graph family's one check (scale/scale_check.h)
 // Options an entry may give the accuracy check (the only check that takes options).
 const std::vector<std::string> kAccuracyOptions = {"epochs", "bound_factor", "max_accuracy_difference"};
 
@@ -175,7 +179,10 @@ class Planner {
         throw InputError(fmt::format("{}: entry '{}': unknown option '{}' of the accuracy check; expected one of: {}",
                                      e.location.where(), e.name, key, fmt::join(kAccuracyOptions, ", ")));
     }
+    const bool scale_family = suite_.graphs.at(e.graphs).family == "scale";
+    if (scale_family || std::find(e.checks.begin(), e.checks.end(), kScale) != e.checks.end()) validate_scale_entry(e);
     for (const auto& c : e.checks) {
+      if (c == kScale) continue;
       if (c == kAccuracy) {
         for (const auto& t : e.targets)
           if (t.name != "gcn" && t.name != "gat" && t.name != "gin" && t.name != "sage")
@@ -198,6 +205,40 @@ class Planner {
       if (c != kAccuracy && !is_check_kind(c))
         throw InputError(fmt::format("{}: entry '{}': unknown check '{}'; known checks: {}", e.location.where(), e.name, c,
                                      fmt::join(known_check_names(), ", ")));
+    }
+  }
+
+  // The scale check and the scale graph family go together; its targets are named, supported by the
+  // scale check, and fixed to one value per attribute (one result per target, no case loop).
+  void validate_scale_entry(const Entry& e) {
+    const GraphFamily& family = suite_.graphs.at(e.graphs);
+    if (family.family != "scale")
+      throw InputError(fmt::format("{}: entry '{}': the scale check runs on a graph family of family scale (graphs: {} is '{}')",
+                                   e.location.where(), e.name, e.graphs, family.family));
+    if (e.checks != std::vector<std::string>{kScale})
+      throw InputError(fmt::format("{}: entry '{}': checks: a scale graph family ('{}') is checked by the scale check alone; "
+                                   "expected checks: scale, got {}",
+                                   e.location.where(), e.name, e.graphs, fmt::join(e.checks, ", ")));
+    for (std::size_t i = 0; i < e.targets.size(); ++i) {
+      const TargetChoice& t = e.targets[i];
+      auto refuse = [&](const std::string& what) {
+        throw InputError(fmt::format("{}: entry '{}': targets[{}]: {}", t.location.where(), e.name, i, what));
+      };
+      if (!scale::is_supported_target(t.name))
+        refuse(fmt::format("the scale check supports the targets {}; got '{}'{}", fmt::join(scale::supported_targets(), ", "), t.name,
+                           t.name == "all" || t.name == "ops" || t.name == "layers" ? " (a scale entry names its targets)" : ""));
+      Attributes attrs;
+      for (const auto& a : t.attributes) {
+        if (a.values.size() != 1)
+          refuse(fmt::format("attribute '{}': a scale entry checks one configuration per target; expected one value, got {}",
+                             a.name, a.values.size()));
+        attrs.set(a.name, a.values.front());
+      }
+      try {
+        scale::require_restrictable(t.name, attrs, 0, 0, "");  // what the graph does not decide: dropout, source degrees
+      } catch (const InputError& err) {
+        refuse(err.what());
+      }
     }
   }
 
@@ -384,6 +425,8 @@ class Executor {
         r.precision = std::string(to_string(sys->precision(t.label.target)));
         if (t.label.check == kAccuracy)
           run_accuracy_task(t, *sys, r);
+        else if (t.label.check == kScale)
+          run_scale_task(t, *sys, r);
         else
           run_check_task(t, *sys, r);
       }
@@ -577,6 +620,69 @@ class Executor {
     else r.outcome = report.tested.ok() ? Outcome::fail : Outcome::error;
   }
 
+  // The scale check (scale/scale_check.h) of one system and target on the family's one big graph,
+  // seeded by the task: the same record `gnncheck scale --report` writes, under this entry. Its
+  // re-run line is that `gnncheck scale` command whenever the command's flags can say everything
+  // the task set (targets' attributes among the width flags, --heads and --norm; no tolerance
+  // override), else the entry's `gnncheck run` line.
+  void run_scale_task(const Task& t, System& sys, ResultRecord& r) {
+    const GraphFamily& f = *t.graphs;
+    const auto& spec = oracle::find_target(t.label.target).spec;
+    scale::ScaleOptions o;
+    o.target = t.label.target;
+    for (const auto& a : t.attributes) o.attributes.set(a.name, a.values.front());
+    o.attributes = oracle::with_defaults(spec, o.attributes);
+    o.rows = f.scale_rows;
+    o.seed = t.seed;
+    o.input_magnitude = f.scale_magnitude;
+    if (f.scale_hub_edges) o.hub_edge_budget = *f.scale_hub_edges;
+    o.tolerance = check_options(t).tolerance;
+    o.graph_description = f.scale_graph;
+
+    const SystemEntry& entry = systems_.find(t.label.system);
+    std::string command = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", entry.command_line_flag,
+                                      t.label.target, shell_quote(f.scale_graph), f.scale_rows, t.seed);
+    if (f.scale_hub_edges) command += fmt::format(" --hub-edges {}", *f.scale_hub_edges);
+    if (f.scale_magnitude != 1.0) command += fmt::format(" --magnitude {}", f.scale_magnitude);
+    // The command's flags for attributes, in the order the command writes its own re-run line.
+    const std::vector<std::pair<std::string, std::string>> flags = {{"features", "--features"},   {"in_features", "--features"},
+                                                                    {"hidden_features", "--hidden-features"},
+                                                                    {"out_features", "--out-features"}, {"heads", "--heads"},
+                                                                    {"norm", "--norm"}};
+    bool expressible = !t.entry->tolerance;
+    for (const auto& a : t.attributes)
+      expressible = expressible && std::any_of(flags.begin(), flags.end(), [&](const auto& f) { return f.first == a.name; });
+    for (const auto& [attribute, flag] : flags)
+      for (const auto& a : t.attributes)
+        if (a.name == attribute) {
+          const AttrValue& v = a.values.front();
+          command += fmt::format(" {} {}", flag, shell_quote(std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v)));
+        }
+    if (t.expect == Expectation::caught) command += " --expect caught";
+    if (expressible) r.repro = command;
+    o.rerun_command = r.repro;
+
+    const auto graph = std::make_shared<const Graph>(scale::build_graph(scale::parse_graph_spec(f.scale_graph), t.seed));
+    const scale::ScaleResult result = scale::run_scale_check(sys, graph, o);
+    ResultRecord rec = scale::to_result_record(result);
+    r.outcome = rec.outcome;
+    r.precision = rec.precision;
+    r.metric_name = rec.metric_name;
+    r.metric = rec.metric;
+    r.bound = rec.bound;
+    r.tolerance_model = rec.tolerance_model;
+    r.cases = rec.cases;
+    r.conclusive = rec.conclusive;
+    r.error_vs_bound = rec.error_vs_bound;
+    r.message = rec.message;
+    if (result.worst)  // where the worst element lives, with both values: the record's fields hold only their difference
+      r.message += fmt::format("{}worst: {} [{}] {} — actual {:.17g}, exact {:.17g}, bound {:.6g}", r.message.empty() ? "" : "\n",
+                               result.worst->tensor, fmt::join(result.worst->index, ", "), result.worst->where, result.worst->actual,
+                               result.worst->expected, result.worst->bound);
+    r.message += fmt::format("\ngraph {}: {}; {} rows sampled, {} elements compared, {} held to exactly 0", f.scale_graph,
+                             result.graph_summary, result.rows.size(), result.compared_elements, result.zero_checked_elements);
+  }
+
   static void fill_from_verdict(ResultRecord& r, const checks::Verdict& v) {
     r.metric_name = v.metric_name;
     r.metric = v.metric;
@@ -721,6 +827,7 @@ std::vector<std::string> known_check_names() {
   for (auto kind : checks::all_check_kinds()) out.emplace_back(checks::to_string(kind));
   out.emplace_back(kSelfcheck);
   out.emplace_back(kAccuracy);
+  out.emplace_back(kScale);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -15,6 +16,7 @@
 #include "adapters/process_system.h"
 #include "fixtures/generators.h"
 #include "core/error.h"
+#include "scale/graph_spec.h"
 
 namespace gnncheck::suites {
 
@@ -194,14 +196,45 @@ class Field {
   const std::string* file_;
 };
 
+// A scale family: one big graph as `gnncheck scale --graph` names it, and the check's sampling options.
+GraphFamily parse_scale_family(GraphFamily g, const Field& f, const std::map<std::string, Field>& m,
+                               const std::filesystem::path& suite_dir) {
+  for (const auto& [key, field] : m)
+    if (key != "family" && key != "graph" && key != "rows" && key != "hub_edges" && key != "magnitude")
+      field.fail(fmt::format("'{}' does not apply to family scale; expected graph, rows, hub_edges, magnitude", key));
+  if (!m.count("graph")) f.fail("family 'scale' needs 'graph' (kronecker:SCALE, rmat:SCALE[,EDGE_FACTOR] or a .mtx / edge-list file)");
+  const Field& graph = m.at("graph");
+  g.scale_graph = graph.nonempty_string();
+  if (g.scale_graph.find(':') == std::string::npos) {  // a file: relative to the suite file, as every path in a suite
+    const std::filesystem::path p = g.scale_graph;
+    g.scale_graph = (p.is_relative() ? suite_dir / p : p).lexically_normal().string();
+  }
+  try {
+    scale::parse_graph_spec(g.scale_graph);
+  } catch (const InputError& e) {
+    graph.fail(fmt::format("{} (a relative file is relative to the suite file's folder)", e.what()));
+  }
+  if (m.count("rows")) g.scale_rows = m.at("rows").positive_integer();
+  if (m.count("hub_edges")) g.scale_hub_edges = m.at("hub_edges").positive_integer();
+  if (m.count("magnitude")) {
+    g.scale_magnitude = m.at("magnitude").real();
+    if (!(g.scale_magnitude > 0) || !std::isfinite(g.scale_magnitude))
+      m.at("magnitude").fail(fmt::format("expected a positive finite number, got {}", m.at("magnitude").describe()));
+  }
+  return g;
+}
+
 GraphFamily parse_graph_family(const std::string& name, const Field& f, const std::filesystem::path& suite_dir) {
   auto m = f.mapping({"family", "max_nodes", "max_avg_degree", "square_only", "params", "name", "path", "max_dimension",
-                      "num_nodes"});
+                      "num_nodes", "graph", "rows", "hub_edges", "magnitude"});
   GraphFamily g;
   g.name = name;
   g.location = f.location();
-  if (!m.count("family")) f.fail("missing required key 'family' (random, dataset, csbm, file, or a generator family)");
+  if (!m.count("family")) f.fail("missing required key 'family' (random, dataset, csbm, file, scale, or a generator family)");
   g.family = m.at("family").nonempty_string();
+  if (g.family == "scale") return parse_scale_family(std::move(g), f, m, suite_dir);
+  for (const char* key : {"graph", "rows", "hub_edges", "magnitude"})
+    if (m.count(key)) m.at(key).fail(fmt::format("'{}' applies to family scale only, not '{}'", key, g.family));
   if (g.family != "random" && g.family != "dataset" && g.family != "csbm" && g.family != "file") {
     std::vector<std::string> generators;
     bool known = false;
@@ -210,7 +243,7 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
       known = known || info.name == g.family;
     }
     if (!known)
-      m.at("family").fail(fmt::format("unknown graph family '{}'; expected random, dataset, csbm, file or one of the generators {}",
+      m.at("family").fail(fmt::format("unknown graph family '{}'; expected random, dataset, csbm, file, scale or one of the generators {}",
                                       g.family, fmt::join(generators, ", ")));
   }
   auto only_for = [&](const std::string& key, bool allowed, const std::string& families) {

@@ -43,6 +43,8 @@ struct IntRange {
 //   dataset     a dataset from ../shared/datasets by `name` (cora, citeseer), for accuracy gates.
 //   csbm        the contextual stochastic block model of fixtures/generators.h, `params` as CsbmParams.
 //   file        a MatrixMarket (.mtx) or edge-list file at `path` (relative to the suite file).
+//   scale       one big graph (`graph`: a scale/graph_spec.h spec) checked by the `scale` check on
+//               `rows` sampled rows (scale/scale_check.h): one result per (system, target), no case loop.
 //   anything else is a family of fixtures::make_graph (erdos_renyi, rmat, power_law,
 //               skewed_directed, star, chain, complete_bipartite, builtin, …) built from `params`
 //               with a fresh seed per case; these graphs are fixed per case and are not shrunk.
@@ -61,6 +63,11 @@ struct GraphFamily {
   std::string path;                  // file: where it is (resolved against the suite's folder)
   std::optional<std::int64_t> max_dimension;  // file (.mtx): MatrixMarketOptions::max_dimension
   std::optional<std::int64_t> num_nodes;      // file (edge list): EdgeListOptions::num_nodes
+  // scale: the graph spec (a file resolved against the suite's folder), as `gnncheck scale` takes them.
+  std::string scale_graph;
+  std::int64_t scale_rows = 1000;
+  std::optional<std::int64_t> scale_hub_edges;  // unset: scale::kDefaultHubEdgeBudget
+  double scale_magnitude = 1.0;
   SourceLocation location;
   bool shrinks() const { return family == "random"; }
 };
