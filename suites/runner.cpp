@@ -675,11 +675,14 @@ class Executor {
     r.conclusive = rec.conclusive;
     r.error_vs_bound = rec.error_vs_bound;
     r.message = rec.message;
-    if (result.worst)  // where the worst element lives, with both values: the record's fields hold only their difference
-      r.message += fmt::format("{}worst: {} [{}] {} — actual {:.17g}, exact {:.17g}, bound {:.6g}", r.message.empty() ? "" : "\n",
+    // A failure's message names its worst element; a pass says where it came closest, with both values
+    // (the record's fields hold only their difference).
+    if (result.worst && r.message.empty())
+      r.message = fmt::format("worst: {} [{}] {} — actual {:.17g}, exact {:.17g}, bound {:.6g}",
                                result.worst->tensor, fmt::join(result.worst->index, ", "), result.worst->where, result.worst->actual,
                                result.worst->expected, result.worst->bound);
-    r.message += fmt::format("\ngraph {}: {}; {} rows sampled, {} elements compared, {} held to exactly 0", f.scale_graph,
+    r.message += fmt::format("{}graph {}: {}; {} rows sampled, {} elements compared, {} held to exactly 0", r.message.empty() ? "" : "\n",
+                             f.scale_graph,
                              result.graph_summary, result.rows.size(), result.compared_elements, result.zero_checked_elements);
   }
 

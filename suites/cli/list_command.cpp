@@ -61,6 +61,7 @@ const std::map<std::string, std::string> kCheckHelp = {
     {"numerics", "no NaN/Inf on large logits where the exact result is finite"},
     {"resources", "memory does not grow across repeated evaluations"},
     {"accuracy", "accuracy gate: train with the system and the oracle from one initialization; loss curves and test accuracy agree"},
+    {"scale", "a big graph (graph family `scale`) against the exact oracle on sampled rows and every gradient (scale/README.md)"},
     {"selfcheck", "the oracle's backward of every target against finite differences (systems: oracle)"},
 };
 

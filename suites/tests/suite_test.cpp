@@ -137,7 +137,7 @@ TEST(SuiteTest, WrongTypesNameTheKeyAndTheValue) {
   EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: random, max_nodes: 0}\nentries: []\n"),
               HasSubstr("bad.yaml:3: graphs.g.max_nodes: expected a positive integer, got '0'"));
   EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: grid}\nentries: []\n"),
-              HasSubstr("bad.yaml:3: graphs.g.family: unknown graph family 'grid'; expected random, dataset, csbm, file or one of"));
+              HasSubstr("bad.yaml:3: graphs.g.family: unknown graph family 'grid'; expected random, dataset, csbm, file, scale or one of"));
   EXPECT_THAT(error_of("name: x\ngraphs:\n  g: {family: rmat, max_nodes: 3}\nentries: []\n"),
               HasSubstr("graphs.g.max_nodes: 'max_nodes' applies to family random only, not 'rmat'"));
 }
