@@ -639,26 +639,24 @@ class Executor {
     o.tolerance = check_options(t).tolerance;
     o.graph_description = f.scale_graph;
 
-    const SystemEntry& entry = systems_.find(t.label.system);
-    std::string command = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", entry.command_line_flag,
-                                      t.label.target, shell_quote(f.scale_graph), f.scale_rows, t.seed);
-    if (f.scale_hub_edges) command += fmt::format(" --hub-edges {}", *f.scale_hub_edges);
-    if (f.scale_magnitude != 1.0) command += fmt::format(" --magnitude {}", f.scale_magnitude);
-    // The command's flags for attributes, in the order the command writes its own re-run line.
-    const std::vector<std::pair<std::string, std::string>> flags = {{"features", "--features"},   {"in_features", "--features"},
-                                                                    {"hidden_features", "--hidden-features"},
-                                                                    {"out_features", "--out-features"}, {"heads", "--heads"},
-                                                                    {"norm", "--norm"}};
+    // The command's flags say the width attributes, heads and norm; anything else (or a tolerance
+    // override) leaves the entry's own `gnncheck run` line as the re-run line.
+    ScaleCommandLine line{.system_flag = systems_.find(t.label.system).command_line_flag, .target = t.label.target,
+                          .graph = f.scale_graph, .rows = f.scale_rows, .seed = t.seed, .magnitude = f.scale_magnitude,
+                          .expect_caught = t.expect == Expectation::caught};
+    if (f.scale_hub_edges) line.hub_edges = *f.scale_hub_edges;
+    const std::map<std::string, std::optional<std::string>*> flags = {
+        {"features", &line.features},         {"in_features", &line.features}, {"hidden_features", &line.hidden_features},
+        {"out_features", &line.out_features}, {"heads", &line.heads},          {"norm", &line.norm}};
     bool expressible = !t.entry->tolerance;
-    for (const auto& a : t.attributes)
-      expressible = expressible && std::any_of(flags.begin(), flags.end(), [&](const auto& f) { return f.first == a.name; });
-    for (const auto& [attribute, flag] : flags)
-      for (const auto& a : t.attributes)
-        if (a.name == attribute) {
-          const AttrValue& v = a.values.front();
-          command += fmt::format(" {} {}", flag, shell_quote(std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v)));
-        }
-    if (t.expect == Expectation::caught) command += " --expect caught";
+    for (const auto& a : t.attributes) {
+      const AttrValue& v = a.values.front();
+      if (const auto it = flags.find(a.name); it != flags.end())
+        *it->second = std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v);
+      else
+        expressible = false;
+    }
+    const std::string command = scale_command_line(line);
     if (expressible) r.repro = command;
     o.rerun_command = r.repro;
 
@@ -810,6 +808,19 @@ std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, cons
   for (const auto* s : {&entry, &target, &check}) h = fnv1a(h, *s);
   // Keep seeds below 2^53 so that every JSON reader holds them exactly.
   return splitmix64(h ^ splitmix64(suite_seed)) >> 11;
+}
+
+std::string scale_command_line(const ScaleCommandLine& c) {
+  std::string line = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", c.system_flag, c.target,
+                                 shell_quote(c.graph), c.rows, c.seed);
+  if (c.hub_edges != std::int64_t{1} << 24) line += fmt::format(" --hub-edges {}", c.hub_edges);
+  if (c.magnitude != 1.0) line += fmt::format(" --magnitude {}", c.magnitude);
+  for (const auto& [flag, value] : {std::pair{"--features", &c.features}, std::pair{"--hidden-features", &c.hidden_features},
+                                    std::pair{"--out-features", &c.out_features}, std::pair{"--heads", &c.heads},
+                                    std::pair{"--norm", &c.norm}})
+    if (*value) line += fmt::format(" {} {}", flag, shell_quote(**value));
+  if (c.expect_caught) line += " --expect caught";
+  return line;
 }
 
 std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry) {

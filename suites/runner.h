@@ -71,7 +71,7 @@ class ProgressSink {
   virtual void finished(const TaskLabel& /*task*/, const reports::ResultRecord& /*result*/) {}
 };
 
-// The names `checks:` accepts: every checks::CheckKind, plus selfcheck and accuracy.
+// The names `checks:` accepts: every checks::CheckKind, plus selfcheck, accuracy and scale.
 std::vector<std::string> known_check_names();
 
 // Plans and runs the suite. Throws InputError for a suite that names an unknown system, target or
@@ -79,6 +79,20 @@ std::vector<std::string> known_check_names();
 // up in the results, never thrown.
 reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, const RunOptions& options,
                              ProgressSink* progress);
+
+// `gnncheck scale …`: the one command line that repeats a scale check — the line the command prints
+// and the one a suite's scale result carries. Options at their defaults are left out.
+struct ScaleCommandLine {
+  std::string system_flag;  // "--system NAME", "--adapter '…'", "--plugin …"
+  std::string target, graph;
+  std::int64_t rows = 1000;
+  std::uint64_t seed = 1;
+  std::int64_t hub_edges = std::int64_t{1} << 24;  // scale::kDefaultHubEdgeBudget
+  double magnitude = 1.0;
+  std::optional<std::string> features, hidden_features, out_features, heads, norm;  // the flags' values, as given
+  bool expect_caught = false;
+};
+std::string scale_command_line(const ScaleCommandLine& c);
 
 // The current time as ISO 8601 UTC ("2026-12-01T12:00:00Z"), as reports record it.
 std::string utc_timestamp();

@@ -135,16 +135,12 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   std::shared_ptr<System> system = entry.instance;
   if (!system) system = entry.make();
 
-  std::string rerun = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", entry.command_line_flag,
-                                  args.target, shell_quote(args.graph), args.rows, args.seed);
-  if (args.hub_edges != scale::kDefaultHubEdgeBudget) rerun += fmt::format(" --hub-edges {}", args.hub_edges);
-  if (args.magnitude != 1.0) rerun += fmt::format(" --magnitude {}", args.magnitude);
-  if (args.features) rerun += fmt::format(" --features {}", *args.features);
-  if (args.hidden_features) rerun += fmt::format(" --hidden-features {}", *args.hidden_features);
-  if (args.out_features) rerun += fmt::format(" --out-features {}", *args.out_features);
-  if (args.heads) rerun += fmt::format(" --heads {}", *args.heads);
-  if (args.norm) rerun += fmt::format(" --norm {}", *args.norm);
-  if (args.expect != "pass") rerun += fmt::format(" --expect {}", args.expect);
+  auto text = [](const auto& v) { return v ? std::optional<std::string>(fmt::format("{}", *v)) : std::nullopt; };
+  const std::string rerun = scale_command_line({.system_flag = entry.command_line_flag, .target = args.target, .graph = args.graph,
+                                                .rows = args.rows, .seed = args.seed, .hub_edges = args.hub_edges,
+                                                .magnitude = args.magnitude, .features = text(args.features),
+                                                .hidden_features = text(args.hidden_features), .out_features = text(args.out_features),
+                                                .heads = text(args.heads), .norm = args.norm, .expect_caught = args.expect == "caught"});
 
   scale::ScaleOptions options;
   options.target = args.target;
