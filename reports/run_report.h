@@ -119,6 +119,10 @@ struct ResultRecord {
   std::int64_t cases = 0;        // how many cases were drawn
   std::int64_t conclusive = 0;   // of those, how many decided (the system answered and the check could judge)
   std::string message{};           // why it failed, errored or was skipped; empty on a plain pass
+  // An `error` that is not the system's (the suite's case could not be built, the sanitizer's logs
+  // are incomplete, a scale check compared nothing, gnncheck itself failed): never a replica's catch.
+  // Kept in memory for the run's expectations; not written to report.json.
+  bool error_not_of_the_system = false;
   std::string counterexample{};    // directory of the saved failing case, relative to the report dir
   std::string repro{};             // a command line that re-runs exactly this result
   double seconds = 0.0;

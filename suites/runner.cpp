@@ -434,9 +434,11 @@ class Executor {
       // The case could not be built (the family's parameters, a dataset that is missing): a
       // problem of the suite or of this machine, reported on this result rather than ending the run.
       r.outcome = Outcome::error;
+      r.error_not_of_the_system = true;
       r.message = fmt::format("{}: could not run: {}", t.entry->location.where(), e.what());
     } catch (const std::exception& e) {
       r.outcome = Outcome::error;
+      r.error_not_of_the_system = true;
       r.message = fmt::format("internal error while running: {}", e.what());
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -673,6 +675,7 @@ class Executor {
     r.conclusive = rec.conclusive;
     r.error_vs_bound = rec.error_vs_bound;
     r.message = rec.message;
+    r.error_not_of_the_system = result.nothing_compared;
     // A failure's message names its worst element; a pass says where it came closest, with both values
     // (the record's fields hold only their difference).
     if (result.worst && r.message.empty())
@@ -774,6 +777,7 @@ class Executor {
     if (out.failure) return record_failure(t, *out.failure, r);
     if (!out.source_error.empty()) {
       r.outcome = Outcome::error;
+      r.error_not_of_the_system = true;
       r.message = fmt::format("{}; {}", out.source_error, properties::describe_tally(out.tally));
       return;
     }
@@ -881,6 +885,7 @@ static void add_sanitizer_results(const SystemRegistry& systems, const RunOption
     const std::string where = fmt::format("(logs: {})", e.sanitizer_log_dir.string());
     if (!f.problems.empty()) {
       r.outcome = Outcome::error;
+      r.error_not_of_the_system = true;
       r.message = fmt::format("the sanitizer's findings are not complete: {} {}{}", fmt::join(f.problems, "; "), where, f.details);
     } else if (f.own + f.unattributed > 0) {
       r.outcome = Outcome::fail;
@@ -970,8 +975,9 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   if (options.stop_requested && options.stop_requested() != 0) run.interrupted_by = signal_name(options.stop_requested());
   add_sanitizer_results(systems, options, tasks, results);
 
-  // A replica is caught when any of its results within an entry failed or errored (a suite's replica
-  // entries are written for their replicas); a planted bug named on the command line with
+  // A replica is caught when any of its results within an entry failed or errored by its own fault
+  // (a suite's replica entries are written for their replicas; an error of the suite, the machine or
+  // gnncheck catches nothing); a planted bug named on the command line with
   // `--expect caught` when any result of the run did. A check that does not catch it is no missed
   // expectation by itself; a bug that no check caught is, and then all of its results are marked
   // (unless the system could not run here at all).
@@ -980,7 +986,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].expect != Expectation::caught) continue;
     bool& c = caught[catch_key(tasks[i])];
-    c = c || results[i].outcome == Outcome::fail || results[i].outcome == Outcome::error;
+    c = c || results[i].outcome == Outcome::fail || (results[i].outcome == Outcome::error && !results[i].error_not_of_the_system);
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].expect != Expectation::caught) continue;

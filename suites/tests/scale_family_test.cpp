@@ -104,6 +104,32 @@ TEST(ScaleFamilyTest, CorrectSystemPassesAndTheReplicaIsCaught) {
   EXPECT_THAT(caught.repro, HasSubstr("--expect caught"));
 }
 
+// A replica is caught only by its own fault: a scale check that could not run on the suite's graph
+// (a layer on a graph with more destinations than sources) is an error of the suite, not a catch.
+TEST(ScaleFamilyTest, AnErrorOfTheSuiteCatchesNoReplica) {
+  const fs::path dir = fs::temp_directory_path() / "gnncheck-scale-family-tall";
+  fs::create_directories(dir);
+  std::ofstream(dir / "tall.mtx") << "%%MatrixMarket matrix coordinate pattern general\n5 3 3\n1 1\n4 2\n5 3\n";
+  const SuiteRun run = run_text("suite-error", R"(name: scale-suite-error
+seed: 5
+graphs:
+  tall: {family: scale, graph: ")" + (dir / "tall.mtx").string() + R"(", rows: 5}
+entries:
+  - name: replica
+    systems: tcgnn_backward_uses_A
+    checks: scale
+    graphs: tall
+    targets: [gcn]
+    expect: caught
+)");
+  ASSERT_EQ(run.report.results.size(), 1u);
+  const auto& r = run.report.results[0];
+  EXPECT_EQ(r.outcome, Outcome::error) << r.message;
+  EXPECT_TRUE(r.error_not_of_the_system) << r.message;
+  EXPECT_FALSE(r.expectation_held) << r.message;
+  EXPECT_FALSE(run.report.all_expectations_held());
+}
+
 // The printed line, run as printed, repeats the same check: the same verdict, worst difference and bound.
 TEST(ScaleFamilyTest, TheRerunLineRepeatsExactlyThatResult) {
   const SuiteRun run = run_text("rerun", kSuite);
