@@ -18,6 +18,7 @@ graphs:
 entries:
   - {name: da, systems: cpu_float32, checks: [differential, adjoint], graphs: small, cases: 30}
   - {name: meta, systems: cpu_float32, checks: [metamorphic_relabel, state_repeat], graphs: small}
+  - {name: long, systems: cpu_float32, checks: [differential], graphs: small, cases: 200000}
 YAML
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -40,7 +41,10 @@ grep -q "re-run: gnncheck repro .*da.spmm/cases/" "$work/bug/summary.txt" || fai
 [[ $? -eq 2 ]] || fail "JOBS=x did not exit 2"
 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/none" "nosuch" "spmm" >/dev/null 2>&1
 [[ $? -eq 1 ]] || fail "an unknown entry (no report) did not exit 1"
-DEADLINE_S=1 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 1 "$work/late" "da meta" "spmm gcn sage gin" >/dev/null 2>&1
+# The first shard (2·10^5 cases, seconds on any machine) outlives a 1 s deadline: it is stopped, and
+# the shards after it never start.
+DEADLINE_S=1 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 1 "$work/late" "long da" "spmm gcn" >/dev/null 2>&1
 [[ $? -eq 1 ]] || fail "shards left unstarted by the deadline did not exit 1"
+grep -q "^long spmm exit 124" "$work/late/shards.txt" || fail "the long shard was not stopped at the deadline: $(cat "$work/late/shards.txt")"
 grep -q "not started (deadline)" "$work/late/shards.txt" || fail "no shard was left unstarted by a 1 s deadline"
 echo "suite_shards.sh: all cases passed"
