@@ -61,15 +61,7 @@ class Checker {
     t = Clock::now();
     nb_ = restrict_to_rows(big, ids);
     r_.seconds.neighbourhood = seconds_since(t);
-    t = Clock::now();
-    const Result exact = oracle::evaluate(nb_.sub, Precision::float64);
-    if (!exact.ok()) throw InternalError(fmt::format("scale: the oracle could not evaluate the neighbourhood: {}", exact.message));
-    r_.seconds.exact = seconds_since(t);
-    t = Clock::now();
-    const checks::Bounds bounds = checks::ToleranceModel(options_.tolerance).bounds(nb_.sub, exact, r_.precision);
-    r_.seconds.bounds = seconds_since(t);
-    r_.seconds.oracle = r_.seconds.sampling + r_.seconds.neighbourhood + r_.seconds.exact + r_.seconds.bounds;
-    record_neighbourhood(r_, nb_, bounds);
+    const auto [exact, bounds] = evaluate_neighbourhood(r_, nb_, options_.tolerance);
 
     t = Clock::now();
     const auto out_shapes = def.output_shapes(*graph_, attrs);

@@ -1,5 +1,6 @@
 #include "scale/scale_compare.h"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -7,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "oracle/targets.h"
 
 namespace gnncheck::scale {
 
@@ -51,6 +53,21 @@ void record_neighbourhood(ScaleResult& r, const Neighbourhood& nb, const checks:
   r.neighbourhood_edges = static_cast<index_t>(nb.edges.size());
   r.neighbourhood_sources = static_cast<index_t>(nb.cols.size());
   r.padding_edges = nb.padding_edges;
+}
+
+ExactAnswer evaluate_neighbourhood(ScaleResult& r, const Neighbourhood& nb, const checks::ToleranceOptions& tolerance) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  auto t = Clock::now();
+  ExactAnswer a{oracle::evaluate(nb.sub, Precision::float64), {}};
+  if (!a.exact.ok()) throw InternalError(fmt::format("scale: the oracle could not evaluate the neighbourhood: {}", a.exact.message));
+  r.seconds.exact = since(t);
+  t = Clock::now();
+  a.bounds = checks::ToleranceModel(tolerance).bounds(nb.sub, a.exact, r.precision);
+  r.seconds.bounds = since(t);
+  r.seconds.oracle = r.seconds.sampling + r.seconds.neighbourhood + r.seconds.exact + r.seconds.bounds;
+  record_neighbourhood(r, nb, a.bounds);
+  return a;
 }
 
 OutsideSummary summarize_outside(const Tensor& big, std::span<const index_t> inside_rows) {

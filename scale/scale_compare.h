@@ -82,4 +82,13 @@ SamplingOptions sampling_options(const ScaleOptions& options);
 // The neighbourhood's sizes and the tolerance model, into the result.
 void record_neighbourhood(ScaleResult& r, const Neighbourhood& nb, const checks::Bounds& bounds);
 
+// The neighbourhood's exact float64 answer and its bounds at r.precision, shared by the host and the
+// device paths: times both into r.seconds (exact, bounds, and the oracle part's total) and records
+// the neighbourhood (record_neighbourhood). InternalError when the oracle cannot evaluate it.
+struct ExactAnswer {
+  Result exact;
+  checks::Bounds bounds;
+};
+ExactAnswer evaluate_neighbourhood(ScaleResult& r, const Neighbourhood& nb, const checks::ToleranceOptions& tolerance);
+
 }  // namespace gnncheck::scale
