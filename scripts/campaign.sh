@@ -7,6 +7,8 @@
 #
 # Writes OUT/TARGET.CHECK.log per shard, OUT/finished.txt (each shard's lines as it ends) and
 # OUT/summary.txt (one line per system, target and check, then the totals). Exit 0 when every shard passed, 1 when one failed, 2 for bad arguments.
+# GNNCHECK_CAMPAIGN_TARGETS / GNNCHECK_CAMPAIGN_CHECKS (comma-separated, as the test reads them)
+# restrict the shards to those targets and checks, to finish a campaign cut short.
 set -uo pipefail
 if [[ $# -ne 3 ]]; then
   echo "usage: $0 CAMPAIGN_TEST_BINARY JOBS OUT_DIR" >&2
@@ -23,6 +25,15 @@ mapfile -t targets < <("$binary" --gtest_list_tests | sed -n 's|^  [A-Za-z]*/\([
 [[ ${#targets[@]} -gt 0 ]] || { echo "$0: '$binary' lists no targets" >&2; exit 2; }
 checks=(differential gradient adjoint op_order metamorphic_relabel metamorphic_edge_order
         metamorphic_linearity state_interleaved state_repeat numerics resources)
+keep() {  # NAME LIST: whether NAME is in the comma-separated LIST (an empty LIST keeps all)
+  [[ -z "$2" || ",$2," == *",$1,"* ]]
+}
+for name in ${GNNCHECK_CAMPAIGN_TARGETS//,/ }; do
+  [[ " ${targets[*]} " == *" $name "* ]] || { echo "$0: GNNCHECK_CAMPAIGN_TARGETS names '$name', which '$binary' does not list" >&2; exit 2; }
+done
+for name in ${GNNCHECK_CAMPAIGN_CHECKS//,/ }; do
+  [[ " ${checks[*]} " == *" $name "* ]] || { echo "$0: GNNCHECK_CAMPAIGN_CHECKS names '$name', which is not a check" >&2; exit 2; }
+done
 
 shard() {  # target check binary out
   local log="$4/$1.$2.log"
@@ -37,7 +48,9 @@ shard() {  # target check binary out
 }
 export -f shard
 start=$(date +%s)
-for t in "${targets[@]}"; do for c in "${checks[@]}"; do echo "$t $c"; done; done |
+for t in "${targets[@]}"; do for c in "${checks[@]}"; do
+  keep "$t" "${GNNCHECK_CAMPAIGN_TARGETS:-}" && keep "$c" "${GNNCHECK_CAMPAIGN_CHECKS:-}" && echo "$t $c"
+done; done |
   xargs -P "$jobs" -n 2 bash -c 'shard "$0" "$1" '"'$binary'"' '"'$out'" >"$out/shards.txt"
 seconds=$(( $(date +%s) - start ))
 
