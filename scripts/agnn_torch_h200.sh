@@ -19,6 +19,6 @@ status=0
 for dir in properties/tests/data/torch-agnn-*; do
   "$gnncheck" repro "$dir" --adapter "$adapter" >> "$out/repro.txt" 2>&1 || status=1
 done
-"$gnncheck" run suites/torch_campaign.yaml --entry torch-differential-adjoint --target agnn --jobs 4 \
+"$gnncheck" run suites/torch_campaign.yaml --entry torch-differential --entry torch-adjoint --target agnn --jobs 4 \
   --report "$out/campaign" --progress plain || status=1
 exit $status

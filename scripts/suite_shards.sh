@@ -5,7 +5,7 @@
 # the wall time — and each shard has its own adapter process, where one run would share one.
 #
 #   scripts/suite_shards.sh build/suites/gnncheck suites/torch_campaign.yaml 14 out/ \
-#       "torch-differential-adjoint torch-metamorphic torch-state-numerics-order" "gat gin gcn sage agnn spmm"
+#       "torch-adjoint torch-differential torch-metamorphic torch-state-numerics-order" "gat gin gcn sage agnn spmm"
 #
 # OUT must be empty or absent. Writes OUT/ENTRY.TARGET/ (each shard's report and log) and OUT/summary.txt: one line per result
 # (entry, system, target, check, verdict, conclusive of cases, worst error / bound), each unmet
