@@ -563,14 +563,15 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
 Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Precision precision) const {
   // Derivation and the regime it covers: checks/README.md, "Softmax per row". Per destination row i
   // and head: d = the row's length, L = its largest |logit|, m = its largest logit. Every computed
-  // α̂_k = α_k·e^θ with |θ| ≤ Λ, so it lies in [α_k·e^−Λ − φ, α_k·e^Λ + φ], with
-  //   Λ = N·u/(1 − ρ) + (d+1)·λ·μ,   N = 6d + 30L + 9·ln d + 12,   ρ = (6 + 4.8L + 2.4·ln d)·u,
-  //   φ = λ·(1 + 2μ),
+  // α̂_k = α_k·e^θ with |θ| ≤ Λ, so it lies in [α_k·e^−Λ − φ_k, α_k·e^Λ + φ_k], with
+  //   Λ = N·u/(1 − ρ) + (d_u + 1)·λ·μ,   N = 6d + 30L + 9·ln d + 12,   ρ = (6 + 4.8L + 2.4·ln d)·u,
+  //   φ_k = λ·(1 + 2μ) where s_k may underflow, λ elsewhere,
   // ρ the largest relative error of any one rounding (an exp's), λ the format's smallest normal,
-  // μ = max(1, e^−m) (the shifted sum's lower bound when the implementation subtracts nothing).
-  // The logits gradient α_k·(ᾱ_k − Σ_row α·ᾱ) lies within
+  // μ = max(1, e^−m) (the shifted sum's lower bound when the implementation subtracts nothing),
+  // d_u the row's terms that may underflow (s_k < log λ + max(0, m) + N·u/(1 − ρ)). The logits
+  // gradient α_k·(ᾱ_k − Σ_row α·ᾱ) lies within
   //   α_k·(|ᾱ_k| + P)·β + φ·(|ᾱ_k| + 2Q)·(1 + β) + (d+3)·λ,   β = e^(2Λ + (d+8)·u) − 1,
-  // P = Σ_row α|ᾱ|, Q = Σ_row |ᾱ|. Where ρ > 1/2 (or β is past double's range) the analysis gives
+  // φ = max_k φ_k, P = Σ_row α|ᾱ|, Q = Σ_row |ᾱ|. Where ρ > 1/2 (or β is past double's range) the analysis gives
   // no bound; those rows keep the measured model (with the softmax backward floor), symmetric.
   const auto& spec = oracle::find_target(c.target).spec;
   const Graph& g = *c.graph;
@@ -603,7 +604,13 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
       const double n = 6.0 * d + 30.0 * largest + 9.0 * std::log(d) + 12.0;
       const double rho = (6.0 + 4.8 * largest + 2.4 * std::log(d)) * u;
       const double mu = top > std::log(lambda) ? std::max(1.0, std::exp(-top)) : 1.0;
-      const double log_error = n * u / (1.0 - rho) + (d + 1.0) * lambda * mu;
+      const double rounding = n * u / (1.0 - rho);
+      // A term exp(s − c), its shift c ≤ max(0, m), and its rescalings stay normal when s is at least
+      // log λ + max(0, m) plus their rounding errors (≤ N·u/(1 − ρ)): only the other terms underflow.
+      const double normal_from = std::log(lambda) + std::max(0.0, top) + rounding;
+      double may_underflow = 0.0;
+      for (index_t k = begin; k < end; ++k) may_underflow += logits[k * heads + h] < normal_from ? 1.0 : 0.0;
+      const double log_error = rounding + (may_underflow + 1.0) * lambda * mu;
       const double beta = std::expm1(2.0 * log_error + (d + 8.0) * u);
       if (!(rho <= 0.5) || !std::isfinite(beta)) {
         uncovered[static_cast<size_t>(i)] = 1;
@@ -611,10 +618,12 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
       }
       const double eps = std::expm1(log_error);
       const double shrink = std::exp(-log_error);
-      const double phi = lambda * (1.0 + 2.0 * mu);
+      const double phi_underflowing = lambda * (1.0 + 2.0 * mu);
+      const double phi = may_underflow > 0.0 ? phi_underflowing : lambda;  // the row's largest floor
       for (index_t k = begin; k < end; ++k) {
-        bound_alpha[k * heads + h] = alpha[k * heads + h] * eps + phi;
-        lowest_alpha[k * heads + h] = alpha[k * heads + h] * shrink - phi;
+        const double phi_k = logits[k * heads + h] < normal_from ? phi_underflowing : lambda;
+        bound_alpha[k * heads + h] = alpha[k * heads + h] * eps + phi_k;
+        lowest_alpha[k * heads + h] = alpha[k * heads + h] * shrink - phi_k;
       }
       if (!grad_alpha || !grad_logits_exact) continue;
       double weighted = 0.0, total = 0.0;  // P = Σ α|ᾱ|, Q = Σ |ᾱ|
@@ -635,7 +644,8 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
   b.unit_roundoff = u;
   b.model = fmt::format(
       "softmax per row: α·e^−Λ − φ ≤ α̂ ≤ α·e^Λ + φ, Λ = N·u/(1 − ρ), N = 6d+30L+9·ln d+12, ρ = (6+4.8L+2.4·ln d)·u "
-      "(d = row length, L = largest |logit| of the row), φ from the smallest normal {:g}; logits gradient ≤ "
+      "(d = row length, L = largest |logit| of the row), φ from the smallest normal {:g} (and e^−m where a term may "
+      "underflow); logits gradient ≤ "
       "α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), β = e^(2Λ+(d+8)u) − 1 (u = {}){}",
       lambda, u_text(precision),
       fallback_rows ? fmt::format("; {} of {} rows on the measured model (ρ > 1/2)", fallback_rows, g.n_dst()) : "");

@@ -156,11 +156,12 @@ TEST(Tolerance, SoftmaxRowsTheAnalysisCannotBoundKeepTheMeasuredModel) {
   ASSERT_NE(lowest, nullptr);
   for (index_t k = 0; k < bound.size(); ++k) EXPECT_TRUE(std::isfinite(bound[k]) && bound[k] > 0) << k;
   for (index_t k = 0; k < 100; ++k) EXPECT_TRUE(std::isnan((*lowest)[k])) << k;
-  // A one-edge row: d = 1, L = 0.5, ln d = 0: N = 6 + 15 + 12, ρ = (6 + 2.4)·u, Λ = N·u/(1 − ρ) + 2λ.
+  // A one-edge row: d = 1, L = 0.5, ln d = 0: N = 6 + 15 + 12, ρ = (6 + 2.4)·u, no term that may
+  // underflow (d_u = 0, φ = λ): Λ = N·u/(1 − ρ) + λ.
   const double u = std::ldexp(1.0, -8), lambda = std::ldexp(1.0, -126);
-  const double log_error = 33.0 * u / (1.0 - 8.4 * u) + 2 * lambda;
-  EXPECT_NEAR(bound[100], std::expm1(log_error) + 3 * lambda, 1e-12);
-  EXPECT_NEAR((*lowest)[100], std::exp(-log_error) - 3 * lambda, 1e-12);
+  const double log_error = 33.0 * u / (1.0 - 8.4 * u) + lambda;
+  EXPECT_EQ(bound[100], std::expm1(log_error) + lambda);
+  EXPECT_EQ((*lowest)[100], std::exp(-log_error) - lambda);
   const Case moderate = hub_softmax_case(100, 10, 1.0);
   const Bounds covered = ToleranceModel().bounds(moderate, oracle::evaluate(moderate), Precision::bfloat16);
   EXPECT_EQ(covered.model.find("measured model"), std::string::npos) << covered.model;
@@ -225,11 +226,15 @@ Case long_row_case(index_t edges, double magnitude) {
 // 2·10^6 edges (Λ = 0.72, past where the symmetric bound α·(e^Λ − 1) + φ exceeded α) and 2·10^7
 // (Λ = 7.2) — while the correct float32 softmaxes (max-subtracting, online, rows shuffled) pass.
 TEST(Tolerance, AZeroSoftmaxRowFailsAtAnyLengthAndCorrectOnesPass) {
-  for (const index_t edges : {index_t{2000000}, index_t{20000000}}) {
-    const Case c = long_row_case(edges, 100.0);
+  // Logits up to 100, and a row of logits in [−81, −80]: there an implementation that subtracts
+  // nothing sums terms of ~e^−80 (shifted sum ≥ e^m, μ = e^80), yet none of them can underflow, so
+  // the floor stays λ — the floor λ·(1 + 2μ) = 1.3·10⁻³ of a row where they could would exceed
+  // every alpha of the row.
+  for (const auto& [edges, magnitude] : {std::pair<index_t, double>{2000000, 100.0}, {20000000, 100.0}, {2000000, -80.0}}) {
+    const Case c = long_row_case(edges, magnitude);
     OneRowChanged zero = row_set_to(0.0);
     const Verdict v = differential(zero, c);
-    EXPECT_EQ(v.conclusion, Conclusion::fail) << edges << ": " << one_line(v);
+    EXPECT_EQ(v.conclusion, Conclusion::fail) << edges << ", " << magnitude << ": " << one_line(v);
     EXPECT_EQ(v.tensor, "output alpha");
     ASSERT_TRUE(v.worst.has_value());
     // The reported bound is the lower side's, α − (α·e^−Λ − φ): below the error |0 − α| = α, while
@@ -239,16 +244,17 @@ TEST(Tolerance, AZeroSoftmaxRowFailsAtAnyLengthAndCorrectOnesPass) {
     EXPECT_DOUBLE_EQ(v.bound, v.worst->expected - b.lowest_of("output alpha")->at(k, 0));
     EXPECT_LT(v.bound, v.worst->expected);
     EXPECT_GT(b.tensors.at("output alpha")[k], v.worst->expected);
-    std::printf("%lld edges, alpha = 0: worst %.6g of the bound (lower side %.3g, upper side %.3g, alpha %.3g)\n",
-                static_cast<long long>(edges), worst_ratio(v), v.bound, b.tensors.at("output alpha")[k], v.worst->expected);
+    std::printf("%lld edges, logits up to %g, alpha = 0: worst %.6g of the bound (lower side %.3g, upper side %.3g, alpha %.3g)\n",
+                static_cast<long long>(edges), magnitude, worst_ratio(v), v.bound, b.tensors.at("output alpha")[k],
+                v.worst->expected);
     properties::testing::ShuffledOrderFloat32 shuffled;
     for (System* correct : {make_cpu_float32_system().release(), make_cpu_float32_online_softmax_system().release(),
                             static_cast<System*>(&shuffled)}) {
       const std::unique_ptr<System> owned(correct == &shuffled ? nullptr : correct);
       const Verdict ok = differential(*correct, c);
       EXPECT_EQ(ok.conclusion, Conclusion::pass) << correct->name() << ": " << one_line(ok);
-      std::printf("%lld edges, %s: worst %.3g of the bound\n", static_cast<long long>(edges), correct->name().c_str(),
-                  worst_ratio(ok));
+      std::printf("%lld edges, logits up to %g, %s: worst %.3g of the bound\n", static_cast<long long>(edges), magnitude,
+                  correct->name().c_str(), worst_ratio(ok));
     }
   }
 }
