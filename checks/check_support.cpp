@@ -35,14 +35,18 @@ bool system_failed(Verdict& v, const Result& got, const std::string& during) {
   return true;
 }
 
-void compare_all(Verdict& v, const oracle::TargetSpec& spec, const Result& reference, const Result& actual,
-                 const Bounds& bounds, double factor, const std::string& label_prefix) {
+namespace {
+
+// factor scales the symmetric bound; `with_lower_side` adds the model's lower endpoints.
+void compare_every_tensor(Verdict& v, const oracle::TargetSpec& spec, const Result& reference, const Result& actual,
+                          const Bounds& bounds, double factor, bool with_lower_side, const std::string& label_prefix) {
   for (const NamedTensor& nt : result_tensors(spec, reference)) {
     const Tensor& expected = *find_tensor(reference, nt);
     Tensor bound = bounds.tensors.at(nt.label);
     for (double& b : bound.values()) b *= factor;
     const Tensor* got = find_tensor(actual, nt);
-    TensorComparison tc = compare_elementwise(label_prefix + nt.label, got ? *got : Tensor(), expected, bound);
+    TensorComparison tc = compare_elementwise(label_prefix + nt.label, got ? *got : Tensor(), expected, bound,
+                                              with_lower_side ? bounds.lowest_of(nt.label) : nullptr);
     tc.input = nt.name;
     tc.is_gradient = nt.is_gradient;
     if (!got) {
@@ -51,6 +55,18 @@ void compare_all(Verdict& v, const oracle::TargetSpec& spec, const Result& refer
     }
     v.comparisons.push_back(std::move(tc));
   }
+}
+
+}  // namespace
+
+void compare_with_exact(Verdict& v, const oracle::TargetSpec& spec, const Result& exact, const Result& actual,
+                        const Bounds& bounds, const std::string& label_prefix) {
+  compare_every_tensor(v, spec, exact, actual, bounds, 1.0, true, label_prefix);
+}
+
+void compare_answers(Verdict& v, const oracle::TargetSpec& spec, const Result& first, const Result& later,
+                     const Bounds& bounds, double factor, const std::string& label_prefix) {
+  compare_every_tensor(v, spec, first, later, bounds, factor, false, label_prefix);
 }
 
 Verdict not_applicable(Verdict v, const std::string& reason) {

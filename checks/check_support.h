@@ -25,12 +25,19 @@ Result exact_result(const Case& c);
 // If `got` is not ok, marks `v` failed with the status and message and returns true.
 bool system_failed(Verdict& v, const Result& got, const std::string& during = {});
 
-// Compares every tensor `reference` has (outputs and gradients) with `actual`, element-wise, with
-// bound = factor · `bounds` (labels "output y", "gradient x"; input/is_gradient set from the name);
-// appends the comparisons to `v`.
-// `label_prefix` is prepended to each tensor label (e.g. "after relabeling: ").
-void compare_all(Verdict& v, const oracle::TargetSpec& spec, const Result& reference, const Result& actual,
-                 const Bounds& bounds, double factor, const std::string& label_prefix = {});
+// Compares every tensor `exact` (the oracle's answer) has, outputs and gradients, with `actual`,
+// element-wise, within `bounds` (labels "output y", "gradient x"; input/is_gradient set from the
+// name): on both sides of its interval where the model gives a lower endpoint (Bounds::lowest),
+// else symmetric. Appends the comparisons to `v`.
+// `label_prefix` is prepended to each tensor label (e.g. "on the graph with a hub source: ").
+void compare_with_exact(Verdict& v, const oracle::TargetSpec& spec, const Result& exact, const Result& actual,
+                        const Bounds& bounds, const std::string& label_prefix = {});
+
+// Compares two answers of one system (`first` the expected one) with bound = factor · `bounds`,
+// symmetric: each answer may lie anywhere in its interval around the exact value, so their
+// difference is bounded by the larger side on either sign (Bounds::tensors). Otherwise as above.
+void compare_answers(Verdict& v, const oracle::TargetSpec& spec, const Result& first, const Result& later,
+                     const Bounds& bounds, double factor, const std::string& label_prefix = {});
 
 // Marks `v` as not applicable to this case (Conclusion::not_applicable, with the reason in detail).
 Verdict not_applicable(Verdict v, const std::string& reason);

@@ -14,7 +14,7 @@ Verdict differential(System& system, const Case& c, const CheckOptions& options)
   if (system_failed(v, got)) return v;
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
   v.tolerance_model = bounds.model;
-  compare_all(v, spec, exact, got, bounds, 1.0);
+  compare_with_exact(v, spec, exact, got, bounds);
   screen_kinks(v, c);
   summarize(v);
   return v;

@@ -43,7 +43,7 @@ Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const 
   v.tolerance_model = fmt::format("{}× ({})", options.nondeterminism_factor, bounds.model);
   v.metric_name = "|answer on the " + what + " case (mapped back) − answer on the original| at the worst element";
   // Expected = the system's own answer on the original case; actual = its answer after the move.
-  compare_all(v, spec, original, back, bounds, options.nondeterminism_factor, "after " + what + ": ");
+  compare_answers(v, spec, original, back, bounds, options.nondeterminism_factor, "after " + what + ": ");
   screen_kinks(v, c);
   summarize(v);
   if (v.conclusion == Conclusion::fail) {

@@ -36,7 +36,7 @@ Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const Che
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact_result(c), v.precision);
   v.tolerance_model = fmt::format("non-determinism tolerance {}× ({})", options.nondeterminism_factor, bounds.model);
   v.metric_name = "|later answer − first answer| at the worst element";
-  compare_all(v, spec, first, again, bounds, options.nondeterminism_factor, what);
+  compare_answers(v, spec, first, again, bounds, options.nondeterminism_factor, what);
   screen_kinks(v, c, /*same_inputs=*/true);
   summarize(v);
   return v;

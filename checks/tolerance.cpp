@@ -563,13 +563,16 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
 Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Precision precision) const {
   // Derivation and the regime it covers: checks/README.md, "Softmax per row". Per destination row i
   // and head: d = the row's length, L = its largest |logit|, m = its largest logit. Every computed
-  // α̂_k lies within α_k·e^(±Λ) plus the underflow floor φ, with
-  //   Λ = γ_N(u) + (d+1)·λ·μ,   N = 6d + 30L + 9·ln d + 12,   φ = λ·(1 + 2μ),
-  // λ the format's smallest normal, μ = max(1, e^−m) (the shifted sum's lower bound when the
-  // implementation subtracts nothing). The logits gradient α_k·(ᾱ_k − Σ_row α·ᾱ) lies within
-  //   α_k·(|ᾱ_k| + P)·β + φ·(|ᾱ_k| + 2Q)·(1 + β) + (d+3)·λ,   β = (1+ε)²·(1+γ_(d+8)) − 1,
-  // ε = e^Λ − 1, P = Σ_row α|ᾱ|, Q = Σ_row |ᾱ|. Where N·u ≥ 1/2 the analysis bounds nothing; those
-  // rows keep the measured model (with the softmax backward floor).
+  // α̂_k = α_k·e^θ with |θ| ≤ Λ, so it lies in [α_k·e^−Λ − φ_k, α_k·e^Λ + φ_k], with
+  //   Λ = N·u/(1 − ρ) + (d_u + 1)·λ·μ,   N = 6d + 30L + 9·ln d + 12,   ρ = (6 + 4.8L + 2.4·ln d)·u,
+  //   φ_k = λ·(1 + 2μ) where s_k may underflow, λ elsewhere,
+  // ρ the largest relative error of any one rounding (an exp's), λ the format's smallest normal,
+  // μ = max(1, e^−m) (the shifted sum's lower bound when the implementation subtracts nothing),
+  // d_u the row's terms that may underflow (s_k < log λ + max(0, m) + N·u/(1 − ρ)). The logits
+  // gradient α_k·(ᾱ_k − Σ_row α·ᾱ) lies within
+  //   α_k·(|ᾱ_k| + P)·β + φ·(|ᾱ_k| + 2Q)·(1 + β) + (d+3)·λ,   β = e^(2Λ + (d+8)·u) − 1,
+  // φ = max_k φ_k, P = Σ_row α|ᾱ|, Q = Σ_row |ᾱ|. Where ρ > 1/2 (or β is past double's range) the analysis gives
+  // no bound; those rows keep the measured model (with the softmax backward floor), symmetric.
   const auto& spec = oracle::find_target(c.target).spec;
   const Graph& g = *c.graph;
   const double u = unit_roundoff(precision);
@@ -583,6 +586,7 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
   const Tensor* grad_logits_exact = find_tensor(exact, {"gradient " + logits_name, logits_name, true, TensorKind::edges});
   const index_t heads = std::max<index_t>(1, alpha.row_size());
   Tensor bound_alpha(alpha.shape());
+  Tensor lowest_alpha(alpha.shape());  // the lower endpoints α·e^−Λ − φ (NaN on the measured model's rows)
   Tensor bound_grad = grad_logits_exact ? Tensor(grad_logits_exact->shape()) : Tensor();
   std::vector<char> uncovered(static_cast<size_t>(g.n_dst()), 0);  // rows the analysis bounds nothing on
   const auto row_ptr = g.row_ptr();
@@ -598,22 +602,35 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
         top = std::max(top, logits[k * heads + h]);
       }
       const double n = 6.0 * d + 30.0 * largest + 9.0 * std::log(d) + 12.0;
-      if (!(n * u < 0.5)) {
+      const double rho = (6.0 + 4.8 * largest + 2.4 * std::log(d)) * u;
+      const double mu = top > std::log(lambda) ? std::max(1.0, std::exp(-top)) : 1.0;
+      const double rounding = n * u / (1.0 - rho);
+      // A term exp(s − c), its shift c ≤ max(0, m), and its rescalings stay normal when s is at least
+      // log λ + max(0, m) plus their rounding errors (≤ N·u/(1 − ρ)): only the other terms underflow.
+      const double normal_from = std::log(lambda) + std::max(0.0, top) + rounding;
+      double may_underflow = 0.0;
+      for (index_t k = begin; k < end; ++k) may_underflow += logits[k * heads + h] < normal_from ? 1.0 : 0.0;
+      const double log_error = rounding + (may_underflow + 1.0) * lambda * mu;
+      const double beta = std::expm1(2.0 * log_error + (d + 8.0) * u);
+      if (!(rho <= 0.5) || !std::isfinite(beta)) {
         uncovered[static_cast<size_t>(i)] = 1;
         continue;
       }
-      const double mu = top > std::log(lambda) ? std::max(1.0, std::exp(-top)) : 1.0;
-      const double log_error = gamma(n, u) + (d + 1.0) * lambda * mu;
       const double eps = std::expm1(log_error);
-      const double phi = lambda * (1.0 + 2.0 * mu);
-      for (index_t k = begin; k < end; ++k) bound_alpha[k * heads + h] = alpha[k * heads + h] * eps + phi;
+      const double shrink = std::exp(-log_error);
+      const double phi_underflowing = lambda * (1.0 + 2.0 * mu);
+      const double phi = may_underflow > 0.0 ? phi_underflowing : lambda;  // the row's largest floor
+      for (index_t k = begin; k < end; ++k) {
+        const double phi_k = logits[k * heads + h] < normal_from ? phi_underflowing : lambda;
+        bound_alpha[k * heads + h] = alpha[k * heads + h] * eps + phi_k;
+        lowest_alpha[k * heads + h] = alpha[k * heads + h] * shrink - phi_k;
+      }
       if (!grad_alpha || !grad_logits_exact) continue;
       double weighted = 0.0, total = 0.0;  // P = Σ α|ᾱ|, Q = Σ |ᾱ|
       for (index_t k = begin; k < end; ++k) {
         weighted += alpha[k * heads + h] * std::abs((*grad_alpha)[k * heads + h]);
         total += std::abs((*grad_alpha)[k * heads + h]);
       }
-      const double beta = (1.0 + eps) * (1.0 + eps) * (1.0 + gamma(d + 8.0, u)) - 1.0;
       for (index_t k = begin; k < end; ++k) {
         const double ga = std::abs((*grad_alpha)[k * heads + h]);
         bound_grad[k * heads + h] =
@@ -626,11 +643,12 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
   b.precision = precision;
   b.unit_roundoff = u;
   b.model = fmt::format(
-      "softmax per row: |α̂−α| ≤ α·(e^Λ − 1) + φ, Λ = γ_(6d+30L+9·ln d+12) (d = row length, L = largest |logit| of the "
-      "row), φ from the smallest normal {:g}; logits gradient ≤ α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), "
-      "β = (1+ε)²(1+γ_(d+8)) − 1 (u = {}){}",
+      "softmax per row: α·e^−Λ − φ ≤ α̂ ≤ α·e^Λ + φ, Λ = N·u/(1 − ρ), N = 6d+30L+9·ln d+12, ρ = (6+4.8L+2.4·ln d)·u "
+      "(d = row length, L = largest |logit| of the row), φ from the smallest normal {:g} (and e^−m where a term may "
+      "underflow); logits gradient ≤ "
+      "α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), β = e^(2Λ+(d+8)u) − 1 (u = {}){}",
       lambda, u_text(precision),
-      fallback_rows ? fmt::format("; {} of {} rows on the measured model (N·u ≥ 1/2)", fallback_rows, g.n_dst()) : "");
+      fallback_rows ? fmt::format("; {} of {} rows on the measured model (ρ > 1/2)", fallback_rows, g.n_dst()) : "");
   if (fallback_rows) {
     Bounds m = measured(c, exact, precision);
     const std::string grad_label = "gradient " + logits_name;
@@ -639,11 +657,13 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
       if (!uncovered[static_cast<size_t>(i)]) continue;
       for (index_t q = row_ptr[i] * heads; q < row_ptr[i + 1] * heads; ++q) {
         bound_alpha[q] = m.tensors.at("output " + alpha_name)[q];
+        lowest_alpha[q] = NAN;
         if (grad_logits_exact) bound_grad[q] = m.tensors.at(grad_label)[q];
       }
     }
   }
   b.tensors.emplace("output " + alpha_name, std::move(bound_alpha));
+  b.lowest.emplace("output " + alpha_name, std::move(lowest_alpha));
   if (grad_logits_exact) b.tensors.emplace("gradient " + logits_name, std::move(bound_grad));
   return b;
 }

@@ -45,10 +45,26 @@ struct ToleranceOptions {
 double gamma(double n, double u);
 
 struct Bounds {
-  std::map<std::string, Tensor> tensors;  // by label: "output <name>", "gradient <name>"
+  // By label ("output <name>", "gradient <name>"): how far from the exact value a correct result
+  // may lie, on both sides — or above it only, where `lowest` holds the label. Always the larger
+  // side, so it is also the bound on |error| that a consumer summing errors (the adjoint check) or
+  // comparing two answers of one system (metamorphic, state) uses.
+  std::map<std::string, Tensor> tensors;
+  // By label, where the analysis bounds the downward error more tightly (edge_softmax's alpha:
+  // α̂ ≥ α·e^−Λ − φ): the least value a correct result may take, NaN on the elements it does not
+  // bound. Held as the endpoint, not as a distance, because α − α·e^−Λ rounds to α in double once
+  // e^−Λ < 2^−53 and the lower side would be lost on the longest rows. A comparison against the
+  // exact answer uses it (compare_elementwise's `lowest`); see lowest_of.
+  std::map<std::string, Tensor> lowest;
   Precision precision = Precision::float64;
   double unit_roundoff = 0.0;
   std::string model;  // e.g. "closed form 2·γ_{k+2}·Σ|w||x| (u = 2^-24)"
+
+  // The lower endpoints of `label`, or nullptr where its interval is symmetric.
+  const Tensor* lowest_of(const std::string& label) const {
+    const auto it = lowest.find(label);
+    return it == lowest.end() ? nullptr : &it->second;
+  }
 };
 
 // The float64 oracle's answer for a case and the bounds around it (reference_and_bounds).

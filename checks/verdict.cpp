@@ -1,5 +1,6 @@
 #include "checks/verdict.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -91,15 +92,37 @@ double error_ratio(double actual, double expected, double bound) {
   return err / bound;
 }
 
+struct SideRatio {
+  double ratio = 0.0;
+  double bound = 0.0;  // the bound of the side the element lies on
+};
+
+// The ratio of one element against the side of its interval it lies on. Below `expected`, with a
+// lower endpoint `lowest` (not NaN), the verdict is actual < lowest, decided exactly: the distance
+// expected − lowest may round to expected − actual on the longest softmax rows (lowest ≈ α·e^−36),
+// so the rounded ratio is held to the verdict — above 1 outside, at most 1 inside.
+SideRatio side_ratio(double actual, double expected, double bound, double lowest) {
+  if (std::isnan(lowest) || !std::isfinite(expected) || !std::isfinite(actual) || !(actual < expected))
+    return {error_ratio(actual, expected, bound), bound};
+  const double below = expected - lowest;
+  const bool outside = actual < lowest;
+  double ratio = below > 0.0 ? (expected - actual) / below : std::numeric_limits<double>::infinity();
+  ratio = outside ? std::max(ratio, std::nextafter(1.0, 2.0)) : std::min(ratio, 1.0);
+  return {ratio, below};
+}
+
 }  // namespace
 
 TensorComparison compare_elementwise(const std::string& tensor, const Tensor& actual, const Tensor& expected,
-                                     const Tensor& bound) {
+                                     const Tensor& bound, const Tensor* lowest) {
   TensorComparison c;
   c.tensor = tensor;
   if (expected.shape() != bound.shape())
     throw InternalError(fmt::format("{}: bound of shape {} for a reference of shape {}", tensor, bound.shape(),
                                     expected.shape()));
+  if (lowest && lowest->shape() != expected.shape())
+    throw InternalError(fmt::format("{}: lower endpoints of shape {} for a reference of shape {}", tensor,
+                                    lowest->shape(), expected.shape()));
   if (actual.shape() != expected.shape()) {
     c.agreement = Agreement::disagrees;
     c.reason = fmt::format("shape {} where {} is expected", actual.shape(), expected.shape());
@@ -110,11 +133,12 @@ TensorComparison compare_elementwise(const std::string& tensor, const Tensor& ac
   }
   c.elements = expected.size();
   for (index_t i = 0; i < expected.size(); ++i) {
-    const double ratio = error_ratio(actual[i], expected[i], bound[i]);
-    if (ratio > 1.0) ++c.elements_over_bound;
-    if (!c.worst || ratio > c.worst_ratio) {
-      c.worst_ratio = ratio;
-      c.worst = ElementReport{i, unflatten(i, expected.shape()), actual[i], expected[i], bound[i]};
+    const SideRatio r = lowest ? side_ratio(actual[i], expected[i], bound[i], (*lowest)[i])
+                               : SideRatio{error_ratio(actual[i], expected[i], bound[i]), bound[i]};
+    if (r.ratio > 1.0) ++c.elements_over_bound;
+    if (!c.worst || r.ratio > c.worst_ratio) {
+      c.worst_ratio = r.ratio;
+      c.worst = ElementReport{i, unflatten(i, expected.shape()), actual[i], expected[i], r.bound};
     }
   }
   c.agreement = c.elements_over_bound == 0 ? Agreement::agrees : Agreement::disagrees;

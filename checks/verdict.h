@@ -116,9 +116,13 @@ struct Verdict {
 // An element passes when |actual − expected| ≤ bound; a NaN or ±Inf where `expected` is finite
 // always fails; equal infinities pass. Shape mismatches are reported as a failed comparison
 // naming both shapes (never thrown: they are the system's fault). `tensor` is the label;
-// input/is_gradient are left for the caller (compare_all in check_support fills them).
+// input/is_gradient are left for the caller (compare_with_exact and compare_answers in check_support fill them).
+// `lowest` (same shape, optional; Bounds::lowest in checks/tolerance.h) makes the interval
+// asymmetric: an element below `expected` whose lowest[i] is not NaN passes when
+// actual ≥ lowest[i], and its bound is the lower side's, expected − lowest[i] (reported with the
+// element, and its ratio is above 1 exactly when it lies below lowest[i]).
 TensorComparison compare_elementwise(const std::string& tensor, const Tensor& actual, const Tensor& expected,
-                                     const Tensor& bound);
+                                     const Tensor& bound, const Tensor* lowest = nullptr);
 
 // Fills the headline fields of `v` from its comparisons (the disagreeing one with the worst ratio,
 // else the worst agreeing one; inconclusive ones only when nothing else is there) and sets

@@ -39,10 +39,12 @@ std::string describe(const ToleranceRule& rule) {
             "shuffled) + 2·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer)";
       break;
     case ToleranceKind::softmax_per_row:
-      out = "per row, relative to alpha: |α̂_k − α_k| ≤ α_k·(e^Λ − 1) + φ, Λ = γ_(6d + 30L + 9·ln d + 12) (d = the row's "
-            "length, L = its largest |logit|; any summation order, running-max rescaling, fast exp), φ from the "
-            "format's smallest normal; the logits gradient within α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), β from Λ and "
-            "γ_(d+8); rows where the analysis gives no bound (N·u ≥ 1/2) fall back to the measured model";
+      out = "per row, relative to alpha, an interval: α_k·e^−Λ − φ ≤ α̂_k ≤ α_k·e^Λ + φ, Λ = N·u/(1 − ρ), "
+            "N = 6d + 30L + 9·ln d + 12, ρ = (6 + 4.8L + 2.4·ln d)·u the largest single rounding (d = the row's length, "
+            "L = its largest |logit|; any summation order, running-max rescaling, fast exp; linear in d, so an all-zero "
+            "row fails at any length up to ≈ 1.9·10^8 float32 edges), φ from the format's smallest normal (larger "
+            "where a term may underflow); the logits gradient within α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), "
+            "β = e^(2Λ + (d+8)·u) − 1; rows where the analysis gives no bound (ρ > 1/2) fall back to the measured model";
       break;
   }
   for (ToleranceFloor f : rule.floors) {

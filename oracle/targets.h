@@ -50,8 +50,8 @@ enum class ToleranceKind {
   // A multiple of the error the oracle's own code makes in float32 in three summation orders, plus
   // a normwise γ floor: targets without a closed form.
   measured,
-  // Softmax over each destination row: |α̂_k − α_k| ≤ α_k·(e^Λ − 1) + floor with Λ from the row's
-  // length and largest logit; the logits gradient relative to α_k·(|ᾱ_k| + Σ_row α|ᾱ|).
+  // Softmax over each destination row: the interval α_k·e^−Λ − floor ≤ α̂_k ≤ α_k·e^Λ + floor with
+  // Λ from the row's length and largest logit; the logits gradient relative to α_k·(|ᾱ_k| + Σ_row α|ᾱ|).
   softmax_per_row,
 };
 std::string_view to_string(ToleranceKind k);

@@ -225,12 +225,11 @@ class DeviceChecker {
       const Tensor& want = (slot.is_output ? exact.outputs : exact.gradients).at(slot.name);
       if (slot.kind == oracle::TensorKind::parameter) {
         const std::vector<index_t> every_row = all_rows(shape);
-        cmp_.compare_inside({slot.label, slot.kind, every_row, shape}, it->second.download(ctx), want, bounds.tensors.at(slot.label));
+        cmp_.compare_inside({slot.label, slot.kind, every_row, shape}, it->second.download(ctx), want, bounds);
         continue;
       }
       const NeighbourhoodRows where = neighbourhood_rows(nb_, slot.kind, slot.name);
-      cmp_.compare_inside({slot.label, slot.kind, where.big_rows, shape}, download_rows(ctx, it->second, where.big_rows, 0), want,
-                          bounds.tensors.at(slot.label));
+      cmp_.compare_inside({slot.label, slot.kind, where.big_rows, shape}, download_rows(ctx, it->second, where.big_rows, 0), want, bounds);
       if (slot.is_output) continue;
       // An edge gradient's inside is the sampled rows' edges: marked by row, found by the edge's row.
       const bool edge_tensor = slot.kind == oracle::TensorKind::edges;

@@ -78,7 +78,7 @@ class Checker {
       const std::span<const index_t> rows =
           slot.kind == oracle::TensorKind::parameter ? std::span<const index_t>(every_row) : neighbourhood_rows(nb_, slot.kind, slot.name).big_rows;
       const ComparedTensor t_info{slot.label, slot.kind, rows, shape};
-      cmp_.compare_inside(t_info, gather_rows(it->second, rows), want, bounds.tensors.at(slot.label));
+      cmp_.compare_inside(t_info, gather_rows(it->second, rows), want, bounds);
       if (!slot.is_output && slot.kind != oracle::TensorKind::parameter)
         cmp_.record_outside({slot.label + " outside the neighbourhood", slot.kind, rows, shape}, summarize_outside(it->second, rows));
     }

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -91,15 +92,20 @@ OutsideSummary summarize_outside(const Tensor& big, std::span<const index_t> ins
   return s;
 }
 
-void ScaleComparer::compare_inside(const ComparedTensor& t, const Tensor& actual, const Tensor& exact, const Tensor& bound) {
+void ScaleComparer::compare_inside(const ComparedTensor& t, const Tensor& actual, const Tensor& exact, const checks::Bounds& bounds) {
   const index_t n = static_cast<index_t>(t.big_rows.size());
   const index_t width = actual.row_size();
   std::vector<index_t> shape = actual.shape();
   shape[0] = n;
   Tensor expected(shape), limit(shape);
   std::copy_n(exact.data(), n * width, expected.data());
-  std::copy_n(bound.data(), n * width, limit.data());
-  checks::TensorComparison c = checks::compare_elementwise(t.label, actual, expected, limit);
+  std::copy_n(bounds.tensors.at(t.label).data(), n * width, limit.data());
+  std::optional<Tensor> lowest;
+  if (const Tensor* low = bounds.lowest_of(t.label)) {
+    lowest.emplace(shape);
+    std::copy_n(low->data(), n * width, lowest->data());
+  }
+  checks::TensorComparison c = checks::compare_elementwise(t.label, actual, expected, limit, lowest ? &*lowest : nullptr);
   r_.compared_elements += c.elements;
   if (c.worst) {
     WorstElement w;

@@ -3,7 +3,7 @@
 // device_scale_check.cpp, which hand it the same gathered rows and zero-check summaries).
 //
 //   ScaleComparer cmp(result, nb);
-//   cmp.compare_inside({"output y", oracle::TensorKind::dst_nodes, nb.rows, big_shape}, actual_rows, exact, bound);
+//   cmp.compare_inside({"output y", oracle::TensorKind::dst_nodes, nb.rows, big_shape}, actual_rows, exact, bounds);
 //   cmp.record_outside({"gradient x", oracle::TensorKind::src_nodes, nb.cols, big_shape}, summary);
 //   return cmp.conclude();
 #pragma once
@@ -38,9 +38,10 @@ class ScaleComparer {
  public:
   ScaleComparer(ScaleResult& result, const Neighbourhood& nb) : r_(result), nb_(nb) {}
 
-  // `actual` holds the big tensor's rows big_rows (in that order); `exact` and `bound` are the
-  // neighbourhood's tensors, whose first big_rows.size() rows are compared (padding rows are not).
-  void compare_inside(const ComparedTensor& t, const Tensor& actual, const Tensor& exact, const Tensor& bound);
+  // `actual` holds the big tensor's rows big_rows (in that order); `exact` and the tensor `t.label`
+  // of `bounds` (with its lower endpoints, where the model gives them) are the neighbourhood's,
+  // whose first big_rows.size() rows are compared (padding rows are not).
+  void compare_inside(const ComparedTensor& t, const Tensor& actual, const Tensor& exact, const checks::Bounds& bounds);
   void record_outside(const ComparedTensor& t, const OutsideSummary& outside);
 
   // Marks the result an error with `message` (the system's fault, never a catch of nothing).

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
@@ -11,6 +12,7 @@
 #include "checks/tests/test_systems.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
+#include "properties/tests/wrong_systems.h"
 
 namespace gnncheck::checks {
 namespace {
@@ -138,46 +140,61 @@ TEST(Tolerance, SoftmaxWhoseRowSumOverflowsIsCaughtOnAHubRow) {
   }
 }
 
-// bfloat16 on a row of 100 edges: N·u = (600 + …)·2^-8 > 1/2, the analysis bounds nothing, and that
-// row keeps the measured model; the one-edge rows keep the per-row bound.
+// bfloat16, where one rounding of an exp is already large: on a 100-edge row with logits near 40,
+// ρ = (6 + 4.8·40 + 2.4·ln 100)·2^-8 > 1/2 and the analysis bounds nothing, so that row keeps the
+// measured model (symmetric: no lower endpoint); the one-edge rows, logits 0.5, keep the per-row
+// interval. A 100-edge row at logits near 1 (ρ = 0.085) is bounded by the analysis.
 TEST(Tolerance, SoftmaxRowsTheAnalysisCannotBoundKeepTheMeasuredModel) {
-  const Case c = hub_softmax_case(100, 10, 1.0);
+  Case c = hub_softmax_case(100, 10, 40.0);
+  Tensor& logits = c.inputs.at("logits");
+  for (index_t k = 100; k < logits.size(); ++k) logits[k] = 0.5;
   const Result exact = oracle::evaluate(c);
   const Bounds b = ToleranceModel().bounds(c, exact, Precision::bfloat16);
   EXPECT_NE(b.model.find("1 of 11 rows on the measured model"), std::string::npos) << b.model;
   const Tensor& bound = b.tensors.at("output alpha");
+  const Tensor* lowest = b.lowest_of("output alpha");
+  ASSERT_NE(lowest, nullptr);
   for (index_t k = 0; k < bound.size(); ++k) EXPECT_TRUE(std::isfinite(bound[k]) && bound[k] > 0) << k;
-  const double n_single = 6.0 + 30.0 * 0.5 + 12.0;  // a one-edge row: d = 1, L = 0.5, ln d = 0
-  EXPECT_NEAR(bound[100], std::expm1(gamma(n_single, std::ldexp(1.0, -8)) + 2 * std::ldexp(1.0, -126)) + 3 * std::ldexp(1.0, -126),
-              1e-12);
+  for (index_t k = 0; k < 100; ++k) EXPECT_TRUE(std::isnan((*lowest)[k])) << k;
+  // A one-edge row: d = 1, L = 0.5, ln d = 0: N = 6 + 15 + 12, ρ = (6 + 2.4)·u, no term that may
+  // underflow (d_u = 0, φ = λ): Λ = N·u/(1 − ρ) + λ.
+  const double u = std::ldexp(1.0, -8), lambda = std::ldexp(1.0, -126);
+  const double log_error = 33.0 * u / (1.0 - 8.4 * u) + lambda;
+  EXPECT_EQ(bound[100], std::expm1(log_error) + lambda);
+  EXPECT_EQ((*lowest)[100], std::exp(-log_error) - lambda);
+  const Case moderate = hub_softmax_case(100, 10, 1.0);
+  const Bounds covered = ToleranceModel().bounds(moderate, oracle::evaluate(moderate), Precision::bfloat16);
+  EXPECT_EQ(covered.model.find("measured model"), std::string::npos) << covered.model;
 }
 
-// A system that returns cpu_float32's answer with destination 0's alpha (and logits gradient)
-// replaced by `value`.
-class OneRowReplaced final : public System {
+// A system that returns cpu_float32's answer with destination 0's alpha changed by `change` (its
+// logits gradient left as cpu_float32 computes it).
+class OneRowChanged final : public System {
  public:
-  explicit OneRowReplaced(double value) : value_(value) {}
-  std::string name() const override { return "one_row_replaced"; }
+  explicit OneRowChanged(std::function<double(double)> change) : change_(std::move(change)) {}
+  std::string name() const override { return "one_row_changed"; }
   bool supports(const std::string& target) const override { return target == "edge_softmax"; }
   Precision precision(const std::string&) const override { return Precision::float32; }
   Result evaluate(const Case& c) override {
     Result r = float32_->evaluate(c);
-    for (index_t k = c.graph->row_ptr()[0]; k < c.graph->row_ptr()[1]; ++k) {
-      r.outputs.at("alpha")[k] = value_;
-      if (r.gradients.count("logits")) r.gradients.at("logits")[k] = value_;
-    }
+    Tensor& alpha = r.outputs.at("alpha");
+    for (index_t k = c.graph->row_ptr()[0]; k < c.graph->row_ptr()[1]; ++k) alpha[k] = change_(alpha[k]);
     return r;
   }
 
  private:
-  double value_;
+  std::function<double(double)> change_;
   std::unique_ptr<System> float32_ = make_cpu_float32_system();
 };
+
+OneRowChanged row_set_to(double value) {
+  return OneRowChanged([value](double) { return value; });
+}
 
 TEST(Tolerance, AnAllZeroOrNanSoftmaxRowOfAMillionEdgesFails) {
   const Case c = hub_softmax_case(1000000, 1000, 80.0);
   for (double value : {0.0, std::nan(""), static_cast<double>(INFINITY)}) {
-    OneRowReplaced wrong(value);
+    OneRowChanged wrong = row_set_to(value);
     const Verdict v = differential(wrong, c);
     EXPECT_EQ(v.conclusion, Conclusion::fail) << value << ": " << one_line(v);
     std::printf("destination 0's alpha = %g: worst %.3g of the bound\n", value, worst_ratio(v));
@@ -188,6 +205,103 @@ TEST(Tolerance, AnAllZeroOrNanSoftmaxRowOfAMillionEdgesFails) {
     EXPECT_EQ(ok.conclusion, Conclusion::pass) << correct->name() << ": " << one_line(ok);
     std::printf("%s: worst %.3g of the bound\n", correct->name().c_str(), worst_ratio(ok));
   }
+}
+
+// Two nodes: destination 0 reads `edges` parallel edges (sources 0 and 1 in turn), destination 1
+// two: a row of any length without a graph of that many nodes. Logits ascend over
+// [magnitude − 1, magnitude] along row 0, so an online softmax rescales its sum at every edge.
+Case long_row_case(index_t edges, double magnitude) {
+  const std::vector<index_t> row_ptr{0, edges, edges + 2};
+  std::vector<index_t> col_idx(static_cast<size_t>(edges + 2));
+  for (size_t k = 0; k < col_idx.size(); ++k) col_idx[k] = static_cast<index_t>(k % 2);
+  auto g = std::make_shared<const Graph>(Graph::from_csr(2, 2, row_ptr, col_idx));
+  Case c = oracle::make_random_case(oracle::find_target("edge_softmax"), g, {}, 7);
+  Tensor& logits = c.inputs.at("logits");
+  for (index_t k = 0; k < edges; ++k) logits[k] = magnitude - 1.0 + static_cast<double>(k) / static_cast<double>(edges);
+  return c;
+}
+
+// The interval's lower side: α̂ ≥ α·e^−Λ − φ, and Λ grows linearly in the row's length, so a row
+// whose alphas all came out 0 (a row sum overflowed to inf) lies outside it at any length — here
+// 2·10^6 edges (Λ = 0.72, past where the symmetric bound α·(e^Λ − 1) + φ exceeded α) and 2·10^7
+// (Λ = 7.2) — while the correct float32 softmaxes (max-subtracting, online, rows shuffled) pass.
+TEST(Tolerance, AZeroSoftmaxRowFailsAtAnyLengthAndCorrectOnesPass) {
+  // Logits up to 100, and a row of logits in [−81, −80]: there an implementation that subtracts
+  // nothing sums terms of ~e^−80 (shifted sum ≥ e^m, μ = e^80), yet none of them can underflow, so
+  // the floor stays λ — the floor λ·(1 + 2μ) = 1.3·10⁻³ of a row where they could would exceed
+  // every alpha of the row.
+  for (const auto& [edges, magnitude] : {std::pair<index_t, double>{2000000, 100.0}, {20000000, 100.0}, {2000000, -80.0}}) {
+    const Case c = long_row_case(edges, magnitude);
+    OneRowChanged zero = row_set_to(0.0);
+    const Verdict v = differential(zero, c);
+    EXPECT_EQ(v.conclusion, Conclusion::fail) << edges << ", " << magnitude << ": " << one_line(v);
+    EXPECT_EQ(v.tensor, "output alpha");
+    ASSERT_TRUE(v.worst.has_value());
+    // The reported bound is the lower side's, α − (α·e^−Λ − φ): below the error |0 − α| = α, while
+    // the upper side's α·(e^Λ − 1) + φ is above it.
+    const Bounds b = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
+    const index_t k = v.worst->flat_index;
+    EXPECT_DOUBLE_EQ(v.bound, v.worst->expected - b.lowest_of("output alpha")->at(k, 0));
+    EXPECT_LT(v.bound, v.worst->expected);
+    EXPECT_GT(b.tensors.at("output alpha")[k], v.worst->expected);
+    std::printf("%lld edges, logits up to %g, alpha = 0: worst %.6g of the bound (lower side %.3g, upper side %.3g, alpha %.3g)\n",
+                static_cast<long long>(edges), magnitude, worst_ratio(v), v.bound, b.tensors.at("output alpha")[k],
+                v.worst->expected);
+    properties::testing::ShuffledOrderFloat32 shuffled;
+    for (System* correct : {make_cpu_float32_system().release(), make_cpu_float32_online_softmax_system().release(),
+                            static_cast<System*>(&shuffled)}) {
+      const std::unique_ptr<System> owned(correct == &shuffled ? nullptr : correct);
+      const Verdict ok = differential(*correct, c);
+      EXPECT_EQ(ok.conclusion, Conclusion::pass) << correct->name() << ": " << one_line(ok);
+      std::printf("%lld edges, logits up to %g, %s: worst %.3g of the bound\n", static_cast<long long>(edges), magnitude,
+                  correct->name().c_str(), worst_ratio(ok));
+    }
+  }
+}
+
+// On a row of 1.5·10^6 edges Λ = 0.54: the upper side α·(e^Λ − 1) = 0.71·α would let a halved row
+// pass, the lower side α·(1 − e^−Λ) = 0.42·α excludes it. A doubled row falls past the upper side.
+TEST(Tolerance, AHalvedOrDoubledSoftmaxRowFailsWhereTheIntervalExcludesIt) {
+  const Case c = long_row_case(1500000, 80.0);
+  OneRowChanged halved([](double a) { return a / 2; }), doubled([](double a) { return 2 * a; });
+  const Bounds b = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
+  for (OneRowChanged* wrong : {&halved, &doubled}) {
+    const Verdict v = differential(*wrong, c);
+    EXPECT_EQ(v.conclusion, Conclusion::fail) << one_line(v);
+    EXPECT_EQ(v.tensor, "output alpha");
+    ASSERT_TRUE(v.worst.has_value());
+    if (wrong == &halved) EXPECT_GT(b.tensors.at("output alpha")[v.worst->flat_index], v.worst->expected / 2);
+    std::printf("alpha %s: worst %.3g of the bound\n", wrong == &halved ? "halved" : "doubled", worst_ratio(v));
+  }
+  const Verdict ok = differential(*make_cpu_float32_online_softmax_system(), c);
+  EXPECT_EQ(ok.conclusion, Conclusion::pass) << one_line(ok);
+}
+
+// The comparison holds each side of an asymmetric interval exactly: on a row of ~10^8 edges
+// (Λ ≈ 36) the lower endpoint α·e^−Λ is ~10^-16·α, and α − α·e^−Λ rounds to α in double — the zero
+// still lies below the endpoint and fails, its ratio above 1; a value within the interval passes;
+// NaN endpoints fall back to the symmetric bound.
+TEST(Compare, AnAsymmetricIntervalIsHeldExactlyOnBothSides) {
+  const double alpha = 1e-8, log_error = 38.0;
+  const Tensor expected({3}, {alpha, alpha, alpha});
+  const Tensor bound({3}, {alpha * std::expm1(log_error), alpha * std::expm1(log_error), 0.25 * alpha});
+  const Tensor lowest({3}, {alpha * std::exp(-log_error), alpha * std::exp(-log_error), NAN});
+  ASSERT_EQ(alpha - lowest[0], alpha);  // the distance alone would lose the lower side
+  const TensorComparison zero = compare_elementwise("output alpha", Tensor({3}, {0.0, alpha, alpha}), expected, bound, &lowest);
+  EXPECT_TRUE(zero.disagrees());
+  EXPECT_EQ(zero.elements_over_bound, 1);
+  EXPECT_GT(zero.worst_ratio, 1.0);
+  EXPECT_EQ(zero.worst->flat_index, 0);
+  EXPECT_EQ(zero.worst->bound, alpha - lowest[0]);
+  const TensorComparison inside = compare_elementwise(
+      "output alpha", Tensor({3}, {2 * lowest[0], 1e3 * alpha, 0.8 * alpha}), expected, bound, &lowest);
+  EXPECT_TRUE(inside.agrees()) << inside.worst_ratio;
+  EXPECT_LE(inside.worst_ratio, 1.0);
+  const TensorComparison symmetric =
+      compare_elementwise("output alpha", Tensor({3}, {alpha, alpha, 0.7 * alpha}), expected, bound, &lowest);
+  EXPECT_TRUE(symmetric.disagrees());
+  EXPECT_EQ(symmetric.worst->flat_index, 2);
+  EXPECT_DOUBLE_EQ(symmetric.worst_ratio, 1.2);
 }
 
 TEST(Tolerance, LowerPrecisionGivesLooserBounds) {
