@@ -44,17 +44,6 @@ using namespace detail;
 
 namespace {
 
-// Σ a·b over the tensors both maps have (absolute: Σ|a·b|).
-double dot(const TensorMap& a, const TensorMap& b, bool absolute) {
-  double s = 0.0;
-  for (const auto& [name, t] : a) {
-    auto it = b.find(name);
-    if (it == b.end() || it->second.size() != t.size()) continue;
-    for (index_t i = 0; i < t.size(); ++i) s += absolute ? std::abs(t[i] * it->second[i]) : t[i] * it->second[i];
-  }
-  return s;
-}
-
 double dot(const Tensor& a, const Tensor& b, bool absolute) {
   double s = 0.0;
   for (index_t i = 0; i < std::min(a.size(), b.size()); ++i) s += absolute ? std::abs(a[i] * b[i]) : a[i] * b[i];
