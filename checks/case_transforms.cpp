@@ -185,7 +185,9 @@ Relabeling reorder_rows(const Case& c, const std::function<void(index_t, std::ve
 #pragma omp parallel if (worth_parallel(g.num_edges()))
   {
     std::vector<index_t> row_edges;
-#pragma omp for schedule(dynamic, 256)
+    // Small chunks: rows differ in length by orders of magnitude (a scale check's neighbourhood is
+    // 10^4 rows, a hundred of them holding most of the edges).
+#pragma omp for schedule(dynamic, 16)
     for (index_t i = 0; i < g.n_dst(); ++i) {
       row_edges.resize(static_cast<size_t>(g.in_degree(i)));
       std::iota(row_edges.begin(), row_edges.end(), g.row_ptr()[i]);
