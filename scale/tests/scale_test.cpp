@@ -269,6 +269,38 @@ TEST(RowSampling, HubStratumKeepsToItsEdgeBudget) {
 }
 
 // The parallel first-use numbering is the serial map's, whatever the thread count.
+// On a graph of many rows the largest rows are chosen by row ranges in parallel: the stratum is still
+// the K/4 largest rows by (in-degree, lower id first), ties included, and the whole sample is the
+// same for any number of threads.
+TEST(RowSampling, HubStratumOfManyRowsIsTheLargestRowsForAnyThreadCount) {
+  const Graph g = rmat({.scale = 17, .edge_factor = 4}, 8);  // 131,072 rows: many ties among the degrees
+  std::vector<index_t> by_degree(static_cast<size_t>(g.n_dst()));
+  std::iota(by_degree.begin(), by_degree.end(), index_t{0});
+  std::stable_sort(by_degree.begin(), by_degree.end(), [&](index_t a, index_t b) { return g.in_degree(a) > g.in_degree(b); });
+  const int threads_before = omp_get_max_threads();
+  std::vector<SampledRow> first;
+  for (int threads : {1, 2, 5}) {
+    omp_set_num_threads(threads);
+    const auto rows = sample_rows(g, {.rows = 4000, .seed = 9, .hub_edge_budget = g.num_edges()});
+    std::vector<index_t> hubs;
+    for (const auto& r : rows)
+      if (r.stratum == Stratum::highest_in_degree) hubs.push_back(r.row);
+    // The K/4 = 1000 largest, less the first and last rows (their own strata) should they be among them.
+    std::vector<index_t> expected;
+    for (auto it = by_degree.begin(); it != by_degree.begin() + 1000; ++it)
+      if (*it != 0 && *it != g.n_dst() - 1) expected.push_back(*it);
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(hubs, expected) << threads << " threads";
+    if (first.empty()) first = rows;
+    ASSERT_EQ(rows.size(), first.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].row, first[i].row) << threads << " threads, row " << i;
+      EXPECT_EQ(rows[i].stratum, first[i].stratum) << threads << " threads, row " << i;
+    }
+  }
+  omp_set_num_threads(threads_before);
+}
+
 TEST(Neighbourhood, FirstUseNumberingEqualsASerialPass) {
   const index_t n_src = 5000;
   std::mt19937_64 rng(11);
