@@ -576,22 +576,26 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
     // Element-wise work runs in parallel; the sums over the tensor go through a fixed number of
     // chunks added in chunk order, so the bound is the same for any thread count.
     const index_t n = y.size();
-    std::vector<double> e(static_cast<size_t>(n), 0.0);
+    // e_i, the largest error of the three orders, computed where it is needed (twice) rather than
+    // stored: a gradient of a large case's features is 10^8 elements.
+    auto order_error = [&](index_t i) {
+      double err = 0.0;
+      bool any = false;
+      for (double v : {y1[i], y2[i], y3[i]}) {
+        if (!std::isfinite(v) || !std::isfinite(y[i])) continue;
+        err = std::max(err, std::abs(v - y[i]));
+        any = true;
+      }
+      // Where float32 itself over- or underflowed to a non-finite value, no float32 bound exists.
+      return std::pair<double, bool>{any ? err : INFINITY, any};
+    };
     constexpr index_t chunks = 64;
     std::vector<double> err_sq(chunks, 0.0), y_sq(chunks, 0.0);
     std::vector<index_t> finite_count(chunks, 0);
 #pragma omp parallel for schedule(dynamic, 1) if (worth_parallel(n))
     for (index_t k = 0; k < chunks; ++k)
       for (index_t i = n * k / chunks; i < n * (k + 1) / chunks; ++i) {
-        double err = 0.0;
-        bool any = false;
-        for (double v : {y1[i], y2[i], y3[i]}) {
-          if (!std::isfinite(v) || !std::isfinite(y[i])) continue;
-          err = std::max(err, std::abs(v - y[i]));
-          any = true;
-        }
-        // Where float32 itself over- or underflowed to a non-finite value, no float32 bound exists.
-        e[i] = any ? err : INFINITY;
+        const auto [err, any] = order_error(i);
         if (any) {
           err_sq[k] += err * err;
           ++finite_count[k];
@@ -619,7 +623,7 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
       }
       const double magnitude = std::abs(y[i]) + y_rms + (std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : 0.0) +
                                (nt.is_gradient ? gradients_rms : outputs_rms);
-      bound[i] = options_.measured_multiple * std::max(std::max(e[i], rms) * scale, order_f64) +
+      bound[i] = options_.measured_multiple * std::max(std::max(order_error(i).first, rms) * scale, order_f64) +
                  options_.safety_factor * gamma(d, u) * magnitude + d * tiny;
     }
     b.tensors.emplace(nt.label, std::move(bound));

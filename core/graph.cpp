@@ -93,13 +93,40 @@ void Graph::build_derived_views() {
     }
     return;
   }
-  // In parallel, two stable passes whose memory does not grow with threads × n_src (a neighbourhood
-  // of a big graph has about as many sources as edges): the edges are first distributed over
-  // `blocks` consecutive column ranges — each of `chunks` consecutive edge ranges counts its edges
+  const index_t threads = omp_get_max_threads();
+  if (num_e / std::max<index_t>(n_src_, 1) >= threads) {
+    // Many edges per column: each of `threads` consecutive edge ranges counts its columns, then
+    // places its edges after those of the ranges before it (threads·n_src counts, below the edge count).
+    auto range_begin = [&](index_t k) { return num_e * k / threads; };
+    std::vector<index_t> next(static_cast<size_t>(threads * n_src_), 0);  // next[k·n_src + j]
+#pragma omp parallel for schedule(static)
+    for (index_t k = 0; k < threads; ++k)
+      for (index_t e = range_begin(k); e < range_begin(k + 1); ++e) ++next[k * n_src_ + col_idx_[e]];
+    for (index_t j = 0; j < n_src_; ++j) {
+      index_t position = col_ptr_[j];
+      for (index_t k = 0; k < threads; ++k) {
+        const index_t count = next[k * n_src_ + j];
+        next[k * n_src_ + j] = position;  // where range k's first edge of column j goes
+        position += count;
+      }
+      col_ptr_[j + 1] = position;
+    }
+#pragma omp parallel for schedule(static)
+    for (index_t k = 0; k < threads; ++k)
+      for (index_t e = range_begin(k); e < range_begin(k + 1); ++e) {
+        const index_t pos = next[k * n_src_ + col_idx_[e]]++;
+        row_idx_[pos] = row_of_edge_[e];
+        edge_perm_[pos] = e;
+      }
+    return;
+  }
+  // Fewer edges per column than threads (a neighbourhood of a big graph has about as many sources
+  // as edges): two stable passes whose memory does not grow with threads × n_src. The edges are
+  // first distributed over `blocks` consecutive column ranges — each of `chunks` edge ranges counts its edges
   // per block, then places them after those of the ranges before it, so a block lists its edges in
   // increasing id — and each block is then sorted by column on its own (blocks are independent: their
   // CSC positions are consecutive, starting where the block's edges start).
-  const index_t chunks = std::max<index_t>(1, std::min<index_t>(omp_get_max_threads(), num_e / kParallelMinWork));
+  const index_t chunks = std::max<index_t>(1, std::min<index_t>(threads, num_e / kParallelMinWork));
   const index_t block_columns = std::max<index_t>(1, (n_src_ + 4095) / 4096);
   const index_t blocks = n_src_ == 0 ? 0 : (n_src_ + block_columns - 1) / block_columns;
   auto chunk_begin = [&](index_t k) { return num_e * k / chunks; };

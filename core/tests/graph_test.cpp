@@ -102,8 +102,9 @@ Graph random_graph(index_t n_dst, index_t n_src, index_t edges, double hub, std:
   return Graph::from_edges(n_dst, n_src, dst, src);
 }
 
-// Both constructions split their work by thread count and, in the CSC's case, by column blocks of
-// 4096 and edge ranges: every split must give the one stable CSC and the one A + I.
+// Both constructions split their work by thread count; the CSC by edge ranges when a column has
+// more edges than there are threads, else by column blocks: every split must give the one stable CSC
+// and the one A + I.
 TEST(Graph, ParallelCscAndSelfLoopsEqualTheSerialDefinitionForAnySplit) {
   struct Shape {
     index_t n_dst, n_src, edges;
@@ -117,7 +118,7 @@ TEST(Graph, ParallelCscAndSelfLoopsEqualTheSerialDefinitionForAnySplit) {
   };
   const int threads_before = omp_get_max_threads();
   for (const Shape& s : shapes)
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : {1, 2, 3, 8, 16}) {  // above and below each shape's edges per column
       omp_set_num_threads(threads);
       const Graph g = random_graph(s.n_dst, s.n_src, s.edges, s.hub, static_cast<std::uint64_t>(s.n_src));
       const CscViews want = serial_csc(g);
