@@ -21,13 +21,16 @@ using oracle::TensorKind;
 
 
 Case map_values(const Case& c, const std::function<double(double)>& f) {
-  Case out = c;
-  for (TensorMap* m : {&out.inputs, &out.parameters, &out.grad_outputs})
-    for (auto& [name, t] : *m) {
+  Case out{c.target, c.attributes, c.graph, {}, {}, {}, c.seed};  // tensors written once, never copied first
+  const std::pair<const TensorMap*, TensorMap*> maps[] = {
+      {&c.inputs, &out.inputs}, {&c.parameters, &out.parameters}, {&c.grad_outputs, &out.grad_outputs}};
+  for (const auto& [from, to] : maps)
+    for (const auto& [name, t] : *from) {
+      Tensor& mapped = to->emplace(name, Tensor(t.shape())).first->second;
       // Element-wise (10^8 values for a feature matrix at Reddit scale): any thread order gives the
       // same tensor.
 #pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
-      for (index_t i = 0; i < t.size(); ++i) t[i] = f(t[i]);
+      for (index_t i = 0; i < t.size(); ++i) mapped[i] = f(t[i]);
     }
   return out;
 }
@@ -147,18 +150,29 @@ void derive_csc_moves(const Graph& old_graph, Relabeling& r) {
     r.new_csc_of_old[p] = csc_of_edge[r.new_edge_of_old[old_graph.edge_perm()[p]]];
 }
 
-// Moves every input, parameter and output gradient of `c` as `r` says; r.transformed.graph and the
-// node and edge moves must be set.
+// t's values in a new tensor, copied in parallel (a feature matrix is the case's largest tensor).
+Tensor copied(const Tensor& t) {
+  Tensor out(t.shape());
+#pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
+  for (index_t i = 0; i < t.size(); ++i) out[i] = t[i];
+  return out;
+}
+
+// The case `c` with its graph, target, attributes and seed, and no tensors (move_tensors writes them).
+Case without_tensors(const Case& c) { return Case{c.target, c.attributes, c.graph, {}, {}, {}, c.seed}; }
+
+// Every input, parameter and output gradient of `c`, moved as `r` says, into r.transformed (made by
+// without_tensors); r.transformed.graph and the node and edge moves must be set. Each tensor is
+// written once: permuted where its rows move, else copied.
 void move_tensors(const Case& c, Relabeling& r) {
   derive_csc_moves(*c.graph, r);
   const oracle::TargetDef& def = oracle::find_target(c.target);
-  // r.transformed starts as a copy of c; only the tensors whose rows move are rewritten.
-  auto move = [&](Tensor& t, TensorKind kind) {
-    if (moves_rows(kind, r)) t = permute_rows(t, permutation_for(kind, r));
+  auto moved = [&](const Tensor& t, TensorKind kind) {
+    return moves_rows(kind, r) ? permute_rows(t, permutation_for(kind, r)) : copied(t);
   };
-  for (auto& [name, t] : r.transformed.inputs) move(t, input_kind(def.spec, name));
-  for (auto& [name, t] : r.transformed.parameters) move(t, input_kind(def.spec, name));
-  for (auto& [name, t] : r.transformed.grad_outputs) move(t, output_kind(def.spec, name));
+  for (const auto& [name, t] : c.inputs) r.transformed.inputs.emplace(name, moved(t, input_kind(def.spec, name)));
+  for (const auto& [name, t] : c.parameters) r.transformed.parameters.emplace(name, moved(t, input_kind(def.spec, name)));
+  for (const auto& [name, t] : c.grad_outputs) r.transformed.grad_outputs.emplace(name, moved(t, output_kind(def.spec, name)));
 }
 
 std::vector<index_t> random_permutation(index_t n, std::mt19937_64& rng) {
@@ -174,7 +188,7 @@ std::vector<index_t> random_permutation(index_t n, std::mt19937_64& rng) {
 Relabeling reorder_rows(const Case& c, const std::function<void(index_t, std::vector<index_t>&)>& order_in_row) {
   const Graph& g = *c.graph;
   Relabeling r;
-  r.transformed = c;
+  r.transformed = without_tensors(c);
   r.nodes_moved = false;
   r.new_dst_of_old.resize(static_cast<size_t>(g.n_dst()));
   std::iota(r.new_dst_of_old.begin(), r.new_dst_of_old.end(), index_t{0});
@@ -185,7 +199,9 @@ Relabeling reorder_rows(const Case& c, const std::function<void(index_t, std::ve
 #pragma omp parallel if (worth_parallel(g.num_edges()))
   {
     std::vector<index_t> row_edges;
-#pragma omp for schedule(dynamic, 256)
+    // Small chunks: rows differ in length by orders of magnitude (a scale check's neighbourhood is
+    // 10^4 rows, a hundred of them holding most of the edges).
+#pragma omp for schedule(dynamic, 16)
     for (index_t i = 0; i < g.n_dst(); ++i) {
       row_edges.resize(static_cast<size_t>(g.in_degree(i)));
       std::iota(row_edges.begin(), row_edges.end(), g.row_ptr()[i]);
@@ -216,7 +232,7 @@ Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
   const Graph& g = *c.graph;
   std::mt19937_64 rng(seed);
   Relabeling r;
-  r.transformed = c;
+  r.transformed = without_tensors(c);
   // Node i < min(n_dst, n_src) is both destination i and source i: layers pair them (self-loops,
   // GIN's (1+ε)·x_i, SAGE's x_i, GAT's and AGNN's destination scores use the first n_dst rows of x),
   // so those shared ids get one permutation on both sides; the ids only one side has are permuted

@@ -108,6 +108,41 @@ class EvaluationSlot {
   std::counting_semaphore<>& slots_;
 };
 
+// What a case holds (edges, sources and every tensor's values): whether its helper evaluations are
+// worth threads of their own.
+bool worth_tasks(const Case& c) {
+  index_t size = c.graph->num_edges() + c.graph->n_src();
+  for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+    for (const auto& [name, t] : *m) size += t.size();
+  return worth_parallel(size);
+}
+
+// `work` as a task with the caller's OpenMP thread count (a new thread would start from the
+// default); small cases (the property tests' thousands) run it in the calling thread when its result
+// is collected: starting threads would cost more than the work.
+template <class Work>
+auto start_task(bool async, Work work) {
+  const int threads = omp_get_max_threads();
+  return std::async(async ? std::launch::async : std::launch::deferred,
+                    [threads, work = std::move(work)] {
+                      omp_set_num_threads(threads);
+                      return work();
+                    })
+      .share();
+}
+
+// The closed form's two helper evaluations, started side by side (each is a whole float64
+// evaluation of the case; neither needs the other).
+struct ClosedFormEvaluations {
+  std::shared_future<Result> abs_sums, term_counts;
+};
+
+ClosedFormEvaluations start_closed_form_evaluations(const Case& c) {
+  const bool async = worth_tasks(c);
+  return {start_task(async, [&c] { return must_evaluate(abs_case(c), Precision::float64, "|inputs|"); }),
+          start_task(async, [&c] { return must_evaluate(ones_case(c), Precision::float64, "all-ones inputs"); })};
+}
+
 std::string u_text(Precision p) {
   switch (p) {
     case Precision::float64: return "2^-53";
@@ -132,20 +167,22 @@ Bounds ToleranceModel::bounds(const Case& c, const Result& exact, Precision prec
   return measured(c, exact, precision);
 }
 
-Bounds ToleranceModel::closed_form(const Case& c, const Result& exact, Precision precision,
-                                   const oracle::ToleranceRule& rule) const {
+namespace {
+
+Bounds closed_form_from(const Case& c, const ClosedFormEvaluations& evaluations, const Result& exact, Precision precision,
+                        const oracle::ToleranceRule& rule, double safety_factor) {
   const auto& spec = oracle::find_target(c.target).spec;
   const Graph& g = *c.graph;
   const double u = unit_roundoff(precision);
   const double tiny = smallest_subnormal(precision);
-  const Result abs_sums = must_evaluate(abs_case(c), Precision::float64, "|inputs|");
-  const Result term_counts = must_evaluate(ones_case(c), Precision::float64, "all-ones inputs");
+  const Result& abs_sums = evaluations.abs_sums.get();
+  const Result& term_counts = evaluations.term_counts.get();
 
   Bounds b;
   b.precision = precision;
   b.unit_roundoff = u;
   b.model = fmt::format("closed form {}·γ_(k+{})·Σ|a||b| (k = terms per element, r = {}: {}; u = {})",
-                        options_.safety_factor, rule.extra_roundings, rule.extra_roundings, rule.why, u_text(precision));
+                        safety_factor, rule.extra_roundings, rule.extra_roundings, rule.why, u_text(precision));
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");
     const Tensor& s = must_find(abs_sums, nt, "the |inputs| evaluation");
@@ -159,11 +196,18 @@ Bounds ToleranceModel::closed_form(const Case& c, const Result& exact, Precision
       if (nt.kind == TensorKind::dst_nodes || nt.kind == TensorKind::src_nodes)
         k = std::max(k, node_row_terms(g, nt.kind, row));
       const double n = std::max(k, 1.0) + rule.extra_roundings;
-      bound[i] = options_.safety_factor * gamma(n, u) * s[i] + n * tiny;
+      bound[i] = safety_factor * gamma(n, u) * s[i] + n * tiny;
     }
     b.tensors.emplace(nt.label, std::move(bound));
   }
   return b;
+}
+
+}  // namespace
+
+Bounds ToleranceModel::closed_form(const Case& c, const Result& exact, Precision precision,
+                                   const oracle::ToleranceRule& rule) const {
+  return closed_form_from(c, start_closed_form_evaluations(c), exact, precision, rule, options_.safety_factor);
 }
 
 namespace {
@@ -176,11 +220,14 @@ namespace {
 // the dot product's own terms). The chain rule multiplies δ by |h| ~ |x||W| into the attention
 // gradients, far above γ·|those gradients|; this adds safety·(δ propagated through |h|, |att|,
 // |W| and |x|) to the bounds of att_src, att_dst, weight and x. Attention dropout scales kept
-// weights by 1/(1−p): G is multiplied by that (an upper bound).
-void add_gat_attention_floor(const Case& c, double u, double safety, std::map<std::string, Tensor>& tensors) {
+// weights by 1/(1−p): G is multiplied by that (an upper bound). gat_attention_floors computes the
+// floors (by label; none without the layer's inputs and output gradient) — it reads only the case,
+// so it runs beside the model's evaluations — and add_floors adds safety·floor to the bounds.
+using Floors = std::vector<std::pair<std::string, Tensor>>;
+Floors gat_attention_floors(const Case& c, double u) {
   if (!c.inputs.count("x") || !c.parameters.count("weight") || !c.parameters.count("att_src") ||
       !c.parameters.count("att_dst") || !c.grad_outputs.count("y"))
-    return;
+    return {};
   // Cases may leave attributes at their defaults (unset); the layer reads them with defaults filled.
   const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes));
   std::optional<Graph> looped;  // no copy of the case's graph when the layer adds no self-loops
@@ -304,14 +351,21 @@ void add_gat_attention_floor(const Case& c, double u, double safety, std::map<st
   }
   for (index_t k = 0; k < chunks; ++k)
     for (index_t q = 0; q < floor_w.size(); ++q) floor_w[q] += w_parts[k][q];
-  const std::pair<const char*, const Tensor*> floors[] = {{"gradient att_src", &floor_src},
-                                                          {"gradient att_dst", &floor_dst},
-                                                          {"gradient weight", &floor_w},
-                                                          {"gradient x", &floor_x}};
+  Floors floors;
+  floors.emplace_back("gradient att_src", std::move(floor_src));
+  floors.emplace_back("gradient att_dst", std::move(floor_dst));
+  floors.emplace_back("gradient weight", std::move(floor_w));
+  floors.emplace_back("gradient x", std::move(floor_x));
+  return floors;
+}
+
+void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors) {
   for (const auto& [label, floor] : floors) {
     auto it = tensors.find(label);
-    if (it == tensors.end() || it->second.shape() != floor->shape()) continue;
-    for (index_t k = 0; k < floor->size(); ++k) it->second[k] += safety * (*floor)[k];
+    if (it == tensors.end() || it->second.shape() != floor.shape()) continue;
+    Tensor& bound = it->second;
+#pragma omp parallel for schedule(static) if (worth_parallel(floor.size()))
+    for (index_t k = 0; k < floor.size(); ++k) bound[k] += safety * floor[k];
   }
 }
 
@@ -325,7 +379,9 @@ struct ToleranceModel::MeasuredEvaluations {
   std::shared_future<Relabeling> reversed, shuffled;
   std::shared_future<Case> nudged, absolute;
   std::shared_future<Result> in_order, reversed_order, shuffled_order, reversed_f64, nudged_f64, abs_sums;
+  std::shared_future<Floors> gat_floor;  // valid for a target with the GAT attention floor
   void wait() const {
+    if (gat_floor.valid()) gat_floor.wait();
     for (const auto* f : {&reversed, &shuffled})
       if (f->valid()) f->wait();
     for (const auto* f : {&nudged, &absolute})
@@ -351,10 +407,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   const int threads = omp_get_max_threads();
   // Small cases (the property tests' thousands) are evaluated one after the other in the calling
   // thread when their results are collected: starting ten threads would cost more than the work.
-  index_t size = c.graph->num_edges() + c.graph->n_src();
-  for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-    for (const auto& [name, t] : *m) size += t.size();
-  const std::launch policy = worth_parallel(size) ? std::launch::async : std::launch::deferred;
+  const std::launch policy = worth_tasks(c) ? std::launch::async : std::launch::deferred;
   auto transform = [&c, threads, policy](auto make) {
     return std::async(policy, [&c, threads, make] {
              omp_set_num_threads(threads);
@@ -412,13 +465,30 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
     ev->nudged_f64 = evaluate(ev->nudged, itself, Precision::float64, "the input-nudged case");
   }
   ev->abs_sums = evaluate(ev->absolute, itself, Precision::float64, "|inputs|");
+  const auto& floors = oracle::find_target(c.target).spec.tolerance.floors;
+  if (std::find(floors.begin(), floors.end(), oracle::ToleranceFloor::gat_attention) != floors.end()) {
+    const double u = unit_roundoff(precision);
+    ev->gat_floor = std::async(policy, [&c, slots = &ev->slots, threads, u] {
+                      EvaluationSlot slot(*slots);
+                      omp_set_num_threads(threads);
+                      return gat_attention_floors(c, u);
+                    }).share();
+  }
   return ev;
 }
 
 ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision precision) const {
   if (!c.graph) throw InternalError("tolerance model: case has no graph");
   ReferenceAndBounds out;
-  if (oracle::find_target(c.target).spec.tolerance.kind != oracle::ToleranceKind::measured) {
+  const oracle::ToleranceRule& rule = oracle::find_target(c.target).spec.tolerance;
+  if (rule.kind == oracle::ToleranceKind::closed_form) {
+    // The two helper evaluations run beside the reference (they refer to c: their futures wait).
+    const ClosedFormEvaluations evaluations = start_closed_form_evaluations(c);
+    out.reference = oracle::evaluate(c, Precision::float64);
+    if (out.reference.ok()) out.bounds = closed_form_from(c, evaluations, out.reference, precision, rule, options_.safety_factor);
+    return out;
+  }
+  if (rule.kind != oracle::ToleranceKind::measured) {
     out.reference = oracle::evaluate(c, Precision::float64);
     if (out.reference.ok()) out.bounds = bounds(c, out.reference, precision);
     return out;
@@ -439,6 +509,18 @@ ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision
 
 Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<MeasuredEvaluations>& ev, const Result& exact,
                                      Precision precision) const {
+  // Root-mean-square over every gradient (or every output) of the answer: the normwise scale a
+  // tensor that cancels to ~0 as a whole (GAT's attention gradients on a one-node graph) is judged by.
+  auto answer_rms = [&](bool gradients) {
+    double sq = 0.0;
+    index_t n = 0;
+    for (const auto& [name, t] : gradients ? exact.gradients : exact.outputs)
+      for (double v : t.values())
+        if (std::isfinite(v)) sq += v * v, ++n;
+    return n ? std::sqrt(sq / static_cast<double>(n)) : 0.0;
+  };
+  // Computed while the evaluations run: it reads the reference alone.
+  const double outputs_rms = answer_rms(false), gradients_rms = answer_rms(true);
   ev->wait();  // every task ends before anything is thrown here (they refer to c)
   const auto& spec = oracle::find_target(c.target).spec;
   const Graph& g = *c.graph;
@@ -455,20 +537,9 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
   const Result& reversed_f64 = float64_system ? ev->reversed_f64.get() : no_result;
   const Result& nudged_f64 = float64_system ? ev->nudged_f64.get() : no_result;
   const Result& abs_sums = ev->abs_sums.get();
-  // Root-mean-square over every gradient (or every output) of the answer: the normwise scale a
-  // tensor that cancels to ~0 as a whole (GAT's attention gradients on a one-node graph) is judged by.
-  auto answer_rms = [&](bool gradients) {
-    double sq = 0.0;
-    index_t n = 0;
-    for (const auto& [name, t] : gradients ? exact.gradients : exact.outputs)
-      for (double v : t.values())
-        if (std::isfinite(v)) sq += v * v, ++n;
-    return n ? std::sqrt(sq / static_cast<double>(n)) : 0.0;
-  };
-  const double outputs_rms = answer_rms(false), gradients_rms = answer_rms(true);
   index_t widest = 0;
-  for (const auto& m : {c.inputs, c.parameters})
-    for (const auto& [name, t] : m) widest = std::max({widest, t.row_size(), t.rank() == 2 ? t.rows() : index_t{0}});
+  for (const TensorMap* m : {&c.inputs, &c.parameters})  // by pointer: a copy of the inputs would be the case's largest tensors
+    for (const auto& [name, t] : *m) widest = std::max({widest, t.row_size(), t.rank() == 2 ? t.rows() : index_t{0}});
   // A layer chains its dense products (GIN: x·W1 then ·W2; GAT: x·W then the head dot): an element
   // goes through the sum of their lengths, not only the widest — the classical bound for the chain
   // is γ of the total count. An implementation blocking those sums differently from the oracle (cuBLAS
@@ -505,22 +576,26 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
     // Element-wise work runs in parallel; the sums over the tensor go through a fixed number of
     // chunks added in chunk order, so the bound is the same for any thread count.
     const index_t n = y.size();
-    std::vector<double> e(static_cast<size_t>(n), 0.0);
+    // e_i, the largest error of the three orders, computed where it is needed (twice) rather than
+    // stored: a gradient of a large case's features is 10^8 elements.
+    auto order_error = [&](index_t i) {
+      double err = 0.0;
+      bool any = false;
+      for (double v : {y1[i], y2[i], y3[i]}) {
+        if (!std::isfinite(v) || !std::isfinite(y[i])) continue;
+        err = std::max(err, std::abs(v - y[i]));
+        any = true;
+      }
+      // Where float32 itself over- or underflowed to a non-finite value, no float32 bound exists.
+      return std::pair<double, bool>{any ? err : INFINITY, any};
+    };
     constexpr index_t chunks = 64;
     std::vector<double> err_sq(chunks, 0.0), y_sq(chunks, 0.0);
     std::vector<index_t> finite_count(chunks, 0);
 #pragma omp parallel for schedule(dynamic, 1) if (worth_parallel(n))
     for (index_t k = 0; k < chunks; ++k)
       for (index_t i = n * k / chunks; i < n * (k + 1) / chunks; ++i) {
-        double err = 0.0;
-        bool any = false;
-        for (double v : {y1[i], y2[i], y3[i]}) {
-          if (!std::isfinite(v) || !std::isfinite(y[i])) continue;
-          err = std::max(err, std::abs(v - y[i]));
-          any = true;
-        }
-        // Where float32 itself over- or underflowed to a non-finite value, no float32 bound exists.
-        e[i] = any ? err : INFINITY;
+        const auto [err, any] = order_error(i);
         if (any) {
           err_sq[k] += err * err;
           ++finite_count[k];
@@ -548,13 +623,13 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
       }
       const double magnitude = std::abs(y[i]) + y_rms + (std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : 0.0) +
                                (nt.is_gradient ? gradients_rms : outputs_rms);
-      bound[i] = options_.measured_multiple * std::max(std::max(e[i], rms) * scale, order_f64) +
+      bound[i] = options_.measured_multiple * std::max(std::max(order_error(i).first, rms) * scale, order_f64) +
                  options_.safety_factor * gamma(d, u) * magnitude + d * tiny;
     }
     b.tensors.emplace(nt.label, std::move(bound));
   }
   for (oracle::ToleranceFloor floor : spec.tolerance.floors) {
-    if (floor == oracle::ToleranceFloor::gat_attention) add_gat_attention_floor(c, u, options_.safety_factor, b.tensors);
+    if (floor == oracle::ToleranceFloor::gat_attention) add_floors(ev->gat_floor.get(), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::agnn_attention) add_agnn_attention_floor(c, u, options_.safety_factor, b.tensors);
   }
   return b;

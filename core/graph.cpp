@@ -78,38 +78,95 @@ void Graph::build_derived_views() {
     for (index_t e = row_ptr_[i]; e < row_ptr_[i + 1]; ++e) row_of_edge_[e] = i;
 
   // CSC by a stable counting sort over edge ids in increasing order: within a column, positions
-  // follow increasing edge id. The result is unique, so it is the same however the work is split:
-  // on large graphs the edge ids are cut into `chunks` consecutive ranges, each range counts its
-  // columns, and each range then places its edges after those of the ranges before it. The
-  // per-range counts take chunks·n_src entries, so ranges are used only while that stays below the
-  // edge count (the CSC arrays' own size).
-  index_t chunks = 1;
-  if (worth_parallel(num_e)) chunks = std::min<index_t>(omp_get_max_threads(), num_e / std::max<index_t>(n_src_, 1));
-  chunks = std::max<index_t>(chunks, 1);
-  auto chunk_begin = [&](index_t k) { return num_e * k / chunks; };
-  std::vector<index_t> next(static_cast<size_t>(chunks * n_src_), 0);  // next[k·n_src + j]
-#pragma omp parallel for schedule(static) if (chunks > 1)
-  for (index_t k = 0; k < chunks; ++k)
-    for (index_t e = chunk_begin(k); e < chunk_begin(k + 1); ++e) ++next[k * n_src_ + col_idx_[e]];
+  // follow increasing edge id. The result is unique, so it is the same however the work is split.
   col_ptr_.assign(static_cast<size_t>(n_src_) + 1, 0);
-  for (index_t j = 0; j < n_src_; ++j) {
-    index_t position = col_ptr_[j];
-    for (index_t k = 0; k < chunks; ++k) {
-      const index_t count = next[k * n_src_ + j];
-      next[k * n_src_ + j] = position;  // where range k's first edge of column j goes
-      position += count;
-    }
-    col_ptr_[j + 1] = position;
-  }
   row_idx_.resize(static_cast<size_t>(num_e));
   edge_perm_.resize(static_cast<size_t>(num_e));
-#pragma omp parallel for schedule(static) if (chunks > 1)
-  for (index_t k = 0; k < chunks; ++k)
-    for (index_t e = chunk_begin(k); e < chunk_begin(k + 1); ++e) {
-      const index_t pos = next[k * n_src_ + col_idx_[e]]++;
+  if (!worth_parallel(num_e)) {
+    for (index_t e = 0; e < num_e; ++e) ++col_ptr_[col_idx_[e] + 1];
+    for (index_t j = 0; j < n_src_; ++j) col_ptr_[j + 1] += col_ptr_[j];
+    std::vector<index_t> next(col_ptr_.begin(), col_ptr_.end() - 1);
+    for (index_t e = 0; e < num_e; ++e) {
+      const index_t pos = next[col_idx_[e]]++;
       row_idx_[pos] = row_of_edge_[e];
       edge_perm_[pos] = e;
     }
+    return;
+  }
+  const index_t threads = omp_get_max_threads();
+  if (num_e / std::max<index_t>(n_src_, 1) >= threads) {
+    // Many edges per column: each of `threads` consecutive edge ranges counts its columns, then
+    // places its edges after those of the ranges before it (threads·n_src counts, below the edge count).
+    auto range_begin = [&](index_t k) { return num_e * k / threads; };
+    std::vector<index_t> next(static_cast<size_t>(threads * n_src_), 0);  // next[k·n_src + j]
+#pragma omp parallel for schedule(static)
+    for (index_t k = 0; k < threads; ++k)
+      for (index_t e = range_begin(k); e < range_begin(k + 1); ++e) ++next[k * n_src_ + col_idx_[e]];
+    for (index_t j = 0; j < n_src_; ++j) {
+      index_t position = col_ptr_[j];
+      for (index_t k = 0; k < threads; ++k) {
+        const index_t count = next[k * n_src_ + j];
+        next[k * n_src_ + j] = position;  // where range k's first edge of column j goes
+        position += count;
+      }
+      col_ptr_[j + 1] = position;
+    }
+#pragma omp parallel for schedule(static)
+    for (index_t k = 0; k < threads; ++k)
+      for (index_t e = range_begin(k); e < range_begin(k + 1); ++e) {
+        const index_t pos = next[k * n_src_ + col_idx_[e]]++;
+        row_idx_[pos] = row_of_edge_[e];
+        edge_perm_[pos] = e;
+      }
+    return;
+  }
+  // Fewer edges per column than threads (a neighbourhood of a big graph has about as many sources
+  // as edges): two stable passes whose memory does not grow with threads × n_src. The edges are
+  // first distributed over `blocks` consecutive column ranges — each of `chunks` edge ranges counts its edges
+  // per block, then places them after those of the ranges before it, so a block lists its edges in
+  // increasing id — and each block is then sorted by column on its own (blocks are independent: their
+  // CSC positions are consecutive, starting where the block's edges start).
+  const index_t chunks = std::max<index_t>(1, std::min<index_t>(threads, num_e / kParallelMinWork));
+  const index_t block_columns = std::max<index_t>(1, (n_src_ + 4095) / 4096);
+  const index_t blocks = n_src_ == 0 ? 0 : (n_src_ + block_columns - 1) / block_columns;
+  auto chunk_begin = [&](index_t k) { return num_e * k / chunks; };
+  std::vector<index_t> place(static_cast<size_t>(chunks * blocks), 0);  // place[k·blocks + b]
+#pragma omp parallel for schedule(static)
+  for (index_t k = 0; k < chunks; ++k)
+    for (index_t e = chunk_begin(k); e < chunk_begin(k + 1); ++e) ++place[k * blocks + col_idx_[e] / block_columns];
+  std::vector<index_t> block_start(static_cast<size_t>(blocks) + 1, 0);
+  for (index_t b = 0, position = 0; b < blocks; ++b) {
+    block_start[b] = position;
+    for (index_t k = 0; k < chunks; ++k) {
+      const index_t count = place[k * blocks + b];
+      place[k * blocks + b] = position;  // where range k's first edge of block b goes
+      position += count;
+    }
+    block_start[b + 1] = position;
+  }
+  std::vector<index_t> by_block(static_cast<size_t>(num_e));  // edge ids, grouped by block, increasing within one
+#pragma omp parallel for schedule(static)
+  for (index_t k = 0; k < chunks; ++k)
+    for (index_t e = chunk_begin(k); e < chunk_begin(k + 1); ++e) by_block[place[k * blocks + col_idx_[e] / block_columns]++] = e;
+#pragma omp parallel
+  {
+    std::vector<index_t> next;
+#pragma omp for schedule(dynamic, 1)
+    for (index_t b = 0; b < blocks; ++b) {
+      const index_t first_column = b * block_columns, columns = std::min(block_columns, n_src_ - first_column);
+      next.assign(static_cast<size_t>(columns) + 1, 0);
+      for (index_t q = block_start[b]; q < block_start[b + 1]; ++q) ++next[col_idx_[by_block[q]] - first_column + 1];
+      next[0] = block_start[b];
+      for (index_t j = 0; j < columns; ++j) next[j + 1] += next[j];
+      for (index_t j = 0; j < columns; ++j) col_ptr_[first_column + j + 1] = next[j + 1];
+      for (index_t q = block_start[b]; q < block_start[b + 1]; ++q) {
+        const index_t e = by_block[q];
+        const index_t pos = next[col_idx_[e] - first_column]++;
+        row_idx_[pos] = row_of_edge_[e];
+        edge_perm_[pos] = e;
+      }
+    }
+  }
 }
 
 Graph Graph::transposed() const {
@@ -119,14 +176,15 @@ Graph Graph::transposed() const {
 Graph Graph::with_self_loops() const {
   if (!is_square())
     throw InputError(fmt::format("self-loops need a square graph; this one is {}×{}", n_dst_, n_src_));
+  // Row i moves up by the i loops before it; rows are copied in parallel (each writes its own range).
   std::vector<index_t> row_ptr(row_ptr_.size());
-  std::vector<index_t> col_idx;
-  col_idx.reserve(col_idx_.size() + static_cast<size_t>(n_dst_));
-  row_ptr[0] = 0;
+  std::vector<index_t> col_idx(col_idx_.size() + static_cast<size_t>(n_dst_));
+#pragma omp parallel for schedule(dynamic, 1024) if (worth_parallel(num_edges() + n_dst_))
   for (index_t i = 0; i < n_dst_; ++i) {
-    col_idx.insert(col_idx.end(), col_idx_.begin() + row_ptr_[i], col_idx_.begin() + row_ptr_[i + 1]);
-    col_idx.push_back(i);
-    row_ptr[i + 1] = static_cast<index_t>(col_idx.size());
+    const index_t start = row_ptr_[i] + i;
+    std::copy(col_idx_.begin() + row_ptr_[i], col_idx_.begin() + row_ptr_[i + 1], col_idx.begin() + start);
+    col_idx[static_cast<size_t>(row_ptr_[i + 1] + i)] = i;
+    row_ptr[i + 1] = row_ptr_[i + 1] + i + 1;
   }
   return Graph(n_dst_, n_src_, std::move(row_ptr), std::move(col_idx));
 }

@@ -57,8 +57,8 @@ struct ScaleTimings {
   double oracle = 0.0;   // sampling, the neighbourhood, its exact values and bounds: the four below
   double sampling = 0.0;       // choosing the rows (and, on a device, fetching the offsets)
   double neighbourhood = 0.0;  // its graph and its inputs, gathered from the big case
-  double exact = 0.0;          // the float64 oracle on it
-  double bounds = 0.0;         // the tolerance model's bounds (for the measured model: its own evaluations)
+  double exact = 0.0;          // the float64 oracle's own evaluation of it (run beside the bounds' evaluations)
+  double bounds = 0.0;         // the rest of that wall time: the tolerance model's own evaluations and bounds
   double compare = 0.0;  // gathering and comparing, the zero check outside
 };
 

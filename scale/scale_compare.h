@@ -84,8 +84,10 @@ SamplingOptions sampling_options(const ScaleOptions& options);
 void record_neighbourhood(ScaleResult& r, const Neighbourhood& nb, const checks::Bounds& bounds);
 
 // The neighbourhood's exact float64 answer and its bounds at r.precision, shared by the host and the
-// device paths: times both into r.seconds (exact, bounds, and the oracle part's total) and records
-// the neighbourhood (record_neighbourhood). InternalError when the oracle cannot evaluate it.
+// device paths, evaluated side by side (checks::ToleranceModel::reference_and_bounds): times both
+// into r.seconds (exact: the oracle's own evaluation; bounds: the rest of that wall time; and the
+// oracle part's total) and records the neighbourhood (record_neighbourhood). InternalError when the
+// oracle cannot evaluate it.
 struct ExactAnswer {
   Result exact;
   checks::Bounds bounds;

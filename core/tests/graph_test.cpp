@@ -1,5 +1,9 @@
 #include "core/graph.h"
 
+#include <random>
+
+#include <omp.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -60,6 +64,79 @@ TEST(Graph, SelfLoopsAppendOnePerRow) {
   EXPECT_THAT(s.row_ptr(), ElementsAre(0, 2, 3));
   EXPECT_THAT(s.col_idx(), ElementsAre(1, 0, 1));
   EXPECT_THROW(small_graph().with_self_loops(), InputError);
+}
+
+// The CSC views by the definition (a stable counting sort by column, one pass in edge order) and a
+// row-by-row A + I, for comparing against what the parallel constructions build.
+struct CscViews {
+  std::vector<index_t> col_ptr, row_idx, edge_perm;
+};
+CscViews serial_csc(const Graph& g) {
+  CscViews v;
+  v.col_ptr.assign(static_cast<size_t>(g.n_src()) + 1, 0);
+  for (index_t j : g.col_idx()) ++v.col_ptr[static_cast<size_t>(j) + 1];
+  for (index_t j = 0; j < g.n_src(); ++j) v.col_ptr[j + 1] += v.col_ptr[j];
+  std::vector<index_t> next(v.col_ptr.begin(), v.col_ptr.end() - 1);
+  v.row_idx.resize(static_cast<size_t>(g.num_edges()));
+  v.edge_perm.resize(v.row_idx.size());
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) {
+      const index_t pos = next[g.col_idx()[e]]++;
+      v.row_idx[pos] = i;
+      v.edge_perm[pos] = e;
+    }
+  return v;
+}
+
+// A random graph of `edges` edges on n_dst × n_src, a fraction `hub` of them into column 0 and
+// rows of very different lengths (row of each edge drawn from a skewed distribution).
+Graph random_graph(index_t n_dst, index_t n_src, index_t edges, double hub, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<index_t> dst(static_cast<size_t>(edges)), src(dst.size());
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (index_t e = 0; e < edges; ++e) {
+    const double u = unit(rng);
+    dst[e] = std::min<index_t>(n_dst - 1, static_cast<index_t>(u * u * u * static_cast<double>(n_dst)));
+    src[e] = unit(rng) < hub ? 0 : static_cast<index_t>(rng() % static_cast<std::uint64_t>(n_src));
+  }
+  return Graph::from_edges(n_dst, n_src, dst, src);
+}
+
+// Both constructions split their work by thread count; the CSC by edge ranges when a column has
+// more edges than there are threads, else by column blocks: every split must give the one stable CSC
+// and the one A + I.
+TEST(Graph, ParallelCscAndSelfLoopsEqualTheSerialDefinitionForAnySplit) {
+  struct Shape {
+    index_t n_dst, n_src, edges;
+    double hub;
+  };
+  const Shape shapes[] = {
+      {1000, 100, 200000, 0.0},              // many edges per column
+      {300000, 300000, 100000, 0.0},         // fewer edges than columns (a neighbourhood's sources)
+      {50000, 4096 * 3 + 7, 150000, 0.5},    // half the edges in one column; a partial last block
+      {40000, 40000, 70000, 0.0},
+  };
+  const int threads_before = omp_get_max_threads();
+  for (const Shape& s : shapes)
+    for (int threads : {1, 2, 3, 8, 16}) {  // above and below each shape's edges per column
+      omp_set_num_threads(threads);
+      const Graph g = random_graph(s.n_dst, s.n_src, s.edges, s.hub, static_cast<std::uint64_t>(s.n_src));
+      const CscViews want = serial_csc(g);
+      SCOPED_TRACE(testing::Message() << g.summary() << ", " << threads << " threads");
+      EXPECT_TRUE(std::equal(want.col_ptr.begin(), want.col_ptr.end(), g.col_ptr().begin(), g.col_ptr().end()));
+      EXPECT_TRUE(std::equal(want.row_idx.begin(), want.row_idx.end(), g.row_idx().begin(), g.row_idx().end()));
+      EXPECT_TRUE(std::equal(want.edge_perm.begin(), want.edge_perm.end(), g.edge_perm().begin(), g.edge_perm().end()));
+      if (!g.is_square()) continue;
+      const Graph looped = g.with_self_loops();
+      std::vector<index_t> row_ptr{0}, col_idx;
+      for (index_t i = 0; i < g.n_dst(); ++i) {
+        col_idx.insert(col_idx.end(), g.col_idx().begin() + g.row_ptr()[i], g.col_idx().begin() + g.row_ptr()[i + 1]);
+        col_idx.push_back(i);
+        row_ptr.push_back(static_cast<index_t>(col_idx.size()));
+      }
+      EXPECT_EQ(looped, Graph::from_csr(g.n_dst(), g.n_src(), row_ptr, col_idx));
+    }
+  omp_set_num_threads(threads_before);
 }
 
 TEST(Graph, Symmetry) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,6 +13,8 @@
 #include <numeric>
 #include <random>
 #include <set>
+
+#include <omp.h>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -21,6 +24,8 @@
 #include "adapters/replicas/replicas.h"
 #include "fixtures/generators.h"
 #include "core/error.h"
+#include "core/parallel.h"
+#include "checks/tolerance.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 #include "gpu/kronecker.h"
@@ -264,6 +269,38 @@ TEST(RowSampling, HubStratumKeepsToItsEdgeBudget) {
 }
 
 // The parallel first-use numbering is the serial map's, whatever the thread count.
+// On a graph of many rows the largest rows are chosen by row ranges in parallel: the stratum is still
+// the K/4 largest rows by (in-degree, lower id first), ties included, and the whole sample is the
+// same for any number of threads.
+TEST(RowSampling, HubStratumOfManyRowsIsTheLargestRowsForAnyThreadCount) {
+  const Graph g = rmat({.scale = 17, .edge_factor = 4}, 8);  // 131,072 rows: many ties among the degrees
+  std::vector<index_t> by_degree(static_cast<size_t>(g.n_dst()));
+  std::iota(by_degree.begin(), by_degree.end(), index_t{0});
+  std::stable_sort(by_degree.begin(), by_degree.end(), [&](index_t a, index_t b) { return g.in_degree(a) > g.in_degree(b); });
+  const int threads_before = omp_get_max_threads();
+  std::vector<SampledRow> first;
+  for (int threads : {1, 2, 5}) {
+    omp_set_num_threads(threads);
+    const auto rows = sample_rows(g, {.rows = 4000, .seed = 9, .hub_edge_budget = g.num_edges()});
+    std::vector<index_t> hubs;
+    for (const auto& r : rows)
+      if (r.stratum == Stratum::highest_in_degree) hubs.push_back(r.row);
+    // The K/4 = 1000 largest, less the first and last rows (their own strata) should they be among them.
+    std::vector<index_t> expected;
+    for (auto it = by_degree.begin(); it != by_degree.begin() + 1000; ++it)
+      if (*it != 0 && *it != g.n_dst() - 1) expected.push_back(*it);
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(hubs, expected) << threads << " threads";
+    if (first.empty()) first = rows;
+    ASSERT_EQ(rows.size(), first.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(rows[i].row, first[i].row) << threads << " threads, row " << i;
+      EXPECT_EQ(rows[i].stratum, first[i].stratum) << threads << " threads, row " << i;
+    }
+  }
+  omp_set_num_threads(threads_before);
+}
+
 TEST(Neighbourhood, FirstUseNumberingEqualsASerialPass) {
   const index_t n_src = 5000;
   std::mt19937_64 rng(11);
@@ -420,6 +457,49 @@ TEST(ScaleCheck, LargeLogitsOverflowASoftmaxWithoutMaxSubtraction) {
   EXPECT_EQ(caught.outcome, reports::Outcome::fail) << summary_text(caught);
   const ScaleResult unit = run_scale_check(*wrong, g, {.target = "edge_softmax", .rows = 300, .seed = 4});
   EXPECT_EQ(unit.outcome, reports::Outcome::pass) << "logits in [-1, 1) cannot overflow: " << summary_text(unit);
+}
+
+void expect_same_bits(const std::map<std::string, Tensor>& got, const std::map<std::string, Tensor>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (const auto& [name, t] : want) {
+    ASSERT_TRUE(got.count(name)) << what << " lacks " << name;
+    const Tensor& g = got.at(name);
+    ASSERT_EQ(g.shape(), t.shape()) << what << " " << name;
+    EXPECT_EQ(std::memcmp(g.data(), t.data(), sizeof(double) * static_cast<size_t>(t.size())), 0) << what << " " << name << " differs";
+  }
+}
+
+// The check takes the neighbourhood's reference and bounds from one pool of evaluations run side by
+// side (the closed form's helpers, the measured model's orders, its |inputs| evaluation and the GAT
+// floor beside the reference): the same bits as the oracle followed by the model, for any number of
+// threads and of concurrent evaluations. The neighbourhood is large enough for every parallel path.
+TEST(ScaleCheck, ReferenceAndBoundsSideBySideEqualTheOracleThenTheModel) {
+  auto g = std::make_shared<const Graph>(rmat({.scale = 14, .edge_factor = 8}, 5));
+  const int threads_before = omp_get_max_threads();
+  for (const auto& tc : target_cases()) {
+    const auto& def = oracle::find_target(tc.target);
+    Case big = oracle::make_random_case(def, g, tc.attributes, 6);
+    const std::vector<index_t> rows = row_ids(sample_rows(*g, {.rows = 2000, .seed = 6}));
+    big.grad_outputs = sampled_grad_outputs(big, rows);
+    const Neighbourhood nb = restrict_to_rows(big, rows);
+    ASSERT_GT(nb.sub.graph->num_edges() + nb.sub.graph->n_src(), kParallelMinWork) << tc.target;
+    const Result exact = oracle::evaluate(nb.sub, Precision::float64);
+    ASSERT_TRUE(exact.ok()) << exact.message;
+    const checks::Bounds want = checks::ToleranceModel().bounds(nb.sub, exact, Precision::float32);
+    for (int threads : {1, 3})
+      for (int concurrent : {1, 3}) {
+        omp_set_num_threads(threads);
+        const std::string what = fmt::format("{} {}, {} threads, {} concurrent", tc.target, tc.attributes.values().size(), threads, concurrent);
+        const checks::ReferenceAndBounds got =
+            checks::ToleranceModel({.concurrent_evaluations = concurrent}).reference_and_bounds(nb.sub, Precision::float32);
+        ASSERT_TRUE(got.reference.ok()) << got.reference.message;
+        expect_same_bits(got.reference.outputs, exact.outputs, what + ", reference outputs");
+        expect_same_bits(got.reference.gradients, exact.gradients, what + ", reference gradients");
+        expect_same_bits(got.bounds.tensors, want.tensors, what + ", bounds");
+        EXPECT_EQ(got.bounds.model, want.model) << what;
+      }
+    omp_set_num_threads(threads_before);
+  }
 }
 
 TEST(ScaleCheck, NeverPassesWithNothingCompared) {
