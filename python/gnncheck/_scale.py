@@ -57,7 +57,7 @@ class ScaleRun(CheckRun):
         self.seconds = raw.get("seconds", {})
         self.callable_seconds = callable_seconds
         self.device_peak_bytes = device_peak_bytes
-        self.summary = raw.get("summary", verdict.message or "")
+        self.summary = _with_host_seconds(raw.get("summary", verdict.message or ""), self.seconds, callable_seconds)
         self.rerun = rerun
         self.skipped_by = skipped_by
 
@@ -73,6 +73,18 @@ class ScaleRun(CheckRun):
         if self.report_dir:
             lines.append("report: %s (sampled rows and their strata: scale_rows.json)" % self.report_dir)
         return "\n".join(lines)
+
+
+def _with_host_seconds(summary, seconds, callable_seconds):
+    """The engine's summary with what it does not time itself — the graph built on the host, the
+    callable's own forward and backward, the total — before its re-run line."""
+    if not seconds:
+        return summary
+    extra = "  graph built on the host in %.2f s; the callable's forward and backward %s; total %.2f s" % (
+        seconds["graph"], "%.2f s" % callable_seconds if callable_seconds is not None else "not measured (no answer)", seconds["total"])
+    lines = summary.rstrip("\n").split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith("  re-run:")), len(lines))
+    return "\n".join(lines[:at] + [extra] + lines[at:]) + "\n"
 
 
 def _require_int(name, value, allow_none=False):
