@@ -228,3 +228,15 @@ def test_the_script_rerun_line_repeats_the_failure():
     again = _run(line, shell=True)
     assert again.returncode == 1
     assert _worst(again.stderr) == _worst(first.stderr)
+
+
+def test_a_graph_file_is_read_as_the_command_reads_it(tmp_path):
+    path = tmp_path / "ring.mtx"
+    n = 300
+    edges = [(i, (i + 1) % n) for i in range(n)] + [(i, (i + 7) % n) for i in range(0, n, 3)]
+    path.write_text("%%%%MatrixMarket matrix coordinate pattern general\n%d %d %d\n" % (n, n, len(edges)) +
+                    "".join("%d %d\n" % (r + 1, c + 1) for r, c in edges))
+    run = gnncheck.assert_correct_at_scale("spmm", k.spmm_forward, graph=path, rows=40)  # a path-like object
+    assert run.graph == str(path) and "%d edges" % len(edges) in run.graph_summary
+    with pytest.raises(gnncheck.UsageError, match="graph '.*missing.mtx': not a file"):
+        gnncheck.check_scale("spmm", k.spmm_forward, graph=tmp_path / "missing.mtx")
