@@ -24,10 +24,10 @@
 
 #include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
+#include "core/process_memory.h"
 #include "properties/driver.h"
 #ifdef GNNCHECK_MUTATION_SCORE_HAVE_CUDA
 #include "adapters/replicas/gpu/gpu_replicas.h"
-#include "core/process_memory.h"
 #endif
 
 namespace gnncheck {
