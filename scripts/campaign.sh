@@ -28,10 +28,10 @@ checks=(differential gradient adjoint op_order metamorphic_relabel metamorphic_e
 keep() {  # NAME LIST: whether NAME is in the comma-separated LIST (an empty LIST keeps all)
   [[ -z "$2" || ",$2," == *",$1,"* ]]
 }
-for name in ${GNNCHECK_CAMPAIGN_TARGETS//,/ }; do
+for name in ${GNNCHECK_CAMPAIGN_TARGETS:+${GNNCHECK_CAMPAIGN_TARGETS//,/ }}; do
   [[ " ${targets[*]} " == *" $name "* ]] || { echo "$0: GNNCHECK_CAMPAIGN_TARGETS names '$name', which '$binary' does not list" >&2; exit 2; }
 done
-for name in ${GNNCHECK_CAMPAIGN_CHECKS//,/ }; do
+for name in ${GNNCHECK_CAMPAIGN_CHECKS:+${GNNCHECK_CAMPAIGN_CHECKS//,/ }}; do
   [[ " ${checks[*]} " == *" $name "* ]] || { echo "$0: GNNCHECK_CAMPAIGN_CHECKS names '$name', which is not a check" >&2; exit 2; }
 done
 

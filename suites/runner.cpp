@@ -32,6 +32,7 @@
 #include "scale/graph_spec.h"
 #include "scale/neighbourhood.h"
 #include "scale/scale_check.h"
+#include "suites/scale_where_system_runs.h"
 #include "suites/family_case_source.h"
 #include "training/accuracy_gate.h"
 #include "training/task.h"
@@ -662,8 +663,8 @@ class Executor {
     if (expressible) r.repro = command;
     o.rerun_command = r.repro;
 
-    const auto graph = std::make_shared<const Graph>(scale::build_graph(scale::parse_graph_spec(f.scale_graph), t.seed));
-    const scale::ScaleResult result = scale::run_scale_check(sys, graph, o);
+    // Built where the system runs, as the printed `gnncheck scale` line builds it.
+    const scale::ScaleResult result = run_scale_where_system_runs(sys, scale::parse_graph_spec(f.scale_graph), o).result;
     ResultRecord rec = scale::to_result_record(result);
     r.outcome = rec.outcome;
     r.precision = rec.precision;

@@ -75,3 +75,26 @@ def test_the_adapter_kit_is_part_of_the_package():
     assert gnncheck_adapter.PROTOCOL_VERSION == 1
     for name in ("gnncheck_adapter", "torch_adapter", "scipy_adapter"):
         assert os.path.isfile(adapter_kit.path(name))
+
+
+def test_the_adapter_kit_reads_npy_files_as_numpy_does(tmp_path):
+    """read_npy is np.load without the header tokenizer: same dtype, shape, values and a writable
+    array for every file np.save writes; other layouts fall back to np.load; a short file is an error."""
+    from gnncheck.adapter_kit import gnncheck_adapter as kit
+
+    arrays = [np.arange(12, dtype=np.float32).reshape(3, 4), np.array(3.5), np.zeros((0, 5)),
+              np.arange(7, dtype=np.int64), np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+              np.arange(6, dtype=">f8").reshape(2, 3), np.zeros(3, dtype=[("a", "<i4"), ("b", "<f8")]),
+              np.ones((2, 2, 2), dtype=np.float16), np.array([], dtype=np.int64)]
+    for i, a in enumerate(arrays):
+        path = str(tmp_path / ("%d.npy" % i))
+        np.save(path, a)
+        got, want = kit.read_npy(path), np.load(path)
+        assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want), i
+        assert got.flags.writeable
+    short = str(tmp_path / "short.npy")
+    np.save(short, np.arange(10.0))
+    with open(short, "r+b") as f:
+        f.truncate(os.path.getsize(short) - 8)
+    with pytest.raises(ValueError, match="declares 10 elements, the file holds 9"):
+        kit.read_npy(short)

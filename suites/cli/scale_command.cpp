@@ -17,10 +17,7 @@
 #include "scale/scale_check.h"
 #include "scale/scale_entry.h"
 #include "suites/runner.h"
-#ifdef GNNCHECK_SCALE_HAVE_CUDA
-#include "gpu/gpu_targets.h"
-#include "scale/device_scale_check.h"
-#endif
+#include "suites/scale_where_system_runs.h"
 
 namespace gnncheck::suites {
 
@@ -96,24 +93,12 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
 
   const std::string started = utc_timestamp();
   const auto t0 = std::chrono::steady_clock::now();
-  std::shared_ptr<const Graph> graph;  // a host graph; none when the graph lives on the device
-  double graph_seconds = 0.0;
-  std::optional<scale::ScaleResult> device_result;
-#ifdef GNNCHECK_SCALE_HAVE_CUDA
-  // A GPU system on the Kronecker graph: generated on the device, held there (scale/device_scale_check.h).
-  const auto* device_targets = gpu::device_targets_of(*system);
-  if (device_targets && spec.kind == scale::GraphSpec::Kind::kronecker && gpu::device_resident_targets().count(args.target)) {
+  if (graph_lives_on_device(*system, spec, args.target))
     fmt::print("graph {}: generated on the device (gpu/kronecker.cuh), held there CSR only\n", args.graph);
-    device_result = scale::run_device_scale_check(system->name(), *device_targets, spec.rmat.scale, options);
-    graph_seconds = device_result->seconds.graph;
-  }
-#endif
-  if (!device_result) {
-    graph = std::make_shared<const Graph>(scale::build_graph(spec, args.seed));
-    graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("graph {}: {} ({:.2f} s)\n", args.graph, graph->summary(), graph_seconds);
-  }
-  const scale::ScaleResult result = device_result ? std::move(*device_result) : scale::run_scale_check(*system, graph, options);
+  const ScaleRun run = run_scale_where_system_runs(*system, spec, options);
+  if (!run.graph_on_device) fmt::print("graph {}: {} ({:.2f} s)\n", args.graph, run.host_graph_summary, run.graph_seconds);
+  const scale::ScaleResult& result = run.result;
+  const double graph_seconds = run.graph_seconds;
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << scale::summary_text(result);
   fmt::print("  total {:.2f} s (graph {:.2f} s)\n", total, graph_seconds);

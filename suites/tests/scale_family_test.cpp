@@ -154,6 +154,32 @@ TEST(ScaleFamilyTest, TheRerunLineRepeatsExactlyThatResult) {
   }
 }
 
+// A GPU system on a Kronecker graph: the suite generates the graph on the device, as the printed
+// `gnncheck scale` line does (suites/scale_where_system_runs.h), so the line repeats the result.
+TEST(ScaleFamilyTest, AGpuSystemOnKroneckerRunsWhereItsRerunLineRuns) {
+  const auto registry = SystemRegistry::with_builtins();
+  if (!registry.contains("gpu") || !registry.find("gpu").availability.available)
+    GTEST_SKIP() << "needs the `gpu` system (a CUDA build and a device): "
+                 << (registry.contains("gpu") ? registry.find("gpu").availability.reason : "not built with CUDA");
+  const SuiteRun run = run_text("gpu", R"(name: scale-family-gpu
+seed: 9
+graphs:
+  kron: {family: scale, graph: "kronecker:12", rows: 64}
+entries:
+  - {name: gpu, systems: gpu, checks: scale, graphs: kron, targets: [spmm, gcn]}
+)");
+  for (const char* target : {"spmm", "gcn"}) {
+    const auto& r = result_of(run.report, "gpu", target);
+    EXPECT_EQ(r.outcome, Outcome::pass) << r.message;
+    // The device path's graph summary ("N × N, E edges"; a host graph says "Graph N×N, …").
+    EXPECT_THAT(r.message, HasSubstr("graph kronecker:12: 4096 × 4096, ")) << r.message;
+    const std::string line = fmt::format("'{}' {} 2>&1", GNNCHECK_EXE, r.repro.substr(9));
+    const testing::CommandResult out = testing::run_command(line);
+    EXPECT_EQ(out.exit_code, 0) << line << "\n" << out.output;
+    EXPECT_THAT(out.output, HasSubstr("generated on the device")) << out.output;
+  }
+}
+
 // Each mistake is refused before anything runs, naming the file, the line and the key.
 TEST(ScaleFamilyTest, BadFieldsAreNamed) {
   auto refused = [](const std::string& graphs, const std::string& entry) {
