@@ -11,6 +11,7 @@
 #include "scale/neighbourhood.h"
 #include "scale/scale_compare.h"  // require_valid_options: the check's own rule for rows, magnitude, hub edges
 #include "suites/runner.h"
+#include "suites/scale_where_system_runs.h"
 
 namespace gnncheck::python {
 namespace {
@@ -65,13 +66,13 @@ ScaleSessionResult run_scale_session(const ScaleRequest& request, const std::sha
   const scale::ScaleOptions options = scale_options(request);
   const std::string started = suites::utc_timestamp();
   const auto t0 = Clock::now();
-  const auto graph = with_python_spelling(
-      [&] { return std::make_shared<const Graph>(scale::build_graph(scale::parse_graph_spec(request.graph), request.seed)); });
-  ScaleSessionResult out;
-  out.graph_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-
   const auto system = make_python_system(state);
-  out.result = with_python_spelling([&] { return scale::run_scale_check(*system, graph, options); });
+  // The dispatch `gnncheck scale` and a suite's scale family use; a Python system's graph is built on the host.
+  suites::ScaleRun run = with_python_spelling(
+      [&] { return suites::run_scale_where_system_runs(*system, scale::parse_graph_spec(request.graph), options); });
+  ScaleSessionResult out;
+  out.graph_seconds = run.graph_seconds;
+  out.result = std::move(run.result);
   out.record = scale::to_result_record(out.result);
   // A check that compared nothing is an error of the check, never a pass (nor a catch).
   out.record.expectation_held = reports::expectation_held(reports::Expectation::pass, out.result.outcome) && !out.result.nothing_compared;

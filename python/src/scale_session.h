@@ -3,9 +3,10 @@
 //
 // The same check as the command (scale/scale_check.h) on the same PythonSystem that
 // `gnncheck.check` uses (python_system.h): the options are validated first, in the Python call's
-// spelling (`hub_edges`, not `--hub-edges`), then the graph is built on the host by the command's
-// own generators (scale/graph_spec.h: the same graph spec and seed give the same graph), the
-// system is evaluated once on the whole graph and its sampled rows are held to the exact oracle.
+// spelling (`hub_edges`, not `--hub-edges`), then the command's own dispatch
+// (suites/scale_where_system_runs.h) builds the graph on the host with the command's generators
+// (scale/graph_spec.h: the same graph spec and seed give the same graph), the system is evaluated
+// once on the whole graph and its sampled rows are held to the exact oracle.
 // The caller releases the GIL around run_scale_session(); the system takes it for its evaluation.
 //
 //   gnncheck::python::ScaleRequest request{.target = "spmm", .graph = "rmat:14", .rows = 200};
