@@ -15,6 +15,10 @@ counterexamples as the ``gnncheck`` command — on a Python callable::
 The backward that is tested is the extension's own: gnncheck calls ``torch.autograd.grad`` of the
 returned outputs with the case's output gradients. See python/README.md for the case object, layers
 (nn.Module factories and parameter mapping), precisions, the pytest plugin and re-run lines.
+
+``gnncheck.check_scale(target, forward, graph="rmat:20,10", rows=1000)`` runs ``gnncheck scale`` on the
+same callable: one evaluation on a big graph, its sampled rows and every gradient held to the exact
+oracle (``assert_correct_at_scale`` raises CheckFailed).
 """
 
 try:
@@ -35,11 +39,12 @@ except ImportError as e:
 
 from ._case import Case, Graph
 from ._run import CheckFailed, CheckRun, Verdict, assert_correct, check, repro, load_counterexample
+from ._scale import ScaleRun, assert_correct_at_scale, check_scale, scale_targets
 from ._system import ParameterMappingError, Transposed, Unsupported, UsageError, transposed
 
 __version__ = _core.version
 
-for _public in (Case, Graph, CheckFailed, CheckRun, Verdict, ParameterMappingError, Transposed, Unsupported, UsageError):
+for _public in (Case, Graph, CheckFailed, CheckRun, ScaleRun, Verdict, ParameterMappingError, Transposed, Unsupported, UsageError):
     _public.__module__ = __name__  # shown as gnncheck.CheckFailed, not gnncheck._run.CheckFailed
 
 
@@ -67,15 +72,19 @@ __all__ = [
     "CheckRun",
     "Graph",
     "ParameterMappingError",
+    "ScaleRun",
     "Transposed",
     "Unsupported",
     "UsageError",
     "Verdict",
     "assert_correct",
+    "assert_correct_at_scale",
     "check",
+    "check_scale",
     "describe",
     "load_counterexample",
     "repro",
+    "scale_targets",
     "targets",
     "transposed",
 ]

@@ -195,6 +195,14 @@ def _rerun_line(suite_name, seed, entry, check, counterexample):
     env = ["GNNCHECK_SEED=%d" % seed]
     if entry:
         env.append("GNNCHECK_ONLY=" + shlex.quote("%s/%s/%s" % (suite_name, entry, check)))
+    interactive = "gnncheck.repro(%r, <the same callable and options>)" % counterexample if counterexample else None
+    return _rerun_with(env, interactive)
+
+
+def _rerun_with(env, interactive):
+    """The same test (pytest) or script again with the environment assignments `env`; `interactive`
+    (a Python call, or None) where there is neither."""
+    env = list(env)
     if os.environ.get("PYTHONPATH"):
         env.insert(0, "PYTHONPATH=" + shlex.quote(os.environ["PYTHONPATH"]))
     ctx = _context.current()
@@ -204,10 +212,8 @@ def _rerun_line(suite_name, seed, entry, check, counterexample):
     elif sys.argv and sys.argv[0] not in ("", "-c", "-") and os.path.isfile(sys.argv[0]):
         cwd = os.getcwd()
         command = [sys.executable] + sys.argv
-    elif counterexample:
-        return "gnncheck.repro(%r, <the same callable and options>)" % counterexample
     else:
-        return None
+        return interactive
     return "cd %s && %s %s" % (shlex.quote(cwd), " ".join(env), " ".join(shlex.quote(c) for c in command))
 
 
@@ -245,6 +251,8 @@ def _leading_failure(run):
 
 
 def _failure_message(run):
+    if hasattr(run, "failure_message"):  # a scale check's run says it in its own words
+        return run.failure_message()
     failures = run.failures
     head = "gnncheck: system '%s' on target '%s' (%s on %s; suite %s, seed %d): " % (
         run.system, run.target, run.precision, run.device, run.suite_name, run.seed)

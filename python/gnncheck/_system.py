@@ -286,6 +286,8 @@ class Evaluator:
         self.backend = backend
         self.output_names = [s["name"] for s in spec["outputs"]]
         self.abort = None  # KeyboardInterrupt, SystemExit or UsageError: re-raised after the run
+        self.last_seconds = None     # the last evaluation's forward and backward alone (a scale check reports it)
+        self.last_peak_bytes = None  # … and its peak device memory (None on the cpu)
 
     def live_bytes(self):
         return self.backend.live_bytes()
@@ -340,6 +342,7 @@ class Evaluator:
                     gradients = self._autograd(case, outputs, bound)
         peak = self.backend.end()
         seconds = time.perf_counter() - start
+        self.last_seconds, self.last_peak_bytes = seconds, peak
         answer = {"status": "ok", "seconds": seconds, "peak_bytes": peak,
                   "outputs": {n: self.backend.to_numpy(v) for n, v in outputs.items()}}
         if gradients is not None:

@@ -7,6 +7,7 @@
 //
 //   from gnncheck import _core
 //   run = _core.run_suite(suite_path, "spmm", system, seed=None, report_dir="out")
+//   scale = _core.run_scale(system, "spmm", "rmat:14", rows=200, seed=1, rerun="…", report_dir="out")
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -20,6 +21,8 @@
 #include "oracle/targets.h"
 #include "properties/counterexample.h"
 #include "python_system.h"
+#include "scale/neighbourhood.h"
+#include "scale_session.h"
 #include "session.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
@@ -196,6 +199,101 @@ py::dict repro(const std::filesystem::path& case_dir, const py::dict& system) {
   return d;
 }
 
+py::dict scale_result_dict(const python::ScaleSessionResult& out) {
+  const scale::ScaleResult& r = out.result;
+  py::dict d;
+  d["system"] = r.system;
+  d["target"] = r.target;
+  d["graph"] = r.graph_description;
+  d["graph_summary"] = r.graph_summary;
+  d["precision"] = std::string(to_string(r.precision));
+  d["outcome"] = std::string(reports::to_string(r.outcome));
+  d["expectation_held"] = out.record.expectation_held;
+  d["nothing_compared"] = r.nothing_compared;
+  d["message"] = r.message;
+  d["summary"] = scale::summary_text(r);
+  d["tolerance_model"] = r.tolerance_model;
+  d["seed"] = r.seed;
+  d["metric_name"] = out.record.metric_name;
+  d["metric"] = optional_number(out.record.metric);
+  d["bound"] = optional_number(out.record.bound);
+  py::list comparisons;
+  for (const auto& c : r.comparisons) {
+    py::dict cd;
+    cd["tensor"] = c.tensor;
+    cd["agrees"] = c.agrees();
+    cd["elements"] = c.elements;
+    cd["elements_over_bound"] = c.elements_over_bound;
+    cd["worst_ratio"] = c.worst_ratio;
+    comparisons.append(cd);
+  }
+  d["comparisons"] = comparisons;
+  if (r.worst) {
+    py::dict w;
+    w["tensor"] = r.worst->tensor;
+    w["index"] = r.worst->index;
+    w["actual"] = r.worst->actual;
+    w["expected"] = r.worst->expected;
+    w["bound"] = r.worst->bound;
+    w["ratio"] = r.worst->ratio;
+    w["where"] = r.worst->where;
+    d["worst"] = w;
+  } else {
+    d["worst"] = py::none();
+  }
+  d["compared_elements"] = r.compared_elements;
+  d["zero_checked_elements"] = r.zero_checked_elements;
+  py::list rows;
+  for (const auto& row : r.rows) rows.append(py::make_tuple(row.row, std::string(scale::to_string(row.stratum)), row.in_degree));
+  d["rows"] = rows;
+  py::dict strata;
+  for (const auto& [stratum, count] : scale::stratum_counts(r.rows)) strata[py::str(std::string(scale::to_string(stratum)))] = count;
+  d["strata"] = strata;
+  d["hub_edge_budget"] = r.hub_edge_budget;
+  d["neighbourhood_edges"] = r.neighbourhood_edges;
+  d["neighbourhood_sources"] = r.neighbourhood_sources;
+  d["padding_edges"] = r.padding_edges;
+  py::dict seconds;
+  seconds["graph"] = out.graph_seconds;
+  seconds["inputs"] = r.seconds.inputs;
+  seconds["system"] = r.seconds.system;
+  seconds["oracle"] = r.seconds.oracle;
+  seconds["sampling"] = r.seconds.sampling;
+  seconds["neighbourhood"] = r.seconds.neighbourhood;
+  seconds["exact"] = r.seconds.exact;
+  seconds["bounds"] = r.seconds.bounds;
+  seconds["compare"] = r.seconds.compare;
+  seconds["total"] = out.total_seconds;
+  d["seconds"] = seconds;
+  return d;
+}
+
+py::dict run_scale(const py::dict& system, const std::string& target, const std::string& graph, std::int64_t rows,
+                   std::optional<std::int64_t> hub_edges, std::uint64_t seed, double magnitude, std::optional<std::int64_t> features,
+                   std::optional<std::int64_t> hidden_features, std::optional<std::int64_t> out_features,
+                   std::optional<std::int64_t> heads, std::optional<std::string> norm, const std::string& rerun,
+                   const std::filesystem::path& report_dir) {
+  auto state = callable_state(system);
+  python::ScaleRequest request;
+  request.target = target;
+  request.graph = graph;
+  request.widths = {.features = features, .hidden_features = hidden_features, .out_features = out_features, .heads = heads, .norm = norm};
+  request.rows = rows;
+  request.hub_edges = hub_edges;
+  request.seed = seed;
+  request.magnitude = magnitude;
+  request.rerun_command = rerun;
+  request.report_dir = report_dir;
+  request.version = GNNCHECK_VERSION;
+  python::validate_scale_request(request);  // with the GIL: a bad option is raised before anything runs
+  python::ScaleSessionResult out;
+  {
+    py::gil_scoped_release release;
+    out = python::run_scale_session(request, state);
+  }
+  return scale_result_dict(out);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -238,6 +336,13 @@ PYBIND11_MODULE(_core, m) {
         "Runs a suite, narrowed to `target`, on the Python system {name, targets, evaluate, live_bytes}.");
   m.def("load_counterexample", [](const std::filesystem::path& dir) { return saved_case_dict(properties::load_counterexample(dir)); },
         py::arg("case_dir"));
+  m.def("scale_targets", [] { return scale::supported_targets(); },
+        "The targets a scale check supports (`gnncheck scale` lists the same).");
+  m.def("run_scale", &run_scale, py::arg("system"), py::arg("target"), py::arg("graph"), py::arg("rows"), py::arg("hub_edges"),
+        py::arg("seed"), py::arg("magnitude"), py::arg("features"), py::arg("hidden_features"), py::arg("out_features"),
+        py::arg("heads"), py::arg("norm"), py::arg("rerun"), py::arg("report_dir"),
+        "`gnncheck scale` on the Python system {name, targets, evaluate, live_bytes}: the graph built on the host, the "
+        "sampled rows held to the exact oracle; returns the result as a dict.");
   m.def("repro", &repro, py::arg("case_dir"), py::arg("system"),
         "Re-runs the saved check on a saved counterexample with the Python system; returns the verdict.");
 }

@@ -1,7 +1,8 @@
 """The package with CUDA tensors: every tensor of a case on the GPU, the same checks and bounds as on
 the cpu. A correct torch SpMM (autograd.Function over CSR index ops) passes the ci suite; the
-A-for-Aᵀ backward fails with a counterexample of at most 4 nodes. Run by ctest as
-python_package_cuda, which reports "skipped" where torch sees no CUDA device."""
+A-for-Aᵀ backward fails with a counterexample of at most 4 nodes; at scale (gnncheck.check_scale on
+R-MAT graphs of 10^5–10^6 edges) the correct SpMM and the GCN module pass and the A-for-Aᵀ backward
+is caught. Run by ctest as python_package_cuda, which reports "skipped" where torch sees no CUDA device."""
 
 import os
 import time
@@ -48,3 +49,28 @@ def test_gcn_module_on_cuda_passes():
     print("cuda: assert_correct('gcn', module): %d verdicts, %d conclusive cases" % (
         len(run), sum(v.conclusive_cases for v in run)))
     assert all(v.outcome == "pass" and v.conclusive_cases > 0 for v in run), [v.one_line() for v in run]
+
+
+def test_correct_spmm_on_cuda_passes_at_scale_and_the_a_for_a_transposed_backward_is_caught():
+    devices = set()
+
+    def forward(case):
+        devices.update({case.inputs["x"].device.type, case.graph.row_ptr.device.type, case.graph.col_idx.device.type,
+                        case.grad_outputs["y"].device.type})
+        return k.spmm_forward(case)
+
+    run = gnncheck.assert_correct_at_scale("spmm", forward, graph="rmat:16", rows=200, device="cuda")
+    print("cuda: check_scale('spmm', rmat:16, 200 rows): %s, worst %.3g of its bound; graph %.2f s, the callable %.3f s, "
+          "total %.2f s, device peak %.3f GiB" % (run.verdict.outcome, run.worst["ratio"], run.seconds["graph"],
+                                                  run.callable_seconds, run.seconds["total"], run.device_peak_bytes / 2 ** 30))
+    assert devices == {"cuda"} and run.device == "cuda"
+    assert run.device_peak_bytes > 0
+    caught = gnncheck.check_scale("spmm", k.buggy_spmm_forward, graph="rmat:16", rows=200, device="cuda")
+    assert caught.verdict.outcome == "fail", caught.summary
+    assert caught.worst["tensor"] == "gradient x outside the neighbourhood" and caught.worst["bound"] == 0
+
+
+def test_gcn_module_on_cuda_passes_at_scale():
+    run = gnncheck.assert_correct_at_scale("gcn", k.gcn_forward, module=k.gcn_module, parameters=k.GCN_PARAMETERS,
+                                           graph="rmat:15", rows=200, device="cuda")
+    assert {"gradient weight", "gradient bias"} <= {c["tensor"] for c in run.comparisons}

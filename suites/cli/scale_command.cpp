@@ -4,12 +4,10 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "oracle/targets.h"
@@ -17,70 +15,11 @@
 #include "scale/graph_spec.h"
 #include "scale/neighbourhood.h"
 #include "scale/scale_check.h"
+#include "scale/scale_entry.h"
 #include "suites/runner.h"
 #include "suites/scale_where_system_runs.h"
 
 namespace gnncheck::suites {
-namespace {
-
-
-// The target's attributes from the width flags, --heads and --norm; a flag the target has no attribute for is an error naming it.
-// --features is the input width: the ops' `features`, the layers' `in_features`.
-Attributes target_attributes(const ScaleCommandArgs& args) {
-  const auto& spec = oracle::find_target(args.target).spec;
-  auto accepts = [&](const std::string& name) {
-    for (const auto& a : spec.attributes)
-      if (a.name == name) return true;
-    return false;
-  };
-  Attributes attrs;
-  auto set = [&](const char* flag, const std::string& name, AttrValue value) {
-    if (!accepts(name)) throw InputError(fmt::format("{}: target {} has no '{}' attribute", flag, args.target, name));
-    attrs.set(name, std::move(value));
-  };
-  if (args.features) set("--features", accepts("in_features") ? "in_features" : "features", *args.features);
-  if (args.hidden_features) set("--hidden-features", "hidden_features", *args.hidden_features);
-  if (args.out_features) set("--out-features", "out_features", *args.out_features);
-  if (args.heads) set("--heads", "heads", *args.heads);
-  if (args.norm) set("--norm", "norm", *args.norm);
-  oracle::with_defaults(spec, attrs);
-  return attrs;
-}
-
-// Which rows were verified and why, beside report.json (whose record has no place for them).
-void write_sampled_rows(const scale::ScaleResult& r, const std::filesystem::path& file) {
-  nlohmann::json j;
-  j["system"] = r.system;
-  j["target"] = r.target;
-  j["graph"] = r.graph_description;
-  j["graph_summary"] = r.graph_summary;
-  j["seed"] = r.seed;
-  j["verdict"] = std::string(reports::to_string(r.outcome));
-  nlohmann::json counts = nlohmann::json::object();
-  for (const auto& [stratum, count] : scale::stratum_counts(r.rows)) counts[std::string(scale::to_string(stratum))] = count;
-  j["strata"] = counts;
-  j["hub_edge_budget"] = r.hub_edge_budget;
-  j["neighbourhood"] = {{"edges", r.neighbourhood_edges}, {"sources", r.neighbourhood_sources}, {"padding_edges", r.padding_edges}};
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : r.rows)
-    rows.push_back({{"row", row.row}, {"stratum", std::string(scale::to_string(row.stratum))}, {"in_degree", row.in_degree}});
-  j["rows"] = std::move(rows);
-  if (r.worst)
-    j["worst"] = {{"tensor", r.worst->tensor}, {"index", r.worst->index}, {"where", r.worst->where}, {"actual", r.worst->actual},
-                  {"expected", r.worst->expected}, {"bound", r.worst->bound}};
-  j["seconds"] = {{"inputs", r.seconds.inputs},
-                  {"system", r.seconds.system},
-                  {"oracle", r.seconds.oracle},
-                  {"oracle_parts",
-                   {{"sampling", r.seconds.sampling}, {"neighbourhood", r.seconds.neighbourhood}, {"exact", r.seconds.exact}, {"bounds", r.seconds.bounds}}},
-                  {"compare", r.seconds.compare}};
-  j["rerun"] = r.rerun_command;
-  std::ofstream out(file);
-  out << j.dump(1) << "\n";
-  if (!out) throw InputError(fmt::format("--report: cannot write {}", file.string()));
-}
-
-}  // namespace
 
 CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
   CLI::App* cmd = app.add_subcommand(
@@ -116,7 +55,10 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   if (args.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", args.rows));
   if (!(args.magnitude > 0.0) || !std::isfinite(args.magnitude))
     throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", args.magnitude));
-  const Attributes attrs = target_attributes(args);
+  const Attributes attrs = scale::target_attributes(
+      args.target, {.features = args.features, .hidden_features = args.hidden_features, .out_features = args.out_features,
+                    .heads = args.heads, .norm = args.norm},
+      scale::OptionSpelling::command_line);
   const scale::GraphSpec spec = scale::parse_graph_spec(args.graph);
 
   std::string name = args.system;
@@ -178,7 +120,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
     rec.expectation_held = held;
     run.results.push_back(std::move(rec));
     reports::write_all(run, args.report);
-    write_sampled_rows(result, std::filesystem::path(args.report) / "scale_rows.json");
+    scale::write_sampled_rows(result, std::filesystem::path(args.report) / "scale_rows.json");
     fmt::print("  report: {} (sampled rows and their strata: scale_rows.json)\n",
                (std::filesystem::path(args.report) / "report.json").string());
   }
