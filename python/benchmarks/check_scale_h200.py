@@ -77,7 +77,11 @@ def main(argv):
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--quick", action="store_true", help="small graphs (a smoke run of this script)")
+    parser.add_argument("--cases", default="", help="comma-separated case numbers (1-based) to run; default all")
     args = parser.parse_args(argv)
+    chosen = {int(n) for n in args.cases.split(",") if n.strip()}
+    if chosen - set(range(1, len(cases(args.quick)) + 1)):
+        parser.error("--cases: numbers 1 to %d, got %s" % (len(cases(args.quick)), args.cases))
     if args.device.startswith("cuda"):
         torch.zeros(1, device=args.device)  # CUDA's start-up, outside every case's seconds
         print("device: %s; torch %s, CUDA %s" % (torch.cuda.get_device_name(args.device), torch.__version__, torch.version.cuda))
@@ -87,7 +91,9 @@ def main(argv):
     except ImportError as e:
         print("PyG cannot be imported (%s): its cases are errors" % e)
     rows = []
-    for label, target, forward, extra, graph, expected in cases(args.quick):
+    for number, (label, target, forward, extra, graph, expected) in enumerate(cases(args.quick), 1):
+        if chosen and number not in chosen:
+            continue
         start = time.perf_counter()
         run = gnncheck.check_scale(target, forward, graph=graph, rows=args.rows, device=args.device, **extra)
         wall = time.perf_counter() - start

@@ -48,7 +48,10 @@ def test_gcn_module_on_cuda_passes():
     run = gnncheck.assert_correct("gcn", k.gcn_forward, module=k.gcn_module, parameters=k.GCN_PARAMETERS, device="cuda")
     print("cuda: assert_correct('gcn', module): %d verdicts, %d conclusive cases" % (
         len(run), sum(v.conclusive_cases for v in run)))
-    assert all(v.outcome == "pass" and v.conclusive_cases > 0 for v in run), [v.one_line() for v in run]
+    # As on the cpu (test_layers.py): ci's bipartite-tall entry is not applicable to a layer.
+    assert all(v.outcome in ("pass", "not applicable") for v in run), [v.one_line() for v in run]
+    assert all(v.conclusive_cases > 0 for v in run if v.outcome == "pass"), [v.one_line() for v in run]
+    assert any(v.outcome == "pass" for v in run)
 
 
 def test_correct_spmm_on_cuda_passes_at_scale_and_the_a_for_a_transposed_backward_is_caught():
