@@ -15,6 +15,7 @@
 # each shard's seconds; DEADLINE_S (default 0: none) bounds the whole run's: no shard starts after
 # it and a running one is stopped at it (SIGTERM: its report so far says interrupted), so the
 # summary is written in time. Shards start in the order ENTRY × TARGET: put the longest first.
+# Without TMPDIR set, adapters' case directories go to /dev/shm where it is writable.
 set -uo pipefail
 if [[ $# -ne 6 && $# -ne 5 ]]; then
   echo "usage: $0 GNNCHECK SUITE JOBS OUT_DIR \"ENTRY...\" [\"TARGET...\"]" >&2
@@ -33,6 +34,9 @@ if [[ -e "$out" && -n "$(ls -A "$out")" ]]; then
 fi
 mkdir -p "$out" || exit 2
 gnncheck=$(cd "$(dirname "$gnncheck")" && pwd)/$(basename "$gnncheck")
+# Adapter case directories (adapters/PROTOCOL.md) go to TMPDIR; in memory they cost less per case
+# (the torch adapter's spmm adjoint: 5.9 → 4.3 s per 1,000 cases on the development machine).
+if [[ -z "${TMPDIR:-}" && -d /dev/shm && -w /dev/shm ]]; then export TMPDIR=/dev/shm; fi
 timeout_s=${SHARD_TIMEOUT_S:-0}
 deadline=0
 [[ ${DEADLINE_S:-0} -gt 0 ]] && deadline=$(( $(date +%s) + DEADLINE_S ))
