@@ -2,13 +2,20 @@
 # One GoogleTest executable registered as one ctest test (so its labels are exact and its output
 # is one readable log). Labels: cpu, gpu, property, e2e, dataset, slow.
 # The test runs from the project's root so that ../shared/datasets resolves as documented.
+# RUNS_GNNCHECK: the test runs the `gnncheck` command as a user does — it is built first, its path is
+# GNNCHECK_EXE and the project's root is on the include path (suites/tests/command_runner.h).
 function(gnncheck_add_test)
   if(NOT GNNCHECK_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "RUNS_GNNCHECK" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  if(T_RUNS_GNNCHECK)
+    add_dependencies(${T_NAME} gnncheck)
+    target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_compile_definitions(${T_NAME} PRIVATE GNNCHECK_EXE="$<TARGET_FILE:gnncheck>")
+  endif()
   add_test(NAME ${T_NAME} COMMAND ${T_NAME} --gtest_color=no)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)

@@ -3,30 +3,14 @@ take the one `re-run:` line from its output, run that line, and compare."""
 
 import os
 import re
-import subprocess
 import sys
 
 import pytest
 
+from rerun_support import rerun_line, run
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "rerun", "failing_example.py")
-
-
-def run(command, shell=False, env_extra=None):
-    env = os.environ.copy()
-    env.pop("GNNCHECK_SEED", None)
-    env.pop("GNNCHECK_ONLY", None)
-    env.update(env_extra or {})
-    return subprocess.run(command, shell=shell, capture_output=True, text=True, env=env, cwd="/",
-                          executable="/bin/bash" if shell else None, timeout=300)
-
-
-def rerun_line(output):
-    # pytest prints the failure twice when it runs under CI (CI=true: the short summary repeats the
-    # whole message): the same line may appear twice, but there is one re-run command.
-    lines = set(re.findall(r"^(?:E\s+)?re-run: (.*)$", output, re.M))
-    assert len(lines) == 1, output
-    return lines.pop()
 
 
 def failure_of(output):

@@ -18,6 +18,7 @@ import torch
 
 import gnncheck
 import example_kernels as k
+from rerun_support import rerun_line, run as run_command
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "rerun", "failing_scale_example.py")
@@ -183,21 +184,6 @@ def test_the_graph_and_the_sampled_rows_are_the_commands(tmp_path):
     assert [list(r) for r in run.rows] == [[r["row"], r["stratum"], r["in_degree"]] for r in theirs["rows"]]
 
 
-def _run(command, shell=False, env_extra=None):
-    env = os.environ.copy()
-    for name in ("GNNCHECK_SEED", "GNNCHECK_ONLY", "GNNCHECK_SCALE_ONLY"):
-        env.pop(name, None)
-    env.update(env_extra or {})
-    return subprocess.run(command, shell=shell, capture_output=True, text=True, env=env, cwd="/",
-                          executable="/bin/bash" if shell else None, timeout=300)
-
-
-def _rerun_line(output):
-    lines = set(re.findall(r"^(?:E\s+)?\s*re-run: (.*)$", output, re.M))
-    assert len(lines) == 1, output
-    return lines.pop()
-
-
 def _worst(output):
     match = re.search(r"worst: .*bound \S+ \(\S+ the bound\)", output)
     assert match, output
@@ -205,27 +191,27 @@ def _worst(output):
 
 
 def test_the_pytest_rerun_line_repeats_exactly_the_failing_scale_case(tmp_path):
-    first = _run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "--rootdir", HERE,
+    first = run_command([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "--rootdir", HERE,
                   "--basetemp", str(tmp_path / "first"), EXAMPLE + "::test_spmm_at_scale"], env_extra={"EXAMPLE_SEED": "4"})
     assert first.returncode == 1, first.stdout + first.stderr
     assert "CheckFailed" in first.stdout and "correct spmm: pass" in first.stdout
-    line = _rerun_line(first.stdout)
+    line = rerun_line(first.stdout)
     assert "GNNCHECK_SEED=4" in line and "GNNCHECK_SCALE_ONLY=buggy_spmm_forward/spmm" in line
     assert "rerun/failing_scale_example.py::test_spmm_at_scale" in line
     # The line works as printed, with the test's own seed gone: GNNCHECK_SEED replaces it.
-    again = _run(line + " -s --basetemp " + str(tmp_path / "again"), shell=True, env_extra={"EXAMPLE_SEED": "999"})
+    again = run_command(line + " -s --basetemp " + str(tmp_path / "again"), shell=True, env_extra={"EXAMPLE_SEED": "999"})
     assert again.returncode == 1, again.stdout + again.stderr
     assert "correct spmm: skipped" in again.stdout  # narrowed to the failing scale check
     assert _worst(again.stdout) == _worst(first.stdout)
-    assert "seed 4" in again.stdout and _rerun_line(again.stdout) == line
+    assert "seed 4" in again.stdout and rerun_line(again.stdout) == line
 
 
 def test_the_script_rerun_line_repeats_the_failure():
-    first = _run([sys.executable, EXAMPLE])
+    first = run_command([sys.executable, EXAMPLE])
     assert first.returncode == 1 and "gnncheck.CheckFailed" in first.stderr, first.stderr
-    line = _rerun_line(first.stderr)
+    line = rerun_line(first.stderr)
     assert line.endswith(EXAMPLE) and "GNNCHECK_SEED=1" in line
-    again = _run(line, shell=True)
+    again = run_command(line, shell=True)
     assert again.returncode == 1
     assert _worst(again.stderr) == _worst(first.stderr)
 
