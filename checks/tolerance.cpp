@@ -404,17 +404,10 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   // serial parts dominate, so running several side by side is what makes them fast. Each task runs
   // with the caller's OpenMP thread count (a new thread would start from the default). The tasks
   // refer to `c`, which the caller keeps alive until measured_from has collected every result.
-  const int threads = omp_get_max_threads();
   // Small cases (the property tests' thousands) are evaluated one after the other in the calling
   // thread when their results are collected: starting ten threads would cost more than the work.
-  const std::launch policy = worth_tasks(c) ? std::launch::async : std::launch::deferred;
-  auto transform = [&c, threads, policy](auto make) {
-    return std::async(policy, [&c, threads, make] {
-             omp_set_num_threads(threads);
-             return make(c);
-           })
-        .share();
-  };
+  const bool async = worth_tasks(c);
+  auto transform = [&c, async](auto make) { return start_task(async, [&c, make] { return make(c); }); };
   ev->reversed = transform([](const Case& k) { return reverse_edges_within_rows(k); });
   ev->shuffled = transform([](const Case& k) { return shuffle_edges_within_rows(k, 0x70e5a3cefULL); });
   // The target on |inputs|: for the linear parts of a composite (aggregations, matrix products) it is
@@ -439,14 +432,12 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   });
   // The tasks hold the slots by address, not `ev` (ev holds their futures: no cycle). ev's futures
   // are declared after its slots, so destroying ev waits for every task before the slots go.
-  auto evaluate = [slots = &ev->slots, threads, policy](auto case_future, auto pick, Precision p, const char* what) {
-    return std::async(policy, [slots, threads, case_future, pick, p, what] {
-             const Case& k = pick(case_future.get());
-             EvaluationSlot slot(*slots);
-             omp_set_num_threads(threads);
-             return must_evaluate(k, p, what);
-           })
-        .share();
+  auto evaluate = [slots = &ev->slots, async](auto case_future, auto pick, Precision p, const char* what) {
+    return start_task(async, [slots, case_future, pick, p, what] {
+      const Case& k = pick(case_future.get());
+      EvaluationSlot slot(*slots);
+      return must_evaluate(k, p, what);
+    });
   };
   const auto transformed = [](const Relabeling& r) -> const Case& { return r.transformed; };
   const auto itself = [](const Case& k) -> const Case& { return k; };
@@ -468,11 +459,10 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   const auto& floors = oracle::find_target(c.target).spec.tolerance.floors;
   if (std::find(floors.begin(), floors.end(), oracle::ToleranceFloor::gat_attention) != floors.end()) {
     const double u = unit_roundoff(precision);
-    ev->gat_floor = std::async(policy, [&c, slots = &ev->slots, threads, u] {
-                      EvaluationSlot slot(*slots);
-                      omp_set_num_threads(threads);
-                      return gat_attention_floors(c, u);
-                    }).share();
+    ev->gat_floor = start_task(async, [&c, slots = &ev->slots, u] {
+      EvaluationSlot slot(*slots);
+      return gat_attention_floors(c, u);
+    });
   }
   return ev;
 }

@@ -226,32 +226,30 @@ Case long_row_case(index_t edges, double magnitude) {
 // 2·10^6 edges (Λ = 0.72, past where the symmetric bound α·(e^Λ − 1) + φ exceeded α) and 2·10^7
 // (Λ = 7.2) — while the correct float32 softmaxes (max-subtracting, online, rows shuffled) pass.
 void expect_a_zero_row_fails_and_correct_ones_pass(index_t edges, double magnitude) {
-  {
-    const Case c = long_row_case(edges, magnitude);
-    OneRowChanged zero = row_set_to(0.0);
-    const Verdict v = differential(zero, c);
-    EXPECT_EQ(v.conclusion, Conclusion::fail) << edges << ", " << magnitude << ": " << one_line(v);
-    EXPECT_EQ(v.tensor, "output alpha");
-    ASSERT_TRUE(v.worst.has_value());
-    // The reported bound is the lower side's, α − (α·e^−Λ − φ): below the error |0 − α| = α, while
-    // the upper side's α·(e^Λ − 1) + φ is above it.
-    const Bounds b = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
-    const index_t k = v.worst->flat_index;
-    EXPECT_DOUBLE_EQ(v.bound, v.worst->expected - b.lowest_of("output alpha")->at(k, 0));
-    EXPECT_LT(v.bound, v.worst->expected);
-    EXPECT_GT(b.tensors.at("output alpha")[k], v.worst->expected);
-    std::printf("%lld edges, logits up to %g, alpha = 0: worst %.6g of the bound (lower side %.3g, upper side %.3g, alpha %.3g)\n",
-                static_cast<long long>(edges), magnitude, worst_ratio(v), v.bound, b.tensors.at("output alpha")[k],
-                v.worst->expected);
-    properties::testing::ShuffledOrderFloat32 shuffled;
-    for (System* correct : {make_cpu_float32_system().release(), make_cpu_float32_online_softmax_system().release(),
-                            static_cast<System*>(&shuffled)}) {
-      const std::unique_ptr<System> owned(correct == &shuffled ? nullptr : correct);
-      const Verdict ok = differential(*correct, c);
-      EXPECT_EQ(ok.conclusion, Conclusion::pass) << correct->name() << ": " << one_line(ok);
-      std::printf("%lld edges, logits up to %g, %s: worst %.3g of the bound\n", static_cast<long long>(edges), magnitude,
-                  correct->name().c_str(), worst_ratio(ok));
-    }
+  const Case c = long_row_case(edges, magnitude);
+  OneRowChanged zero = row_set_to(0.0);
+  const Verdict v = differential(zero, c);
+  EXPECT_EQ(v.conclusion, Conclusion::fail) << edges << ", " << magnitude << ": " << one_line(v);
+  EXPECT_EQ(v.tensor, "output alpha");
+  ASSERT_TRUE(v.worst.has_value());
+  // The reported bound is the lower side's, α − (α·e^−Λ − φ): below the error |0 − α| = α, while
+  // the upper side's α·(e^Λ − 1) + φ is above it.
+  const Bounds b = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
+  const index_t k = v.worst->flat_index;
+  EXPECT_DOUBLE_EQ(v.bound, v.worst->expected - b.lowest_of("output alpha")->at(k, 0));
+  EXPECT_LT(v.bound, v.worst->expected);
+  EXPECT_GT(b.tensors.at("output alpha")[k], v.worst->expected);
+  std::printf("%lld edges, logits up to %g, alpha = 0: worst %.6g of the bound (lower side %.3g, upper side %.3g, alpha %.3g)\n",
+              static_cast<long long>(edges), magnitude, worst_ratio(v), v.bound, b.tensors.at("output alpha")[k],
+              v.worst->expected);
+  const auto float32 = make_cpu_float32_system();
+  const auto online = make_cpu_float32_online_softmax_system();
+  properties::testing::ShuffledOrderFloat32 shuffled;
+  for (System* correct : {float32.get(), online.get(), static_cast<System*>(&shuffled)}) {
+    const Verdict ok = differential(*correct, c);
+    EXPECT_EQ(ok.conclusion, Conclusion::pass) << correct->name() << ": " << one_line(ok);
+    std::printf("%lld edges, logits up to %g, %s: worst %.3g of the bound\n", static_cast<long long>(edges), magnitude,
+                correct->name().c_str(), worst_ratio(ok));
   }
 }
 
