@@ -115,6 +115,7 @@ std::string json_report(const RunReport& run) {
   j["gnncheck_version"] = run.gnncheck_version;
   j["suite"] = {{"name", run.suite_name}, {"path", run.suite_path}};
   j["seed"] = run.seed;
+  j["share"] = run.share ? Json{{"part", run.share->part}, {"of", run.share->of}} : Json(nullptr);
   j["started_utc"] = run.started_utc;
   j["seconds"] = run.seconds;
   const auto t = run.totals();
@@ -165,6 +166,9 @@ RunReport read_json_report(const std::filesystem::path& path) {
     run.suite_path = j.at("suite").at("path").get<std::string>();
     field = "seed";
     run.seed = j.at(field).get<std::uint64_t>();
+    field = "share";
+    if (j.contains(field) && !j.at(field).is_null())
+      run.share = RunShare{j.at(field).at("part").get<int>(), j.at(field).at("of").get<int>()};
     field = "started_utc";
     run.started_utc = j.at(field).get<std::string>();
     field = "seconds";

@@ -140,12 +140,18 @@ struct SystemRecord {
   std::string bug;     // replicas: the bug it reproduces (empty otherwise)
 };
 
+// The part of every check's cases a run drew (`gnncheck run --share PART/OF`).
+struct RunShare {
+  int part = 1, of = 1;
+};
+
 struct RunReport {
   int schema_version = kReportSchemaVersion;
   std::string gnncheck_version;
   std::string suite_name;
   std::string suite_path;
   std::uint64_t seed = 0;
+  std::optional<RunShare> share;  // set when the run drew one part of the cases
   std::string started_utc;  // ISO 8601
   double seconds = 0.0;
   std::vector<SystemRecord> systems;

@@ -16,6 +16,10 @@
 # it and a running one is stopped at it (SIGTERM: its report so far says interrupted), so the
 # summary is written in time. Shards start in the order ENTRY × TARGET: put the longest first.
 # Without TMPDIR set, adapters' case directories go to /dev/shm where it is writable.
+# SHARES=K (default 1) runs each (entry, target) as K shards, `gnncheck run --share P/K` for P in
+# SHARE_PARTS (default 1 … K): disjoint parts of every check's cases, so one long check spreads over
+# JOBS processes, or over several calls (each part's report stands alone: sum the parts'
+# summaries). The summary then also gives each (entry, system, target, check) over the parts run.
 set -uo pipefail
 if [[ $# -ne 6 && $# -ne 5 ]]; then
   echo "usage: $0 GNNCHECK SUITE JOBS OUT_DIR \"ENTRY...\" [\"TARGET...\"]" >&2
@@ -38,11 +42,18 @@ gnncheck=$(cd "$(dirname "$gnncheck")" && pwd)/$(basename "$gnncheck")
 # (the torch adapter's spmm adjoint: 5.9 → 4.3 s per 1,000 cases on the development machine).
 if [[ -z "${TMPDIR:-}" && -d /dev/shm && -w /dev/shm ]]; then export TMPDIR=/dev/shm; fi
 timeout_s=${SHARD_TIMEOUT_S:-0}
+shares=${SHARES:-1}
+[[ "$shares" =~ ^[1-9][0-9]*$ ]] || { echo "$0: SHARES must be a positive integer, got '$shares'" >&2; exit 2; }
+parts=${SHARE_PARTS:-$(seq -s ' ' 1 "$shares")}
+for p in $parts; do
+  [[ "$p" =~ ^[1-9][0-9]*$ && $p -le $shares ]] || { echo "$0: SHARE_PARTS: '$p' is not a part of 1 … $shares" >&2; exit 2; }
+done
 deadline=0
 [[ ${DEADLINE_S:-0} -gt 0 ]] && deadline=$(( $(date +%s) + DEADLINE_S ))
 
-shard() {  # entry target gnncheck suite out timeout deadline
-  local dir="$5/$1.$2" limit=$6
+shard() {  # entry target gnncheck suite out timeout deadline part shares
+  local dir="$5/$1.$2" limit=$6 share=()
+  if [[ $9 -gt 1 ]]; then dir="$dir.part$8of$9"; share=(--share "$8/$9"); fi
   if [[ $7 -gt 0 ]]; then
     local left=$(( $7 - $(date +%s) ))
     if [[ $left -le 0 ]]; then echo "$1 $2 not started (deadline)"; mkdir -p "$dir"; return; fi
@@ -50,13 +61,14 @@ shard() {  # entry target gnncheck suite out timeout deadline
   fi
   mkdir -p "$dir"
   local start=$SECONDS
-  timeout "$limit" "$3" run "$4" --entry "$1" --target "$2" --jobs 1 --progress plain --report "$dir" >"$dir/log" 2>&1
-  echo "$1 $2 exit $? ($(( SECONDS - start )) s)"
+  timeout "$limit" "$3" run "$4" --entry "$1" --target "$2" "${share[@]}" --jobs 1 --progress plain --report "$dir" >"$dir/log" 2>&1
+  echo "$1 $2${share[1]:+ share ${share[1]}} exit $? ($(( SECONDS - start )) s)"
 }
 export -f shard
 start=$(date +%s)
-for e in $entries; do for t in $targets; do echo "$e $t"; done; done |
-  xargs -P "$jobs" -n 2 bash -c 'shard "$5" "$6" "$0" "$1" "$2" "$3" "$4"' "$gnncheck" "$suite" "$out" "$timeout_s" "$deadline" >"$out/shards.txt"
+for e in $entries; do for t in $targets; do for p in $parts; do echo "$e $t $p"; done; done; done |
+  xargs -P "$jobs" -n 3 bash -c 'shard "$6" "$7" "$0" "$1" "$2" "$3" "$4" "$8" "$5"' \
+    "$gnncheck" "$suite" "$out" "$timeout_s" "$deadline" "$shares" >"$out/shards.txt"
 seconds=$(( $(date +%s) - start ))
 
 python3 - "$out" "$seconds" "$jobs" >"$out/summary.txt" <<'PY'
@@ -64,6 +76,7 @@ import json, os, sys
 out, seconds, jobs = sys.argv[1], sys.argv[2], sys.argv[3]
 rows, unmet, unfinished = [], [], []
 cases = conclusive = 0
+combined = {}  # (entry, system, target, check) -> [parts, cases, conclusive, worst, verdicts]
 for name in sorted(os.listdir(out)):
     path = os.path.join(out, name, "report.json")
     if not os.path.isdir(os.path.join(out, name)):
@@ -76,13 +89,23 @@ for name in sorted(os.listdir(out)):
         unfinished.append(name)
     for r in report["results"]:
         ratio = r["metric"] / r["bound"] if r.get("bound") else float("nan")
+        share = report.get("share")
+        part = f' part {share["part"]}/{share["of"]}' if share else ''
         rows.append(f'{r["entry"]} {r["system"]} {r["target"]} {r["check"]} {r["verdict"]} '
-                    f'{r["conclusive"]}/{r["cases"]} worst {ratio:.3g}')
+                    f'{r["conclusive"]}/{r["cases"]} worst {ratio:.3g}{part}')
+        c = combined.setdefault((r["entry"], r["system"], r["target"], r["check"]), [0, 0, 0, float("-inf"), set()])
+        c[0] += 1; c[1] += r["cases"]; c[2] += r["conclusive"]; c[4].add(r["verdict"])
+        if ratio == ratio:
+            c[3] = max(c[3], ratio)
         cases += r["cases"]
         conclusive += r["conclusive"]
         if not r["expectation_held"]:
             unmet.append(f'UNMET {r["entry"]} {r["target"]} {r["check"]}: {r["message"]}\n  re-run: {r["repro"]}')
 print("\n".join(rows))
+if any(c[0] > 1 for c in combined.values()):
+    print("over the parts run (parts, conclusive of cases, verdicts, worst):")
+    for (e, sy, t, ch), (n, ca, co, worst, verdicts) in sorted(combined.items()):
+        print(f'{e} {sy} {t} {ch}: {n} parts, {co}/{ca}, {"+".join(sorted(verdicts))}, worst {worst:.3g}')
 print("\n".join(unmet))
 shards = sum(1 for line in open(os.path.join(out, "shards.txt")))
 finished = sum(1 for name in os.listdir(out) if os.path.exists(os.path.join(out, name, "report.json")))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests scripts/suite_shards.sh: a correct system's shards sum to a pass (exit 0, every result
-# counted), a planted bug's to exit 1 with its re-run line, a shard cut short by its timeout to exit 1,
-# a non-empty output directory and bad arguments to exit 2.   Usage: suite_shards_test.sh GNNCHECK
+# counted), SHARES parts to their sum, a planted bug's to exit 1 with its re-run line, a shard cut
+# short by its timeout to exit 1, a non-empty output directory and bad arguments to exit 2.   Usage: suite_shards_test.sh GNNCHECK
 set -uo pipefail
 gnncheck=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +34,20 @@ sed 's/name: cpu_float32, required/name: tcgnn_backward_uses_A, required/; s/sys
 [[ $? -eq 1 ]] || fail "a planted bug expected to pass did not exit 1"
 grep -q "^UNMET da spmm" "$work/bug/summary.txt" || fail "no UNMET line: $(cat "$work/bug/summary.txt")"
 grep -q "re-run: gnncheck repro .*da.spmm/cases/" "$work/bug/summary.txt" || fail "no re-run line"
+
+# SHARES=3: each (entry, target) as three disjoint parts of its cases (--share P/3), summed per check.
+SHARES=3 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/parts" "da" "spmm" >"$work/parts.out" 2>&1 ||
+  fail "a correct system's parts did not exit 0: $(cat "$work/parts.out")"
+grep -q "^shards launched: 3, with a report: 3" "$work/parts/summary.txt" || fail "not 3 parts: $(cat "$work/parts/summary.txt")"
+grep -q "^da cpu_float32 spmm adjoint pass [0-9]*/10 worst .* part 2/3$" "$work/parts/summary.txt" || fail "no part 2/3 line"
+grep -q "^da cpu_float32 spmm differential: 3 parts, [0-9]*/30, pass, worst" "$work/parts/summary.txt" ||
+  fail "no line over the parts: $(cat "$work/parts/summary.txt")"
+[[ -f "$work/parts/da.spmm.part3of3/report.json" ]] || fail "no report of part 3"
+SHARES=3 SHARE_PARTS="2" "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/one" "da" "spmm" >/dev/null 2>&1 ||
+  fail "SHARE_PARTS=2 did not exit 0"
+[[ "$(ls "$work/one" | grep -c part)" -eq 1 && -d "$work/one/da.spmm.part2of3" ]] || fail "SHARE_PARTS=2 ran: $(ls "$work/one")"
+SHARES=2 SHARE_PARTS="3" "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/bad" "da" "spmm" >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "SHARE_PARTS outside 1 … SHARES did not exit 2"
 
 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/ok" "da" "spmm" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "a non-empty output directory did not exit 2"

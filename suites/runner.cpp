@@ -1,6 +1,7 @@
 #include "suites/runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <fstream>
 #include <atomic>
@@ -158,6 +159,7 @@ class Planner {
           std::find(options_.only_entries.begin(), options_.only_entries.end(), entry.name) == options_.only_entries.end())
         continue;
       validate_checks(entry);
+      if (!options_.share.whole()) validate_shared_entry(entry);
       const bool selfcheck_only = std::all_of(entry.checks.begin(), entry.checks.end(), [](const auto& c) { return c == kSelfcheck; });
       std::vector<std::string> system_names = entry.systems;
       if (!options_.override_systems.empty() && !selfcheck_only) {
@@ -207,6 +209,16 @@ class Planner {
         throw InputError(fmt::format("{}: entry '{}': unknown check '{}'; known checks: {}", e.location.where(), e.name, c,
                                      fmt::join(known_check_names(), ", ")));
     }
+  }
+
+  // --share splits the drawn cases of checks; a check that draws none (the oracle's selfcheck, an
+  // accuracy gate, a scale check) would run whole in every part.
+  void validate_shared_entry(const Entry& e) {
+    for (const auto& c : e.checks)
+      if (c == kSelfcheck || c == kAccuracy || c == kScale || suite_.graphs.at(e.graphs).family == "scale")
+        throw InputError(fmt::format("{}: entry '{}': --share {}/{} splits the cases a check draws; its check '{}' draws "
+                                     "none (run this entry without --share)",
+                                     e.location.where(), e.name, options_.share.part, options_.share.of, c));
   }
 
   // The scale check and the scale graph family go together; its targets are named, supported by the
@@ -318,6 +330,7 @@ class Planner {
       t.overridden = overridden;
       t.graphs = graphs;
       t.seed = task_seed(seed_, entry.name, target, check);
+      if (!options_.share.whole()) t.seed = share_seed(t.seed, options_.share.part);
       return t;
     };
     std::unique_ptr<System> probe;  // asked which targets it supports; made once per entry and system
@@ -464,6 +477,7 @@ class Executor {
     std::string line = fmt::format("gnncheck run {}", shell_quote(options_.suite_argument));
     for (const auto& e : entries.empty() ? options_.only_entries : entries) line += " --entry " + shell_quote(e);
     line += fmt::format(" --seed {}", seed_);
+    if (!options_.share.whole()) line += fmt::format(" --share {}/{}", options_.share.part, options_.share.of);
     if (!options_.override_system_flags.empty()) {
       for (const auto& f : options_.override_system_flags) line += " " + f;
     } else {
@@ -732,11 +746,16 @@ class Executor {
 
   bool stopping() const { return options_.stop_requested && options_.stop_requested() != 0; }
 
+  // The cases a check task draws: the entry's, or this run's share of them.
+  std::int64_t cases_of(const Task& t) const {
+    return (t.entry->cases + options_.share.of - 1) / options_.share.of;
+  }
+
   // The case source of a task's graph family: the random family shrinks (RapidCheck), the others do not.
   void run_check_task(const Task& t, System& sys, ResultRecord& r) {
     const checks::CheckKind kind = checks::parse_check_kind(t.label.check);
     if (!t.graphs->shrinks()) {
-      FamilyCaseSource source(*t.graphs, t.label.target, t.attributes, t.entry->cases, t.seed);
+      FamilyCaseSource source(*t.graphs, t.label.target, t.attributes, cases_of(t), t.seed);
       return run_cases(t, sys, source, r);
     }
     if (!t.attributes.empty())
@@ -744,7 +763,7 @@ class Executor {
                                    "use a generator family",
                                    t.label.target));
     properties::PropertyOptions po;
-    po.cases = static_cast<int>(t.entry->cases);
+    po.cases = static_cast<int>(cases_of(t));
     po.seed = t.seed;
     po.case_options.graph.max_nodes = t.graphs->max_nodes;
     po.case_options.graph.max_average_degree = t.graphs->max_avg_degree;
@@ -813,6 +832,26 @@ std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, cons
   for (const auto* s : {&entry, &target, &check}) h = fnv1a(h, *s);
   // Keep seeds below 2^53 so that every JSON reader holds them exactly.
   return splitmix64(h ^ splitmix64(suite_seed)) >> 11;
+}
+
+std::uint64_t share_seed(std::uint64_t task_seed, int part) {
+  return splitmix64(task_seed ^ splitmix64(0x5368617265ull + static_cast<std::uint64_t>(part))) >> 11;
+}
+
+CaseShare parse_case_share(const std::string& text) {
+  const auto slash = text.find('/');
+  auto number = [&](const std::string& s) -> int {
+    if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](unsigned char ch) { return std::isdigit(ch); }))
+      return 0;
+    return std::stoi(s);
+  };
+  const int part = slash == std::string::npos ? 0 : number(text.substr(0, slash));
+  const int of = slash == std::string::npos ? 0 : number(text.substr(slash + 1));
+  if (part < 1 || of < 1 || part > of)
+    throw InputError(fmt::format("--share '{}': expected PART/OF with 1 <= PART <= OF (e.g. 3/8: the third of eight "
+                                 "disjoint parts of every check's cases)",
+                                 text));
+  return {part, of};
 }
 
 std::string scale_command_line(const ScaleCommandLine& c) {
@@ -919,6 +958,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   run.suite_name = suite.name;
   run.suite_path = suite.path;
   run.seed = seed;
+  if (!options.share.whole()) run.share = reports::RunShare{options.share.part, options.share.of};
   run.started_utc = utc_timestamp();
 
   std::vector<Task> tasks = Planner(suite, systems, options, seed).plan();

@@ -29,8 +29,20 @@
 
 namespace gnncheck::suites {
 
+// One of `of` disjoint parts of every check's cases (`gnncheck run --share PART/OF`): part p draws
+// ceil(cases / of) cases from its own seed (share_seed), so the parts of one run are distinct case
+// sets whose union has at least the entry's count, and each part can run on its own machine or day.
+struct CaseShare {
+  int part = 1, of = 1;
+  bool whole() const { return of == 1; }
+};
+
+// "P/OF" as given on the command line (1 <= P <= OF); throws InputError naming what was expected.
+CaseShare parse_case_share(const std::string& text);
+
 struct RunOptions {
   std::optional<std::uint64_t> seed;       // replaces the suite's seed
+  CaseShare share;                         // the part of every check's cases to run (default: all)
   int jobs = 1;                            // tasks run in parallel (each thread has its own systems)
   std::filesystem::path report_dir;        // failing cases go to report_dir/cases/ (empty: not saved)
   // Systems named on the command line (already in the registry). When present they replace the
@@ -105,5 +117,8 @@ std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry);
 // releases). The system is deliberately not part of it: every system of an entry is given the same
 // cases, so a verdict never depends on the name a system is registered under.
 std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& target, const std::string& check);
+
+// The seed of part `part` of a task whose cases are shared out (CaseShare; part >= 1 of of > 1).
+std::uint64_t share_seed(std::uint64_t task_seed, int part);
 
 }  // namespace gnncheck::suites

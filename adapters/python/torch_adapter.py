@@ -58,13 +58,41 @@ CTX = None
 # ---------------------------------------------------------------------------------------------
 # Helpers: case tensors to torch and back, autograd, graph views.
 
-def to_torch(array, requires_grad=False):
-    t = torch.as_tensor(np.ascontiguousarray(array), device=CTX.device).to(CTX.dtype)
-    return t.requires_grad_(requires_grad)
+def upload(arrays, dtype):
+    """{name: numpy array} on the device as `dtype`, through one host-to-device copy: a copy is a
+    synchronizing driver call, and on a small case those calls, not the arithmetic, set the rate
+    (gVisor's driver proxy makes each cost milliseconds). Each tensor is a leaf of its own."""
+    np_dtype = torch.empty(0, dtype=dtype).numpy().dtype
+    flats = [np.ascontiguousarray(a, dtype=np_dtype).reshape(-1) for a in arrays.values()]
+    flat = torch.from_numpy(np.concatenate(flats) if flats else np.empty(0, dtype=np_dtype)).to(CTX.device)
+    tensors, start = {}, 0
+    for (name, a), f in zip(arrays.items(), flats):
+        tensors[name] = flat[start:start + f.size].view(np.shape(a)).detach()
+        start += f.size
+    return tensors
 
 
-def to_numpy(t, dtype):
-    return t.detach().to("cpu").to(torch.float64).numpy().astype(dtype)
+def download(tensors):
+    """The tensors as float64 numpy arrays through one device-to-host copy (upload's reason)."""
+    if not tensors:
+        return []
+    flat = torch.cat([t.detach().reshape(-1).to(torch.float64) for t in tensors]).to("cpu").numpy()
+    arrays, start = [], 0
+    for t in tensors:
+        arrays.append(flat[start:start + t.numel()].reshape(tuple(t.shape)))
+        start += t.numel()
+    return arrays
+
+
+class CaseTensors:
+    """A case's inputs, parameters and output gradients on the device (one copy)."""
+
+    def __init__(self, case, inputs_require_grad):
+        groups = (("inputs", case.inputs), ("parameters", case.parameters), ("grad_outputs", case.grad_outputs))
+        on_device = upload({(g, n): a for g, arrays in groups for n, a in arrays.items()}, CTX.dtype)
+        self.inputs = {n: on_device[("inputs", n)].requires_grad_(inputs_require_grad) for n in case.inputs}
+        self.parameters = {n: on_device[("parameters", n)] for n in case.parameters}
+        self.grad_outputs = {n: on_device[("grad_outputs", n)] for n in case.grad_outputs}
 
 
 class Edges:
@@ -72,10 +100,10 @@ class Edges:
 
     def __init__(self, graph):
         self.n_dst, self.n_src, self.num_edges = graph.n_dst, graph.n_src, graph.num_edges
-        self.rows = torch.as_tensor(graph.row_of_edge, device=CTX.device)
-        self.cols = torch.as_tensor(graph.col_idx.astype(np.int64), device=CTX.device)
         # CSC position -> edge id; within a column positions follow increasing edge id (stable sort).
-        self.edge_perm = torch.as_tensor(np.argsort(graph.col_idx, kind="stable"), device=CTX.device)
+        perm = np.argsort(graph.col_idx, kind="stable")
+        index = torch.from_numpy(np.stack([graph.row_of_edge, graph.col_idx.astype(np.int64), perm.astype(np.int64)]))
+        self.rows, self.cols, self.edge_perm = index.to(CTX.device).unbind(0)  # one copy
 
     def in_degree(self):
         return torch.bincount(self.rows, minlength=self.n_dst).to(CTX.dtype)
@@ -90,27 +118,44 @@ def sum_into(values, index, n):
     return out.index_add(0, index, values)
 
 
-def evaluate(case, inputs, compute):
-    """Runs compute(**tensors) -> {output name: tensor}; adds autograd gradients when asked."""
-    if CTX.device.type == "cuda":
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
+def answer_of(case, outputs, gradients):
+    """The answer dict of {name: tensor} outputs and gradients, in the case's dtype (one copy back)."""
+    names = list(outputs) + list(gradients)
+    arrays = download(list(outputs.values()) + list(gradients.values()))
+    values = {n: a.astype(case.dtype) for n, a in zip(names, arrays)}
+    answer = {"outputs": {n: values[n] for n in outputs}}
+    if gradients:
+        answer["gradients"] = {n: values[n] for n in gradients}
+    return answer
+
+
+def measured(function):
+    """function(case) with the device's peak memory over the case (peak_bytes in the answer)."""
+    def run(case):
+        if CTX.device.type == "cuda":
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+        answer = function(case)
+        if CTX.device.type == "cuda":
+            torch.cuda.synchronize()
+            answer["peak_bytes"] = int(torch.cuda.max_memory_allocated())
+        return answer
+    return run
+
+
+def evaluate(case, compute):
+    """Runs compute(**inputs) -> {output name: tensor}; adds autograd gradients when asked."""
     wants = case.wants_gradients
-    tensors = {name: to_torch(value, requires_grad=wants) for name, value in inputs.items()}
+    t = CaseTensors(case, inputs_require_grad=wants)
     with torch.enable_grad():
-        outputs = compute(**tensors)
-        answer = {"outputs": {name: to_numpy(t, case.dtype) for name, t in outputs.items()}}
+        outputs = compute(**t.inputs)
+        gradients = {}
         if wants:
             names = [e["name"] for e in case.gradients]
-            total = sum((outputs[name] * to_torch(case.grad_outputs[name])).sum() for name in outputs)
-            grads = torch.autograd.grad(total, [tensors[n] for n in names], allow_unused=True)
-            answer["gradients"] = {
-                n: to_numpy(g if g is not None else torch.zeros_like(tensors[n]), case.dtype) for n, g in zip(names, grads)
-            }
-    if CTX.device.type == "cuda":
-        torch.cuda.synchronize()
-        answer["peak_bytes"] = int(torch.cuda.max_memory_allocated())
-    return answer
+            total = sum((outputs[name] * t.grad_outputs[name]).sum() for name in outputs)
+            grads = torch.autograd.grad(total, [t.inputs[n] for n in names], allow_unused=True)
+            gradients = {n: g if g is not None else torch.zeros_like(t.inputs[n]) for n, g in zip(names, grads)}
+        return answer_of(case, outputs, gradients)
 
 
 def heads_of(edge_values):
@@ -122,12 +167,12 @@ def heads_of(edge_values):
 
 def op_spmm(case):
     g = Edges(case.graph)
-    return evaluate(case, case.inputs, lambda x: {"y": sum_into(x[g.cols], g.rows, g.n_dst)})
+    return evaluate(case, lambda x: {"y": sum_into(x[g.cols], g.rows, g.n_dst)})
 
 
 def op_spmm_transposed(case):
     g = Edges(case.graph)
-    return evaluate(case, case.inputs, lambda y: {"z": sum_into(y[g.rows], g.cols, g.n_src)})
+    return evaluate(case, lambda y: {"z": sum_into(y[g.rows], g.cols, g.n_src)})
 
 
 def row_width(t):
@@ -149,13 +194,13 @@ def weighted_messages(edge_values, features, index):
 
 def op_spmm_ve(case):
     g = Edges(case.graph)
-    return evaluate(case, case.inputs,
+    return evaluate(case,
                     lambda edge_values, x: {"y": sum_into(weighted_messages(edge_values, x, g.cols), g.rows, g.n_dst)})
 
 
 def op_spmm_ve_transposed(case):
     g = Edges(case.graph)
-    return evaluate(case, case.inputs,
+    return evaluate(case,
                     lambda edge_values, y: {"z": sum_into(weighted_messages(edge_values, y, g.rows), g.cols, g.n_src)})
 
 
@@ -168,12 +213,12 @@ def op_sddmm_dot(case):
         e = (u[g.rows].reshape(g.num_edges, heads, channels) * v[g.cols].reshape(g.num_edges, heads, channels)).sum(-1)
         return {"e": e.reshape(case.outputs[0]["shape"])}
 
-    return evaluate(case, case.inputs, compute)
+    return evaluate(case, compute)
 
 
 def op_sddmm_add(case):
     g = Edges(case.graph)
-    return evaluate(case, case.inputs, lambda a, b: {"e": (a[g.rows] + b[g.cols]).reshape(case.outputs[0]["shape"])})
+    return evaluate(case, lambda a, b: {"e": (a[g.rows] + b[g.cols]).reshape(case.outputs[0]["shape"])})
 
 
 def edge_softmax(g, logits):
@@ -189,18 +234,18 @@ def edge_softmax(g, logits):
 
 def op_edge_softmax(case):
     g = Edges(case.graph)
-    return evaluate(case, case.inputs, lambda logits: {"alpha": edge_softmax(g, logits)})
+    return evaluate(case, lambda logits: {"alpha": edge_softmax(g, logits)})
 
 
 def op_eshuffle(case):
     g = Edges(case.graph)
-    return evaluate(case, case.inputs, lambda x: {"y": x[g.edge_perm]})
+    return evaluate(case, lambda x: {"y": x[g.edge_perm]})
 
 
 def op_eshuffle_inverse(case):
     g = Edges(case.graph)
     inverse = torch.argsort(g.edge_perm)  # y[edge_perm[p]] = x[p]  <=>  y = x[inverse]
-    return evaluate(case, case.inputs, lambda x: {"y": x[inverse]})
+    return evaluate(case, lambda x: {"y": x[inverse]})
 
 
 def source_in_degree(g):
@@ -226,7 +271,7 @@ def degree_norm_values(g, norm, source_degree):
 def op_normalized_spmm(case):
     g = Edges(case.graph)
     values = degree_norm_values(g, case.attribute("norm", "symmetric"), case.attribute("source_degree", "out"))
-    return evaluate(case, case.inputs,
+    return evaluate(case,
                     lambda x: {"y": sum_into(values.unsqueeze(1) * x[g.cols], g.rows, g.n_dst)})
 
 
@@ -297,73 +342,98 @@ def copy_linear(linear, weight_in_out, bias=None):
             linear.bias.copy_(bias)
 
 
-def layer_answer(case, module, run, parameter_map):
-    """Evaluates run(x) -> y with `module`'s parameters set from the case; gradients of x and of the
-    oracle's parameters (through parameter_map: oracle name -> (torch parameter, transpose?))."""
-    if CTX.device.type == "cuda":
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-    x = to_torch(case.inputs["x"], requires_grad=case.wants_gradients)
+class ModuleCache:
+    """PyG modules by their constructor arguments, kept between cases: building one (its parameters
+    initialised on the host, then copied to the device one by one) costs more than evaluating it on
+    a small graph. Every case overwrites every parameter, so no value of one case reaches the next;
+    the oldest of more than `size` modules is dropped."""
+
+    def __init__(self, size=64):
+        self.size, self.modules = size, {}
+
+    def get(self, key, make):
+        module = self.modules.pop(key, None)
+        if module is None:
+            module = make().to(CTX.device, CTX.dtype)
+        self.modules[key] = module  # most recently used last
+        if len(self.modules) > self.size:
+            self.modules.pop(next(iter(self.modules)))
+        return module
+
+
+MODULES = ModuleCache()
+
+
+def layer_answer(case, t, run, parameter_map):
+    """Evaluates run(x) -> y with the module's parameters already set from the case (t: its tensors
+    on the device); gradients of x and of the oracle's parameters (through parameter_map: oracle name
+    -> (torch parameter, transpose?))."""
+    x = t.inputs["x"]
     with torch.enable_grad():
         y = run(x)[: case.graph.n_dst]
-        answer = {"outputs": {"y": to_numpy(y, case.dtype)}}
+        gradients = {}
         if case.wants_gradients:
             names = [e["name"] for e in case.gradients]
             targets = [x if n == "x" else parameter_map[n][0] for n in names]
-            grads = torch.autograd.grad((y * to_torch(case.grad_outputs["y"])).sum(), targets, allow_unused=True)
-            answer["gradients"] = {}
-            for n, t, grad in zip(names, targets, grads):
-                grad = torch.zeros_like(t) if grad is None else grad
+            grads = torch.autograd.grad((y * t.grad_outputs["y"]).sum(), targets, allow_unused=True)
+            for n, target, grad in zip(names, targets, grads):
+                grad = torch.zeros_like(target) if grad is None else grad
                 if n != "x" and parameter_map[n][1]:
                     grad = grad.T
                 expected_shape = next(e["shape"] for e in case.gradients if e["name"] == n)
-                answer["gradients"][n] = to_numpy(grad.reshape(expected_shape), case.dtype)
-    if CTX.device.type == "cuda":
-        answer["peak_bytes"] = int(torch.cuda.max_memory_allocated())
-    return answer
-
-
-def param(case, name):
-    return to_torch(case.parameters[name])
+                gradients[n] = grad.reshape(expected_shape)
+        return answer_of(case, {"y": y}, gradients)
 
 
 def layer_gcn(case):
     from torch_geometric.nn import GCNConv
 
     a = case.attributes
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
     edge_index = aggregation_edges(case, a["self_loops"])
     num_nodes = max(case.graph.n_dst, case.graph.n_src)
     edge_weight = gcn_edge_weights(a, edge_index, num_nodes, CTX.dtype)
-    conv = GCNConv(a["in_features"], a["out_features"], add_self_loops=False, normalize=edge_weight is None,
-                   bias=a["bias"]).to(CTX.device, CTX.dtype)
-    copy_linear(conv.lin, param(case, "weight"))
+    normalize = edge_weight is None
+    conv = MODULES.get(("gcn", a["in_features"], a["out_features"], normalize, a["bias"]),
+                       lambda: GCNConv(a["in_features"], a["out_features"], add_self_loops=False, normalize=normalize,
+                                       bias=a["bias"]))
+    copy_linear(conv.lin, t.parameters["weight"])
     pmap = {"weight": (conv.lin.weight, True)}
     if a["bias"]:
         with torch.no_grad():
-            conv.bias.copy_(param(case, "bias"))
+            conv.bias.copy_(t.parameters["bias"])
         pmap["bias"] = (conv.bias, False)
-    return layer_answer(case, conv, lambda x: conv(padded_rows(x, num_nodes), edge_index, edge_weight), pmap)
+    return layer_answer(case, t, lambda x: conv(padded_rows(x, num_nodes), edge_index, edge_weight), pmap)
 
 
 def layer_gin(case):
     from torch_geometric.nn import GINConv
 
     a = case.attributes
-    mlp = torch.nn.Sequential(
-        torch.nn.Linear(a["in_features"], a["hidden_features"], bias=a["bias"]),
-        torch.nn.ReLU(),
-        torch.nn.Linear(a["hidden_features"], a["out_features"], bias=a["bias"]),
-    )
-    conv = GINConv(mlp, eps=float(case.parameters["eps"][0]), train_eps=True).to(CTX.device, CTX.dtype)
-    copy_linear(mlp[0], param(case, "weight1"), param(case, "bias1") if a["bias"] else None)
-    copy_linear(mlp[2], param(case, "weight2"), param(case, "bias2") if a["bias"] else None)
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
+
+    def make():
+        mlp = torch.nn.Sequential(
+            torch.nn.Linear(a["in_features"], a["hidden_features"], bias=a["bias"]),
+            torch.nn.ReLU(),
+            torch.nn.Linear(a["hidden_features"], a["out_features"], bias=a["bias"]),
+        )
+        return GINConv(mlp, eps=0.0, train_eps=True)
+
+    conv = MODULES.get(("gin", a["in_features"], a["hidden_features"], a["out_features"], a["bias"]), make)
+    mlp = conv.nn
+    p = t.parameters
+    copy_linear(mlp[0], p["weight1"], p["bias1"] if a["bias"] else None)
+    copy_linear(mlp[2], p["weight2"], p["bias2"] if a["bias"] else None)
+    with torch.no_grad():
+        conv.eps.copy_(p["eps"].reshape(conv.eps.shape))
     edge_index = aggregation_edges(case, False)
     n_dst = case.graph.n_dst
     pmap = {"weight1": (mlp[0].weight, True), "weight2": (mlp[2].weight, True), "eps": (conv.eps, False)}
     if a["bias"]:
         pmap.update({"bias1": (mlp[0].bias, False), "bias2": (mlp[2].bias, False)})
     size = (case.graph.n_src, n_dst)
-    return layer_answer(case, conv, lambda x: conv((x, x[:n_dst]), edge_index, size=size), pmap)
+    return layer_answer(case, t, lambda x: conv((x, x[:n_dst]), edge_index, size=size), pmap)
 
 
 def layer_gat(case):
@@ -374,49 +444,57 @@ def layer_gat(case):
         raise kit.Unsupported("attn_dropout > 0: PyG draws its own dropout mask; the oracle's is a function of "
                               "dropout_seed, so the two cannot be compared")
     heads, channels = a["heads"], a["out_features"]
-    conv = GATConv(a["in_features"], channels, heads=heads, concat=a["concat"], negative_slope=a["negative_slope"],
-                   dropout=0.0, add_self_loops=False, bias=a["bias"]).to(CTX.device, CTX.dtype)
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
+    key = ("gat", a["in_features"], channels, heads, a["concat"], float(a["negative_slope"]), a["bias"])
+    conv = MODULES.get(key, lambda: GATConv(a["in_features"], channels, heads=heads, concat=a["concat"],
+                                            negative_slope=a["negative_slope"], dropout=0.0, add_self_loops=False,
+                                            bias=a["bias"]))
     lin = conv.lin if getattr(conv, "lin", None) is not None else conv.lin_src
-    copy_linear(lin, param(case, "weight"))
+    p = t.parameters
+    copy_linear(lin, p["weight"])
     with torch.no_grad():
-        conv.att_src.copy_(param(case, "att_src").reshape(conv.att_src.shape))
-        conv.att_dst.copy_(param(case, "att_dst").reshape(conv.att_dst.shape))
+        conv.att_src.copy_(p["att_src"].reshape(conv.att_src.shape))
+        conv.att_dst.copy_(p["att_dst"].reshape(conv.att_dst.shape))
         if a["bias"]:
-            conv.bias.copy_(param(case, "bias"))
+            conv.bias.copy_(p["bias"])
     pmap = {"weight": (lin.weight, True), "att_src": (conv.att_src, False), "att_dst": (conv.att_dst, False)}
     if a["bias"]:
         pmap["bias"] = (conv.bias, False)
     edge_index = aggregation_edges(case, a["self_loops"])
     conv.eval()
-    return layer_answer(case, conv, lambda x: conv(x, edge_index), pmap)
+    return layer_answer(case, t, lambda x: conv(x, edge_index), pmap)
 
 
 def layer_sage(case):
     from torch_geometric.nn import SAGEConv
 
     a = case.attributes
-    conv = SAGEConv(a["in_features"], a["out_features"], aggr="mean", root_weight=True, bias=a["bias"]).to(
-        CTX.device, CTX.dtype)
-    copy_linear(conv.lin_l, param(case, "weight_neigh"), param(case, "bias") if a["bias"] else None)
-    copy_linear(conv.lin_r, param(case, "weight_self"))
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
+    conv = MODULES.get(("sage", a["in_features"], a["out_features"], a["bias"]),
+                       lambda: SAGEConv(a["in_features"], a["out_features"], aggr="mean", root_weight=True,
+                                        bias=a["bias"]))
+    p = t.parameters
+    copy_linear(conv.lin_l, p["weight_neigh"], p["bias"] if a["bias"] else None)
+    copy_linear(conv.lin_r, p["weight_self"])
     pmap = {"weight_neigh": (conv.lin_l.weight, True), "weight_self": (conv.lin_r.weight, True)}
     if a["bias"]:
         pmap["bias"] = (conv.lin_l.bias, False)
     edge_index = aggregation_edges(case, False)
     n_dst = case.graph.n_dst
     size = (case.graph.n_src, n_dst)
-    return layer_answer(case, conv, lambda x: conv((x, x[:n_dst]), edge_index, size=size), pmap)
+    return layer_answer(case, t, lambda x: conv((x, x[:n_dst]), edge_index, size=size), pmap)
 
 
 def layer_agnn(case):
     from torch_geometric.nn import AGNNConv
 
     a = case.attributes
-    conv = AGNNConv(requires_grad=True, add_self_loops=False).to(CTX.device, CTX.dtype)
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
+    conv = MODULES.get(("agnn",), lambda: AGNNConv(requires_grad=True, add_self_loops=False))
     with torch.no_grad():
-        conv.beta.copy_(param(case, "beta").reshape(conv.beta.shape))
+        conv.beta.copy_(t.parameters["beta"].reshape(conv.beta.shape))
     edge_index = aggregation_edges(case, a["self_loops"])
-    return layer_answer(case, conv, lambda x: conv(x, edge_index), {"beta": (conv.beta, False)})
+    return layer_answer(case, t, lambda x: conv(x, edge_index), {"beta": (conv.beta, False)})
 
 
 LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gat": layer_gat, "sage": layer_sage, "agnn": layer_agnn}
@@ -434,14 +512,14 @@ def main():
     torch.backends.cudnn.allow_tf32 = args.tf32
     CTX = Context(args.device, torch.float64 if args.dtype == "float64" else torch.float32)
     precision = "tf32" if args.tf32 and args.dtype == "float32" else args.dtype
-    targets = {name: (precision, fn) for name, fn in OPS.items()}
+    targets = {name: (precision, measured(fn)) for name, fn in OPS.items()}
     pyg_version = None
     if not args.no_pyg:
         try:
             import torch_geometric
 
             pyg_version = torch_geometric.__version__
-            targets.update({name: (precision, fn) for name, fn in LAYERS.items()})
+            targets.update({name: (precision, measured(fn)) for name, fn in LAYERS.items()})
         except ImportError:
             pass
     sys.stderr.write("torch adapter: torch %s on %s, %s, torch_geometric %s\n" %

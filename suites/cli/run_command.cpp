@@ -39,6 +39,9 @@ CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args) {
       ->capture_default_str();
   args.systems.add_to(run);
   run->add_option("--seed", args.seed, "Replace the suite's seed (every random choice derives from it)");
+  run->add_option("--share", args.share,
+                  "Draw only part PART of OF disjoint parts of every check's cases (ceil(cases/OF) each, from the part's "
+                  "own seed): the OF parts together are a run of at least the entry's cases, on as many machines or days");
   run->add_option("--jobs,-j", args.jobs, "Tasks to run in parallel (default: the number of cores, at most 8)")->check(CLI::Range(1, 256))->capture_default_str();
   run->add_option("--report", args.report, "Directory for report.json, junit.xml, summary.md, index.html and cases/ "
                                            "(an empty string writes no report)")
@@ -68,6 +71,7 @@ int run_run_command(const RunCommandArgs& args, SystemRegistry& registry, const 
   register_suite_systems(suite, registry);
   RunOptions options;
   options.seed = args.seed;
+  if (!args.share.empty()) options.share = parse_case_share(args.share);
   options.jobs = args.jobs;
   options.report_dir = args.report;
   options.override_systems = args.systems.resolve(registry, &options.override_system_flags);

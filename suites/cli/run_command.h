@@ -26,6 +26,7 @@ struct RunCommandArgs {
   std::string progress = "auto";
   std::string expect = "pass";
   std::string sanitize;  // empty, or memcheck | racecheck | initcheck (adapters/PROTOCOL.md §7)
+  std::string share;     // empty, or PART/OF (RunOptions::share)
 };
 
 CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args);

@@ -6,12 +6,17 @@
 // out, which on a loaded machine would legitimately change the number of cases evaluated.
 #include <omp.h>
 
+#include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "core/error.h"
 
 #include "reports/writers.h"
 #include "suites/runner.h"
@@ -41,6 +46,7 @@ struct RunSettings {
   int jobs = 1;
   int omp_threads = 1;
   std::optional<std::uint64_t> seed;
+  CaseShare share;
 };
 
 nlohmann::json run_ci(const RunSettings& settings) {
@@ -50,6 +56,8 @@ nlohmann::json run_ci(const RunSettings& settings) {
   options.jobs = settings.jobs;
   options.only_entries = kEntries;
   options.seed = settings.seed;
+  options.share = settings.share;
+  options.suite_argument = "ci";
   const int previous_threads = omp_get_max_threads();
   omp_set_num_threads(settings.omp_threads);
   const reports::RunReport run = run_suite(suite, SystemRegistry::with_builtins(), options, nullptr);
@@ -81,6 +89,54 @@ TEST(Determinism, AnotherSeedDrawsOtherCases) {
   };
   ASSERT_EQ(seed1["results"].size(), seed2["results"].size());
   EXPECT_NE(errors(seed1), errors(seed2));
+}
+
+TEST(Determinism, SharesAreDisjointPartsOfTheCasesThatEachRepeat) {
+  // `--share P/OF`: each part draws ceil(cases / OF) cases from its own seed, repeats exactly, and
+  // names itself in the report and in every re-run line.
+  const Suite suite = load_suite(std::string(GNNCHECK_TEST_SUITES_DIR) + "/ci.yaml");
+  const nlohmann::json whole = run_ci({});
+  std::vector<nlohmann::json> parts;
+  for (int part = 1; part <= 3; ++part) parts.push_back(run_ci({.share = {part, 3}}));
+  EXPECT_TRUE(whole["share"].is_null());
+  std::set<std::uint64_t> seeds;
+  int passed = 0;
+  for (const auto& r : whole["results"]) seeds.insert(r["seed"].get<std::uint64_t>());
+  for (int part = 1; part <= 3; ++part) {
+    const nlohmann::json& p = parts[part - 1];
+    EXPECT_EQ(p["share"], (nlohmann::json{{"part", part}, {"of", 3}}));
+    ASSERT_EQ(p["results"].size(), whole["results"].size());
+    for (std::size_t i = 0; i < whole["results"].size(); ++i) {
+      const auto& r = p["results"][i];
+      const auto& entry = *std::find_if(suite.entries.begin(), suite.entries.end(),
+                                        [&](const Entry& e) { return e.name == r["entry"].get<std::string>(); });
+      EXPECT_EQ(r["verdict"], whole["results"][i]["verdict"]) << r["message"];
+      EXPECT_TRUE(seeds.insert(r["seed"].get<std::uint64_t>()).second) << "part " << part << " reuses a seed";
+      if (r["verdict"] != "pass") continue;  // op_order on targets with edge inputs: not applicable, no case
+      EXPECT_EQ(r["cases"].get<std::int64_t>(), (entry.cases + 2) / 3) << r["entry"] << " " << r["target"];
+      EXPECT_NE(r["repro"].get<std::string>().find(fmt::format("--share {}/3", part)), std::string::npos) << r["repro"];
+      passed += 1;
+    }
+  }
+  EXPECT_GE(passed, 30) << "most of the tasks should pass with cases drawn";
+  EXPECT_EQ(run_ci({.share = {2, 3}}), parts[1]) << "a part repeats exactly";
+}
+
+TEST(Determinism, ASharedRunRefusesChecksThatDrawNoCases) {
+  Suite suite = load_suite(std::string(GNNCHECK_TEST_SUITES_DIR) + "/default.yaml");
+  RunOptions options;
+  options.only_entries = {"oracle-selfcheck"};
+  options.share = {1, 2};
+  try {
+    run_suite(suite, SystemRegistry::with_builtins(), options, nullptr);
+    FAIL() << "a selfcheck entry ran under --share";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'selfcheck' draws none"), std::string::npos) << e.what();
+  }
+  for (const char* bad : {"0/2", "3/2", "2", "a/b", "1/", "/4", "1/2/3", "-1/2"})
+    EXPECT_THROW(parse_case_share(bad), InputError) << bad;
+  EXPECT_EQ(parse_case_share("7/8").part, 7);
+  EXPECT_EQ(parse_case_share("7/8").of, 8);
 }
 
 }  // namespace
