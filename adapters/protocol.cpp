@@ -289,16 +289,32 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
   return m;
 }
 
-Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finite) {
-  const fs::path result_path = dir / m.result_file;
-  if (!fs::exists(result_path)) return invalid(fmt::format("the adapter wrote no {}", m.result_file));
-  json j;
-  try {
-    std::ifstream in(result_path);
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    return invalid(fmt::format("{} is not valid JSON: {}", m.result_file, e.what()));
+namespace {
+
+// result.json's byte count `field`, where it is a non-negative integer.
+std::optional<std::int64_t> byte_count(const json& j, const char* field) {
+  if (j.is_object() && j.contains(field) && j[field].is_number_integer() && j[field].get<std::int64_t>() >= 0)
+    return j[field].get<std::int64_t>();
+  return std::nullopt;
+}
+
+// result.json parsed; nullopt with `problem` set when it is missing or not JSON.
+std::optional<json> read_result_json(const fs::path& dir, const CaseManifest& m, std::string& problem) {
+  std::ifstream in(dir / m.result_file);
+  if (!in) {
+    problem = fmt::format("the adapter wrote no {}", m.result_file);
+    return std::nullopt;
   }
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    problem = fmt::format("{} is not valid JSON: {}", m.result_file, e.what());
+    return std::nullopt;
+  }
+}
+
+// The answer of a parsed result.json.
+Result result_of(const json& j, const fs::path& dir, const CaseManifest& m, bool inputs_finite) {
   if (!j.is_object() || !j.contains("status") || !j["status"].is_string())
     return invalid(fmt::format("{} has no string field 'status' (expected ok, unsupported or error)", m.result_file));
   const std::string status = j["status"].get<std::string>();
@@ -338,27 +354,29 @@ Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finit
   return r;
 }
 
-namespace {
-
-std::optional<std::int64_t> read_byte_count(const fs::path& dir, const CaseManifest& m, const char* field) {
-  try {
-    std::ifstream in(dir / m.result_file);
-    const json j = json::parse(in);
-    if (j.is_object() && j.contains(field) && j[field].is_number_integer() && j[field].get<std::int64_t>() >= 0)
-      return j[field].get<std::int64_t>();
-  } catch (const json::exception&) {
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
+Answer read_answer(const fs::path& dir, const CaseManifest& m, bool inputs_finite) {
+  std::string problem;
+  const std::optional<json> j = read_result_json(dir, m, problem);
+  if (!j) return {invalid(std::move(problem)), std::nullopt, std::nullopt};
+  return {result_of(*j, dir, m, inputs_finite), byte_count(*j, "live_bytes"), byte_count(*j, "device_bytes")};
+}
+
+Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finite) {
+  return read_answer(dir, m, inputs_finite).result;
+}
+
 std::optional<std::int64_t> read_live_bytes(const fs::path& dir, const CaseManifest& m) {
-  return read_byte_count(dir, m, "live_bytes");
+  std::string problem;
+  const std::optional<json> j = read_result_json(dir, m, problem);
+  return j ? byte_count(*j, "live_bytes") : std::nullopt;
 }
 
 std::optional<std::int64_t> read_device_bytes(const fs::path& dir, const CaseManifest& m) {
-  return read_byte_count(dir, m, "device_bytes");
+  std::string problem;
+  const std::optional<json> j = read_result_json(dir, m, problem);
+  return j ? byte_count(*j, "device_bytes") : std::nullopt;
 }
 
 LoadedCase read_case(const fs::path& dir) {

@@ -88,6 +88,14 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const std::filesystem::pa
 // `inputs_finite` says whether every input was finite (only then is NaN/Inf in the answer invalid).
 Result read_result(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
 
+// read_result together with the byte counts result.json reports (read_live_bytes, read_device_bytes),
+// from one read of the file: what the process system takes from every answer.
+struct Answer {
+  Result result;
+  std::optional<std::int64_t> live_bytes, device_bytes;
+};
+Answer read_answer(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
+
 // result.json's optional `live_bytes`: memory the system holds between evaluations after this one
 // (device memory for a GPU system), which a host-side RSS cannot see. nullopt when absent or when
 // result.json cannot be read; read_result refuses a value that is not a non-negative integer.

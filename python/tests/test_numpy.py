@@ -96,5 +96,35 @@ def test_the_adapter_kit_reads_npy_files_as_numpy_does(tmp_path):
     np.save(short, np.arange(10.0))
     with open(short, "r+b") as f:
         f.truncate(os.path.getsize(short) - 8)
-    with pytest.raises(ValueError, match="declares 10 elements, the file holds 9"):
+    with pytest.raises(ValueError, match="declares 10 elements, the file holds 72 bytes"):
         kit.read_npy(short)
+
+
+def test_the_adapter_kit_writes_npy_files_as_numpy_does(tmp_path):
+    """write_npy is np.save in one write: the same bytes as np.save of the C-order array where numpy
+    adds no spare header room (numpy >= 1.24 pads some headers for growth in place), a file np.load
+    reads back exactly with its data 64-byte aligned for every array, and np.save itself for what it
+    does not write (structured dtypes)."""
+    from gnncheck.adapter_kit import gnncheck_adapter as kit
+
+    arrays = [np.arange(12, dtype=np.float32).reshape(3, 4), np.array(3.5), np.zeros((0, 5)),
+              np.arange(7, dtype=np.int64), np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+              np.arange(6.0).reshape(2, 3)[:, ::2], np.ones((2, 2, 2), dtype=np.float16), np.array([], dtype=np.int32),
+              np.zeros((1,) * 20, dtype=np.float64), np.zeros(3, dtype=[("a", "<i4"), ("b", "<f8")])]
+    for i, a in enumerate(arrays):
+        ours, numpy_s = str(tmp_path / ("%d.ours.npy" % i)), str(tmp_path / ("%d.numpy.npy" % i))
+        kit.write_npy(ours, a)
+        np.save(numpy_s, np.array(a, order="C"))
+        mine, theirs = open(ours, "rb").read(), open(numpy_s, "rb").read()
+        header_end = 10 + int.from_bytes(mine[8:10], "little")
+        assert header_end % 64 == 0 and mine[header_end - 1:header_end] == b"\n", i
+        assert mine[header_end:] == theirs[len(theirs) - (len(mine) - header_end):], i
+        if len(mine) == len(theirs):
+            assert mine == theirs, i
+        assert np.array_equal(np.load(ours), a) and np.load(ours).shape == a.shape, i
+        back = kit.read_npy(ours)
+        assert back.shape == a.shape and np.array_equal(back, a), i
+    # A file that grew after its size was read is read to its end.
+    grown = tmp_path / "grown.bin"
+    grown.write_bytes(b"x" * 5000)
+    assert kit.read_file(str(grown)) == b"x" * 5000
