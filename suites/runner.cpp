@@ -791,9 +791,15 @@ class Executor {
                      [&](const checks::Verdict& v) {
                        if (properties::case_kind(v) == properties::CaseKind::decided) plot_point(r, v, worst_ratio);
                      }});
-    if (out.stopped) return interrupted(r);
     r.cases = out.tally.drawn;
     r.conclusive = out.tally.conclusive;
+    if (out.stopped) {
+      // Still not tested, but what it drew before the stop is kept: a campaign cut at its deadline
+      // says how far each check got.
+      interrupted(r);
+      r.message += fmt::format(" ({} before the stop)", properties::describe_tally(out.tally));
+      return;
+    }
     if (out.failure) return record_failure(t, *out.failure, r);
     if (!out.source_error.empty()) {
       r.outcome = Outcome::error;
