@@ -41,8 +41,6 @@ bool is_supported_target(const std::string& target);
 // Throws InputError naming --target and listing supported_targets() when `target` is not one.
 void require_supported_target(const std::string& target);
 
-std::vector<index_t> row_ids(const std::vector<SampledRow>& rows);
-
 // The big case's output gradients: `c.grad_outputs` (or, when it has none, fresh values from the
 // case's seed) kept on the rows `rows` (ascending, distinct) — on the edges of those rows for edge
 // outputs — and zero everywhere else.
@@ -68,13 +66,15 @@ void require_restrictable(const std::string& target, const Attributes& attribute
 Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows);
 
 // What restricting to rows reads of the big graph, so that a graph held elsewhere (on a device)
-// needs to hand over only its offsets and the sampled rows' columns.
+// needs to hand over only the sampled rows' offsets and columns, and the symmetric norm's source
+// degrees — K × degree values, never one per node.
 struct SampledGraph {
   index_t n_dst = 0, n_src = 0;
-  std::string summary;                       // for messages
-  std::span<const index_t> row_ptr;          // the whole graph's offsets [n_dst + 1]
-  std::span<const index_t> sampled_columns;  // the columns of the sampled rows, concatenated in row order
-  std::function<index_t(index_t)> out_degree;  // a source's out-degree in the whole graph (symmetric norm only)
+  std::string summary;                        // for messages
+  std::span<const RowExtent> row_extents;     // (row_ptr[r], row_ptr[r + 1]) of each sampled row, in order
+  std::span<const index_t> sampled_columns;   // the columns of the sampled rows, concatenated in row order
+  // The whole graph's out-degree of each source listed, in order (symmetric norm only).
+  std::function<std::vector<index_t>(std::span<const index_t>)> out_degrees;
 };
 
 // The neighbourhood's graph, maps, target, attributes and seed; its tensors are left to the caller
