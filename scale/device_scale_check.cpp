@@ -167,7 +167,8 @@ class DeviceChecker {
       device::gather_row_columns(ctx, g.row_ptr(), g.col_idx(), d_ids.data(), d_first.data(), static_cast<std::int64_t>(ids.size()),
                                  d_columns.data());
       const std::vector<gpu::node_t> narrow = d_columns.download(ctx.stream);
-      std::copy(narrow.begin(), narrow.end(), columns.begin());
+#pragma omp parallel for schedule(static) if (worth_parallel(sampled_edges))
+      for (index_t e = 0; e < sampled_edges; ++e) columns[static_cast<size_t>(e)] = narrow[static_cast<size_t>(e)];
     }
     auto out_degrees = [&graph_rows](std::span<const index_t> sources) {  // A = Aᵀ: out-degree = in-degree
       const std::vector<RowExtent> ext = graph_rows.extents(sources);
@@ -175,7 +176,14 @@ class DeviceChecker {
       for (size_t j = 0; j < ext.size(); ++j) d[j] = ext[j].degree();
       return d;
     };
-    const SampledGraph sampled{n, n, r_.graph_summary, extents, columns, out_degrees};
+    // The sources numbered on the device: its map of first uses has one entry per node.
+    auto number_sources = [&ctx](std::span<const index_t> first, std::span<const index_t> entries, index_t n_src) {
+      device::FirstUse d = device::number_by_first_use(ctx, first.data(), static_cast<std::int64_t>(first.size()), entries.data(),
+                                                       static_cast<std::int64_t>(entries.size()), n_src);
+      if (!d.in_range) throw InternalError(fmt::format("scale: a sampled column lies outside the graph's {} sources", n_src));
+      return FirstUseNumbering{std::move(d.local), std::move(d.sources)};
+    };
+    const SampledGraph sampled{n, n, r_.graph_summary, extents, columns, out_degrees, number_sources};
     nb_ = restrict_graph_to_rows(options_.target, options_.attributes, sampled, ids, options_.seed);
     r_.seconds.neighbourhood = seconds_since(t);  // its graph here; its inputs' gather after the system's run
 

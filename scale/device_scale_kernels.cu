@@ -5,6 +5,7 @@
 #include <string>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include "gpu/device_allocator.h"
 #include "gpu/kronecker.h"
@@ -108,6 +109,39 @@ __global__ void rows_where_kernel(const offset_t* __restrict__ row_ptr, std::int
     if ((row_ptr[r + 1] == row_ptr[r]) != empty) continue;
     const unsigned long long at = atomicAdd(next, 1ull);
     if (out) out[at] = r;
+  }
+}
+
+// The first-use numbering: each id's earliest position (an atomic minimum over a map of n_src
+// entries), a flag at each first position, their exclusive prefix sum (the numbers), then each
+// entry's number through its id's first position.
+__global__ void first_use_init_kernel(std::int64_t n_src, unsigned long long* __restrict__ first_position) {
+  for (std::int64_t j = global_thread(); j < n_src; j += thread_count()) first_position[j] = ~0ull;
+}
+
+__global__ void first_use_min_kernel(const std::int64_t* __restrict__ ids, std::int64_t n, std::int64_t n_src,
+                                     unsigned long long* __restrict__ first_position, unsigned long long* __restrict__ out_of_range) {
+  for (std::int64_t p = global_thread(); p < n; p += thread_count()) {
+    const std::int64_t j = ids[p];
+    if (j < 0 || j >= n_src) atomicAdd(out_of_range, 1ull);
+    else atomicMin(&first_position[j], static_cast<unsigned long long>(p));
+  }
+}
+
+__global__ void first_use_flag_kernel(const std::int64_t* __restrict__ ids, std::int64_t n,
+                                      const unsigned long long* __restrict__ first_position, std::int64_t* __restrict__ flag) {
+  for (std::int64_t p = global_thread(); p < n; p += thread_count())
+    flag[p] = first_position[ids[p]] == static_cast<unsigned long long>(p) ? 1 : 0;
+}
+
+__global__ void first_use_number_kernel(const std::int64_t* __restrict__ ids, std::int64_t n, std::int64_t n_first,
+                                        const unsigned long long* __restrict__ first_position, const std::int64_t* __restrict__ number,
+                                        std::int64_t* __restrict__ sources, std::int64_t* __restrict__ local) {
+  for (std::int64_t p = global_thread(); p < n; p += thread_count()) {
+    const std::int64_t j = ids[p];
+    const auto at = static_cast<std::int64_t>(first_position[j]);
+    if (at == p) sources[number[p]] = j;
+    if (p >= n_first) local[p - n_first] = number[at];
   }
 }
 
@@ -280,6 +314,55 @@ std::vector<std::int64_t> rows_where(GpuContext& ctx, const offset_t* row_ptr, s
   GNNCHECK_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, sorted, found, 0, end_bit, ctx.stream));
   std::vector<std::int64_t> out(static_cast<std::size_t>(found));
   GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(out.data(), sorted.Current(), out.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost, ctx.stream));
+  ctx.synchronize();
+  return out;
+}
+
+FirstUse number_by_first_use(GpuContext& ctx, const std::int64_t* first, std::int64_t n_first, const std::int64_t* entries,
+                             std::int64_t n_entries, std::int64_t n_src) {
+  FirstUse out;
+  const std::int64_t n = n_first + n_entries;
+  if (n == 0) return out;
+  gpu::DeviceBuffer<std::int64_t> ids(ctx.allocator, n);
+  if (n_first > 0)
+    GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(ids.data(), first, n_first * sizeof(std::int64_t), cudaMemcpyHostToDevice, ctx.stream));
+  if (n_entries > 0)
+    GNNCHECK_CUDA_CHECK(
+        cudaMemcpyAsync(ids.data() + n_first, entries, n_entries * sizeof(std::int64_t), cudaMemcpyHostToDevice, ctx.stream));
+  gpu::DeviceBuffer<unsigned long long> first_position(ctx.allocator, std::max<std::int64_t>(n_src, 1)), out_of_range(ctx.allocator, 1);
+  out_of_range.zero(ctx.stream);
+  first_use_init_kernel<<<blocks_for_threads(n_src), block_threads, 0, ctx.stream>>>(n_src, first_position.data());
+  GNNCHECK_CHECK_LAUNCH();
+  first_use_min_kernel<<<blocks_for_threads(n), block_threads, 0, ctx.stream>>>(ids.data(), n, n_src, first_position.data(),
+                                                                               out_of_range.data());
+  GNNCHECK_CHECK_LAUNCH();
+  if (out_of_range.download(ctx.stream)[0] != 0) {
+    out.in_range = false;
+    return out;
+  }
+  gpu::DeviceBuffer<std::int64_t> flag(ctx.allocator, n), number(ctx.allocator, n);
+  first_use_flag_kernel<<<blocks_for_threads(n), block_threads, 0, ctx.stream>>>(ids.data(), n, first_position.data(), flag.data());
+  GNNCHECK_CHECK_LAUNCH();
+  std::size_t temp_bytes = 0;
+  GNNCHECK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, flag.data(), number.data(), n, ctx.stream));
+  {
+    gpu::DeviceBuffer<unsigned char> temp(ctx.allocator, static_cast<std::int64_t>(temp_bytes));
+    GNNCHECK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, flag.data(), number.data(), n, ctx.stream));
+    ctx.synchronize();  // temp is freed at the end of this scope
+  }
+  std::int64_t last[2] = {0, 0};  // the last number and flag: m = their sum
+  GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(&last[0], number.data() + n - 1, sizeof(std::int64_t), cudaMemcpyDeviceToHost, ctx.stream));
+  GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(&last[1], flag.data() + n - 1, sizeof(std::int64_t), cudaMemcpyDeviceToHost, ctx.stream));
+  ctx.synchronize();
+  const std::int64_t m = last[0] + last[1];
+  gpu::DeviceBuffer<std::int64_t> sources(ctx.allocator, m), local(ctx.allocator, std::max<std::int64_t>(n_entries, 1));
+  first_use_number_kernel<<<blocks_for_threads(n), block_threads, 0, ctx.stream>>>(ids.data(), n, n_first, first_position.data(),
+                                                                                  number.data(), sources.data(), local.data());
+  GNNCHECK_CHECK_LAUNCH();
+  out.sources = sources.download(ctx.stream);
+  out.local.resize(static_cast<std::size_t>(n_entries));
+  if (n_entries > 0)
+    GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(out.local.data(), local.data(), n_entries * sizeof(std::int64_t), cudaMemcpyDeviceToHost, ctx.stream));
   ctx.synchronize();
   return out;
 }

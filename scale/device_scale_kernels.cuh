@@ -52,6 +52,18 @@ std::vector<RankedRow> largest_rows(GpuContext& ctx, const offset_t* row_ptr, st
 // The rows of [lo, hi) whose in-degree is 0 (`empty`) or not, ascending.
 std::vector<std::int64_t> rows_where(GpuContext& ctx, const offset_t* row_ptr, std::int64_t lo, std::int64_t hi, bool empty);
 
+// scale::number_by_first_use (scale/neighbourhood.h) on the device: the ids of `first` (host,
+// distinct) then of `entries` (host), numbered 0…m−1 in order of first use, with a map of one entry
+// per source on the device rather than the host's. local [n_entries] is each entry's number,
+// sources [m] the id of each number; in_range is false (and the rest empty) when an id lies
+// outside [0, n_src). Synchronizes.
+struct FirstUse {
+  std::vector<std::int64_t> local, sources;
+  bool in_range = true;
+};
+FirstUse number_by_first_use(GpuContext& ctx, const std::int64_t* first, std::int64_t n_first, const std::int64_t* entries,
+                             std::int64_t n_entries, std::int64_t n_src);
+
 // inside[rows[i]] = 1 for i < count (inside is zeroed by the caller).
 void mark_rows(GpuContext& ctx, const std::int64_t* rows, std::int64_t count, std::uint8_t* inside);
 

@@ -214,7 +214,10 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
     std::iota(nb.edges.begin() + column_start[i], nb.edges.begin() + column_start[i + 1], g.row_extents[static_cast<size_t>(i)].begin);
     if (explicit_self_loops) entries[static_cast<size_t>(sub_row_ptr[i] + degree)] = rows[i];
   }
-  FirstUseNumbering numbering = number_by_first_use(block ? rows : std::span<const index_t>(), entries, g.n_src);
+  const std::span<const index_t> first = block ? rows : std::span<const index_t>();
+  FirstUseNumbering numbering = g.number_sources ? g.number_sources(first, entries, g.n_src) : number_by_first_use(first, entries, g.n_src);
+  if (numbering.local.size() != entries.size())
+    throw InternalError(fmt::format("scale: {} source numbers for {} entries", numbering.local.size(), entries.size()));
   entries = {};
   nb.cols = std::move(numbering.sources);
   std::vector<index_t> sub_col = std::move(numbering.local);
@@ -285,7 +288,7 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
     for (size_t j = 0; j < sources.size(); ++j) d[j] = g.out_degree(sources[j]);
     return d;
   };
-  const SampledGraph sampled{g.n_dst(), g.n_src(), g.summary(), extents, columns, out_degrees};
+  const SampledGraph sampled{g.n_dst(), g.n_src(), g.summary(), extents, columns, out_degrees, {}};  // numbered on the host
   Neighbourhood nb = restrict_graph_to_rows(c.target, c.attributes, sampled, rows, c.seed);
   const auto& def = oracle::find_target(c.target);
 

@@ -1,11 +1,16 @@
 // The device-resident scale check (scale/device_scale_check.h) on small Kronecker graphs: the graph
 // generated on the device is the host's `kronecker:` graph, array for array; sampling on the device's
-// offsets picks the host's rows, row for row; the `gpu` system
+// offsets picks the host's rows, row for row, and numbers the neighbourhood's sources as the host
+// does; the `gpu` system
 // passes every target the path runs (both norms, GCN and GAT with and without self-loops); the
 // scale-only replicas pass where their bugs cannot fire (this is what makes them scale-only; that
 // they are caught at scale 25–27 is measured by scale/benchmarks/gpu_scale_benchmark.sh). Skips,
 // saying so, without a CUDA device.
 #include <gtest/gtest.h>
+
+#include <random>
+#include <span>
+#include <vector>
 
 #include "adapters/replicas/gpu/gpu_scale_replicas.h"
 #include "gpu/context.h"
@@ -14,7 +19,9 @@
 #include "gpu/kronecker.cuh"
 #include "fixtures/generators.h"
 #include "scale/device_scale_check.h"
+#include "scale/device_scale_kernels.cuh"
 #include "scale/graph_spec.h"
+#include "scale/neighbourhood.h"
 #include "scale/row_sampling.h"
 
 namespace gnncheck::scale {
@@ -105,6 +112,27 @@ TEST(DeviceScale, SamplingOnTheDeviceIsSamplingOnTheHost) {
           }
         }
   }
+}
+
+// The device's first-use numbering of the neighbourhood's sources is the host's, entry for entry.
+TEST(DeviceScale, FirstUseNumberingOnTheDeviceIsTheHosts) {
+  SKIP_WITHOUT_DEVICE();
+  gpu::GpuContext ctx;
+  const index_t n_src = 5000;
+  std::mt19937_64 rng(11);
+  std::vector<index_t> first = {17, 3, 4999}, entries(200000);
+  for (auto& e : entries) e = static_cast<index_t>(rng() % (rng() % 2 ? 50 : n_src));  // many repeats
+  for (const bool with_first : {true, false}) {
+    const std::span<const index_t> f = with_first ? std::span<const index_t>(first) : std::span<const index_t>();
+    const FirstUseNumbering host = number_by_first_use(f, entries, n_src);
+    const device::FirstUse on_device = device::number_by_first_use(ctx, f.data(), static_cast<std::int64_t>(f.size()), entries.data(),
+                                                                   static_cast<std::int64_t>(entries.size()), n_src);
+    ASSERT_TRUE(on_device.in_range);
+    EXPECT_EQ(on_device.sources, host.sources) << (with_first ? "with" : "without") << " first ids";
+    EXPECT_EQ(on_device.local, host.local) << (with_first ? "with" : "without") << " first ids";
+  }
+  entries[123] = n_src;
+  EXPECT_FALSE(device::number_by_first_use(ctx, first.data(), 3, entries.data(), static_cast<std::int64_t>(entries.size()), n_src).in_range);
 }
 
 TEST(DeviceScale, TheGpuSystemPassesEveryDeviceResidentTarget) {

@@ -434,7 +434,9 @@ TEST(GraphSpec, KroneckerIsTheDeviceGeneratorsDefinition) {
     EXPECT_EQ(g.in_degree(i), g.out_degree(i)) << i;
     for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
       EXPECT_NE(col[e], i) << "self-loop at row " << i;
-      if (e > row_ptr[i]) EXPECT_LT(col[e - 1], col[e]) << "row " << i << " not strictly ascending";
+      if (e > row_ptr[i]) {
+        EXPECT_LT(col[e - 1], col[e]) << "row " << i << " not strictly ascending";
+      }
     }
   }
   // Every kept edge is a draw of the definition in one of its directions.
