@@ -12,10 +12,11 @@
 //   sampling  on the device's offsets (DeviceGraphRows): the hub stratum's largest rows ranked
 //             there, and only the rows sampling asks about (candidates, the sampled rows) read
 //             back — K-sized answers, never one value per node;
-//   oracle    the host receives, for the K sampled rows, their offsets and columns and the rows of
-//             every tensor the neighbourhood holds — K × degree values, never E — and evaluates the neighbourhood exactly as
-//             run_scale_check does (scale/neighbourhood.h), on the very float32 values the
-//             device used;
+//   oracle    the host receives, for the K sampled rows, their offsets and columns, the
+//             neighbourhood's source numbering (its map of one entry per node lives on the device)
+//             and the rows of every tensor the neighbourhood holds — K × degree values, never E —
+//             and evaluates the neighbourhood exactly as run_scale_check does
+//             (scale/neighbourhood.h), on the very float32 values the device used;
 //   zero check  run on the device over every gradient (a row mask of n bytes).
 // The sources' out-degrees the symmetric normalization reads are their in-degrees (A = Aᵀ).
 //
