@@ -301,6 +301,43 @@ TEST(RowSampling, HubStratumOfManyRowsIsTheLargestRowsForAnyThreadCount) {
   omp_set_num_threads(threads_before);
 }
 
+// A graph held elsewhere hands over the sampled rows' extents and columns, the sources' degrees and
+// their numbering (SampledGraph): restricting through them gives restrict_to_rows' neighbourhood, for
+// the three shapes of entries (block rows first, explicit self-loops, the degree-padding row).
+TEST(Neighbourhood, FromWhatAGraphHeldElsewhereHandsOverAsFromTheGraph) {
+  const Graph g = rmat({.scale = 9, .edge_factor = 6}, 4);
+  const auto rows = row_ids(sample_rows(g, {.rows = 60, .seed = 2}));
+  const HostGraphRows host(g.row_ptr());
+  const std::vector<RowExtent> extents = host.extents(rows);
+  std::vector<index_t> columns;
+  for (const RowExtent& e : extents) columns.insert(columns.end(), g.col_idx().begin() + e.begin, g.col_idx().begin() + e.end);
+  for (const auto& [target, attrs] : std::vector<std::pair<std::string, Attributes>>{
+           {"gat", {}}, {"gcn", {{"norm", std::string("row_mean")}}}, {"normalized_spmm", {{"norm", std::string("symmetric")}}}}) {
+    index_t numbered = 0, degrees_asked = 0;
+    auto out_degrees = [&](std::span<const index_t> sources) {
+      std::vector<index_t> d;
+      for (index_t j : sources) d.push_back(g.out_degree(j));
+      degrees_asked += static_cast<index_t>(sources.size());
+      return d;
+    };
+    auto number = [&](std::span<const index_t> first, std::span<const index_t> entries, index_t n_src) {
+      ++numbered;
+      return number_by_first_use(first, entries, n_src);
+    };
+    const SampledGraph elsewhere{g.n_dst(), g.n_src(), g.summary(), extents, columns, out_degrees, number};
+    const Neighbourhood got = restrict_graph_to_rows(target, attrs, elsewhere, rows, 1);
+    const Case c = oracle::make_random_case(oracle::find_target(target), std::make_shared<const Graph>(g), attrs, 1);
+    const Neighbourhood want = restrict_to_rows(c, rows);
+    EXPECT_EQ(numbered, 1) << target;
+    EXPECT_EQ(degrees_asked > 0, target == "normalized_spmm") << target;
+    EXPECT_EQ(got.cols, want.cols) << target;
+    EXPECT_EQ(got.edges, want.edges) << target;
+    EXPECT_EQ(got.padding_edges, want.padding_edges) << target;
+    EXPECT_TRUE(std::ranges::equal(got.sub.graph->row_ptr(), want.sub.graph->row_ptr())) << target;
+    EXPECT_TRUE(std::ranges::equal(got.sub.graph->col_idx(), want.sub.graph->col_idx())) << target;
+  }
+}
+
 TEST(Neighbourhood, FirstUseNumberingEqualsASerialPass) {
   const index_t n_src = 5000;
   std::mt19937_64 rng(11);
