@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <vector>
 
 #include "checks/tolerance.h"
@@ -23,9 +22,10 @@ void add_agnn_attention_floor(const Case& c, double u, double safety, std::map<s
     return;
   const auto cfg =
       oracle::layers::AgnnConfig::from_attributes(oracle::with_defaults(oracle::find_target("agnn").spec, c.attributes));
-  std::optional<Graph> looped;  // no copy of the case's graph when the layer adds no self-loops
-  if (cfg.self_loops) looped = oracle::layers::with_destination_self_loops(*c.graph);
-  const Graph& g = looped ? *looped : *c.graph;
+  // The layer's own A + I (shared with the evaluations beside this one); the case's graph itself
+  // when the layer adds no self-loops.
+  const oracle::layers::AggregationGraph looped(*c.graph, cfg.self_loops);
+  const Graph& g = *looped;
   const Tensor& x = c.inputs.at("x");
   const Tensor& gy = c.grad_outputs.at("y");
   const double beta = c.parameters.at("beta")[0];

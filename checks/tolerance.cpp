@@ -6,7 +6,6 @@
 #include <future>
 #include <map>
 #include <deque>
-#include <optional>
 #include <vector>
 
 #include <omp.h>
@@ -230,9 +229,10 @@ Floors gat_attention_floors(const Case& c, double u) {
     return {};
   // Cases may leave attributes at their defaults (unset); the layer reads them with defaults filled.
   const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes));
-  std::optional<Graph> looped;  // no copy of the case's graph when the layer adds no self-loops
-  if (cfg.self_loops) looped = oracle::layers::with_destination_self_loops(*c.graph);
-  const Graph& g = looped ? *looped : *c.graph;
+  // The layer's own A + I (shared with the evaluations beside this one); the case's graph itself
+  // when the layer adds no self-loops.
+  const oracle::layers::AggregationGraph looped(*c.graph, cfg.self_loops);
+  const Graph& g = *looped;
   const Tensor& x = c.inputs.at("x");
   const Tensor& W = c.parameters.at("weight");
   const Tensor& att_src = c.parameters.at("att_src");

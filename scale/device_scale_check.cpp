@@ -67,6 +67,35 @@ Tensor download_rows(gpu::GpuContext& ctx, const DeviceTensor& t, std::span<cons
   return out;
 }
 
+}  // namespace
+
+DeviceGraphRows::DeviceGraphRows(gpu::GpuContext& ctx, const gpu::offset_t* row_ptr, index_t n_dst)
+    : ctx_(ctx), row_ptr_(row_ptr), n_dst_(n_dst) {
+  GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(&edges_, row_ptr + n_dst, sizeof(index_t), cudaMemcpyDeviceToHost, ctx.stream));
+  ctx.synchronize();
+}
+
+std::vector<RowExtent> DeviceGraphRows::extents(std::span<const index_t> rows) const {
+  const std::vector<std::int64_t> flat = device::row_extents(ctx_, row_ptr_, rows.data(), static_cast<std::int64_t>(rows.size()));
+  std::vector<RowExtent> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) out[i] = {flat[2 * i], flat[2 * i + 1]};
+  return out;
+}
+
+index_t DeviceGraphRows::row_holding_edge(index_t edge) const { return device::row_holding_edge(ctx_, row_ptr_, n_dst_, edge); }
+
+std::vector<RowDegree> DeviceGraphRows::largest_rows(index_t count) const {
+  std::vector<RowDegree> out;
+  for (const device::RankedRow& r : device::largest_rows(ctx_, row_ptr_, n_dst_, count)) out.push_back({r.row, r.degree});
+  return out;
+}
+
+std::vector<index_t> DeviceGraphRows::rows_where(index_t lo, index_t hi, RowFilter filter) const {
+  return device::rows_where(ctx_, row_ptr_, lo, hi, filter == RowFilter::empty);
+}
+
+namespace {
+
 class DeviceChecker {
  public:
   DeviceChecker(std::string system_name, const std::map<std::string, gpu::GpuTargetFn>& targets, int scale,
@@ -115,22 +144,20 @@ class DeviceChecker {
     r_.seconds.graph = seconds_since(t);
     require_restrictable(options_.target, options_.attributes, n, n, r_.graph_summary);
 
-    // Sampling and the neighbourhood's structure: the offsets and the sampled rows' columns only.
+    // Sampling and the neighbourhood's structure: the sampled rows' offsets and columns only.
     t = Clock::now();
-    // The offsets, copied into memory that is not zeroed first (8 bytes per node: 1 GiB at scale 27).
-    const std::unique_ptr<index_t[]> row_ptr_storage(new index_t[static_cast<size_t>(n) + 1]);
-    const std::span<const index_t> row_ptr(row_ptr_storage.get(), static_cast<size_t>(n) + 1);
-    GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(row_ptr_storage.get(), g.row_ptr(), row_ptr.size() * sizeof(index_t), cudaMemcpyDeviceToHost, ctx.stream));
-    ctx.synchronize();
-    r_.rows = sample_rows(row_ptr, sampling_options(options_));
+    const DeviceGraphRows graph_rows(ctx, g.row_ptr(), n);
+    r_.rows = sample_rows(graph_rows, sampling_options(options_));
     const std::vector<index_t> ids = row_ids(r_.rows);
     r_.seconds.sampling = seconds_since(t);
     t = Clock::now();
     std::vector<index_t> first(ids.size());
+    std::vector<RowExtent> extents(ids.size());
     index_t sampled_edges = 0;
     for (size_t i = 0; i < ids.size(); ++i) {
       first[i] = sampled_edges;
-      sampled_edges += row_ptr[static_cast<size_t>(ids[i]) + 1] - row_ptr[static_cast<size_t>(ids[i])];
+      extents[i] = {r_.rows[i].first_edge, r_.rows[i].first_edge + r_.rows[i].in_degree};
+      sampled_edges += r_.rows[i].in_degree;
     }
     std::vector<index_t> columns(static_cast<size_t>(sampled_edges));
     {
@@ -140,10 +167,23 @@ class DeviceChecker {
       device::gather_row_columns(ctx, g.row_ptr(), g.col_idx(), d_ids.data(), d_first.data(), static_cast<std::int64_t>(ids.size()),
                                  d_columns.data());
       const std::vector<gpu::node_t> narrow = d_columns.download(ctx.stream);
-      std::copy(narrow.begin(), narrow.end(), columns.begin());
+#pragma omp parallel for schedule(static) if (worth_parallel(sampled_edges))
+      for (index_t e = 0; e < sampled_edges; ++e) columns[static_cast<size_t>(e)] = narrow[static_cast<size_t>(e)];
     }
-    auto in_degree = [&row_ptr](index_t j) { return row_ptr[static_cast<size_t>(j) + 1] - row_ptr[static_cast<size_t>(j)]; };
-    const SampledGraph sampled{n, n, r_.graph_summary, row_ptr, columns, in_degree};  // A = Aᵀ: out-degree = in-degree
+    auto out_degrees = [&graph_rows](std::span<const index_t> sources) {  // A = Aᵀ: out-degree = in-degree
+      const std::vector<RowExtent> ext = graph_rows.extents(sources);
+      std::vector<index_t> d(ext.size());
+      for (size_t j = 0; j < ext.size(); ++j) d[j] = ext[j].degree();
+      return d;
+    };
+    // The sources numbered on the device: its map of first uses has one entry per node.
+    auto number_sources = [&ctx](std::span<const index_t> first, std::span<const index_t> entries, index_t n_src) {
+      device::FirstUse d = device::number_by_first_use(ctx, first.data(), static_cast<std::int64_t>(first.size()), entries.data(),
+                                                       static_cast<std::int64_t>(entries.size()), n_src);
+      if (!d.in_range) throw InternalError(fmt::format("scale: a sampled column lies outside the graph's {} sources", n_src));
+      return FirstUseNumbering{std::move(d.local), std::move(d.sources)};
+    };
+    const SampledGraph sampled{n, n, r_.graph_summary, extents, columns, out_degrees, number_sources};
     nb_ = restrict_graph_to_rows(options_.target, options_.attributes, sampled, ids, options_.seed);
     r_.seconds.neighbourhood = seconds_since(t);  // its graph here; its inputs' gather after the system's run
 

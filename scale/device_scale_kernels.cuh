@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "gpu/context.h"
 #include "gpu/device_graph.h"
@@ -32,6 +33,36 @@ void scatter_rows(GpuContext& ctx, const float* in, std::int64_t width, const st
 // col_idx[row_ptr[rows[i]] + q]; first [count] is the exclusive prefix sum of their lengths.
 void gather_row_columns(GpuContext& ctx, const offset_t* row_ptr, const node_t* col_idx, const std::int64_t* rows,
                         const std::int64_t* first, std::int64_t count, node_t* out);
+
+// What row sampling reads of the offsets (scale/row_sampling.h, GraphRows), answered on the device
+// so that only K-sized answers cross to the host. Each synchronizes.
+//
+// (row_ptr[rows[i]], row_ptr[rows[i] + 1]) for each of the `count` rows (host), interleaved in
+// the result: begin, end, begin, end, …
+std::vector<std::int64_t> row_extents(GpuContext& ctx, const offset_t* row_ptr, const std::int64_t* rows, std::int64_t count);
+// The row r with row_ptr[r] ≤ edge < row_ptr[r + 1] (0 ≤ edge < row_ptr[n_dst]).
+std::int64_t row_holding_edge(GpuContext& ctx, const offset_t* row_ptr, std::int64_t n_dst, std::int64_t edge);
+struct RankedRow {
+  std::int64_t row = 0, degree = 0;
+};
+// The min(count, n_dst) rows of largest in-degree, ties broken by the lower row, in that order. The
+// rows whose degree has at least the bit width of the count-th largest are ranked by one radix
+// sort of unique keys (degree, −row): in a power-law graph a few times `count`; never more than n_dst.
+std::vector<RankedRow> largest_rows(GpuContext& ctx, const offset_t* row_ptr, std::int64_t n_dst, std::int64_t count);
+// The rows of [lo, hi) whose in-degree is 0 (`empty`) or not, ascending.
+std::vector<std::int64_t> rows_where(GpuContext& ctx, const offset_t* row_ptr, std::int64_t lo, std::int64_t hi, bool empty);
+
+// scale::number_by_first_use (scale/neighbourhood.h) on the device: the ids of `first` (host,
+// distinct) then of `entries` (host), numbered 0…m−1 in order of first use, with a map of one entry
+// per source on the device rather than the host's. local [n_entries] is each entry's number,
+// sources [m] the id of each number; in_range is false (and the rest empty) when an id lies
+// outside [0, n_src). Synchronizes.
+struct FirstUse {
+  std::vector<std::int64_t> local, sources;
+  bool in_range = true;
+};
+FirstUse number_by_first_use(GpuContext& ctx, const std::int64_t* first, std::int64_t n_first, const std::int64_t* entries,
+                             std::int64_t n_entries, std::int64_t n_src);
 
 // inside[rows[i]] = 1 for i < count (inside is zeroed by the caller).
 void mark_rows(GpuContext& ctx, const std::int64_t* rows, std::int64_t count, std::uint8_t* inside);

@@ -35,13 +35,6 @@ void require_supported_target(const std::string& target) {
                                fmt::join(supported_targets(), ", ")));
 }
 
-std::vector<index_t> row_ids(const std::vector<SampledRow>& rows) {
-  std::vector<index_t> ids;
-  ids.reserve(rows.size());
-  for (const auto& r : rows) ids.push_back(r.row);
-  return ids;
-}
-
 namespace {
 
 void check_rows(index_t n_dst, std::span<const index_t> rows) {
@@ -179,8 +172,8 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
                                      std::span<const index_t> rows, std::uint64_t seed) {
   require_restrictable(target, attributes, g.n_dst, g.n_src, g.summary);
   check_rows(g.n_dst, rows);
-  if (static_cast<index_t>(g.row_ptr.size()) != g.n_dst + 1)
-    throw InternalError(fmt::format("scale: row_ptr has {} entries for {} rows", g.row_ptr.size(), g.n_dst));
+  if (g.row_extents.size() != rows.size())
+    throw InternalError(fmt::format("scale: {} row extents for {} sampled rows", g.row_extents.size(), rows.size()));
   const auto& def = oracle::find_target(target);
   const Attributes attrs = oracle::with_defaults(def.spec, attributes);
   // A layer with self-loops aggregates over A + I, (i, i) appended to every row (the block
@@ -200,12 +193,11 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
 
   Neighbourhood nb;
   nb.rows.assign(rows.begin(), rows.end());
-  const auto row_ptr = g.row_ptr;
   const index_t k = static_cast<index_t>(rows.size());
   // Where each sampled row's columns start in g.sampled_columns and its entries in the sub graph.
   std::vector<index_t> column_start(static_cast<size_t>(k) + 1, 0), sub_row_ptr(static_cast<size_t>(k) + 1, 0);
   for (index_t i = 0; i < k; ++i) {
-    const index_t degree = row_ptr[rows[i] + 1] - row_ptr[rows[i]];
+    const index_t degree = g.row_extents[static_cast<size_t>(i)].degree();
     column_start[i + 1] = column_start[i] + degree;
     sub_row_ptr[i + 1] = sub_row_ptr[i] + degree + (explicit_self_loops ? 1 : 0);
   }
@@ -219,10 +211,13 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
   for (index_t i = 0; i < k; ++i) {
     const index_t degree = column_start[i + 1] - column_start[i];
     std::copy_n(g.sampled_columns.begin() + column_start[i], degree, entries.begin() + sub_row_ptr[i]);
-    std::iota(nb.edges.begin() + column_start[i], nb.edges.begin() + column_start[i + 1], row_ptr[rows[i]]);
+    std::iota(nb.edges.begin() + column_start[i], nb.edges.begin() + column_start[i + 1], g.row_extents[static_cast<size_t>(i)].begin);
     if (explicit_self_loops) entries[static_cast<size_t>(sub_row_ptr[i] + degree)] = rows[i];
   }
-  FirstUseNumbering numbering = number_by_first_use(block ? rows : std::span<const index_t>(), entries, g.n_src);
+  const std::span<const index_t> first = block ? rows : std::span<const index_t>();
+  FirstUseNumbering numbering = g.number_sources ? g.number_sources(first, entries, g.n_src) : number_by_first_use(first, entries, g.n_src);
+  if (numbering.local.size() != entries.size())
+    throw InternalError(fmt::format("scale: {} source numbers for {} entries", numbering.local.size(), entries.size()));
   entries = {};
   nb.cols = std::move(numbering.sources);
   std::vector<index_t> sub_col = std::move(numbering.local);
@@ -235,9 +230,12 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
 #pragma omp parallel for schedule(static) if (worth_parallel(static_cast<index_t>(sub_col.size())))
     for (size_t p = 0; p < sub_col.size(); ++p) std::atomic_ref<index_t>(uses[static_cast<size_t>(sub_col[p])]).fetch_add(1, std::memory_order_relaxed);
     std::vector<index_t> padding_start(static_cast<size_t>(n_cols) + 1, 0);
+    const std::vector<index_t> out_degree = g.out_degrees(nb.cols);
+    if (static_cast<index_t>(out_degree.size()) != n_cols)
+      throw InternalError(fmt::format("scale: {} out-degrees for {} sources", out_degree.size(), n_cols));
     for (index_t j = 0; j < n_cols; ++j) {
       const index_t big_col = nb.cols[static_cast<size_t>(j)];
-      const index_t full = g.out_degree(big_col) + (explicit_self_loops && big_col < g.n_dst ? 1 : 0);
+      const index_t full = out_degree[static_cast<size_t>(j)] + (explicit_self_loops && big_col < g.n_dst ? 1 : 0);
       padding_start[j + 1] = padding_start[j] + std::max<index_t>(full - uses[static_cast<size_t>(j)], 0);
     }
     const size_t before = sub_col.size();
@@ -284,7 +282,13 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
 #pragma omp parallel for schedule(dynamic, 16) if (worth_parallel(start.back()))
   for (size_t i = 0; i < rows.size(); ++i)
     std::copy(col_idx.begin() + row_ptr[rows[i]], col_idx.begin() + row_ptr[rows[i] + 1], columns.begin() + start[i]);
-  const SampledGraph sampled{g.n_dst(), g.n_src(), g.summary(), row_ptr, columns, [&g](index_t j) { return g.out_degree(j); }};
+  const std::vector<RowExtent> extents = HostGraphRows(row_ptr).extents(rows);
+  auto out_degrees = [&g](std::span<const index_t> sources) {
+    std::vector<index_t> d(sources.size());
+    for (size_t j = 0; j < sources.size(); ++j) d[j] = g.out_degree(sources[j]);
+    return d;
+  };
+  const SampledGraph sampled{g.n_dst(), g.n_src(), g.summary(), extents, columns, out_degrees, {}};  // numbered on the host
   Neighbourhood nb = restrict_graph_to_rows(c.target, c.attributes, sampled, rows, c.seed);
   const auto& def = oracle::find_target(c.target);
 

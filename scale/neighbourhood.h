@@ -41,8 +41,6 @@ bool is_supported_target(const std::string& target);
 // Throws InputError naming --target and listing supported_targets() when `target` is not one.
 void require_supported_target(const std::string& target);
 
-std::vector<index_t> row_ids(const std::vector<SampledRow>& rows);
-
 // The big case's output gradients: `c.grad_outputs` (or, when it has none, fresh values from the
 // case's seed) kept on the rows `rows` (ascending, distinct) — on the edges of those rows for edge
 // outputs — and zero everywhere else.
@@ -67,24 +65,6 @@ void require_restrictable(const std::string& target, const Attributes& attribute
 // Throws InputError as require_restrictable does, and for rows that are not ascending, distinct and in range.
 Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows);
 
-// What restricting to rows reads of the big graph, so that a graph held elsewhere (on a device)
-// needs to hand over only its offsets and the sampled rows' columns.
-struct SampledGraph {
-  index_t n_dst = 0, n_src = 0;
-  std::string summary;                       // for messages
-  std::span<const index_t> row_ptr;          // the whole graph's offsets [n_dst + 1]
-  std::span<const index_t> sampled_columns;  // the columns of the sampled rows, concatenated in row order
-  std::function<index_t(index_t)> out_degree;  // a source's out-degree in the whole graph (symmetric norm only)
-};
-
-// The neighbourhood's graph, maps, target, attributes and seed; its tensors are left to the caller
-// (restrict_to_rows fills them from a host case; a device check gathers them on the device).
-Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes& attributes, const SampledGraph& g,
-                                     std::span<const index_t> rows, std::uint64_t seed);
-
-// Rows `rows` of t (row i of the result = row rows[i] of t), then `zero_rows` rows of zeros.
-Tensor gather_rows(const Tensor& t, std::span<const index_t> rows, index_t zero_rows = 0);
-
 // Big source ids renumbered 0…m−1 in order of first use: `first` (distinct ids, numbered first, in
 // order), then `entries` in order. local[p] is entries[p]'s new number and sources[j] the big id of
 // new number j — what one serial pass with a map gives, computed in parallel (each id's first
@@ -95,6 +75,29 @@ struct FirstUseNumbering {
   std::vector<index_t> sources;  // [m]
 };
 FirstUseNumbering number_by_first_use(std::span<const index_t> first, std::span<const index_t> entries, index_t n_src);
+
+// What restricting to rows reads of the big graph, so that a graph held elsewhere (on a device)
+// needs to hand over only the sampled rows' offsets and columns, and the symmetric norm's source
+// degrees — K × degree values, never one per node.
+struct SampledGraph {
+  index_t n_dst = 0, n_src = 0;
+  std::string summary;                        // for messages
+  std::span<const RowExtent> row_extents;     // (row_ptr[r], row_ptr[r + 1]) of each sampled row, in order
+  std::span<const index_t> sampled_columns;   // the columns of the sampled rows, concatenated in row order
+  // The whole graph's out-degree of each source listed, in order (symmetric norm only).
+  std::function<std::vector<index_t>(std::span<const index_t>)> out_degrees;
+  // number_by_first_use's answer for (first, entries, n_src), computed where the graph lives (its
+  // map has one entry per source of the whole graph); number_by_first_use on the host when empty.
+  std::function<FirstUseNumbering(std::span<const index_t> first, std::span<const index_t> entries, index_t n_src)> number_sources;
+};
+
+// The neighbourhood's graph, maps, target, attributes and seed; its tensors are left to the caller
+// (restrict_to_rows fills them from a host case; a device check gathers them on the device).
+Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes& attributes, const SampledGraph& g,
+                                     std::span<const index_t> rows, std::uint64_t seed);
+
+// Rows `rows` of t (row i of the result = row rows[i] of t), then `zero_rows` rows of zeros.
+Tensor gather_rows(const Tensor& t, std::span<const index_t> rows, index_t zero_rows = 0);
 
 // Where the neighbourhood's rows of a node or edge tensor lie in the big case, and how many zero
 // rows follow them (the padding row, or its edges). InputError for CSC-ordered tensors; parameters

@@ -1,6 +1,8 @@
 #include "scale/row_sampling.h"
 
 #include <algorithm>
+#include <optional>
+#include <unordered_map>
 #include <queue>
 #include <random>
 #include <unordered_set>
@@ -55,25 +57,53 @@ class Picks {
   std::vector<SampledRow> rows_;
 };
 
-// Adds up to `quota` rows of [lo, hi) that satisfy `accept`, uniformly at random, not yet picked.
-// Few wanted of many: rejection; otherwise the candidates are listed and partially shuffled.
-template <class Accept>
-void add_random_rows(Picks& picks, index_t lo, index_t hi, index_t quota, Stratum s, std::mt19937_64& rng, Accept accept) {
+// The random stream of one stratum's candidates: uniform rows of [lo, hi).
+index_t draw_row(std::mt19937_64& rng, index_t lo, index_t span) {
+  return lo + static_cast<index_t>(uniform_below(rng, static_cast<std::uint64_t>(span)));
+}
+
+// Adds up to `quota` rows of [lo, hi) that pass `filter` (none: every row), uniformly at random,
+// not yet picked. Few wanted of many: rejection; otherwise the candidates are listed and partially
+// shuffled.
+void add_random_rows(const GraphRows& g, Picks& picks, index_t lo, index_t hi, index_t quota, Stratum s, std::mt19937_64& rng,
+                     std::optional<RowFilter> filter) {
   if (hi <= lo || quota <= 0) return;
   const index_t span = hi - lo;
   if (quota * 8 < span) {
-    // Rejection sampling: bounded attempts so a range of mostly rejected rows cannot spin.
+    // Rejection sampling: bounded attempts so a range of mostly rejected rows cannot spin. The
+    // degrees a filter tests are asked for in batches: on a miss, this row's and those of the next
+    // draws the loop would make (a copy of the generator replays them), so a graph on a device
+    // answers a few calls of many rows, and the draws are those of one row at a time.
+    const index_t attempts = 64 * quota;
+    std::unordered_map<index_t, index_t> degree;
+    auto passes = [&](index_t row, index_t attempt, index_t added) {
+      if (!filter) return true;
+      if (!degree.count(row)) {
+        std::vector<index_t> batch = {row};
+        std::mt19937_64 ahead = rng;
+        const index_t more = std::min(attempts - attempt - 1, 4 * (quota - added) + 256);
+        for (index_t q = 0; q < more; ++q) batch.push_back(draw_row(ahead, lo, span));
+        const std::vector<RowExtent> ext = g.extents(batch);
+        for (size_t q = 0; q < batch.size(); ++q) degree.emplace(batch[q], ext[q].degree());
+      }
+      return (degree.at(row) == 0) == (*filter == RowFilter::empty);
+    };
     index_t added = 0;
-    for (index_t attempt = 0; attempt < 64 * quota && added < quota && !picks.full(); ++attempt) {
-      const index_t row = lo + static_cast<index_t>(uniform_below(rng, static_cast<std::uint64_t>(span)));
-      if (accept(row) && picks.add(row, s)) ++added;
+    for (index_t attempt = 0; attempt < attempts && added < quota && !picks.full(); ++attempt) {
+      const index_t row = draw_row(rng, lo, span);
+      if (passes(row, attempt, added) && picks.add(row, s)) ++added;
     }
     if (added == quota || picks.full()) return;
     quota -= added;
   }
   std::vector<index_t> candidates;
-  for (index_t row = lo; row < hi; ++row)
-    if (accept(row) && !picks.contains(row)) candidates.push_back(row);
+  if (filter) {
+    candidates = g.rows_where(lo, hi, *filter);
+    std::erase_if(candidates, [&](index_t row) { return picks.contains(row); });
+  } else {
+    for (index_t row = lo; row < hi; ++row)
+      if (!picks.contains(row)) candidates.push_back(row);
+  }
   const index_t n = static_cast<index_t>(candidates.size());
   for (index_t i = 0; i < n && i < quota && !picks.full(); ++i) {
     const index_t j = i + static_cast<index_t>(uniform_below(rng, static_cast<std::uint64_t>(n - i)));
@@ -84,39 +114,28 @@ void add_random_rows(Picks& picks, index_t lo, index_t hi, index_t quota, Stratu
 
 }  // namespace
 
-std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options) {
-  return sample_rows(g.row_ptr(), options);
+HostGraphRows::HostGraphRows(std::span<const index_t> row_ptr) : row_ptr_(row_ptr) {
+  if (row_ptr.empty()) throw InputError("scale: a row_ptr needs n_dst + 1 entries, got none");
 }
 
-std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const SamplingOptions& options) {
-  if (options.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options.rows));
-  if (options.hub_edge_budget < 0) throw InputError(fmt::format("--hub-edges must be at least 0, got {}", options.hub_edge_budget));
-  if (row_ptr.empty()) throw InputError("scale: a row_ptr needs n_dst + 1 entries, got none");
-  const index_t n = static_cast<index_t>(row_ptr.size()) - 1;
-  const index_t num_edges = row_ptr.back();
-  auto in_degree = [&](index_t row) { return row_ptr[static_cast<size_t>(row) + 1] - row_ptr[static_cast<size_t>(row)]; };
-  const index_t k = std::min(options.rows, n);
-  Picks picks(k);
-  std::mt19937_64 rng(options.seed ^ 0x5ca1ab1e5eedULL);
-  if (n == 0) return {};
+std::vector<RowExtent> HostGraphRows::extents(std::span<const index_t> rows) const {
+  std::vector<RowExtent> out(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) out[i] = {row_ptr_[static_cast<size_t>(rows[i])], row_ptr_[static_cast<size_t>(rows[i]) + 1]};
+  return out;
+}
 
-  picks.add(0, Stratum::first_row);
-  picks.add(n - 1, Stratum::last_row);
+index_t HostGraphRows::row_holding_edge(index_t edge) const {
+  // The first row whose end passes `edge` holds it.
+  const auto it = std::upper_bound(row_ptr_.begin() + 1, row_ptr_.end(), edge);
+  return static_cast<index_t>(it - row_ptr_.begin()) - 1;
+}
 
-  // Rows holding an edge at position ≥ limit: the row containing edge `limit`, then any after it.
-  if (num_edges > options.edge_offset_limit) {
-    // The first row whose end passes the limit holds edge `limit`.
-    const auto it = std::upper_bound(row_ptr.begin() + 1, row_ptr.end(), options.edge_offset_limit);
-    const index_t straddling = static_cast<index_t>(it - row_ptr.begin()) - 1;
-    picks.add(straddling, Stratum::past_edge_limit);
-    add_random_rows(picks, straddling + 1, n, std::max<index_t>(1, k / 4) - 1, Stratum::past_edge_limit, rng,
-                    [&](index_t row) { return in_degree(row) > 0; });
-  }
-
-  // The K/4 rows of largest in-degree: (degree, −row) orders rows totally, so the K/4 best are one
-  // set however the rows are split. Each of `parts` row ranges keeps its own best in a min-heap (a
-  // pass over every row: 1.3·10^8 at Kronecker scale 27), then the parts' best are merged.
-  const index_t hubs = std::max<index_t>(1, k / 4);
+std::vector<RowDegree> HostGraphRows::largest_rows(index_t count) const {
+  // Each of `parts` row ranges keeps its own best in a min-heap (a pass over every row: 1.3·10^8
+  // at Kronecker scale 27), then the parts' best are merged.
+  const index_t n = rows();
+  count = std::min(count, n);
+  if (count <= 0) return {};
   using Entry = std::pair<index_t, index_t>;  // (in-degree, −row): larger is better
   const index_t parts = worth_parallel(n) ? std::min<index_t>(64, n / kParallelMinWork + 1) : 1;
   std::vector<std::vector<Entry>> part_best(static_cast<size_t>(parts));
@@ -124,8 +143,8 @@ std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const Samp
   for (index_t p = 0; p < parts; ++p) {
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> best;
     for (index_t row = n * p / parts; row < n * (p + 1) / parts; ++row) {
-      const Entry e{in_degree(row), -row};
-      if (static_cast<index_t>(best.size()) < hubs) best.push(e);
+      const Entry e{row_ptr_[static_cast<size_t>(row) + 1] - row_ptr_[static_cast<size_t>(row)], -row};
+      if (static_cast<index_t>(best.size()) < count) best.push(e);
       else if (e > best.top()) {
         best.pop();
         best.push(e);
@@ -134,25 +153,71 @@ std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const Samp
     auto& kept = part_best[static_cast<size_t>(p)];
     while (!best.empty()) kept.push_back(best.top()), best.pop();
   }
-  std::vector<Entry> hub_rows;
-  for (const auto& kept : part_best) hub_rows.insert(hub_rows.end(), kept.begin(), kept.end());
-  std::sort(hub_rows.begin(), hub_rows.end(), std::greater<>());
-  if (static_cast<index_t>(hub_rows.size()) > hubs) hub_rows.resize(static_cast<size_t>(hubs));
-  // Largest first, stopping before the row that would take the stratum past its edge budget.
-  index_t hub_edges = 0, hubs_taken = 0;
-  for (const auto& [degree, neg_row] : hub_rows) {
-    if (hubs_taken > 0 && hub_edges + degree > options.hub_edge_budget) break;
-    if (picks.add(-neg_row, Stratum::highest_in_degree)) hub_edges += degree, ++hubs_taken;
+  std::vector<Entry> merged;
+  for (const auto& kept : part_best) merged.insert(merged.end(), kept.begin(), kept.end());
+  std::sort(merged.begin(), merged.end(), std::greater<>());
+  merged.resize(static_cast<size_t>(count));
+  std::vector<RowDegree> out;
+  out.reserve(merged.size());
+  for (const auto& [degree, neg_row] : merged) out.push_back({-neg_row, degree});
+  return out;
+}
+
+std::vector<index_t> HostGraphRows::rows_where(index_t lo, index_t hi, RowFilter filter) const {
+  std::vector<index_t> out;
+  for (index_t row = lo; row < hi; ++row)
+    if ((row_ptr_[static_cast<size_t>(row) + 1] == row_ptr_[static_cast<size_t>(row)]) == (filter == RowFilter::empty)) out.push_back(row);
+  return out;
+}
+
+std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options) {
+  return sample_rows(HostGraphRows(g.row_ptr()), options);
+}
+
+std::vector<SampledRow> sample_rows(const GraphRows& g, const SamplingOptions& options) {
+  if (options.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options.rows));
+  if (options.hub_edge_budget < 0) throw InputError(fmt::format("--hub-edges must be at least 0, got {}", options.hub_edge_budget));
+  const index_t n = g.rows();
+  const index_t num_edges = g.edges();
+  const index_t k = std::min(options.rows, n);
+  Picks picks(k);
+  std::mt19937_64 rng(options.seed ^ 0x5ca1ab1e5eedULL);
+  if (n == 0) return {};
+
+  picks.add(0, Stratum::first_row);
+  picks.add(n - 1, Stratum::last_row);
+
+  // Rows holding an edge at position ≥ limit: the row containing edge `limit`, then any non-empty
+  // row after it.
+  if (num_edges > options.edge_offset_limit) {
+    const index_t straddling = g.row_holding_edge(options.edge_offset_limit);
+    picks.add(straddling, Stratum::past_edge_limit);
+    add_random_rows(g, picks, straddling + 1, n, std::max<index_t>(1, k / 4) - 1, Stratum::past_edge_limit, rng, RowFilter::nonempty);
   }
 
-  add_random_rows(picks, 0, n, std::max<index_t>(1, k / 16), Stratum::empty_row, rng,
-                  [&](index_t row) { return in_degree(row) == 0; });
-  add_random_rows(picks, 0, n, k - picks.size(), Stratum::random, rng, [](index_t) { return true; });
+  // The K/4 rows of largest in-degree, largest first, stopping before the row that would take the
+  // stratum past its edge budget.
+  index_t hub_edges = 0, hubs_taken = 0;
+  for (const auto& [row, degree] : g.largest_rows(std::max<index_t>(1, k / 4))) {
+    if (hubs_taken > 0 && hub_edges + degree > options.hub_edge_budget) break;
+    if (picks.add(row, Stratum::highest_in_degree)) hub_edges += degree, ++hubs_taken;
+  }
+
+  add_random_rows(g, picks, 0, n, std::max<index_t>(1, k / 16), Stratum::empty_row, rng, RowFilter::empty);
+  add_random_rows(g, picks, 0, n, k - picks.size(), Stratum::random, rng, std::nullopt);
 
   auto rows = picks.take();
-  for (auto& r : rows) r.in_degree = in_degree(r.row);
   std::sort(rows.begin(), rows.end(), [](const SampledRow& a, const SampledRow& b) { return a.row < b.row; });
+  const std::vector<RowExtent> ext = g.extents(row_ids(rows));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].in_degree = ext[i].degree(), rows[i].first_edge = ext[i].begin;
   return rows;
+}
+
+std::vector<index_t> row_ids(const std::vector<SampledRow>& rows) {
+  std::vector<index_t> ids;
+  ids.reserve(rows.size());
+  for (const auto& r : rows) ids.push_back(r.row);
+  return ids;
 }
 
 std::map<Stratum, index_t> stratum_counts(const std::vector<SampledRow>& rows) {

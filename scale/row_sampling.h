@@ -40,6 +40,7 @@ struct SampledRow {
   index_t row = 0;
   Stratum stratum = Stratum::random;
   index_t in_degree = 0;
+  index_t first_edge = 0;  // row_ptr[row]: where its edges start in the whole graph
 };
 
 struct SamplingOptions {
@@ -49,10 +50,59 @@ struct SamplingOptions {
   index_t hub_edge_budget = kDefaultHubEdgeBudget;  // edges the highest in-degree rows may hold together
 };
 
+// (row_ptr[r], row_ptr[r + 1]) of a row r.
+struct RowExtent {
+  index_t begin = 0, end = 0;
+  index_t degree() const { return end - begin; }
+};
+// A row with its in-degree, as the hub stratum ranks them.
+struct RowDegree {
+  index_t row = 0, degree = 0;
+  bool operator==(const RowDegree&) const = default;
+};
+enum class RowFilter { empty, nonempty };
+
+// What sampling (and the neighbourhood, scale/neighbourhood.h) reads of a big graph's rows. Every
+// question is about a few rows or has a short answer, so a graph held on a device answers it there
+// and hands over K-sized answers, never its whole row_ptr (scale/device_scale_check.cpp). One
+// sampling serves both: the strata below ask only these.
+class GraphRows {
+ public:
+  virtual ~GraphRows() = default;
+  virtual index_t rows() const = 0;   // n_dst
+  virtual index_t edges() const = 0;  // row_ptr[n_dst]
+  // The extent of each row of `rows` (any order, repeats allowed), in that order.
+  virtual std::vector<RowExtent> extents(std::span<const index_t> rows) const = 0;
+  // The row r with row_ptr[r] ≤ edge < row_ptr[r + 1], for 0 ≤ edge < edges().
+  virtual index_t row_holding_edge(index_t edge) const = 0;
+  // The min(count, rows()) rows of largest in-degree, ties broken by the lower row, in that order:
+  // (degree, −row) orders rows totally, so the answer is one list however it is computed.
+  virtual std::vector<RowDegree> largest_rows(index_t count) const = 0;
+  // The rows of [lo, hi) that pass `filter`, ascending.
+  virtual std::vector<index_t> rows_where(index_t lo, index_t hi, RowFilter filter) const = 0;
+};
+
+// GraphRows of CSR offsets held on the host (row_ptr [n_dst + 1], kept by the caller).
+class HostGraphRows final : public GraphRows {
+ public:
+  explicit HostGraphRows(std::span<const index_t> row_ptr);
+  index_t rows() const override { return static_cast<index_t>(row_ptr_.size()) - 1; }
+  index_t edges() const override { return row_ptr_.back(); }
+  std::vector<RowExtent> extents(std::span<const index_t> rows) const override;
+  index_t row_holding_edge(index_t edge) const override;
+  std::vector<RowDegree> largest_rows(index_t count) const override;
+  std::vector<index_t> rows_where(index_t lo, index_t hi, RowFilter filter) const override;
+
+ private:
+  std::span<const index_t> row_ptr_;
+};
+
 // Distinct rows in ascending order. Throws InputError when options.rows < 1.
-std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options);
-// The same from the CSR offsets alone (row_ptr [n_dst + 1]), for a graph that lives on a device.
-std::vector<SampledRow> sample_rows(std::span<const index_t> row_ptr, const SamplingOptions& options);
+std::vector<SampledRow> sample_rows(const GraphRows& g, const SamplingOptions& options);
+std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options);  // through HostGraphRows
+
+// The rows' ids, in order.
+std::vector<index_t> row_ids(const std::vector<SampledRow>& rows);
 
 // How many rows each stratum holds (every stratum listed, 0 included).
 std::map<Stratum, index_t> stratum_counts(const std::vector<SampledRow>& rows);

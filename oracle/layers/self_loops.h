@@ -8,7 +8,7 @@
 //
 //   layers::require_destinations_are_sources(g, "gcn");
 //   Graph with_loops = layers::with_destination_self_loops(g);  // (i, i) appended to every row
-//   AggregationGraph a(g, cfg.self_loops);                        // g itself, or A + I built once
+//   AggregationGraph a(g, cfg.self_loops);                        // g itself, or A + I (shared)
 //   spmm_ve_forward(*a, values, h);
 #pragma once
 
@@ -27,19 +27,28 @@ void require_destinations_are_sources(const Graph& g, const std::string& layer);
 // I regardless of what A holds).
 Graph with_destination_self_loops(const Graph& g);
 
+// with_destination_self_loops(g), shared while it is in use: evaluations of one large case that
+// run side by side (the float64 reference, the measured model's float32 and |inputs| evaluations,
+// the GAT and AGNN floors: checks/tolerance.h) aggregate over the same A + I, and building it —
+// its CSC included — is a pass that allocates ~40 bytes per edge. A graph of at least
+// kSharedSelfLoopsMinEdges edges gets the A + I another caller built from the graph at the same
+// address, if that one is still alive (or being built) and row for row g's rows with their loops
+// appended — checked, so a new graph at a freed graph's address never receives the old one's; any
+// other graph gets its own. The same values either way.
+inline constexpr index_t kSharedSelfLoopsMinEdges = index_t{1} << 20;
+std::shared_ptr<const Graph> shared_destination_self_loops(const Graph& g);
+
 // The graph a layer aggregates over: the caller's graph itself when no self-loops are added (not a
-// copy: at Reddit scale a copy is 3 GB of index arrays per forward and per backward), or A + I,
-// built once and owned here. Moving it keeps the graph where it is.
+// copy: at Reddit scale a copy is 3 GB of index arrays per forward and per backward), or A + I
+// (shared_destination_self_loops). Moving it keeps the graph where it is.
 class AggregationGraph {
  public:
   AggregationGraph(const Graph& g, bool self_loops)
-      : owned_(self_loops ? std::make_unique<const Graph>(with_destination_self_loops(g)) : nullptr),
-        graph_(self_loops ? owned_.get() : &g) {}
+      : looped_(self_loops ? shared_destination_self_loops(g) : nullptr), graph_(self_loops ? looped_.get() : &g) {}
   const Graph& operator*() const { return *graph_; }
   const Graph* operator->() const { return graph_; }
-
  private:
-  std::unique_ptr<const Graph> owned_;
+  std::shared_ptr<const Graph> looped_;
   const Graph* graph_;
 };
 

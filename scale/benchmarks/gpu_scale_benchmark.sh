@@ -14,6 +14,9 @@
 #   replicas    the three scale-only replicas caught at scale 25/27 and passing on kronecker:16
 #               (int32, softmax, race: one of them)
 #   symmetric   GCN with the symmetric norm, whose degree padding reads the 2-hop neighbourhood
+#   flat        run E of scale/README.md, ~60 s expected, run with GNNCHECK_SCALE_BUDGET=150: GAT-1
+#               and GCN (row_mean) at scale 25, K = 10^4, 16 → 16 (the oracle part ≤ 10 s), then
+#               spmm at K = 10^4 on scales 21, 23 and 25 (the oracle part against E at fixed K)
 # Each command runs under `timeout` (its own limit, in the table; GNNCHECK_SCALE_TIMEOUT overrides
 # them all); a row that timed out says so. The whole script keeps to GNNCHECK_SCALE_BUDGET seconds
 # (default 480): a command gets at most what is left, and one with less than 10 s left is not run
@@ -27,7 +30,7 @@ mkdir -p "$(dirname "$out")"
 table=$(mktemp)
 echo "| label | verdict | expectation | graph | sampled rows | highest in-degree rows | neighbourhood edges | graph s | system s | oracle part s (sampling, neighbourhood, exact, bounds) | compare s | total s | device peak GiB | limit s |" >"$table"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" >>"$table"
-echo "# gpu_scale_benchmark.sh $exe $groups — $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores" >"$out"
+echo "# gpu_scale_benchmark.sh $exe $groups — $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores, transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)" >"$out"
 
 n=0
 budget=${GNNCHECK_SCALE_BUDGET:-480}
@@ -94,7 +97,13 @@ for group in $groups; do
       for s in 21 23; do
         run 150 "gcn-$s-symmetric" --system gpu --target gcn --graph kronecker:$s --rows 10000 --features 16 --out-features 16
       done ;;
-    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric)" >&2; exit 2 ;;
+    flat)
+      run 60 gat1-25 --system gpu --target gat --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --heads 1
+      run 40 gcn-25-row_mean --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean
+      for s in 21 23 25; do
+        run 30 "spmm-$s-K10000" --system gpu --target spmm --graph kronecker:$s --rows 10000 --features 16
+      done ;;
+    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat)" >&2; exit 2 ;;
   esac
 done
 { echo; echo "## table"; cat "$table"; } >>"$out"

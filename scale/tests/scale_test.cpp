@@ -301,6 +301,43 @@ TEST(RowSampling, HubStratumOfManyRowsIsTheLargestRowsForAnyThreadCount) {
   omp_set_num_threads(threads_before);
 }
 
+// A graph held elsewhere hands over the sampled rows' extents and columns, the sources' degrees and
+// their numbering (SampledGraph): restricting through them gives restrict_to_rows' neighbourhood, for
+// the three shapes of entries (block rows first, explicit self-loops, the degree-padding row).
+TEST(Neighbourhood, FromWhatAGraphHeldElsewhereHandsOverAsFromTheGraph) {
+  const Graph g = rmat({.scale = 9, .edge_factor = 6}, 4);
+  const auto rows = row_ids(sample_rows(g, {.rows = 60, .seed = 2}));
+  const HostGraphRows host(g.row_ptr());
+  const std::vector<RowExtent> extents = host.extents(rows);
+  std::vector<index_t> columns;
+  for (const RowExtent& e : extents) columns.insert(columns.end(), g.col_idx().begin() + e.begin, g.col_idx().begin() + e.end);
+  for (const auto& [target, attrs] : std::vector<std::pair<std::string, Attributes>>{
+           {"gat", {}}, {"gcn", {{"norm", std::string("row_mean")}}}, {"normalized_spmm", {{"norm", std::string("symmetric")}}}}) {
+    index_t numbered = 0, degrees_asked = 0;
+    auto out_degrees = [&](std::span<const index_t> sources) {
+      std::vector<index_t> d;
+      for (index_t j : sources) d.push_back(g.out_degree(j));
+      degrees_asked += static_cast<index_t>(sources.size());
+      return d;
+    };
+    auto number = [&](std::span<const index_t> first, std::span<const index_t> entries, index_t n_src) {
+      ++numbered;
+      return number_by_first_use(first, entries, n_src);
+    };
+    const SampledGraph elsewhere{g.n_dst(), g.n_src(), g.summary(), extents, columns, out_degrees, number};
+    const Neighbourhood got = restrict_graph_to_rows(target, attrs, elsewhere, rows, 1);
+    const Case c = oracle::make_random_case(oracle::find_target(target), std::make_shared<const Graph>(g), attrs, 1);
+    const Neighbourhood want = restrict_to_rows(c, rows);
+    EXPECT_EQ(numbered, 1) << target;
+    EXPECT_EQ(degrees_asked > 0, target == "normalized_spmm") << target;
+    EXPECT_EQ(got.cols, want.cols) << target;
+    EXPECT_EQ(got.edges, want.edges) << target;
+    EXPECT_EQ(got.padding_edges, want.padding_edges) << target;
+    EXPECT_TRUE(std::ranges::equal(got.sub.graph->row_ptr(), want.sub.graph->row_ptr())) << target;
+    EXPECT_TRUE(std::ranges::equal(got.sub.graph->col_idx(), want.sub.graph->col_idx())) << target;
+  }
+}
+
 TEST(Neighbourhood, FirstUseNumberingEqualsASerialPass) {
   const index_t n_src = 5000;
   std::mt19937_64 rng(11);
@@ -322,17 +359,105 @@ TEST(Neighbourhood, FirstUseNumberingEqualsASerialPass) {
   EXPECT_THROW(number_by_first_use(first, entries, n_src), InternalError);
 }
 
-// Sampling from the offsets alone (a graph held on a device) picks what sampling from the Graph picks.
-TEST(RowSampling, FromOffsetsAloneAsFromTheGraph) {
-  const Graph g = rmat({.scale = 10, .edge_factor = 8}, 4);
-  const SamplingOptions o{.rows = 150, .seed = 5, .edge_offset_limit = g.num_edges() / 3};
-  const auto from_graph = sample_rows(g, o);
-  const auto from_offsets = sample_rows(g.row_ptr(), o);
-  ASSERT_EQ(row_ids(from_offsets), row_ids(from_graph));
-  for (size_t i = 0; i < from_graph.size(); ++i) {
-    EXPECT_EQ(from_offsets[i].stratum, from_graph[i].stratum);
-    EXPECT_EQ(from_offsets[i].in_degree, g.in_degree(from_graph[i].row));
+// GraphRows of host offsets answers each question by its definition: the largest rows are a stable
+// sort's first (ties: lower row), rows_where a filter, row_holding_edge the row whose range holds it.
+TEST(RowSampling, HostGraphRowsAnswersByDefinition) {
+  const Graph g = apply_graph_options(rmat({.scale = 9, .edge_factor = 4}, 5), {.empty_row_fraction = 0.3}, 5);
+  const HostGraphRows rows(g.row_ptr());
+  const index_t n = g.n_dst();
+  std::vector<index_t> by_degree(static_cast<size_t>(n));
+  std::iota(by_degree.begin(), by_degree.end(), index_t{0});
+  std::stable_sort(by_degree.begin(), by_degree.end(), [&](index_t a, index_t b) { return g.in_degree(a) > g.in_degree(b); });
+  for (index_t count : {index_t{1}, index_t{7}, n / 2, n, n + 5}) {
+    std::vector<RowDegree> expected;
+    for (index_t i = 0; i < std::min(count, n); ++i) expected.push_back({by_degree[i], g.in_degree(by_degree[i])});
+    EXPECT_EQ(rows.largest_rows(count), expected) << count;
   }
+  std::vector<index_t> empty, nonempty;
+  for (index_t r = 10; r < n - 3; ++r) (g.in_degree(r) == 0 ? empty : nonempty).push_back(r);
+  ASSERT_FALSE(empty.empty());
+  EXPECT_EQ(rows.rows_where(10, n - 3, RowFilter::empty), empty);
+  EXPECT_EQ(rows.rows_where(10, n - 3, RowFilter::nonempty), nonempty);
+  for (index_t r = 0; r < n; ++r)
+    for (index_t e = g.row_ptr()[r]; e < g.row_ptr()[r + 1]; ++e) ASSERT_EQ(rows.row_holding_edge(e), r) << e;
+}
+
+// Sampling reads a graph's rows only through GraphRows, and asks it about the sampled rows and the
+// rejection sampling's candidates: a number of rows that follows K, not the graph (what lets a graph
+// on a device answer with K-sized transfers).
+class CountingGraphRows final : public GraphRows {
+ public:
+  explicit CountingGraphRows(const GraphRows& g) : g_(g) {}
+  index_t rows() const override { return g_.rows(); }
+  index_t edges() const override { return g_.edges(); }
+  std::vector<RowExtent> extents(std::span<const index_t> rows) const override {
+    rows_asked += static_cast<index_t>(rows.size()), ++extent_calls;
+    return g_.extents(rows);
+  }
+  index_t row_holding_edge(index_t edge) const override { return g_.row_holding_edge(edge); }
+  std::vector<RowDegree> largest_rows(index_t count) const override {
+    largest_asked += count;
+    return g_.largest_rows(count);
+  }
+  std::vector<index_t> rows_where(index_t lo, index_t hi, RowFilter filter) const override {
+    ++listings;
+    return g_.rows_where(lo, hi, filter);
+  }
+  mutable index_t rows_asked = 0, extent_calls = 0, largest_asked = 0, listings = 0;
+
+ private:
+  const GraphRows& g_;
+};
+
+TEST(RowSampling, AsksTheGraphAboutSampledRowsAndCandidatesOnly) {
+  const Graph g = rmat({.scale = 17, .edge_factor = 4}, 4);  // 131,072 rows, a third of them empty
+  const index_t k = 400;
+  const SamplingOptions o{.rows = k, .seed = 5, .edge_offset_limit = g.num_edges() / 3};
+  const HostGraphRows host(g.row_ptr());
+  const CountingGraphRows counted(host);
+  const auto rows = sample_rows(counted, o);
+  const auto plain = sample_rows(g, o);
+  ASSERT_EQ(rows.size(), static_cast<size_t>(k));
+  ASSERT_EQ(row_ids(rows), row_ids(plain));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].stratum, plain[i].stratum);
+    EXPECT_EQ(rows[i].in_degree, g.in_degree(rows[i].row));
+    EXPECT_EQ(rows[i].first_edge, g.row_ptr()[rows[i].row]);
+  }
+  EXPECT_EQ(stratum_counts(rows).at(Stratum::past_edge_limit), k / 4);
+  EXPECT_GE(stratum_counts(rows).at(Stratum::empty_row), 1);
+  EXPECT_EQ(counted.largest_asked, k / 4);
+  EXPECT_EQ(counted.listings, 0) << "rejection sampling sufficed; no stratum should list its candidates";
+  EXPECT_LE(counted.extent_calls, 4);                // one batch per stratum that tests degrees, and the result's
+  EXPECT_LE(counted.rows_asked, 8 * k + 3 * 256) << counted.extent_calls;  // the batches follow the quotas, not the 131,072 rows
+}
+
+// Where rejection finds too few rows (a range of mostly empty rows past the limit, no empty row at
+// all), the candidates are listed, and the strata still hold only rows that qualify.
+TEST(RowSampling, StrataOfFewQualifyingRowsListTheirCandidates) {
+  std::vector<index_t> dst, src;
+  for (index_t i = 0; i < 3000; ++i)
+    if (i < 1500 || i % 97 == 3)
+      for (index_t q = 0; q < 1 + i % 5; ++q) dst.push_back(i), src.push_back(q);
+  const Graph sparse_tail = Graph::from_edges(3000, 3000, dst, src);
+  const HostGraphRows host(sparse_tail.row_ptr());
+  const CountingGraphRows counted(host);
+  const index_t limit = sparse_tail.row_ptr()[1500];
+  const auto rows = sample_rows(counted, {.rows = 400, .seed = 3, .edge_offset_limit = limit});
+  EXPECT_GE(counted.listings, 1);
+  index_t past = 0;
+  for (const auto& r : rows)
+    if (r.stratum == Stratum::past_edge_limit) {
+      ++past;
+      EXPECT_GT(sparse_tail.row_ptr()[r.row + 1], limit) << r.row;
+    }
+  EXPECT_EQ(past, 15);  // the row holding edge `limit` (1555, after 55 empty rows), then the 14 non-empty rows after it
+  std::vector<index_t> d2, s2;
+  for (index_t i = 0; i < 3000; ++i) d2.push_back(i), s2.push_back((i * 7) % 3000);
+  const Graph no_empty = Graph::from_edges(3000, 3000, d2, s2);
+  const auto full = sample_rows(no_empty, {.rows = 400, .seed = 3});
+  EXPECT_EQ(stratum_counts(full).at(Stratum::empty_row), 0);
+  EXPECT_EQ(full.size(), 400u);
 }
 
 // kronecker: is gpu/kronecker.h's graph: symmetric, simple, no self-loops, rows ascending; seeded.
@@ -346,7 +471,9 @@ TEST(GraphSpec, KroneckerIsTheDeviceGeneratorsDefinition) {
     EXPECT_EQ(g.in_degree(i), g.out_degree(i)) << i;
     for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
       EXPECT_NE(col[e], i) << "self-loop at row " << i;
-      if (e > row_ptr[i]) EXPECT_LT(col[e - 1], col[e]) << "row " << i << " not strictly ascending";
+      if (e > row_ptr[i]) {
+        EXPECT_LT(col[e - 1], col[e]) << "row " << i << " not strictly ascending";
+      }
     }
   }
   // Every kept edge is a draw of the definition in one of its directions.

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include <omp.h>
 
@@ -345,6 +347,36 @@ TEST(LayerDropout, MaskIsAPureFunctionWithTheRequestedRate) {
   EXPECT_EQ(layers::dropout_uniform(42, 7), layers::dropout_uniform(42, 7));
   EXPECT_NE(layers::dropout_uniform(42, 7), layers::dropout_uniform(43, 7));
   EXPECT_TRUE(layers::dropout_keeps(42, 7, 0.0));
+}
+
+// A + I is shared between callers holding it for one graph, equals with_destination_self_loops,
+// and a new graph at a freed graph's address gets its own A + I, not the one built from the old.
+TEST(LayerForward, SharedSelfLoopsAreTheGraphsOwnEvenAtAReusedAddress) {
+  auto ring = [](index_t n, index_t step) {
+    std::vector<index_t> dst, src;
+    for (index_t i = 0; i < n; ++i)
+      for (index_t k = 1; k <= 2; ++k) dst.push_back(i), src.push_back((i + k * step) % n);
+    return Graph::from_edges(n, n + 3, dst, src);  // not square: the block path of A + I
+  };
+  const index_t n = layers::kSharedSelfLoopsMinEdges / 2;  // 2n = the sharing threshold
+  auto same_arrays = [](const Graph& a, const Graph& b) {
+    return a.n_dst() == b.n_dst() && a.n_src() == b.n_src() && std::ranges::equal(a.row_ptr(), b.row_ptr()) &&
+           std::ranges::equal(a.col_idx(), b.col_idx());
+  };
+  std::optional<Graph> g(ring(n, 1));
+  const std::shared_ptr<const Graph> first = layers::shared_destination_self_loops(*g);
+  EXPECT_TRUE(same_arrays(*first, layers::with_destination_self_loops(*g)));
+  EXPECT_EQ(layers::shared_destination_self_loops(*g).get(), first.get()) << "a second caller builds its own while the first holds one";
+  const Graph* address = &*g;
+  g.reset();
+  g.emplace(ring(n, 5));  // another graph, same sizes, at the same address
+  ASSERT_EQ(&*g, address);
+  const std::shared_ptr<const Graph> second = layers::shared_destination_self_loops(*g);
+  EXPECT_NE(second.get(), first.get());
+  EXPECT_TRUE(same_arrays(*second, layers::with_destination_self_loops(*g)));
+  // Below the threshold every caller gets its own.
+  const Graph small = ring(100, 1);
+  EXPECT_NE(layers::shared_destination_self_loops(small).get(), layers::shared_destination_self_loops(small).get());
 }
 
 }  // namespace
