@@ -208,8 +208,8 @@ std::string html_report(const RunReport& run) {
                   "<meta name='viewport' content='width=device-width, initial-scale=1'>";
   h += fmt::format("<title>gnncheck — {}</title><style>{}</style></head><body>\n", markup_escape(run.suite_name), kStyle);
   h += fmt::format("<h1>gnncheck report: suite <code>{}</code></h1>\n", markup_escape(run.suite_name));
-  h += fmt::format("<div class='meta'>gnncheck {} · seed {} · started {} · {:.1f} s · {}</div>\n", markup_escape(run.gnncheck_version),
-                   run.seed, markup_escape(run.started_utc), run.seconds, markup_escape(run.suite_path));
+  h += fmt::format("<div class='meta'>gnncheck {} · {} · started {} · {:.1f} s · {}</div>\n", markup_escape(run.gnncheck_version),
+                   seed_label(run), markup_escape(run.started_utc), run.seconds, markup_escape(run.suite_path));
   if (!run.interrupted_by.empty())
     h += fmt::format("<div class='banner bad'>Interrupted by {}: only the results finished before it are shown</div>\n",
                      markup_escape(run.interrupted_by));

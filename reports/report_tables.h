@@ -25,6 +25,10 @@ struct SystemMatrix {
   std::map<std::pair<std::string, std::string>, std::vector<const ResultRecord*>> cells;  // (row label, check)
 };
 
+// "seed N", or "seed N, share P/K" for a run that drew one part of the cases: what every human-readable
+// report says the run was.
+std::string seed_label(const RunReport& run);
+
 // `s` made safe inside XML/HTML text and attributes (quoted with ' or "): & < > " ' are escaped and
 // the control characters XML 1.0 forbids even escaped become '?'. Used by the JUnit and HTML writers.
 std::string markup_escape(const std::string& s);

@@ -181,6 +181,11 @@ std::string element_where_text(const CounterexampleElement& e, const Counterexam
   return element + " (on no single node or edge, e.g. a parameter)";
 }
 
+std::string seed_label(const RunReport& run) {
+  if (!run.share) return fmt::format("seed {}", run.seed);
+  return fmt::format("seed {}, share {}/{}", run.seed, run.share->part, run.share->of);
+}
+
 std::string markup_escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
@@ -286,10 +291,10 @@ std::string markdown_summary(const RunReport& run) {
     out += fmt::format("**Interrupted by {}**: the results below are those finished before it; the run verified less than "
                        "the suite asks.\n\n",
                        run.interrupted_by);
-  out += fmt::format("{} — seed {} — {} — {:.1f} s\n\n",
+  out += fmt::format("{} — {} — {} — {:.1f} s\n\n",
                      run.all_expectations_held() ? "**All expectations held**"
                                                  : fmt::format("**{} expectation(s) not met**", t.expectations_unmet),
-                     run.seed, totals_sentence(t), run.seconds);
+                     seed_label(run), totals_sentence(t), run.seconds);
   out += "Cells: `pass r` within bound (r = worst error / bound over the conclusive cases), `FAIL` exceeded it, `ERROR` the\n"
          "system errored, `INCONCLUSIVE` no case could decide, `NOT TESTED` a required system did not start or answered no\n"
          "case, `n/a` the check does not apply, `skip` not run here; for bug replicas `caught` means the check detected the\n"

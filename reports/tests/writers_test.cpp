@@ -192,6 +192,31 @@ TEST(WritersTest, JsonValidatesAgainstItsSchema) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(WritersTest, AShareOfTheCasesIsNamedEverywhereAndValidates) {
+  RunReport run = sample_report();
+  run.share = RunShare{3, 8};
+  const auto dir = scratch_dir("share");
+  write_all(run, dir);
+  const RunReport back = read_json_report(dir / "report.json");
+  ASSERT_TRUE(back.share);
+  EXPECT_EQ(back.share->part, 3);
+  EXPECT_EQ(back.share->of, 8);
+  EXPECT_EQ(json_report(back), json_report(run));
+  const std::string seed = fmt::format("seed {}, share 3/8", run.seed);
+  EXPECT_NE(read_file(dir / "summary.md").find(seed), std::string::npos) << read_file(dir / "summary.md");
+  EXPECT_NE(read_file(dir / "index.html").find(seed), std::string::npos);
+  EXPECT_EQ(read_file(dir / "report.json").find("\"share\":null"), std::string::npos);
+  const auto whole = scratch_dir("noshare");
+  write_all(sample_report(), whole);
+  EXPECT_FALSE(read_json_report(whole / "report.json").share);
+  EXPECT_EQ(read_file(whole / "summary.md").find("share"), std::string::npos);
+  std::filesystem::remove_all(whole);
+  const std::string cmd = fmt::format("python3 '{0}/reports/tests/validate_report.py' '{0}/reports/report.schema.json' '{1}'",
+                                      GNNCHECK_TEST_SOURCE_DIR, (dir / "report.json").string());
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(WritersTest, SchemaRejectsAReportMissingAField) {
   // The validator is not vacuous: drop a required field and it must refuse the file.
   const auto dir = scratch_dir("schema-neg");

@@ -43,7 +43,7 @@ void print_grid(std::ostream& out, const std::vector<std::vector<std::string>>& 
 }  // namespace
 
 void print_final_table(std::ostream& out, const reports::RunReport& run, const std::filesystem::path& report_dir) {
-  fmt::print(out, "\ngnncheck {} — suite '{}' — seed {}\n", run.gnncheck_version, run.suite_name, run.seed);
+  fmt::print(out, "\ngnncheck {} — suite '{}' — {}\n", run.gnncheck_version, run.suite_name, reports::seed_label(run));
   for (const auto& m : reports::build_matrices(run)) {
     const auto sys = std::find_if(run.systems.begin(), run.systems.end(), [&](const auto& s) { return s.name == m.system; });
     const bool replica = sys != run.systems.end() && sys->kind == "replica";
