@@ -31,7 +31,12 @@ and refuses what cannot be mapped (status unsupported, with the reason):
 - gat with attn_dropout > 0: PyG draws its own dropout mask, the oracle's mask is a function of
   dropout_seed.
 Run on an H200 with torch 2.11 and PyG 2.8 (checks/README.md, "The torch/PyG adapter on the
-H200"): 10^4 random differential cases per target pass on every op and on gcn, gin and sage.
+H200"): 10^4 random differential cases per target pass on every target, and 10^4 adjoint cases on gat
+and edge_softmax.
+
+Each case's tensors go to the device in one copy and come back in one (upload / download), and the
+PyG modules are kept between cases (ModuleCache): on a small graph the driver calls, not the
+arithmetic, set the rate.
 """
 
 import argparse
