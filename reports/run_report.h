@@ -143,6 +143,7 @@ struct SystemRecord {
 // The part of every check's cases a run drew (`gnncheck run --share PART/OF`).
 struct RunShare {
   int part = 1, of = 1;
+  bool whole() const { return of == 1; }
 };
 
 struct RunReport {

@@ -212,10 +212,10 @@ class Planner {
   }
 
   // --share splits the drawn cases of checks; a check that draws none (the oracle's selfcheck, an
-  // accuracy gate, a scale check) would run whole in every part.
+  // accuracy gate, a scale check — the only check of a scale family) would run whole in every part.
   void validate_shared_entry(const Entry& e) {
     for (const auto& c : e.checks)
-      if (c == kSelfcheck || c == kAccuracy || c == kScale || suite_.graphs.at(e.graphs).family == "scale")
+      if (c == kSelfcheck || c == kAccuracy || c == kScale)
         throw InputError(fmt::format("{}: entry '{}': --share {}/{} splits the cases a check draws; its check '{}' draws "
                                      "none (run this entry without --share)",
                                      e.location.where(), e.name, options_.share.part, options_.share.of, c));
@@ -964,7 +964,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   run.suite_name = suite.name;
   run.suite_path = suite.path;
   run.seed = seed;
-  if (!options.share.whole()) run.share = reports::RunShare{options.share.part, options.share.of};
+  if (!options.share.whole()) run.share = options.share;
   run.started_utc = utc_timestamp();
 
   std::vector<Task> tasks = Planner(suite, systems, options, seed).plan();

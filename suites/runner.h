@@ -32,10 +32,8 @@ namespace gnncheck::suites {
 // One of `of` disjoint parts of every check's cases (`gnncheck run --share PART/OF`): part p draws
 // ceil(cases / of) cases from its own seed (share_seed), so the parts of one run are distinct case
 // sets whose union has at least the entry's count, and each part can run on its own machine or day.
-struct CaseShare {
-  int part = 1, of = 1;
-  bool whole() const { return of == 1; }
-};
+// The same struct the report records (reports::RunShare).
+using CaseShare = reports::RunShare;
 
 // "P/OF" as given on the command line (1 <= P <= OF); throws InputError naming what was expected.
 CaseShare parse_case_share(const std::string& text);

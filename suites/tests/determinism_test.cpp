@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <csignal>
 #include <optional>
 #include <set>
 #include <string>
@@ -120,6 +121,28 @@ TEST(Determinism, SharesAreDisjointPartsOfTheCasesThatEachRepeat) {
   }
   EXPECT_GE(passed, 30) << "most of the tasks should pass with cases drawn";
   EXPECT_EQ(run_ci({.share = {2, 3}}), parts[1]) << "a part repeats exactly";
+}
+
+TEST(Determinism, AStoppedCheckIsNotTestedAndSaysHowFarItGot) {
+  // The stop comes between cases of the first check: the result stays `not tested` (never pass) and
+  // keeps the cases it drew before the stop.
+  Suite suite = load_suite(std::string(GNNCHECK_TEST_SUITES_DIR) + "/ci.yaml");
+  suite.time_budget_seconds = 0.0;
+  RunOptions options;
+  options.only_entries = {"differential"};
+  options.only_targets = {"spmm"};
+  int polls = 0;
+  options.stop_requested = [&polls] { return ++polls > 5 ? SIGTERM : 0; };
+  const reports::RunReport run = run_suite(suite, SystemRegistry::with_builtins(), options, nullptr);
+  EXPECT_EQ(run.interrupted_by, "SIGTERM");
+  ASSERT_FALSE(run.results.empty());
+  const reports::ResultRecord& first = run.results.front();
+  EXPECT_EQ(first.outcome, reports::Outcome::not_tested);
+  EXPECT_GT(first.cases, 0);
+  EXPECT_NE(first.message.find(fmt::format("{} of {} cases conclusive before the stop", first.conclusive, first.cases)),
+            std::string::npos)
+      << first.message;
+  EXPECT_FALSE(run.all_expectations_held());
 }
 
 TEST(Determinism, ASharedRunRefusesChecksThatDrawNoCases) {
