@@ -563,8 +563,10 @@ class ProcessSystem final : public System {
   // run_case with gnncheck's own device-memory measurement (process_system.h): per process group
   // after the answer, or the device's memory in use around the case while no GPU work of this
   // process runs.
+  // Only an evaluation whose figures are read (Case::measure_resources) is measured; the reading of
+  // the last measured one stays until the next.
   Result measured_case(const Case& c, const fs::path& dir) {
-    if (!options_.measure_device_memory) return run_case(c, dir);
+    if (!options_.measure_device_memory || !c.measure_resources) return run_case(c, dir);
     const pid_t before_pid = process_.pid();
     std::unique_lock device_lock(device_memory::in_process_device_mutex(), std::defer_lock);
     std::optional<device_memory::Reading> device_before;
@@ -681,9 +683,11 @@ class ProcessSystem final : public System {
                                        dir.string()), true);
           protocol::Answer answer = protocol::read_answer(dir, manifest, protocol::all_inputs_finite(c));
           Result r = std::move(answer.result);
-          answer_live_bytes_ = answer.live_bytes;
-          answer_device_bytes_ = answer.device_bytes;
-          answer_live_bytes_pid_ = process_.pid();
+          if (c.measure_resources) {  // an unmeasured answer need not report them
+            answer_live_bytes_ = answer.live_bytes;
+            answer_device_bytes_ = answer.device_bytes;
+            answer_live_bytes_pid_ = process_.pid();
+          }
           if (r.seconds == 0.0) r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
           if (!r.ok() && r.status != Status::unsupported) r.message = with_tail(r.status, r.message, process_.stderr_tail()).message;
           return r;

@@ -230,6 +230,7 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
   m.n_dst = g.n_dst();
   m.n_src = g.n_src();
   m.num_edges = g.num_edges();
+  m.measure_resources = c.measure_resources;
   const auto input_shapes = def.input_shapes(g, m.attributes);
   const auto output_shapes = def.output_shapes(g, m.attributes);
   const bool backward = !c.grad_outputs.empty();
@@ -273,7 +274,8 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
             {"graph",
              {{"n_dst", m.n_dst}, {"n_src", m.n_src}, {"num_edges", m.num_edges}, {"row_ptr", m.row_ptr_file},
               {"col_idx", m.col_idx_file}}},
-            {"result", m.result_file}};
+            {"result", m.result_file},
+            {"measure_resources", m.measure_resources}};
   for (const auto& [key, list, with_kind] :
        {std::tuple{"inputs", &m.inputs, true}, std::tuple{"parameters", &m.parameters, true},
         std::tuple{"grad_outputs", &m.grad_outputs, false}, std::tuple{"outputs", &m.outputs, false},
@@ -432,10 +434,16 @@ LoadedCase read_case(const fs::path& dir) {
   m.outputs = reader.entries(j, "outputs");
   m.gradients = reader.entries(j, "gradients");
   m.result_file = reader.string(j, "result");
+  if (j.contains("measure_resources")) {  // optional: a case of an older gnncheck measures everything
+    if (!j["measure_resources"].is_boolean())
+      throw InputError(fmt::format("{}: field 'measure_resources' must be true or false", file.string()));
+    m.measure_resources = j["measure_resources"].get<bool>();
+  }
 
   Case& c = out.c;
   c.target = m.target;
   c.seed = m.seed;
+  c.measure_resources = m.measure_resources;
   c.attributes = m.attributes;
   std::vector<index_t> row_ptr = to_index_vector(read_npy_i64(dir / m.row_ptr_file));
   std::vector<index_t> col_idx = to_index_vector(read_npy_i64(dir / m.col_idx_file));

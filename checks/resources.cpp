@@ -62,8 +62,10 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   std::vector<std::optional<device_memory::Reading>> readings;
   bool any_device_reading = false;
   int evaluations = options.resource_evaluations;
+  Case measured = c;
+  measured.measure_resources = true;  // the figures below are read: the system must take them
   for (int k = 0; k < evaluations; ++k) {
-    const Result r = system.evaluate(c);
+    const Result r = system.evaluate(measured);
     if (system_failed(v, r, fmt::format("evaluation {}", k + 1))) return v;
     if (auto b = system.live_bytes()) live.push_back(*b);
     if (r.peak_bytes) peak.push_back(*r.peak_bytes);

@@ -66,6 +66,10 @@ struct Case {
   TensorMap parameters;    // learnable parameters by name (layers only)
   TensorMap grad_outputs;  // by output name; empty means forward only
   std::uint64_t seed = 0;  // the seed the case was generated from (for messages and re-runs)
+  // Whether this evaluation's memory figures are read (live_bytes(), peak_bytes, device memory):
+  // only the resources check sets it. A system may skip its per-evaluation memory readings when it
+  // is false: they are driver calls (NVML, a device synchronization) that no other check uses.
+  bool measure_resources = false;
 };
 
 // What happened when a system evaluated a case. Anything but `ok` carries a message.

@@ -52,11 +52,13 @@ class GpuSystem final : public System {
     return retained_.total();
   }
 
-  // Every evaluation holds the in-process device lock and is measured before and after: with no
-  // other GPU work of this process in between, the difference is what this evaluation left behind
-  // on the device, whatever allocated it (the accounting allocator, a library handle, a stray cudaMalloc).
+  // Every evaluation holds the in-process device lock, and one whose figures are read
+  // (Case::measure_resources) is measured before and after: with no other GPU work of this process
+  // in between, the difference is what this evaluation left behind on the device, whatever
+  // allocated it (the accounting allocator, a library handle, a stray cudaMalloc).
   Result evaluate(const Case& c) override {
     std::lock_guard lock(device_memory::in_process_device_mutex());
+    if (!c.measure_resources) return evaluate_unmeasured(c);
     const std::optional<device_memory::Reading> before = own_device_memory();
     Result r = evaluate_unmeasured(c);
     if (ctx_) cudaDeviceSynchronize();  // frees and library work of this evaluation have landed

@@ -82,6 +82,9 @@ class Case:
         self.outputs = manifest["outputs"]      # [{name, file, shape, dtype}] to write
         self.gradients = manifest["gradients"]  # same; empty when forward only
         self.wants_gradients = bool(self.grad_outputs)
+        # Whether gnncheck reads this evaluation's memory figures (peak_bytes, live_bytes,
+        # device_bytes): only its resources check does. When False they may be skipped.
+        self.measure_resources = bool(manifest.get("measure_resources", True))
 
     def _load(self, file_name):
         return read_npy(os.path.join(self.directory, file_name))
@@ -272,11 +275,11 @@ def answer_case(directory, targets, live_bytes=None, device_bytes=None):
         seconds = time.perf_counter() - start
         write_tensors(case, answer)
         held = answer.get("live_bytes")
-        if held is None and live_bytes is not None:
+        if held is None and live_bytes is not None and case.measure_resources:
             held = live_bytes()
         on_device = answer.get("device_bytes")
-        if on_device is None and device_bytes is not None:
-            on_device = device_bytes()
+        if on_device is None and device_bytes is not None and case.measure_resources:
+            on_device = device_bytes()  # NVML: a driver call, made only where gnncheck reads it
         write_result(directory, "ok", seconds=seconds, peak_bytes=answer.get("peak_bytes"), result_file=result_file,
                      live_bytes=held, device_bytes=on_device)
     except Unsupported as e:
@@ -291,10 +294,11 @@ def serve(name, targets, live_bytes=None, device_bytes=None):
 
     targets maps a target name to (precision, function), precision one of PRECISIONS.
     live_bytes (optional) returns the bytes the system holds between cases (device memory for a GPU
-    system); it is reported with every answer so that gnncheck's resources check sees a device leak.
+    system); it is reported with every answer gnncheck measures (case.measure_resources) so that its
+    resources check sees a device leak.
     device_bytes (optional) returns the device memory the process holds as the driver counts it
     (process_device_bytes: every allocator and library included, not only the framework's own);
-    reported with every answer as result.json's device_bytes.
+    reported with the same answers as result.json's device_bytes.
     The hello is written on a line of its own and flushed before any case is read.
     """
     for target, (precision, function) in targets.items():

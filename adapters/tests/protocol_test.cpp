@@ -33,6 +33,33 @@ TEST(Protocol, CaseRoundTripsThroughTheDirectory) {
   EXPECT_EQ(written.parameters.size(), 4u);  // weight, att_src, att_dst, bias
 }
 
+TEST(Protocol, WhetherMemoryFiguresAreReadTravelsWithTheCase) {
+  TempDir dir;
+  Case c = testing::random_case("spmm", testing::asymmetric_graph(), {}, 5);
+  EXPECT_FALSE(protocol::write_case(c, NpyDType::float64, dir.path()).measure_resources);
+  EXPECT_FALSE(protocol::read_case(dir.path()).c.measure_resources);
+  c.measure_resources = true;
+  protocol::write_case(c, NpyDType::float64, dir.path());
+  EXPECT_TRUE(protocol::read_case(dir.path()).c.measure_resources);
+  // A case.json without the field (an older gnncheck) measures everything, as it did.
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(dir.path() / "case.json"));
+  j.erase("measure_resources");
+  std::ofstream(dir.path() / "case.json") << j.dump();
+  EXPECT_TRUE(protocol::read_case(dir.path()).c.measure_resources);
+  j["measure_resources"] = "yes";
+  std::ofstream(dir.path() / "case.json") << j.dump();
+  EXPECT_THROW(
+      {
+        try {
+          protocol::read_case(dir.path());
+        } catch (const InputError& e) {
+          EXPECT_THAT(e.what(), HasSubstr("field 'measure_resources' must be true or false"));
+          throw;
+        }
+      },
+      InputError);
+}
+
 TEST(Protocol, Float32CaseHoldsFloat32Tensors) {
   TempDir dir;
   const Case c = testing::random_case("spmm_ve", testing::bipartite_graph(), {}, 3);

@@ -160,6 +160,40 @@ TEST(Resources, SystemsWithoutADeviceSeriesKeepTheShortSeries) {
   EXPECT_FALSE(na.passed());
 }
 
+// Records, per evaluation, whether the check asked for the evaluation's memory figures.
+class AskedForFigures final : public System {
+ public:
+  std::string name() const override { return "asked"; }
+  bool supports(const std::string& t) const override { return inner_->supports(t); }
+  Precision precision(const std::string& t) const override { return inner_->precision(t); }
+  Result evaluate(const Case& c) override {
+    asked_.push_back(c.measure_resources);
+    return inner_->evaluate(c);
+  }
+  std::optional<std::int64_t> live_bytes() const override { return 0; }
+  const std::vector<bool>& asked() const { return asked_; }
+
+ private:
+  std::unique_ptr<System> inner_ = make_cpu_float32_system();
+  std::vector<bool> asked_;
+};
+
+TEST(Resources, OnlyTheResourcesCheckAsksForMemoryFigures) {
+  // Systems skip their per-evaluation memory readings (driver calls) unless Case::measure_resources
+  // says they are read: every evaluation of the resources check says so, and no other check's does.
+  AskedForFigures measured;
+  EXPECT_TRUE(resources(measured, spmm_case()).passed());
+  ASSERT_EQ(measured.asked().size(), 6u);
+  for (bool asked : measured.asked()) EXPECT_TRUE(asked);
+  for (CheckKind kind : {CheckKind::differential, CheckKind::adjoint, CheckKind::state_repeat,
+                         CheckKind::state_interleaved, CheckKind::numerics, CheckKind::op_order}) {
+    AskedForFigures other;
+    run_check(kind, other, spmm_case());
+    ASSERT_FALSE(other.asked().empty()) << to_string(kind);
+    for (bool asked : other.asked()) EXPECT_FALSE(asked) << to_string(kind);
+  }
+}
+
 TEST(Resources, RejectsCountsThatLeaveNoWindow) {
   ScriptedDeviceMemory flat([](int) { return 0; });
   CheckOptions options;

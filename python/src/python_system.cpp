@@ -115,6 +115,7 @@ class PythonSystem final : public System {
   // before the GIL, in the order every in-process GPU system takes it.
   Result evaluate(const Case& c) override {
     std::lock_guard device_lock(device_memory::in_process_device_mutex());
+    if (!c.measure_resources) return evaluate_unmeasured(c);  // only the resources check reads it
     const std::optional<device_memory::Reading> before = own_device_memory();
     Result r = evaluate_unmeasured(c);
     if (const auto after = own_device_memory(); before && after) retained_.add(*before, *after);

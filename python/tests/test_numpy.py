@@ -128,3 +128,50 @@ def test_the_adapter_kit_writes_npy_files_as_numpy_does(tmp_path):
     grown = tmp_path / "grown.bin"
     grown.write_bytes(b"x" * 5000)
     assert kit.read_file(str(grown)) == b"x" * 5000
+
+
+def test_the_adapter_kit_measures_memory_only_where_gnncheck_reads_it(tmp_path):
+    """serve()'s live_bytes and device_bytes callbacks (NVML, allocator queries: driver calls) run
+    for a case whose case.json says measure_resources (the resources check's), and for a case of an
+    older gnncheck that does not say; never for the other checks' cases."""
+    import json
+
+    from gnncheck.adapter_kit import gnncheck_adapter as kit
+
+    calls = []
+
+    def spmm_answer(case):
+        return {"outputs": {"y": np.zeros((1, 1), dtype=case.dtype)}}
+
+    def live():
+        calls.append("live")
+        return 5
+
+    def device():
+        calls.append("device")
+        return 7
+
+    for flag in (True, False, None):
+        d = tmp_path / str(flag)
+        d.mkdir()
+        kit.write_npy(str(d / "row_ptr.npy"), np.array([0, 0], dtype=np.int64))
+        kit.write_npy(str(d / "col_idx.npy"), np.array([], dtype=np.int64))
+        kit.write_npy(str(d / "x.npy"), np.zeros((1, 1), dtype=np.float64))
+        manifest = {"protocol": 1, "target": "spmm", "seed": 1, "dtype": "float64", "attributes": {"features": 1},
+                    "graph": {"n_dst": 1, "n_src": 1, "num_edges": 0, "row_ptr": "row_ptr.npy",
+                              "col_idx": "col_idx.npy"},
+                    "inputs": [{"name": "x", "kind": "src_nodes", "differentiable": True, "file": "x.npy",
+                                "shape": [1, 1], "dtype": "float64"}],
+                    "parameters": [], "grad_outputs": [], "gradients": [],
+                    "outputs": [{"name": "y", "file": "y.npy", "shape": [1, 1], "dtype": "float64"}],
+                    "result": "result.json"}
+        if flag is not None:
+            manifest["measure_resources"] = flag
+        (d / "case.json").write_text(json.dumps(manifest))
+        del calls[:]
+        kit.answer_case(str(d), {"spmm": ("float64", spmm_answer)}, live, device)
+        result = json.loads((d / "result.json").read_text())
+        assert result["status"] == "ok", result
+        measured = flag is not False
+        assert calls == (["live", "device"] if measured else []), flag
+        assert (result.get("live_bytes"), result.get("device_bytes")) == ((5, 7) if measured else (None, None)), flag
