@@ -77,6 +77,13 @@ out, seconds, jobs = sys.argv[1], sys.argv[2], sys.argv[3]
 rows, unmet, unfinished = [], [], []
 cases = conclusive = 0
 combined = {}  # (entry, system, target, check) -> [parts, cases, conclusive, worst, verdicts]
+
+
+def worst_text(ratio):
+    # A check without an error bound (numerics: finite or not) has no ratio to print.
+    return f"{ratio:.3g}" if ratio == ratio and ratio != float("-inf") else "n/a (no error bound)"
+
+
 for name in sorted(os.listdir(out)):
     path = os.path.join(out, name, "report.json")
     if not os.path.isdir(os.path.join(out, name)):
@@ -92,7 +99,7 @@ for name in sorted(os.listdir(out)):
         share = report.get("share")
         part = f' part {share["part"]}/{share["of"]}' if share else ''
         rows.append(f'{r["entry"]} {r["system"]} {r["target"]} {r["check"]} {r["verdict"]} '
-                    f'{r["conclusive"]}/{r["cases"]} worst {ratio:.3g}{part}')
+                    f'{r["conclusive"]}/{r["cases"]} worst {worst_text(ratio)}{part}')
         c = combined.setdefault((r["entry"], r["system"], r["target"], r["check"]), [0, 0, 0, float("-inf"), set()])
         c[0] += 1; c[1] += r["cases"]; c[2] += r["conclusive"]; c[4].add(r["verdict"])
         if ratio == ratio:
@@ -105,7 +112,7 @@ print("\n".join(rows))
 if any(c[0] > 1 for c in combined.values()):
     print("over the parts run (parts, conclusive of cases, verdicts, worst):")
     for (e, sy, t, ch), (n, ca, co, worst, verdicts) in sorted(combined.items()):
-        print(f'{e} {sy} {t} {ch}: {n} parts, {co}/{ca}, {"+".join(sorted(verdicts))}, worst {worst:.3g}')
+        print(f'{e} {sy} {t} {ch}: {n} parts, {co}/{ca}, {"+".join(sorted(verdicts))}, worst {worst_text(worst)}')
 print("\n".join(unmet))
 shards = sum(1 for line in open(os.path.join(out, "shards.txt")))
 finished = sum(1 for name in os.listdir(out) if os.path.exists(os.path.join(out, name, "report.json")))

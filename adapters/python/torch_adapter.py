@@ -31,12 +31,15 @@ and refuses what cannot be mapped (status unsupported, with the reason):
 - gat with attn_dropout > 0: PyG draws its own dropout mask, the oracle's mask is a function of
   dropout_seed.
 Run on an H200 with torch 2.11 and PyG 2.8 (checks/README.md, "The torch/PyG adapter on the
-H200"): 10^4 random differential cases per target pass on every target, and 10^4 adjoint cases on gat
-and edge_softmax.
+H200, completed"): 10^4 random differential and 10^4 adjoint cases per target pass on every target,
+and 2·10^3 cases per target of the metamorphic, state, numerics and op_order checks.
 
 Each case's tensors go to the device in one copy and come back in one (upload / download), and the
 PyG modules are kept between cases (ModuleCache): on a small graph the driver calls cost more than
-the arithmetic (gat's adjoint on the H200: 22.4 → 17.4 s for 60 cases; checks/README.md).
+the arithmetic (gat's adjoint on the H200: 22.4 → 17.4 s for 60 cases; checks/README.md). For the
+same reason the peak and live memory are measured only where gnncheck reads them
+(case.measure_resources: its resources check): 16 processes at once ran 1.6–1.9 times faster
+without them.
 """
 
 import argparse
