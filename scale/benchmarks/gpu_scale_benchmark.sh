@@ -17,6 +17,9 @@
 #   flat        run E of scale/README.md, ~60 s expected, run with GNNCHECK_SCALE_BUDGET=150: GAT-1
 #               and GCN (row_mean) at scale 25, K = 10^4, 16 → 16 (the oracle part ≤ 10 s), then
 #               spmm at K = 10^4 on scales 21, 23 and 25 (the oracle part against E at fixed K)
+#   hugepages   GAT-1 and GCN (row_mean) at scale 25, K = 10^4, each twice with glibc's heap on 4 KiB
+#               pages and twice on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1),
+#               alternating; ~100 s expected (scale/README.md, "Huge pages for the heap")
 # Each command runs under `timeout` (its own limit, in the table; GNNCHECK_SCALE_TIMEOUT overrides
 # them all); a row that timed out says so. The whole script keeps to GNNCHECK_SCALE_BUDGET seconds
 # (default 480): a command gets at most what is left, and one with less than 10 s left is not run
@@ -103,7 +106,14 @@ for group in $groups; do
       for s in 21 23 25; do
         run 30 "spmm-$s-K10000" --system gpu --target spmm --graph kronecker:$s --rows 10000 --features 16
       done ;;
-    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat)" >&2; exit 2 ;;
+    hugepages)
+      for i in 1 2; do
+        run 60 gat1-25-4k --system gpu --target gat --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --heads 1
+        GLIBC_TUNABLES=glibc.malloc.hugetlb=1 run 60 gat1-25-huge --system gpu --target gat --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --heads 1
+        run 40 gcn-25-row_mean-4k --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean
+        GLIBC_TUNABLES=glibc.malloc.hugetlb=1 run 40 gcn-25-row_mean-huge --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean
+      done ;;
+    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat hugepages)" >&2; exit 2 ;;
   esac
 done
 { echo; echo "## table"; cat "$table"; } >>"$out"
