@@ -14,7 +14,10 @@
 # expectations held, 1 otherwise, 2 for bad arguments. SHARD_TIMEOUT_S (default 0: none) bounds
 # each shard's seconds; DEADLINE_S (default 0: none) bounds the whole run's: no shard starts after
 # it and a running one is stopped at it (SIGTERM: its report so far says interrupted), so the
-# summary is written in time. Shards start in the order ENTRY × TARGET: put the longest first.
+# summary is written in time. MIN_SHARD_S (default 0) keeps a shard from starting with fewer seconds
+# than that left before the deadline — a shard cut at the deadline is lost work, so set it to the
+# time one shard takes and the slots left near the end stay idle instead. Shards start in the order
+# ENTRY × TARGET: put the longest first.
 # Without TMPDIR set, adapters' case directories go to /dev/shm where it is writable.
 # SHARES=K (default 1) runs each (entry, target) as K shards, `gnncheck run --share P/K` for P in
 # SHARE_PARTS (default 1 … K): disjoint parts of every check's cases, so one long check spreads over
@@ -50,13 +53,18 @@ for p in $parts; do
 done
 deadline=0
 [[ ${DEADLINE_S:-0} -gt 0 ]] && deadline=$(( $(date +%s) + DEADLINE_S ))
+min_shard=${MIN_SHARD_S:-0}
+[[ "$min_shard" =~ ^[0-9]+$ ]] || { echo "$0: MIN_SHARD_S must be a number of seconds, got '$min_shard'" >&2; exit 2; }
+export MIN_SHARD_S=$min_shard
 
 shard() {  # entry target gnncheck suite out timeout deadline part shares
   local dir="$5/$1.$2" limit=$6 share=()
   if [[ $9 -gt 1 ]]; then dir="$dir.part$8of$9"; share=(--share "$8/$9"); fi
   if [[ $7 -gt 0 ]]; then
     local left=$(( $7 - $(date +%s) ))
-    if [[ $left -le 0 ]]; then echo "$1 $2 not started (deadline)"; mkdir -p "$dir"; return; fi
+    if [[ $left -le 0 || $left -lt $MIN_SHARD_S ]]; then
+      echo "$1 $2${share[1]:+ share ${share[1]}} not started (deadline: $left s left)"; mkdir -p "$dir"; return
+    fi
     [[ $limit -eq 0 || $left -lt $limit ]] && limit=$left
   fi
   mkdir -p "$dir"

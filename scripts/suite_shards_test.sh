@@ -60,5 +60,13 @@ SHARES=2 SHARE_PARTS="3" "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 
 DEADLINE_S=1 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 1 "$work/late" "long da" "spmm gcn" >/dev/null 2>&1
 [[ $? -eq 1 ]] || fail "shards left unstarted by the deadline did not exit 1"
 grep -q "^long spmm exit 124" "$work/late/shards.txt" || fail "the long shard was not stopped at the deadline: $(cat "$work/late/shards.txt")"
-grep -q "not started (deadline)" "$work/late/shards.txt" || fail "no shard was left unstarted by a 1 s deadline"
+grep -q "not started (deadline: " "$work/late/shards.txt" || fail "no shard was left unstarted by a 1 s deadline"
+# MIN_SHARD_S longer than the deadline: nothing starts (each shard says so, with its part), and the
+# run fails closed; a non-number is refused.
+SHARES=2 MIN_SHARD_S=100 DEADLINE_S=50 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/min" "da" "spmm" >/dev/null 2>&1
+[[ $? -eq 1 ]] || fail "shards kept from starting by MIN_SHARD_S did not exit 1"
+[[ "$(grep -c "^da spmm share [12]/2 not started (deadline: [0-9]* s left)$" "$work/min/shards.txt")" -eq 2 ]] ||
+  fail "MIN_SHARD_S did not keep both parts from starting: $(cat "$work/min/shards.txt")"
+MIN_SHARD_S=soon "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/minbad" "da" "spmm" >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "MIN_SHARD_S=soon did not exit 2"
 echo "suite_shards.sh: all cases passed"
