@@ -16,7 +16,8 @@ An adapter is one function per target plus a call to serve():
 A target function receives a Case and returns {"outputs": {name: array}, "gradients": {name: array}}
 (gradients only when case.wants_gradients), optionally with "peak_bytes" (the evaluation's peak
 memory) and "live_bytes" (memory the system still holds after it, e.g. device memory; serve()'s
-live_bytes callback measures it for every case instead). Arrays are written as they
+live_bytes callback measures it instead, for every case whose figures gnncheck reads:
+case.measure_resources, set by its resources check alone). Arrays are written as they
 are returned: return them in case.dtype and the shapes of case.outputs / case.gradients — gnncheck
 checks both, and does not convert for you. Raise Unsupported("why") for a case outside the system's
 scope; any other exception is reported as status "error" with its message (the traceback goes to
