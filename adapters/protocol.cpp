@@ -369,25 +369,6 @@ Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finit
   return read_answer(dir, m, inputs_finite).result;
 }
 
-namespace {
-
-// result.json's byte count `field` read on its own (nullopt where the file or the field is not valid).
-std::optional<std::int64_t> read_byte_count(const fs::path& dir, const CaseManifest& m, const char* field) {
-  std::string problem;
-  const std::optional<json> j = read_result_json(dir, m, problem);
-  return j ? byte_count(*j, field) : std::nullopt;
-}
-
-}  // namespace
-
-std::optional<std::int64_t> read_live_bytes(const fs::path& dir, const CaseManifest& m) {
-  return read_byte_count(dir, m, "live_bytes");
-}
-
-std::optional<std::int64_t> read_device_bytes(const fs::path& dir, const CaseManifest& m) {
-  return read_byte_count(dir, m, "device_bytes");
-}
-
 LoadedCase read_case(const fs::path& dir) {
   const fs::path file = dir / "case.json";
   JsonReader reader{file};

@@ -89,21 +89,17 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const std::filesystem::pa
 // `inputs_finite` says whether every input was finite (only then is NaN/Inf in the answer invalid).
 Result read_result(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
 
-// read_result together with the byte counts result.json reports (read_live_bytes, read_device_bytes),
-// from one read of the file: what the process system takes from every answer.
+// read_result together with result.json's optional byte counts, from one read of the file:
+// - live_bytes: memory the system holds between evaluations after this one (device memory for a GPU
+//   system), which a host-side RSS cannot see;
+// - device_bytes: the device memory the adapter's process holds after this evaluation as the driver
+//   counts it (the torch kit: NVML's figure for its PID).
+// Each is nullopt when absent or not a non-negative integer (read_result refuses such a value).
 struct Answer {
   Result result;
   std::optional<std::int64_t> live_bytes, device_bytes;
 };
 Answer read_answer(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
-
-// result.json's optional `live_bytes`: memory the system holds between evaluations after this one
-// (device memory for a GPU system), which a host-side RSS cannot see. nullopt when absent or when
-// result.json cannot be read; read_result refuses a value that is not a non-negative integer.
-std::optional<std::int64_t> read_live_bytes(const std::filesystem::path& dir, const CaseManifest& manifest);
-// result.json's optional `device_bytes`: the device memory the adapter's process holds after this
-// evaluation as the driver counts it (the torch kit: NVML's figure for its PID), validated the same way.
-std::optional<std::int64_t> read_device_bytes(const std::filesystem::path& dir, const CaseManifest& manifest);
 
 // Whether every value of every input, parameter and output gradient of `c` is finite.
 bool all_inputs_finite(const Case& c);

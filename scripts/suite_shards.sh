@@ -88,8 +88,8 @@ combined = {}  # (entry, system, target, check) -> [parts, cases, conclusive, wo
 
 
 def worst_text(ratio):
-    # A check without an error bound (numerics: finite or not) has no ratio to print.
-    return f"{ratio:.3g}" if ratio == ratio and ratio != float("-inf") else "n/a (no error bound)"
+    # No ratio: a check without an error bound (numerics: finite or not), or no conclusive case.
+    return f"{ratio:.3g}" if ratio == ratio and ratio != float("-inf") else "n/a"
 
 
 for name in sorted(os.listdir(out)):

@@ -17,7 +17,7 @@ graphs:
   small: {family: random, max_nodes: 12, max_avg_degree: 3}
 entries:
   - {name: da, systems: cpu_float32, checks: [differential, adjoint], graphs: small, cases: 30}
-  - {name: meta, systems: cpu_float32, checks: [metamorphic_relabel, state_repeat], graphs: small}
+  - {name: meta, systems: cpu_float32, checks: [metamorphic_relabel, state_repeat, numerics], graphs: small}
   - {name: long, systems: cpu_float32, checks: [differential], graphs: small, cases: 200000}
 YAML
 fail() { echo "FAIL: $*"; exit 1; }
@@ -25,7 +25,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$here/suite_shards.sh" "$gnncheck" "$work/suite.yaml" 2 "$work/ok" "da meta" "spmm gcn" >"$work/ok.out" 2>&1 ||
   fail "a correct system's shards did not exit 0: $(cat "$work/ok.out")"
 grep -q "^shards launched: 4, with a report: 4" "$work/ok/summary.txt" || fail "not 4 shards: $(cat "$work/ok/summary.txt")"
-grep -q "^total: 8 results, .* 0 unmet" "$work/ok/summary.txt" || fail "not 8 results: $(cat "$work/ok/summary.txt")"
+grep -q "^total: 10 results, .* 0 unmet" "$work/ok/summary.txt" || fail "not 10 results: $(cat "$work/ok/summary.txt")"
+# numerics has no error bound, so no ratio: n/a, never nan or -inf.
+grep -q "^meta cpu_float32 spmm numerics pass [0-9]*/20 worst n/a$" "$work/ok/summary.txt" || fail "no n/a for numerics"
 grep -q "^da cpu_float32 gcn adjoint pass" "$work/ok/summary.txt" || fail "no gcn adjoint line"
 
 sed 's/name: cpu_float32, required/name: tcgnn_backward_uses_A, required/; s/systems: cpu_float32/systems: tcgnn_backward_uses_A/' \

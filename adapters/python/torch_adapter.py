@@ -38,8 +38,8 @@ Each case's tensors go to the device in one copy and come back in one (upload / 
 PyG modules are kept between cases (ModuleCache): on a small graph the driver calls cost more than
 the arithmetic (gat's adjoint on the H200: 22.4 → 17.4 s for 60 cases; checks/README.md). For the
 same reason the peak and live memory are measured only where gnncheck reads them
-(case.measure_resources: its resources check): 16 processes at once ran 1.6–1.9 times faster
-without them.
+(case.measure_resources: its resources check): with these and gnncheck's own readings skipped
+elsewhere, 16 processes at once ran 1.6–1.9 times faster.
 """
 
 import argparse

@@ -204,19 +204,28 @@ TEST(ProtocolLines, DoneLineAnswersTheCaseItEndsWith) {
   EXPECT_EQ(protocol::done_payload("done /tmp/other"), std::nullopt);
 }
 
-TEST(ProtocolResult, LiveBytesIsReadAndValidated) {
+TEST(ProtocolResult, ByteCountsAreReadAndValidated) {
   TempDir dir;
   const Case c = testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{2}}}, 3, false);
   const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
-  std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m", "live_bytes": 4096})";
-  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), 4096);
+  std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m", "live_bytes": 4096, "device_bytes": 8192})";
+  protocol::Answer a = protocol::read_answer(dir.path(), m, true);
+  EXPECT_EQ(a.live_bytes, 4096);
+  EXPECT_EQ(a.device_bytes, 8192);
+  EXPECT_EQ(a.result.status, Status::error);
   std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m", "live_bytes": -1})";
-  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), std::nullopt);
-  const Result r = protocol::read_result(dir.path(), m, true);
-  EXPECT_EQ(r.status, Status::invalid_output);
-  EXPECT_THAT(r.message, HasSubstr("field 'live_bytes' must be a non-negative integer"));
+  a = protocol::read_answer(dir.path(), m, true);
+  EXPECT_EQ(a.live_bytes, std::nullopt);
+  EXPECT_EQ(a.result.status, Status::invalid_output);
+  EXPECT_THAT(a.result.message, HasSubstr("field 'live_bytes' must be a non-negative integer"));
   std::ofstream(dir.path() / "result.json") << R"({"status": "error", "message": "m"})";
-  EXPECT_EQ(protocol::read_live_bytes(dir.path(), m), std::nullopt);
+  a = protocol::read_answer(dir.path(), m, true);
+  EXPECT_EQ(a.live_bytes, std::nullopt);
+  EXPECT_EQ(a.device_bytes, std::nullopt);
+  std::filesystem::remove(dir.path() / "result.json");
+  a = protocol::read_answer(dir.path(), m, true);
+  EXPECT_EQ(a.result.status, Status::invalid_output);
+  EXPECT_THAT(a.result.message, HasSubstr("wrote no result.json"));
 }
 
 TEST(ProtocolHello, AcceptsCatalogueTargetsWithTheirPrecisions) {

@@ -19,7 +19,7 @@
 #               spmm at K = 10^4 on scales 21, 23 and 25 (the oracle part against E at fixed K)
 #   hugepages   GAT-1 and GCN (row_mean) at scale 25, K = 10^4, each twice with glibc's heap on 4 KiB
 #               pages and twice on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1),
-#               alternating; ~100 s expected (scale/README.md, "Huge pages for the heap")
+#               alternating; ~150 s expected from run E's totals (scale/README.md, "Huge pages for the heap")
 # Each command runs under `timeout` (its own limit, in the table; GNNCHECK_SCALE_TIMEOUT overrides
 # them all); a row that timed out says so. The whole script keeps to GNNCHECK_SCALE_BUDGET seconds
 # (default 480): a command gets at most what is left, and one with less than 10 s left is not run
