@@ -20,6 +20,9 @@
 #   hugepages   GAT-1 and GCN (row_mean) at scale 25, K = 10^4, each twice with glibc's heap on 4 KiB
 #               pages and twice on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1),
 #               alternating; ~150 s expected from run E's totals (scale/README.md, "Huge pages for the heap")
+#   oracle-evaluations  GAT-1 at scale 25, K = 10^4, with 3 (the default) and 6 oracle evaluations
+#               side by side, alternating, twice; 6 with OMP_NUM_THREADS=4; GCN (row_mean) with 3 and
+#               6; ~200 s expected (scale/README.md, "Oracle evaluations side by side")
 # Each command runs under `timeout` (its own limit, in the table; GNNCHECK_SCALE_TIMEOUT overrides
 # them all); a row that timed out says so. The whole script keeps to GNNCHECK_SCALE_BUDGET seconds
 # (default 480): a command gets at most what is left, and one with less than 10 s left is not run
@@ -31,8 +34,8 @@ shift 2
 groups=${*:-acceptance}
 mkdir -p "$(dirname "$out")"
 table=$(mktemp)
-echo "| label | verdict | expectation | graph | sampled rows | highest in-degree rows | neighbourhood edges | graph s | system s | oracle part s (sampling, neighbourhood, exact, bounds) | compare s | total s | device peak GiB | limit s |" >"$table"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" >>"$table"
+echo "| label | verdict | expectation | graph | sampled rows | highest in-degree rows | neighbourhood edges | graph s | system s | oracle part s (sampling, neighbourhood, exact, bounds) | compare s | total s | device peak GiB | host peak GiB | limit s |" >"$table"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" >>"$table"
 echo "# gpu_scale_benchmark.sh $exe $groups — $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores, transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)" >"$out"
 
 n=0
@@ -42,7 +45,7 @@ run() {  # run LIMIT_SECONDS LABEL ARGS...
   n=$((n + 1))
   local left=$((budget - SECONDS))
   if [ $left -lt 10 ]; then
-    echo "| $label | not run: ${left} s of the ${budget} s budget left | | | | | | | | | | | | |" >>"$table"
+    echo "| $label | not run: ${left} s of the ${budget} s budget left | | | | | | | | | | | | | |" >>"$table"
     { echo; echo "## $n. $label: not run (${left} s of the ${budget} s budget left): gnncheck scale $*"; } >>"$out"
     echo "$label: not run (budget)"
     return
@@ -53,7 +56,7 @@ run() {  # run LIMIT_SECONDS LABEL ARGS...
   echo "\$ gnncheck scale $*   (timeout $limit s)" >"$log"
   timeout "$limit" "$exe" scale "$@" >>"$log" 2>&1
   local rc=$?
-  local verdict graph rows hubs nb gs ss os parts cs total peak held
+  local verdict graph rows hubs nb gs ss os parts cs total peak host held
   verdict=$(grep -m1 -oE '^(PASS|FAIL|ERROR)' "$log" || echo "-")
   [ $rc -eq 124 ] && verdict="timed out (${limit} s)"
   graph=$(grep -m1 -oE '\([0-9]+ × [0-9]+, [0-9]+ edges\)' "$log" | grep -oE '[0-9]+ edges' || echo "-")
@@ -66,9 +69,10 @@ run() {  # run LIMIT_SECONDS LABEL ARGS...
   parts=$(grep -m1 -oE 'sampling [0-9.]+, neighbourhood [0-9.]+, exact [0-9.]+, bounds [0-9.]+' "$log" | grep -oE '[0-9.]+' | paste -sd, - || echo "-")
   cs=$(grep -m1 -oE 'compare [0-9.]+' "$log" | grep -oE '[0-9.]+$' || echo "-")
   total=$(grep -m1 -oE 'total [0-9.]+ s' "$log" | grep -oE '[0-9.]+' || echo "-")
-  peak=$(grep -m1 -oE 'peak [0-9.]+ GiB' "$log" | grep -oE '[0-9.]+' || echo "-")
+  peak=$(grep -m1 -oE 'device memory: peak [0-9.]+ GiB' "$log" | grep -oE '[0-9.]+' || echo "-")
+  host=$(grep -m1 -oE 'host memory: peak [0-9.]+ GiB' "$log" | grep -oE '[0-9.]+' || echo "-")
   held=$(grep -m1 -oE 'expectation (held|NOT held)' "$log" | sed 's/expectation //' || echo "-")
-  echo "| $label | $verdict | $held | $graph | $rows | $hubs | $nb | $gs | $ss | $os ($parts) | $cs | $total | $peak | $limit |" >>"$table"
+  echo "| $label | $verdict | $held | $graph | $rows | $hubs | $nb | $gs | $ss | $os ($parts) | $cs | $total | $peak | $host | $limit |" >>"$table"
   { echo; echo "## $n. $label (rc $rc)"; cat "$log"; } >>"$out"
   rm -f "$log"
   echo "$label: $verdict, $held, total ${total} s, oracle part ${os} s (rc $rc)"
@@ -113,7 +117,17 @@ for group in $groups; do
         run 40 gcn-25-row_mean-4k --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean
         GLIBC_TUNABLES=glibc.malloc.hugetlb=1 run 40 gcn-25-row_mean-huge --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean
       done ;;
-    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat hugepages)" >&2; exit 2 ;;
+    oracle-evaluations)
+      for i in 1 2; do
+        for e in 3 6; do
+          run 60 "gat1-25-oe$e" --system gpu --target gat --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --heads 1 --oracle-evaluations $e
+        done
+      done
+      OMP_NUM_THREADS=4 run 60 gat1-25-oe6-omp4 --system gpu --target gat --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --heads 1 --oracle-evaluations 6
+      for e in 3 6; do
+        run 40 "gcn-25-row_mean-oe$e" --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean --oracle-evaluations $e
+      done ;;
+    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat hugepages oracle-evaluations)" >&2; exit 2 ;;
   esac
 done
 { echo; echo "## table"; cat "$table"; } >>"$out"

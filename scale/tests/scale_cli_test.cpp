@@ -94,6 +94,30 @@ TEST(ScaleCommand, HubEdgeBudgetReachesTheSampleAndTheRerunLine) {
   EXPECT_THAT(fallback.output, Not(HasSubstr("--hub-edges")));
 }
 
+// --oracle-evaluations changes how many of the tolerance model's evaluations run at once, never a
+// value: the tensors' lines and the worst element are the same with 1 and with 6, and the re-run
+// line (which reproduces the verdict) does not carry it.
+TEST(ScaleCommand, OracleEvaluationsSideBySideChangeNoValue) {
+  auto figures = [](const std::string& output) {
+    std::string kept;
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("elements, worst") != std::string::npos || line.find("worst:") != std::string::npos ||
+          line.find("re-run:") != std::string::npos)
+        kept += line + "\n";
+    return kept;
+  };
+  // Large enough (rmat:14, 2000 rows) that the evaluations run as tasks (core/parallel.h).
+  const std::string command = "scale --system cpu_float32 --target gat --graph rmat:14 --rows 2000 --heads 2";
+  const auto one = gnncheck(command + " --oracle-evaluations 1");
+  const auto six = gnncheck(command + " --oracle-evaluations 6");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  ASSERT_EQ(six.exit_code, 0) << six.output;
+  EXPECT_THAT(figures(one.output), HasSubstr("gradient att_src"));
+  EXPECT_EQ(figures(one.output), figures(six.output));
+  EXPECT_THAT(one.output, Not(HasSubstr("--oracle-evaluations")));
+}
+
 TEST(ScaleCommand, BadArgumentsNameTheFlag) {
   struct Bad {
     std::string args, message;
@@ -117,6 +141,7 @@ TEST(ScaleCommand, BadArgumentsNameTheFlag) {
       {"--system cpu_float32 --target gcn --graph rmat:8 --hidden-features 8", "--hidden-features: target gcn has no 'hidden_features' attribute"},
       {"--system cpu_float32 --target spmm --graph rmat:8 --out-features 8", "--out-features: target spmm has no 'out_features' attribute"},
       {"--system cpu_float32 --target spmm --graph kronecker:0", "kronecker SCALE must be in 1..30"},
+      {"--system cpu_float32 --target gat --graph rmat:8 --oracle-evaluations 0", "--oracle-evaluations must be at least 1, got 0"},
   };
   for (const auto& b : bad) {
     const auto r = gnncheck("scale " + b.args);

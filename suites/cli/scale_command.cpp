@@ -1,5 +1,7 @@
 #include "suites/cli/scale_command.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -45,6 +47,10 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
       ->check(CLI::IsMember({"pass", "caught"}))
       ->capture_default_str();
   cmd->add_option("--report", args.report, "Also write report.json, junit.xml, summary.md and index.html to this directory");
+  cmd->add_option("--oracle-evaluations", args.oracle_evaluations,
+                  "Oracle evaluations run side by side for the bounds: more is faster on many cores and holds more "
+                  "memory; the values are the same (see scale/README.md)")
+      ->capture_default_str();
   return cmd;
 }
 
@@ -55,6 +61,8 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   if (args.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", args.rows));
   if (!(args.magnitude > 0.0) || !std::isfinite(args.magnitude))
     throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", args.magnitude));
+  if (args.oracle_evaluations < 1)
+    throw InputError(fmt::format("--oracle-evaluations must be at least 1, got {}", args.oracle_evaluations));
   const Attributes attrs = scale::target_attributes(
       args.target, {.features = args.features, .hidden_features = args.hidden_features, .out_features = args.out_features,
                     .heads = args.heads, .norm = args.norm},
@@ -90,6 +98,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   options.input_magnitude = args.magnitude;
   options.graph_description = args.graph;
   options.rerun_command = rerun;
+  options.tolerance.concurrent_evaluations = args.oracle_evaluations;
 
   const std::string started = utc_timestamp();
   const auto t0 = std::chrono::steady_clock::now();
@@ -102,6 +111,9 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << scale::summary_text(result);
   fmt::print("  total {:.2f} s (graph {:.2f} s)\n", total, graph_seconds);
+  // What --oracle-evaluations trades against: the process's largest resident set so far.
+  if (rusage usage{}; getrusage(RUSAGE_SELF, &usage) == 0)
+    fmt::print("  host memory: peak {:.2f} GiB resident\n", static_cast<double>(usage.ru_maxrss) / (1 << 20));
 
   const reports::Expectation expectation = reports::parse_expectation(args.expect);
   // A check that compared nothing caught nothing.

@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "checks/tolerance.h"
 #include "suites/system_registry.h"
 
 namespace gnncheck::suites {
@@ -29,6 +30,9 @@ struct ScaleCommandArgs {
   std::optional<std::string> norm;
   std::string expect = "pass";
   std::string report;
+  // The tolerance model's oracle evaluations side by side (checks::ToleranceOptions); changes
+  // memory and time, never a value.
+  int oracle_evaluations = checks::ToleranceOptions{}.concurrent_evaluations;
 };
 
 // Adds the `scale` subcommand with its flags bound to `args`.
