@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -96,6 +97,10 @@ class Checker {
 };
 
 }  // namespace
+
+int default_oracle_evaluations() {
+  return std::max(checks::ToleranceOptions{}.concurrent_evaluations, static_cast<int>(std::thread::hardware_concurrency() / 2));
+}
 
 ScaleResult run_scale_check(System& system, std::shared_ptr<const Graph> graph, const ScaleOptions& options) {
   if (!graph) throw InputError("scale: no graph");

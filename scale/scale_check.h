@@ -28,6 +28,13 @@
 
 namespace gnncheck::scale {
 
+// How many of the tolerance model's evaluations of the neighbourhood a scale check runs side by side
+// unless told (`--oracle-evaluations`): half the hardware threads, and at least the 3 of
+// checks::ToleranceOptions. The evaluations are mostly serial work (fresh tensors' page faults, one
+// thread's passes), so on many cores more of them at once is what shortens the oracle part
+// (scale/README.md, "Oracle evaluations side by side"); values never change.
+int default_oracle_evaluations();
+
 struct ScaleOptions {
   std::string target = {};
   Attributes attributes = {};  // the target's (features, heads, norm); unset ones take their defaults
@@ -36,7 +43,7 @@ struct ScaleOptions {
   double input_magnitude = 1.0;  // inputs and output gradient uniform in [−M, M) (e.g. 1e3: large attention logits)
   index_t edge_offset_limit = index_t{1} << 31;
   index_t hub_edge_budget = kDefaultHubEdgeBudget;  // the highest in-degree rows' edges together (row_sampling.h)
-  checks::ToleranceOptions tolerance = {};
+  checks::ToleranceOptions tolerance = {.concurrent_evaluations = default_oracle_evaluations()};
   std::string graph_description = {};  // e.g. "rmat:20,10", for messages
   std::string rerun_command = {};      // the one command line that repeats this check
 };

@@ -654,6 +654,7 @@ class Executor {
     o.input_magnitude = f.scale_magnitude;
     if (f.scale_hub_edges) o.hub_edge_budget = *f.scale_hub_edges;
     o.tolerance = check_options(t).tolerance;
+    o.tolerance.concurrent_evaluations = scale::default_oracle_evaluations();  // as the command's default
     o.graph_description = f.scale_graph;
 
     // The command's flags say the width attributes, heads and norm; anything else (or a tolerance

@@ -48,9 +48,10 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
       ->capture_default_str();
   cmd->add_option("--report", args.report, "Also write report.json, junit.xml, summary.md and index.html to this directory");
   cmd->add_option("--oracle-evaluations", args.oracle_evaluations,
-                  "Oracle evaluations run side by side for the bounds: more is faster on many cores and holds more "
-                  "memory; the values are the same (see scale/README.md)")
-      ->capture_default_str();
+                  fmt::format("Oracle evaluations run side by side for the bounds: more is faster on many cores and "
+                              "holds more memory; the values are the same (default: half the hardware threads, at "
+                              "least 3; here {}; see scale/README.md)",
+                              scale::default_oracle_evaluations()));
   return cmd;
 }
 
@@ -61,8 +62,8 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   if (args.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", args.rows));
   if (!(args.magnitude > 0.0) || !std::isfinite(args.magnitude))
     throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", args.magnitude));
-  if (args.oracle_evaluations < 1)
-    throw InputError(fmt::format("--oracle-evaluations must be at least 1, got {}", args.oracle_evaluations));
+  if (args.oracle_evaluations && *args.oracle_evaluations < 1)
+    throw InputError(fmt::format("--oracle-evaluations must be at least 1, got {}", *args.oracle_evaluations));
   const Attributes attrs = scale::target_attributes(
       args.target, {.features = args.features, .hidden_features = args.hidden_features, .out_features = args.out_features,
                     .heads = args.heads, .norm = args.norm},
@@ -98,7 +99,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   options.input_magnitude = args.magnitude;
   options.graph_description = args.graph;
   options.rerun_command = rerun;
-  options.tolerance.concurrent_evaluations = args.oracle_evaluations;
+  if (args.oracle_evaluations) options.tolerance.concurrent_evaluations = *args.oracle_evaluations;
 
   const std::string started = utc_timestamp();
   const auto t0 = std::chrono::steady_clock::now();

@@ -13,7 +13,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "checks/tolerance.h"
 #include "suites/system_registry.h"
 
 namespace gnncheck::suites {
@@ -31,8 +30,8 @@ struct ScaleCommandArgs {
   std::string expect = "pass";
   std::string report;
   // The tolerance model's oracle evaluations side by side (checks::ToleranceOptions); changes
-  // memory and time, never a value.
-  int oracle_evaluations = checks::ToleranceOptions{}.concurrent_evaluations;
+  // memory and time, never a value. Unset: scale::default_oracle_evaluations().
+  std::optional<int> oracle_evaluations;
 };
 
 // Adds the `scale` subcommand with its flags bound to `args`.
