@@ -1,5 +1,6 @@
-// gnncheck/checks/resources.h — the growth criterion of the `resources` check, for memory series
-// that move in whole driver pages (device memory as NVML or cudaMemGetInfo count it).
+// gnncheck/checks/resources.h — the growth criteria of the `resources` check: for memory series
+// that move in whole driver pages (device memory as NVML or cudaMemGetInfo count it), and for the
+// exact counters a system reports about itself (live_bytes(), peak_bytes).
 //
 // A series of readings, one after each evaluation of the same case; the first `warmup` evaluations
 // may allocate anything. The growth is the last reading minus the first one after warm-up, held to
@@ -11,6 +12,12 @@
 //   criterion.detectable_leak_bytes();            // 65536: 64 KiB per call is always caught
 //   const checks::SeriesGrowth g = criterion.assess(readings);
 //   if (g.exceeds()) fmt::print("grew {} bytes (allowed {})\n", g.growth, g.allowance);
+//
+// CounterGrowthCriterion compares the least of the first `block()` readings after warm-up with the
+// least of the last ones: a counter read while the system's own threads are still releasing the
+// evaluation's memory (torch's autograd device threads) reads high, never low, so a single high
+// reading is not growth — and a counter that grows by any byte per call still grows between the
+// two blocks (checks/README.md, "The resources growth criterion").
 #pragma once
 
 #include <cstdint>
@@ -40,6 +47,22 @@ struct PageGrowthCriterion {
   // > L·window − page ≥ page once L·window ≥ 2·page. 0 when the window is empty.
   std::int64_t detectable_leak_bytes() const;
   // The growth of `readings` (evaluations entries; InputError otherwise, or when window() < 1).
+  SeriesGrowth assess(const std::vector<std::int64_t>& readings) const;
+};
+
+struct CounterGrowthCriterion {
+  int evaluations = 0;  // n: readings in the series
+  int warmup = 0;       // w
+
+  static constexpr int kBlock = 8;
+  // k: kBlock readings at each end when the n − w readings after warm-up hold two whole blocks,
+  // else 1 (the short series: the last reading against the first after warm-up).
+  int block() const { return evaluations - warmup >= 2 * kBlock ? kBlock : 1; }
+  // Calls between the first block's first reading and the last block's first: n − w − k. A counter
+  // that gains L > 0 bytes per call grows by at least L times this between the two minima.
+  int window() const { return evaluations - warmup - block(); }
+  // first = min(r_w … r_(w+k−1)), last = min(r_(n−k) … r_(n−1)), growth = last − first, allowance 0
+  // (the caller may set another). InputError for a count of readings other than n, or window() < 1.
   SeriesGrowth assess(const std::vector<std::int64_t>& readings) const;
 };
 

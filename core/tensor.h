@@ -19,6 +19,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "core/process_memory.h"
 
 namespace gnncheck {
 
@@ -36,18 +37,45 @@ inline index_t shape_size(const std::vector<index_t>& shape) {
   return n;
 }
 
+namespace detail {
+// n values in fresh memory, set by fill(vector) after the allocation was advised for huge pages
+// (LargeTensorsOnHugePages, core/process_memory.h): the fill is the memory's first touch.
+template <class T, class Fill>
+std::vector<T> fresh_values(size_t n, Fill fill) {
+  std::vector<T> v;
+  v.reserve(n);
+  if (n * sizeof(T) >= kHugePageTensorBytes) advise_huge_pages(v.data(), n * sizeof(T));
+  fill(v);
+  return v;
+}
+}  // namespace detail
+
 template <class T>
 class DenseTensor {
  public:
   using value_type = T;
 
   DenseTensor() = default;
-  explicit DenseTensor(std::vector<index_t> shape, T fill = T{})
-      : shape_(std::move(shape)), data_(static_cast<size_t>(shape_size(shape_)), fill) {}
+  explicit DenseTensor(std::vector<index_t> shape, T fill = T{}) : shape_(std::move(shape)) {
+    const auto n = static_cast<size_t>(shape_size(shape_));
+    data_ = detail::fresh_values<T>(n, [&](std::vector<T>& v) { v.assign(n, fill); });
+  }
   DenseTensor(std::vector<index_t> shape, std::vector<T> values) : shape_(std::move(shape)), data_(std::move(values)) {
     if (static_cast<index_t>(data_.size()) != shape_size(shape_))
       throw InputError(fmt::format("tensor of shape {} needs {} values, got {}", shape_, shape_size(shape_), data_.size()));
   }
+  // A copy is fresh memory too (the tolerance model copies whole cases to reorder them).
+  DenseTensor(const DenseTensor& other)
+      : shape_(other.shape_), data_(detail::fresh_values<T>(other.data_.size(), [&](std::vector<T>& v) {
+          v.assign(other.data_.begin(), other.data_.end());
+        })) {}
+  DenseTensor& operator=(const DenseTensor& other) {
+    if (this != &other) *this = DenseTensor(other);
+    return *this;
+  }
+  DenseTensor(DenseTensor&&) noexcept = default;
+  DenseTensor& operator=(DenseTensor&&) noexcept = default;
+  ~DenseTensor() = default;
 
   const std::vector<index_t>& shape() const { return shape_; }
   index_t rank() const { return static_cast<index_t>(shape_.size()); }
@@ -86,8 +114,10 @@ using TensorF = DenseTensor<float>;
 
 template <class To, class From>
 DenseTensor<To> cast(const DenseTensor<From>& t) {
-  std::vector<To> v(t.values().begin(), t.values().end());
-  return DenseTensor<To>(t.shape(), std::move(v));
+  const std::vector<From>& from = t.values();
+  return DenseTensor<To>(t.shape(), detail::fresh_values<To>(from.size(), [&](std::vector<To>& v) {
+                           v.assign(from.begin(), from.end());
+                         }));
 }
 
 // Throws InputError "<what>: expected shape [..], got [..]" unless `t` has exactly `expected`.

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "core/process_memory.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::scale {
@@ -62,6 +63,9 @@ ExactAnswer evaluate_neighbourhood(ScaleResult& r, const Neighbourhood& nb, cons
   // The float64 reference runs beside the tolerance model's own evaluations (one pool; the same
   // values as evaluating it first): `exact` is the oracle's own evaluation time, `bounds` the rest.
   const auto t = Clock::now();
+  // The evaluations' fresh tensors on huge pages: their page faults were most of this part's time
+  // on the H200's host (scale/README.md, "Huge pages for the oracle's tensors").
+  const LargeTensorsOnHugePages huge_pages;
   checks::ReferenceAndBounds rb = checks::ToleranceModel(tolerance).reference_and_bounds(nb.sub, r.precision);
   if (!rb.reference.ok())
     throw InternalError(fmt::format("scale: the oracle could not evaluate the neighbourhood: {}", rb.reference.message));

@@ -10,6 +10,7 @@
 #include "checks/checks.h"
 #include "checks/resources.h"
 #include "core/device_memory.h"
+#include "core/error.h"
 #include "oracle/cpu_systems.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
@@ -133,6 +134,72 @@ TEST(Resources, WarmUpJumpsAndOneLatePageStepPassAFlatSeriesToo) {
   const Verdict caught = resources(over, spmm_case());
   ASSERT_EQ(caught.conclusion, Conclusion::fail) << one_line(caught);
   EXPECT_EQ(caught.metric, static_cast<double>(kPage + 1));
+}
+
+TEST(CounterGrowthCriterion, TheLeastOfEachEndIgnoresHighReadingsAndCatchesEveryByte) {
+  const CounterGrowthCriterion device_series{67, 2};
+  EXPECT_EQ(device_series.block(), 8);
+  EXPECT_EQ(device_series.window(), 57);
+  // A counter read high now and then (memory the system's own threads had not released yet).
+  auto series = [](std::int64_t per_call, auto high) {
+    std::vector<std::int64_t> r;
+    for (int k = 0; k < 67; ++k) r.push_back(1000000 + per_call * k + (high(k) ? 512 : 0));
+    return r;
+  };
+  const auto last_high = [](int k) { return k == 66; };
+  const auto every_third_high = [](int k) { return k % 3 == 0; };
+  EXPECT_FALSE(device_series.assess(series(0, last_high)).exceeds());
+  EXPECT_FALSE(device_series.assess(series(0, every_third_high)).exceeds());
+  // One byte per call, read high or not, grows between the two minima: 57 calls apart at least.
+  for (const auto& g : {device_series.assess(series(1, last_high)), device_series.assess(series(1, every_third_high))}) {
+    EXPECT_TRUE(g.exceeds());
+    EXPECT_GE(g.growth, 57);
+  }
+  // High at every one of the last 8 readings is growth: the limit of what this statistic absorbs.
+  EXPECT_TRUE(device_series.assess(series(0, [](int k) { return k >= 59; })).exceeds());
+  // The short series (no device readings) compares the last reading with the first after warm-up.
+  const CounterGrowthCriterion short_series{6, 2};
+  EXPECT_EQ(short_series.block(), 1);
+  EXPECT_EQ(short_series.window(), 3);
+  EXPECT_TRUE(short_series.assess({5, 5, 5, 5, 5, 6}).exceeds());
+  EXPECT_THROW(short_series.assess({5, 5, 5}), InputError);
+  EXPECT_THROW((CounterGrowthCriterion{3, 2}).assess({5, 5, 5}), InputError);
+}
+
+// A flat device series (so the check runs the long window) beside a live_bytes() counter live(k).
+class ScriptedCounter final : public System {
+ public:
+  explicit ScriptedCounter(std::function<std::int64_t(int)> live) : live_(std::move(live)) {}
+  std::string name() const override { return "scripted_counter"; }
+  bool supports(const std::string& t) const override { return inner_->supports(t); }
+  Precision precision(const std::string& t) const override { return inner_->precision(t); }
+  Result evaluate(const Case& c) override {
+    ++evaluations_;
+    return inner_->evaluate(c);
+  }
+  std::optional<std::int64_t> live_bytes() const override { return live_(evaluations_ - 1); }
+  std::optional<device_memory::Reading> measured_device_bytes() const override {
+    return device_memory::Reading{500 * kPage, "NVML: process 1"};
+  }
+
+ private:
+  std::unique_ptr<System> inner_ = make_cpu_float32_system();
+  std::function<std::int64_t(int)> live_;
+  int evaluations_ = 0;
+};
+
+TEST(Resources, ACounterReadHighOnceIsNotGrowthButOneBytePerCallIs) {
+  // The torch adapter on the H200 (checks/README.md): torch.cuda.memory_allocated() one 512-byte
+  // block above its value at the last reading of a case, with 16 adapter processes on 16 cores.
+  ScriptedCounter high_at_the_end([](int k) { return k == 66 ? 512 : 0; });
+  const Verdict v = resources(high_at_the_end, spmm_case());
+  EXPECT_TRUE(v.passed()) << one_line(v);
+  EXPECT_NE(v.tolerance_model.find("the least of the last 8 readings"), std::string::npos) << v.tolerance_model;
+  ScriptedCounter leak([](int k) { return k + (k == 30 ? 512 : 0); });
+  const Verdict caught = resources(leak, spmm_case());
+  ASSERT_EQ(caught.conclusion, Conclusion::fail) << one_line(caught);
+  EXPECT_GE(caught.metric, 57.0);
+  EXPECT_NE(caught.message.find("live_bytes() reported by the system"), std::string::npos) << caught.message;
 }
 
 TEST(Resources, AMeasurementThatChangesKindIsNeverAPass) {

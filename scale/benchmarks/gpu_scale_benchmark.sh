@@ -20,6 +20,8 @@
 #   hugepages   GAT-1 and GCN (row_mean) at scale 25, K = 10^4, each twice with glibc's heap on 4 KiB
 #               pages and twice on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1),
 #               alternating; ~150 s expected from run E's totals (scale/README.md, "Huge pages for the heap")
+#   layers-25   GAT-1 and GCN (row_mean) at scale 25, K = 10^4, 16 → 16, once each (~40 s): the
+#               issue's two figures, for comparing binaries or settings call by call
 #   oracle-evaluations  GAT-1 at scale 25, K = 10^4, with 3 (the default) and 6 oracle evaluations
 #               side by side, alternating, twice; 6 with OMP_NUM_THREADS=4; GCN (row_mean) with 3 and
 #               6; ~200 s expected (scale/README.md, "Oracle evaluations side by side")
@@ -117,6 +119,9 @@ for group in $groups; do
         run 40 gcn-25-row_mean-4k --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean
         GLIBC_TUNABLES=glibc.malloc.hugetlb=1 run 40 gcn-25-row_mean-huge --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean
       done ;;
+    layers-25)
+      run 60 gat1-25 --system gpu --target gat --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --heads 1
+      run 40 gcn-25-row_mean --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean ;;
     oracle-evaluations)
       for i in 1 2; do
         for e in 3 6; do
@@ -127,7 +132,7 @@ for group in $groups; do
       for e in 3 6; do
         run 40 "gcn-25-row_mean-oe$e" --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean --oracle-evaluations $e
       done ;;
-    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat hugepages oracle-evaluations)" >&2; exit 2 ;;
+    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat hugepages layers-25 oracle-evaluations)" >&2; exit 2 ;;
   esac
 done
 { echo; echo "## table"; cat "$table"; } >>"$out"
