@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -21,12 +22,21 @@ std::int64_t PageGrowthCriterion::detectable_leak_bytes() const {
   return (2 * page_bytes + m - 1) / m;
 }
 
-SeriesGrowth PageGrowthCriterion::assess(const std::vector<std::int64_t>& readings) const {
-  if (window() < 1)
+namespace {
+
+// Both criteria: a window of at least one call, and one reading per evaluation.
+void require_series(int evaluations, int warmup, int window, const std::vector<std::int64_t>& readings) {
+  if (window < 1)
     throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones", evaluations,
                                  warmup));
   if (readings.size() != static_cast<size_t>(evaluations))
     throw InputError(fmt::format("resources check: {} readings for {} evaluations", readings.size(), evaluations));
+}
+
+}  // namespace
+
+SeriesGrowth PageGrowthCriterion::assess(const std::vector<std::int64_t>& readings) const {
+  require_series(evaluations, warmup, window(), readings);
   SeriesGrowth g;
   g.first = readings[static_cast<size_t>(warmup)];
   g.last = readings.back();
@@ -36,11 +46,7 @@ SeriesGrowth PageGrowthCriterion::assess(const std::vector<std::int64_t>& readin
 }
 
 SeriesGrowth CounterGrowthCriterion::assess(const std::vector<std::int64_t>& readings) const {
-  if (window() < 1)
-    throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones", evaluations,
-                                 warmup));
-  if (readings.size() != static_cast<size_t>(evaluations))
-    throw InputError(fmt::format("resources check: {} readings for {} evaluations", readings.size(), evaluations));
+  require_series(evaluations, warmup, window(), readings);
   const auto begin = readings.begin() + warmup, end = readings.end();
   SeriesGrowth g;
   g.first = *std::min_element(begin, begin + block());
@@ -129,12 +135,18 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
                         device_memory::kDriverPageBytes, have_device ? device_sources.back() : "not measured",
                         criterion.window(), criterion.detectable_leak_bytes(), criterion.window())
           : "device memory not measured for this system (no device reading, no device_bytes reported)";
+  // What a series' growth compares: the same words in the model and in a failure's detail.
+  const auto compared = [&](bool counter) {
+    if (counter && counters.block() > 1)
+      return fmt::format("the least of the last {0} readings against the least of the first {0} after warm-up, {1} "
+                         "calls apart",
+                         counters.block(), counters.window());
+    return fmt::format("the last reading against the first after warm-up, {} calls apart", criterion.window());
+  };
   const std::string counter_model =
-      counters.block() > 1
-          ? fmt::format("the least of the last {0} readings against the least of the first {0} after warm-up (a "
-                        "counter read while the system's threads still release memory reads high, never low)",
-                        counters.block())
-          : std::string("the last reading against the first after warm-up");
+      compared(true) + (counters.block() > 1 ? " (a counter read while the system's threads still release memory "
+                                               "reads high, never low)"
+                                             : "");
   v.tolerance_model =
       fmt::format("growth after {} warm-up evaluations of {}: ≤ {} bytes in what the system reports (live_bytes(), "
                   "peak_bytes: {}); {}",
@@ -148,6 +160,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
       {fmt::format("device memory measured by gnncheck ({})", have_device ? device_sources.back() : ""), &device,
        device_comparable, device_memory::kDriverPageBytes, false},
   };
+  std::map<std::string, std::string> compared_by_tensor;  // the failure's detail names its series' rule
   for (const Series& s : all) {
     if (!s.have) continue;
     SeriesGrowth g = s.counter ? counters.assess(*s.values) : criterion.assess(*s.values);
@@ -161,6 +174,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
     tc.worst_ratio = tc.agrees() ? 0.0 : (allowance > 0 ? static_cast<double>(g.growth) / allowance : INFINITY);
     tc.worst = ElementReport{static_cast<std::int64_t>(n - 1), {}, static_cast<double>(g.last),
                              static_cast<double>(g.first), allowance};
+    compared_by_tensor[tc.tensor] = compared(s.counter);
     v.comparisons.push_back(tc);
   }
   summarize(v);
@@ -175,11 +189,9 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
                            device_sources[first], device_sources.back());
   }
   if (v.conclusion == Conclusion::fail) {
-    v.detail = fmt::format("memory grew by {:.0f} bytes over {} evaluations of the same case (got = bytes at the "
-                           "end, expected = bytes after warm-up: for device memory the last reading and the first "
-                           "after warm-up, for a reported counter the least of the last and of the first {} "
-                           "readings; bound {:.0f} bytes).",
-                           v.metric, criterion.window(), counters.block(), v.bound);
+    v.detail = fmt::format("memory grew by {:.0f} bytes over repeated evaluations of the same case (got = bytes at "
+                           "the end, expected = bytes after warm-up: {}; bound {:.0f} bytes).",
+                           v.metric, compared_by_tensor[v.tensor], v.bound);
     v.message = failure_message(v);
   }
   return v;

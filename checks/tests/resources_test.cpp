@@ -54,6 +54,12 @@ class ScriptedDeviceMemory final : public System {
     if (k < first_reading_) return std::nullopt;
     return device_memory::Reading{bytes_(k), source_ ? source_(k) : "NVML: process 1"};
   }
+  // A live_bytes() counter beside the device series: live(k) after evaluation k (none unless set).
+  void report_live_bytes(std::function<std::int64_t(int)> live) { live_ = std::move(live); }
+  std::optional<std::int64_t> live_bytes() const override {
+    if (!live_) return std::nullopt;
+    return live_(evaluations_ - 1);
+  }
   int evaluations() const { return evaluations_; }
 
  private:
@@ -61,6 +67,7 @@ class ScriptedDeviceMemory final : public System {
   std::function<std::int64_t(int)> bytes_;
   std::function<std::string(int)> source_;
   int first_reading_;
+  std::function<std::int64_t(int)> live_;
   int evaluations_ = 0;
 };
 
@@ -107,6 +114,8 @@ TEST(Resources, CatchesA200KiBPerCallLeakThatMovesTheReadingOnePageEveryTenCalls
     EXPECT_EQ(v.bound, static_cast<double>(kPage));
     EXPECT_NE(v.message.find("device memory measured by gnncheck"), std::string::npos) << v.message;
     EXPECT_NE(v.tolerance_model.find("a leak of 65536 bytes or more per call"), std::string::npos) << v.tolerance_model;
+    EXPECT_NE(v.detail.find("the last reading against the first after warm-up, 64 calls apart"), std::string::npos)
+        << v.detail;
   }
   // In the first 6 evaluations (the count before device series were longer) it moved by at most a page.
   std::vector<std::int64_t> first_six;
@@ -166,40 +175,26 @@ TEST(CounterGrowthCriterion, TheLeastOfEachEndIgnoresHighReadingsAndCatchesEvery
   EXPECT_THROW((CounterGrowthCriterion{3, 2}).assess({5, 5, 5}), InputError);
 }
 
-// A flat device series (so the check runs the long window) beside a live_bytes() counter live(k).
-class ScriptedCounter final : public System {
- public:
-  explicit ScriptedCounter(std::function<std::int64_t(int)> live) : live_(std::move(live)) {}
-  std::string name() const override { return "scripted_counter"; }
-  bool supports(const std::string& t) const override { return inner_->supports(t); }
-  Precision precision(const std::string& t) const override { return inner_->precision(t); }
-  Result evaluate(const Case& c) override {
-    ++evaluations_;
-    return inner_->evaluate(c);
-  }
-  std::optional<std::int64_t> live_bytes() const override { return live_(evaluations_ - 1); }
-  std::optional<device_memory::Reading> measured_device_bytes() const override {
-    return device_memory::Reading{500 * kPage, "NVML: process 1"};
-  }
-
- private:
-  std::unique_ptr<System> inner_ = make_cpu_float32_system();
-  std::function<std::int64_t(int)> live_;
-  int evaluations_ = 0;
-};
-
 TEST(Resources, ACounterReadHighOnceIsNotGrowthButOneBytePerCallIs) {
   // The torch adapter on the H200 (checks/README.md): torch.cuda.memory_allocated() one 512-byte
   // block above its value at the last reading of a case, with 16 adapter processes on 16 cores.
-  ScriptedCounter high_at_the_end([](int k) { return k == 66 ? 512 : 0; });
+  const auto flat = [](int) { return 500 * kPage; };  // a device series: the long window
+  ScriptedDeviceMemory high_at_the_end(flat);
+  high_at_the_end.report_live_bytes([](int k) { return k == 66 ? 512 : 0; });
   const Verdict v = resources(high_at_the_end, spmm_case());
   EXPECT_TRUE(v.passed()) << one_line(v);
   EXPECT_NE(v.tolerance_model.find("the least of the last 8 readings"), std::string::npos) << v.tolerance_model;
-  ScriptedCounter leak([](int k) { return k + (k == 30 ? 512 : 0); });
+  ScriptedDeviceMemory leak(flat);
+  leak.report_live_bytes([](int k) { return k + (k == 30 ? 512 : 0); });
   const Verdict caught = resources(leak, spmm_case());
   ASSERT_EQ(caught.conclusion, Conclusion::fail) << one_line(caught);
   EXPECT_GE(caught.metric, 57.0);
   EXPECT_NE(caught.message.find("live_bytes() reported by the system"), std::string::npos) << caught.message;
+  // The detail says what the failing series compared.
+  EXPECT_NE(caught.detail.find("the least of the last 8 readings against the least of the first 8 after warm-up, 57 "
+                               "calls apart"),
+            std::string::npos)
+      << caught.detail;
 }
 
 TEST(Resources, AMeasurementThatChangesKindIsNeverAPass) {

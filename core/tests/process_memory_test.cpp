@@ -1,7 +1,7 @@
 // LargeTensorsOnHugePages (core/process_memory.h): the scope is process-wide and nests, a large
 // tensor made, copied or cast inside it lies in memory marked for huge pages (the kernel's own
-// record, /proc/self/smaps' VmFlags "hg"), one made outside or below the size does not, and no
-// value changes.
+// record, /proc/self/smaps' VmFlags "hg"), one made outside the scope does not, and no value
+// changes (a small tensor's marks are not tested: it may lie inside memory advised for a large one).
 #include <gtest/gtest.h>
 
 #include <cstdint>
