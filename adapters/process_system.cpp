@@ -563,12 +563,17 @@ class ProcessSystem final : public System {
   // run_case with gnncheck's own device-memory measurement (process_system.h): per process group
   // after the answer, or the device's memory in use around the case while no GPU work of this
   // process runs.
-  // Only an evaluation whose figures are read (Case::measure_resources) is measured; the reading of
-  // the last measured one stays until the next.
+  // Only the resources check's evaluations are measured (Case::memory_figures); the reading of the
+  // last measured one stays until the next. A process group's reading is absolute, so a `counted`
+  // evaluation needs none while the last reading was that of this adapter process: whatever the
+  // evaluation leaves behind shows in the next one read.
   Result measured_case(const Case& c, const fs::path& dir) {
-    if (!options_.measure_device_memory || !c.measure_resources) return run_case(c, dir);
+    if (!options_.measure_device_memory || c.memory_figures == MemoryFigures::unread) return run_case(c, dir);
     const pid_t before_pid = process_.pid();
-    std::unique_lock device_lock(device_memory::in_process_device_mutex(), std::defer_lock);
+    if (c.memory_figures == MemoryFigures::counted && device_reading_ && !device_reading_->whole_device &&
+        device_reading_pid_ == before_pid)
+      return run_case(c, dir);
+    std::unique_lock device_lock(device_memory::in_process_device_lock(), std::defer_lock);
     std::optional<device_memory::Reading> device_before;
     // Without NVML nothing can be read, and nothing is held off.
     if (!device_memory::nvml_problem() && (before_pid <= 0 || !device_memory::process_group_memory(before_pid))) {
@@ -577,6 +582,7 @@ class ProcessSystem final : public System {
     }
     Result r = run_case(c, dir);
     if (!r.ok() || !process_.running()) return r;
+    device_reading_pid_ = process_.pid();
     if (auto group = device_memory::process_group_memory(process_.pid())) {
       device_reading_ = group;
     } else if (device_before && process_.pid() == before_pid) {
@@ -683,7 +689,7 @@ class ProcessSystem final : public System {
                                        dir.string()), true);
           protocol::Answer answer = protocol::read_answer(dir, manifest, protocol::all_inputs_finite(c));
           Result r = std::move(answer.result);
-          if (c.measure_resources) {  // an unmeasured answer need not report them
+          if (c.memory_figures == MemoryFigures::read) {  // an answer whose figures are not read need not report them
             answer_live_bytes_ = answer.live_bytes;
             answer_device_bytes_ = answer.device_bytes;
             answer_live_bytes_pid_ = process_.pid();
@@ -852,6 +858,7 @@ class ProcessSystem final : public System {
   mutable std::int64_t reported_rss_ = 0;  // live_bytes() through its dead band
   mutable pid_t reported_rss_pid_ = -1;
   std::optional<device_memory::Reading> device_reading_;  // gnncheck's own, after the last answer
+  pid_t device_reading_pid_ = -1;                          // the adapter process it was taken of
   device_memory::RetainedCounter device_retained_;        // the device-wide fallback's running total
   std::optional<std::int64_t> answer_live_bytes_;  // result.json's live_bytes of the last answer
   std::optional<std::int64_t> answer_device_bytes_;  // and its device_bytes

@@ -230,7 +230,7 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
   m.n_dst = g.n_dst();
   m.n_src = g.n_src();
   m.num_edges = g.num_edges();
-  m.measure_resources = c.measure_resources;
+  m.measure_resources = c.memory_figures == MemoryFigures::read;
   const auto input_shapes = def.input_shapes(g, m.attributes);
   const auto output_shapes = def.output_shapes(g, m.attributes);
   const bool backward = !c.grad_outputs.empty();
@@ -424,7 +424,7 @@ LoadedCase read_case(const fs::path& dir) {
   Case& c = out.c;
   c.target = m.target;
   c.seed = m.seed;
-  c.measure_resources = m.measure_resources;
+  c.memory_figures = m.measure_resources ? MemoryFigures::read : MemoryFigures::unread;
   c.attributes = m.attributes;
   std::vector<index_t> row_ptr = to_index_vector(read_npy_i64(dir / m.row_ptr_file));
   std::vector<index_t> col_idx = to_index_vector(read_npy_i64(dir / m.col_idx_file));

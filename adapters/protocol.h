@@ -72,7 +72,7 @@ struct CaseManifest {
   std::string col_idx_file = "graph_col_idx.npy";
   std::vector<TensorEntry> inputs, parameters, grad_outputs, outputs, gradients;
   std::string result_file = "result.json";
-  bool measure_resources = true;  // case.json's measure_resources (Case::measure_resources); absent: true
+  bool measure_resources = true;  // case.json's measure_resources (Case::memory_figures is read); absent: true
 };
 
 // The dtype of a case's tensors for a system that computes a target in `precision`: float64 for

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checks/check_support.h"
+#include "core/device_memory.h"
 #include "core/error.h"
 
 namespace gnncheck::checks {
@@ -24,35 +27,54 @@ std::int64_t PageGrowthCriterion::detectable_leak_bytes() const {
 
 namespace {
 
-// Both criteria: a window of at least one call, and one reading per evaluation.
-void require_series(int evaluations, int warmup, int window, const std::vector<std::int64_t>& readings) {
-  if (window < 1)
-    throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones", evaluations,
-                                 warmup));
-  if (readings.size() != static_cast<size_t>(evaluations))
-    throw InputError(fmt::format("resources check: {} readings for {} evaluations", readings.size(), evaluations));
+// Both criteria: a window of at least one call, one entry per evaluation, and a value at every
+// reading the criterion uses.
+template <class Criterion>
+void require_series(const Criterion& c, const Readings& readings) {
+  if (c.window() < 1)
+    throw InputError(fmt::format("resources check: {} evaluations leave fewer than 2 after {} warm-up ones",
+                                 c.evaluations, c.warmup));
+  if (readings.size() != static_cast<size_t>(c.evaluations))
+    throw InputError(fmt::format("resources check: {} readings for {} evaluations", readings.size(), c.evaluations));
+  for (int k = 0; k < c.evaluations; ++k)
+    if (c.uses_reading(k) && !readings[static_cast<size_t>(k)])
+      throw InputError(fmt::format("resources check: no reading after evaluation {}, which the criterion compares", k + 1));
 }
+
+Readings all_read(const std::vector<std::int64_t>& values) { return Readings(values.begin(), values.end()); }
 
 }  // namespace
 
-SeriesGrowth PageGrowthCriterion::assess(const std::vector<std::int64_t>& readings) const {
-  require_series(evaluations, warmup, window(), readings);
+SeriesGrowth PageGrowthCriterion::assess(const Readings& readings) const {
+  require_series(*this, readings);
   SeriesGrowth g;
-  g.first = readings[static_cast<size_t>(warmup)];
-  g.last = readings.back();
+  g.first = *readings[static_cast<size_t>(warmup)];
+  g.last = *readings.back();
   g.growth = g.last - g.first;
   g.allowance = page_bytes;
   return g;
 }
 
-SeriesGrowth CounterGrowthCriterion::assess(const std::vector<std::int64_t>& readings) const {
-  require_series(evaluations, warmup, window(), readings);
-  const auto begin = readings.begin() + warmup, end = readings.end();
+SeriesGrowth PageGrowthCriterion::assess(const std::vector<std::int64_t>& readings) const {
+  return assess(all_read(readings));
+}
+
+SeriesGrowth CounterGrowthCriterion::assess(const Readings& readings) const {
+  require_series(*this, readings);
+  const auto least = [&](int from) {
+    std::int64_t m = *readings[static_cast<size_t>(from)];
+    for (int k = from; k < from + block(); ++k) m = std::min(m, *readings[static_cast<size_t>(k)]);
+    return m;
+  };
   SeriesGrowth g;
-  g.first = *std::min_element(begin, begin + block());
-  g.last = *std::min_element(end - block(), end);
+  g.first = least(warmup);
+  g.last = least(evaluations - block());
   g.growth = g.last - g.first;
   return g;
+}
+
+SeriesGrowth CounterGrowthCriterion::assess(const std::vector<std::int64_t>& readings) const {
+  return assess(all_read(readings));
 }
 
 namespace {
@@ -61,7 +83,7 @@ namespace {
 // or device memory in driver pages (PageGrowthCriterion).
 struct Series {
   std::string label;
-  const std::vector<std::int64_t>* values;
+  const Readings* values;
   bool have;
   std::int64_t allowance;
   bool counter;
@@ -78,45 +100,63 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   if (options.resource_device_evaluations < options.resource_evaluations)
     throw InputError(fmt::format("resources check: {} evaluations with a device series is fewer than the {} without one",
                                  options.resource_device_evaluations, options.resource_evaluations));
-  std::vector<std::int64_t> live, peak, reported_device;
-  // gnncheck's own readings, per evaluation: a system measured around its evaluations has none
-  // before its first (its context did not exist yet), which only the warm-up may lack.
+  // One entry per evaluation; the figures are read (and the entries hold values) where a criterion
+  // compares them, and on the short series' evaluations, which decide whether there is a device
+  // series. The others are `counted`: a system may skip its readings there, but what they leave
+  // behind shows in the next figures read.
+  Readings live, peak, reported_device;
+  // gnncheck's own readings: a system measured around its evaluations has none before its first
+  // (its context did not exist yet), which only the warm-up may lack.
   std::vector<std::optional<device_memory::Reading>> readings;
   bool any_device_reading = false;
   int evaluations = options.resource_evaluations;
+  const auto figures_read = [&](int k) {
+    return k < options.resource_evaluations || PageGrowthCriterion{evaluations, warmup, 0}.uses_reading(k) ||
+           CounterGrowthCriterion{evaluations, warmup}.uses_reading(k);
+  };
+  // Held across a device series, so that no other thread's GPU work of this process comes between
+  // its evaluations and an in-process system's counted evaluations need no readings (RetainedMeter).
+  std::unique_lock series_lock(device_memory::in_process_device_lock(), std::defer_lock);
   Case measured = c;
-  measured.measure_resources = true;  // the figures below are read: the system must take them
   for (int k = 0; k < evaluations; ++k) {
+    const bool read = figures_read(k);
+    measured.memory_figures = read ? MemoryFigures::read : MemoryFigures::counted;
     const Result r = system.evaluate(measured);
     if (system_failed(v, r, fmt::format("evaluation {}", k + 1))) return v;
-    if (auto b = system.live_bytes()) live.push_back(*b);
-    if (r.peak_bytes) peak.push_back(*r.peak_bytes);
-    if (auto d = system.reported_device_bytes()) reported_device.push_back(*d);
-    readings.push_back(system.measured_device_bytes());
-    any_device_reading = any_device_reading || readings.back() || !reported_device.empty();
+    live.push_back(read ? system.live_bytes() : std::nullopt);
+    peak.push_back(read ? r.peak_bytes : std::nullopt);
+    reported_device.push_back(read ? system.reported_device_bytes() : std::nullopt);
+    readings.push_back(read ? system.measured_device_bytes() : std::nullopt);
+    any_device_reading = any_device_reading || readings.back() || reported_device.back();
     // A device series moves in whole pages: only a longer window sees a leak smaller than a page
     // per call. Systems without one (no device, no NVML) keep the short series.
-    if (k + 1 == options.resource_evaluations && any_device_reading) evaluations = options.resource_device_evaluations;
+    if (k + 1 == options.resource_evaluations && any_device_reading) {
+      evaluations = options.resource_device_evaluations;
+      series_lock.lock();
+    }
   }
   const size_t n = static_cast<size_t>(evaluations);
   const size_t first = static_cast<size_t>(warmup);
   const PageGrowthCriterion criterion{evaluations, warmup, device_memory::kDriverPageBytes};
   const CounterGrowthCriterion counters{evaluations, warmup};
   const bool have_device = std::any_of(readings.begin(), readings.end(), [](const auto& r) { return r.has_value(); });
-  std::vector<std::int64_t> device(n, 0);
-  std::vector<std::string> device_sources(n);
-  bool device_complete = true;  // a reading at every evaluation after warm-up
+  Readings device(n);
+  std::vector<std::string> device_sources;  // of the readings after warm-up
+  bool device_complete = true;  // a reading after every evaluation after warm-up whose figures were read
   for (size_t k = 0; k < n; ++k) {
-    if (readings[k]) {
-      device[k] = readings[k]->bytes;
-      device_sources[k] = readings[k]->source;
-    } else if (k >= first) {
-      device_complete = false;
-      device_sources[k] = "no reading";
-    }
+    if (readings[k]) device[k] = readings[k]->bytes;
+    if (k < first || !figures_read(static_cast<int>(k))) continue;
+    device_sources.push_back(readings[k] ? readings[k]->source : "no reading");
+    device_complete = device_complete && readings[k].has_value();
   }
-  const bool have_live = live.size() == n, have_peak = peak.size() == n;
-  const bool have_reported_device = reported_device.size() == n;
+  // A counter series is there when every evaluation whose figures were read gave it.
+  const auto complete = [&](const Readings& series) {
+    for (size_t k = 0; k < n; ++k)
+      if (figures_read(static_cast<int>(k)) && !series[k]) return false;
+    return true;
+  };
+  const bool have_live = complete(live), have_peak = complete(peak);
+  const bool have_reported_device = complete(reported_device);
   if (!have_live && !have_peak && !have_device && !have_reported_device)
     return not_applicable(v, fmt::format("system '{}' reports neither live_bytes() nor peak_bytes, and gnncheck measured "
                                          "no device memory of it",
@@ -124,7 +164,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   // One measurement kind over every evaluation after warm-up, or the series cannot be compared.
   const bool device_comparable =
       have_device && device_complete &&
-      std::all_of(device_sources.begin() + static_cast<std::ptrdiff_t>(first), device_sources.end(),
+      std::all_of(device_sources.begin(), device_sources.end(),
                   [&](const std::string& s) { return s == device_sources.back(); });
   const std::string device_model =
       have_device || have_reported_device
@@ -147,10 +187,23 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
       compared(true) + (counters.block() > 1 ? " (a counter read while the system's threads still release memory "
                                                "reads high, never low)"
                                              : "");
+  // The evaluations whose figures were read, as ranges ("1–10, 60–67"): every other one is counted.
+  std::vector<std::string> read_ranges;
+  for (int k = 0; k < evaluations; ++k) {
+    if (!figures_read(k) || (k > 0 && figures_read(k - 1))) continue;
+    int last = k;
+    while (last + 1 < evaluations && figures_read(last + 1)) ++last;
+    read_ranges.push_back(last == k ? fmt::format("{}", k + 1) : fmt::format("{}–{}", k + 1, last + 1));
+  }
+  const std::string read_model =
+      read_ranges.size() == 1 ? ""
+                              : fmt::format("; figures read after evaluations {} (what the others leave behind "
+                                            "shows in the next ones read)",
+                                            fmt::join(read_ranges, ", "));
   v.tolerance_model =
       fmt::format("growth after {} warm-up evaluations of {}: ≤ {} bytes in what the system reports (live_bytes(), "
-                  "peak_bytes: {}); {}",
-                  warmup, n, options.resource_allowance_bytes, counter_model, device_model);
+                  "peak_bytes: {}); {}{}",
+                  warmup, n, options.resource_allowance_bytes, counter_model, device_model, read_model);
   v.metric_name = "bytes gained between the first evaluation after warm-up and the last";
   const std::vector<Series> all = {
       {"live_bytes() reported by the system", &live, have_live, options.resource_allowance_bytes, true},
@@ -186,7 +239,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
     v.conclusion = Conclusion::inconclusive;
     v.detail = fmt::format("gnncheck's device-memory measurement changed kind during the evaluations after warm-up "
                            "(from '{}' to '{}'), so its readings cannot be compared",
-                           device_sources[first], device_sources.back());
+                           device_sources.front(), device_sources.back());
   }
   if (v.conclusion == Conclusion::fail) {
     v.detail = fmt::format("memory grew by {:.0f} bytes over repeated evaluations of the same case (got = bytes at "

@@ -21,9 +21,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace gnncheck::checks {
+
+// A series: one entry per evaluation, a value where its figures were read (Case::memory_figures).
+// assess() needs the readings its uses_reading() names, and no other.
+using Readings = std::vector<std::optional<std::int64_t>>;
 
 // The growth of one series over the evaluations after warm-up.
 struct SeriesGrowth {
@@ -46,7 +51,11 @@ struct PageGrowthCriterion {
   // driver had left in its pages at the first reading; the readings move in whole pages, so growth
   // > L·window − page ≥ page once L·window ≥ 2·page. 0 when the window is empty.
   std::int64_t detectable_leak_bytes() const;
-  // The growth of `readings` (evaluations entries; InputError otherwise, or when window() < 1).
+  // Whether assess() reads reading k: the first after warm-up and the last.
+  bool uses_reading(int k) const { return k == warmup || k == evaluations - 1; }
+  // The growth of `readings` (evaluations entries, each one uses_reading() names present; InputError
+  // otherwise, or when window() < 1).
+  SeriesGrowth assess(const Readings& readings) const;
   SeriesGrowth assess(const std::vector<std::int64_t>& readings) const;
 };
 
@@ -61,8 +70,14 @@ struct CounterGrowthCriterion {
   // Calls between the first block's first reading and the last block's first: n − w − k. A counter
   // that gains L > 0 bytes per call grows by at least L times this between the two minima.
   int window() const { return evaluations - warmup - block(); }
+  // Whether assess() reads reading k: the two blocks.
+  bool uses_reading(int k) const {
+    return (k >= warmup && k < warmup + block()) || (k >= evaluations - block() && k < evaluations);
+  }
   // first = min(r_w … r_(w+k−1)), last = min(r_(n−k) … r_(n−1)), growth = last − first, allowance 0
-  // (the caller may set another). InputError for a count of readings other than n, or window() < 1.
+  // (the caller may set another). InputError for a count of readings other than n, a reading of the
+  // blocks missing, or window() < 1.
+  SeriesGrowth assess(const Readings& readings) const;
   SeriesGrowth assess(const std::vector<std::int64_t>& readings) const;
 };
 

@@ -21,6 +21,7 @@
 #include <variant>
 
 #include "core/graph.h"
+#include "core/memory_figures.h"
 #include "core/tensor.h"
 
 namespace gnncheck {
@@ -67,9 +68,10 @@ struct Case {
   TensorMap grad_outputs;  // by output name; empty means forward only
   std::uint64_t seed = 0;  // the seed the case was generated from (for messages and re-runs)
   // Whether this evaluation's memory figures are read (live_bytes(), peak_bytes, device memory):
-  // only the resources check sets it. A system may skip its per-evaluation memory readings when it
-  // is false: they are driver calls (NVML, a device synchronization) that no other check uses.
-  bool measure_resources = false;
+  // only the resources check asks (core/memory_figures.h). A system may skip its memory readings
+  // unless they are `read` — they are driver calls no other check uses — but a `counted`
+  // evaluation's memory must still show in the next figures read.
+  MemoryFigures memory_figures = MemoryFigures::unread;
 };
 
 // What happened when a system evaluated a case. Anything but `ok` carries a message.

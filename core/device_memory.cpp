@@ -237,12 +237,24 @@ std::optional<Reading> device_used() {
   if (nvml.problem()) return std::nullopt;
   const auto used = nvml.used();
   if (!used) return std::nullopt;
-  return Reading{*used, "NVML: memory in use on the whole device (every process on it counts)"};
+  return Reading{*used, "NVML: memory in use on the whole device (every process on it counts)", true};
 }
 
-std::mutex& in_process_device_mutex() {
-  static std::mutex m;
-  return m;
+void DeviceLock::lock() {
+  mutex_.lock();
+  if (depth_++ == 0) ++holds_;
+}
+
+void DeviceLock::unlock() {
+  --depth_;
+  mutex_.unlock();
+}
+
+std::uint64_t DeviceLock::holds() const { return holds_; }
+
+DeviceLock& in_process_device_lock() {
+  static DeviceLock lock;
+  return lock;
 }
 
 void RetainedCounter::add(const Reading& before, const Reading& after) {
@@ -250,15 +262,42 @@ void RetainedCounter::add(const Reading& before, const Reading& after) {
                                  ? fmt::format("growth during its own evaluations; {}", after.source)
                                  : fmt::format("growth during its own evaluations; mixed: {} / {}", before.source,
                                                after.source);
-  if (any_ && source != source_) bytes_ = 0;  // a new kind of measurement starts a new total
+  if (any_ && source != source_) {  // a new kind of measurement starts a new total
+    bytes_ = 0;
+    whole_device_ = false;
+  }
   source_ = source;
   bytes_ += after.bytes - before.bytes;
+  whole_device_ = whole_device_ || before.whole_device || after.whole_device;
   any_ = true;
 }
 
 std::optional<Reading> RetainedCounter::total() const {
   if (!any_) return std::nullopt;
-  return Reading{bytes_, source_};
+  return Reading{bytes_, source_, whole_device_};
 }
+
+void RetainedMeter::run(MemoryFigures figures, const std::function<std::optional<Reading>()>& read,
+                        const std::function<void()>& evaluate) {
+  DeviceLock& lock = in_process_device_lock();
+  std::lock_guard guard(lock);
+  if (figures == MemoryFigures::unread) {
+    evaluate();
+    anchor_.reset();
+    return;
+  }
+  const bool held_since_anchor = anchor_ && !anchor_->whole_device && lock.holds() == anchor_holds_;
+  if (figures == MemoryFigures::counted && held_since_anchor) {
+    evaluate();
+    return;
+  }
+  const std::optional<Reading> before = held_since_anchor ? anchor_ : read();
+  evaluate();
+  anchor_ = read();
+  anchor_holds_ = lock.holds();
+  if (before && anchor_) counter_.add(*before, *anchor_);
+}
+
+std::optional<Reading> RetainedMeter::total() const { return counter_.total(); }
 
 }  // namespace gnncheck::device_memory

@@ -26,7 +26,7 @@ class GpuSystem final : public System {
       : name_(std::move(name)), targets_(std::move(targets)) {}
   ~GpuSystem() override {
     // Freeing a context is device-memory traffic too: never during another system's measured evaluation.
-    std::lock_guard lock(device_memory::in_process_device_mutex());
+    std::lock_guard lock(device_memory::in_process_device_lock());
     ctx_.reset();
   }
 
@@ -46,37 +46,34 @@ class GpuSystem final : public System {
     return ctx_->allocator.current_bytes();
   }
 
-  // The device memory this system gained during its evaluations, measured around each one (see evaluate()).
+  // The device memory this system gained during its evaluations (see evaluate()).
   std::optional<device_memory::Reading> measured_device_bytes() const override {
-    std::lock_guard lock(device_memory::in_process_device_mutex());
-    return retained_.total();
+    std::lock_guard lock(device_memory::in_process_device_lock());
+    return meter_.total();
   }
 
-  // Every evaluation holds the in-process device lock, and one whose figures are read
-  // (Case::measure_resources) is measured before and after: with no other GPU work of this process
-  // in between, the difference is what this evaluation left behind on the device, whatever
-  // allocated it (the accounting allocator, a library handle, a stray cudaMalloc).
+  // Every evaluation holds the in-process device lock, and the resources check's are measured
+  // (RetainedMeter): with no other GPU work of this process in between, the growth is what this
+  // system's evaluations left behind on the device, whatever allocated it (the accounting
+  // allocator, a library handle, a stray cudaMalloc).
   Result evaluate(const Case& c) override {
-    std::lock_guard lock(device_memory::in_process_device_mutex());
-    if (!c.measure_resources) return evaluate_unmeasured(c);
-    const std::optional<device_memory::Reading> before = own_device_memory();
-    Result r = evaluate_unmeasured(c);
-    if (ctx_) cudaDeviceSynchronize();  // frees and library work of this evaluation have landed
-    if (const std::optional<device_memory::Reading> after = own_device_memory(); before && after)
-      retained_.add(*before, *after);
+    Result r;
+    meter_.run(c.memory_figures, [&] { return own_device_memory(); }, [&] { r = evaluate_unmeasured(c); });
     return r;
   }
 
  private:
-  // This process's device memory: NVML's per-process figure, else (the driver does not list this
-  // process here) the device's memory in use from cudaMemGetInfo. nullopt before the first context.
+  // This process's device memory once this evaluation's frees and library work have landed:
+  // NVML's per-process figure, else (the driver does not list this process here) the device's
+  // memory in use from cudaMemGetInfo. nullopt before the first context.
   std::optional<device_memory::Reading> own_device_memory() const {
     if (!ctx_) return std::nullopt;
+    cudaDeviceSynchronize();
     if (auto mine = device_memory::process_memory(getpid())) return mine;
     std::size_t free = 0, total = 0;
     if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
     return device_memory::Reading{static_cast<std::int64_t>(total - free),
-                                  "cudaMemGetInfo: memory in use on the device (every process on it counts)"};
+                                  "cudaMemGetInfo: memory in use on the device (every process on it counts)", true};
   }
 
   Result evaluate_unmeasured(const Case& c) {
@@ -159,7 +156,7 @@ class GpuSystem final : public System {
   std::string name_;
   std::map<std::string, GpuTargetFn> targets_;
   std::unique_ptr<gpu::GpuContext> ctx_;  // created by the first evaluate() that finds a device
-  device_memory::RetainedCounter retained_;  // under in_process_device_mutex()
+  device_memory::RetainedMeter meter_;  // under in_process_device_lock()
 };
 
 }  // namespace

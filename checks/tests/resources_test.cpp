@@ -81,8 +81,8 @@ TEST(PageGrowthCriterion, DetectableLeakFollowsFromThePageAndTheWindow) {
   const PageGrowthCriterion short_series{kDefaults.resource_evaluations, kDefaults.resource_warmup, kPage};
   EXPECT_EQ(short_series.detectable_leak_bytes(), (2 * kPage + 2) / 3);
   EXPECT_EQ((PageGrowthCriterion{3, 2, kPage}).detectable_leak_bytes(), 0);  // no window
-  EXPECT_THROW((PageGrowthCriterion{3, 2, kPage}).assess({0, 0, 0}), InputError);
-  EXPECT_THROW(defaults.assess({0, 0}), InputError);
+  EXPECT_THROW((PageGrowthCriterion{3, 2, kPage}).assess(std::vector<std::int64_t>{0, 0, 0}), InputError);
+  EXPECT_THROW(defaults.assess(std::vector<std::int64_t>{0, 0}), InputError);
 }
 
 TEST(PageGrowthCriterion, ALeakOfTheDetectableSizeExceedsOnePageAtEveryPhaseAndASmallerOneNeedNot) {
@@ -170,9 +170,9 @@ TEST(CounterGrowthCriterion, TheLeastOfEachEndIgnoresHighReadingsAndCatchesEvery
   const CounterGrowthCriterion short_series{6, 2};
   EXPECT_EQ(short_series.block(), 1);
   EXPECT_EQ(short_series.window(), 3);
-  EXPECT_TRUE(short_series.assess({5, 5, 5, 5, 5, 6}).exceeds());
-  EXPECT_THROW(short_series.assess({5, 5, 5}), InputError);
-  EXPECT_THROW((CounterGrowthCriterion{3, 2}).assess({5, 5, 5}), InputError);
+  EXPECT_TRUE(short_series.assess(std::vector<std::int64_t>{5, 5, 5, 5, 5, 6}).exceeds());
+  EXPECT_THROW(short_series.assess(std::vector<std::int64_t>{5, 5, 5}), InputError);
+  EXPECT_THROW((CounterGrowthCriterion{3, 2}).assess(std::vector<std::int64_t>{5, 5, 5}), InputError);
 }
 
 TEST(Resources, ACounterReadHighOnceIsNotGrowthButOneBytePerCallIs) {
@@ -222,38 +222,73 @@ TEST(Resources, SystemsWithoutADeviceSeriesKeepTheShortSeries) {
   EXPECT_FALSE(na.passed());
 }
 
-// Records, per evaluation, whether the check asked for the evaluation's memory figures.
+// Records, per evaluation, what the check asked of the evaluation's memory figures.
 class AskedForFigures final : public System {
  public:
+  explicit AskedForFigures(bool device = false) : device_(device) {}
   std::string name() const override { return "asked"; }
   bool supports(const std::string& t) const override { return inner_->supports(t); }
   Precision precision(const std::string& t) const override { return inner_->precision(t); }
   Result evaluate(const Case& c) override {
-    asked_.push_back(c.measure_resources);
+    asked_.push_back(c.memory_figures);
     return inner_->evaluate(c);
   }
   std::optional<std::int64_t> live_bytes() const override { return 0; }
-  const std::vector<bool>& asked() const { return asked_; }
+  std::optional<device_memory::Reading> measured_device_bytes() const override {
+    if (!device_) return std::nullopt;
+    return device_memory::Reading{0, "scripted"};
+  }
+  const std::vector<MemoryFigures>& asked() const { return asked_; }
 
  private:
+  bool device_;
   std::unique_ptr<System> inner_ = make_cpu_float32_system();
-  std::vector<bool> asked_;
+  std::vector<MemoryFigures> asked_;
 };
 
 TEST(Resources, OnlyTheResourcesCheckAsksForMemoryFigures) {
-  // Systems skip their per-evaluation memory readings (driver calls) unless Case::measure_resources
-  // says they are read: every evaluation of the resources check says so, and no other check's does.
+  // Systems skip their memory readings (driver calls) unless Case::memory_figures says they are
+  // read: the resources check's evaluations say so or `counted`, and no other check's do.
   AskedForFigures measured;
   EXPECT_TRUE(resources(measured, spmm_case()).passed());
   ASSERT_EQ(measured.asked().size(), 6u);
-  for (bool asked : measured.asked()) EXPECT_TRUE(asked);
+  for (MemoryFigures asked : measured.asked()) EXPECT_EQ(asked, MemoryFigures::read);
   for (CheckKind kind : {CheckKind::differential, CheckKind::adjoint, CheckKind::state_repeat,
                          CheckKind::state_interleaved, CheckKind::numerics, CheckKind::op_order}) {
     AskedForFigures other;
     run_check(kind, other, spmm_case());
     ASSERT_FALSE(other.asked().empty()) << to_string(kind);
-    for (bool asked : other.asked()) EXPECT_FALSE(asked) << to_string(kind);
+    for (MemoryFigures asked : other.asked()) EXPECT_EQ(asked, MemoryFigures::unread) << to_string(kind);
   }
+}
+
+TEST(Resources, ADeviceSeriesReadsOnlyTheFiguresItsCriteriaCompare) {
+  // 67 evaluations: the short series' 6 (they decide whether there is a device series), the
+  // counters' first block (3–10) and the last block (60–67) are read; the 49 between are counted.
+  AskedForFigures measured(/*device=*/true);
+  const Verdict v = resources(measured, spmm_case());
+  EXPECT_TRUE(v.passed()) << one_line(v);
+  ASSERT_EQ(measured.asked().size(), 67u);
+  for (size_t k = 0; k < 67; ++k)
+    EXPECT_EQ(measured.asked()[k], k < 10 || k >= 59 ? MemoryFigures::read : MemoryFigures::counted) << k;
+  EXPECT_NE(v.tolerance_model.find("figures read after evaluations 1–10, 60–67"), std::string::npos)
+      << v.tolerance_model;
+  for (int k = 0; k < 67; ++k)
+    EXPECT_EQ(CounterGrowthCriterion({67, 2}).uses_reading(k) || PageGrowthCriterion({67, 2, kPage}).uses_reading(k),
+              (k >= 2 && k < 10) || k >= 59)
+        << k;
+}
+
+TEST(Resources, ACriterionRefusesASeriesWithoutAReadingItCompares) {
+  Readings gappy(67, std::int64_t{0});
+  gappy[30].reset();  // not compared: fine
+  EXPECT_FALSE((CounterGrowthCriterion{67, 2}).assess(gappy).exceeds());
+  EXPECT_FALSE((PageGrowthCriterion{67, 2, kPage}).assess(gappy).exceeds());
+  gappy[5].reset();  // in the counters' first block, not a page reading
+  EXPECT_THROW((CounterGrowthCriterion{67, 2}).assess(gappy), InputError);
+  EXPECT_FALSE((PageGrowthCriterion{67, 2, kPage}).assess(gappy).exceeds());
+  gappy[66].reset();
+  EXPECT_THROW((PageGrowthCriterion{67, 2, kPage}).assess(gappy), InputError);
 }
 
 TEST(Resources, RejectsCountsThatLeaveNoWindow) {

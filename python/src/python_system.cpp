@@ -114,19 +114,16 @@ class PythonSystem final : public System {
   // The engine calls this with the GIL released (python/README.md), so the device lock is taken
   // before the GIL, in the order every in-process GPU system takes it.
   Result evaluate(const Case& c) override {
-    std::lock_guard device_lock(device_memory::in_process_device_mutex());
-    if (!c.measure_resources) return evaluate_unmeasured(c);  // only the resources check reads it
-    const std::optional<device_memory::Reading> before = own_device_memory();
-    Result r = evaluate_unmeasured(c);
-    if (const auto after = own_device_memory(); before && after) retained_.add(*before, *after);
+    Result r;
+    meter_.run(c.memory_figures, own_device_memory, [&] { r = evaluate_unmeasured(c); });
     return r;
   }
 
   // The device memory this process gained during the callable's evaluations (core/device_memory.h),
   // once the process has loaded the CUDA driver; nothing for a callable that never touched a GPU.
   std::optional<device_memory::Reading> measured_device_bytes() const override {
-    std::lock_guard device_lock(device_memory::in_process_device_mutex());
-    return retained_.total();
+    std::lock_guard device_lock(device_memory::in_process_device_lock());
+    return meter_.total();
   }
 
  private:
@@ -185,7 +182,7 @@ class PythonSystem final : public System {
 
  private:
   std::shared_ptr<CallableState> state_;
-  device_memory::RetainedCounter retained_;  // under in_process_device_mutex()
+  device_memory::RetainedMeter meter_;  // under in_process_device_lock()
 };
 
 }  // namespace
