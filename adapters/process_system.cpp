@@ -493,21 +493,19 @@ class ProcessSystem final : public System {
     return startup_seconds_;
   }
 
-  // The adapter's resident set size, through a dead band of rss_noise_bytes: allocators move a
-  // correct adapter's RSS by a few pages from case to case (12 KiB over three Python cases here),
-  // which must not read as a leak, while a leak of more than the band moves the reported value.
-  // Plus the live_bytes its last answer reported (device memory, which RSS does not show). A new
-  // adapter process starts a new baseline.
+  // The live_bytes the adapter's last answer whose figures were read reported (device memory,
+  // which its RSS does not show), while the process that gave it still runs.
   std::optional<std::int64_t> live_bytes() const override {
     std::lock_guard lock(mutex_);
-    const std::optional<std::int64_t> rss = process_.resident_bytes();
-    if (!rss) return std::nullopt;
-    if (reported_rss_pid_ != process_.pid() || std::llabs(*rss - reported_rss_) > options_.rss_noise_bytes) {
-      reported_rss_ = *rss;
-      reported_rss_pid_ = process_.pid();
-    }
-    const bool same_process = answer_live_bytes_pid_ == process_.pid();
-    return reported_rss_ + (same_process ? answer_live_bytes_.value_or(0) : 0);
+    return answer_live_bytes_pid_ == process_.pid() ? answer_live_bytes_ : std::nullopt;
+  }
+
+  // The adapter's resident set size as it is now, read by gnncheck (/proc/<pid>/statm). Compared
+  // within one case's series only: allocator caches that creep across thousands of cases never add up
+  // in it (a dead band held across cases turned 400 bytes of creep per call into a 1 MiB step).
+  std::optional<std::int64_t> measured_host_bytes() const override {
+    std::lock_guard lock(mutex_);
+    return process_.resident_bytes();
   }
 
   Result evaluate(const Case& c) override {
@@ -855,8 +853,6 @@ class ProcessSystem final : public System {
   mutable bool unavailable_ = false;   // for good: never started, or too many failed restarts
   mutable int failed_restarts_ = 0;    // in a row
   mutable double startup_seconds_ = 0.0;
-  mutable std::int64_t reported_rss_ = 0;  // live_bytes() through its dead band
-  mutable pid_t reported_rss_pid_ = -1;
   std::optional<device_memory::Reading> device_reading_;  // gnncheck's own, after the last answer
   pid_t device_reading_pid_ = -1;                          // the adapter process it was taken of
   device_memory::RetainedCounter device_retained_;        // the device-wide fallback's running total

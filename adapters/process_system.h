@@ -51,8 +51,6 @@ struct ProcessSystemOptions {
   std::int64_t max_answer_bytes = 0;
   std::int64_t max_stderr_bytes_per_case = std::int64_t{64} << 20;  // 64 MiB
   std::int64_t max_rss_bytes = 0;  // the adapter's resident memory limit; 0: none (GPU stacks map GBs)
-  // live_bytes() moves only when the adapter's RSS moved by more than this (allocator noise).
-  std::int64_t rss_noise_bytes = std::int64_t{1} << 20;
   // Put before the adapter's command when it is started (e.g. compute-sanitizer and its options,
   // adapters/sanitizer.h); empty: the command alone.
   std::vector<std::string> wrapper;

@@ -104,7 +104,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   // compares them, and on the short series' evaluations, which decide whether there is a device
   // series. The others are `counted`: a system may skip its readings there, but what they leave
   // behind shows in the next figures read.
-  Readings live, peak, reported_device;
+  Readings live, peak, reported_device, host;
   // gnncheck's own readings: a system measured around its evaluations has none before its first
   // (its context did not exist yet), which only the warm-up may lack.
   std::vector<std::optional<device_memory::Reading>> readings;
@@ -125,6 +125,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
     if (system_failed(v, r, fmt::format("evaluation {}", k + 1))) return v;
     live.push_back(read ? system.live_bytes() : std::nullopt);
     peak.push_back(read ? r.peak_bytes : std::nullopt);
+    host.push_back(read ? system.measured_host_bytes() : std::nullopt);
     reported_device.push_back(read ? system.reported_device_bytes() : std::nullopt);
     readings.push_back(read ? system.measured_device_bytes() : std::nullopt);
     any_device_reading = any_device_reading || readings.back() || reported_device.back();
@@ -156,10 +157,10 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
     return true;
   };
   const bool have_live = complete(live), have_peak = complete(peak);
-  const bool have_reported_device = complete(reported_device);
-  if (!have_live && !have_peak && !have_device && !have_reported_device)
+  const bool have_reported_device = complete(reported_device), have_host = complete(host);
+  if (!have_live && !have_peak && !have_device && !have_reported_device && !have_host)
     return not_applicable(v, fmt::format("system '{}' reports neither live_bytes() nor peak_bytes, and gnncheck measured "
-                                         "no device memory of it",
+                                         "neither its process's host memory nor device memory of it",
                                          v.system));
   // One measurement kind over every evaluation after warm-up, or the series cannot be compared.
   const bool device_comparable =
@@ -200,14 +201,21 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
                               : fmt::format("; figures read after evaluations {} (what the others leave behind "
                                             "shows in the next ones read)",
                                             fmt::join(read_ranges, ", "));
+  const std::string host_model =
+      have_host ? fmt::format("; ≤ {} bytes in the resident host memory of the system's process, which gnncheck reads "
+                              "(allocator caches creep; compared the same way)",
+                              options.resource_host_allowance_bytes)
+                : "";
   v.tolerance_model =
       fmt::format("growth after {} warm-up evaluations of {}: ≤ {} bytes in what the system reports (live_bytes(), "
-                  "peak_bytes: {}); {}{}",
-                  warmup, n, options.resource_allowance_bytes, counter_model, device_model, read_model);
+                  "peak_bytes: {}){}; {}{}",
+                  warmup, n, options.resource_allowance_bytes, counter_model, host_model, device_model, read_model);
   v.metric_name = "bytes gained between the first evaluation after warm-up and the last";
   const std::vector<Series> all = {
       {"live_bytes() reported by the system", &live, have_live, options.resource_allowance_bytes, true},
       {"peak_bytes reported by the system", &peak, have_peak, options.resource_allowance_bytes, true},
+      {"resident host memory of the system's process measured by gnncheck", &host, have_host,
+       options.resource_host_allowance_bytes, true},
       {"device_bytes reported by the system", &reported_device, have_reported_device, device_memory::kDriverPageBytes,
        false},
       {fmt::format("device memory measured by gnncheck ({})", have_device ? device_sources.back() : ""), &device,

@@ -37,6 +37,12 @@ class System {
   // Bytes the system holds between evaluations (host or device), when it can tell; the resources
   // check watches it across repeated evaluations of one case. nullopt: not measured.
   virtual std::optional<std::int64_t> live_bytes() const { return std::nullopt; }
+  // The resident host memory of the system's own process as gnncheck measured it after its last
+  // evaluation: an adapter's resident set size. nullopt for a system inside gnncheck's process
+  // (whose RSS holds gnncheck's own work too) or where it cannot be read. Allocator caches move it
+  // a little from call to call: the resources check holds it to
+  // CheckOptions::resource_host_allowance_bytes of growth over one case's series.
+  virtual std::optional<std::int64_t> measured_host_bytes() const { return std::nullopt; }
   // Device memory of this system as gnncheck measured it itself after its last evaluation (not
   // what the system reports): per process through NVML for adapters and plugins, the device's
   // memory around each evaluation for in-process GPU systems (core/device_memory.h). The resources

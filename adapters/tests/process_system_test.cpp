@@ -148,7 +148,7 @@ TEST(ProcessSystem, MemoryLimitStopsAnAdapterThatAllocatesWithoutBound) {
   EXPECT_EQ(adapter->evaluate(spmm_case(0)).status, Status::ok);
 }
 
-// A leak too slow for any limit: the adapter's resident memory is its live_bytes(), so the resources
+// A leak too slow for any limit: gnncheck reads the adapter's resident memory (measured_host_bytes()), so the resources
 // check sees it grow across evaluations of one case, while a correct adapter's stays flat.
 TEST(ProcessSystem, LeakingAdapterFailsTheResourcesCheck) {
   TempDir work;

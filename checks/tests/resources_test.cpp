@@ -60,6 +60,13 @@ class ScriptedDeviceMemory final : public System {
     if (!live_) return std::nullopt;
     return live_(evaluations_ - 1);
   }
+  // The process's resident set as gnncheck would read it: host(k) after evaluation k, k counted
+  // over every case this system evaluated (none unless set).
+  void report_host_bytes(std::function<std::int64_t(int)> host) { host_ = std::move(host); }
+  std::optional<std::int64_t> measured_host_bytes() const override {
+    if (!host_) return std::nullopt;
+    return host_(evaluations_ - 1);
+  }
   int evaluations() const { return evaluations_; }
 
  private:
@@ -68,6 +75,7 @@ class ScriptedDeviceMemory final : public System {
   std::function<std::string(int)> source_;
   int first_reading_;
   std::function<std::int64_t(int)> live_;
+  std::function<std::int64_t(int)> host_;
   int evaluations_ = 0;
 };
 
@@ -289,6 +297,28 @@ TEST(Resources, ACriterionRefusesASeriesWithoutAReadingItCompares) {
   EXPECT_FALSE((PageGrowthCriterion{67, 2, kPage}).assess(gappy).exceeds());
   gappy[66].reset();
   EXPECT_THROW((PageGrowthCriterion{67, 2, kPage}).assess(gappy), InputError);
+}
+
+TEST(Resources, HostMemoryThatCreepsAcrossCasesIsNoCasesGrowthButALeakIs) {
+  // The torch adapter's RSS on the H200 crept by about 400 bytes a call across thousands of calls
+  // (allocator caches of new shapes). Held through a dead band across cases, that creep became a
+  // 1 MiB step inside the 40th case's series or so and failed it; compared within each case's own
+  // series it is 23 KB of a 1 MiB allowance.
+  ScriptedDeviceMemory creeping([](int) { return 0; });
+  creeping.report_host_bytes([](int k) { return (std::int64_t{1} << 30) + 400 * std::int64_t{k}; });
+  for (int c = 0; c < 60; ++c) {
+    const Verdict v = resources(creeping, spmm_case());
+    ASSERT_TRUE(v.passed()) << "case " << c << ": " << one_line(v);
+  }
+  EXPECT_GT(creeping.evaluations() * 400, 1 << 20);  // more creep in all than the allowance
+  // 20 KiB a call is 1.14 MiB over the 57 calls between the two blocks: caught.
+  ScriptedDeviceMemory leaking([](int) { return 0; });
+  leaking.report_host_bytes([](int k) { return (std::int64_t{1} << 30) + 20 * kKiB * k; });
+  const Verdict leak = resources(leaking, spmm_case());
+  EXPECT_EQ(leak.conclusion, Conclusion::fail) << one_line(leak);
+  EXPECT_NE(leak.tensor.find("resident host memory"), std::string::npos) << leak.tensor;
+  EXPECT_NE(leak.tolerance_model.find("≤ 1048576 bytes in the resident host memory"), std::string::npos)
+      << leak.tolerance_model;
 }
 
 TEST(Resources, RejectsCountsThatLeaveNoWindow) {
