@@ -502,7 +502,7 @@ class ProcessSystem final : public System {
 
   // The adapter's resident set size as it is now, read by gnncheck (/proc/<pid>/statm). Compared
   // within one case's series only: allocator caches that creep across thousands of cases never add up
-  // in it (a dead band held across cases turned 400 bytes of creep per call into a 1 MiB step).
+  // in it (a dead band held across cases turned a few hundred bytes of creep per call into a 1 MiB step).
   std::optional<std::int64_t> measured_host_bytes() const override {
     std::lock_guard lock(mutex_);
     return process_.resident_bytes();

@@ -79,8 +79,9 @@ SeriesGrowth CounterGrowthCriterion::assess(const std::vector<std::int64_t>& rea
 
 namespace {
 
-// A series compared over the evaluations after warm-up: an exact counter (CounterGrowthCriterion)
-// or device memory in driver pages (PageGrowthCriterion).
+// A series compared over the evaluations after warm-up: a counter (CounterGrowthCriterion: what the
+// system reports, exact, and the resident host memory gnncheck reads) or device memory in driver
+// pages (PageGrowthCriterion).
 struct Series {
   std::string label;
   const Readings* values;

@@ -50,6 +50,7 @@ FAULTS = {
     23: "exit_after_answer",  # answers correctly, then exits (the next case finds it gone)
     24: "device_leak",    # answers correctly, reports 8 MiB more live_bytes (device memory) every case
     25: "device_steady",  # answers correctly, reports the same 1 GiB of live_bytes every case
+    26: "creep",          # answers correctly, keeps 96 KiB more resident memory after every case
 }
 DEVICE_LIVE = [1 << 30]
 FAULT_BY_NAME = {name: seed for seed, name in FAULTS.items()}
@@ -103,8 +104,8 @@ def answer(directory, protocol_out):
         for _ in range(300 * 1024):
             protocol_out.write(line)
         protocol_out.flush()
-    if fault == "leak":
-        block = bytearray(8 << 20)
+    if fault in ("leak", "creep"):
+        block = bytearray((8 << 20) if fault == "leak" else (96 << 10))
         for k in range(0, len(block), 4096):  # touch every page so that it is resident
             block[k] = 1
         LEAKED.append(block)

@@ -165,6 +165,20 @@ TEST(ProcessSystem, LeakingAdapterFailsTheResourcesCheck) {
   EXPECT_TRUE(flat.passed()) << flat.message;
 }
 
+// The RSS is compared within each case's series, never against a baseline kept from earlier cases:
+// an adapter whose resident memory creeps by 96 KiB a call (288 KiB over a short series' 3 calls,
+// under the 1 MiB allowance) passes case after case. A baseline held across cases (the dead band it
+// had) let 8.4 MiB of creep over these 15 cases come out as 1 MiB steps inside some case's series.
+TEST(ProcessSystem, HostMemoryIsComparedWithinEachCaseNotAcrossCases) {
+  TempDir work;
+  auto creeping = faulty_adapter(work);
+  for (int k = 0; k < 15; ++k) {
+    const checks::Verdict v = checks::resources(*creeping, spmm_case(26));
+    ASSERT_TRUE(v.passed()) << "case " << k << ": " << v.message << v.detail;
+    ASSERT_NE(v.tolerance_model.find("resident host memory"), std::string::npos) << v.tolerance_model;
+  }
+}
+
 // Device memory is invisible to the adapter's RSS: the live_bytes an answer reports is part of
 // live_bytes(), so a device leak fails the resources check and steady device memory does not.
 TEST(ProcessSystem, ReportedDeviceMemoryLeakFailsTheResourcesCheck) {
