@@ -69,8 +69,9 @@ Tensor download_rows(gpu::GpuContext& ctx, const DeviceTensor& t, std::span<cons
 
 }  // namespace
 
-DeviceGraphRows::DeviceGraphRows(gpu::GpuContext& ctx, const gpu::offset_t* row_ptr, index_t n_dst)
-    : ctx_(ctx), row_ptr_(row_ptr), n_dst_(n_dst) {
+DeviceGraphRows::DeviceGraphRows(gpu::GpuContext& ctx, const gpu::offset_t* row_ptr, const gpu::node_t* col_idx, index_t n_dst,
+                                 index_t n_src)
+    : ctx_(ctx), row_ptr_(row_ptr), col_idx_(col_idx), n_dst_(n_dst), n_src_(n_src) {
   GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(&edges_, row_ptr + n_dst, sizeof(index_t), cudaMemcpyDeviceToHost, ctx.stream));
   ctx.synchronize();
 }
@@ -94,6 +95,10 @@ std::vector<index_t> DeviceGraphRows::rows_where(index_t lo, index_t hi, RowFilt
   return device::rows_where(ctx_, row_ptr_, lo, hi, filter == RowFilter::empty);
 }
 
+std::vector<index_t> DeviceGraphRows::sources_read_together(std::span<const index_t> rows) const {
+  return device::sources_read_together(ctx_, row_ptr_, col_idx_, n_src_, rows.data(), static_cast<std::int64_t>(rows.size()));
+}
+
 namespace {
 
 class DeviceChecker {
@@ -110,6 +115,7 @@ class DeviceChecker {
     r_.seed = options_.seed;
     r_.rerun_command = options_.rerun_command;
     r_.hub_edge_budget = options_.hub_edge_budget;
+    r_.hub_source_budget = options_.hub_source_budget;
     r_.precision = Precision::float32;
     require_valid_options(options_);
     if (!gpu::device_resident_targets().count(options_.target))
@@ -146,7 +152,7 @@ class DeviceChecker {
 
     // Sampling and the neighbourhood's structure: the sampled rows' offsets and columns only.
     t = Clock::now();
-    const DeviceGraphRows graph_rows(ctx, g.row_ptr(), n);
+    const DeviceGraphRows graph_rows(ctx, g.row_ptr(), g.col_idx(), n, n);
     r_.rows = sample_rows(graph_rows, sampling_options(options_));
     const std::vector<index_t> ids = row_ids(r_.rows);
     r_.seconds.sampling = seconds_since(t);

@@ -35,22 +35,25 @@
 
 namespace gnncheck::scale {
 
-// GraphRows of CSR offsets on the device (row_ptr [n_dst + 1], kept by the caller): each question
-// is answered by a kernel and comes back K-sized (scale/device_scale_kernels.cuh).
+// GraphRows of a CSR on the device (row_ptr [n_dst + 1], col_idx of sources in [0, n_src), kept by
+// the caller): each question is answered by a kernel and comes back K-sized
+// (scale/device_scale_kernels.cuh).
 class DeviceGraphRows final : public GraphRows {
  public:
-  DeviceGraphRows(gpu::GpuContext& ctx, const gpu::offset_t* row_ptr, index_t n_dst);
+  DeviceGraphRows(gpu::GpuContext& ctx, const gpu::offset_t* row_ptr, const gpu::node_t* col_idx, index_t n_dst, index_t n_src);
   index_t rows() const override { return n_dst_; }
   index_t edges() const override { return edges_; }
   std::vector<RowExtent> extents(std::span<const index_t> rows) const override;
   index_t row_holding_edge(index_t edge) const override;
   std::vector<RowDegree> largest_rows(index_t count) const override;
   std::vector<index_t> rows_where(index_t lo, index_t hi, RowFilter filter) const override;
+  std::vector<index_t> sources_read_together(std::span<const index_t> rows) const override;
 
  private:
   gpu::GpuContext& ctx_;
   const gpu::offset_t* row_ptr_;
-  index_t n_dst_, edges_ = 0;
+  const gpu::node_t* col_idx_;
+  index_t n_dst_, n_src_, edges_ = 0;
 };
 
 // Throws InputError for a target the device path does not run (gpu::device_resident_targets())

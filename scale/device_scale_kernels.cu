@@ -112,6 +112,21 @@ __global__ void rows_where_kernel(const offset_t* __restrict__ row_ptr, std::int
   }
 }
 
+__global__ void first_row_position_kernel(const offset_t* __restrict__ row_ptr, const node_t* __restrict__ col_idx,
+                                          const std::int64_t* __restrict__ rows, std::int64_t count, unsigned* __restrict__ position) {
+  const int lane = threadIdx.x % warp_size;
+  for (std::int64_t p = global_warp(); p < count; p += warp_count()) {
+    const offset_t begin = row_ptr[rows[p]], end = row_ptr[rows[p] + 1];
+    for (offset_t e = begin + lane; e < end; e += warp_size) atomicMin(&position[col_idx[e]], static_cast<unsigned>(p));
+  }
+}
+
+__global__ void count_first_positions_kernel(const unsigned* __restrict__ position, std::int64_t n_src,
+                                             unsigned long long* __restrict__ counts) {
+  for (std::int64_t j = global_thread(); j < n_src; j += thread_count())
+    if (position[j] != ~0u) atomicAdd(&counts[position[j]], 1ull);
+}
+
 // The first-use numbering: each id's earliest position (an atomic minimum over a map of n_src
 // entries), a flag at each first position, their exclusive prefix sum (the numbers), then each
 // entry's number through its id's first position.
@@ -315,6 +330,31 @@ std::vector<std::int64_t> rows_where(GpuContext& ctx, const offset_t* row_ptr, s
   std::vector<std::int64_t> out(static_cast<std::size_t>(found));
   GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(out.data(), sorted.Current(), out.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost, ctx.stream));
   ctx.synchronize();
+  return out;
+}
+
+std::vector<std::int64_t> sources_read_together(GpuContext& ctx, const offset_t* row_ptr, const node_t* col_idx, std::int64_t n_src,
+                                                const std::int64_t* rows, std::int64_t count) {
+  if (count == 0) return {};
+  if (count >= static_cast<std::int64_t>(~0u)) throw std::length_error("sources_read_together: more rows than 32-bit positions");
+  gpu::DeviceBuffer<std::int64_t> d_rows(ctx.allocator, count);
+  d_rows.upload(rows, count, ctx.stream);
+  gpu::DeviceBuffer<unsigned> position(ctx.allocator, std::max<std::int64_t>(n_src, 1));
+  GNNCHECK_CUDA_CHECK(cudaMemsetAsync(position.data(), 0xff, static_cast<std::size_t>(std::max<std::int64_t>(n_src, 1)) * sizeof(unsigned),
+                                      ctx.stream));
+  gpu::DeviceBuffer<unsigned long long> counts(ctx.allocator, count);
+  counts.zero(ctx.stream);
+  first_row_position_kernel<<<blocks_for_warps(count), block_threads, 0, ctx.stream>>>(row_ptr, col_idx, d_rows.data(), count,
+                                                                                      position.data());
+  GNNCHECK_CHECK_LAUNCH();
+  if (n_src > 0) {
+    count_first_positions_kernel<<<blocks_for_threads(n_src), block_threads, 0, ctx.stream>>>(position.data(), n_src, counts.data());
+    GNNCHECK_CHECK_LAUNCH();
+  }
+  const std::vector<unsigned long long> per_position = counts.download(ctx.stream);
+  std::vector<std::int64_t> out(per_position.size());
+  std::int64_t distinct = 0;
+  for (std::size_t p = 0; p < per_position.size(); ++p) out[p] = distinct += static_cast<std::int64_t>(per_position[p]);
   return out;
 }
 

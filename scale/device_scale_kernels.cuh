@@ -51,6 +51,11 @@ struct RankedRow {
 std::vector<RankedRow> largest_rows(GpuContext& ctx, const offset_t* row_ptr, std::int64_t n_dst, std::int64_t count);
 // The rows of [lo, hi) whose in-degree is 0 (`empty`) or not, ascending.
 std::vector<std::int64_t> rows_where(GpuContext& ctx, const offset_t* row_ptr, std::int64_t lo, std::int64_t hi, bool empty);
+// For each p < count, how many distinct sources in [0, n_src) the edges of rows[0], …, rows[p] (host,
+// distinct) read together: each source's first row position (an atomic minimum over a map of
+// n_src 32-bit entries), a count per position, then their prefix sums on the host.
+std::vector<std::int64_t> sources_read_together(GpuContext& ctx, const offset_t* row_ptr, const node_t* col_idx, std::int64_t n_src,
+                                                const std::int64_t* rows, std::int64_t count);
 
 // scale::number_by_first_use (scale/neighbourhood.h) on the device: the ids of `first` (host,
 // distinct) then of `entries` (host), numbered 0…m−1 in order of first use, with a map of one entry

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <queue>
 #include <random>
+#include <stdexcept>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -114,9 +115,12 @@ void add_random_rows(const GraphRows& g, Picks& picks, index_t lo, index_t hi, i
 
 }  // namespace
 
-HostGraphRows::HostGraphRows(std::span<const index_t> row_ptr) : row_ptr_(row_ptr) {
+HostGraphRows::HostGraphRows(std::span<const index_t> row_ptr, std::span<const index_t> col_idx, index_t n_src)
+    : row_ptr_(row_ptr), col_idx_(col_idx), n_src_(n_src) {
   if (row_ptr.empty()) throw InputError("scale: a row_ptr needs n_dst + 1 entries, got none");
 }
+
+HostGraphRows::HostGraphRows(const Graph& g) : HostGraphRows(g.row_ptr(), g.col_idx(), g.n_src()) {}
 
 std::vector<RowExtent> HostGraphRows::extents(std::span<const index_t> rows) const {
   std::vector<RowExtent> out(rows.size());
@@ -170,13 +174,33 @@ std::vector<index_t> HostGraphRows::rows_where(index_t lo, index_t hi, RowFilter
   return out;
 }
 
+std::vector<index_t> HostGraphRows::sources_read_together(std::span<const index_t> rows) const {
+  if (static_cast<index_t>(col_idx_.size()) != edges())
+    throw std::logic_error("HostGraphRows::sources_read_together needs the graph's columns");
+  std::vector<std::uint8_t> seen(static_cast<size_t>(n_src_), 0);
+  std::vector<index_t> out(rows.size());
+  index_t distinct = 0;
+  for (size_t p = 0; p < rows.size(); ++p) {
+    const auto r = static_cast<size_t>(rows[p]);
+    for (index_t e = row_ptr_[r]; e < row_ptr_[r + 1]; ++e) {
+      auto& s = seen[static_cast<size_t>(col_idx_[static_cast<size_t>(e)])];
+      distinct += s == 0;
+      s = 1;
+    }
+    out[p] = distinct;
+  }
+  return out;
+}
+
 std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options) {
-  return sample_rows(HostGraphRows(g.row_ptr()), options);
+  return sample_rows(HostGraphRows(g), options);
 }
 
 std::vector<SampledRow> sample_rows(const GraphRows& g, const SamplingOptions& options) {
   if (options.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options.rows));
   if (options.hub_edge_budget < 0) throw InputError(fmt::format("--hub-edges must be at least 0, got {}", options.hub_edge_budget));
+  if (options.hub_source_budget < 0)
+    throw InputError(fmt::format("--hub-sources must be at least 0, got {}", options.hub_source_budget));
   const index_t n = g.rows();
   const index_t num_edges = g.edges();
   const index_t k = std::min(options.rows, n);
@@ -196,11 +220,23 @@ std::vector<SampledRow> sample_rows(const GraphRows& g, const SamplingOptions& o
   }
 
   // The K/4 rows of largest in-degree, largest first, stopping before the row that would take the
-  // stratum past its edge budget.
-  index_t hub_edges = 0, hubs_taken = 0;
+  // stratum past its edge budget (edges of rows it adds) or its source budget (the distinct sources
+  // of every candidate so far, rows an earlier stratum took included: they are read all the same).
+  // The edge budget cuts the candidates first, so the sources are counted over at most its edges.
+  std::vector<index_t> candidates;
+  index_t hub_edges = 0;
   for (const auto& [row, degree] : g.largest_rows(std::max<index_t>(1, k / 4))) {
-    if (hubs_taken > 0 && hub_edges + degree > options.hub_edge_budget) break;
-    if (picks.add(row, Stratum::highest_in_degree)) hub_edges += degree, ++hubs_taken;
+    const bool adds = !picks.contains(row);
+    if (!candidates.empty() && adds && hub_edges + degree > options.hub_edge_budget) break;
+    candidates.push_back(row);
+    if (adds) hub_edges += degree;
+  }
+  if (!candidates.empty()) {
+    const std::vector<index_t> sources = g.sources_read_together(candidates);
+    for (size_t p = 0; p < candidates.size(); ++p) {
+      if (p > 0 && sources[p] > options.hub_source_budget) break;
+      picks.add(candidates[p], Stratum::highest_in_degree);
+    }
   }
 
   add_random_rows(g, picks, 0, n, std::max<index_t>(1, k / 16), Stratum::empty_row, rng, RowFilter::empty);

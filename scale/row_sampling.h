@@ -9,7 +9,8 @@
 //                            random rows whose edges all lie past it — up to K/4
 //   highest_in_degree        the rows of largest in-degree (ties: lower id first), in decreasing
 //                            in-degree, up to K/4 rows and while they hold at most hub_edge_budget
-//                            edges (the largest row always)
+//                            edges and read at most hub_source_budget distinct sources together
+//                            (the largest row always)
 //   empty_row                up to max(1, K/16) random rows with no in-edge
 //   random                   uniform over the rows not yet picked, up to K in all
 // Every choice is a function of the graph and the seed (std::mt19937_64 bits, fixtures/random.h).
@@ -32,9 +33,11 @@ enum class Stratum { first_row, last_row, past_edge_limit, highest_in_degree, em
 std::string_view to_string(Stratum s);
 const std::vector<Stratum>& all_strata();
 
-// The hub stratum's edge budget: the oracle's cost follows the sampled rows' edges, and the largest
-// rows of a power-law graph grow with it (scale/README.md, "Sampled rows").
+// The hub stratum's budgets: the oracle's cost follows the neighbourhood's edges and its distinct
+// sources, and the largest rows of a power-law graph grow in both with the graph (scale/README.md,
+// "Sampled rows"): a hub's in-edges come from more nearly distinct nodes in a bigger graph.
 inline constexpr index_t kDefaultHubEdgeBudget = index_t{1} << 24;
+inline constexpr index_t kDefaultHubSourceBudget = index_t{1} << 20;
 
 struct SampledRow {
   index_t row = 0;
@@ -47,7 +50,8 @@ struct SamplingOptions {
   index_t rows = 1000;  // K; all rows when K ≥ n_dst
   std::uint64_t seed = 1;
   index_t edge_offset_limit = index_t{1} << 31;  // the edge position 32-bit offsets cannot reach
-  index_t hub_edge_budget = kDefaultHubEdgeBudget;  // edges the highest in-degree rows may hold together
+  index_t hub_edge_budget = kDefaultHubEdgeBudget;      // edges the highest in-degree rows may hold together
+  index_t hub_source_budget = kDefaultHubSourceBudget;  // distinct sources they may read together
 };
 
 // (row_ptr[r], row_ptr[r + 1]) of a row r.
@@ -80,24 +84,32 @@ class GraphRows {
   virtual std::vector<RowDegree> largest_rows(index_t count) const = 0;
   // The rows of [lo, hi) that pass `filter`, ascending.
   virtual std::vector<index_t> rows_where(index_t lo, index_t hi, RowFilter filter) const = 0;
+  // For each p, how many distinct sources the edges of rows[0], …, rows[p] read together (rows
+  // distinct, any order): a count per prefix, so it is one list however it is computed.
+  virtual std::vector<index_t> sources_read_together(std::span<const index_t> rows) const = 0;
 };
 
-// GraphRows of CSR offsets held on the host (row_ptr [n_dst + 1], kept by the caller).
+// GraphRows of a CSR held on the host (row_ptr [n_dst + 1], col_idx [E] of sources in [0, n_src),
+// kept by the caller). Without col_idx it answers everything but sources_read_together (which then
+// throws std::logic_error).
 class HostGraphRows final : public GraphRows {
  public:
-  explicit HostGraphRows(std::span<const index_t> row_ptr);
+  explicit HostGraphRows(std::span<const index_t> row_ptr, std::span<const index_t> col_idx = {}, index_t n_src = 0);
+  explicit HostGraphRows(const Graph& g);
   index_t rows() const override { return static_cast<index_t>(row_ptr_.size()) - 1; }
   index_t edges() const override { return row_ptr_.back(); }
   std::vector<RowExtent> extents(std::span<const index_t> rows) const override;
   index_t row_holding_edge(index_t edge) const override;
   std::vector<RowDegree> largest_rows(index_t count) const override;
   std::vector<index_t> rows_where(index_t lo, index_t hi, RowFilter filter) const override;
+  std::vector<index_t> sources_read_together(std::span<const index_t> rows) const override;
 
  private:
-  std::span<const index_t> row_ptr_;
+  std::span<const index_t> row_ptr_, col_idx_;
+  index_t n_src_ = 0;
 };
 
-// Distinct rows in ascending order. Throws InputError when options.rows < 1.
+// Distinct rows in ascending order. Throws InputError when options.rows < 1 or a budget is negative.
 std::vector<SampledRow> sample_rows(const GraphRows& g, const SamplingOptions& options);
 std::vector<SampledRow> sample_rows(const Graph& g, const SamplingOptions& options);  // through HostGraphRows
 

@@ -34,6 +34,7 @@ class Checker {
     r_.seed = options_.seed;
     r_.rerun_command = options_.rerun_command;
     r_.hub_edge_budget = options_.hub_edge_budget;
+    r_.hub_source_budget = options_.hub_source_budget;
     require_valid_options(options_);
     require_restrictable(options_.target, options_.attributes, *graph_);  // before the system's whole-graph run
     const auto& def = oracle::find_target(options_.target);
@@ -126,8 +127,8 @@ std::string summary_text(const ScaleResult& r) {
       hub_edges += row.in_degree, ++hubs;
     }
   if (hubs > 0)
-    s += fmt::format("  highest in-degree rows: in-degree {} … {}, {} edges together (edge budget {})\n", hub_smallest, hub_largest,
-                     hub_edges, r.hub_edge_budget);
+    s += fmt::format("  highest in-degree rows: {} rows, in-degree {} … {}, {} edges together (edge budget {}, source budget {})\n",
+                     hubs, hub_smallest, hub_largest, hub_edges, r.hub_edge_budget, r.hub_source_budget);
   s += fmt::format("  compared {} elements against the exact oracle, {} gradient elements outside held to 0\n", r.compared_elements,
                    r.zero_checked_elements);
   for (const auto& c : r.comparisons)

@@ -42,7 +42,8 @@ struct ScaleOptions {
   std::uint64_t seed = 1;  // inputs, output gradient and row sampling (the graph is built by the caller)
   double input_magnitude = 1.0;  // inputs and output gradient uniform in [−M, M) (e.g. 1e3: large attention logits)
   index_t edge_offset_limit = index_t{1} << 31;
-  index_t hub_edge_budget = kDefaultHubEdgeBudget;  // the highest in-degree rows' edges together (row_sampling.h)
+  index_t hub_edge_budget = kDefaultHubEdgeBudget;      // the highest in-degree rows' edges together (row_sampling.h)
+  index_t hub_source_budget = kDefaultHubSourceBudget;  // … and the distinct sources they read together
   checks::ToleranceOptions tolerance = {.concurrent_evaluations = default_oracle_evaluations()};
   std::string graph_description = {};  // e.g. "rmat:20,10", for messages
   std::string rerun_command = {};      // the one command line that repeats this check
@@ -80,7 +81,7 @@ struct ScaleResult {
   bool nothing_compared = false;      // the system answered, but no element could be compared: an error, never a catch
   index_t zero_checked_elements = 0;  // gradient elements outside it, held to exactly 0
   std::vector<SampledRow> rows;
-  index_t hub_edge_budget = 0;
+  index_t hub_edge_budget = 0, hub_source_budget = 0;
   index_t neighbourhood_edges = 0, neighbourhood_sources = 0, padding_edges = 0;
   std::string tolerance_model;
   std::uint64_t seed = 0;

@@ -44,10 +44,16 @@ void require_valid_options(const ScaleOptions& options) {
   if (!(options.input_magnitude > 0.0) || !std::isfinite(options.input_magnitude))
     throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", options.input_magnitude));
   if (options.hub_edge_budget < 0) throw InputError(fmt::format("--hub-edges must be at least 0, got {}", options.hub_edge_budget));
+  if (options.hub_source_budget < 0)
+    throw InputError(fmt::format("--hub-sources must be at least 0, got {}", options.hub_source_budget));
 }
 
 SamplingOptions sampling_options(const ScaleOptions& options) {
-  return {.rows = options.rows, .seed = options.seed, .edge_offset_limit = options.edge_offset_limit, .hub_edge_budget = options.hub_edge_budget};
+  return {.rows = options.rows,
+          .seed = options.seed,
+          .edge_offset_limit = options.edge_offset_limit,
+          .hub_edge_budget = options.hub_edge_budget,
+          .hub_source_budget = options.hub_source_budget};
 }
 
 void record_neighbourhood(ScaleResult& r, const Neighbourhood& nb, const checks::Bounds& bounds) {

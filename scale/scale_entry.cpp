@@ -96,6 +96,7 @@ void write_sampled_rows(const ScaleResult& r, const std::filesystem::path& file)
   for (const auto& [stratum, count] : stratum_counts(r.rows)) counts[std::string(to_string(stratum))] = count;
   j["strata"] = counts;
   j["hub_edge_budget"] = r.hub_edge_budget;
+  j["hub_source_budget"] = r.hub_source_budget;
   j["neighbourhood"] = {{"edges", r.neighbourhood_edges}, {"sources", r.neighbourhood_sources}, {"padding_edges", r.padding_edges}};
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : r.rows)

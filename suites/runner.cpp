@@ -653,6 +653,7 @@ class Executor {
     o.seed = t.seed;
     o.input_magnitude = f.scale_magnitude;
     if (f.scale_hub_edges) o.hub_edge_budget = *f.scale_hub_edges;
+    if (f.scale_hub_sources) o.hub_source_budget = *f.scale_hub_sources;
     o.tolerance = check_options(t).tolerance;
     o.tolerance.concurrent_evaluations = scale::default_oracle_evaluations();  // as the command's default
     o.graph_description = f.scale_graph;
@@ -663,6 +664,7 @@ class Executor {
                           .graph = f.scale_graph, .rows = f.scale_rows, .seed = t.seed, .magnitude = f.scale_magnitude,
                           .expect_caught = t.expect == Expectation::caught};
     if (f.scale_hub_edges) line.hub_edges = *f.scale_hub_edges;
+    if (f.scale_hub_sources) line.hub_sources = *f.scale_hub_sources;
     const std::map<std::string, std::optional<std::string>*> flags = {
         {"features", &line.features},         {"in_features", &line.features}, {"hidden_features", &line.hidden_features},
         {"out_features", &line.out_features}, {"heads", &line.heads},          {"norm", &line.norm}};
@@ -864,7 +866,8 @@ CaseShare parse_case_share(const std::string& text) {
 std::string scale_command_line(const ScaleCommandLine& c) {
   std::string line = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", c.system_flag, c.target,
                                  shell_quote(c.graph), c.rows, c.seed);
-  if (c.hub_edges != std::int64_t{1} << 24) line += fmt::format(" --hub-edges {}", c.hub_edges);
+  if (c.hub_edges != scale::kDefaultHubEdgeBudget) line += fmt::format(" --hub-edges {}", c.hub_edges);
+  if (c.hub_sources != scale::kDefaultHubSourceBudget) line += fmt::format(" --hub-sources {}", c.hub_sources);
   if (c.magnitude != 1.0) line += fmt::format(" --magnitude {}", c.magnitude);
   for (const auto& [flag, value] : {std::pair{"--features", &c.features}, std::pair{"--hidden-features", &c.hidden_features},
                                     std::pair{"--out-features", &c.out_features}, std::pair{"--heads", &c.heads},

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "reports/run_report.h"
+#include "scale/row_sampling.h"
 #include "suites/suite.h"
 #include "suites/system_registry.h"
 
@@ -97,7 +98,8 @@ struct ScaleCommandLine {
   std::string target, graph;
   std::int64_t rows = 1000;
   std::uint64_t seed = 1;
-  std::int64_t hub_edges = std::int64_t{1} << 24;  // scale::kDefaultHubEdgeBudget
+  std::int64_t hub_edges = scale::kDefaultHubEdgeBudget;
+  std::int64_t hub_sources = scale::kDefaultHubSourceBudget;
   double magnitude = 1.0;
   std::optional<std::string> features, hidden_features, out_features, heads, norm;  // the flags' values, as given
   bool expect_caught = false;

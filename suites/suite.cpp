@@ -200,8 +200,8 @@ class Field {
 GraphFamily parse_scale_family(GraphFamily g, const Field& f, const std::map<std::string, Field>& m,
                                const std::filesystem::path& suite_dir) {
   for (const auto& [key, field] : m)
-    if (key != "family" && key != "graph" && key != "rows" && key != "hub_edges" && key != "magnitude")
-      field.fail(fmt::format("'{}' does not apply to family scale; expected graph, rows, hub_edges, magnitude", key));
+    if (key != "family" && key != "graph" && key != "rows" && key != "hub_edges" && key != "hub_sources" && key != "magnitude")
+      field.fail(fmt::format("'{}' does not apply to family scale; expected graph, rows, hub_edges, hub_sources, magnitude", key));
   if (!m.count("graph")) f.fail("family 'scale' needs 'graph' (kronecker:SCALE, rmat:SCALE[,EDGE_FACTOR] or a .mtx / edge-list file)");
   const Field& graph = m.at("graph");
   g.scale_graph = graph.nonempty_string();
@@ -216,6 +216,7 @@ GraphFamily parse_scale_family(GraphFamily g, const Field& f, const std::map<std
   }
   if (m.count("rows")) g.scale_rows = m.at("rows").positive_integer();
   if (m.count("hub_edges")) g.scale_hub_edges = m.at("hub_edges").positive_integer();
+  if (m.count("hub_sources")) g.scale_hub_sources = m.at("hub_sources").positive_integer();
   if (m.count("magnitude")) {
     g.scale_magnitude = m.at("magnitude").real();
     if (!(g.scale_magnitude > 0) || !std::isfinite(g.scale_magnitude))
@@ -226,14 +227,14 @@ GraphFamily parse_scale_family(GraphFamily g, const Field& f, const std::map<std
 
 GraphFamily parse_graph_family(const std::string& name, const Field& f, const std::filesystem::path& suite_dir) {
   auto m = f.mapping({"family", "max_nodes", "max_avg_degree", "square_only", "params", "name", "path", "max_dimension",
-                      "num_nodes", "graph", "rows", "hub_edges", "magnitude"});
+                      "num_nodes", "graph", "rows", "hub_edges", "hub_sources", "magnitude"});
   GraphFamily g;
   g.name = name;
   g.location = f.location();
   if (!m.count("family")) f.fail("missing required key 'family' (random, dataset, csbm, file, scale, or a generator family)");
   g.family = m.at("family").nonempty_string();
   if (g.family == "scale") return parse_scale_family(std::move(g), f, m, suite_dir);
-  for (const char* key : {"graph", "rows", "hub_edges", "magnitude"})
+  for (const char* key : {"graph", "rows", "hub_edges", "hub_sources", "magnitude"})
     if (m.count(key)) m.at(key).fail(fmt::format("'{}' applies to family scale only, not '{}'", key, g.family));
   if (g.family != "random" && g.family != "dataset" && g.family != "csbm" && g.family != "file") {
     std::vector<std::string> generators;

@@ -66,7 +66,8 @@ struct GraphFamily {
   // scale: the graph spec (a file resolved against the suite's folder), as `gnncheck scale` takes them.
   std::string scale_graph;
   std::int64_t scale_rows = 1000;
-  std::optional<std::int64_t> scale_hub_edges;  // unset: scale::kDefaultHubEdgeBudget
+  std::optional<std::int64_t> scale_hub_edges;    // unset: scale::kDefaultHubEdgeBudget
+  std::optional<std::int64_t> scale_hub_sources;  // unset: scale::kDefaultHubSourceBudget
   double scale_magnitude = 1.0;
   SourceLocation location;
   bool shrinks() const { return family == "random"; }

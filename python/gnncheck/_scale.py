@@ -107,8 +107,9 @@ def _scale_only():
 
 def _interactive_call(target, graph, options, widths, seed, precision, device):
     args = ["%r" % target, "<the same callable and options>", "graph=%r" % graph, "rows=%d" % options["rows"], "seed=%d" % seed]
-    if options["hub_edges"] is not None:
-        args.append("hub_edges=%d" % options["hub_edges"])
+    for budget in ("hub_edges", "hub_sources"):
+        if options[budget] is not None:
+            args.append("%s=%d" % (budget, options[budget]))
     if options["magnitude"] != 1.0:
         args.append("magnitude=%r" % options["magnitude"])
     args.extend("%s=%r" % (k, v) for k, v in widths.items() if v is not None)
@@ -117,7 +118,7 @@ def _interactive_call(target, graph, options, widths, seed, precision, device):
 
 
 def check_scale(target, forward=None, *, backward=None, module=None, parameters=None, graph=None, rows=1000, hub_edges=None,
-                seed=_UNSET, magnitude=1.0, features=None, hidden_features=None, out_features=None, heads=None, norm=None,
+                hub_sources=None, seed=_UNSET, magnitude=1.0, features=None, hidden_features=None, out_features=None, heads=None, norm=None,
                 precision=_UNSET, device=_UNSET, framework=_UNSET, report_dir=_UNSET, name=_UNSET):
     """`gnncheck scale` on the callable: one evaluation on the whole graph, its sampled rows and every
     gradient held to the exact oracle. Returns a ScaleRun (never raises for what the callable does:
@@ -126,6 +127,7 @@ def check_scale(target, forward=None, *, backward=None, module=None, parameters=
     graph       "kronecker:SCALE" | "rmat:SCALE[,EDGE_FACTOR]" | a .mtx or edge-list file (required)
     rows        K: destination rows to verify, stratified (default 1000)
     hub_edges   edge budget of the highest in-degree rows together (default 2**24)
+    hub_sources budget of the distinct sources they read together (default 2**20)
     seed        the graph, the inputs, the output gradient and the rows (default 1; GNNCHECK_SEED overrides it)
     magnitude   inputs and output gradient uniform in [-magnitude, magnitude) (default 1)
     features, hidden_features, out_features, heads, norm   the target's widths (features: the input
@@ -142,7 +144,8 @@ def check_scale(target, forward=None, *, backward=None, module=None, parameters=
     if not isinstance(graph, (str, os.PathLike)):
         raise UsageError("graph=%r: expected a string (kronecker:SCALE, rmat:SCALE[,EDGE_FACTOR]) or a file path" % (graph,))
     graph = os.fspath(graph)
-    options = {"rows": _require_int("rows", rows), "hub_edges": _require_int("hub_edges", hub_edges, allow_none=True)}
+    options = {"rows": _require_int("rows", rows), "hub_edges": _require_int("hub_edges", hub_edges, allow_none=True),
+               "hub_sources": _require_int("hub_sources", hub_sources, allow_none=True)}
     if isinstance(magnitude, bool) or not isinstance(magnitude, numbers.Real):
         raise UsageError("magnitude=%r: expected a positive finite number" % (magnitude,))
     options["magnitude"] = float(magnitude)
@@ -172,7 +175,7 @@ def check_scale(target, forward=None, *, backward=None, module=None, parameters=
 
     out_dir = _report_dir(o["report_dir"])
     try:
-        raw = _core.run_scale(system, target, graph, options["rows"], options["hub_edges"], run_seed, options["magnitude"],
+        raw = _core.run_scale(system, target, graph, options["rows"], options["hub_edges"], options["hub_sources"], run_seed, options["magnitude"],
                               widths["features"], widths["hidden_features"], widths["out_features"], widths["heads"],
                               widths["norm"], rerun or "", out_dir)
     except _core.InputError as e:  # an option the scale check refuses, named in this call's spelling

@@ -250,6 +250,7 @@ py::dict scale_result_dict(const python::ScaleSessionResult& out) {
   for (const auto& [stratum, count] : scale::stratum_counts(r.rows)) strata[py::str(std::string(scale::to_string(stratum)))] = count;
   d["strata"] = strata;
   d["hub_edge_budget"] = r.hub_edge_budget;
+  d["hub_source_budget"] = r.hub_source_budget;
   d["neighbourhood_edges"] = r.neighbourhood_edges;
   d["neighbourhood_sources"] = r.neighbourhood_sources;
   d["padding_edges"] = r.padding_edges;
@@ -269,7 +270,7 @@ py::dict scale_result_dict(const python::ScaleSessionResult& out) {
 }
 
 py::dict run_scale(const py::dict& system, const std::string& target, const std::string& graph, std::int64_t rows,
-                   std::optional<std::int64_t> hub_edges, std::uint64_t seed, double magnitude, std::optional<std::int64_t> features,
+                   std::optional<std::int64_t> hub_edges, std::optional<std::int64_t> hub_sources, std::uint64_t seed, double magnitude, std::optional<std::int64_t> features,
                    std::optional<std::int64_t> hidden_features, std::optional<std::int64_t> out_features,
                    std::optional<std::int64_t> heads, std::optional<std::string> norm, const std::string& rerun,
                    const std::filesystem::path& report_dir) {
@@ -280,6 +281,7 @@ py::dict run_scale(const py::dict& system, const std::string& target, const std:
   request.widths = {.features = features, .hidden_features = hidden_features, .out_features = out_features, .heads = heads, .norm = norm};
   request.rows = rows;
   request.hub_edges = hub_edges;
+  request.hub_sources = hub_sources;
   request.seed = seed;
   request.magnitude = magnitude;
   request.rerun_command = rerun;
@@ -339,7 +341,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("scale_targets", [] { return scale::supported_targets(); },
         "The targets a scale check supports (`gnncheck scale` lists the same).");
   m.def("run_scale", &run_scale, py::arg("system"), py::arg("target"), py::arg("graph"), py::arg("rows"), py::arg("hub_edges"),
-        py::arg("seed"), py::arg("magnitude"), py::arg("features"), py::arg("hidden_features"), py::arg("out_features"),
+        py::arg("hub_sources"), py::arg("seed"), py::arg("magnitude"), py::arg("features"), py::arg("hidden_features"), py::arg("out_features"),
         py::arg("heads"), py::arg("norm"), py::arg("rerun"), py::arg("report_dir"),
         "`gnncheck scale` on the Python system {name, targets, evaluate, live_bytes}: the graph built on the host, the "
         "sampled rows held to the exact oracle; returns the result as a dict.");

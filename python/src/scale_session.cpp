@@ -24,6 +24,7 @@ scale::ScaleOptions scale_options(const ScaleRequest& request) {
   o.attributes = scale::target_attributes(request.target, request.widths, scale::OptionSpelling::python);
   o.rows = request.rows;
   if (request.hub_edges) o.hub_edge_budget = *request.hub_edges;
+  if (request.hub_sources) o.hub_source_budget = *request.hub_sources;
   o.seed = request.seed;
   o.input_magnitude = request.magnitude;
   o.graph_description = request.graph;

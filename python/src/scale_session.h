@@ -30,7 +30,8 @@ struct ScaleRequest {
   std::string graph;  // kronecker:SCALE | rmat:SCALE[,EDGE_FACTOR] | FILE
   scale::TargetOptions widths;
   std::int64_t rows = 1000;
-  std::optional<std::int64_t> hub_edges;  // default: scale::kDefaultHubEdgeBudget
+  std::optional<std::int64_t> hub_edges;    // default: scale::kDefaultHubEdgeBudget
+  std::optional<std::int64_t> hub_sources;  // default: scale::kDefaultHubSourceBudget
   std::uint64_t seed = 1;
   double magnitude = 1.0;
   std::string rerun_command;          // the Python side's one re-run line, printed in the summary

@@ -124,6 +124,7 @@ def test_the_a_for_a_transposed_backward_is_caught():
     ({"rows": 0}, "rows must be at least 1, got 0"),
     ({"rows": 2.5}, "rows=2.5: expected an integer"),
     ({"hub_edges": -1}, "hub_edges must be at least 0, got -1"),
+    ({"hub_sources": -1}, "hub_sources must be at least 0, got -1"),
     ({"magnitude": 0.0}, "magnitude must be a positive finite number, got 0"),
     ({"magnitude": "big"}, "magnitude='big': expected a positive finite number"),
     ({"seed": -2}, "seed=-2: expected a non-negative integer"),

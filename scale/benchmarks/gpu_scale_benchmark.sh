@@ -17,6 +17,10 @@
 #   flat        run E of scale/README.md, ~60 s expected, run with GNNCHECK_SCALE_BUDGET=150: GAT-1
 #               and GCN (row_mean) at scale 25, K = 10^4, 16 → 16 (the oracle part ≤ 10 s), then
 #               spmm at K = 10^4 on scales 21, 23 and 25 (the oracle part against E at fixed K)
+#   flat-sources  run H of scale/README.md, ~240 s expected: spmm at K = 10^4 on scales 21, 23 and
+#               25, each with the default hub source budget and with one that never binds
+#               (--hub-sources 2^24), alternating, twice; spmm at scale 27; GAT-1 and GCN (row_mean)
+#               at scale 25; the race and softmax replicas caught at scale 25
 #   hugepages   GAT-1 and GCN (row_mean) at scale 25, K = 10^4, each twice with glibc's heap on 4 KiB
 #               pages and twice on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1),
 #               alternating; ~150 s expected from run E's totals (scale/README.md, "Huge pages for the heap")
@@ -36,7 +40,7 @@ shift 2
 groups=${*:-acceptance}
 mkdir -p "$(dirname "$out")"
 table=$(mktemp)
-echo "| label | verdict | expectation | graph | sampled rows | highest in-degree rows | neighbourhood edges | graph s | system s | oracle part s (sampling, neighbourhood, exact, bounds) | compare s | total s | device peak GiB | host peak GiB | limit s |" >"$table"
+echo "| label | verdict | expectation | graph | sampled rows | highest in-degree rows | neighbourhood | graph s | system s | oracle part s (sampling, neighbourhood, exact, bounds) | compare s | total s | device peak GiB | host peak GiB | limit s |" >"$table"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" >>"$table"
 echo "# gpu_scale_benchmark.sh $exe $groups — $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores, transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)" >"$out"
 
@@ -63,8 +67,8 @@ run() {  # run LIMIT_SECONDS LABEL ARGS...
   [ $rc -eq 124 ] && verdict="timed out (${limit} s)"
   graph=$(grep -m1 -oE '\([0-9]+ × [0-9]+, [0-9]+ edges\)' "$log" | grep -oE '[0-9]+ edges' || echo "-")
   rows=$(grep -m1 -oE 'sampled rows: [0-9]+ \([^)]*\)' "$log" | sed 's/sampled rows: //' || echo "-")
-  hubs=$(grep -m1 -oE 'highest in-degree rows: in-degree [0-9]+ … [0-9]+, [0-9]+ edges' "$log" | sed 's/highest in-degree rows: //' || echo "-")
-  nb=$(grep -m1 -oE 'neighbourhood [0-9]+ edges' "$log" | grep -oE '[0-9]+' || echo "-")
+  hubs=$(grep -m1 -oE 'highest in-degree rows: [0-9]+ rows, in-degree [0-9]+ … [0-9]+, [0-9]+ edges' "$log" | sed 's/highest in-degree rows: //' || echo "-")
+  nb=$(grep -m1 -oE 'neighbourhood [0-9]+ edges, [0-9]+ sources' "$log" | sed 's/neighbourhood //' || echo "-")
   gs=$(grep -m1 -oE 'graph on the device [0-9.]+' "$log" | grep -oE '[0-9.]+$' || echo "-")
   ss=$(grep -m1 -oE 'system [0-9.]+, oracle' "$log" | grep -oE '[0-9.]+' || echo "-")
   os=$(grep -m1 -oE 'oracle part [0-9.]+' "$log" | grep -oE '[0-9.]+$' || echo "-")
@@ -112,6 +116,18 @@ for group in $groups; do
       for s in 21 23 25; do
         run 30 "spmm-$s-K10000" --system gpu --target spmm --graph kronecker:$s --rows 10000 --features 16
       done ;;
+    flat-sources)
+      for i in 1 2; do
+        for s in 21 23 25; do
+          run 40 "spmm-$s-K10000" --system gpu --target spmm --graph kronecker:$s --rows 10000 --features 16
+          run 40 "spmm-$s-K10000-wide" --system gpu --target spmm --graph kronecker:$s --rows 10000 --features 16 --hub-sources 16777216
+        done
+      done
+      run 120 spmm-27-K10000 --system gpu --target spmm --graph kronecker:27 --rows 10000 --features 16
+      run 60 gat1-25 --system gpu --target gat --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --heads 1
+      run 40 gcn-25-row_mean --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean
+      run 60 race-hubs-25 --system gpu_scale_race_on_hubs --target spmm --graph kronecker:25 --rows 10000 --expect caught
+      run 60 softmax-hubs-25 --system gpu_scale_softmax_no_max_on_hubs --target edge_softmax --graph kronecker:25 --rows 100 --magnitude 100 --expect caught ;;
     hugepages)
       for i in 1 2; do
         run 60 gat1-25-4k --system gpu --target gat --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --heads 1
@@ -132,7 +148,7 @@ for group in $groups; do
       for e in 3 6; do
         run 40 "gcn-25-row_mean-oe$e" --system gpu --target gcn --graph kronecker:25 --rows 10000 --features 16 --out-features 16 --norm row_mean --oracle-evaluations $e
       done ;;
-    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat hugepages layers-25 oracle-evaluations)" >&2; exit 2 ;;
+    *) echo "unknown group '$group' (acceptance replicas int32 softmax race symmetric flat flat-sources hugepages layers-25 oracle-evaluations)" >&2; exit 2 ;;
   esac
 done
 { echo; echo "## table"; cat "$table"; } >>"$out"

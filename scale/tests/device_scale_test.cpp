@@ -79,9 +79,12 @@ TEST(DeviceScale, SamplingOnTheDeviceIsSamplingOnTheHost) {
     const auto row_ptr = g.row_ptr();
     gpu::DeviceBuffer<gpu::offset_t> d_row_ptr(ctx.allocator, static_cast<std::int64_t>(row_ptr.size()));
     d_row_ptr.upload(row_ptr.data(), static_cast<std::int64_t>(row_ptr.size()), ctx.stream);
+    const std::vector<gpu::node_t> narrow_cols(g.col_idx().begin(), g.col_idx().end());
+    gpu::DeviceBuffer<gpu::node_t> d_col_idx(ctx.allocator, std::max<std::int64_t>(1, g.num_edges()));
+    d_col_idx.upload(narrow_cols.data(), g.num_edges(), ctx.stream);
     ctx.synchronize();
-    const HostGraphRows host(row_ptr);
-    const DeviceGraphRows device(ctx, d_row_ptr.data(), g.n_dst());
+    const HostGraphRows host(g);
+    const DeviceGraphRows device(ctx, d_row_ptr.data(), d_col_idx.data(), g.n_dst(), g.n_src());
     const index_t n = g.n_dst();
     ASSERT_EQ(device.edges(), g.num_edges()) << name;
     for (index_t count : {index_t{1}, index_t{5}, index_t{100}, index_t{1000}, n, n + 1})
@@ -98,10 +101,18 @@ TEST(DeviceScale, SamplingOnTheDeviceIsSamplingOnTheHost) {
     }
     for (index_t e : {index_t{0}, g.num_edges() / 3, g.num_edges() / 2, g.num_edges() - 1})
       EXPECT_EQ(device.row_holding_edge(e), host.row_holding_edge(e)) << name << ", edge " << e;
+    std::vector<index_t> hub_order;
+    for (const RowDegree& r : host.largest_rows(std::min<index_t>(n, 700))) hub_order.push_back(r.row);
+    hub_order.push_back(n - 1);
+    EXPECT_EQ(device.sources_read_together(hub_order), host.sources_read_together(hub_order)) << name;
     for (index_t k : {index_t{1}, index_t{40}, index_t{400}, index_t{2000}, n})
       for (index_t limit : {index_t{1} << 31, g.num_edges() / 2, row_ptr[static_cast<size_t>(n / 2)]})
         for (index_t budget : {index_t{0}, g.num_edges() / 20, kDefaultHubEdgeBudget}) {
-          const SamplingOptions o{.rows = k, .seed = static_cast<std::uint64_t>(k + 1), .edge_offset_limit = limit, .hub_edge_budget = budget};
+          const SamplingOptions o{.rows = k,
+                                  .seed = static_cast<std::uint64_t>(k + 1),
+                                  .edge_offset_limit = limit,
+                                  .hub_edge_budget = budget,
+                                  .hub_source_budget = budget == 0 ? kDefaultHubSourceBudget : g.n_src() / 8};
           const auto on_device = sample_rows(device, o), on_host = sample_rows(host, o);
           ASSERT_EQ(on_device.size(), on_host.size()) << name << ", K " << k;
           for (size_t i = 0; i < on_host.size(); ++i) {

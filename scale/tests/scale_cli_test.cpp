@@ -87,11 +87,22 @@ TEST(ScaleCommand, HubEdgeBudgetReachesTheSampleAndTheRerunLine) {
   const auto r = gnncheck("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100 --hub-edges 1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr(" 1 highest in-degree"));  // the budget is below any row: the largest alone
-  EXPECT_THAT(r.output, HasSubstr("edges together (edge budget 1)"));
+  EXPECT_THAT(r.output, HasSubstr("edges together (edge budget 1, source budget 1048576)"));
   EXPECT_THAT(r.output, HasSubstr("--rows 100 --seed 1 --hub-edges 1"));
   const auto fallback = gnncheck("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100");
   EXPECT_THAT(fallback.output, HasSubstr(" 25 highest in-degree"));
   EXPECT_THAT(fallback.output, Not(HasSubstr("--hub-edges")));
+  EXPECT_THAT(fallback.output, Not(HasSubstr("--hub-sources")));
+}
+
+// --hub-sources bounds the distinct sources the highest in-degree rows read together, as --hub-edges
+// bounds their edges: below the largest row's own sources it takes that row alone.
+TEST(ScaleCommand, HubSourceBudgetReachesTheSampleAndTheRerunLine) {
+  const auto r = gnncheck("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100 --hub-sources 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(" 1 highest in-degree"));
+  EXPECT_THAT(r.output, HasSubstr("(edge budget 16777216, source budget 1)"));
+  EXPECT_THAT(r.output, HasSubstr("--rows 100 --seed 1 --hub-sources 1"));
 }
 
 // --oracle-evaluations changes how many of the tolerance model's evaluations run at once, never a
@@ -129,6 +140,7 @@ TEST(ScaleCommand, BadArgumentsNameTheFlag) {
       {"--system cpu_float32 --target spmm --graph /no/such.mtx", "--graph '/no/such.mtx': not a file"},
       {"--system cpu_float32 --target spmm --graph rmat:8 --rows 0", "--rows must be at least 1"},
       {"--system cpu_float32 --target spmm --graph rmat:8 --hub-edges -1", "--hub-edges must be at least 0"},
+      {"--system cpu_float32 --target spmm --graph rmat:8 --hub-sources -1", "--hub-sources must be at least 0"},
       {"--system cpu_float32 --target spmm --graph rmat:8 --heads 2", "--heads: target spmm has no 'heads' attribute"},
       {"--system cpu_float32 --target normalized_spmm --graph rmat:8 --norm sideways",
        "--norm sideways: unknown degree normalization 'sideways': expected symmetric or row_mean"},

@@ -268,6 +268,40 @@ TEST(RowSampling, HubStratumKeepsToItsEdgeBudget) {
   EXPECT_THROW(sample_rows(g, {.rows = 10, .hub_edge_budget = -1}), InputError);
 }
 
+// The hub stratum also stops before the row that would take the distinct sources of its candidates
+// past the source budget (the largest row always), whatever the edge budget; rows it leaves go to
+// the random stratum.
+TEST(RowSampling, HubStratumKeepsToItsSourceBudget) {
+  const Graph g = rmat({.scale = 12, .edge_factor = 8}, 3);
+  const HostGraphRows host(g);
+  std::vector<index_t> by_degree;
+  for (const RowDegree& r : host.largest_rows(100)) by_degree.push_back(r.row);
+  for (index_t r : by_degree) ASSERT_TRUE(r != 0 && r != g.n_dst() - 1);
+  const std::vector<index_t> together = host.sources_read_together(by_degree);
+  ASSERT_LT(together[0], together[9]);  // the budgets below fall between distinct counts
+  auto hubs_of = [&](index_t sources) {
+    const auto rows = sample_rows(g, {.rows = 400, .seed = 2, .hub_edge_budget = g.num_edges(), .hub_source_budget = sources});
+    EXPECT_EQ(rows.size(), 400u);
+    std::vector<index_t> hubs;
+    for (const auto& r : rows)
+      if (r.stratum == Stratum::highest_in_degree) hubs.push_back(r.row);
+    return hubs;
+  };
+  auto largest = [&](size_t count) {
+    std::vector<index_t> rows(by_degree.begin(), by_degree.begin() + static_cast<std::ptrdiff_t>(count));
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  // Exactly the prefix of the largest rows whose sources stay within the budget.
+  for (const index_t budget : {together[9], together[9] + 1, together[30] - 1}) {
+    const size_t within = static_cast<size_t>(std::upper_bound(together.begin(), together.end(), budget) - together.begin());
+    EXPECT_EQ(hubs_of(budget), largest(within)) << budget;
+  }
+  EXPECT_EQ(hubs_of(g.n_src()), largest(100));
+  EXPECT_EQ(hubs_of(0), largest(1));  // below the largest row's own sources: that row alone
+  EXPECT_THROW(sample_rows(g, {.rows = 10, .hub_source_budget = -1}), InputError);
+}
+
 // The parallel first-use numbering is the serial map's, whatever the thread count.
 // On a graph of many rows the largest rows are chosen by row ranges in parallel: the stratum is still
 // the K/4 largest rows by (in-degree, lower id first), ties included, and the whole sample is the
@@ -380,6 +414,17 @@ TEST(RowSampling, HostGraphRowsAnswersByDefinition) {
   EXPECT_EQ(rows.rows_where(10, n - 3, RowFilter::nonempty), nonempty);
   for (index_t r = 0; r < n; ++r)
     for (index_t e = g.row_ptr()[r]; e < g.row_ptr()[r + 1]; ++e) ASSERT_EQ(rows.row_holding_edge(e), r) << e;
+  // sources_read_together: the size of the union of the rows' columns so far.
+  const HostGraphRows with_columns(g);
+  const std::vector<index_t> some = {by_degree[0], 3, by_degree[1], n - 1, by_degree[2], 0};
+  std::set<index_t> read;
+  std::vector<index_t> expected_sources;
+  for (index_t r : some) {
+    for (index_t e = g.row_ptr()[r]; e < g.row_ptr()[r + 1]; ++e) read.insert(g.col_idx()[e]);
+    expected_sources.push_back(static_cast<index_t>(read.size()));
+  }
+  EXPECT_EQ(with_columns.sources_read_together(some), expected_sources);
+  EXPECT_THROW(rows.sources_read_together(some), std::logic_error);  // offsets only: no columns to count
 }
 
 // Sampling reads a graph's rows only through GraphRows, and asks it about the sampled rows and the
@@ -403,7 +448,11 @@ class CountingGraphRows final : public GraphRows {
     ++listings;
     return g_.rows_where(lo, hi, filter);
   }
-  mutable index_t rows_asked = 0, extent_calls = 0, largest_asked = 0, listings = 0;
+  std::vector<index_t> sources_read_together(std::span<const index_t> rows) const override {
+    source_rows_asked += static_cast<index_t>(rows.size());
+    return g_.sources_read_together(rows);
+  }
+  mutable index_t rows_asked = 0, extent_calls = 0, largest_asked = 0, listings = 0, source_rows_asked = 0;
 
  private:
   const GraphRows& g_;
@@ -413,7 +462,7 @@ TEST(RowSampling, AsksTheGraphAboutSampledRowsAndCandidatesOnly) {
   const Graph g = rmat({.scale = 17, .edge_factor = 4}, 4);  // 131,072 rows, a third of them empty
   const index_t k = 400;
   const SamplingOptions o{.rows = k, .seed = 5, .edge_offset_limit = g.num_edges() / 3};
-  const HostGraphRows host(g.row_ptr());
+  const HostGraphRows host(g);
   const CountingGraphRows counted(host);
   const auto rows = sample_rows(counted, o);
   const auto plain = sample_rows(g, o);
@@ -427,6 +476,7 @@ TEST(RowSampling, AsksTheGraphAboutSampledRowsAndCandidatesOnly) {
   EXPECT_EQ(stratum_counts(rows).at(Stratum::past_edge_limit), k / 4);
   EXPECT_GE(stratum_counts(rows).at(Stratum::empty_row), 1);
   EXPECT_EQ(counted.largest_asked, k / 4);
+  EXPECT_LE(counted.source_rows_asked, k / 4);  // the hub candidates the edge budget leaves, once
   EXPECT_EQ(counted.listings, 0) << "rejection sampling sufficed; no stratum should list its candidates";
   EXPECT_LE(counted.extent_calls, 4);                // one batch per stratum that tests degrees, and the result's
   EXPECT_LE(counted.rows_asked, 8 * k + 3 * 256) << counted.extent_calls;  // the batches follow the quotas, not the 131,072 rows
@@ -440,7 +490,7 @@ TEST(RowSampling, StrataOfFewQualifyingRowsListTheirCandidates) {
     if (i < 1500 || i % 97 == 3)
       for (index_t q = 0; q < 1 + i % 5; ++q) dst.push_back(i), src.push_back(q);
   const Graph sparse_tail = Graph::from_edges(3000, 3000, dst, src);
-  const HostGraphRows host(sparse_tail.row_ptr());
+  const HostGraphRows host(sparse_tail);
   const CountingGraphRows counted(host);
   const index_t limit = sparse_tail.row_ptr()[1500];
   const auto rows = sample_rows(counted, {.rows = 400, .seed = 3, .edge_offset_limit = limit});

@@ -35,6 +35,9 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
   cmd->add_option("--rows", args.rows, "K: destination rows to verify (stratified; see scale/README.md)")->capture_default_str();
   cmd->add_option("--hub-edges", args.hub_edges, "Edge budget of the highest in-degree rows together (see scale/README.md)")
       ->capture_default_str();
+  cmd->add_option("--hub-sources", args.hub_sources,
+                  "Budget of the distinct sources the highest in-degree rows read together (see scale/README.md)")
+      ->capture_default_str();
   cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->capture_default_str();
   cmd->add_option("--magnitude", args.magnitude, "Inputs uniform in [-M, M) (1e3: large attention logits, where softmax overflows)")
       ->capture_default_str();
@@ -86,6 +89,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   auto text = [](const auto& v) { return v ? std::optional<std::string>(fmt::format("{}", *v)) : std::nullopt; };
   const std::string rerun = scale_command_line({.system_flag = entry.command_line_flag, .target = args.target, .graph = args.graph,
                                                 .rows = args.rows, .seed = args.seed, .hub_edges = args.hub_edges,
+                                                .hub_sources = args.hub_sources,
                                                 .magnitude = args.magnitude, .features = text(args.features),
                                                 .hidden_features = text(args.hidden_features), .out_features = text(args.out_features),
                                                 .heads = text(args.heads), .norm = args.norm, .expect_caught = args.expect == "caught"});
@@ -95,6 +99,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   options.attributes = attrs;
   options.rows = args.rows;
   options.hub_edge_budget = args.hub_edges;
+  options.hub_source_budget = args.hub_sources;
   options.seed = args.seed;
   options.input_magnitude = args.magnitude;
   options.graph_description = args.graph;

@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "scale/row_sampling.h"
 #include "suites/system_registry.h"
 
 namespace gnncheck::suites {
@@ -22,7 +23,8 @@ struct ScaleCommandArgs {
   std::string target;
   std::string graph;
   std::int64_t rows = 1000;
-  std::int64_t hub_edges = 1 << 24;  // scale::kDefaultHubEdgeBudget
+  std::int64_t hub_edges = scale::kDefaultHubEdgeBudget;
+  std::int64_t hub_sources = scale::kDefaultHubSourceBudget;
   std::uint64_t seed = 1;
   double magnitude = 1.0;
   std::optional<std::int64_t> features, hidden_features, out_features, heads;

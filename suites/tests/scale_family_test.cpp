@@ -29,7 +29,7 @@ const char* kSuite = R"(name: scale-family
 seed: 5
 graphs:
   big: {family: scale, graph: "rmat:10", rows: 64}
-  big_logits: {family: scale, graph: "rmat:10,8", rows: 40, hub_edges: 2000, magnitude: 3}
+  big_logits: {family: scale, graph: "rmat:10,8", rows: 40, hub_edges: 2000, hub_sources: 600, magnitude: 3}
 entries:
   - name: correct
     systems: cpu_float32
@@ -97,7 +97,7 @@ TEST(ScaleFamilyTest, CorrectSystemPassesAndTheReplicaIsCaught) {
     EXPECT_EQ(r.conclusive, 1);
   }
   EXPECT_THAT(result_of(run.report, "correct", "gat").repro, HasSubstr("--out-features 3 --heads 2"));
-  EXPECT_THAT(result_of(run.report, "logits", "edge_softmax").repro, HasSubstr("--hub-edges 2000 --magnitude 3"));
+  EXPECT_THAT(result_of(run.report, "logits", "edge_softmax").repro, HasSubstr("--hub-edges 2000 --hub-sources 600 --magnitude 3"));
   const auto& caught = result_of(run.report, "replica", "spmm");
   EXPECT_EQ(caught.outcome, Outcome::fail) << caught.message;
   EXPECT_GT(*caught.metric, *caught.bound);
@@ -198,6 +198,10 @@ TEST(ScaleFamilyTest, BadFieldsAreNamed) {
   EXPECT_THAT(refused("  big: {family: scale}\n", ok_entry), HasSubstr("suite.yaml:3: graphs.big: family 'scale' needs 'graph'"));
   EXPECT_THAT(refused("  big: {family: scale, graph: \"rmat:8\", rows: 0}\n", ok_entry),
               HasSubstr("suite.yaml:3: graphs.big.rows: expected a positive integer, got '0'"));
+  EXPECT_THAT(refused("  big: {family: scale, graph: \"rmat:8\", hub_sources: 0}\n", ok_entry),
+              HasSubstr("suite.yaml:3: graphs.big.hub_sources: expected a positive integer"));
+  EXPECT_THAT(refused("  big: {family: rmat, hub_sources: 9}\n", ok_entry),
+              HasSubstr("graphs.big.hub_sources: 'hub_sources' applies to family scale only"));
   EXPECT_THAT(refused("  big: {family: scale, graph: \"rmat:8\", magnitude: -1}\n", ok_entry),
               HasSubstr("suite.yaml:3: graphs.big.magnitude: expected a positive finite number"));
   EXPECT_THAT(refused("  big: {family: scale, graph: \"rmat:8\", max_nodes: 9}\n", ok_entry),
