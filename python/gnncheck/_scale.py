@@ -118,8 +118,8 @@ def _interactive_call(target, graph, options, widths, seed, precision, device):
 
 
 def check_scale(target, forward=None, *, backward=None, module=None, parameters=None, graph=None, rows=1000, hub_edges=None,
-                hub_sources=None, seed=_UNSET, magnitude=1.0, features=None, hidden_features=None, out_features=None, heads=None, norm=None,
-                precision=_UNSET, device=_UNSET, framework=_UNSET, report_dir=_UNSET, name=_UNSET):
+                hub_sources=None, seed=_UNSET, magnitude=1.0, features=None, hidden_features=None, out_features=None, heads=None,
+                norm=None, precision=_UNSET, device=_UNSET, framework=_UNSET, report_dir=_UNSET, name=_UNSET):
     """`gnncheck scale` on the callable: one evaluation on the whole graph, its sampled rows and every
     gradient held to the exact oracle. Returns a ScaleRun (never raises for what the callable does:
     an exception, a missing or misshapen tensor, gnncheck.Unsupported are an "error" verdict).
@@ -175,8 +175,8 @@ def check_scale(target, forward=None, *, backward=None, module=None, parameters=
 
     out_dir = _report_dir(o["report_dir"])
     try:
-        raw = _core.run_scale(system, target, graph, options["rows"], options["hub_edges"], options["hub_sources"], run_seed, options["magnitude"],
-                              widths["features"], widths["hidden_features"], widths["out_features"], widths["heads"],
+        raw = _core.run_scale(system, target, graph, options["rows"], options["hub_edges"], options["hub_sources"], run_seed,
+                              options["magnitude"], widths["features"], widths["hidden_features"], widths["out_features"], widths["heads"],
                               widths["norm"], rerun or "", out_dir)
     except _core.InputError as e:  # an option the scale check refuses, named in this call's spelling
         raise UsageError(str(e)) from None

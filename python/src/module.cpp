@@ -270,9 +270,9 @@ py::dict scale_result_dict(const python::ScaleSessionResult& out) {
 }
 
 py::dict run_scale(const py::dict& system, const std::string& target, const std::string& graph, std::int64_t rows,
-                   std::optional<std::int64_t> hub_edges, std::optional<std::int64_t> hub_sources, std::uint64_t seed, double magnitude, std::optional<std::int64_t> features,
-                   std::optional<std::int64_t> hidden_features, std::optional<std::int64_t> out_features,
-                   std::optional<std::int64_t> heads, std::optional<std::string> norm, const std::string& rerun,
+                   std::optional<std::int64_t> hub_edges, std::optional<std::int64_t> hub_sources, std::uint64_t seed,
+                   double magnitude, std::optional<std::int64_t> features, std::optional<std::int64_t> hidden_features,
+                   std::optional<std::int64_t> out_features, std::optional<std::int64_t> heads, std::optional<std::string> norm, const std::string& rerun,
                    const std::filesystem::path& report_dir) {
   auto state = callable_state(system);
   python::ScaleRequest request;
@@ -341,8 +341,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("scale_targets", [] { return scale::supported_targets(); },
         "The targets a scale check supports (`gnncheck scale` lists the same).");
   m.def("run_scale", &run_scale, py::arg("system"), py::arg("target"), py::arg("graph"), py::arg("rows"), py::arg("hub_edges"),
-        py::arg("hub_sources"), py::arg("seed"), py::arg("magnitude"), py::arg("features"), py::arg("hidden_features"), py::arg("out_features"),
-        py::arg("heads"), py::arg("norm"), py::arg("rerun"), py::arg("report_dir"),
+        py::arg("hub_sources"), py::arg("seed"), py::arg("magnitude"), py::arg("features"), py::arg("hidden_features"),
+        py::arg("out_features"), py::arg("heads"), py::arg("norm"), py::arg("rerun"), py::arg("report_dir"),
         "`gnncheck scale` on the Python system {name, targets, evaluate, live_bytes}: the graph built on the host, the "
         "sampled rows held to the exact oracle; returns the result as a dict.");
   m.def("repro", &repro, py::arg("case_dir"), py::arg("system"),

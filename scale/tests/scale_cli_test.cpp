@@ -82,27 +82,22 @@ TEST(ScaleCommand, WidthFlagsReachTheLayers) {
   EXPECT_THAT(gcn.output, ContainsRegex("gradient weight +ok +42 elements"));
 }
 
-// --hub-edges bounds the highest in-degree rows' edges; the summary shows them and the re-run line keeps the budget.
-TEST(ScaleCommand, HubEdgeBudgetReachesTheSampleAndTheRerunLine) {
-  const auto r = gnncheck("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100 --hub-edges 1");
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr(" 1 highest in-degree"));  // the budget is below any row: the largest alone
-  EXPECT_THAT(r.output, HasSubstr("edges together (edge budget 1, source budget 1048576)"));
-  EXPECT_THAT(r.output, HasSubstr("--rows 100 --seed 1 --hub-edges 1"));
+// --hub-edges and --hub-sources bound the highest in-degree rows' edges and distinct sources: below
+// the largest row's own, that row alone. The summary shows both budgets and the re-run line keeps a
+// non-default one.
+TEST(ScaleCommand, HubBudgetsReachTheSampleAndTheRerunLine) {
+  for (const auto& [flag, budgets] : {std::pair{"--hub-edges 1", "(edge budget 1, source budget 1048576)"},
+                                      std::pair{"--hub-sources 1", "(edge budget 16777216, source budget 1)"}}) {
+    const auto r = gnncheck(std::string("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100 ") + flag);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(" 1 highest in-degree")) << flag;
+    EXPECT_THAT(r.output, HasSubstr(budgets));
+    EXPECT_THAT(r.output, HasSubstr(std::string("--rows 100 --seed 1 ") + flag));
+  }
   const auto fallback = gnncheck("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100");
   EXPECT_THAT(fallback.output, HasSubstr(" 25 highest in-degree"));
   EXPECT_THAT(fallback.output, Not(HasSubstr("--hub-edges")));
   EXPECT_THAT(fallback.output, Not(HasSubstr("--hub-sources")));
-}
-
-// --hub-sources bounds the distinct sources the highest in-degree rows read together, as --hub-edges
-// bounds their edges: below the largest row's own sources it takes that row alone.
-TEST(ScaleCommand, HubSourceBudgetReachesTheSampleAndTheRerunLine) {
-  const auto r = gnncheck("scale --system cpu_float32 --target spmm --graph rmat:10 --rows 100 --hub-sources 1");
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr(" 1 highest in-degree"));
-  EXPECT_THAT(r.output, HasSubstr("(edge budget 16777216, source budget 1)"));
-  EXPECT_THAT(r.output, HasSubstr("--rows 100 --seed 1 --hub-sources 1"));
 }
 
 // --oracle-evaluations changes how many of the tolerance model's evaluations run at once, never a

@@ -235,6 +235,18 @@ TEST(RowSampling, StrataAreWhatTheySay) {
   EXPECT_EQ(stratum_counts(sample_rows(g, {.rows = 200, .seed = 9})).at(Stratum::past_edge_limit), 0);  // E ≤ 2^31
 }
 
+// The rows of the hub stratum of a K = 400 sample under `o`'s budgets, ascending; K stays 400.
+std::vector<index_t> hub_rows_of(const Graph& g, SamplingOptions o) {
+  o.rows = 400;
+  o.seed = 2;
+  const auto rows = sample_rows(g, o);
+  EXPECT_EQ(rows.size(), 400u);
+  std::vector<index_t> hubs;
+  for (const auto& r : rows)
+    if (r.stratum == Stratum::highest_in_degree) hubs.push_back(r.row);
+  return hubs;
+}
+
 // The hub stratum stops before the row that would take it past its edge budget, always keeps the
 // largest row, and hands the rows it leaves to the random stratum (K stays K).
 TEST(RowSampling, HubStratumKeepsToItsEdgeBudget) {
@@ -243,14 +255,7 @@ TEST(RowSampling, HubStratumKeepsToItsEdgeBudget) {
   std::iota(by_degree.begin(), by_degree.end(), index_t{0});
   std::stable_sort(by_degree.begin(), by_degree.end(), [&](index_t a, index_t b) { return g.in_degree(a) > g.in_degree(b); });
   const index_t largest = g.in_degree(by_degree[0]);
-  auto hubs_of = [&](index_t budget) {
-    const auto rows = sample_rows(g, {.rows = 400, .seed = 2, .hub_edge_budget = budget});
-    EXPECT_EQ(rows.size(), 400u);
-    std::vector<index_t> hubs;
-    for (const auto& r : rows)
-      if (r.stratum == Stratum::highest_in_degree) hubs.push_back(r.row);
-    return hubs;
-  };
+  auto hubs_of = [&](index_t budget) { return hub_rows_of(g, {.hub_edge_budget = budget}); };
   // Rows 0 and n − 1 belong to their own strata; here neither is among the 100 largest.
   for (index_t i = 0; i < 100; ++i) ASSERT_TRUE(by_degree[i] != 0 && by_degree[i] != g.n_dst() - 1);
   // Unbounded: the K/4 largest rows.
@@ -279,14 +284,7 @@ TEST(RowSampling, HubStratumKeepsToItsSourceBudget) {
   for (index_t r : by_degree) ASSERT_TRUE(r != 0 && r != g.n_dst() - 1);
   const std::vector<index_t> together = host.sources_read_together(by_degree);
   ASSERT_LT(together[0], together[9]);  // the budgets below fall between distinct counts
-  auto hubs_of = [&](index_t sources) {
-    const auto rows = sample_rows(g, {.rows = 400, .seed = 2, .hub_edge_budget = g.num_edges(), .hub_source_budget = sources});
-    EXPECT_EQ(rows.size(), 400u);
-    std::vector<index_t> hubs;
-    for (const auto& r : rows)
-      if (r.stratum == Stratum::highest_in_degree) hubs.push_back(r.row);
-    return hubs;
-  };
+  auto hubs_of = [&](index_t sources) { return hub_rows_of(g, {.hub_edge_budget = g.num_edges(), .hub_source_budget = sources}); };
   auto largest = [&](size_t count) {
     std::vector<index_t> rows(by_degree.begin(), by_degree.begin() + static_cast<std::ptrdiff_t>(count));
     std::sort(rows.begin(), rows.end());
