@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -15,15 +17,25 @@
 
 namespace gnncheck::suites {
 
+const CLI::Validator kAboveZero(
+    [](std::string& text) -> std::string {
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || value <= 0)
+        return fmt::format("expected a number above 0, got '{}'", text);
+      return {};
+    },
+    "POSITIVE");
+
 void SystemFlags::add_to(CLI::App* app) {
   app->add_option("--system", names, "A system to test by name (see `gnncheck list systems`); repeatable");
   app->add_option("--adapter", adapters, "An external adapter command to test (adapters/PROTOCOL.md); repeatable");
   app->add_option("--plugin", plugins, "A C plugin library (.so, gnncheck/plugin.h) to test; repeatable");
   app->add_option("--case-timeout", case_timeout_s, "Seconds an adapter or plugin may take for one case (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(kAboveZero);
   app->add_option("--startup-timeout", startup_timeout_s,
                   "Seconds an adapter or plugin may take to start and say hello (default 120; not charged to any time budget)")
-      ->check(CLI::PositiveNumber);
+      ->check(kAboveZero);
 }
 
 ProcessLimits SystemFlags::limits(const Suite* suite) const {

@@ -26,6 +26,10 @@ inline constexpr int kExitInternal = 3;
 inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 inline constexpr int kExitTerminated = 143;   // 128 + SIGTERM
 
+// For a numeric flag that must be above 0 (--cases, --case-timeout, …): says so and echoes the value,
+// where CLI::PositiveNumber prints a range up to the largest double.
+extern const CLI::Validator kAboveZero;
+
 // Systems named on the command line: --system NAME, --adapter CMD, --plugin SO (any number of each).
 struct SystemFlags {
   std::vector<std::string> names, adapters, plugins;

@@ -18,6 +18,7 @@
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 using ::gnncheck::testing::CommandResult;
@@ -85,6 +86,13 @@ TEST(CliTest, UsageErrorsExitTwoWithAClearMessage) {
   CommandResult r = gnncheck("run --jobs zero");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("--jobs"));
+  // A value out of range names the flag and echoes the value, not a range up to the largest double.
+  for (const char* bad : {"--cases 0", "--cases abc", "--cases 3 --case-timeout 0", "--cases 3 --startup-timeout -1"}) {
+    r = gnncheck(std::string("check --system cpu_float32 --target spmm --check adjoint ") + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("expected a number above 0, got '")) << bad;
+    EXPECT_THAT(r.output, Not(HasSubstr("1797693"))) << bad;
+  }
   r = gnncheck("frobnicate");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   r = gnncheck("run no_such_suite");
