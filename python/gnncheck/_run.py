@@ -13,6 +13,7 @@ with GNNCHECK_SEED (the run's seed; it overrides seed= of every call) and GNNCHE
 """
 
 import json
+import numbers
 import os
 import re
 import shlex
@@ -143,9 +144,25 @@ def _env_seed():
     try:
         seed = int(value)
     except ValueError:
-        raise UsageError("GNNCHECK_SEED=%r: expected a non-negative integer" % value) from None
-    if seed < 0:
-        raise UsageError("GNNCHECK_SEED=%r: expected a non-negative integer" % value)
+        raise UsageError("GNNCHECK_SEED=%r: expected a non-negative integer below 2**64" % value) from None
+    if not 0 <= seed < 2 ** 64:
+        raise UsageError("GNNCHECK_SEED=%r: expected a non-negative integer below 2**64" % value)
+    return seed
+
+
+def _require_int(name, value, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise UsageError("%s=%r: expected an integer%s" % (name, value, " or None" if allow_none else ""))
+    return int(value)
+
+
+def _require_seed(value):
+    """seed=: None (the suite's) or an integer a seed can hold (the engine's seeds are 64-bit unsigned)."""
+    seed = _require_int("seed", value, allow_none=True)
+    if seed is not None and not 0 <= seed < 2 ** 64:
+        raise UsageError("seed=%r: expected a non-negative integer below 2**64" % value)
     return seed
 
 
@@ -343,7 +360,7 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
     suite_path = _resolve_suite(o["suite"])
     info = _core.suite_info(suite_path)
     env_seed = _env_seed()
-    run_seed = env_seed if env_seed is not None else o["seed"]
+    run_seed = env_seed if env_seed is not None else _require_seed(o["seed"])
     selected = list(o["only"] or []) + _env_only(info["name"])
     out_dir = _report_dir(o["report_dir"])
     raw = _core.run_suite(suite_path, target, system, seed=run_seed, report_dir=out_dir, write_reports=True,

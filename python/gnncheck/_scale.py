@@ -19,7 +19,8 @@ import os
 import shlex
 
 from . import _core
-from ._run import CheckFailed, CheckRun, Verdict, _UNSET, _clean_message, _env_seed, _report_dir, _resolve_options, _rerun_with, _system
+from ._run import (CheckFailed, CheckRun, Verdict, _UNSET, _clean_message, _env_seed, _report_dir, _require_int,
+                   _require_seed, _resolve_options, _rerun_with, _system)
 from ._system import UsageError
 
 _WIDTHS = ("features", "hidden_features", "out_features", "heads")
@@ -87,14 +88,6 @@ def _with_host_seconds(summary, seconds, callable_seconds):
     return "\n".join(lines[:at] + [extra] + lines[at:]) + "\n"
 
 
-def _require_int(name, value, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise UsageError("%s=%r: expected an integer%s" % (name, value, " or None" if allow_none else ""))
-    return int(value)
-
-
 def _scale_only():
     """GNNCHECK_SCALE_ONLY=name/target[,…]: the scale checks to run (None: all)."""
     value = os.environ.get("GNNCHECK_SCALE_ONLY", "")
@@ -155,9 +148,7 @@ def check_scale(target, forward=None, *, backward=None, module=None, parameters=
     widths["norm"] = norm
     env_seed = _env_seed()
     run_seed = env_seed if env_seed is not None else o["seed"]
-    run_seed = 1 if run_seed is None else _require_int("seed", run_seed)
-    if run_seed < 0:
-        raise UsageError("seed=%r: expected a non-negative integer" % run_seed)
+    run_seed = 1 if run_seed is None else _require_seed(run_seed)
 
     system, evaluator = _system(target, forward, backward, module, parameters, o["precision"], o["device"], o["framework"],
                                 o["name"])

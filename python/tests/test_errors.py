@@ -115,6 +115,17 @@ def test_usage_errors_are_raised_at_once(tmp_path):
         gnncheck.check("spmm", k.spmm_forward, suite="no-such-suite")
     with pytest.raises(ValueError, match="no entry named 'nope'"):
         gnncheck.check("spmm", k.spmm_forward, only=["nope"])
+    # A seed the engine cannot hold is named, not passed on to fail as a binding's type error.
+    for seed in (-1, 2 ** 64, "7", 1.5, True):
+        with pytest.raises(gnncheck.UsageError, match=r"seed=.*: expected .*integer"):
+            gnncheck.check("spmm", k.spmm_forward, seed=seed)
+
+
+def test_a_seed_from_the_environment_out_of_range_is_named(monkeypatch):
+    for value in ("-3", str(2 ** 64), "seven"):
+        monkeypatch.setenv("GNNCHECK_SEED", value)
+        with pytest.raises(gnncheck.UsageError, match="GNNCHECK_SEED='%s': expected a non-negative integer below 2\\*\\*64" % value):
+            gnncheck.check("spmm", k.spmm_forward)
 
 
 def test_keyboard_interrupt_stops_the_run():
