@@ -15,7 +15,7 @@ CLI::App* add_check_command(CLI::App& app, CheckCommandArgs& args) {
   check->add_option("--check", args.checks, "A check to run (see `gnncheck list checks`); repeatable; default: all but selfcheck");
   check->add_option("--graphs", args.graphs, "A built-in graph family (see `gnncheck list graphs`)")->capture_default_str();
   check->add_option("--cases", args.cases, "Cases per check")->check(kAboveZero)->capture_default_str();
-  check->add_option("--seed", args.seed, "Seed of the cases")->capture_default_str();
+  check->add_option("--seed", args.seed, "Seed of the cases")->check(kSeedValue)->capture_default_str();
   check->add_option("--report", args.report, "Also write a report (and failing cases) to this directory");
   add_sanitize_option(check, args.sanitize);
   return check;

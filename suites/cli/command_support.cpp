@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -26,6 +27,17 @@ const CLI::Validator kAboveZero(
       return {};
     },
     "POSITIVE");
+
+const CLI::Validator kSeedValue(
+    [](std::string& text) -> std::string {
+      const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+      errno = 0;
+      if (digits) static_cast<void>(std::strtoull(text.c_str(), nullptr, 10));
+      if (!digits || errno == ERANGE)
+        return fmt::format("expected a non-negative integer below 2^64, got '{}'", text);
+      return {};
+    },
+    "SEED");
 
 void SystemFlags::add_to(CLI::App* app) {
   app->add_option("--system", names, "A system to test by name (see `gnncheck list systems`); repeatable");

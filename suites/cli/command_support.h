@@ -29,6 +29,8 @@ inline constexpr int kExitTerminated = 143;   // 128 + SIGTERM
 // For a numeric flag that must be above 0 (--cases, --case-timeout, …): says so and echoes the value,
 // where CLI::PositiveNumber prints a range up to the largest double.
 extern const CLI::Validator kAboveZero;
+// For --seed: digits only, below 2^64 (CLI11 would read "-1" as 2^64 - 1 and run that seed).
+extern const CLI::Validator kSeedValue;
 
 // Systems named on the command line: --system NAME, --adapter CMD, --plugin SO (any number of each).
 struct SystemFlags {

@@ -38,7 +38,7 @@ CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args) {
   run->add_option("suite", args.suite, "A suite file, or the name of a shipped suite (default, ci, full, gpu, accuracy)")
       ->capture_default_str();
   args.systems.add_to(run);
-  run->add_option("--seed", args.seed, "Replace the suite's seed (every random choice derives from it)");
+  run->add_option("--seed", args.seed, "Replace the suite's seed (every random choice derives from it)")->check(kSeedValue);
   run->add_option("--share", args.share,
                   "Draw only part PART of OF disjoint parts of every check's cases (ceil(cases/OF) each, from the part's "
                   "own seed): the OF parts together are a run of at least the entry's cases, on as many machines or days");

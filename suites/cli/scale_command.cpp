@@ -18,6 +18,7 @@
 #include "scale/neighbourhood.h"
 #include "scale/scale_check.h"
 #include "scale/scale_entry.h"
+#include "suites/cli/command_support.h"
 #include "suites/runner.h"
 #include "suites/scale_where_system_runs.h"
 
@@ -38,7 +39,7 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
   cmd->add_option("--hub-sources", args.hub_sources,
                   "Budget of the distinct sources the highest in-degree rows read together (see scale/README.md)")
       ->capture_default_str();
-  cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->capture_default_str();
+  cmd->add_option("--seed", args.seed, "Seed of the graph, the inputs and the sampled rows")->check(kSeedValue)->capture_default_str();
   cmd->add_option("--magnitude", args.magnitude, "Inputs uniform in [-M, M) (1e3: large attention logits, where softmax overflows)")
       ->capture_default_str();
   cmd->add_option("--features", args.features, "Input feature width: C per node row (per head) of an op, in_features of a layer");

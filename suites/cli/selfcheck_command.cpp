@@ -11,7 +11,7 @@ namespace gnncheck::suites {
 
 CLI::App* add_selfcheck_command(CLI::App& app, SelfcheckCommandArgs& args) {
   CLI::App* selfcheck = app.add_subcommand("selfcheck", "Verify the oracle's backward of every op and layer against finite differences");
-  selfcheck->add_option("--seed", args.seed, "Seed of the cases and directions")->capture_default_str();
+  selfcheck->add_option("--seed", args.seed, "Seed of the cases and directions")->check(kSeedValue)->capture_default_str();
   selfcheck->add_flag("--quick", args.quick, "Skip the random-direction check on the large (>100k-edge) graph");
   selfcheck->add_option("--target", args.targets, "Only this target; repeatable");
   return selfcheck;

@@ -93,6 +93,14 @@ TEST(CliTest, UsageErrorsExitTwoWithAClearMessage) {
     EXPECT_THAT(r.output, HasSubstr("expected a number above 0, got '")) << bad;
     EXPECT_THAT(r.output, Not(HasSubstr("1797693"))) << bad;
   }
+  // A negative seed is refused, not read as 2^64 - 1 and run.
+  for (const char* bad : {"check --system cpu_float32 --target spmm --seed -1", "run ci --seed -1", "selfcheck --seed -1",
+                          "scale --system cpu_float32 --target spmm --graph rmat:6 --seed -1",
+                          "check --system cpu_float32 --target spmm --seed 18446744073709551616"}) {
+    r = gnncheck(bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("--seed: expected a non-negative integer below 2^64, got '")) << bad;
+  }
   r = gnncheck("frobnicate");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   r = gnncheck("run no_such_suite");
