@@ -1,12 +1,7 @@
 // gnncheck/checks/kinks.h — where a target's forward is not differentiable, and how close a case is.
 //
-// Three targets apply a function with a kink; the oracle's backward takes the derivative on one
-// side of it (oracle/layers/dense.h: the kink counts as negative, as PyTorch does):
-//
-//   gin   ReLU of z₁ = ((1+ε)·x_i + Σ_j x_j)·W₁ + b₁          kink at z₁ = 0
-//   gat   LeakyReLU of the logits s_dst[i] + s_src[j] per edge and head (A + I with self-loops)
-//                                                             kink at 0 unless negative_slope = 1
-//   agnn  x / max(‖x_i‖, 10⁻¹²)                              kink at ‖x_i‖ = 10⁻¹²
+// The kinks of the three targets that have them (gin, gat, agnn) are listed in oracle/kink_arguments.h,
+// which evaluates their arguments.
 //
 // At (or within rounding of) such a point a correct implementation may take the other side — a
 // derivative of 1 at ReLU's 0, or a float32 pre-activation of −10⁻⁹ where the exact one is +10⁻⁹ —

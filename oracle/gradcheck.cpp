@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "oracle/kink_arguments.h"
 #include "oracle/random_case.h"
 
 namespace gnncheck::oracle {
@@ -119,9 +120,25 @@ Jacobian numerical_jacobian(const CaseEvaluator& evaluate, const Case& c, const 
   for (double y : flatten_outputs(layout, evaluate_ok(evaluate, work, "forward"), c.target))
     if (std::isfinite(y)) largest_output = std::max(largest_output, std::abs(y));
   const double u = unit_roundoff(Precision::float64);
+  const bool has_kinks = !kink_arguments(work).offsets.empty();
+  // Whether the step x[j] ± h crosses a kink: the difference quotient then mixes two slopes.
+  const auto crosses_kink = [&](index_t j, double original, double h) {
+    if (!has_kinks) return false;
+    x[j] = original + h;
+    const Case plus = work;
+    x[j] = original - h;
+    const bool crosses = kink_between(plus, work);
+    x[j] = original;
+    return crosses;
+  };
   for (index_t j = 0; j < x.size(); ++j) {
     const double original = x[j];
-    const double h = step_for(original, step);
+    double h = step_for(original, step);
+    for (int halving = 0; halving < kGradcheckKinkHalvings && crosses_kink(j, original, h); ++halving) h /= 2;
+    if (crosses_kink(j, original, h)) {
+      if (jac.column_crosses_kink.empty()) jac.column_crosses_kink.assign(static_cast<size_t>(jac.cols), 0);
+      jac.column_crosses_kink[static_cast<size_t>(j)] = 1;
+    }
     x[j] = original + h;
     const double plus_x = x[j];
     const std::vector<double> plus = flatten_outputs(layout, evaluate_ok(evaluate, work, "forward (x + h)"), c.target);
@@ -179,12 +196,22 @@ InputAgreement compare_jacobians(const Jacobian& numerical, const Jacobian& anal
   agreement.method = "full Jacobian";
   agreement.bound = bound;
   agreement.comparisons = numerical.rows * numerical.cols;
+  const auto left_out = [&](index_t j) {
+    return !numerical.column_crosses_kink.empty() && numerical.column_crosses_kink[static_cast<size_t>(j)];
+  };
+  for (index_t j = 0; j < numerical.cols; ++j)
+    if (left_out(j)) {
+      agreement.left_out_at_kinks += 1;
+      agreement.comparisons -= numerical.rows;
+    }
   double scale = 0.0;
-  for (size_t k = 0; k < numerical.values.size(); ++k)
-    scale = std::max({scale, std::abs(numerical.values[k]), std::abs(analytical.values[k])});
+  for (index_t i = 0; i < numerical.rows; ++i)
+    for (index_t j = 0; j < numerical.cols; ++j)
+      if (!left_out(j)) scale = std::max({scale, std::abs(numerical.at(i, j)), std::abs(analytical.at(i, j))});
   bool finite = true;
   for (index_t i = 0; i < numerical.rows; ++i) {
     for (index_t j = 0; j < numerical.cols; ++j) {
+      if (left_out(j)) continue;
       const double n = numerical.at(i, j), a = analytical.at(i, j);
       const double floor =
           numerical.column_resolution.empty() ? 0.0 : numerical.column_resolution[static_cast<size_t>(j)] / bound;
@@ -256,16 +283,28 @@ GradcheckReport check_random_directions(const CaseEvaluator& evaluate, const Cas
         const Tensor u = random_tensor(x0.shape(), options.seed, fmt::format("direction {} u:{}", d, names[k]));
         double x_scale = 0.0;
         for (double value : x0.values()) x_scale = std::max(x_scale, std::abs(value));
-        const double h = step_for(x_scale, options.direction_step);
+        double h = step_for(x_scale, options.direction_step);
         // Perturb along u; the direction actually applied is the represented difference, per element.
         Case plus_case = forward, minus_case = forward;
         Tensor& xp = input_tensor(plus_case, names[k]);
         Tensor& xm = input_tensor(minus_case, names[k]);
         std::vector<double> applied(static_cast<size_t>(x0.size()));
-        for (index_t j = 0; j < x0.size(); ++j) {
-          xp[j] = x0[j] + h * u[j];
-          xm[j] = x0[j] - h * u[j];
-          applied[static_cast<size_t>(j)] = (xp[j] - xm[j]) / (2.0 * h);
+        const auto perturb = [&] {
+          for (index_t j = 0; j < x0.size(); ++j) {
+            xp[j] = x0[j] + h * u[j];
+            xm[j] = x0[j] - h * u[j];
+            applied[static_cast<size_t>(j)] = (xp[j] - xm[j]) / (2.0 * h);
+          }
+        };
+        perturb();
+        // Every element moves at once: on a large graph some kink argument may cross its kink.
+        for (int halving = 0; halving < kGradcheckKinkHalvings && kink_between(plus_case, minus_case); ++halving) {
+          h /= 2;
+          perturb();
+        }
+        if (kink_between(plus_case, minus_case)) {
+          report.inputs[k].left_out_at_kinks += 1;
+          continue;
         }
         const std::vector<double> plus = flatten_outputs(layout, evaluate_ok(evaluate, plus_case, "forward (x + hu)"), c.target);
         const std::vector<double> minus = flatten_outputs(layout, evaluate_ok(evaluate, minus_case, "forward (x - hu)"), c.target);

@@ -35,6 +35,9 @@ inline constexpr double kGradcheckStep = 0x1p-18;   // relative step h (see abov
 inline constexpr double kGradcheckBound = 0x1p-20;  // agreement bound on the relative error (see above)
 inline constexpr double kGradcheckDirectionStep = 0x1p-26;  // step along random directions (see above)
 inline constexpr double kGradcheckRoundings = 64;  // roundings of the largest output a forward may carry (absolute floor)
+// A step that would cross a kink (oracle/kink_arguments.h) is halved up to this many times; a column
+// or direction still crossing one is left out and counted (oracle/README.md, "Kinks").
+inline constexpr int kGradcheckKinkHalvings = 8;
 
 struct GradcheckOptions {
   double step = kGradcheckStep;                     // full Jacobian, one element at a time
@@ -56,6 +59,9 @@ struct Jacobian {
   // Numerical Jacobians only: per column, the smallest derivative the differences resolve (the
   // absolute floor above); empty for analytical ones.
   std::vector<double> column_resolution;
+  // Numerical Jacobians only: per column, 1 where every step tried crossed a kink (the column is
+  // left out of the comparison); empty when nothing was left out.
+  std::vector<char> column_crosses_kink;
   double at(index_t row, index_t col) const { return values[static_cast<size_t>(row * cols + col)]; }
   // "y[3]" for row 3 of output y (flat index within that output).
   std::string row_label(index_t row) const;
@@ -66,6 +72,7 @@ struct InputAgreement {
   std::string input;
   std::string method;             // "full Jacobian" or "random directions"
   index_t comparisons = 0;        // Jacobian elements or directions compared
+  index_t left_out_at_kinks = 0;  // Jacobian columns or directions whose every step crossed a kink
   double worst_relative_error = 0.0;
   double bound = 0.0;
   bool passed = false;
@@ -88,7 +95,7 @@ class GradcheckEvaluationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Central differences: 2·(input size) forward evaluations.
+// Central differences: 2·(input size) forward evaluations, more where a step crosses a kink.
 Jacobian numerical_jacobian(const CaseEvaluator& evaluate, const Case& c, const TargetSpec& spec,
                             const std::string& input, double step = kGradcheckStep);
 // One backward evaluation per output element, with a one-hot output gradient; returns one

@@ -126,6 +126,8 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& options) {
           if (!r.failure.empty()) record_failure(where, r.failure);
           for (size_t k = 0; k < r.inputs.size() && k < lines.size(); ++k) {
             SelfcheckLine& line = lines[k];
+            line.left_out_at_kinks += r.inputs[k].left_out_at_kinks;
+            if (r.inputs[k].comparisons == 0 && r.inputs[k].left_out_at_kinks > 0) continue;  // nothing compared
             line.full_cases += 1;
             if (line.full_worst_where.empty() || r.inputs[k].worst_relative_error > line.full_worst_error) {
               line.full_worst_error = r.inputs[k].worst_relative_error;
@@ -145,6 +147,7 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& options) {
         if (!r.failure.empty()) record_failure(where, r.failure);
         for (size_t k = 0; k < r.inputs.size() && k < lines.size(); ++k) {
           lines[k].directions = r.inputs[k].comparisons;
+          lines[k].left_out_at_kinks += r.inputs[k].left_out_at_kinks;
           lines[k].directions_worst_error = r.inputs[k].worst_relative_error;
           lines[k].directions_worst_where = fmt::format("{}: {}", where, r.inputs[k].worst_location);
         }
@@ -160,6 +163,9 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& options) {
                    format_error(line.full_worst_error), line.full_cases,
                    large ? format_error(line.directions_worst_error) : "-", line.directions,
                    format_error(line.bound), line.passed ? "OK" : "FAIL");
+        if (line.left_out_at_kinks > 0)
+          fmt::print(*options.out, "    {} Jacobian column(s) or direction(s) left out: every step tried crossed a kink\n",
+                     line.left_out_at_kinks);
         if (!line.passed) {
           if (!line.failure.empty()) fmt::print(*options.out, "    failed: {}\n", line.failure);
           if (line.full_worst_error > line.bound) fmt::print(*options.out, "    worst at {}\n", line.full_worst_where);

@@ -48,6 +48,9 @@ struct SelfcheckLine {
   double bound = 0.0;
   std::string failure;                  // an evaluation that failed, with the case that failed
   bool passed = false;
+  // Jacobian columns and directions left out because every step tried crossed a kink
+  // (oracle/gradcheck.h, kGradcheckKinkHalvings): shown, never compared.
+  index_t left_out_at_kinks = 0;
 };
 
 struct SelfcheckReport {

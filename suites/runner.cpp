@@ -581,9 +581,12 @@ class Executor {
       r.cases += line.full_cases + line.directions;
       if (!line.passed)
         failures.push_back(fmt::format("{} / {}: {}", line.target, line.input,
-                                       line.failure.empty() ? fmt::format("error {:.3g} > bound {:.3g} at {}", worst, line.bound,
-                                                                          line.full_worst_where)
-                                                            : line.failure));
+                                       line.failure.empty()
+                                           ? fmt::format("error {:.3g} > bound {:.3g} at {}", worst, line.bound,
+                                                         line.directions_worst_error > line.full_worst_error
+                                                             ? line.directions_worst_where
+                                                             : line.full_worst_where)
+                                           : line.failure));
     }
     r.conclusive = r.cases;  // every finite-difference comparison the selfcheck makes decides
     r.outcome = report.all_passed ? Outcome::pass : Outcome::fail;

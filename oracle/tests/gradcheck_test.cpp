@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "oracle/gradcheck.h"
+#include "oracle/kink_arguments.h"
 #include "oracle/random_case.h"
 #include "oracle/spmm.h"
 
@@ -156,6 +157,68 @@ TEST(Gradcheck, WrongBackwardOnASaturatedSoftmaxStillFails) {
     return r;
   };
   EXPECT_FALSE(check_full_jacobian(off, saturated_softmax_case(), def.spec).all_passed);
+}
+
+// A GIN case whose ReLU pre-activation z1[0, f] sits at `at` (bias1[f] moved by the offset).
+Case gin_case_with_z1_at(double at, index_t f = 0) {
+  const TargetDef& def = find_target("gin");
+  Case c = make_random_case(def, chain(), {}, 11);
+  const KinkArguments k = kink_arguments(c);
+  const index_t width = c.parameters.at("bias1").size();
+  c.parameters.at("bias1")[f] += at - k.offsets[static_cast<size_t>(f)];  // argument n = i·width + f, i = 0
+  EXPECT_LT(f, width);
+  return c;
+}
+
+TEST(Gradcheck, KinkBetweenTwoCasesIsASignChangeOfAKinkArgument) {
+  EXPECT_TRUE(kink_between(gin_case_with_z1_at(-1e-3), gin_case_with_z1_at(1e-3)));
+  EXPECT_FALSE(kink_between(gin_case_with_z1_at(1e-3), gin_case_with_z1_at(2e-3)));
+  const Case spmm = make_random_case(find_target("spmm"), chain(), {}, 3);
+  EXPECT_TRUE(kink_arguments(spmm).offsets.empty());  // no kink in spmm: never between
+  EXPECT_FALSE(kink_between(spmm, spmm));
+  // LeakyReLU with slope 1 is the identity: no kink.
+  const Case linear = make_random_case(find_target("gat"), chain(), Attributes{{"negative_slope", 1.0}}, 3);
+  EXPECT_TRUE(kink_arguments(linear).offsets.empty());
+}
+
+TEST(Gradcheck, AColumnWhoseEveryStepCrossesAKinkIsLeftOutAndCounted) {
+  // z1[0, 0] within rounding of 0: every step of bias1[0] crosses ReLU's kink, and the quotient mixes
+  // the slopes 0 and 1 (before: a relative error of order 0.5, a false alarm on a correct backward).
+  const TargetDef& def = find_target("gin");
+  const Case c = gin_case_with_z1_at(0.0);
+  const Jacobian numerical = numerical_jacobian(oracle_f64, c, def.spec, "bias1");
+  ASSERT_EQ(numerical.column_crosses_kink.size(), static_cast<size_t>(numerical.cols));
+  EXPECT_EQ(numerical.column_crosses_kink[0], 1);
+  for (index_t j = 1; j < numerical.cols; ++j) EXPECT_EQ(numerical.column_crosses_kink[static_cast<size_t>(j)], 0) << j;
+  const GradcheckReport r = check_full_jacobian(oracle_f64, c, def.spec);
+  ASSERT_TRUE(r.all_passed) << r.inputs[0].worst_location;
+  for (const InputAgreement& in : r.inputs) {
+    if (in.input != "bias1") continue;
+    EXPECT_EQ(in.left_out_at_kinks, 1);
+    EXPECT_EQ(in.comparisons, numerical.rows * (numerical.cols - 1));
+  }
+}
+
+TEST(Gradcheck, AKinkAHalvedStepAvoidsIsComparedAtThatStep) {
+  // z1[0, 0] = 1e-7: steps of bias1[0] down to 2^-23 ≈ 1.2e-7 cross it, 2^-24 does not; the column
+  // is compared at that step, and passes. At 1e-9 even 2^-26, the last step tried, crosses.
+  const TargetDef& def = find_target("gin");
+  EXPECT_EQ(numerical_jacobian(oracle_f64, gin_case_with_z1_at(1e-9), def.spec, "bias1").column_crosses_kink.at(0), 1);
+  const Case c = gin_case_with_z1_at(1e-7);
+  const Jacobian numerical = numerical_jacobian(oracle_f64, c, def.spec, "bias1");
+  EXPECT_TRUE(numerical.column_crosses_kink.empty());
+  EXPECT_TRUE(check_full_jacobian(oracle_f64, c, def.spec).all_passed);
+}
+
+TEST(Gradcheck, AWrongBackwardNearAKinkStillFails) {
+  // Leaving out the columns at a kink must not hide a wrong gradient elsewhere in the same input.
+  const TargetDef& def = find_target("gin");
+  const CaseEvaluator off = [](const Case& k) {
+    Result r = oracle_f64(k);
+    if (r.gradients.count("bias1") && r.gradients["bias1"].size() > 1) r.gradients["bias1"][1] *= 1.01;
+    return r;
+  };
+  EXPECT_FALSE(check_full_jacobian(off, gin_case_with_z1_at(0.0), def.spec).all_passed);
 }
 
 TEST(Gradcheck, UnknownInputIsAnInputError) {

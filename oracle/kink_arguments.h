@@ -1,0 +1,47 @@
+// gnncheck/oracle/kink_arguments.h — the arguments of the kinks in a target's forward, at a case.
+//
+// Three targets apply a function with a kink; the oracle's backward takes the derivative on one
+// side of it (oracle/layers/dense.h: the kink counts as negative, as PyTorch does):
+//
+//   gin   ReLU of z₁ = ((1+ε)·x_i + Σ_j x_j)·W₁ + b₁          kink at z₁ = 0
+//   gat   LeakyReLU of the logits s_dst[i] + s_src[j] per edge and head (A + I with self-loops)
+//                                                             kink at 0 unless negative_slope = 1
+//   agnn  x / max(‖x_i‖, 10⁻¹²)                              kink at ‖x_i‖ = 10⁻¹²
+//
+// kink_arguments() evaluates every such argument in float64: its signed offset from the kink, the
+// same expression on |inputs| (Σ|terms|, what rounding in a lower precision scales with) and the
+// count of its terms and roundings. Two users: checks/kinks.h (is a case's nearest kink within a
+// precision's rounding?) and oracle/gradcheck.h (does a finite-difference step cross one? each
+// argument is affine in every single input, so a step crosses a kink iff an offset changes sign).
+//
+//   const KinkArguments k = kink_arguments(c);
+//   for (size_t n = 0; n < k.offsets.size(); ++n) ... k.offsets[n], k.abs_terms[n], k.describe(n)
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/case.h"
+
+namespace gnncheck::oracle {
+
+struct KinkArguments {
+  std::vector<double> offsets;    // argument − kink, one per argument (empty: no kink in this target)
+  std::vector<double> abs_terms;  // the argument computed on |inputs|
+  std::vector<double> terms;      // terms and roundings that make up the argument
+  // The inputs whose gradients the side of a kink changes (the ones before it in the layer):
+  // gin x, weight1, bias1, eps (not weight2, bias2); gat x, weight, att_src, att_dst (not bias); agnn x.
+  std::vector<std::string> upstream;
+  std::function<std::string(std::size_t)> describe;  // "ReLU pre-activation z1[3, 5]", …
+};
+
+KinkArguments kink_arguments(const Case& c);
+
+// True when some kink argument that differs between `a` and `b` (two cases of the same target and
+// graph) has a different sign at the two, or is exactly at its kink at either: the forward between
+// them is not one smooth piece.
+bool kink_between(const Case& a, const Case& b);
+
+}  // namespace gnncheck::oracle
