@@ -164,7 +164,12 @@ Verdict gradient(System& system, const Case& c, const CheckOptions& options) {
     tc.worst_ratio = in.bound > 0 ? in.worst_relative_error / in.bound : 0.0;
     tc.worst = ElementReport{0, {}, in.worst_analytical, in.worst_numerical, in.bound};
     tc.agreement = in.passed ? Agreement::agrees : Agreement::disagrees;
-    if (in.comparisons == 0) mark_inconclusive(tc, "nothing to compare (the input or every output is empty)");
+    if (in.comparisons == 0)
+      mark_inconclusive(tc, in.left_out_at_kinks > 0
+                                ? fmt::format("nothing compared: every step of the {} column(s) or direction(s) "
+                                              "crossed a kink (oracle/gradcheck.h)",
+                                              in.left_out_at_kinks)
+                                : std::string("nothing to compare (the input or every output is empty)"));
     if (!in.passed) {
       if (!backward) {
         backward = system.evaluate(with_grads);
