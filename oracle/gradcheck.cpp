@@ -134,8 +134,12 @@ Jacobian numerical_jacobian(const CaseEvaluator& evaluate, const Case& c, const 
   for (index_t j = 0; j < x.size(); ++j) {
     const double original = x[j];
     double h = step_for(original, step);
-    for (int halving = 0; halving < kGradcheckKinkHalvings && crosses_kink(j, original, h); ++halving) h /= 2;
-    if (crosses_kink(j, original, h)) {
+    bool crosses = crosses_kink(j, original, h);
+    for (int halving = 0; crosses && halving < kGradcheckKinkHalvings; ++halving) {
+      h /= 2;
+      crosses = crosses_kink(j, original, h);
+    }
+    if (crosses) {
       if (jac.column_crosses_kink.empty()) jac.column_crosses_kink.assign(static_cast<size_t>(jac.cols), 0);
       jac.column_crosses_kink[static_cast<size_t>(j)] = 1;
     }
@@ -298,11 +302,13 @@ GradcheckReport check_random_directions(const CaseEvaluator& evaluate, const Cas
         };
         perturb();
         // Every element moves at once: on a large graph some kink argument may cross its kink.
-        for (int halving = 0; halving < kGradcheckKinkHalvings && kink_between(plus_case, minus_case); ++halving) {
+        bool crosses = kink_between(plus_case, minus_case);
+        for (int halving = 0; crosses && halving < kGradcheckKinkHalvings; ++halving) {
           h /= 2;
           perturb();
+          crosses = kink_between(plus_case, minus_case);
         }
-        if (kink_between(plus_case, minus_case)) {
+        if (crosses) {
           report.inputs[k].left_out_at_kinks += 1;
           continue;
         }

@@ -75,7 +75,8 @@ struct InputAgreement {
   index_t left_out_at_kinks = 0;  // Jacobian columns or directions whose every step crossed a kink
   double worst_relative_error = 0.0;
   double bound = 0.0;
-  bool passed = false;
+  bool passed = false;            // nothing over the bound; says nothing when comparisons == 0 (callers
+                                  // count those as no case: checks/gradient.cpp, oracle/selfcheck.cpp)
   std::string worst_location;     // "d y[3] / d x[7]" or "direction 2"; empty when nothing compared
   double worst_numerical = 0.0;   // the two values at worst_location
   double worst_analytical = 0.0;

@@ -144,7 +144,7 @@ def _env_seed():
     try:
         seed = int(value)
     except ValueError:
-        raise UsageError("GNNCHECK_SEED=%r: expected a non-negative integer below 2**64" % value) from None
+        seed = -1  # not an integer: the same message as out of range
     if not 0 <= seed < 2 ** 64:
         raise UsageError("GNNCHECK_SEED=%r: expected a non-negative integer below 2**64" % value)
     return seed
