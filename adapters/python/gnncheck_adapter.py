@@ -17,9 +17,13 @@ A target function receives a Case and returns {"outputs": {name: array}, "gradie
 (gradients only when case.wants_gradients), optionally with "peak_bytes" (the evaluation's peak
 memory) and "live_bytes" (memory the system still holds after it, e.g. device memory; serve()'s
 live_bytes callback measures it instead, for every case whose figures gnncheck reads:
-case.measure_resources, set by its resources check alone). Arrays are written as they
-are returned: return them in case.dtype and the shapes of case.outputs / case.gradients — gnncheck
-checks both, and does not convert for you. Raise Unsupported("why") for a case outside the system's
+case.measure_resources, set by its resources check alone). Arrays are written with the values
+and dtype they are returned in: return them in case.dtype and the shapes of case.outputs /
+case.gradients — gnncheck checks both, and does not convert for you. Any layout is fine (Fortran
+order, transposed or sliced views, negative strides, read-only, 0-size): the file holds the values
+in C order. A torch tensor may be returned as it is (requires_grad, non-contiguous, on any device):
+it is detached and copied to the host; one of a dtype numpy lacks (torch.bfloat16) is an error that
+says to return it in case.dtype. Raise Unsupported("why") for a case outside the system's
 scope; any other exception is reported as status "error" with its message (the traceback goes to
 stderr, which gnncheck quotes).
 """
@@ -163,15 +167,47 @@ def read_npy(path):
     return np.load(path, allow_pickle=False)
 
 
+def as_numpy(value, what="the array"):
+    """value as a numpy array with the same values, shape and dtype, whatever its layout.
+
+    A torch tensor is detached and copied to the host (requires_grad, non-contiguous, on a CUDA
+    device, a negative or conjugate view); torch is not imported for it. A dtype numpy has no
+    counterpart for (torch.bfloat16, float8, complex32) raises a TypeError naming `what` and what to
+    return instead. Anything else goes through np.asarray."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        t = value.detach()
+        if t.layout != torch.strided:
+            t = t.to_dense()
+        if t.device.type != "cpu":
+            t = t.cpu()
+        for resolve in ("resolve_conj", "resolve_neg"):  # torch >= 1.10: views numpy cannot take
+            if hasattr(t, resolve):
+                t = getattr(t, resolve)()
+        try:
+            return t.numpy()
+        except (TypeError, RuntimeError) as e:
+            raise TypeError("%s is a torch tensor of dtype %s, which numpy has no dtype for (%s): return it in "
+                            "case.dtype, e.g. tensor.to(torch.float32) for a float32 case" % (what, t.dtype, e)) from None
+    return np.asarray(value)
+
+
 def write_npy(path, array):
-    """np.save(path, array) for a C-order array of a plain dtype, in one write (read_file's reason):
-    a version 1.0 header as numpy writes it (the dict padded with spaces and a newline so that the
-    data starts at a multiple of 64 bytes). Other arrays go to np.save."""
-    array = np.asarray(array)
+    """np.save(path, array) for an array of a plain dtype, in one write (read_file's reason): a
+    version 1.0 header as numpy writes it (the dict padded with spaces and a newline so that the data
+    starts at a multiple of 64 bytes), then the values in C order, little-endian (adapters/PROTOCOL.md,
+    section 3), whatever the array's layout and byte order. A torch tensor is taken as as_numpy takes
+    it. Arrays of other dtypes (structured, object) go to np.save."""
+    array = as_numpy(array)
     if array.dtype.hasobject or array.dtype.fields is not None:
         np.save(path, array)
         return
-    array = np.array(array, order="C", copy=False)  # not ascontiguousarray: it makes a 0-d array 1-d
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))  # the same values, little-endian
+    # np.asarray copies only when the layout needs it, on NumPy 1.x and 2.x alike (np.array(...,
+    # copy=False) raises under NumPy 2 when a copy is needed); np.ascontiguousarray would make a 0-d
+    # array 1-d.
+    array = np.asarray(array, order="C")
     text = "{'descr': %r, 'fortran_order': False, 'shape': %r, }" % (np.lib.format.dtype_to_descr(array.dtype),
                                                                      tuple(array.shape))
     padding = 64 - (10 + len(text) + 1) % 64
@@ -195,7 +231,8 @@ def write_tensors(case, answer):
         given = answer.get(key) or {}
         for entry in entries:
             if entry["name"] in given:
-                write_npy(os.path.join(case.directory, entry["file"]), given[entry["name"]])
+                what = "%s %r" % (key[:-1], entry["name"])
+                write_npy(os.path.join(case.directory, entry["file"]), as_numpy(given[entry["name"]], what))
 
 
 def process_device_bytes(pid=None):
@@ -293,7 +330,11 @@ def answer_case(directory, targets, live_bytes=None, device_bytes=None):
 def serve(name, targets, live_bytes=None, device_bytes=None):
     """Runs the adapter loop: hello line, then one case per stdin line until end of input.
 
-    targets maps a target name to (precision, function), precision one of PRECISIONS.
+    targets maps a target name to (precision, function), precision one of PRECISIONS, or to
+    (precision, function, implements): implements = {attribute: value or [values]} declares what the
+    system implements where it is fewer values than the target has — a convention, a mode or a shape
+    ({"source_degree": "in"}, {"heads": [1]}; PROTOCOL.md §2). gnncheck then draws every case within
+    it and says in its report what was not covered.
     live_bytes (optional) returns the bytes the system holds between cases (device memory for a GPU
     system); it is reported with every answer gnncheck measures (case.measure_resources) so that its
     resources check sees a device leak.
@@ -302,7 +343,17 @@ def serve(name, targets, live_bytes=None, device_bytes=None):
     reported with the same answers as result.json's device_bytes.
     The hello is written on a line of its own and flushed before any case is read.
     """
-    for target, (precision, function) in targets.items():
+    declared = {}
+    for target, entry in targets.items():
+        if not isinstance(entry, tuple) or len(entry) not in (2, 3):
+            raise ValueError("target %s: expected (precision, function) or (precision, function, implements), got %r"
+                             % (target, entry))
+        precision, function = entry[0], entry[1]
+        implements = entry[2] if len(entry) == 3 else None
+        if implements is not None and not isinstance(implements, dict):
+            raise ValueError("target %s: implements must be a dict {attribute: value or [values]}, got %r"
+                             % (target, implements))
+        declared[target] = {"precision": precision, "attributes": implements} if implements else precision
         if precision not in PRECISIONS:
             raise ValueError("target %s: precision %r is not one of %s" % (target, precision, ", ".join(PRECISIONS)))
         if not callable(function):
@@ -313,7 +364,7 @@ def serve(name, targets, live_bytes=None, device_bytes=None):
     protocol_out = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    hello = {"protocol": PROTOCOL_VERSION, "name": name, "targets": {t: p for t, (p, _) in targets.items()}}
+    hello = {"protocol": PROTOCOL_VERSION, "name": name, "targets": declared}
     # The leading newline ends any line printed before serve() without one (gnncheck ignores it).
     protocol_out.write("\ngnncheck-hello " + json.dumps(hello) + "\n")
     protocol_out.flush()

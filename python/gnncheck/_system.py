@@ -83,6 +83,29 @@ def precision_dtype_name(precision):
     return "float64" if precision == "float64" else "float32"
 
 
+def answer_array(value):
+    """A returned output or gradient as the engine reads it: a float64 numpy array in C order holding
+    the same values and shape, whatever the layout (Fortran order, transposed or sliced views,
+    negative or zero strides, read-only, 0-size, 0-d) and, for a torch tensor, whatever its device,
+    dtype (bfloat16 included), autograd state or view bits. Anything else is handed on unchanged:
+    the engine names the tensor and its type. np.asarray copies only where it must, on NumPy 1.x
+    and 2.x alike (np.ascontiguousarray would make a 0-d array 1-d)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        t = value.detach()
+        if t.layout != torch.strided:
+            t = t.to_dense()
+        if t.is_complex():
+            return value  # the engine names it; a complex tensor is no answer to a real target
+        t = t.to(device="cpu", dtype=torch.float64)
+        if hasattr(t, "resolve_neg"):  # torch >= 1.10: a negative view (torch._neg_view) numpy cannot take
+            t = t.resolve_neg()
+        return t.contiguous().numpy()
+    if isinstance(value, np.ndarray) or np.isscalar(value):
+        return np.asarray(value, dtype=np.float64, order="C")
+    return value
+
+
 class NumpyBackend:
     name = "numpy"
 
@@ -105,9 +128,7 @@ class NumpyBackend:
         return np.stack(arrays)
 
     def to_numpy(self, value):
-        if isinstance(value, np.ndarray) or np.isscalar(value):
-            return np.ascontiguousarray(value, dtype=np.float64)
-        return value  # not an array: the engine names the tensor and its type
+        return answer_array(value)
 
     def is_tensor(self, value):
         return isinstance(value, np.ndarray)
@@ -150,11 +171,7 @@ class TorchBackend:
         return self.torch.stack(tensors)
 
     def to_numpy(self, value):
-        if isinstance(value, self.torch.Tensor):
-            return value.detach().to(device="cpu", dtype=self.torch.float64).contiguous().numpy()
-        if isinstance(value, np.ndarray):
-            return np.ascontiguousarray(value, dtype=np.float64)
-        return value
+        return answer_array(value)
 
     def is_tensor(self, value):
         return isinstance(value, self.torch.Tensor)
