@@ -11,11 +11,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -73,6 +76,73 @@ nlohmann::json target_table(const gnncheck_plugin& plugin) {
     targets[decl.target] = precision;
   }
   return targets;
+}
+
+// One comma-separated value of a plugin's attribute declaration, typed like the attribute's default.
+nlohmann::json declared_value(const oracle::AttributeSpec& attribute, std::string text) {
+  const auto first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
+  text = first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
+  auto refuse = [&](std::string_view expected) {
+    return InputError(fmt::format("attribute '{}': expected {}, got '{}'", attribute.name, expected, text));
+  };
+  switch (attribute.default_value.index()) {
+    case 0:
+      if (text == "true" || text == "false") return text == "true";
+      throw refuse("true or false");
+    case 1: {
+      std::int64_t v = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (ec != std::errc() || end != text.data() + text.size() || text.empty()) throw refuse("an integer");
+      return v;
+    }
+    case 2: {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size()) throw refuse("a number");
+      return v;
+    }
+    default: return text;
+  }
+}
+
+// The plugin's optional attribute declarations (gnncheck_plugin_attributes_v1) as the hello line's
+// detailed target entries, validated like an adapter's: a declaration for a target outside the
+// table, an unknown attribute or a value it does not take refuses the plugin, naming the entry.
+void add_attribute_declarations(void* library, nlohmann::json& targets) {
+  auto symbol = reinterpret_cast<gnncheck_plugin_attributes_fn>(dlsym(library, GNNCHECK_PLUGIN_ATTRIBUTES_SYMBOL));
+  if (!symbol) return;
+  const gnncheck_plugin_attributes* table = symbol();
+  if (!table || table->num_declarations < 0 || (table->num_declarations > 0 && !table->declarations))
+    throw InputError(fmt::format("{}() returned no declaration table", GNNCHECK_PLUGIN_ATTRIBUTES_SYMBOL));
+  std::map<std::string, nlohmann::json> attributes;  // by target
+  for (int64_t k = 0; k < table->num_declarations; ++k) {
+    const gnncheck_attribute_decl& d = table->declarations[k];
+    const std::string where = fmt::format("attribute declaration {}", k);
+    if (!d.target || !d.attribute || !d.values) throw InputError(where + ": a null pointer");
+    if (!targets.contains(d.target))
+      throw InputError(fmt::format("{}: target '{}' is not in the plugin's target table", where, d.target));
+    const oracle::TargetSpec& spec = oracle::find_target(d.target).spec;
+    const auto attribute =
+        std::find_if(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) { return a.name == d.attribute; });
+    if (attribute == spec.attributes.end())
+      throw InputError(fmt::format("{}: target '{}' has no attribute '{}'", where, d.target, d.attribute));
+    nlohmann::json values = nlohmann::json::array();
+    std::string text = d.values;
+    try {
+      for (std::size_t start = 0;;) {
+        const std::size_t comma = text.find(',', start);
+        values.push_back(declared_value(*attribute, text.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      protocol::parse_implemented_attributes(d.target, nlohmann::json{{d.attribute, values}}.dump());
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{} (target '{}'): {}", where, d.target, e.what()));
+    }
+    attributes[d.target][d.attribute] = values;
+  }
+  for (auto& [target, declared] : attributes)
+    targets[target] = {{"precision", targets[target]}, {"attributes", declared}};
 }
 
 // Tensors in the C layout, owning their storage for the duration of one evaluate() call.
@@ -289,6 +359,7 @@ int serve(const char* library) {
   nlohmann::json targets;
   try {
     targets = target_table(*plugin);
+    add_attribute_declarations(handle, targets);
   } catch (const InputError& e) {
     std::cerr << "gnncheck-plugin-host: " << library << ": " << e.what() << '\n';
     return 2;

@@ -22,7 +22,18 @@ int serve_system(System& system, const std::string& name) {
   }
   nlohmann::json targets = nlohmann::json::object();
   for (const auto& def : oracle::all_targets())
-    if (system.supports(def.spec.name)) targets[def.spec.name] = std::string(to_string(system.precision(def.spec.name)));
+    if (system.supports(def.spec.name)) {
+      const std::string precision(to_string(system.precision(def.spec.name)));
+      const ImplementedAttributes implemented = system.implemented_attributes(def.spec.name);
+      if (implemented.empty()) {
+        targets[def.spec.name] = precision;
+        continue;
+      }
+      nlohmann::json attributes = nlohmann::json::object();
+      for (const auto& [name, values] : implemented)
+        for (const auto& v : values) std::visit([&](const auto& value) { attributes[name].push_back(value); }, v);
+      targets[def.spec.name] = {{"precision", precision}, {"attributes", attributes}};
+    }
   const nlohmann::json hello = {{"protocol", protocol::kVersion}, {"name", name}, {"targets", targets}};
 
   return serve_protocol(hello.dump(), "gnncheck serve-system " + name,

@@ -12,14 +12,22 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/case.h"
 #include "core/device_memory.h"
 
 namespace gnncheck {
+
+// The values of each attribute a system implements for one target, where it implements fewer than
+// the catalogue allows: a convention ({"source_degree": {"in"}}), a mode ({"norm": {"row_mean"}}) or
+// a shape ({"heads": {1}}). An attribute it does not name is implemented for every value. Every
+// case the runner gives the system is drawn within it (suites/SCHEMA.md, "What a system declares").
+using ImplementedAttributes = std::map<std::string, std::vector<AttrValue>>;
 
 struct Availability {
   bool available = true;
@@ -33,6 +41,8 @@ class System {
   virtual Availability availability() const { return {}; }
   virtual bool supports(const std::string& target) const = 0;
   virtual Precision precision(const std::string& target) const = 0;
+  // What the system declares it implements of `target`'s attributes; empty: every value of every one.
+  virtual ImplementedAttributes implemented_attributes(const std::string& /*target*/) const { return {}; }
   virtual Result evaluate(const Case& c) = 0;
   // Bytes the system holds between evaluations (host or device), when it can tell; the resources
   // check watches it across repeated evaluations of one case. nullopt: not measured.

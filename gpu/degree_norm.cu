@@ -28,11 +28,14 @@ __global__ void row_factors_kernel(std::int64_t rows, const offset_t* __restrict
     factors[i] = inverse_power(row_ptr[i + 1] - row_ptr[i], square_root);
 }
 
-// Source j's own in-degree (row j's length) for j < n_dst, 0 beyond: one degree per node.
+// Source j's own in-degree (row j's length) for j < n_dst, 0 beyond: one degree per node; a degree
+// of 0 gives factor 0, or is taken as 1 (zero_as_one).
 __global__ void source_row_factors_kernel(std::int64_t n_src, std::int64_t n_dst, const offset_t* __restrict__ row_ptr,
-                                          float* __restrict__ factors) {
-  for (std::int64_t j = global_thread(); j < n_src; j += thread_count())
-    factors[j] = j < n_dst ? inverse_power(row_ptr[j + 1] - row_ptr[j], true) : 0.0f;
+                                          bool zero_as_one, float* __restrict__ factors) {
+  for (std::int64_t j = global_thread(); j < n_src; j += thread_count()) {
+    const std::int64_t degree = j < n_dst ? row_ptr[j + 1] - row_ptr[j] : 0;
+    factors[j] = inverse_power(degree == 0 && zero_as_one ? 1 : degree, true);
+  }
 }
 
 __global__ void count_factors_kernel(std::int64_t n, const unsigned long long* __restrict__ counts, bool square_root,
@@ -49,7 +52,8 @@ __global__ void edge_values_kernel(std::int64_t edges, const node_t* __restrict_
 
 }  // namespace
 
-DegreeFactors degree_factors(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree) {
+DegreeFactors degree_factors(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree,
+                             ZeroDegree zero_degree) {
   const bool symmetric = norm == DegreeNorm::symmetric;
   DegreeFactors f;
   f.dst = DeviceBuffer<float>(ctx.allocator, g.n_dst());
@@ -62,7 +66,7 @@ DegreeFactors degree_factors(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, S
     f.src = DeviceBuffer<float>(ctx.allocator, g.n_src());
     if (g.n_src() > 0) {
       source_row_factors_kernel<<<blocks_for_threads(g.n_src()), block_threads, 0, ctx.stream>>>(
-          g.n_src(), g.n_dst(), g.row_ptr(), f.src.data());
+          g.n_src(), g.n_dst(), g.row_ptr(), zero_degree == ZeroDegree::one, f.src.data());
       GNNCHECK_CHECK_LAUNCH();
     }
   } else if (symmetric) {
@@ -85,9 +89,9 @@ DegreeFactors degree_factors(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, S
 }
 
 void degree_norm_edge_values(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree,
-                             float* values) {
+                             float* values, ZeroDegree zero_degree) {
   if (g.num_edges() == 0) return;
-  const DegreeFactors f = degree_factors(ctx, g, norm, source_degree);
+  const DegreeFactors f = degree_factors(ctx, g, norm, source_degree, zero_degree);
   edge_values_kernel<<<blocks_for_threads(g.num_edges()), block_threads, 0, ctx.stream>>>(
       g.num_edges(), g.row_of_edge(ctx), g.col_idx(), f.dst.data(), f.src.empty() ? nullptr : f.src.data(), values);
   GNNCHECK_CHECK_LAUNCH();
@@ -95,16 +99,16 @@ void degree_norm_edge_values(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, S
 }
 
 void normalized_spmm_forward(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree,
-                             const float* x, std::int64_t f, float* y) {
-  const DegreeFactors factors = degree_factors(ctx, g, norm, source_degree);
+                             const float* x, std::int64_t f, float* y, ZeroDegree zero_degree) {
+  const DegreeFactors factors = degree_factors(ctx, g, norm, source_degree, zero_degree);
   aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {},
             {factors.dst.data(), factors.src.empty() ? nullptr : factors.src.data()}, x, f, y);
   ctx.synchronize();
 }
 
 void normalized_spmm_backward(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree,
-                              const float* grad_y, std::int64_t f, float* grad_x) {
-  const DegreeFactors factors = degree_factors(ctx, g, norm, source_degree);
+                              const float* grad_y, std::int64_t f, float* grad_x, ZeroDegree zero_degree) {
+  const DegreeFactors factors = degree_factors(ctx, g, norm, source_degree, zero_degree);
   aggregate(ctx, {g.n_src(), g.col_ptr(ctx), g.row_idx(ctx)}, {},
             {factors.src.empty() ? nullptr : factors.src.data(), factors.dst.data()}, grad_y, f, grad_x);
   ctx.synchronize();

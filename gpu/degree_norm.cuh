@@ -24,20 +24,24 @@ namespace gnncheck::gpu {
 enum class DegreeNorm { symmetric, row_mean };
 // Which degree scales source j (oracle::SourceDegree): its out-degree, or its in-degree as destination j.
 enum class SourceDegree { out, in };
+// What a source in-degree of 0 scales by (oracle::ZeroDegree): factor 0, or the degree taken as 1.
+enum class ZeroDegree { zero, one };
 
 struct DegreeFactors {
   DeviceBuffer<float> dst;  // [n_dst]: in_degree^-½ (symmetric) or in_degree^-1 (row_mean)
   DeviceBuffer<float> src;  // [n_src]: d_src^-½ (symmetric); empty for row_mean (factor 1)
 };
-DegreeFactors degree_factors(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree);
+DegreeFactors degree_factors(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree,
+                             ZeroDegree zero_degree = ZeroDegree::zero);
 
 // The normalized edge values ŵ_e = dst[row_e] · src[col_e] as an [E] tensor (the unfused form).
 void degree_norm_edge_values(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree,
-                             float* values);
+                             float* values, ZeroDegree zero_degree = ZeroDegree::zero);
 
 void normalized_spmm_forward(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree,
-                             const float* x, std::int64_t f, float* y);
+                             const float* x, std::int64_t f, float* y, ZeroDegree zero_degree = ZeroDegree::zero);
 void normalized_spmm_backward(GpuContext& ctx, DeviceGraph& g, DegreeNorm norm, SourceDegree source_degree,
-                              const float* grad_y, std::int64_t f, float* grad_x);
+                              const float* grad_y, std::int64_t f, float* grad_x,
+                              ZeroDegree zero_degree = ZeroDegree::zero);
 
 }  // namespace gnncheck::gpu

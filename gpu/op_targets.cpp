@@ -153,18 +153,20 @@ DegreeNorm to_gpu(oracle::DegreeNorm norm) {
   return norm == oracle::DegreeNorm::symmetric ? DegreeNorm::symmetric : DegreeNorm::row_mean;
 }
 SourceDegree to_gpu(oracle::SourceDegree d) { return d == oracle::SourceDegree::in ? SourceDegree::in : SourceDegree::out; }
+ZeroDegree to_gpu(oracle::ZeroDegree d) { return d == oracle::ZeroDegree::one ? ZeroDegree::one : ZeroDegree::zero; }
 
 void normalized_spmm_target(TargetRun& run) {
   const DeviceTensor& x = run.input("x");
   const index_t f = x.row_size();
   const DegreeNorm norm = to_gpu(oracle::parse_degree_norm(run.attributes.get_string("norm")));
   const SourceDegree source_degree = to_gpu(oracle::parse_source_degree(run.attributes.get_string("source_degree")));
+  const ZeroDegree zero_degree = to_gpu(oracle::parse_zero_degree(run.attributes.get_string("zero_degree")));
   DeviceGraph& g = run.graph();
   DeviceTensor& y = run.new_output("y", {g.n_dst(), f});
-  normalized_spmm_forward(run.ctx, g, norm, source_degree, x.data(), f, y.data());
+  normalized_spmm_forward(run.ctx, g, norm, source_degree, x.data(), f, y.data(), zero_degree);
   if (!run.backward()) return;
   DeviceTensor& gx = run.new_gradient("x", x.shape());
-  normalized_spmm_backward(run.ctx, g, norm, source_degree, run.grad_output("y").data(), f, gx.data());
+  normalized_spmm_backward(run.ctx, g, norm, source_degree, run.grad_output("y").data(), f, gx.data(), zero_degree);
 }
 
 }  // namespace

@@ -11,9 +11,9 @@
 //        gcn_norm (deg = scatter over the edges' targets) and GNNAdvisor compute it.
 // They agree where every source's in- and out-degree are equal (a symmetric graph). On graphs whose
 // in- and out-degrees differ the two sides are NOT interchangeable — exactly what the op-order
-// check exploits. A zero degree gets factor 0, as PyG does: with `out` its node has no edges, so
-// the factor is never used; with `in` a source j with out-edges but no in-edges (or j ≥ n_dst)
-// sends nothing.
+// check exploits. With `out` a source of degree 0 has no edges, so its factor is never used; with
+// `in` a source j with out-edges but no in-edges (or j ≥ n_dst) meets 1/sqrt(0), a convention
+// (ZeroDegree): factor 0 by default, as PyG does (it sends nothing), or degree 1 (GNNAdvisor).
 //
 //   normalized_spmm:  Y = Â·X,   backward  grad_X = Âᵀ·grad_Y = D_src^-½ Aᵀ D_dst^-½ grad_Y (symmetric)
 //                                          grad_X = Aᵀ D_dst^-1 grad_Y (row_mean)
@@ -30,6 +30,10 @@ namespace gnncheck::oracle {
 enum class DegreeNorm { symmetric, row_mean };
 // Which degree scales the source side of the symmetric normalization (row_mean has no source factor).
 enum class SourceDegree { out, in };
+// What a source degree of 0 scales by, where the math is undefined (1/sqrt(0)): `zero` gives the
+// factor 0 (PyG's gcn_norm masks the infinity to 0), `one` takes the degree as 1 (GNNAdvisor). Only
+// source_degree = in meets it: a source with out-edges but no in-edges, or a source j >= n_dst.
+enum class ZeroDegree { zero, one };
 
 // "symmetric" / "row_mean"; parse throws InputError naming the accepted values.
 std::string_view to_string(DegreeNorm norm);
@@ -37,20 +41,27 @@ DegreeNorm parse_degree_norm(std::string_view name);
 // "out" / "in"; parse throws InputError naming the accepted values.
 std::string_view to_string(SourceDegree source_degree);
 SourceDegree parse_source_degree(std::string_view name);
+// "zero" / "one"; parse throws InputError naming the accepted values.
+std::string_view to_string(ZeroDegree zero_degree);
+ZeroDegree parse_zero_degree(std::string_view name);
 // The attribute both `normalized_spmm` and `gcn` declare (one help text for both).
 inline constexpr std::string_view kSourceDegreeHelp =
     "degree scaling source j in the symmetric normalization: out (j's out-degree, D_src) | in (j's own in-degree as "
     "destination j, 0 for j >= n_dst: PyG's gcn_norm, GNNAdvisor); row_mean has no source factor";
+inline constexpr std::string_view kZeroDegreeHelp =
+    "what a source of degree 0 scales by in the symmetric normalization (with source_degree = in, a source with "
+    "out-edges but no in-edges, or j >= n_dst): zero (factor 0: PyG's gcn_norm) | one (degree taken as 1: GNNAdvisor)";
 
 // The normalized edge values ŵ as an [E, 1] edge tensor (feed them to spmm_ve for the unfused path).
 template <class T>
-DenseTensor<T> degree_norm_edge_values(const Graph& g, DegreeNorm norm, SourceDegree source_degree = SourceDegree::out);
+DenseTensor<T> degree_norm_edge_values(const Graph& g, DegreeNorm norm, SourceDegree source_degree = SourceDegree::out,
+                                       ZeroDegree zero_degree = ZeroDegree::zero);
 
 template <class T>
 DenseTensor<T> normalized_spmm_forward(const Graph& g, DegreeNorm norm, const DenseTensor<T>& x,
-                                       SourceDegree source_degree = SourceDegree::out);
+                                       SourceDegree source_degree = SourceDegree::out, ZeroDegree zero_degree = ZeroDegree::zero);
 template <class T>
 DenseTensor<T> normalized_spmm_backward(const Graph& g, DegreeNorm norm, const DenseTensor<T>& grad_y,
-                                        SourceDegree source_degree = SourceDegree::out);
+                                        SourceDegree source_degree = SourceDegree::out, ZeroDegree zero_degree = ZeroDegree::zero);
 
 }  // namespace gnncheck::oracle

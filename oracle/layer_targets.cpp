@@ -62,8 +62,9 @@ TargetDef gcn_target() {
       {kY},
       {in_features_attr(), out_features_attr(), bias_attr(),
        {"self_loops", true, "aggregate over A + I (true) or A (false)"},
-       {"norm", std::string("symmetric"), "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) | row_mean (D_dst^-1 A)"},
-       {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}},
+       {"norm", std::string("symmetric"), "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) | row_mean (D_dst^-1 A)",
+        {std::string("symmetric"), std::string("row_mean")}},
+       source_degree_attribute(), zero_degree_attribute()},
       false};
   spec.formula =
       "Ã = A + I (self_loops) or A;  d_dst(i) = row length of i in Ã,  d_src(j) = column length of j in Ã "
@@ -77,6 +78,8 @@ TargetDef gcn_target() {
       "with source_degree = out, a source's out-degree (its column length); with source_degree = in (PyG's gcn_norm, "
       "GNNAdvisor: one degree per node) a source's own in-degree as a destination, 0 for sources j ≥ n_dst. With "
       "self-loops on a non-square graph, sources j ≥ n_dst get no loop.",
+      "A source of degree 0 (source_degree = in: j ≥ n_dst, or an in-degree of 0 without self-loops) is the convention "
+      "zero_degree: factor 0, so it sends nothing (zero, PyG's gcn_norm), or its degree taken as 1 (one, GNNAdvisor).",
       "A node of degree 0 (possible only without self-loops) contributes and receives nothing: an empty row gives y[i] = bias.",
       "weight is [in_features, out_features] (x · weight: torch's nn.Linear stores the transpose); bias is [out_features], "
       "added to every destination row, and absent from the case with bias = false.",

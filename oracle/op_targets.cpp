@@ -27,7 +27,8 @@ AttributeSpec heads_attribute() {
 }
 AttributeSpec norm_attribute() {
   return {"norm", std::string("symmetric"),
-          "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) or row_mean (D_dst^-1 A)"};
+          "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) or row_mean (D_dst^-1 A)",
+          {std::string("symmetric"), std::string("row_mean")}};
 }
 
 // A size attribute that must be at least 1; the error names the target and the attribute.
@@ -316,12 +317,14 @@ TargetDef normalized_spmm_target() {
   TargetDef def = with_closed_form(make_target(
       {"normalized_spmm", false, "Y = Â·X with Â the symmetric or row-mean degree normalization of A",
        {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}},
-       {norm_attribute(), {"source_degree", std::string("out"), std::string(kSourceDegreeHelp)}, features_attribute()}, false,
+       {norm_attribute(), source_degree_attribute(), zero_degree_attribute(), features_attribute()}, false,
        "symmetric: y[i] = Σ_{e ∈ row i} x[col_e] / sqrt(in_degree(i) · d_src(col_e));  "
        "row_mean: y[i] = (1 / in_degree(i)) · Σ_{e ∈ row i} x[col_e]",
        {"in_degree(i) is destination i's row length in A, duplicate edges counted. d_src(j) is source j's column length in A "
         "(out_degree, source_degree = out) or, with source_degree = in, node j's own in-degree as a destination (PyG's gcn_norm, "
         "GNNAdvisor: one degree per node), 0 for j >= n_dst; on a non-square graph the two sides are different nodes.",
+        "A source of degree 0 (source_degree = in: out-edges but no in-edges, or j >= n_dst) is the convention zero_degree: "
+        "factor 0, so it sends nothing (zero, PyG's gcn_norm), or its degree taken as 1 (one, GNNAdvisor).",
         "No self-loops are added: A is normalized as given (a self-loop in A counts in both degrees like any edge).",
         "An empty row gives y[i] = 0; a node of degree 0 has no edge, so its factor is never used.",
         "Backward: grad_x = Âᵀ·grad_y with the same edge values: symmetric grad_x[j] = Σ_{e: col_e = j} grad_y[row_e] / "
@@ -329,6 +332,7 @@ TargetDef normalized_spmm_target() {
       [](const Graph& g, const Attributes& a) {
         parse_degree_norm(a.get_string("norm"));  // reject a bad attribute before any tensor is built
         parse_source_degree(a.get_string("source_degree"));
+        parse_zero_degree(a.get_string("zero_degree"));
         return Shapes{{"x", {g.n_src(), sizes(a, "normalized_spmm", false).width}}};
       },
       [](const Graph& g, const Attributes& a) {
@@ -338,8 +342,9 @@ TargetDef normalized_spmm_target() {
         Evaluation<T> ev;
         const DegreeNorm norm = parse_degree_norm(a.get_string("norm"));
         const SourceDegree source_degree = parse_source_degree(a.get_string("source_degree"));
-        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"), source_degree);
-        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"), source_degree);
+        const ZeroDegree zero_degree = parse_zero_degree(a.get_string("zero_degree"));
+        ev.outputs["y"] = normalized_spmm_forward(g, norm, get(in, "x"), source_degree, zero_degree);
+        if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"), source_degree, zero_degree);
         return ev;
       }),
       8, "x rounded, the degree factors (sqrt, divide, product: ≤ 5), the product, a row scaling");
@@ -348,6 +353,14 @@ TargetDef normalized_spmm_target() {
 }
 
 }  // namespace
+
+AttributeSpec source_degree_attribute() {
+  return {"source_degree", std::string("out"), std::string(kSourceDegreeHelp), {std::string("out"), std::string("in")}};
+}
+
+AttributeSpec zero_degree_attribute() {
+  return {"zero_degree", std::string("zero"), std::string(kZeroDegreeHelp), {std::string("zero"), std::string("one")}};
+}
 
 std::vector<TargetDef> op_targets() {
   return {spmm_target(),          spmm_transposed_target(), spmm_ve_target(),     spmm_ve_transposed_target(),

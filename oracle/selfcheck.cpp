@@ -31,6 +31,9 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
       variants.push_back({{"norm", std::string(current == "symmetric" ? "row_mean" : "symmetric")}});
     }
     if (attribute.name == "source_degree") variants.push_back({{"source_degree", std::string("in")}});
+    // zero_degree acts only with source_degree = in, on a source without in-edges.
+    if (attribute.name == "zero_degree")
+      variants.push_back({{"source_degree", std::string("in")}, {"zero_degree", std::string("one")}});
     if (attribute.name == "negative_slope") variants.push_back({{"negative_slope", 0.01}});
   }
   return variants;

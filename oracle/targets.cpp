@@ -2,6 +2,7 @@
 
 #include "core/parallel.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -92,6 +93,79 @@ Attributes with_defaults(const TargetSpec& spec, const Attributes& given) {
     out.set(name, value);
   }
   return out;
+}
+
+namespace {
+
+// A value as users write it: strings bare (the declaration's messages and reports).
+std::string plain(const AttrValue& v) {
+  return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : gnncheck::to_string(v);
+}
+
+std::string_view type_name(const AttrValue& v) {
+  switch (v.index()) {
+    case 0: return "a boolean";
+    case 1: return "an integer";
+    case 2: return "a number";
+    default: return "a string";
+  }
+}
+
+}  // namespace
+
+ImplementedAttributes validated_implemented_attributes(const TargetSpec& spec, const ImplementedAttributes& declared) {
+  ImplementedAttributes out;
+  for (const auto& [name, values] : declared) {
+    const auto attribute = std::find_if(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) { return a.name == name; });
+    if (attribute == spec.attributes.end()) {
+      std::vector<std::string> names;
+      for (const auto& a : spec.attributes) names.push_back(a.name);
+      throw InputError(fmt::format("target '{}' has no attribute '{}'; its attributes: {}", spec.name, name,
+                                   names.empty() ? std::string("(none)") : fmt::format("{}", fmt::join(names, ", "))));
+    }
+    if (values.empty())
+      throw InputError(fmt::format("target '{}', attribute '{}': the values implemented are empty (leave the attribute out "
+                                   "to implement every value)",
+                                   spec.name, name));
+    std::vector<AttrValue>& kept = out[name];
+    for (const AttrValue& v : values) {
+      AttrValue typed = v;
+      // An integer is a number too: "negative_slope": [1] means 1.0.
+      if (std::holds_alternative<double>(attribute->default_value) && std::holds_alternative<std::int64_t>(v))
+        typed = static_cast<double>(std::get<std::int64_t>(v));
+      if (typed.index() != attribute->default_value.index())
+        throw InputError(fmt::format("target '{}', attribute '{}': expected {} (like its default {}), got {}", spec.name, name,
+                                     type_name(attribute->default_value), plain(attribute->default_value), gnncheck::to_string(v)));
+      if (!attribute->choices.empty() &&
+          std::find(attribute->choices.begin(), attribute->choices.end(), typed) == attribute->choices.end()) {
+        std::vector<std::string> choices;
+        for (const auto& c : attribute->choices) choices.push_back(plain(c));
+        throw InputError(fmt::format("target '{}', attribute '{}': '{}' is not one of its values ({})", spec.name, name,
+                                     plain(typed), fmt::join(choices, ", ")));
+      }
+      if (std::find(kept.begin(), kept.end(), typed) == kept.end()) kept.push_back(std::move(typed));
+    }
+  }
+  return out;
+}
+
+std::vector<AttrValue> values_not_implemented(const AttributeSpec& attribute, const std::vector<AttrValue>& implemented) {
+  std::vector<AttrValue> all = attribute.choices;
+  if (std::holds_alternative<bool>(attribute.default_value)) all = {AttrValue(false), AttrValue(true)};
+  std::vector<AttrValue> out;
+  for (const auto& v : all)
+    if (std::find(implemented.begin(), implemented.end(), v) == implemented.end()) out.push_back(v);
+  return out;
+}
+
+std::string describe(const ImplementedAttributes& implemented) {
+  std::vector<std::string> parts;
+  for (const auto& [name, values] : implemented) {
+    std::vector<std::string> shown;
+    for (const auto& v : values) shown.push_back(plain(v));
+    parts.push_back(fmt::format("{} ∈ {{{}}}", name, fmt::join(shown, ", ")));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "core/system.h"
 
 namespace gnncheck::oracle {
 
@@ -38,6 +39,9 @@ struct AttributeSpec {
   std::string name;
   AttrValue default_value;
   std::string help;  // one line: meaning and allowed values
+  // Every value an enumerated attribute takes (a convention or a mode: norm, source_degree); empty
+  // for numbers (any value of the default's type the target's shapes accept) and booleans.
+  std::vector<AttrValue> choices = {};
 };
 
 // How the tolerance model (checks/tolerance.cpp) bounds a target's outputs and gradients. The
@@ -137,10 +141,26 @@ const TargetDef& find_target(const std::string& name);
 // attribute the target does not know is an InputError naming it and the accepted ones.
 Attributes with_defaults(const TargetSpec& spec, const Attributes& given);
 
+// Checks what a system declares it implements of a target's attributes (core/system.h): each a known
+// attribute of the target with at least one value, every value of the attribute's type (an integer
+// stands for a number) and, for an enumerated attribute, one of its choices. Returns the declaration
+// with values of the attribute's own type; throws InputError naming the attribute and what was expected.
+ImplementedAttributes validated_implemented_attributes(const TargetSpec& spec, const ImplementedAttributes& declared);
+// The catalogue values of `attribute` that a declaration leaves out, for reports ("not covered: out");
+// empty for an attribute without enumerated choices or booleans.
+std::vector<AttrValue> values_not_implemented(const AttributeSpec& attribute, const std::vector<AttrValue>& implemented);
+// One line for reports and `gnncheck list`: "source_degree ∈ {in}, heads ∈ {1, 2}".
+std::string describe(const ImplementedAttributes& implemented);
+
 // Evaluates a case with the oracle's code in `precision` (float64 or float32). Validates the
 // case first (graph present, every input present with the expected shape, grad_outputs shaped as
 // the outputs) and returns Status::error with the reason when it is not valid.
 Result evaluate(const Case& c, Precision precision = Precision::float64);
+
+// The `source_degree` and `zero_degree` attributes that `normalized_spmm` and `gcn` share (defined in
+// op_targets.cpp).
+AttributeSpec source_degree_attribute();
+AttributeSpec zero_degree_attribute();
 
 // The lists the catalogue is assembled from (op_targets.cpp and layer_targets.cpp).
 std::vector<TargetDef> op_targets();

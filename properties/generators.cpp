@@ -337,10 +337,15 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
       // the right shape (n_dst from 1 to max_width; shrinks toward the ordinary draw).
       const bool has_width =
           std::any_of(spec.attributes.begin(), spec.attributes.end(), [](const auto& a) { return is_width(a.name); });
-      const bool nodes_equal_width = spec.is_layer && has_width && graph.n_dst >= 1 &&
+      const bool widths_drawn = std::none_of(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) {
+        return is_width(a.name) && options.attribute_values.count(a.name);
+      });
+      const bool nodes_equal_width = spec.is_layer && has_width && widths_drawn && graph.n_dst >= 1 &&
                                      graph.n_dst <= options.max_width && fixed_fraction_draw(8) == 7;
       for (const auto& a : spec.attributes) {
-        if (a.name == "heads") {
+        if (const auto fixed = options.attribute_values.find(a.name); fixed != options.attribute_values.end()) {
+          c.attributes.set(a.name, pick(fixed->second));
+        } else if (a.name == "heads") {
           // 1 head in 1/4 of the cases, 2 up to max_heads in the rest.
           const bool one = options.max_heads < 2 || fixed_fraction_draw(4) == 0;
           c.attributes.set(a.name, one ? std::int64_t{1} : *rc::gen::inRange<std::int64_t>(2, options.max_heads + 1));

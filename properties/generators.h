@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -92,6 +93,9 @@ struct CaseOptions {
   std::int64_t max_heads = 8;
   std::vector<ValueStyle> value_styles = {ValueStyle::small_integers, ValueStyle::uniform, ValueStyle::with_zeros,
                                           ValueStyle::large};
+  // Attributes drawn from these values only (a suite's pins within what the system implements,
+  // core/system.h); each shrinks toward its first value. Others are drawn as the target's spec says.
+  std::map<std::string, std::vector<AttrValue>> attribute_values;
 };
 
 // Cases of one target (its spec decides which attributes are drawn; targets that need a square

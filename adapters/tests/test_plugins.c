@@ -107,6 +107,18 @@ static const gnncheck_plugin kPlugin = {GNNCHECK_PLUGIN_ABI_VERSION + 98, "wrong
 static const gnncheck_plugin kPlugin = {GNNCHECK_PLUGIN_ABI_VERSION, "faulty_plugin", 1, kTargets, evaluate};
 #endif
 
+#if defined(TEST_DECLARES_ATTRIBUTES)
+/* Implements spmm at widths 1, 2 and 3 only. */
+static const gnncheck_attribute_decl kImplemented[] = {{"spmm", "features", "1, 2,3"}};
+static const gnncheck_plugin_attributes kAttributes = {1, kImplemented};
+GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin_attributes* gnncheck_plugin_attributes_v1(void) { return &kAttributes; }
+#elif defined(TEST_BAD_DECLARATION)
+/* A misspelled attribute: refused, never silently implemented for every value. */
+static const gnncheck_attribute_decl kImplemented[] = {{"spmm", "feature", "2"}};
+static const gnncheck_plugin_attributes kAttributes = {1, kImplemented};
+GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin_attributes* gnncheck_plugin_attributes_v1(void) { return &kAttributes; }
+#endif
+
 #ifdef TEST_NO_ENTRY
 GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin* some_other_entry(void) { return &kPlugin; }
 #else

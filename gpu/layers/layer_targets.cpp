@@ -34,6 +34,7 @@ DegreeNorm to_gpu(oracle::DegreeNorm norm) {
   return norm == oracle::DegreeNorm::symmetric ? DegreeNorm::symmetric : DegreeNorm::row_mean;
 }
 SourceDegree to_gpu(oracle::SourceDegree d) { return d == oracle::SourceDegree::in ? SourceDegree::in : SourceDegree::out; }
+ZeroDegree to_gpu(oracle::ZeroDegree d) { return d == oracle::ZeroDegree::one ? ZeroDegree::one : ZeroDegree::zero; }
 
 // The graph a layer aggregates over: A, or A + I in the block convention.
 Graph aggregation_graph(const Graph& g, bool self_loops, const std::string& layer) {
@@ -56,13 +57,15 @@ void gcn_layer(TargetRun& run) {
   DeviceTensor xw(ctx, {n_src, out});
   matmul(ctx, n_src, in, out, x.data(), w.data(), xw.data());
   DeviceTensor& y = run.new_output("y", {n_dst, out});
-  normalized_spmm_forward(ctx, g, to_gpu(cfg.norm), to_gpu(cfg.source_degree), xw.data(), out, y.data());
+  normalized_spmm_forward(ctx, g, to_gpu(cfg.norm), to_gpu(cfg.source_degree), xw.data(), out, y.data(),
+                          to_gpu(cfg.zero_degree));
   if (cfg.bias) add_bias(ctx, n_dst, out, bias_or_null(run, true), y.data());
   if (!run.backward()) return;
 
   const float* gy = run.grad_output("y").data();
   DeviceTensor grad_xw(ctx, {n_src, out});
-  normalized_spmm_backward(ctx, g, to_gpu(cfg.norm), to_gpu(cfg.source_degree), gy, out, grad_xw.data());
+  normalized_spmm_backward(ctx, g, to_gpu(cfg.norm), to_gpu(cfg.source_degree), gy, out, grad_xw.data(),
+                           to_gpu(cfg.zero_degree));
   matmul_at_b(ctx, n_src, in, out, x.data(), grad_xw.data(), run.new_gradient("weight", {in, out}).data());
   matmul_a_bt(ctx, n_src, out, in, grad_xw.data(), w.data(), run.new_gradient("x", x.shape()).data());
   if (cfg.bias) column_sums(ctx, n_dst, out, gy, run.new_gradient("bias", {out}).data());

@@ -146,6 +146,7 @@ Attributes random_attributes(const std::string& target, std::mt19937_64& rng) {
     else if (n == "hidden_features") a.set(n, pick({2, 5, 16}));
     else if (n == "norm") a.set(n, std::string(rng() % 2 ? "symmetric" : "row_mean"));
     else if (n == "source_degree") a.set(n, std::string(rng() % 2 ? "out" : "in"));
+    else if (n == "zero_degree") a.set(n, std::string(rng() % 2 ? "zero" : "one"));
     else if (n == "negative_slope") a.set(n, rng() % 3 == 0 ? 0.01 : 0.2);
     else if (n == "bias" || n == "self_loops" || n == "concat") a.set(n, rng() % 4 != 0);
     else if (n == "attn_dropout") a.set(n, rng() % 3 == 0 ? 0.3 : 0.0);

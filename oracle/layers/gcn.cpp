@@ -14,6 +14,7 @@ GcnConfig GcnConfig::from_attributes(const Attributes& attrs) {
   cfg.bias = attrs.get_bool("bias");
   cfg.norm = parse_degree_norm(attrs.get_string("norm"));
   cfg.source_degree = parse_source_degree(attrs.get_string("source_degree"));
+  cfg.zero_degree = parse_zero_degree(attrs.get_string("zero_degree"));
   return cfg;
 }
 
@@ -40,7 +41,7 @@ DenseTensor<T> gcn_forward(const Graph& g, const GcnConfig& cfg, const DenseTens
                            const DenseTensor<T>& bias) {
   check_inputs(g, cfg, x, weight, bias);
   const AggregationGraph a = aggregation_graph(g, cfg);
-  DenseTensor<T> y = normalized_spmm_forward(*a, cfg.norm, matmul(x, weight), cfg.source_degree);
+  DenseTensor<T> y = normalized_spmm_forward(*a, cfg.norm, matmul(x, weight), cfg.source_degree, cfg.zero_degree);
   if (cfg.bias) add_bias(y, bias);
   return y;
 }
@@ -51,7 +52,7 @@ GcnGrads<T> gcn_backward(const Graph& g, const GcnConfig& cfg, const DenseTensor
   check_inputs(g, cfg, x, weight, bias);
   require_shape(grad_y, {g.n_dst(), cfg.out_features}, "gcn: grad_y");
   const AggregationGraph a = aggregation_graph(g, cfg);
-  const DenseTensor<T> grad_xw = normalized_spmm_backward(*a, cfg.norm, grad_y, cfg.source_degree);  // Âᵀ · grad_y
+  const DenseTensor<T> grad_xw = normalized_spmm_backward(*a, cfg.norm, grad_y, cfg.source_degree, cfg.zero_degree);  // Âᵀ · grad_y
   GcnGrads<T> grads;
   grads.grad_weight = matmul_at_b(x, grad_xw);
   grads.grad_x = matmul_a_bt(grad_xw, weight);

@@ -30,8 +30,9 @@ struct GcnConfig {
   bool bias = true;
   DegreeNorm norm = DegreeNorm::symmetric;
   SourceDegree source_degree = SourceDegree::out;
+  ZeroDegree zero_degree = ZeroDegree::zero;
 
-  // Reads in_features, out_features, self_loops, bias, norm, source_degree.
+  // Reads in_features, out_features, self_loops, bias, norm, source_degree, zero_degree.
   static GcnConfig from_attributes(const Attributes& attrs);
 };
 

@@ -178,6 +178,21 @@ TEST(OpsGolden, DegreeNormEdgeValuesWithSourceInDegree) {
               Pointwise(DoubleNear(1e-13), std::vector<double>{100 / std::sqrt(6.0), 0, 2 / std::sqrt(6.0) + 50, 0}));
 }
 
+// zero_degree = one (GNNAdvisor): source 1's in-degree 0 is taken as 1, so edge (0,1) gets
+// 1/√(3·1) instead of 0; every other edge's source has a positive degree and keeps its value.
+// Source 3 (j ≥ n_dst) has no edge here. With source_degree = out no source of an edge has degree 0.
+TEST(OpsGolden, DegreeNormEdgeValuesWithAZeroSourceDegreeTakenAsOne) {
+  const Graph g = workhorse();
+  EXPECT_THAT(degree_norm_edge_values<double>(g, DegreeNorm::symmetric, SourceDegree::in, ZeroDegree::one).values(),
+              Pointwise(DoubleNear(1e-16), std::vector<double>{1 / std::sqrt(6.0), 1 / std::sqrt(3.0), 1 / std::sqrt(6.0),
+                                                               1 / std::sqrt(6.0), 0.5}));
+  EXPECT_EQ(degree_norm_edge_values<double>(g, DegreeNorm::symmetric, SourceDegree::out, ZeroDegree::one),
+            degree_norm_edge_values<double>(g, DegreeNorm::symmetric, SourceDegree::out, ZeroDegree::zero));
+  EXPECT_THAT(normalized_spmm_backward(g, DegreeNorm::symmetric, column({1, 10, 100}), SourceDegree::in, ZeroDegree::one).values(),
+              Pointwise(DoubleNear(1e-13),
+                        std::vector<double>{100 / std::sqrt(6.0), 1 / std::sqrt(3.0), 2 / std::sqrt(6.0) + 50, 0}));
+}
+
 TEST(OpsGolden, NormalizedSpmmForwardAndBackward) {
   const Graph g = workhorse();
   const Tensor x = column({1, 10, 100, 1000});

@@ -25,7 +25,7 @@ from ._system import Evaluator, UsageError, detect_framework, make_backend
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _UNSET = object()
-_DEFAULTS = {"precision": "float32", "device": "cpu", "suite": "ci", "framework": "auto", "seed": None,
+_DEFAULTS = {"precision": "float32", "implements": None, "device": "cpu", "suite": "ci", "framework": "auto", "seed": None,
              "only": None, "report_dir": None, "progress": None, "name": None}
 
 
@@ -305,7 +305,7 @@ def _progress_printer(enabled):
     return show
 
 
-def _system(target, forward, backward, module, parameters, precision, device, framework, name):
+def _system(target, forward, backward, module, parameters, precision, device, framework, name, implements=None):
     if forward is None or not callable(forward):
         raise UsageError("forward must be a callable forward(case) -> {output name: tensor}, got %r" % (forward,))
     if backward is not None and not callable(backward):
@@ -326,13 +326,16 @@ def _system(target, forward, backward, module, parameters, precision, device, fr
         raise UsageError("module= needs framework 'torch'")
     backend = make_backend(framework, precision, device)
     evaluator = Evaluator(specs[target], forward, backward, module, parameters, precision, backend)
+    if implements is not None and not isinstance(implements, dict):
+        raise UsageError("implements=%r: expected a dict {attribute: value or [values]}, e.g. {'source_degree': 'in'}"
+                         % (implements,))
     system = {"name": _system_name(name, forward, module), "targets": {target: precision}, "evaluate": evaluator,
-              "live_bytes": evaluator.live_bytes}
+              "live_bytes": evaluator.live_bytes, "implemented": {target: implements} if implements else None}
     return system, evaluator
 
 
-def check(target, forward=None, *, backward=None, module=None, parameters=None, precision=_UNSET, device=_UNSET,
-          suite=_UNSET, framework=_UNSET, seed=_UNSET, only=_UNSET, report_dir=_UNSET, progress=_UNSET, name=_UNSET):
+def check(target, forward=None, *, backward=None, module=None, parameters=None, precision=_UNSET, implements=_UNSET,
+          device=_UNSET, suite=_UNSET, framework=_UNSET, seed=_UNSET, only=_UNSET, report_dir=_UNSET, progress=_UNSET, name=_UNSET):
     """Runs `suite` on the callable for `target` and returns the verdicts (a CheckRun, never raises
     for what the callable does).
 
@@ -343,6 +346,9 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
                 the case's parameters (see `parameters`) and the forward finds it as case.module
     parameters  {module parameter name: catalogue name or gnncheck.transposed(name)}; None: by name
     precision   the declared arithmetic: float64, float32, tf32, bfloat16, float16 (default float32)
+    implements  {attribute: value or [values]}: what the callable implements where it is fewer values
+                than the target has — a convention, a mode, a shape ({"source_degree": "in"},
+                {"heads": [1]}); every case is drawn within it and each result says what it left out
     device      "cpu" or "cuda[:i]" (torch)
     suite       a suite file, or a shipped suite's name (default "ci")
     framework   "auto" (torch when importable), "torch" or "numpy"
@@ -353,10 +359,10 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
     progress    True: one line per finished check on stderr
     name        the system's name in verdicts (default: the callable's name)
     """
-    o = _resolve_options({"precision": precision, "device": device, "suite": suite, "framework": framework, "seed": seed,
+    o = _resolve_options({"precision": precision, "implements": implements, "device": device, "suite": suite, "framework": framework, "seed": seed,
                           "only": only, "report_dir": report_dir, "progress": progress, "name": name})
     system, evaluator = _system(target, forward, backward, module, parameters, o["precision"], o["device"],
-                                o["framework"], o["name"])
+                                o["framework"], o["name"], o["implements"])
     suite_path = _resolve_suite(o["suite"])
     info = _core.suite_info(suite_path)
     env_seed = _env_seed()

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "adapters/protocol.h"
 #include "checks/checks.h"
 #include "core/error.h"
 #include "oracle/target_listing.h"
@@ -78,6 +79,13 @@ std::shared_ptr<python::CallableState> callable_state(const py::dict& system) {
   spec.name = system["name"].cast<std::string>();
   for (const auto& [target, precision] : system["targets"].cast<py::dict>())
     spec.targets[target.cast<std::string>()] = parse_precision(precision.cast<std::string>());
+  // {target: {attribute: [values]}}: read by the protocol's one parser, as an adapter's hello is.
+  if (system.contains("implemented") && !system["implemented"].is_none())
+    for (const auto& [target, declared] : system["implemented"].cast<py::dict>()) {
+      const std::string name = target.cast<std::string>();
+      const std::string json_text = py::module_::import("json").attr("dumps")(declared).cast<std::string>();
+      spec.implemented[name] = protocol::parse_implemented_attributes(name, json_text);
+    }
   spec.evaluate = system["evaluate"];
   spec.live_bytes = system.contains("live_bytes") ? py::object(system["live_bytes"]) : py::object(py::none());
   return std::make_shared<python::CallableState>(std::move(spec));

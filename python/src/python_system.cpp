@@ -110,6 +110,10 @@ class PythonSystem final : public System {
     auto it = state_->spec().targets.find(target);
     return it == state_->spec().targets.end() ? Precision::float64 : it->second;
   }
+  ImplementedAttributes implemented_attributes(const std::string& target) const override {
+    auto it = state_->spec().implemented.find(target);
+    return it == state_->spec().implemented.end() ? ImplementedAttributes{} : it->second;
+  }
 
   // The engine calls this with the GIL released (python/README.md), so the device lock is taken
   // before the GIL, in the order every in-process GPU system takes it.

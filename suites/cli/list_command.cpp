@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -93,6 +94,40 @@ void print_graphs(std::ostream& out) {
 
 }  // namespace
 
+void print_declarations(std::ostream& out, const SystemRegistry& systems, const std::vector<std::string>& names,
+                        const std::string& section) {
+  if (!section.empty()) oracle::find_target(section);  // an unknown target is an InputError naming the known ones
+  for (const auto& name : names) {
+    const SystemEntry& entry = systems.find(name);
+    fmt::print(out, "System '{}' ({}):\n", entry.name, entry.kind);
+    std::unique_ptr<System> made;
+    System* system = entry.instance.get();
+    if (!system && entry.make && entry.availability.available) system = (made = entry.make()).get();
+    const Availability availability = system ? system->availability() : entry.availability;
+    if (!system || !availability.available) {
+      fmt::print(out, "  unavailable: {}\n", availability.reason);
+      continue;
+    }
+    int shown = 0;
+    for (const auto& def : oracle::all_targets()) {
+      const std::string& target = def.spec.name;
+      if ((!section.empty() && target != section) || !system->supports(target)) continue;
+      ++shown;
+      const ImplementedAttributes implemented = system->implemented_attributes(target);
+      fmt::print(out, "  {:<22} {:<9} {}\n", target, to_string(system->precision(target)),
+                 implemented.empty() ? std::string("every value of every attribute") : "implements " + oracle::describe(implemented));
+      std::vector<std::string> uncovered;
+      for (const auto& [attribute, values] : implemented)
+        for (const auto& a : def.spec.attributes)
+          if (a.name == attribute)
+            for (const auto& v : oracle::values_not_implemented(a, values))
+              uncovered.push_back(fmt::format("{} = {}", attribute, std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v)));
+      if (!uncovered.empty()) fmt::print(out, "  {:<22} {:<9} not covered: {}\n", "", "", fmt::join(uncovered, ", "));
+    }
+    if (shown == 0) fmt::print(out, "  {}\n", section.empty() ? "(no target)" : fmt::format("does not compute '{}'", section));
+  }
+}
+
 void print_targets_markdown(std::ostream& out, const std::string& section) {
   if (!section.empty())
     throw InputError(fmt::format("gnncheck list --markdown prints every target (adapters/PROTOCOL.md §10); got a section '{}' as well",
@@ -134,10 +169,16 @@ CLI::App* add_list_command(CLI::App& app, ListCommandArgs& args) {
                    "Only this section (targets, ops, layers, systems, replicas, checks, graphs), or one target's tensors, "
                    "shapes and attributes (e.g. `gnncheck list gat`)");
   list->add_flag("--markdown", args.markdown, "Every target as Markdown (formula, conventions, tensors): adapters/PROTOCOL.md §10");
+  args.systems.add_to(list);
   return list;
 }
 
-int run_list_command(const ListCommandArgs& args, const SystemRegistry& systems) {
+int run_list_command(const ListCommandArgs& args, SystemRegistry& systems) {
+  if (!args.systems.empty()) {
+    if (args.markdown) throw InputError("gnncheck list --markdown lists the catalogue; it takes no --system, --adapter or --plugin");
+    print_declarations(std::cout, systems, args.systems.resolve(systems), args.section);
+    return 0;
+  }
   if (args.markdown)
     print_targets_markdown(std::cout, args.section);
   else

@@ -4,6 +4,8 @@
 //   gnncheck list systems      # one section only
 //   gnncheck list gat          # one target: formula, conventions, tensors with shapes, attributes
 //   gnncheck list --markdown   # every target as Markdown: adapters/PROTOCOL.md §8
+//   gnncheck list --adapter "python3 mine.py"   # what that system declares: targets, precisions and
+//                                               # the attribute values it implements (gcn: only the listed system's targets)
 #pragma once
 
 #include <ostream>
@@ -11,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "suites/cli/command_support.h"
 #include "suites/system_registry.h"
 
 namespace gnncheck::suites {
@@ -22,9 +25,16 @@ void print_list(std::ostream& out, const SystemRegistry& systems, const std::str
 struct ListCommandArgs {
   std::string section;  // empty: every section
   bool markdown = false;  // every target as Markdown (adapters/PROTOCOL.md §10)
+  SystemFlags systems;    // --system/--adapter/--plugin: list what these declare instead
 };
 CLI::App* add_list_command(CLI::App& app, ListCommandArgs& args);
-int run_list_command(const ListCommandArgs& args, const SystemRegistry& systems);
+int run_list_command(const ListCommandArgs& args, SystemRegistry& systems);
+
+// What each named system declares: every target it computes with its precision and the attribute
+// values it implements where fewer than all, and what that leaves uncovered; `section` empty or one
+// target's name. A system that cannot start says why.
+void print_declarations(std::ostream& out, const SystemRegistry& systems, const std::vector<std::string>& names,
+                        const std::string& section);
 
 // `gnncheck list --markdown`: the catalogue's targets as Markdown (oracle::targets_markdown()). A
 // section as well is an InputError.

@@ -121,6 +121,27 @@ const char* python_attribute_type(int type) {
   return names[type];
 }
 
+// An example attribute declaration for the comments: the target's first enumerated attribute (a
+// convention or a mode) at its default, else its first attribute; empty for a target without any.
+std::pair<std::string, std::string> example_declaration(const oracle::TargetSpec& spec) {
+  for (const auto& a : spec.attributes)
+    if (!a.choices.empty()) return {a.name, std::get<std::string>(a.default_value)};
+  if (spec.attributes.empty()) return {};
+  const auto& a = spec.attributes.front();
+  return {a.name, std::holds_alternative<std::string>(a.default_value) ? std::get<std::string>(a.default_value)
+                                                                        : to_string(a.default_value)};
+}
+
+// The line declaring what the kernel implements of the attributes, for the Python skeletons.
+std::string python_implements_line(const oracle::TargetSpec& spec) {
+  const auto [name, value] = example_declaration(spec);
+  const std::string example =
+      name.empty() ? std::string("{}") : fmt::format("{{\"{}\": [{}]}}", name, python_string(value));
+  return fmt::format("IMPLEMENTS = {{}}  # attribute -> the values the kernel implements, where fewer than all (a convention, a mode,\n"
+                     "                # a shape), e.g. {}; every case is drawn within it. Empty: every value.\n",
+                     example);
+}
+
 // ---- python: an adapter process with the adapter kit (numpy) ----
 
 std::string python_skeleton(const Skeleton& s, const std::string& precision, const fs::path& kit_dir) {
@@ -148,13 +169,14 @@ sys.path.insert(0, {2})  # the adapter kit, gnncheck_adapter.py
 import gnncheck_adapter as kit  # noqa: E402
 
 PRECISION = "{3}"  # what the kernel computes in: float64, float32, tf32, bfloat16 or float16
-
+{4}
 
 def {0}(case):
     graph = case.graph  # A, n_dst × n_src, in CSR: graph.row_ptr [n_dst + 1], graph.col_idx [E] (int64), graph.row_of_edge [E]
     n_dst, n_src, num_edges = graph.n_dst, graph.n_src, graph.num_edges
 )",
-                                t, prefixed(oracle::describe_target(*s.def), "    "), python_string(kit_dir.string()), precision);
+                                t, prefixed(oracle::describe_target(*s.def), "    "), python_string(kit_dir.string()), precision,
+                                python_implements_line(spec));
   for (const auto& a : s.attributes)
     out += fmt::format("    {} = case.attributes[\"{}\"]  # {}, default {}: {}\n", a.variable, a.name, python_attribute_type(a.type),
                        a.default_text, a.help);
@@ -186,7 +208,7 @@ def {0}(case):
 
 
 if __name__ == "__main__":
-    kit.serve(name="{0}_skeleton", targets={{"{0}": (PRECISION, {0})}})
+    kit.serve(name="{0}_skeleton", targets={{"{0}": (PRECISION, {0}, IMPLEMENTS)}})
 )",
                      t);
   return out;
@@ -216,13 +238,13 @@ import gnncheck
 
 PRECISION = "{2}"  # what the kernel computes in: float64, float32, tf32, bfloat16 or float16
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
-
+{3}
 
 def {0}_forward(case):
     graph = case.graph  # int64 on case.device: graph.row_ptr [n_dst + 1], graph.col_idx [E], graph.row_of_edge [E], graph.edge_index [2, E]
     n_dst, n_src, num_edges = case.n_dst, case.n_src, case.num_edges
 )",
-                                t, prefixed(oracle::describe_target(*s.def), "    "), precision);
+                                t, prefixed(oracle::describe_target(*s.def), "    "), precision, python_implements_line(s.def->spec));
   for (const auto& a : s.attributes)
     out += fmt::format("    {} = case.attributes[\"{}\"]  # {}, default {}: {}\n", a.variable, a.name, python_attribute_type(a.type),
                        a.default_text, a.help);
@@ -245,11 +267,11 @@ def {0}_forward(case):
 
 
 def test_{0}():
-    gnncheck.assert_correct("{0}", {0}_forward, precision=PRECISION, suite="ci", device=DEVICE)
+    gnncheck.assert_correct("{0}", {0}_forward, precision=PRECISION, implements=IMPLEMENTS, suite="ci", device=DEVICE)
 
 
 if __name__ == "__main__":
-    run = gnncheck.check("{0}", {0}_forward, precision=PRECISION, suite="ci", device=DEVICE)
+    run = gnncheck.check("{0}", {0}_forward, precision=PRECISION, implements=IMPLEMENTS, suite="ci", device=DEVICE)
     for verdict in run:
         print(verdict.one_line())
     print("gnncheck: %s; report: %s" % ("passed" if run.passed else "NOT passed", run.report_dir))
@@ -265,6 +287,24 @@ std::string c_precision(const std::string& precision) {
   std::string upper;
   for (char ch : precision) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return "GNNCHECK_PRECISION_" + upper;
+}
+
+// The optional attribute declaration (gnncheck_plugin_attributes_v1), commented out: with it absent the
+// plugin implements every value of every attribute.
+std::string c_implements_comment(const oracle::TargetSpec& spec) {
+  const auto [name, value] = example_declaration(spec);
+  if (name.empty()) return {};
+  return fmt::format(R"(
+/* Where the kernel implements fewer values of an attribute than gnncheck draws (a convention, a mode,
+ * a shape), declare them and every case is drawn within them (gnncheck/plugin.h); without this
+ * symbol, every value of every attribute:
+ *
+ * static const gnncheck_attribute_decl implemented[] = {{{{"{0}", "{1}", "{2}"}}}};
+ * static const gnncheck_plugin_attributes attributes = {{1, implemented}};
+ * GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin_attributes* gnncheck_plugin_attributes_v1(void) {{ return &attributes; }}
+ */
+)",
+                     spec.name, name, value);
 }
 
 std::string c_skeleton(const Skeleton& s, const std::string& precision) {
@@ -393,8 +433,9 @@ static const gnncheck_target_decl targets[] = {{{{"{3}", {4}}}}};
 static const gnncheck_plugin plugin = {{GNNCHECK_PLUGIN_ABI_VERSION, "{3}_skeleton", 1, targets, evaluate}};
 
 GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin* gnncheck_plugin_v1(void) {{ return &plugin; }}
-)",
-                     value_type, fmt::join(voids, " "), not_implemented_message(t), t, c_precision(precision));
+{5})",
+                     value_type, fmt::join(voids, " "), not_implemented_message(t), t, c_precision(precision),
+                     c_implements_comment(s.def->spec));
   return out;
 }
 

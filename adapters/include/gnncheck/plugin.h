@@ -132,6 +132,31 @@ typedef struct gnncheck_plugin {
 typedef const gnncheck_plugin* (*gnncheck_plugin_entry_fn)(void);
 #define GNNCHECK_PLUGIN_ENTRY_SYMBOL "gnncheck_plugin_v1"
 
+/* Optional: what the plugin implements of a target's attributes where it implements fewer values
+ * than the catalogue allows — a convention, a mode or a shape (adapters/PROTOCOL.md §2). Every case
+ * gnncheck sends is drawn within it; an attribute not declared is implemented for every value.
+ * `values` lists the values implemented, comma-separated, written as `gnncheck list TARGET` shows
+ * them: "in", "symmetric,row_mean", "1,2,4", "true", "0.2".
+ *
+ *   static const gnncheck_attribute_decl implemented[] = {{"gcn", "source_degree", "in"}, {"gat", "heads", "1"}};
+ *   static const gnncheck_plugin_attributes attributes = {2, implemented};
+ *   GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin_attributes* gnncheck_plugin_attributes_v1(void) { return &attributes; }
+ *
+ * A plugin without this symbol implements every value of every attribute. */
+typedef struct gnncheck_attribute_decl {
+  const char* target;     /* a target of the plugin's target table */
+  const char* attribute;  /* one of that target's attributes */
+  const char* values;     /* comma-separated values, at least one */
+} gnncheck_attribute_decl;
+
+typedef struct gnncheck_plugin_attributes {
+  int64_t num_declarations;
+  const gnncheck_attribute_decl* declarations;
+} gnncheck_plugin_attributes;
+
+typedef const gnncheck_plugin_attributes* (*gnncheck_plugin_attributes_fn)(void);
+#define GNNCHECK_PLUGIN_ATTRIBUTES_SYMBOL "gnncheck_plugin_attributes_v1"
+
 #ifdef __cplusplus
 }
 #endif
