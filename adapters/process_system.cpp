@@ -685,7 +685,7 @@ class ProcessSystem final : public System {
             return failure(Status::invalid_output,
                            fmt::format("the adapter answered for '{}' while the case was '{}'", *answered_other,
                                        dir.string()), true);
-          protocol::Answer answer = protocol::read_answer(dir, manifest, protocol::all_inputs_finite(c));
+          protocol::Answer answer = protocol::read_answer(dir, manifest);
           Result r = std::move(answer.result);
           if (c.memory_figures == MemoryFigures::read) {  // an answer whose figures are not read need not report them
             answer_live_bytes_ = answer.live_bytes;

@@ -4,8 +4,9 @@
 // (without a shell, in its own process group), reads its hello line (name, targets, precisions),
 // then for every case writes a fresh mkdtemp directory, sends its path on stdin and waits for the
 // answer with a timeout. A crash (signal or exit), a hang (killed, restarted for the next case),
-// a missing/garbage/truncated file, a wrong shape or dtype, or NaN in an answer to finite inputs each
-// become their own Status with a message that ends with the adapter's stderr tail; the next case
+// a missing/garbage/truncated file, or a wrong shape or dtype each become their own Status with a
+// message that ends with the adapter's stderr tail (NaN or Inf values are an answer, which the checks
+// compare with the exact result: a failure where that is finite); the next case
 // starts a fresh adapter when the last one died. Calls from several threads are serialized (one
 // adapter process answers one case at a time); make one system per thread to run cases in parallel.
 //

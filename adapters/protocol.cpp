@@ -61,9 +61,10 @@ Result invalid(std::string message) {
   return r;
 }
 
-// Reads one answered tensor; an empty string means it is valid and stored in `out`.
-std::string read_answer_tensor(const fs::path& dir, const TensorEntry& e, const char* what, bool inputs_finite,
-                               Tensor& out) {
+// Reads one answered tensor; an empty string means it is readable and stored in `out`. Its values
+// are not judged here: a NaN or Inf where the exact result is finite is a wrong answer, which the
+// check comparing it reports as a failure with the element (PROTOCOL.md §5), not an unreadable one.
+std::string read_answer_tensor(const fs::path& dir, const TensorEntry& e, const char* what, Tensor& out) {
   const fs::path path = dir / e.file;
   if (!fs::exists(path)) return fmt::format("{} '{}': the adapter did not write {}", what, e.name, e.file);
   NpyArray array;
@@ -78,15 +79,6 @@ std::string read_answer_tensor(const fs::path& dir, const TensorEntry& e, const 
   if (array.shape() != e.shape)
     return fmt::format("{} '{}': {} has shape {}; expected {}", what, e.name, e.file, array.shape(), e.shape);
   out = e.dtype == NpyDType::float64 ? std::get<Tensor>(array.tensor) : cast<double>(std::get<TensorF>(array.tensor));
-  if (inputs_finite) {
-    for (index_t i = 0; i < out.size(); ++i) {
-      if (!std::isfinite(out[i])) {
-        const index_t width = out.row_size() > 0 ? out.row_size() : 1;
-        return fmt::format("{} '{}': value {} at [{}, {}] (flat index {}) although every input is finite", what,
-                           e.name, out[i], i / width, i % width, i);
-      }
-    }
-  }
   return {};
 }
 
@@ -316,7 +308,7 @@ std::optional<json> read_result_json(const fs::path& dir, const CaseManifest& m,
 }
 
 // The answer of a parsed result.json.
-Result result_of(const json& j, const fs::path& dir, const CaseManifest& m, bool inputs_finite) {
+Result result_of(const json& j, const fs::path& dir, const CaseManifest& m) {
   if (!j.is_object() || !j.contains("status") || !j["status"].is_string())
     return invalid(fmt::format("{} has no string field 'status' (expected ok, unsupported or error)", m.result_file));
   const std::string status = j["status"].get<std::string>();
@@ -348,7 +340,7 @@ Result result_of(const json& j, const fs::path& dir, const CaseManifest& m, bool
        {std::tuple{"output", &m.outputs, &r.outputs}, std::tuple{"gradient", &m.gradients, &r.gradients}}) {
     for (const auto& e : *entries) {
       Tensor t;
-      if (std::string problem = read_answer_tensor(dir, e, what, inputs_finite, t); !problem.empty())
+      if (std::string problem = read_answer_tensor(dir, e, what, t); !problem.empty())
         return invalid(std::move(problem));
       target->emplace(e.name, std::move(t));
     }
@@ -358,15 +350,15 @@ Result result_of(const json& j, const fs::path& dir, const CaseManifest& m, bool
 
 }  // namespace
 
-Answer read_answer(const fs::path& dir, const CaseManifest& m, bool inputs_finite) {
+Answer read_answer(const fs::path& dir, const CaseManifest& m) {
   std::string problem;
   const std::optional<json> j = read_result_json(dir, m, problem);
   if (!j) return {invalid(std::move(problem)), std::nullopt, std::nullopt};
-  return {result_of(*j, dir, m, inputs_finite), byte_count(*j, "live_bytes"), byte_count(*j, "device_bytes")};
+  return {result_of(*j, dir, m), byte_count(*j, "live_bytes"), byte_count(*j, "device_bytes")};
 }
 
-Result read_result(const fs::path& dir, const CaseManifest& m, bool inputs_finite) {
-  return read_answer(dir, m, inputs_finite).result;
+Result read_result(const fs::path& dir, const CaseManifest& m) {
+  return read_answer(dir, m).result;
 }
 
 LoadedCase read_case(const fs::path& dir) {

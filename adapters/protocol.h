@@ -2,7 +2,7 @@
 //
 // gnncheck's side writes a Case into a directory (case.json + .npy tensors) and reads back the
 // adapter's answer with every check of PROTOCOL.md §5 (missing/garbage/truncated files, shapes,
-// dtypes, non-finite values) turned into a Result. The adapter's side (used by the C plugin host,
+// dtypes) turned into a Result. The adapter's side (used by the C plugin host,
 // and usable by any C++ adapter) reads a case directory back into a Case and writes a Result.
 //
 //   auto manifest = gnncheck::protocol::write_case(c, gnncheck::NpyDType::float64, dir);
@@ -85,9 +85,10 @@ NpyDType case_dtype(Precision precision);
 CaseManifest write_case(const Case& c, NpyDType dtype, const std::filesystem::path& dir);
 
 // gnncheck's side: the adapter's answer in `dir`, validated against `manifest`. Never throws for a
-// problem of the answer: it becomes Status::invalid_output naming the file and the problem.
-// `inputs_finite` says whether every input was finite (only then is NaN/Inf in the answer invalid).
-Result read_result(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
+// problem of the answer: it becomes Status::invalid_output naming the file and the problem. Values
+// are read as answered: NaN or Inf is the checks' to judge against the exact result (a wrong
+// answer where that is finite), never an unreadable answer.
+Result read_result(const std::filesystem::path& dir, const CaseManifest& manifest);
 
 // read_result together with result.json's optional byte counts, from one read of the file:
 // - live_bytes: memory the system holds between evaluations after this one (device memory for a GPU
@@ -99,7 +100,7 @@ struct Answer {
   Result result;
   std::optional<std::int64_t> live_bytes, device_bytes;
 };
-Answer read_answer(const std::filesystem::path& dir, const CaseManifest& manifest, bool inputs_finite);
+Answer read_answer(const std::filesystem::path& dir, const CaseManifest& manifest);
 
 // Whether every value of every input, parameter and output gradient of `c` is finite.
 bool all_inputs_finite(const Case& c);

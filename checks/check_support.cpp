@@ -37,9 +37,12 @@ bool system_failed(Verdict& v, const Result& got, const std::string& during) {
 
 namespace {
 
-// factor scales the symmetric bound; `with_lower_side` adds the model's lower endpoints.
+// factor scales the symmetric bound; `with_lower_side` adds the model's lower endpoints. `exact`
+// (when `reference` is another answer of the system): the oracle's answer, for
+// disagree_where_exact_is_finite.
 void compare_every_tensor(Verdict& v, const oracle::TargetSpec& spec, const Result& reference, const Result& actual,
-                          const Bounds& bounds, double factor, bool with_lower_side, const std::string& label_prefix) {
+                          const Bounds& bounds, double factor, bool with_lower_side, const std::string& label_prefix,
+                          const Result* exact = nullptr) {
   for (const NamedTensor& nt : result_tensors(spec, reference)) {
     const Tensor& expected = *find_tensor(reference, nt);
     Tensor bound = bounds.tensors.at(nt.label);
@@ -52,6 +55,8 @@ void compare_every_tensor(Verdict& v, const oracle::TargetSpec& spec, const Resu
     if (!got) {
       tc.tensor += " (missing from the system's answer)";
       tc.reason = "missing from the system's answer";
+    } else if (const Tensor* exact_tensor = exact ? find_tensor(*exact, nt) : nullptr) {
+      disagree_where_exact_is_finite(tc, *got, expected, *exact_tensor, bound);
     }
     v.comparisons.push_back(std::move(tc));
   }
@@ -64,9 +69,9 @@ void compare_with_exact(Verdict& v, const oracle::TargetSpec& spec, const Result
   compare_every_tensor(v, spec, exact, actual, bounds, 1.0, true, label_prefix);
 }
 
-void compare_answers(Verdict& v, const oracle::TargetSpec& spec, const Result& first, const Result& later,
-                     const Bounds& bounds, double factor, const std::string& label_prefix) {
-  compare_every_tensor(v, spec, first, later, bounds, factor, false, label_prefix);
+void compare_answers(Verdict& v, const oracle::TargetSpec& spec, const Result& exact, const Result& first,
+                     const Result& later, const Bounds& bounds, double factor, const std::string& label_prefix) {
+  compare_every_tensor(v, spec, first, later, bounds, factor, false, label_prefix, &exact);
 }
 
 Verdict not_applicable(Verdict v, const std::string& reason) {

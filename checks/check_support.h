@@ -36,8 +36,12 @@ void compare_with_exact(Verdict& v, const oracle::TargetSpec& spec, const Result
 // Compares two answers of one system (`first` the expected one) with bound = factor · `bounds`,
 // symmetric: each answer may lie anywhere in its interval around the exact value, so their
 // difference is bounded by the larger side on either sign (Bounds::tensors). Otherwise as above.
-void compare_answers(Verdict& v, const oracle::TargetSpec& spec, const Result& first, const Result& later,
-                     const Bounds& bounds, double factor, const std::string& label_prefix = {});
+// `exact` is the oracle's answer to the case both answer: where it is finite, answers that are
+// both NaN (or the same infinity) are both wrong, not in agreement (checks/verdict.h:
+// disagree_where_exact_is_finite).
+void compare_answers(Verdict& v, const oracle::TargetSpec& spec, const Result& exact, const Result& first,
+                     const Result& later, const Bounds& bounds, double factor, const std::string& label_prefix = {});
+
 
 // Marks `v` as not applicable to this case (Conclusion::not_applicable, with the reason in detail).
 Verdict not_applicable(Verdict v, const std::string& reason);

@@ -39,11 +39,12 @@ Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const 
     summarize(v);
     return v;
   }
-  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact_result(c), v.precision);
+  const Result exact = exact_result(c);
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
   v.tolerance_model = fmt::format("{}× ({})", options.nondeterminism_factor, bounds.model);
   v.metric_name = "|answer on the " + what + " case (mapped back) − answer on the original| at the worst element";
   // Expected = the system's own answer on the original case; actual = its answer after the move.
-  compare_answers(v, spec, original, back, bounds, options.nondeterminism_factor, "after " + what + ": ");
+  compare_answers(v, spec, exact, original, back, bounds, options.nondeterminism_factor, "after " + what + ": ");
   screen_kinks(v, c);
   summarize(v);
   if (v.conclusion == Conclusion::fail) {
@@ -112,15 +113,16 @@ Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions&
     const Tensor* g1 = find_tensor(r1, nt);
     const Tensor* g2 = find_tensor(r2, nt);
     const Tensor* g12 = find_tensor(r12, nt);
-    const Tensor& ref_shape = *find_tensor(e12, nt);
-    Tensor expected(ref_shape.shape()), bound(ref_shape.shape());
-    const bool complete = g1 && g2 && g1->shape() == ref_shape.shape() && g2->shape() == ref_shape.shape();
+    const Tensor& exact_combined = *find_tensor(e12, nt);
+    Tensor expected(exact_combined.shape()), bound(exact_combined.shape());
+    const bool complete = g1 && g2 && g1->shape() == exact_combined.shape() && g2->shape() == exact_combined.shape();
     for (index_t i = 0; i < expected.size(); ++i) {
       expected[i] = complete ? a * (*g1)[i] + b * (*g2)[i] : 0.0;
       bound[i] = b12.tensors.at(nt.label)[i] + std::abs(a) * b1.tensors.at(nt.label)[i] +
                  std::abs(b) * b2.tensors.at(nt.label)[i];
     }
     TensorComparison tc = compare_elementwise(nt.label, complete && g12 ? *g12 : Tensor(), expected, bound);
+    if (complete && g12) disagree_where_exact_is_finite(tc, *g12, expected, exact_combined, bound);
     tc.input = nt.name;
     tc.is_gradient = true;
     v.comparisons.push_back(std::move(tc));

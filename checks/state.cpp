@@ -33,10 +33,11 @@ Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const Che
                         const Result& first, const Result& again, const std::string& what) {
   Verdict v = start_verdict(kind, system, c, options);
   const auto& spec = oracle::find_target(c.target).spec;
-  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact_result(c), v.precision);
+  const Result exact = exact_result(c);
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
   v.tolerance_model = fmt::format("non-determinism tolerance {}× ({})", options.nondeterminism_factor, bounds.model);
   v.metric_name = "|later answer − first answer| at the worst element";
-  compare_answers(v, spec, first, again, bounds, options.nondeterminism_factor, what);
+  compare_answers(v, spec, exact, first, again, bounds, options.nondeterminism_factor, what);
   screen_kinks(v, c, /*same_inputs=*/true);
   summarize(v);
   return v;

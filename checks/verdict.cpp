@@ -149,6 +149,29 @@ TensorComparison compare_elementwise(const std::string& tensor, const Tensor& ac
   return c;
 }
 
+void disagree_where_exact_is_finite(TensorComparison& tc, const Tensor& actual, const Tensor& expected,
+                                    const Tensor& exact, const Tensor& bound) {
+  if (tc.inconclusive() || actual.shape() != exact.shape() || expected.shape() != exact.shape() ||
+      bound.shape() != exact.shape())
+    return;
+  index_t both_wrong = 0;
+  for (index_t i = 0; i < exact.size(); ++i) {
+    const bool same_non_finite = (std::isnan(actual[i]) && std::isnan(expected[i])) ||
+                                 (std::isinf(actual[i]) && actual[i] == expected[i]);
+    if (!same_non_finite || !std::isfinite(exact[i])) continue;
+    ++tc.elements_over_bound;
+    if (both_wrong++ == 0 && !(tc.worst && std::isinf(tc.worst_ratio))) {
+      tc.worst_ratio = std::numeric_limits<double>::infinity();
+      tc.worst = ElementReport{i, unflatten(i, exact.shape()), actual[i], exact[i], bound[i]};
+    }
+  }
+  if (both_wrong == 0) return;
+  tc.agreement = Agreement::disagrees;
+  tc.reason = fmt::format("{} element(s) non-finite in both answers where the exact result is finite (the worst "
+                          "element shows the exact value as expected)",
+                          both_wrong);
+}
+
 void summarize(Verdict& v) {
   // Headline: the worst disagreeing comparison, else the worst agreeing one, else an inconclusive one.
   auto rank = [](const TensorComparison& c) {

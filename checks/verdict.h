@@ -124,6 +124,15 @@ struct Verdict {
 TensorComparison compare_elementwise(const std::string& tensor, const Tensor& actual, const Tensor& expected,
                                      const Tensor& bound, const Tensor* lowest = nullptr);
 
+// For a comparison of two answers of one system (`actual` against `expected`, as compared into
+// `tc` with per-element `bound`): where `exact`, the oracle's value, is finite and both answers are
+// the same non-finite value — NaN and NaN, or equal infinities, which compare_elementwise counts as
+// agreeing — the element is over its bound with ratio ∞, reported with the exact value as the
+// expected one. A NaN answered twice is a wrong answer twice, never an agreement. Shapes that
+// differ from `exact`'s, and inconclusive comparisons, are left as they are.
+void disagree_where_exact_is_finite(TensorComparison& tc, const Tensor& actual, const Tensor& expected,
+                                    const Tensor& exact, const Tensor& bound);
+
 // Fills the headline fields of `v` from its comparisons (the disagreeing one with the worst ratio,
 // else the worst agreeing one; inconclusive ones only when nothing else is there) and sets
 // v.conclusion: error/unsupported from a non-ok system_status, fail if any comparison disagrees,

@@ -62,7 +62,11 @@ std::optional<CaseFailure> RandomCaseSource::draw(CaseJudge& judge) {
       v = std::move(*again);
     }
     if (v.conclusion == checks::Conclusion::unsupported) RC_DISCARD(v.detail);
-    const bool failed = is_decided_failure(v);
+    // A smaller case still fails only with the same kind of failure: a wrong answer (`fail`) that
+    // shrinks to a case the system crashes on (`error`) is another finding, and the counterexample
+    // would no longer show the wrong answer that was found.
+    const bool failed =
+        is_decided_failure(v) && (!last_failure || last_failure->verdict.conclusion == v.conclusion);
     if (failed) {
       last_failure = CaseFailure{.c = c, .verdict = v, .how_found = "", .provenance = {}};
       last_spec = spec;

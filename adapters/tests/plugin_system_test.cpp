@@ -129,7 +129,6 @@ TEST(PluginSystem, AbortingFloodingAndGarbageAnsweringKernelsCostOneCaseEach) {
   };
   for (const Step& step :
        {Step{5, Status::crashed, "signal 6"}, Step{0, Status::ok, ""},
-        Step{6, Status::invalid_output, "value nan at [0, 0]"}, Step{0, Status::ok, ""},
         Step{7, Status::error, "garbage shape: the plugin overwrote the shape of output 'y': it is now [1099511627776, -3], it was [5, 4]"},
         Step{0, Status::ok, ""},
         Step{8, Status::crashed, "stderr flood: the adapter wrote more than 64.0 MiB to stderr"}, Step{0, Status::ok, ""},
@@ -144,6 +143,18 @@ TEST(PluginSystem, AbortingFloodingAndGarbageAnsweringKernelsCostOneCaseEach) {
                                                                {{"features", std::int64_t{4}}}, 5));
   EXPECT_THAT(aborted.message, HasSubstr("faulty plugin: assertion failed, aborting"));
   EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+// A kernel that answers NaN (seed 6: y[0]) has answered: the checks compare the value with the
+// exact result and fail there (PROTOCOL.md §5); it is not invalid output.
+TEST(PluginSystem, ANanAnswerIsReadAsAnsweredForTheChecks) {
+  TempDir work;
+  auto plugin = make_plugin_system(GNNCHECK_TEST_FAULTY_PLUGIN, fast_options(work));
+  ASSERT_TRUE(plugin->availability().available) << plugin->availability().reason;
+  const Result r = plugin->evaluate(testing::random_case("spmm", testing::asymmetric_graph(),
+                                                         {{"features", std::int64_t{4}}}, 6));
+  ASSERT_EQ(r.status, Status::ok) << r.message;
+  EXPECT_TRUE(std::isnan(r.outputs.at("y")[0]));
 }
 
 TEST(PluginSystem, LeakingKernelFailsTheResourcesCheck) {

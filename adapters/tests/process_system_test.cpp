@@ -75,7 +75,6 @@ TEST(ProcessSystem, EveryFaultGetsItsOwnStatusAndTheRunGoesOn) {
       {6, Status::invalid_output, "did not write output_y.npy"},
       {7, Status::invalid_output, "has shape [5, 4]; expected [5, 5]"},
       {8, Status::invalid_output, "holds float32 values; the case asked for float64"},
-      {9, Status::invalid_output, "value nan at [1, 2]"},
       {10, Status::invalid_output, "wrote no result.json"},
       {11, Status::invalid_output, "result.json is not valid JSON"},
       {12, Status::error, "out of device memory (simulated)"},
@@ -97,6 +96,18 @@ TEST(ProcessSystem, EveryFaultGetsItsOwnStatusAndTheRunGoesOn) {
     }
   }
   // Every case directory was removed.
+  EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+// PROTOCOL.md §5: NaN in an answer to finite inputs is an answer (the checks compare it with the
+// exact result and fail there), not invalid output; the adapter keeps running.
+TEST(ProcessSystem, ANanAnswerToFiniteInputsIsReadAsAnsweredForTheChecks) {
+  TempDir work;
+  auto adapter = faulty_adapter(work);
+  const Result r = adapter->evaluate(spmm_case(9));  // the adapter writes NaN into y[1, 2]
+  ASSERT_EQ(r.status, Status::ok) << r.message;
+  EXPECT_TRUE(std::isnan(r.outputs.at("y").at(1, 2)));
+  EXPECT_EQ(adapter->evaluate(spmm_case(0)).status, Status::ok);
   EXPECT_TRUE(std::filesystem::is_empty(work.path()));
 }
 

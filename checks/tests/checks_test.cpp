@@ -393,6 +393,24 @@ TEST(Checks, NumericsCatchesSoftmaxWithoutMaxSubtraction) {
   EXPECT_NE(v.message.find("NaN or Inf"), std::string::npos);
 }
 
+// A NaN answered on every call where the exact result is finite is a wrong answer each time: the
+// checks that compare two answers of the system with each other fail on it (NaN against NaN used
+// to count as agreement), with the exact value as the expected one.
+TEST(Checks, ANanAnsweredOnEveryCallFailsTheChecksThatCompareAnswersWithEachOther) {
+  testing::NanOnEveryCall wrong;
+  const Case c = random_case("spmm", {{"features", std::int64_t{3}}});
+  const double exact_y0 = oracle::evaluate(c).outputs.at("y")[0];
+  ASSERT_TRUE(std::isfinite(exact_y0));
+  for (const Verdict& v : {state_repeat(wrong, c), state_interleaved(wrong, c), metamorphic_edge_order(wrong, c),
+                           metamorphic_linearity(wrong, c), differential(wrong, c)}) {
+    ASSERT_EQ(v.conclusion, Conclusion::fail) << one_line(v);
+    ASSERT_TRUE(v.worst.has_value()) << one_line(v);
+    EXPECT_TRUE(std::isnan(v.worst->actual)) << one_line(v);
+    EXPECT_TRUE(std::isfinite(v.worst->expected)) << one_line(v);
+    EXPECT_NE(v.message.find("got nan"), std::string::npos) << v.message;
+  }
+}
+
 TEST(Checks, GradientCheckCatchesAWrongFloat64Backward) {
   auto wrong = make_replica("tcgnn_backward_uses_A", make_oracle_system());
   const Verdict v = gradient(*wrong, random_case("spmm"));

@@ -3,6 +3,7 @@
 // random, noisy on every call, or noisy as a function of their input).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -56,6 +57,23 @@ class NoisyForward final : public System {
   double relative_;
   bool per_call_;
   std::uint64_t calls_ = 0;
+};
+
+// The float32 answer with the first element of every output and gradient NaN on every call, as a
+// fused kernel dividing 0/0 on an empty row does: the same wrong value each time.
+class NanOnEveryCall final : public System {
+ public:
+  std::string name() const override { return "nan_on_every_call"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float32; }
+  Result evaluate(const Case& c) override {
+    Result r = oracle::evaluate(c, Precision::float32);
+    if (!r.ok()) return r;
+    for (TensorMap* m : {&r.outputs, &r.gradients})
+      for (auto& [name, t] : *m)
+        if (t.size() > 0) t[0] = std::nan("");
+    return r;
+  }
 };
 
 }  // namespace gnncheck::checks::testing
