@@ -1,7 +1,7 @@
 """Every layout a user's array or tensor can have, read by its values and never by its memory order:
 by the adapter kit (write_npy / read_npy round trip, and a served case answered with such arrays)
 and by the package (a forward and backward returning them pass). NumPy 1.24 through 2.x: under
-NumPy 2, np.array(a, copy=False) raises "Unable to avoid copy" for any array not already in C order.
+NumPy 2, np.array with copy set to False raises "Unable to avoid copy" for any array not already in C order.
 
 Layouts: C order, Fortran order, transposed and sliced views, negative strides, zero strides
 (broadcast), read-only, unaligned, big-endian, 0-size, 0-d; torch tensors that require grad, are
