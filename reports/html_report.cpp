@@ -22,7 +22,7 @@ std::string cell_class(const std::string& cell) {
   if (cell.rfind("pass", 0) == 0) return "c-pass";
   if (cell == "caught") return "c-caught";
   if (cell == "FAIL") return "c-fail";
-  if (cell == "ERROR") return "c-error";
+  if (cell == "ERROR" || cell == "error") return "c-error";  // "error": a replica that broke (caught nothing)
   if (cell == "INCONCLUSIVE") return "c-inconclusive";
   if (cell == "inconclusive") return "c-inconclusive-replica";
   if (cell == "NOT TESTED") return "c-not-tested";

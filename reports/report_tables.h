@@ -46,7 +46,7 @@ std::string combined_cell(const std::vector<const ResultRecord*>& records);
 struct ReplicaRow {
   std::string name;
   std::string bug;
-  std::vector<std::string> caught_by;  // checks whose verdict failed or errored
+  std::vector<std::string> caught_by;  // checks whose verdict failed (an error catches nothing)
   std::vector<std::string> tried;      // checks that ran on it
   bool ran = false;
   bool caught = false;

@@ -64,7 +64,7 @@ ElementPlace parse_element_place(std::string_view name) {
 bool expectation_held(Expectation expected, Outcome outcome) {
   if (expected == Expectation::pass)
     return outcome == Outcome::pass || outcome == Outcome::not_applicable || outcome == Outcome::skipped;
-  return outcome == Outcome::fail || outcome == Outcome::error;
+  return outcome == Outcome::fail;  // an error (crash, timeout, unreadable answer) found no wrong answer
 }
 
 RunReport::Totals RunReport::totals() const {
@@ -87,15 +87,23 @@ RunReport::Totals RunReport::totals() const {
       case Outcome::skipped: ++t.skipped; break;
     }
   }
-  // A replica is caught in an entry when any of its results there is; the runner marks every
-  // result of a missed one unmet, so "caught" here is: expected caught, and no result unmet.
-  std::map<std::pair<std::string, std::string>, bool> replica_held;
+  // A replica is caught in an entry where a check failed on it there. Not "no result unmet": a
+  // system named with `--expect caught` has every result met once any entry of the run catches it,
+  // and an entry whose results only passed or errored has caught nothing. An entry where every
+  // result is neutral (skipped: the bug cannot be expressed on its targets; not applicable) tried
+  // nothing and is not counted; one the replica could not run in (not tested) is missed.
+  struct EntryCatch {
+    bool judged = false, caught = false;
+  };
+  std::map<std::pair<std::string, std::string>, EntryCatch> replica_entries;
   for (const auto& r : results)
     if (r.expectation == Expectation::caught) {
-      auto [it, fresh] = replica_held.emplace(std::pair{r.entry, r.system}, true);
-      it->second = it->second && r.expectation_held;
+      EntryCatch& e = replica_entries[{r.entry, r.system}];
+      e.judged = e.judged || (r.outcome != Outcome::skipped && r.outcome != Outcome::not_applicable);
+      e.caught = e.caught || r.outcome == Outcome::fail;
     }
-  for (const auto& [key, held] : replica_held) ++(held ? t.replicas_caught : t.replicas_missed);
+  for (const auto& [key, e] : replica_entries)
+    if (e.judged) ++(e.caught ? t.replicas_caught : t.replicas_missed);
   return t;
 }
 

@@ -42,13 +42,14 @@ std::string_view to_string(Outcome o);
 Outcome parse_outcome(std::string_view name);  // throws InputError on an unknown name
 const std::vector<Outcome>& all_outcomes();
 
-// What the suite expected: a correct system passes; a bug replica is caught (fail or error).
+// What the suite expected: a correct system passes; a bug replica is caught (a check fails on it;
+// an error — crash, timeout, unreadable answer — is a broken system and catches nothing).
 enum class Expectation { pass, caught };
 std::string_view to_string(Expectation e);
 Expectation parse_expectation(std::string_view name);  // throws InputError on an unknown name
 
 // True when `outcome` satisfies `expected`. `pass` is met by pass, and by the neutral not_applicable
-// and skipped; never by inconclusive or not_tested. `caught` is met by fail or error (a replica that
+// and skipped; never by inconclusive or not_tested. `caught` is met by fail only (a replica that
 // could not run at all is decided by the runner, which knows whether the system was available).
 bool expectation_held(Expectation expected, Outcome outcome);
 
@@ -120,8 +121,8 @@ struct ResultRecord {
   std::int64_t conclusive = 0;   // of those, how many decided (the system answered and the check could judge)
   std::string message{};           // why it failed, errored or was skipped; empty on a plain pass
   // An `error` that is not the system's (the suite's case could not be built, the sanitizer's logs
-  // are incomplete, a scale check compared nothing, gnncheck itself failed): never a replica's catch.
-  // Kept in memory for the run's expectations; not written to report.json.
+  // are incomplete, a scale check compared nothing, gnncheck itself failed). No error catches a
+  // replica (expectation_held); this says whose it was. Kept in memory; not written to report.json.
   bool error_not_of_the_system = false;
   std::string counterexample{};    // directory of the saved failing case, relative to the report dir
   std::string repro{};             // a command line that re-runs exactly this result

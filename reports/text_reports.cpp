@@ -28,7 +28,8 @@ std::string matrix_cell(const ResultRecord& r) {
     case Outcome::inconclusive: return r.expectation == Expectation::caught ? "inconclusive" : "INCONCLUSIVE";
     default: break;
   }
-  if (r.expectation == Expectation::caught) return r.outcome == Outcome::pass ? "·" : "caught";
+  if (r.expectation == Expectation::caught)
+    return r.outcome == Outcome::fail ? "caught" : (r.outcome == Outcome::error ? "error" : "·");
   switch (r.outcome) {
     case Outcome::pass: {
       const std::string ratio = worst_ratio_text(r);
@@ -94,13 +95,13 @@ std::vector<ReplicaRow> replica_rows(const RunReport& run) {
       // race only a sanitizer shows) is run with `expect: pass` to prove exactly that.
       if (r.system != s.name || r.expectation != Expectation::caught) continue;
       expected_caught = true;
-      // A replica that could not run here (not tested) caught nothing; any error of a replica that
-      // ran is a crash or a bad answer: caught.
+      // A replica that could not run here (not tested) caught nothing; an error (a crash, a timeout,
+      // an unreadable answer) is a broken system, not a wrong answer found: tried, not caught.
       if (r.system != s.name || r.outcome == Outcome::skipped || r.outcome == Outcome::not_tested ||
           r.outcome == Outcome::not_applicable)
         continue;
       tried.insert(r.check);
-      if (r.outcome == Outcome::fail || r.outcome == Outcome::error) caught.insert(r.check);
+      if (r.outcome == Outcome::fail) caught.insert(r.check);
     }
     row.caught_by.assign(caught.begin(), caught.end());
     row.tried.assign(tried.begin(), tried.end());

@@ -1029,18 +1029,19 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   if (options.stop_requested && options.stop_requested() != 0) run.interrupted_by = signal_name(options.stop_requested());
   add_sanitizer_results(systems, options, tasks, results);
 
-  // A replica is caught when any of its results within an entry failed or errored by its own fault
-  // (a suite's replica entries are written for their replicas; an error of the suite, the machine or
-  // gnncheck catches nothing); a planted bug named on the command line with
-  // `--expect caught` when any result of the run did. A check that does not catch it is no missed
-  // expectation by itself; a bug that no check caught is, and then all of its results are marked
-  // (unless the system could not run here at all).
+  // A replica is caught where a check failed on it: within an entry for a suite's replica entries;
+  // anywhere in the run for a planted bug named on the command line with `--expect caught`. An
+  // `error` catches nothing, whoever's fault: a crash, a timeout or an unreadable answer is a broken
+  // system, not a wrong answer found (and an error of the suite, the machine or gnncheck says
+  // nothing about the replica at all). A check that does not catch it is no missed expectation by
+  // itself; a bug that no check caught is, and then all of its results are marked (unless the
+  // system could not run here at all).
   auto catch_key = [&](const Task& t) { return std::pair{t.overridden ? std::string() : t.label.entry, t.label.system}; };
   std::map<std::pair<std::string, std::string>, bool> caught;  // (entry, system)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].expect != Expectation::caught) continue;
     bool& c = caught[catch_key(tasks[i])];
-    c = c || results[i].outcome == Outcome::fail || (results[i].outcome == Outcome::error && !results[i].error_not_of_the_system);
+    c = c || results[i].outcome == Outcome::fail;
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].expect != Expectation::caught) continue;
@@ -1048,7 +1049,8 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
     const bool was_caught = caught.at(catch_key(tasks[i]));
     results[i].expectation_held = was_caught;
     if (!was_caught && results[i].outcome != Outcome::pass)
-      results[i].message += " — and no other check of this entry caught the replica";
+      results[i].message += tasks[i].overridden ? " — and no check of the run failed on the system"
+                                                : " — and no other check of this entry caught the replica";
   }
 
   // A system the user named on the command line that concluded nothing anywhere in the run (every

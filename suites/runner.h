@@ -49,8 +49,8 @@ struct RunOptions {
   // and entries that expect `caught` (bug replicas) are not run.
   std::vector<std::string> override_systems;
   // What the override systems must do in the entries they replace: `pass`, or `caught` for a system
-  // with a planted bug (then, per entry, some check must catch it; a system that did not run is
-  // never caught).
+  // with a planted bug (then some check of the run must fail on it; an error — crash, timeout,
+  // unreadable answer — catches nothing, and a system that did not run is never caught).
   reports::Expectation override_expectation = reports::Expectation::pass;
   std::vector<std::string> only_entries;   // run just these entries (empty: all)
   // Run just these targets (empty: all): every entry's target list is narrowed to them (a selector

@@ -241,10 +241,10 @@ TEST(WritersTest, SameReportSameBytes) {
   std::filesystem::remove_all(b);
 }
 
-TEST(WritersTest, AReplicaThatCouldNotRunCaughtNothing) {
+TEST(WritersTest, AReplicaThatCouldNotRunOrCrashedCaughtNothing) {
   // A required replica unavailable here: the runner records an error whose expectation is not met.
-  // It is "not run" in the replica table, never "caught" (an error a replica produced by running —
-  // a crash, an invalid answer — is still caught).
+  // It is "not run" in the replica table, never "caught". An error a replica produced by running —
+  // a crash, an unreadable answer — is a broken system: it ran, and caught nothing.
   RunReport run = sample_report();
   run.systems.push_back({"gpu-replica-8", "replica", false, "this build has no CUDA", "softmax without the row maximum"});
   run.results.push_back({.system = "gpu-replica-8", .target = "all", .check = "numerics", .outcome = Outcome::not_tested,
@@ -259,10 +259,30 @@ TEST(WritersTest, AReplicaThatCouldNotRunCaughtNothing) {
       EXPECT_FALSE(row.caught);
     }
     if (row.name == "stale_attention") {
-      EXPECT_TRUE(row.caught) << "a crash is caught";
+      EXPECT_TRUE(row.ran);
+      EXPECT_FALSE(row.caught) << "a crash is no wrong answer found";
     }
   }
   EXPECT_THAT(markdown_summary(run), HasSubstr("| gpu-replica-8 | softmax without the row maximum | — | not run |"));
+}
+
+// `--expect caught` marks every result of the named system met once any entry caught it; the
+// headline counts only the entries where a check failed on it. It used to count entries whose
+// results only passed or errored as caught ("9 of 9 caught" for a bug two entries errored on).
+TEST(WritersTest, TotalsCountAReplicaCaughtOnlyInEntriesWhereACheckFailed) {
+  RunReport run;
+  auto result = [](std::string entry, Outcome outcome) {
+    return ResultRecord{.entry = std::move(entry), .system = "planted", .target = "spmm", .check = "differential",
+                        .outcome = outcome, .expectation = Expectation::caught, .expectation_held = true};
+  };
+  run.results = {result("differential", Outcome::fail), result("differential", Outcome::pass),
+                 result("state", Outcome::error), result("metamorphic", Outcome::pass)};
+  const auto t = run.totals();
+  EXPECT_EQ(t.replicas_caught, 1);
+  EXPECT_EQ(t.replicas_missed, 2);
+  EXPECT_THAT(totals_sentence(t), HasSubstr("bug replicas: 1 of 3 caught"));
+  EXPECT_FALSE(expectation_held(Expectation::caught, Outcome::error)) << "an error catches nothing";
+  EXPECT_TRUE(expectation_held(Expectation::caught, Outcome::fail));
 }
 
 TEST(WritersTest, AReplicaExpectedToPassIsNotJudgedAsCaughtOrMissed) {

@@ -98,7 +98,7 @@ class PlainProgress final : public ProgressBase {
   void finished(const TaskLabel& t, const reports::ResultRecord& r) override {
     count(r);
     std::string verdict(reports::to_string(r.outcome));
-    if (r.expectation == reports::Expectation::caught && (r.outcome == reports::Outcome::fail || r.outcome == reports::Outcome::error))
+    if (r.expectation == reports::Expectation::caught && r.outcome == reports::Outcome::fail)
       verdict = "caught";
     else if (r.expectation == reports::Expectation::caught && r.outcome == reports::Outcome::pass)
       verdict = "not caught here";

@@ -50,7 +50,7 @@ CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args) {
   run->add_option("--target", args.targets, "Run only this target (op or layer) in every entry; repeatable");
   run->add_option("--expect", args.expect,
                   "What the systems named here must do: pass (a correct system), or caught (a planted bug: exit 0 only when "
-                  "some check of every entry catches it)")
+                  "some check of the run fails on it; an error - a crash, a timeout, an unreadable answer - catches nothing)")
       ->check(CLI::IsMember({"pass", "caught"}))
       ->capture_default_str();
   run->add_option("--progress", args.progress, "Progress display: auto (a live line on a terminal), terminal, plain")

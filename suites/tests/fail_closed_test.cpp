@@ -167,6 +167,49 @@ TEST(FailClosedTest, AnAdaptersRerunLineStartsTheAdapterAgain) {
   fs::remove_all(dir);
 }
 
+// A NaN answer where the exact result is finite (here: a plugin's spmm that writes 0/0 into empty
+// rows) is a wrong answer: each check that compared it fails with the element and saves a shrunk
+// counterexample. It used to be `invalid_output`, so the run showed only errors and no failure.
+TEST(FailClosedTest, ANanAnswerToFiniteInputsIsAFailOfEachCheckNotAnError) {
+  const auto dir = scratch("nan-fails");
+  const CommandResult r = shell(fmt::format("gnncheck run ci --entry differential --entry state --plugin '{}' "
+                                            "--progress plain --report out",
+                                            GNNCHECK_TEST_NAN_PLUGIN),
+                                dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string report = read_file(dir / "out" / "report.json");
+  for (const char* check : {"differential", "adjoint", "state_interleaved", "state_repeat"})
+    EXPECT_THAT(r.output, ::testing::ContainsRegex(fmt::format("\\] fail +UNMET [a-z]+: planted_bug_spmm/spmm/{} \\(", check)))
+        << check << "\n" << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("] error ")));
+  EXPECT_THAT(report, ::testing::ContainsRegex("got -?nan, expected 0"));
+  EXPECT_THAT(report, Not(HasSubstr("invalid_output")));
+  EXPECT_TRUE(fs::exists(dir / "out" / "cases")) << "no counterexample saved";
+  fs::remove_all(dir);
+}
+
+// `--expect caught` is met only where a check failed on the system: an error (here: a crash on
+// every case) is a broken system, not a caught bug, and the headline counts only entries where a
+// check failed. The run used to exit 0 with "2 of 2 caught".
+TEST(FailClosedTest, ExpectCaughtIsMetOnlyWhereACheckFailed) {
+  const auto dir = scratch("expect-caught");
+  const CommandResult crash = shell(fmt::format("gnncheck run ci --entry differential --entry state --adapter '{}' "
+                                                "--expect caught --progress plain --report out",
+                                                faulty_adapter("crash")),
+                                    dir);
+  EXPECT_EQ(crash.exit_code, 1) << crash.output;
+  EXPECT_THAT(crash.output, HasSubstr("bug replicas: 0 of 2 caught"));
+  // Caught in one entry (differential fails on the NaN), not in the other (op_order does not apply
+  // to spmm): the run is met, and the headline says one entry of two.
+  const CommandResult nan = shell(fmt::format("gnncheck run ci --entry differential --entry op-order --plugin '{}' "
+                                              "--expect caught --progress plain --report out",
+                                              GNNCHECK_TEST_NAN_PLUGIN),
+                                  dir);
+  EXPECT_EQ(nan.exit_code, 0) << nan.output;
+  EXPECT_THAT(nan.output, HasSubstr("bug replicas: 1 of 2 caught"));
+  fs::remove_all(dir);
+}
+
 // A bug that needs earlier calls (here: every answer after the 12th is wrong) is not reproduced by
 // the shrunk case on a fresh process; the report says so and re-runs the whole sequence instead.
 TEST(FailClosedTest, AStatefulFailureIsReRunAsTheWholeSequence) {
