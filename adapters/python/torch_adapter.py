@@ -27,9 +27,10 @@ Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h),
   PyG's documented way to use another normalization — the degree factors are then the adapter's,
   the linear map, the propagation and their backward PyG's. Every gcn case is compared, on every
   graph.
-and refuses what cannot be mapped (status unsupported, with the reason):
+and declares what cannot be mapped away (IMPLEMENTS below, PROTOCOL.md §2), so that no case is drawn there:
 - gat with attn_dropout > 0: PyG draws its own dropout mask, the oracle's mask is a function of
-  dropout_seed.
+  dropout_seed (a case asking for it anyway is answered unsupported).
+- zero_degree = one (a source degree of 0 taken as 1, GNNAdvisor's convention): gcn_norm gives 0.
 Run on an H200 with torch 2.11 and PyG 2.8 (checks/README.md, "The torch/PyG adapter on the
 H200, completed"): 10^4 random differential and 10^4 adjoint cases per target pass on every target,
 and 2·10^3 cases per target of the metamorphic, state, numerics and op_order checks.
@@ -516,6 +517,12 @@ def layer_agnn(case):
 
 
 LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gat": layer_gat, "sage": layer_sage, "agnn": layer_agnn}
+# What the adapter implements where it is fewer values than a target has (PROTOCOL.md §2): a source
+# degree of 0 gets factor 0 (gcn_norm masks 1/sqrt(0) to 0; the adapter's own factors do the same),
+# and GAT runs without attention dropout (PyG draws its own mask; the oracle's is a function of
+# dropout_seed). gnncheck draws no case outside these.
+IMPLEMENTS = {"normalized_spmm": {"zero_degree": ["zero"]}, "gcn": {"zero_degree": ["zero"]},
+              "gat": {"attn_dropout": [0.0]}}
 
 
 def main():
@@ -530,14 +537,14 @@ def main():
     torch.backends.cudnn.allow_tf32 = args.tf32
     CTX = Context(args.device, torch.float64 if args.dtype == "float64" else torch.float32)
     precision = "tf32" if args.tf32 and args.dtype == "float32" else args.dtype
-    targets = {name: (precision, measured(fn)) for name, fn in OPS.items()}
+    targets = {name: (precision, measured(fn), IMPLEMENTS.get(name)) for name, fn in OPS.items()}
     pyg_version = None
     if not args.no_pyg:
         try:
             import torch_geometric
 
             pyg_version = torch_geometric.__version__
-            targets.update({name: (precision, measured(fn)) for name, fn in LAYERS.items()})
+            targets.update({name: (precision, measured(fn), IMPLEMENTS.get(name)) for name, fn in LAYERS.items()})
         except ImportError:
             pass
     sys.stderr.write("torch adapter: torch %s on %s, %s, torch_geometric %s\n" %
