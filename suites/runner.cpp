@@ -984,7 +984,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   std::vector<ResultRecord> results(tasks.size());
   std::atomic<std::size_t> next{0};
   std::mutex progress_mutex;
-  const double budget = suite.time_budget_seconds;
+  const double budget = options.time_budget_seconds.value_or(suite.time_budget_seconds);
   Executor executor(suite, systems, options, seed);
 
   auto worker = [&] {
@@ -1006,9 +1006,10 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
         r = skeleton(t);
         r.outcome = Outcome::not_tested;
         r.expectation_held = false;
-        r.message = fmt::format("not run: the suite's time budget of {} s was used up (raise time_budget_s; adapter and "
-                                "plugin start-up is not counted)",
-                                budget);
+        r.message = fmt::format("not run: the time budget of {} s ({}) was used up before this task started; give a "
+                                "slower system or a loaded machine more with --time-budget SECONDS (0: no limit) or "
+                                "the suite's time_budget_s (adapter and plugin start-up is not counted)",
+                                budget, options.time_budget_seconds ? "--time-budget" : "the suite's time_budget_s");
       } else {
         {
           std::lock_guard lock(progress_mutex);

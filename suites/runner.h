@@ -43,6 +43,8 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;       // replaces the suite's seed
   CaseShare share;                         // the part of every check's cases to run (default: all)
   int jobs = 1;                            // tasks run in parallel (each thread has its own systems)
+  // Replaces the suite's time_budget_s (0: no limit): `gnncheck run --time-budget SECONDS`.
+  std::optional<double> time_budget_seconds;
   std::filesystem::path report_dir;        // failing cases go to report_dir/cases/ (empty: not saved)
   // Systems named on the command line (already in the registry). When present they replace the
   // systems of every entry that expects `pass` (except `selfcheck` entries, which verify the oracle),

@@ -43,6 +43,10 @@ CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args) {
                   "Draw only part PART of OF disjoint parts of every check's cases (ceil(cases/OF) each, from the part's "
                   "own seed): the OF parts together are a run of at least the entry's cases, on as many machines or days");
   run->add_option("--jobs,-j", args.jobs, "Tasks to run in parallel (default: the number of cores, at most 8)")->check(CLI::Range(1, 256))->capture_default_str();
+  run->add_option("--time-budget", args.time_budget,
+                  "Seconds after which no new task starts, in place of the suite's time_budget_s (0: no limit); give a "
+                  "slower system or a loaded machine more")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--report", args.report, "Directory for report.json, junit.xml, summary.md, index.html and cases/ "
                                            "(an empty string writes no report)")
       ->capture_default_str();
@@ -73,6 +77,7 @@ int run_run_command(const RunCommandArgs& args, SystemRegistry& registry, const 
   options.seed = args.seed;
   if (!args.share.empty()) options.share = parse_case_share(args.share);
   options.jobs = args.jobs;
+  options.time_budget_seconds = args.time_budget;
   options.report_dir = args.report;
   options.override_systems = args.systems.resolve(registry, &options.override_system_flags);
   options.override_expectation = reports::parse_expectation(args.expect);

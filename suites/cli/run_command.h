@@ -21,6 +21,7 @@ struct RunCommandArgs {
   SystemFlags systems;
   std::optional<std::uint64_t> seed;
   int jobs = 1;  // set by add_run_command: the number of cores, at most 8
+  std::optional<double> time_budget;  // --time-budget: replaces the suite's time_budget_s (0: no limit)
   std::string report = "gnncheck-report";
   std::vector<std::string> entries, targets;
   std::string progress = "auto";

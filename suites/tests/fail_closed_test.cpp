@@ -210,6 +210,22 @@ TEST(FailClosedTest, ExpectCaughtIsMetOnlyWhereACheckFailed) {
   fs::remove_all(dir);
 }
 
+// A suite that runs out of its time budget says how to give a slower system more: the tasks not
+// started are `not tested` and name --time-budget, which replaces the suite's time_budget_s.
+TEST(FailClosedTest, AUsedUpTimeBudgetSaysHowToRaiseIt) {
+  const auto dir = scratch("budget");
+  const CommandResult r = shell("gnncheck run ci --entry differential --time-budget 0.000001 --jobs 1 --progress plain "
+                                "--report out",
+                                dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("not tested"));
+  EXPECT_THAT(r.output, HasSubstr("the time budget of 1e-06 s (--time-budget) was used up"));
+  EXPECT_THAT(r.output, HasSubstr("more with --time-budget SECONDS (0: no limit)"));
+  const CommandResult unlimited = shell("gnncheck run ci --entry differential --time-budget 0 --progress plain --report out", dir);
+  EXPECT_EQ(unlimited.exit_code, 0) << unlimited.output;
+  fs::remove_all(dir);
+}
+
 // A bug that needs earlier calls (here: every answer after the 12th is wrong) is not reproduced by
 // the shrunk case on a fresh process; the report says so and re-runs the whole sequence instead.
 TEST(FailClosedTest, AStatefulFailureIsReRunAsTheWholeSequence) {
