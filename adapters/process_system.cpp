@@ -488,6 +488,13 @@ class ProcessSystem final : public System {
     return it == declared_.end() ? Precision::float64 : it->second;
   }
 
+  ImplementedAttributes implemented_attributes(const std::string& target) const override {
+    std::lock_guard lock(mutex_);
+    ensure_started();
+    auto it = implemented_.find(target);
+    return it == implemented_.end() ? ImplementedAttributes{} : it->second;
+  }
+
   double startup_seconds() const override {
     std::lock_guard lock(mutex_);
     return startup_seconds_;
@@ -831,6 +838,7 @@ class ProcessSystem final : public System {
               protocol::Hello hello = protocol::parse_hello(*payload);
               hello_name_ = std::move(hello.name);
               declared_ = std::move(hello.targets);
+              implemented_ = std::move(hello.implemented);
               return {};
             } catch (const InputError& e) {
               return e.what();
@@ -847,6 +855,7 @@ class ProcessSystem final : public System {
   // Starting lazily from const queries (name, supports) is what makes these mutable.
   mutable AdapterProcess process_;
   mutable std::map<std::string, Precision> declared_;
+  mutable std::map<std::string, ImplementedAttributes> implemented_;
   mutable std::string hello_name_;
   mutable std::string start_failure_;
   mutable bool started_once_ = false;  // a hello was read at least once

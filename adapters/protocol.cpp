@@ -167,6 +167,37 @@ bool is_done_line_for(std::string_view line, std::string_view dir) {
   return line.ends_with(kDonePrefix);
 }
 
+namespace {
+
+ImplementedAttributes implemented_from_json(const std::string& target, const json& attributes) {
+  if (!attributes.is_object())
+    throw InputError("'attributes' must be an object: attribute name -> the values implemented (a list, or one value)");
+  ImplementedAttributes declared;
+  for (const auto& [name, values] : attributes.items()) {
+    std::vector<AttrValue>& into = declared[name];
+    for (const json& v : values.is_array() ? values : json::array({values})) {
+      if (v.is_boolean()) into.emplace_back(v.get<bool>());
+      else if (v.is_number_integer()) into.emplace_back(v.get<std::int64_t>());
+      else if (v.is_number()) into.emplace_back(v.get<double>());
+      else if (v.is_string()) into.emplace_back(v.get<std::string>());
+      else throw InputError(fmt::format("attribute '{}': expected booleans, numbers or strings, got {}", name, v.dump()));
+    }
+  }
+  return oracle::validated_implemented_attributes(oracle::find_target(target).spec, declared);
+}
+
+}  // namespace
+
+ImplementedAttributes parse_implemented_attributes(const std::string& target, std::string_view json_text) {
+  json j;
+  try {
+    j = json::parse(json_text);
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("the attribute declaration of target '{}' is not valid JSON: {}", target, e.what()));
+  }
+  return implemented_from_json(target, j);
+}
+
 Hello parse_hello(std::string_view text) {
   json j;
   try {
@@ -183,16 +214,28 @@ Hello parse_hello(std::string_view text) {
   if (j.contains("name") && j["name"].is_string()) hello.name = j["name"].get<std::string>();
   if (!j.contains("targets") || !j["targets"].is_object())
     throw InputError("the hello line has no object field 'targets' (target name -> precision)");
-  for (const auto& [target, precision] : j["targets"].items()) {
+  for (const auto& [target, declaration] : j["targets"].items()) {
     try {
       oracle::find_target(target);
     } catch (const InputError& e) {
       throw InputError(fmt::format("the hello line declares {}", e.what()));
     }
+    // "spmm": "float32", or "gcn": {"precision": "float32", "attributes": {"source_degree": ["in"]}}.
+    const bool detailed = declaration.is_object();
+    const json& precision = detailed && declaration.contains("precision") ? declaration["precision"] : declaration;
+    if (detailed)
+      for (const auto& [key, value] : declaration.items())
+        if (key != "precision" && key != "attributes")
+          throw InputError(fmt::format("the hello line: target '{}': unknown key '{}'; expected precision and attributes",
+                                       target, key));
     if (!precision.is_string())
-      throw InputError(fmt::format("the hello line: the precision of target '{}' must be a string", target));
+      throw InputError(fmt::format("the hello line: target '{}': expected a precision string or an object "
+                                   "{{\"precision\": …, \"attributes\": {{name: [values]}}}}",
+                                   target));
     try {
       hello.targets[target] = parse_precision(precision.get<std::string>());
+      if (detailed && declaration.contains("attributes"))
+        hello.implemented[target] = implemented_from_json(target, declaration["attributes"]);
     } catch (const InputError& e) {
       throw InputError(fmt::format("the hello line: target '{}': {}", target, e.what()));
     }

@@ -20,6 +20,7 @@
 
 #include "fixtures/npy.h"
 #include "core/case.h"
+#include "core/system.h"
 
 namespace gnncheck::protocol {
 
@@ -43,11 +44,20 @@ std::optional<std::string_view> done_payload(std::string_view line);
 struct Hello {
   std::string name;                           // may be empty
   std::map<std::string, Precision> targets;  // every one a target of oracle::all_targets()
+  // Per target, the attribute values the system implements where it declared fewer than all
+  // (`"gcn": {"precision": "float32", "attributes": {"source_degree": ["in"]}}`); validated.
+  std::map<std::string, ImplementedAttributes> implemented;
 };
+// A target's `attributes` declaration as JSON text ({"source_degree": ["in"], "heads": 1}), parsed and
+// validated (oracle::validated_implemented_attributes). Throws InputError saying what is wrong. The
+// hello line, the plugin host and the Python package all read declarations through it.
+ImplementedAttributes parse_implemented_attributes(const std::string& target, std::string_view json_text);
+
 // Parses the JSON of a hello line. Throws InputError saying what is wrong: not JSON, no integer
 // `protocol` or another version, no `targets` object, no target at all, a target that is not in the
 // catalogue (naming it and listing the known targets: a misspelled target must not be silently
-// unsupported), or a precision that is not one of float64, float32, tf32, bfloat16, float16.
+// unsupported), a precision that is not one of float64, float32, tf32, bfloat16, float16, or an
+// attribute declaration that oracle::validated_implemented_attributes refuses.
 Hello parse_hello(std::string_view json);
 
 // One tensor of case.json: a file in the case directory with its expected shape and dtype.

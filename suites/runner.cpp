@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -69,6 +70,9 @@ struct Task {
   std::uint64_t seed = 0;
   reports::Expectation expect = reports::Expectation::pass;  // the entry's, or the override systems'
   bool overridden = false;  // a system named on the command line in place of the entry's own
+  // What the cases were drawn within when the system declares fewer attribute values than the
+  // target has ("within what 'pyg' implements: …"), shown with the result; empty otherwise.
+  std::string coverage_note;
   // Set when the task is decided without running anything (unavailable system, unsupported target).
   std::optional<ResultRecord> decided;
 };
@@ -136,6 +140,69 @@ std::optional<std::string> structurally_not_applicable(checks::CheckKind check, 
     default: break;
   }
   return std::nullopt;
+}
+
+// The attribute values a check task draws from: the entry's pins, within what the system implements
+// (core/system.h), and the system's declared values for what the entry leaves open. `nothing_left`
+// says why no case can be drawn: a pinned attribute none of whose values the system implements.
+struct AttributeScope {
+  std::vector<AttributeChoice> choices;
+  std::string coverage_note;
+  std::optional<std::string> nothing_left;
+};
+
+std::string shown_values(const std::vector<AttrValue>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) out.push_back(std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v));
+  return fmt::format("{{{}}}", fmt::join(out, ", "));
+}
+
+AttributeScope attribute_scope(const oracle::TargetSpec& spec, const std::vector<AttributeChoice>& pinned,
+                               const ImplementedAttributes& implemented, const std::string& system) {
+  AttributeScope scope;
+  if (implemented.empty()) {
+    scope.choices = pinned;
+    return scope;
+  }
+  std::vector<std::string> left_out;
+  std::set<std::string> seen;
+  for (const AttributeChoice& choice : pinned) {
+    seen.insert(choice.name);
+    const auto declared = implemented.find(choice.name);
+    if (declared == implemented.end()) {
+      scope.choices.push_back(choice);
+      continue;
+    }
+    // The pins typed like the declaration (an integer pin of a number attribute is that number).
+    const std::vector<AttrValue> asked =
+        oracle::validated_implemented_attributes(spec, {{choice.name, choice.values}}).at(choice.name);
+    AttributeChoice kept{choice.name, {}};
+    std::vector<AttrValue> dropped;
+    for (const auto& v : asked)
+      (std::find(declared->second.begin(), declared->second.end(), v) != declared->second.end() ? kept.values : dropped)
+          .push_back(v);
+    if (kept.values.empty()) {
+      scope.nothing_left = fmt::format("system '{}' implements {} {} of target '{}'; this entry asks {}: no case to draw",
+                                       system, choice.name, shown_values(declared->second), spec.name, shown_values(asked));
+      return scope;
+    }
+    if (!dropped.empty()) left_out.push_back(fmt::format("{} = {}", choice.name, shown_values(dropped)));
+    scope.choices.push_back(std::move(kept));
+  }
+  for (const auto& [name, values] : implemented) {
+    if (seen.count(name)) continue;
+    scope.choices.push_back({name, values});
+    const auto attribute =
+        std::find_if(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) { return a.name == name; });
+    if (attribute == spec.attributes.end()) continue;
+    const std::vector<AttrValue> missing = oracle::values_not_implemented(*attribute, values);
+    if (!missing.empty()) left_out.push_back(fmt::format("{} = {}", name, shown_values(missing)));
+  }
+  scope.coverage_note = fmt::format("cases drawn within what '{}' implements of '{}': {}{}", system, spec.name,
+                                    oracle::describe(implemented),
+                                    left_out.empty() ? std::string()
+                                                     : fmt::format(" (not covered: {})", fmt::join(left_out, "; ")));
+  return scope;
 }
 
 class Planner {
@@ -303,10 +370,9 @@ class Planner {
         // Catch misspelled attributes before anything runs.
         const auto& spec = oracle::find_target(t.name).spec;
         for (const auto& a : t.attributes) {
-          Attributes probe;
-          probe.set(a.name, a.values.front());
           try {
-            oracle::with_defaults(spec, probe);
+            // Known attribute, values of its type, within an enumerated attribute's values.
+            oracle::validated_implemented_attributes(spec, {{a.name, a.values}});
           } catch (const InputError& err) {
             throw InputError(fmt::format("{}: entry '{}': {}", t.location.where(), e.name, err.what()));
           }
@@ -374,6 +440,20 @@ class Planner {
           Task t = task_for(target, check);
           t.attributes = choice->attributes;
           if (is_check_kind(check)) {
+            const AttributeScope scope =
+                attribute_scope(oracle::find_target(target).spec, choice->attributes, asked.implemented_attributes(target),
+                                system_name);
+            t.attributes = scope.choices;
+            t.coverage_note = scope.coverage_note;
+            if (scope.nothing_left) {
+              ResultRecord r = skeleton(t);
+              r.outcome = Outcome::skipped;
+              r.precision = std::string(to_string(asked.precision(target)));
+              r.message = *scope.nothing_left;
+              t.decided = r;
+              tasks.push_back(std::move(t));
+              continue;
+            }
             // A check that cannot say anything about this target or precision, whatever the case:
             // shown as such, never as a pass.
             if (auto why = structurally_not_applicable(checks::parse_check_kind(check), target, asked.precision(target))) {
@@ -457,6 +537,7 @@ class Executor {
     }
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     r.expectation_held = reports::expectation_held(r.expectation, r.outcome);
+    if (!t.coverage_note.empty()) r.message = r.message.empty() ? t.coverage_note : r.message + "\n" + t.coverage_note;
     if (t.entry->tolerance && t.label.check != kSelfcheck) {
       // A loosened bound is never silent: every result it applied to says so, and why.
       const std::string note = fmt::format("bounds multiplied by {} by the suite ({}): {}", t.entry->tolerance->factor,
@@ -764,11 +845,8 @@ class Executor {
       FamilyCaseSource source(*t.graphs, t.label.target, t.attributes, cases_of(t), t.seed);
       return run_cases(t, sys, source, r);
     }
-    if (!t.attributes.empty())
-      throw InputError(fmt::format("attributes of target '{}' cannot be fixed on the random graph family (it draws them); "
-                                   "use a generator family",
-                                   t.label.target));
     properties::PropertyOptions po;
+    for (const auto& a : t.attributes) po.case_options.attribute_values[a.name] = a.values;
     po.cases = static_cast<int>(cases_of(t));
     po.seed = t.seed;
     po.case_options.graph.max_nodes = t.graphs->max_nodes;

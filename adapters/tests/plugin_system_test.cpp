@@ -208,6 +208,19 @@ TEST(PluginSystem, PrecisionOutsideTheEnumIsUnavailableWithTheReason) {
                      "target table entry 0 ('spmm'): precision 42 is not a gnncheck_precision");
 }
 
+TEST(PluginSystem, AttributeValuesAPluginDeclaresAreWhatItImplements) {
+  TempDir work;
+  auto plugin = make_plugin_system(GNNCHECK_TEST_DECLARING_PLUGIN, fast_options(work));
+  ASSERT_TRUE(plugin->availability().available) << plugin->availability().reason;
+  const ImplementedAttributes implemented = plugin->implemented_attributes("spmm");
+  EXPECT_EQ(implemented.at("features"), (std::vector<AttrValue>{std::int64_t{1}, std::int64_t{2}, std::int64_t{3}}));
+  EXPECT_TRUE(plugin->implemented_attributes("spmm_transposed").empty());
+}
+
+TEST(PluginSystem, AMisspelledAttributeDeclarationIsUnavailableNamingIt) {
+  expect_unavailable(GNNCHECK_TEST_BAD_DECLARATION_PLUGIN, "attribute declaration 0: target 'spmm' has no attribute 'feature'");
+}
+
 TEST(PluginSystem, UnloadableLibraryIsUnavailableWithTheLoadersReason) {
   TempDir files;
   const std::filesystem::path not_elf = files.path() / "libnot_a_library.so";

@@ -256,13 +256,48 @@ TEST(ProtocolHello, RefusesWhatCannotBeCheckedNamingTheProblem) {
   EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": "fp16"}})"),
               HasSubstr("target 'spmm': unknown precision 'fp16': expected float64, float32, tf32, bfloat16 or float16"));
   EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": 32}})"),
-              HasSubstr("the precision of target 'spmm' must be a string"));
+              HasSubstr("target 'spmm': expected a precision string or an object"));
   EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {}})"), HasSubstr("declares no targets"));
   EXPECT_THAT(hello_error(R"({"protocol": 2, "targets": {"spmm": "float64"}})"),
               HasSubstr("the adapter speaks protocol 2; gnncheck speaks 1"));
   EXPECT_THAT(hello_error(R"({"targets": {"spmm": "float64"}})"), HasSubstr("no integer field 'protocol'"));
   EXPECT_THAT(hello_error(R"({"protocol": 1})"), HasSubstr("no object field 'targets'"));
   EXPECT_THAT(hello_error("{protocol: 1"), HasSubstr("the hello line is not valid JSON"));
+}
+
+TEST(ProtocolHello, ATargetMayDeclareTheAttributeValuesItImplements) {
+  const protocol::Hello hello = protocol::parse_hello(
+      R"({"protocol": 1, "targets": {"spmm": "float32", "gcn": {"precision": "float32", "attributes": )"
+      R"({"source_degree": ["in"], "zero_degree": "zero", "in_features": [4, 8]}},)"
+      R"( "gat": {"precision": "tf32", "attributes": {"negative_slope": [0.2, 1], "heads": 1}}}})");
+  EXPECT_EQ(hello.targets.at("gcn"), Precision::float32);
+  EXPECT_EQ(hello.targets.at("gat"), Precision::tf32);
+  EXPECT_FALSE(hello.implemented.count("spmm"));  // a bare precision implements every value
+  const ImplementedAttributes& gcn = hello.implemented.at("gcn");
+  EXPECT_EQ(gcn.at("source_degree"), std::vector<AttrValue>{std::string("in")});
+  EXPECT_EQ(gcn.at("zero_degree"), std::vector<AttrValue>{std::string("zero")});
+  EXPECT_EQ(gcn.at("in_features"), (std::vector<AttrValue>{std::int64_t{4}, std::int64_t{8}}));
+  // An integer stands for a number where the attribute is a number.
+  EXPECT_EQ(hello.implemented.at("gat").at("negative_slope"), (std::vector<AttrValue>{0.2, 1.0}));
+  EXPECT_EQ(hello.implemented.at("gat").at("heads"), std::vector<AttrValue>{std::int64_t{1}});
+}
+
+TEST(ProtocolHello, RefusesAnAttributeDeclarationThatCouldLeaveSomethingSilentlyUntested) {
+  auto declaring = [](const std::string& attributes) {
+    return hello_error(R"({"protocol": 1, "targets": {"gcn": {"precision": "float32", "attributes": )" + attributes + "}}}");
+  };
+  EXPECT_THAT(declaring(R"({"source_degre": ["in"]})"),
+              HasSubstr("target 'gcn': target 'gcn' has no attribute 'source_degre'; its attributes: in_features"));
+  EXPECT_THAT(declaring(R"({"source_degree": ["inn"]})"), HasSubstr("'inn' is not one of its values (out, in)"));
+  EXPECT_THAT(declaring(R"({"source_degree": []})"), HasSubstr("the values implemented are empty"));
+  EXPECT_THAT(declaring(R"({"in_features": ["8"]})"), HasSubstr("attribute 'in_features': expected an integer"));
+  EXPECT_THAT(declaring(R"({"bias": [1]})"), HasSubstr("attribute 'bias': expected a boolean"));
+  EXPECT_THAT(declaring(R"({"bias": [null]})"), HasSubstr("expected booleans, numbers or strings, got null"));
+  EXPECT_THAT(declaring(R"(["source_degree"])"), HasSubstr("'attributes' must be an object"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"gcn": {"precision": "float32", "atributes": {}}}})"),
+              HasSubstr("target 'gcn': unknown key 'atributes'; expected precision and attributes"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"gcn": {"attributes": {}}}})"),
+              HasSubstr("target 'gcn': expected a precision string or an object"));
 }
 
 }  // namespace
