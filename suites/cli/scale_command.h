@@ -4,7 +4,7 @@
 //   gnncheck scale --system cpu_float32 --target spmm --graph rmat:20,10 --rows 1000 --seed 1 --report out/
 //
 // Exit codes as for every subcommand: 0 the expectation held (--expect pass: the check passed;
-// caught: it failed or errored), 1 it did not, 2 a usage or input error naming the flag.
+// caught: it failed; an error catches nothing), 1 it did not, 2 a usage or input error naming the flag.
 #pragma once
 
 #include <cstdint>
