@@ -26,6 +26,7 @@
 
 #include "adapters/interrupt.h"
 #include "adapters/protocol.h"
+#include "platform/device_memory.h"
 
 extern char** environ;
 

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/device_memory.h"
+#include "platform/device_memory.h"
 #include "core/error.h"
 
 namespace gnncheck::sanitizer {

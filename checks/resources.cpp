@@ -12,7 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "checks/check_support.h"
-#include "core/device_memory.h"
+#include "platform/device_memory.h"
 #include "core/error.h"
 
 namespace gnncheck::checks {

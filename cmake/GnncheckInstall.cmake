@@ -7,7 +7,7 @@
 # Layout under the prefix:
 #   bin/gnncheck, bin/gnncheck-plugin-host
 #   include/gnncheck/plugin.h       the C plugin ABI (gnncheck::plugin_abi)
-#   include/gnncheck/core/{system,case,graph,tensor,error,device_memory}.h
+#   include/gnncheck/core/{system,case,graph,tensor,error,memory_figures}.h
 #                                   the System interface and the case vocabulary it speaks (gnncheck::core)
 #   lib/libgnncheck_core.a, lib/libgnncheck_oracle.a
 #   lib/cmake/gnncheck/             gnncheckConfig.cmake, gnncheckPluginTargets.cmake (plugin_abi, the command),
@@ -17,6 +17,8 @@
 #   <GNNCHECK_INSTALL_PYTHON_DIR>/gnncheck/   the Python package `import gnncheck` (installed by python/CMakeLists.txt)
 # Only these headers are public: the other parts' headers are the implementation of the command and
 # the Python package, which are installed whole (the executables and the extension link them statically).
+# Each public header includes only public headers and compiles alone: examples/downstream compiles
+# every installed header in a translation unit of its own (its target installed_headers_compile_alone).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -43,12 +45,13 @@ install(TARGETS gnncheck_core gnncheck_oracle
 # The public headers keep their folder so that "core/graph.h" resolves against include/gnncheck.
 install(FILES ${PROJECT_SOURCE_DIR}/adapters/include/gnncheck/plugin.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gnncheck)
 install(FILES ${PROJECT_SOURCE_DIR}/core/system.h ${PROJECT_SOURCE_DIR}/core/case.h ${PROJECT_SOURCE_DIR}/core/graph.h
-              ${PROJECT_SOURCE_DIR}/core/tensor.h ${PROJECT_SOURCE_DIR}/core/error.h ${PROJECT_SOURCE_DIR}/core/device_memory.h
+              ${PROJECT_SOURCE_DIR}/core/tensor.h ${PROJECT_SOURCE_DIR}/core/error.h ${PROJECT_SOURCE_DIR}/core/memory_figures.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gnncheck/core)
 
 install(FILES ${PROJECT_SOURCE_DIR}/suites/default.yaml ${PROJECT_SOURCE_DIR}/suites/ci.yaml
               ${PROJECT_SOURCE_DIR}/suites/full.yaml ${PROJECT_SOURCE_DIR}/suites/gpu.yaml
-              ${PROJECT_SOURCE_DIR}/suites/accuracy.yaml ${PROJECT_SOURCE_DIR}/suites/SCHEMA.md
+              ${PROJECT_SOURCE_DIR}/suites/accuracy.yaml ${PROJECT_SOURCE_DIR}/suites/leaks.yaml
+              ${PROJECT_SOURCE_DIR}/suites/SCHEMA.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gnncheck/suites)
 # The Python adapter kit and its reference adapters (adapters/PROTOCOL.md), for adapters written
 # outside this tree: the package config names the folder gnncheck_PYTHON_ADAPTERS_DIR.

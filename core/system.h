@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "core/case.h"
-#include "core/device_memory.h"
 
 namespace gnncheck {
 
@@ -55,7 +54,7 @@ class System {
   virtual std::optional<std::int64_t> measured_host_bytes() const { return std::nullopt; }
   // Device memory of this system as gnncheck measured it itself after its last evaluation (not
   // what the system reports): per process through NVML for adapters and plugins, the device's
-  // memory around each evaluation for in-process GPU systems (core/device_memory.h). The resources
+  // memory around each evaluation for in-process GPU systems (platform/device_memory.h). The resources
   // check holds it to kDriverPageBytes of growth. nullopt: this system uses no device, or nothing
   // could be measured (the verdict says so).
   virtual std::optional<device_memory::Reading> measured_device_bytes() const { return std::nullopt; }

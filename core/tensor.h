@@ -10,6 +10,8 @@
 //   auto y = gnncheck::cast<float>(x);    // TensorF
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -19,7 +21,6 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
-#include "core/process_memory.h"
 
 namespace gnncheck {
 
@@ -37,18 +38,31 @@ inline index_t shape_size(const std::vector<index_t>& shape) {
   return n;
 }
 
+// Told of a tensor's fresh memory (its data and size in bytes) before the first touch; nullptr: none.
+// A program may set one to choose how the memory is backed (the scale check asks for huge pages,
+// scale/huge_pages.h); it must not change a value.
+using FreshMemoryHook = void (*)(void* data, std::size_t bytes);
+
 namespace detail {
-// n values in fresh memory, set by fill(vector) after the allocation was advised for huge pages
-// (LargeTensorsOnHugePages, core/process_memory.h): the fill is the memory's first touch.
+inline std::atomic<FreshMemoryHook> fresh_memory_hook{nullptr};
+
+// n values in fresh memory, set by fill(vector) after the hook (if any) saw the allocation: the fill
+// is the memory's first touch.
 template <class T, class Fill>
 std::vector<T> fresh_values(size_t n, Fill fill) {
   std::vector<T> v;
   v.reserve(n);
-  if (n * sizeof(T) >= kHugePageTensorBytes) advise_huge_pages(v.data(), n * sizeof(T));
+  if (const FreshMemoryHook hook = fresh_memory_hook.load(std::memory_order_acquire); hook && n != 0)
+    hook(v.data(), n * sizeof(T));
   fill(v);
   return v;
 }
 }  // namespace detail
+
+// Sets the fresh-memory hook for the whole process (nullptr removes it); returns the one it replaces.
+inline FreshMemoryHook set_fresh_memory_hook(FreshMemoryHook hook) {
+  return detail::fresh_memory_hook.exchange(hook, std::memory_order_acq_rel);
+}
 
 template <class T>
 class DenseTensor {

@@ -10,7 +10,7 @@
 
 #include "gpu/context.h"
 #include "gpu/cuda_check.h"
-#include "core/device_memory.h"
+#include "platform/device_memory.h"
 #include "gpu/gpu_targets.h"
 #include "oracle/targets.h"
 

@@ -24,7 +24,7 @@
 
 #include "oracle/cpu_systems.h"
 #include "adapters/replicas/replicas.h"
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 #include "properties/driver.h"
 #ifdef GNNCHECK_MUTATION_SCORE_HAVE_CUDA
 #include "adapters/replicas/gpu/gpu_replicas.h"
@@ -133,7 +133,7 @@ std::string describe_case(const properties::CaseSpec& spec) {
 }  // namespace gnncheck
 
 int main(int argc, char** argv) {
-  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (core/process_memory.h)
+  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (platform/process_heap.h)
   using namespace gnncheck;
   const Options options = parse(argc, argv);
   std::vector<Trial> trials;

@@ -9,7 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
-#include "core/process_memory.h"
+#include "scale/huge_pages.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::scale {

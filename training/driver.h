@@ -14,7 +14,7 @@
 // after the last update.
 //
 // Memory: every epoch reallocates feature-sized tensors; a program that trains calls
-// retain_freed_memory_in_process() (core/process_memory.h) once, so they are not faulted in again.
+// retain_freed_memory_in_process() (platform/process_heap.h) once, so they are not faulted in again.
 //
 //   auto task = NodeClassificationTask::from_dataset(load_dataset("cora"));
 //   TrainingRecipe r = gcn_recipe(task);

@@ -26,10 +26,10 @@
 #include "adapters/replicas/replicas.h"
 #include "fixtures/dataset.h"
 #include "training/driver.h"
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 
 int main(int argc, char** argv) {
-  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (core/process_memory.h)
+  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (platform/process_heap.h)
   using namespace gnncheck;
   std::string dataset = "cora";
   int epochs = 200;

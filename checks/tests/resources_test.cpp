@@ -9,7 +9,7 @@
 #include "adapters/replicas/replicas.h"
 #include "checks/checks.h"
 #include "checks/resources.h"
-#include "core/device_memory.h"
+#include "platform/device_memory.h"
 #include "core/error.h"
 #include "oracle/cpu_systems.h"
 #include "oracle/random_case.h"

@@ -18,7 +18,7 @@
 #include "gpu/context.h"
 #include "gpu/gpu_systems.h"
 #include "training/driver.h"
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 
 namespace {
 
@@ -66,7 +66,7 @@ bool gate(const std::string& model, const TrainingRecipe& recipe, const NodeClas
 }  // namespace
 
 int main(int argc, char** argv) {
-  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (core/process_memory.h)
+  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (platform/process_heap.h)
   if (!gpu::probe_device().available) {
     std::printf("skipped: no CUDA device\n");
     return 0;

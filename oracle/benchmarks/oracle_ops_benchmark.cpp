@@ -20,7 +20,7 @@
 #include <benchmark/benchmark.h>
 
 #include "fixtures/generators.h"
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 #include "oracle/edge_softmax.h"
 #include "oracle/random_case.h"
 #include "oracle/sddmm.h"

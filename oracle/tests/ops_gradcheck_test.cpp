@@ -3,7 +3,7 @@
 // with a self-loop, multi-head), and random directions vᵀJu on a graph with more than 100,000 edges.
 #include <gtest/gtest.h>
 
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 #include "oracle/gradcheck.h"
 #include "oracle/random_case.h"
 #include "oracle/selfcheck.h"

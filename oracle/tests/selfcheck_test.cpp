@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 #include "oracle/selfcheck.h"
 #include "oracle/spmm.h"
 

@@ -17,6 +17,7 @@
 #include "adapters/protocol.h"
 #include "core/error.h"
 #include "oracle/targets.h"
+#include "platform/device_memory.h"
 
 namespace py = pybind11;
 
@@ -123,7 +124,7 @@ class PythonSystem final : public System {
     return r;
   }
 
-  // The device memory this process gained during the callable's evaluations (core/device_memory.h),
+  // The device memory this process gained during the callable's evaluations (platform/device_memory.h),
   // once the process has loaded the CUDA driver; nothing for a callable that never touched a GPU.
   std::optional<device_memory::Reading> measured_device_bytes() const override {
     std::lock_guard device_lock(device_memory::in_process_device_lock());

@@ -16,7 +16,7 @@
 #include "adapters/system_server.h"
 #include "checks/checks.h"
 #include "core/error.h"
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 #include "oracle/selfcheck.h"
 #include "oracle/targets.h"
 #include "properties/counterexample.h"
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   using namespace gnncheck;
   using namespace gnncheck::suites;
   install_interrupt_handlers();  // SIGINT/SIGTERM kill every adapter process group (adapters/interrupt.h)
-  retain_freed_memory_in_process();  // many evaluations of large tensors (core/process_memory.h)
+  retain_freed_memory_in_process();  // many evaluations of large tensors (platform/process_heap.h)
   CLI::App app{"gnncheck " GNNCHECK_VERSION
                " — correctness suite for GNN sparse kernels and layers.\n"
                "Exit codes: 0 every expectation held; 1 some did not (a failure, an error, or something not tested);\n"

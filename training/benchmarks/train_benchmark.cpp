@@ -10,10 +10,10 @@
 
 #include "oracle/cpu_systems.h"
 #include "training/driver.h"
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 
 int main(int argc, char** argv) {
-  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (core/process_memory.h)
+  gnncheck::retain_freed_memory_in_process();  // many evaluations of large tensors (platform/process_heap.h)
   using namespace gnncheck;
   using namespace gnncheck::training;
   CLI::App app{"Time one training run of a model recipe through a system"};

@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "core/process_memory.h"
+#include "platform/process_heap.h"
 #include "oracle/cpu_systems.h"
 #include "training/accuracy_gate.h"
 
 namespace gnncheck::training::tests {
 
 inline NodeClassificationTask load_task(const std::string& name) {
-  retain_freed_memory_in_process();  // as the programs that train do (core/process_memory.h)
+  retain_freed_memory_in_process();  // as the programs that train do (platform/process_heap.h)
   try {
     return NodeClassificationTask::from_dataset(load_dataset(name));
   } catch (const InputError& e) {

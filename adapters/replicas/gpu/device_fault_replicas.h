@@ -5,7 +5,7 @@
 //   gpu-replica-leak  spmm as the reference computes it, but every evaluation also cudaMallocs a
 //                     4 MiB staging buffer outside the accounting allocator and never frees it: the
 //                     system's own live_bytes()/peak_bytes stay flat, the device memory grows. Caught
-//                     by `resources` through gnncheck's device measurement (core/device_memory.h).
+//                     by `resources` through gnncheck's device measurement (platform/device_memory.h).
 //   gpu-replica-curand-leak  spmm after drawing a dropout mask from a cuRAND generator created per
 //                     evaluation and never destroyed: the generator's device state (XORWOW) leaks inside
 //                     cuRAND, a library handle no allocator of the system counts. Caught by `resources`

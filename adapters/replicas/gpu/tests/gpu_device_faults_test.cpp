@@ -25,7 +25,7 @@
 #include "adapters/tests/adapter_test_support.h"
 #include "checks/checks.h"
 #include "checks/resources.h"
-#include "core/device_memory.h"
+#include "platform/device_memory.h"
 #include "gpu/context.h"
 #include "gpu/gpu_systems.h"
 

@@ -1,4 +1,4 @@
-#include "core/device_memory.h"
+#include "platform/device_memory.h"
 
 #include <dlfcn.h>
 

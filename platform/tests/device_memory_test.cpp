@@ -1,7 +1,7 @@
-// gnncheck's own device-memory readings (core/device_memory.h). Runs everywhere: without the NVIDIA
+// gnncheck's own device-memory readings (platform/device_memory.h). Runs everywhere: without the NVIDIA
 // driver every reading says why it measured nothing; with it, this test's process (which never loads
 // the CUDA driver) holds no device memory.
-#include "core/device_memory.h"
+#include "platform/device_memory.h"
 
 #include <unistd.h>
 

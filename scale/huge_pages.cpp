@@ -1,29 +1,27 @@
-#include "core/process_memory.h"
+#include "scale/huge_pages.h"
 
 #include <atomic>
 #include <cstdint>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
-namespace gnncheck {
+#include "core/tensor.h"
 
-void retain_freed_memory_in_process() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
-}
+namespace gnncheck {
 
 namespace {
 std::atomic<int> huge_page_scopes{0};
 }  // namespace
 
-LargeTensorsOnHugePages::LargeTensorsOnHugePages() { huge_page_scopes.fetch_add(1, std::memory_order_relaxed); }
+// The first scope sets core's fresh-memory hook and it stays set: it does nothing while no scope is
+// alive, so a scope costs no more than a counter.
+LargeTensorsOnHugePages::LargeTensorsOnHugePages() {
+  huge_page_scopes.fetch_add(1, std::memory_order_relaxed);
+  static const FreshMemoryHook hooked = (set_fresh_memory_hook(&advise_huge_pages), &advise_huge_pages);
+  (void)hooked;
+}
 LargeTensorsOnHugePages::~LargeTensorsOnHugePages() { huge_page_scopes.fetch_sub(1, std::memory_order_relaxed); }
 
 bool large_tensors_on_huge_pages() { return huge_page_scopes.load(std::memory_order_relaxed) > 0; }

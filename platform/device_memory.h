@@ -1,4 +1,4 @@
-// gnncheck/core/device_memory.h — device memory as gnncheck measures it itself, not as a system reports it.
+// gnncheck/platform/device_memory.h — device memory as gnncheck measures it itself, not as a system reports it.
 //
 // The resources check must see device memory that no allocator of the system under test counts (a
 // library handle or a cudaMalloc per call, never freed). These helpers read it from the driver:
@@ -34,13 +34,7 @@ namespace gnncheck::device_memory {
 // per-process and device-wide reading, and the resources check's allowance for them.
 inline constexpr std::int64_t kDriverPageBytes = std::int64_t{2} << 20;
 
-// One reading and how it was taken ("NVML: used GPU memory of process 1234", …): readings with
-// different sources are not comparable, and the resources check refuses to compare them.
-struct Reading {
-  std::int64_t bytes = 0;
-  std::string source;
-  bool whole_device = false;  // every process on the device counts in it, not this one alone
-};
+// Reading (one figure and how it was taken) is vocabulary: core/memory_figures.h.
 
 // Why NVML cannot be used here (library missing, nvmlInit failed: its error string); nullopt when it can.
 std::optional<std::string> nvml_problem();

@@ -1,4 +1,4 @@
-// LargeTensorsOnHugePages (core/process_memory.h): the scope is process-wide and nests, a large
+// LargeTensorsOnHugePages (scale/huge_pages.h): the scope is process-wide and nests, a large
 // tensor made, copied or cast inside it lies in memory marked for huge pages (the kernel's own
 // record, /proc/self/smaps' VmFlags "hg"), one made outside the scope does not, and no value
 // changes (a small tensor's marks are not tested: it may lie inside memory advised for a large one).
@@ -13,7 +13,7 @@
 
 #include <sys/mman.h>
 
-#include "core/process_memory.h"
+#include "scale/huge_pages.h"
 #include "core/tensor.h"
 
 namespace gnncheck {
