@@ -68,6 +68,33 @@ TrainingRecipe sage_recipe(const NodeClassificationTask& task) {
 
 namespace {
 
+using RecipeFn = TrainingRecipe (*)(const NodeClassificationTask&);
+
+const std::vector<std::pair<std::string, RecipeFn>>& recipes() {
+  static const std::vector<std::pair<std::string, RecipeFn>> table = {
+      {"gcn", gcn_recipe},
+      {"gat", [](const NodeClassificationTask& task) { return gat_recipe(task); }},
+      {"gin", gin_recipe},
+      {"sage", sage_recipe}};
+  return table;
+}
+
+}  // namespace
+
+std::optional<TrainingRecipe> recipe_for(const std::string& target, const NodeClassificationTask& task) {
+  for (const auto& [name, recipe] : recipes())
+    if (name == target) return recipe(task);
+  return std::nullopt;
+}
+
+std::vector<std::string> trained_targets() {
+  std::vector<std::string> out;
+  for (const auto& [name, recipe] : recipes()) out.push_back(name);
+  return out;
+}
+
+namespace {
+
 void validate_config(const TrainingConfig& c) {
   if (c.epochs < 1) throw InputError(fmt::format("training: epochs must be ≥ 1, got {}", c.epochs));
   for (auto [name, p] : {std::pair{"input_dropout", c.input_dropout}, std::pair{"hidden_dropout", c.hidden_dropout},

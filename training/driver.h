@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,10 @@ TrainingRecipe gat_recipe(const NodeClassificationTask& task, index_t heads = 8,
 // GIN hidden 64 (GIN-0) and GraphSAGE-mean hidden 16 with GCN's optimizer settings and dropout 0.5.
 TrainingRecipe gin_recipe(const NodeClassificationTask& task);
 TrainingRecipe sage_recipe(const NodeClassificationTask& task);
+// The published recipe whose model is built from `target`'s layer, or nullopt for a target no
+// recipe trains; the targets that have one, in a fixed order (gcn, gat, gin, sage).
+std::optional<TrainingRecipe> recipe_for(const std::string& target, const NodeClassificationTask& task);
+std::vector<std::string> trained_targets();
 
 struct EpochRecord {
   int epoch = 0;

@@ -1,0 +1,338 @@
+#include "suites/planner.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::suites {
+namespace {
+
+using reports::Expectation;
+using reports::Outcome;
+using reports::ResultRecord;
+
+std::vector<std::string> targets_of(const std::string& selector) {
+  std::vector<std::string> out;
+  for (const auto& def : oracle::all_targets()) {
+    const bool wanted = selector == "all" || (selector == "ops" && !def.spec.is_layer) || (selector == "layers" && def.spec.is_layer);
+    if (wanted) out.push_back(def.spec.name);
+  }
+  return out;
+}
+
+// The attribute values a check task draws from: the entry's pins, within what the system implements
+// (core/system.h), and the system's declared values for what the entry leaves open. `nothing_left`
+// says why no case can be drawn: a pinned attribute none of whose values the system implements.
+struct AttributeScope {
+  std::vector<AttributeChoice> choices;
+  std::string coverage_note;
+  std::optional<std::string> nothing_left;
+};
+
+std::string shown_values(const std::vector<AttrValue>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) out.push_back(std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v));
+  return fmt::format("{{{}}}", fmt::join(out, ", "));
+}
+
+AttributeScope attribute_scope(const oracle::TargetSpec& spec, const std::vector<AttributeChoice>& pinned,
+                               const ImplementedAttributes& implemented, const std::string& system) {
+  AttributeScope scope;
+  if (implemented.empty()) {
+    scope.choices = pinned;
+    return scope;
+  }
+  std::vector<std::string> left_out;
+  std::set<std::string> seen;
+  for (const AttributeChoice& choice : pinned) {
+    seen.insert(choice.name);
+    const auto declared = implemented.find(choice.name);
+    if (declared == implemented.end()) {
+      scope.choices.push_back(choice);
+      continue;
+    }
+    // The pins typed like the declaration (an integer pin of a number attribute is that number).
+    const std::vector<AttrValue> asked =
+        oracle::validated_implemented_attributes(spec, {{choice.name, choice.values}}).at(choice.name);
+    AttributeChoice kept{choice.name, {}};
+    std::vector<AttrValue> dropped;
+    for (const auto& v : asked)
+      (std::find(declared->second.begin(), declared->second.end(), v) != declared->second.end() ? kept.values : dropped)
+          .push_back(v);
+    if (kept.values.empty()) {
+      scope.nothing_left = fmt::format("system '{}' implements {} {} of target '{}'; this entry asks {}: no case to draw",
+                                       system, choice.name, shown_values(declared->second), spec.name, shown_values(asked));
+      return scope;
+    }
+    if (!dropped.empty()) left_out.push_back(fmt::format("{} = {}", choice.name, shown_values(dropped)));
+    scope.choices.push_back(std::move(kept));
+  }
+  for (const auto& [name, values] : implemented) {
+    if (seen.count(name)) continue;
+    scope.choices.push_back({name, values});
+    const auto attribute =
+        std::find_if(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) { return a.name == name; });
+    if (attribute == spec.attributes.end()) continue;
+    const std::vector<AttrValue> missing = oracle::values_not_implemented(*attribute, values);
+    if (!missing.empty()) left_out.push_back(fmt::format("{} = {}", name, shown_values(missing)));
+  }
+  scope.coverage_note = fmt::format("cases drawn within what '{}' implements of '{}': {}{}", system, spec.name,
+                                    oracle::describe(implemented),
+                                    left_out.empty() ? std::string()
+                                                     : fmt::format(" (not covered: {})", fmt::join(left_out, "; ")));
+  return scope;
+}
+
+class Planner {
+ public:
+  Planner(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, std::uint64_t seed)
+      : suite_(suite), systems_(systems), options_(options), seed_(seed) {}
+
+  std::vector<Task> plan() {
+    for (const auto& name : options_.only_entries) {
+      bool found = false;
+      for (const auto& e : suite_.entries) found = found || e.name == name;
+      if (!found) {
+        std::vector<std::string> names;
+        for (const auto& e : suite_.entries) names.push_back(e.name);
+        throw InputError(fmt::format("{}: no entry named '{}'; its entries: {}", suite_.path, name, fmt::join(names, ", ")));
+      }
+    }
+    std::vector<Task> tasks;
+    for (const auto& entry : suite_.entries) {
+      if (!options_.only_entries.empty() &&
+          std::find(options_.only_entries.begin(), options_.only_entries.end(), entry.name) == options_.only_entries.end())
+        continue;
+      validate_checks(entry);
+      if (!options_.share.whole()) validate_shared_entry(entry);
+      const bool oracle_only =
+          std::none_of(entry.checks.begin(), entry.checks.end(), [](const auto& c) { return find_task_kind(c)->runs_on_systems(); });
+      std::vector<std::string> system_names = entry.systems;
+      if (!options_.override_systems.empty() && !oracle_only) {
+        if (entry.expect == Expectation::caught) continue;  // replica entries are about the replicas
+        system_names = options_.override_systems;
+      }
+      const bool overridden = system_names == options_.override_systems && !options_.override_systems.empty();
+      for (const auto& system : expand_systems(entry, system_names)) plan_system(entry, system, tasks, overridden);
+    }
+    return tasks;
+  }
+
+ private:
+  void validate_checks(const Entry& e) {
+    for (const auto& c : e.checks)
+      if (!find_task_kind(c))
+        throw InputError(fmt::format("{}: entry '{}': unknown check '{}'; known checks: {}", e.location.where(), e.name, c,
+                                     fmt::join(known_check_names(), ", ")));
+    for (const auto& [key, value] : e.options) {
+      std::vector<std::string> takers, accepted;  // kinds that take options at all; the options of the entry's kinds
+      for (const auto& name : known_check_names())
+        if (!find_task_kind(name)->options().empty()) takers.push_back(name);
+      std::string taker;
+      for (const auto& c : e.checks)
+        if (const auto options = find_task_kind(c)->options(); !options.empty()) {
+          taker = c;
+          accepted = options;
+        }
+      if (taker.empty())
+        throw InputError(fmt::format("{}: entry '{}': options apply to the {} check only", e.location.where(), e.name,
+                                     fmt::join(takers, ", ")));
+      if (std::find(accepted.begin(), accepted.end(), key) == accepted.end())
+        throw InputError(fmt::format("{}: entry '{}': unknown option '{}' of the {} check; expected one of: {}",
+                                     e.location.where(), e.name, key, taker, fmt::join(accepted, ", ")));
+    }
+    // A scale graph family is checked by the scale kind alone, whatever the entry's checks say.
+    const TaskKind* scale = find_task_kind("scale");
+    if (suite_.graphs.at(e.graphs).family == "scale") scale->validate(e, suite_);
+    for (const auto& c : e.checks)
+      if (const TaskKind* kind = find_task_kind(c); kind != scale || suite_.graphs.at(e.graphs).family != "scale")
+        kind->validate(e, suite_);
+  }
+
+  // --share splits the drawn cases of checks; a check that draws none (the oracle's selfcheck, an
+  // accuracy gate, a scale check — the only check of a scale family) would run whole in every part.
+  void validate_shared_entry(const Entry& e) {
+    for (const auto& c : e.checks)
+      if (!find_task_kind(c)->draws_cases())
+        throw InputError(fmt::format("{}: entry '{}': --share {}/{} splits the cases a check draws; its check '{}' draws "
+                                     "none (run this entry without --share)",
+                                     e.location.where(), e.name, options_.share.part, options_.share.of, c));
+  }
+
+  std::vector<std::string> expand_systems(const Entry& e, const std::vector<std::string>& names) {
+    std::vector<std::string> out;
+    for (const auto& n : names) {
+      if (n == "replicas") {
+        for (const auto& s : systems_.entries())
+          if (s.kind == "replica") out.push_back(s.name);
+        continue;
+      }
+      if (!systems_.contains(n)) {
+        try {
+          systems_.find(n);
+        } catch (const InputError& err) {
+          throw InputError(fmt::format("{}: entry '{}': {}", e.location.where(), e.name, err.what()));
+        }
+      }
+      out.push_back(n);
+    }
+    return out;
+  }
+
+  // A system the user named on the command line is required; so is every system of an entry that
+  // expects `pass`, unless the suite declares it `required: false`; a replica (`caught`) only when
+  // declared `required: true`.
+  bool required(const Entry& entry, const std::string& system) const {
+    if (std::find(options_.override_systems.begin(), options_.override_systems.end(), system) != options_.override_systems.end())
+      return true;
+    for (const auto& d : suite_.systems)
+      if (d.name == system && d.required) return *d.required;
+    return entry.expect == Expectation::pass;
+  }
+
+  bool target_wanted(const std::string& target) const {
+    return options_.only_targets.empty() ||
+           std::find(options_.only_targets.begin(), options_.only_targets.end(), target) != options_.only_targets.end();
+  }
+
+  std::vector<const TargetChoice*> target_choices(const Entry& e) {
+    std::vector<const TargetChoice*> out;
+    for (const auto& t : e.targets) {
+      if (t.name != "all" && t.name != "ops" && t.name != "layers") {
+        try {
+          oracle::find_target(t.name);
+        } catch (const InputError& err) {
+          throw InputError(fmt::format("{}: entry '{}': {}", t.location.where(), e.name, err.what()));
+        }
+        // Catch misspelled attributes before anything runs.
+        const auto& spec = oracle::find_target(t.name).spec;
+        for (const auto& a : t.attributes) {
+          try {
+            // Known attribute, values of its type, within an enumerated attribute's values.
+            oracle::validated_implemented_attributes(spec, {{a.name, a.values}});
+          } catch (const InputError& err) {
+            throw InputError(fmt::format("{}: entry '{}': {}", t.location.where(), e.name, err.what()));
+          }
+        }
+      } else if (!t.attributes.empty()) {
+        throw InputError(fmt::format("{}: entry '{}': attributes need one named target, not '{}'", t.location.where(), e.name, t.name));
+      }
+      out.push_back(&t);
+    }
+    return out;
+  }
+
+  void plan_system(const Entry& entry, const std::string& system_name, std::vector<Task>& tasks, bool overridden) {
+    const SystemEntry& sys = systems_.find(system_name);
+    const GraphFamily* graphs = &suite_.graphs.at(entry.graphs);
+    auto task_for = [&](const std::string& target, const std::string& check) {
+      Task t;
+      t.label = {entry.name, system_name, target, check};
+      t.kind = find_task_kind(check);
+      t.entry = &entry;
+      t.expect = overridden ? options_.override_expectation : entry.expect;
+      t.overridden = overridden;
+      t.graphs = graphs;
+      t.seed = task_seed(seed_, entry.name, target, check);
+      if (!options_.share.whole()) t.seed = share_seed(t.seed, options_.share.part);
+      return t;
+    };
+    std::unique_ptr<System> probe;  // asked which targets it supports; made once per entry and system
+    for (const auto& check : entry.checks) {
+      const TaskKind& kind = *find_task_kind(check);
+      if (!kind.runs_on_systems()) {
+        tasks.push_back(task_for("all", check));
+        continue;
+      }
+      if (!sys.availability.available || !sys.make) {
+        const bool needed = required(entry, system_name) || (overridden && options_.override_expectation == Expectation::caught);
+        Task t = task_for("all", check);
+        ResultRecord r = result_record(t);
+        r.outcome = needed ? Outcome::not_tested : Outcome::skipped;
+        r.message = fmt::format("system '{}' is not available here: {}", system_name, sys.availability.reason);
+        r.message += needed ? " (required: nothing of this entry was tested)" : " (optional: required: false)";
+        r.expectation_held = !needed;
+        t.decided = r;
+        tasks.push_back(std::move(t));
+        continue;
+      }
+      if (!probe) probe = sys.instance ? nullptr : sys.make();
+      System& asked = sys.instance ? *sys.instance : *probe;
+      for (const TargetChoice* choice : target_choices(entry)) {
+        const bool selector = choice->name == "all" || choice->name == "ops" || choice->name == "layers";
+        const std::vector<std::string> names = selector ? targets_of(choice->name) : std::vector<std::string>{choice->name};
+        int supported = 0, wanted = 0;
+        for (const auto& target : names) {
+          if (!target_wanted(target)) continue;
+          ++wanted;
+          if (!asked.supports(target)) {
+            if (selector) continue;  // a selector means "those of them the system supports"
+            Task t = task_for(target, check);
+            ResultRecord r = result_record(t);
+            r.outcome = Outcome::skipped;
+            r.message = fmt::format("system '{}' does not support target '{}'", system_name, target);
+            t.decided = r;
+            tasks.push_back(std::move(t));
+            continue;
+          }
+          ++supported;
+          Task t = task_for(target, check);
+          t.attributes = choice->attributes;
+          if (kind.draws_within_declarations()) {
+            const AttributeScope scope =
+                attribute_scope(oracle::find_target(target).spec, choice->attributes, asked.implemented_attributes(target),
+                                system_name);
+            t.attributes = scope.choices;
+            t.coverage_note = scope.coverage_note;
+            if (scope.nothing_left) {
+              ResultRecord r = result_record(t);
+              r.outcome = Outcome::skipped;
+              r.precision = std::string(to_string(asked.precision(target)));
+              r.message = *scope.nothing_left;
+              t.decided = r;
+              tasks.push_back(std::move(t));
+              continue;
+            }
+          }
+          // A check that cannot say anything about this target or precision, whatever the case:
+          // shown as such, never as a pass.
+          if (auto why = kind.not_applicable(target, asked.precision(target))) {
+            ResultRecord r = result_record(t);
+            r.outcome = Outcome::not_applicable;
+            r.precision = std::string(to_string(asked.precision(target)));
+            r.message = *why;
+            t.decided = r;
+          }
+          tasks.push_back(std::move(t));
+        }
+        if (selector && supported == 0 && wanted > 0) {
+          Task t = task_for(choice->name, check);
+          ResultRecord r = result_record(t);
+          r.outcome = Outcome::skipped;
+          r.message = fmt::format("system '{}' supports none of the {} targets", system_name, choice->name);
+          t.decided = r;
+          tasks.push_back(std::move(t));
+        }
+      }
+    }
+  }
+
+  const Suite& suite_;
+  const SystemRegistry& systems_;
+  const RunOptions& options_;
+  std::uint64_t seed_;
+};
+
+}  // namespace
+
+std::vector<Task> plan_tasks(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, std::uint64_t seed) {
+  return Planner(suite, systems, options, seed).plan();
+}
+
+}  // namespace gnncheck::suites

@@ -1,0 +1,122 @@
+// gnncheck/suites/task.h — one unit of a suite run, and the table of task kinds that run units.
+//
+// The planner (suites/planner.h) turns a suite into Tasks; the runner (suites/runner.h) runs them on
+// a pool of threads, each through the kind its entry's `checks:` names. A kind is found in one table
+// by that name and knows how to validate an entry and run a task; the runner knows nothing else of it:
+//
+//   kind           file                 what one task is
+//   <check>        check_task.cpp       a checks::CheckKind over the case loop of the entry's graph family
+//   selfcheck      selfcheck_task.cpp   the oracle against finite differences, every target at once
+//   accuracy       accuracy_task.cpp    an accuracy gate: a model trained with the system and the oracle
+//   scale          scale_task.cpp       a scale graph family's one check on sampled rows
+//
+//   const TaskKind& kind = task_kind("adjoint");
+//   kind.run(task, system, run, record);
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/checks.h"
+#include "core/system.h"
+#include "reports/run_report.h"
+#include "suites/runner.h"
+#include "suites/suite.h"
+#include "suites/system_registry.h"
+
+namespace gnncheck::suites {
+
+class TaskKind;
+
+// One unit of work: one kind of one system on one target (or on every target, for selfcheck).
+struct Task {
+  TaskLabel label;
+  const TaskKind* kind = nullptr;
+  const Entry* entry = nullptr;
+  const GraphFamily* graphs = nullptr;
+  std::vector<AttributeChoice> attributes;
+  std::uint64_t seed = 0;
+  reports::Expectation expect = reports::Expectation::pass;  // the entry's, or the override systems'
+  bool overridden = false;  // a system named on the command line in place of the entry's own
+  // What the cases were drawn within when the system declares fewer attribute values than the
+  // target has ("within what 'pyg' implements: …"), shown with the result; empty otherwise.
+  std::string coverage_note;
+  // Set when the task is decided without running anything (unavailable system, unsupported target).
+  std::optional<reports::ResultRecord> decided;
+};
+
+// What a task may use of the run it belongs to.
+class RunContext {
+ public:
+  RunContext(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, std::uint64_t seed)
+      : suite(suite), systems(systems), options(options), seed(seed) {}
+
+  const Suite& suite;
+  const SystemRegistry& systems;
+  const RunOptions& options;
+  const std::uint64_t seed;
+
+  // Whether an interrupt asked the run to stop (polled between cases), and its name ("SIGINT").
+  bool stopping() const;
+  std::string stop_signal_name() const;
+  // `gnncheck run` of `entries` (empty: those the run was asked for) with this run's seed, share,
+  // systems, targets and expectation.
+  std::string rerun_command(const std::vector<std::string>& entries) const;
+  // Where failing cases are saved (<report dir>/cases); empty when the run saves none.
+  std::filesystem::path cases_root() const;
+  // The check options of a task: the entry's tolerance override applied.
+  checks::CheckOptions check_options(const Task& t) const;
+};
+
+// The one record a task's result starts from: its labels, expectation and seed. Each field the
+// task's kind decides is written by that kind alone; the runner adds precision, time and notes.
+reports::ResultRecord result_record(const Task& t);
+
+// "SIGINT", "SIGTERM" or "signal N".
+std::string signal_name(int signal);
+
+class TaskKind {
+ public:
+  virtual ~TaskKind() = default;
+  // The name an entry's `checks:` gives.
+  virtual std::string name() const = 0;
+  // Refuses, with the entry's file:line, an entry this kind cannot run (its targets, graph family).
+  virtual void validate(const Entry& /*entry*/, const Suite& /*suite*/) const {}
+  // The options an entry may give this kind (`options:`); empty: none.
+  virtual std::vector<std::string> options() const { return {}; }
+  // Whether its cases can be split by --share (a kind that draws no cases would run whole in each part).
+  virtual bool draws_cases() const { return true; }
+  // Whether it runs on the entry's systems; false: it verifies the oracle itself (target "all").
+  virtual bool runs_on_systems() const { return true; }
+  // Whether its ctest test belongs to the `slow` label whatever the entry says.
+  virtual bool slow() const { return false; }
+  // Why it can conclude nothing on any case of `target` for a system of `precision` — a property
+  // of its design, decided before anything runs — or nullopt.
+  virtual std::optional<std::string> not_applicable(const std::string& /*target*/, Precision /*precision*/) const {
+    return std::nullopt;
+  }
+  // Whether it draws its cases from the task's attribute choices, within what the system declares
+  // (core/system.h); kinds that run one fixed configuration do not.
+  virtual bool draws_within_declarations() const { return false; }
+  // The one command that re-runs the task as it ran (a failure may name a narrower one: a saved case).
+  virtual std::string rerun_line(const Task& t, const RunContext& run) const { return run.rerun_command({t.label.entry}); }
+  // Runs one task on `system` (nullptr when runs_on_systems() is false) and fills the record's
+  // outcome, measurements and message. An InputError is a problem of the suite or the machine,
+  // which the runner reports on this result.
+  virtual void run(const Task& t, System* system, const RunContext& run, reports::ResultRecord& r) const = 0;
+};
+
+// The kind an entry's `checks:` name names, or nullptr.
+const TaskKind* find_task_kind(const std::string& name);
+
+// The kinds of each file, which the table assembles.
+std::vector<std::unique_ptr<TaskKind>> check_task_kinds();
+std::unique_ptr<TaskKind> selfcheck_task_kind();
+std::unique_ptr<TaskKind> accuracy_task_kind();
+std::unique_ptr<TaskKind> scale_task_kind();
+
+}  // namespace gnncheck::suites
