@@ -213,7 +213,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
                   warmup, n, options.resource_allowance_bytes, counter_model, host_model, device_model, read_model);
   v.metric_name = "bytes gained between the first evaluation after warm-up and the last";
   const std::vector<Series> all = {
-      {"live_bytes() reported by the system", &live, have_live, options.resource_allowance_bytes, true},
+      {system.live_bytes_source(), &live, have_live, options.resource_allowance_bytes, true},
       {"peak_bytes reported by the system", &peak, have_peak, options.resource_allowance_bytes, true},
       {"resident host memory of the system's process measured by gnncheck", &host, have_host,
        options.resource_host_allowance_bytes, true},
@@ -223,6 +223,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
        device_comparable, device_memory::kDriverPageBytes, false},
   };
   std::map<std::string, std::string> compared_by_tensor;  // the failure's detail names its series' rule
+  std::map<std::string, int> calls_by_tensor;              // … and the calls its growth spans (the rate per call)
   for (const Series& s : all) {
     if (!s.have) continue;
     SeriesGrowth g = s.counter ? counters.assess(*s.values) : criterion.assess(*s.values);
@@ -237,6 +238,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
     tc.worst = ElementReport{static_cast<std::int64_t>(n - 1), {}, static_cast<double>(g.last),
                              static_cast<double>(g.first), allowance};
     compared_by_tensor[tc.tensor] = compared(s.counter);
+    calls_by_tensor[tc.tensor] = s.counter ? counters.window() : criterion.window();
     v.comparisons.push_back(tc);
   }
   summarize(v);
@@ -251,9 +253,12 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
                            device_sources.front(), device_sources.back());
   }
   if (v.conclusion == Conclusion::fail) {
-    v.detail = fmt::format("memory grew by {:.0f} bytes over repeated evaluations of the same case (got = bytes at "
-                           "the end, expected = bytes after warm-up: {}; bound {:.0f} bytes).",
-                           v.metric, compared_by_tensor[v.tensor], v.bound);
+    const int calls = std::max(1, calls_by_tensor[v.tensor]);
+    v.detail = fmt::format("memory grew by {:.0f} bytes over repeated evaluations of the same case, {:.0f} bytes ({:.3g} "
+                           "MiB) per call over {} calls (got = bytes at the end, expected = bytes after warm-up: {}; "
+                           "bound {:.0f} bytes).",
+                           v.metric, v.metric / calls, v.metric / calls / 1048576.0, calls, compared_by_tensor[v.tensor],
+                           v.bound);
     v.message = failure_message(v);
   }
   return v;

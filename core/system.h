@@ -46,6 +46,9 @@ class System {
   // Bytes the system holds between evaluations (host or device), when it can tell; the resources
   // check watches it across repeated evaluations of one case. nullopt: not measured.
   virtual std::optional<std::int64_t> live_bytes() const { return std::nullopt; }
+  // What live_bytes() is, in the words its user knows: a resources failure names it so (an
+  // adapter's live_bytes in its answers; the Python package's torch.cuda.memory_allocated()).
+  virtual std::string live_bytes_source() const { return "live_bytes() reported by the system"; }
   // The resident host memory of the system's own process as gnncheck measured it after its last
   // evaluation: an adapter's resident set size. nullopt for a system inside gnncheck's process
   // (whose RSS holds gnncheck's own work too) or where it cannot be read. Allocator caches move it

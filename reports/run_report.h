@@ -135,7 +135,7 @@ struct ResultRecord {
 // A system as the run saw it.
 struct SystemRecord {
   std::string name;
-  std::string kind;  // builtin, gpu, replica, adapter, plugin
+  std::string kind;  // builtin, gpu, replica, adapter, plugin, python
   bool available = true;
   std::string reason;  // why not available
   std::string bug;     // replicas: the bug it reproduces (empty otherwise)

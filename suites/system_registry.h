@@ -23,7 +23,7 @@ namespace gnncheck::suites {
 
 struct SystemEntry {
   std::string name;
-  std::string kind;     // "builtin", "gpu", "replica", "adapter", "plugin"
+  std::string kind;     // "builtin", "gpu", "replica", "adapter", "plugin", "python" (the Python package's callable)
   std::string summary;  // one line for `gnncheck list`
   std::string bug;      // replicas: the bug it reproduces; empty for correct systems
   Availability availability;

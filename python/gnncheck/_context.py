@@ -1,31 +1,46 @@
 """What gnncheck knows about the pytest test it runs in (set by gnncheck.pytest_plugin).
 
-The plugin's autouse fixture records the test's node id, pytest's rootdir, the test's tmp_path (made
-only when a check needs a report directory) and the keyword arguments of its ``gnncheck`` marker.
-Without the plugin, PYTEST_CURRENT_TEST still gives the node id (and the current directory stands in
-for the rootdir).
+The plugin's autouse fixture records the test's node id, pytest's rootdir, the folder that keeps
+the reports of every test (ROOTDIR/.gnncheck unless configured: pytest_plugin says how) and the
+keyword arguments of its ``gnncheck`` marker. Without the plugin, PYTEST_CURRENT_TEST still gives
+the node id (the current directory stands in for the rootdir, and reports are kept under
+$GNNCHECK_DIR when it is set).
 """
 
 import os
+import re
 import sys
 
 
+def test_folder(nodeid):
+    """A test's folder under the reports folder, from its node id: tests/test_x.py::test_a[1] ->
+    tests/test_x.py/test_a_1_ (one folder per path segment, other characters as _)."""
+    parts = []
+    for part in nodeid.replace("::", "/").split("/"):
+        part = re.sub(r"[^A-Za-z0-9_.=-]+", "_", part)
+        parts.append("_" if part in ("", ".", "..") else part)
+    return os.path.join(*parts)
+
+
 class TestContext:
-    def __init__(self, nodeid, rootdir=None, request=None, defaults=None):
+    def __init__(self, nodeid, rootdir=None, request=None, defaults=None, reports=None):
         self.nodeid = nodeid
         self.rootdir = rootdir
         self.request = request
         self.defaults = dict(defaults or {})
+        self.reports = reports  # the folder that keeps every test's reports; None: temporary folders
         self._report_dirs = 0
 
     def new_report_dir(self):
-        """<tmp_path>/gnncheck, then gnncheck-2, … for further calls in the same test; None without the plugin."""
-        if self.request is None:
+        """REPORTS/<the test's folder>, then <the test's folder>-2, … for further calls in the same
+        test; None where no reports folder is configured (a temporary folder is used)."""
+        if self.reports is None:
             return None
-        tmp_path = self.request.getfixturevalue("tmp_path")
         self._report_dirs += 1
-        name = "gnncheck" if self._report_dirs == 1 else "gnncheck-%d" % self._report_dirs
-        return str(tmp_path / name)
+        folder = test_folder(self.nodeid)
+        if self._report_dirs > 1:
+            folder += "-%d" % self._report_dirs
+        return os.path.join(self.reports, folder)
 
 
 _stack = []
@@ -47,5 +62,6 @@ def current():
     running = os.environ.get("PYTEST_CURRENT_TEST")  # "path::name (call)"
     # Child processes inherit the variable: only a process that runs pytest itself is in a test.
     if running and "_pytest" in sys.modules:
-        return TestContext(running.rsplit(" ", 1)[0])
+        reports = os.environ.get("GNNCHECK_DIR") or None
+        return TestContext(running.rsplit(" ", 1)[0], reports=os.path.abspath(reports) if reports else None)
     return None

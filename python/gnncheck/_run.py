@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 from . import _context, _core
-from ._system import Evaluator, UsageError, detect_framework, make_backend
+from ._system import Evaluator, UsageError, check_device, detect_framework, make_backend
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _UNSET = object()
@@ -126,7 +126,42 @@ def _engine_dir():
 
 
 def _resolve_suite(suite):
+    if not isinstance(suite, (str, os.PathLike)) or not os.fspath(suite):
+        raise UsageError("suite=%r: expected a shipped suite's name (ci, default, full, leaks, …) or the path of a "
+                         "suite file" % (suite,))
     return _core.resolve_suite(os.fspath(suite), _engine_dir())
+
+
+def _require_only(only):
+    """only=: None, or a list of "entry" / "entry/check" strings of the suite."""
+    if only is None:
+        return []
+    if isinstance(only, (str, bytes)) or not isinstance(only, (list, tuple)) or not all(
+            isinstance(item, str) and item for item in only):
+        raise UsageError("only=%r: expected a list of 'entry' or 'entry/check' items of the suite, e.g. "
+                         "only=['differential']" % (only,))
+    return list(only)
+
+
+def _narrowed(only, from_env):
+    """The items of a call's own only= that GNNCHECK_ONLY's items (of this suite) leave: a re-run line
+    narrows a call, it never adds to it. None: GNNCHECK_ONLY names nothing this call runs."""
+    if not from_env:
+        return only
+    if not only:
+        return from_env
+    out = []
+    for wanted in from_env:
+        for own in only:
+            if wanted == own or wanted.startswith(own + "/"):
+                narrower = wanted
+            elif own.startswith(wanted + "/"):
+                narrower = own
+            else:
+                continue
+            if narrower not in out:
+                out.append(narrower)
+    return out or None
 
 
 def _system_name(name, forward, module):
@@ -187,9 +222,11 @@ def _resolve_options(given):
     if unknown:
         raise UsageError("@pytest.mark.gnncheck: unknown options %s; accepted: %s" % (
             ", ".join(unknown), ", ".join(sorted(_DEFAULTS))))
-    out = {}
+    out = {"defaulted": set()}
     for key, value in given.items():
         if value is _UNSET:
+            if key not in marked:
+                out["defaulted"].add(key)
             value = marked.get(key, _DEFAULTS.get(key))
         out[key] = value
     return out
@@ -197,6 +234,8 @@ def _resolve_options(given):
 
 def _report_dir(requested):
     if requested is not None:
+        if not isinstance(requested, (str, os.PathLike)) or not os.fspath(requested):
+            raise UsageError("report_dir=%r: expected the path of a directory" % (requested,))
         os.makedirs(os.fspath(requested), exist_ok=True)
         return os.path.abspath(os.fspath(requested))
     ctx = _context.current()
@@ -205,6 +244,15 @@ def _report_dir(requested):
         return tempfile.mkdtemp(prefix="gnncheck-")
     os.makedirs(path, exist_ok=True)
     return path
+
+
+def _reraise(abort):
+    """A usage error found while the engine ran (a parameter mapping that cannot work): raised from
+    the caller's call, without gnncheck's own frames. An interrupt keeps its traceback."""
+    __tracebackhide__ = True
+    if isinstance(abort, UsageError):
+        raise abort.with_traceback(None) from None
+    raise abort
 
 
 def _rerun_line(suite_name, seed, entry, check, counterexample):
@@ -250,10 +298,23 @@ def _clean_message(message):
     return "\n".join(lines).strip()
 
 
-def _verdict(raw, run_seed, suite_name):
+# The resources check's words for a system that measures no memory, and what is true of a callable
+# in process on the cpu.
+_NOTHING_MEASURED = re.compile(r"system '[^']*' reports neither live_bytes\(\) nor peak_bytes, and gnncheck measured "
+                               r"neither its process's host memory nor device memory of it")
+_NOTHING_MEASURED_ON_CPU = (
+    "nothing measures a callable's memory in process on the cpu (torch counts no cpu tensors, and this process's "
+    "resident memory holds gnncheck's own work too): check leaks with device='cuda' (torch.cuda.memory_allocated() "
+    "and the device memory gnncheck reads), or run the kernel as an adapter process (gnncheck run leaks --adapter …), "
+    "whose resident memory gnncheck watches")
+
+
+def _verdict(raw, run_seed, suite_name, device="cpu"):
     fields = {k: raw[k] for k in Verdict.__slots__ if k in raw}
     v = Verdict(**fields, suite_seed=run_seed)
     v.message = _clean_message(raw["message"])
+    if str(device) == "cpu":
+        v.message = _NOTHING_MEASURED.sub(_NOTHING_MEASURED_ON_CPU, v.message)
     if not v.expectation_held:
         v.rerun = _rerun_line(suite_name, run_seed, v.entry, v.check, v.counterexample)
     return v
@@ -305,7 +366,8 @@ def _progress_printer(enabled):
     return show
 
 
-def _system(target, forward, backward, module, parameters, precision, device, framework, name, implements=None):
+def _system(target, forward, backward, module, parameters, precision, device, framework, name, implements=None,
+            device_defaulted=False):
     if forward is None or not callable(forward):
         raise UsageError("forward must be a callable forward(case) -> {output name: tensor}, got %r" % (forward,))
     if backward is not None and not callable(backward):
@@ -319,13 +381,14 @@ def _system(target, forward, backward, module, parameters, precision, device, fr
         raise UsageError("unknown target %r; known targets: %s" % (target, ", ".join(specs)))
     if precision not in _core.precisions():
         raise UsageError("precision %r: expected one of %s" % (precision, ", ".join(_core.precisions())))
+    device = check_device(device)
     framework = detect_framework(framework, module)
     if framework == "numpy" and backward is None:
         raise UsageError("framework 'numpy' has no autograd: pass backward=(case, outputs) -> {name: gradient}")
     if framework == "numpy" and module is not None:
         raise UsageError("module= needs framework 'torch'")
     backend = make_backend(framework, precision, device)
-    evaluator = Evaluator(specs[target], forward, backward, module, parameters, precision, backend)
+    evaluator = Evaluator(specs[target], forward, backward, module, parameters, precision, backend, device_defaulted)
     if implements is not None and not isinstance(implements, dict):
         raise UsageError("implements=%r: expected a dict {attribute: value or [values]}, e.g. {'source_degree': 'in'}"
                          % (implements,))
@@ -349,34 +412,58 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
     implements  {attribute: value or [values]}: what the callable implements where it is fewer values
                 than the target has — a convention, a mode, a shape ({"source_degree": "in"},
                 {"heads": [1]}); every case is drawn within it and each result says what it left out
-    device      "cpu" or "cuda[:i]" (torch)
-    suite       a suite file, or a shipped suite's name (default "ci")
+    device      "cpu" (the default), "cuda" or "cuda:N" (torch): where the case's tensors are
+    suite       a suite file, or a shipped suite's name (default "ci"; "leaks": the resources check)
     framework   "auto" (torch when importable), "torch" or "numpy"
     seed        replaces the suite's seed (GNNCHECK_SEED in the environment overrides it)
-    only        ["entry", "entry/check", ...]: just these (GNNCHECK_ONLY=suite/entry/check adds to it)
+    only        ["entry", "entry/check", ...]: just these (GNNCHECK_ONLY=suite/entry/check narrows it
+                further; a call it does not reach is skipped)
     report_dir  where report.json, junit.xml, summary.md, index.html and cases/ go (default: the
-                test's tmp_path/gnncheck under pytest, a fresh temporary directory otherwise)
+                test's own folder under ROOTDIR/.gnncheck under pytest, see pytest_plugin; a fresh
+                temporary directory otherwise)
     progress    True: one line per finished check on stderr
     name        the system's name in verdicts (default: the callable's name)
     """
+    __tracebackhide__ = True
     o = _resolve_options({"precision": precision, "implements": implements, "device": device, "suite": suite, "framework": framework, "seed": seed,
                           "only": only, "report_dir": report_dir, "progress": progress, "name": name})
     system, evaluator = _system(target, forward, backward, module, parameters, o["precision"], o["device"],
-                                o["framework"], o["name"], o["implements"])
+                                o["framework"], o["name"], o["implements"], device_defaulted="device" in o["defaulted"])
     suite_path = _resolve_suite(o["suite"])
     info = _core.suite_info(suite_path)
     env_seed = _env_seed()
     run_seed = env_seed if env_seed is not None else _require_seed(o["seed"])
-    selected = list(o["only"] or []) + _env_only(info["name"])
+    from_env = _env_only(info["name"])
+    selected = _narrowed(_require_only(o["only"]), from_env)
+    if selected is None:  # a re-run line for another call of this test
+        return _not_rerun(o, info, run_seed, system["name"], target, from_env)
     out_dir = _report_dir(o["report_dir"])
+    effective_seed = run_seed if run_seed is not None else info["seed"]
+
+    def rerun(entry, check, counterexample):  # what the report files and the saved case say
+        return _rerun_line(info["name"], effective_seed, entry, check, counterexample) or \
+            "gnncheck.check(<the same target, callable and options>, seed=%d, only=[%r])" % (
+                effective_seed, "%s/%s" % (entry, check))
+
     raw = _core.run_suite(suite_path, target, system, seed=run_seed, report_dir=out_dir, write_reports=True,
                           only=selected, suite_argument=os.fspath(o["suite"]),
-                          progress=_progress_printer(o["progress"] or os.environ.get("GNNCHECK_PROGRESS") == "1"))
+                          progress=_progress_printer(o["progress"] or os.environ.get("GNNCHECK_PROGRESS") == "1"),
+                          rerun=rerun)
     if evaluator.abort is not None:
-        raise evaluator.abort
-    verdicts = [_verdict(r, raw["seed"], raw["suite_name"]) for r in raw["results"]]
+        _reraise(evaluator.abort)
+    verdicts = [_verdict(r, raw["seed"], raw["suite_name"], o["device"]) for r in raw["results"]]
     return CheckRun(verdicts, raw["suite_name"], raw["suite_path"], raw["seed"], out_dir, raw["seconds"], system["name"],
                     target, o["precision"], str(o["device"]), raw["interrupted_by"])
+
+
+def _not_rerun(o, info, seed, system, target, from_env):
+    """The call of a test that a re-run line (GNNCHECK_ONLY) leaves out: one skipped verdict, nothing run."""
+    v = Verdict(entry=None, system=system, target=target, check=None, outcome="skipped", expectation_held=True,
+                precision=o["precision"], seed=seed, suite_seed=seed, cases=0, conclusive_cases=0,
+                message="not run: GNNCHECK_ONLY=%s narrows this test to %s, which this call's only=%r does not include" % (
+                    os.environ.get("GNNCHECK_ONLY", ""), ", ".join(from_env), o["only"]))
+    return CheckRun([v], info["name"], info["path"], seed if seed is not None else info["seed"], None, 0.0, system,
+                    target, o["precision"], str(o["device"]))
 
 
 def assert_correct(target, forward=None, **options):
@@ -415,7 +502,7 @@ def repro(case_dir, forward=None, *, backward=None, module=None, parameters=None
     system, evaluator = _system(saved["target"], forward, backward, module, parameters, precision, device, framework, name)
     raw = _core.repro(case_dir, system)
     if evaluator.abort is not None:
-        raise evaluator.abort
+        _reraise(evaluator.abort)
     # The check's conclusion on the one case, in the report's words (only "pass" passes).
     outcome = {"unsupported": "not tested"}.get(raw["conclusion"], raw["conclusion"])
     v = Verdict(entry=None, system=raw["system"], target=raw["target"], check=raw["check"], outcome=outcome,

@@ -19,7 +19,7 @@ import os
 import shlex
 
 from . import _core
-from ._run import (CheckFailed, CheckRun, Verdict, _UNSET, _clean_message, _env_seed, _report_dir, _require_int,
+from ._run import (CheckFailed, CheckRun, Verdict, _UNSET, _clean_message, _env_seed, _reraise, _report_dir, _require_int,
                    _require_seed, _resolve_options, _rerun_with, _system)
 from ._system import UsageError
 
@@ -128,7 +128,7 @@ def check_scale(target, forward=None, *, backward=None, module=None, parameters=
                 ("symmetric" or "row_mean"); None: the target's default
     forward, backward, module, parameters, precision, device, framework, name   as for check()
     report_dir  where report.json, junit.xml, summary.md, index.html and scale_rows.json go (default:
-                the test's tmp_path/gnncheck under pytest, a fresh temporary directory otherwise)
+                the test's folder under ROOTDIR/.gnncheck under pytest, a fresh temporary directory otherwise)
     """
     o = _resolve_options({"precision": precision, "device": device, "framework": framework, "seed": seed,
                           "report_dir": report_dir, "name": name})
@@ -151,7 +151,7 @@ def check_scale(target, forward=None, *, backward=None, module=None, parameters=
     run_seed = 1 if run_seed is None else _require_seed(run_seed)
 
     system, evaluator = _system(target, forward, backward, module, parameters, o["precision"], o["device"], o["framework"],
-                                o["name"])
+                                o["name"], device_defaulted="device" in o["defaulted"])
     label = "%s/%s" % (system["name"], target)
     env = ["GNNCHECK_SEED=%d" % run_seed, "GNNCHECK_SCALE_ONLY=" + shlex.quote(label)]
     rerun = _rerun_with(env, _interactive_call(target, graph, options, widths, run_seed, o["precision"], o["device"]))
@@ -172,7 +172,7 @@ def check_scale(target, forward=None, *, backward=None, module=None, parameters=
     except _core.InputError as e:  # an option the scale check refuses, named in this call's spelling
         raise UsageError(str(e)) from None
     if evaluator.abort is not None:
-        raise evaluator.abort
+        _reraise(evaluator.abort)
     v = Verdict(entry="scale", system=raw["system"], target=raw["target"], check="scale", outcome=raw["outcome"],
                 expectation_held=raw["expectation_held"], precision=raw["precision"], metric_name=raw["metric_name"],
                 metric=raw["metric"], bound=raw["bound"], tolerance_model=raw["tolerance_model"], seed=raw["seed"],

@@ -11,10 +11,10 @@ gnncheck.check once the engine has returned.
 """
 
 import os
+import re
+import sys
 import time
 import traceback
-
-import sys
 
 from ._case import Case
 
@@ -143,6 +143,19 @@ class NumpyBackend:
         return None
 
 
+_DEVICE = re.compile(r"^(cpu|cuda)(:(\d+))?$")
+
+
+def check_device(device):
+    """device=: "cpu", "cuda" or "cuda:N" (or a torch.device of those); anything else is a UsageError
+    that says so in one line. Returns the device as a string."""
+    text = str(device) if type(device).__name__ == "device" else device
+    match = _DEVICE.match(text) if isinstance(text, str) else None
+    if match is None or (match.group(1) == "cpu" and match.group(2)):
+        raise UsageError("device=%r: expected 'cpu', 'cuda' or 'cuda:N' (the device the case's tensors are put on)" % (device,))
+    return text
+
+
 class TorchBackend:
     name = "torch"
 
@@ -150,9 +163,13 @@ class TorchBackend:
         import torch
 
         self.torch = torch
-        self.device = torch.device(device)
-        if self.device.type == "cuda" and not torch.cuda.is_available():
-            raise UsageError("device %r was asked for, but torch.cuda.is_available() is False here" % (device,))
+        self.device = torch.device(check_device(device))
+        if self.device.type == "cuda":
+            if not torch.cuda.is_available():
+                raise UsageError("device=%r: torch.cuda.is_available() is False here" % (device,))
+            if self.device.index is not None and self.device.index >= torch.cuda.device_count():
+                raise UsageError("device=%r: torch sees %d CUDA device(s) here (cuda:0 … cuda:%d)" % (
+                    device, torch.cuda.device_count(), torch.cuda.device_count() - 1))
         self.dtype = getattr(torch, precision_dtype_name(precision))
         self.cuda = self.device.type == "cuda"
 
@@ -176,16 +193,23 @@ class TorchBackend:
     def is_tensor(self, value):
         return isinstance(value, self.torch.Tensor)
 
+    # The callable's outputs and gradients are read the way the next op of the caller would read
+    # them: ordered after the caller's current stream, and after nothing else. A kernel that runs
+    # on a stream of its own and returns without making the current stream wait for it is read
+    # before it has written, and fails, as it would in a model. Never torch.cuda.synchronize(),
+    # which waits for every stream and hides exactly that bug.
     def begin(self):
         if self.cuda:
-            self.torch.cuda.synchronize(self.device)
+            self.torch.cuda.current_stream(self.device).synchronize()
             self.torch.cuda.reset_peak_memory_stats(self.device)
 
     def end(self):
-        """Waits for the device; the peak device memory of the evaluation (None on the cpu)."""
+        """Waits for the caller's current stream; the peak device memory of the evaluation (None on the cpu)."""
         if not self.cuda:
             return None
-        self.torch.cuda.synchronize(self.device)
+        done = self.torch.cuda.Event()
+        done.record(self.torch.cuda.current_stream(self.device))
+        done.synchronize()
         return int(self.torch.cuda.max_memory_allocated(self.device))
 
     def live_bytes(self):
@@ -292,8 +316,17 @@ class _AnswerProblem(Exception):
     """The callable answered, but not in a form gnncheck can read (reported as status error)."""
 
 
+class _InvalidAnswer(Exception):
+    """The callable answered a tensor of the wrong shape (status invalid_output, as the engine says it)."""
+
+
+# An exception of a kernel that wanted its tensors elsewhere (a CUDA-only extension, a Triton
+# kernel, a device mismatch): on the cpu, the message says how to check it on CUDA.
+_WANTS_A_DEVICE = re.compile(r"cuda|gpu|triton|device", re.I)
+
+
 class Evaluator:
-    def __init__(self, spec, forward, backward, module, parameters, precision, backend):
+    def __init__(self, spec, forward, backward, module, parameters, precision, backend, device_defaulted=False):
         self.spec = spec
         self.forward = forward
         self.backward = backward
@@ -301,6 +334,7 @@ class Evaluator:
         self.parameter_mapping = parameters
         self.precision = precision
         self.backend = backend
+        self.device_defaulted = device_defaulted  # device="cpu" by default, not asked for
         self.output_names = [s["name"] for s in spec["outputs"]]
         self.abort = None  # KeyboardInterrupt, SystemExit or UsageError: re-raised after the run
         self.last_seconds = None     # the last evaluation's forward and backward alone (a scale check reports it)
@@ -321,11 +355,45 @@ class Evaluator:
             return {"status": "error", "message": str(e)}
         except _AnswerProblem as e:
             return {"status": "error", "message": str(e)}
+        except _InvalidAnswer as e:
+            return {"status": "invalid_output", "message": str(e)}
         except Exception as e:  # the callable's own failure: a verdict, never a crash of the run
-            return {"status": "error", "message": "the callable raised " + _short_traceback(e)}
+            return {"status": "error", "message": "the callable raised " + _short_traceback(e) + self._device_hint(e)}
         except BaseException as e:  # KeyboardInterrupt, SystemExit: stop the run, re-raise afterwards
             self.abort = e
             return {"status": "error", "message": "interrupted (%s)" % type(e).__name__}
+
+    def _device_hint(self, exc):
+        if str(self.backend.device) != "cpu":
+            return ""
+        if not _WANTS_A_DEVICE.search("%s: %s" % (type(exc).__name__, exc)):
+            return ""
+        return ("\nThe case's tensors were on the cpu (device='cpu'%s): a kernel that runs on CUDA is checked with "
+                "device='cuda'." % (", the default" if self.device_defaulted else ""))
+
+    def _check_output_shapes(self, raw, outputs):
+        """Each returned output's shape against the catalogue's, before autograd or the engine meets it."""
+        for name, (dims, named) in (raw.get("output_shapes") or {}).items():
+            value = outputs.get(name)
+            shape = getattr(value, "shape", None)
+            if shape is None:
+                continue  # missing or not a tensor: named further on
+            got, expected = [int(d) for d in shape], [int(d) for d in dims]
+            if got != expected:
+                numbers = "[%s]" % ", ".join(map(str, expected))
+                raise _InvalidAnswer("output %r must be %s, got [%s]" % (
+                    name, numbers if not named or named == numbers else "%s = %s" % (named, numbers),
+                    ", ".join(map(str, got))))
+
+    def _module_on_the_case_device(self, module):
+        """A module a factory built on another device than the check's, when the device was left at its default."""
+        if not self.device_defaulted:
+            return
+        for p in list(module.parameters()) + list(module.buffers()):
+            if p.device.type == "cuda" and p.device.type != self.backend.device.type:
+                raise UsageError("the module factory built its module on %s, but the check runs on %s (device=%r, the "
+                                 "default): pass device=%r" % (p.device, self.backend.device, str(self.backend.device),
+                                                               str(p.device)))
 
     def _evaluate(self, raw):
         autograd = self.backend.name == "torch" and self.backward is None
@@ -341,6 +409,7 @@ class Evaluator:
                 module = self.module_factory(case)
                 if not isinstance(module, self.backend.torch.nn.Module):
                     raise UsageError("the module factory returned a %s, not a torch.nn.Module" % type(module).__name__)
+                self._module_on_the_case_device(module)
                 module = module.to(device=self.backend.device, dtype=self.backend.dtype)
                 bound = bind_parameters(module, case, self.parameter_mapping)
                 if not (case.wants_gradients and autograd):
@@ -348,6 +417,7 @@ class Evaluator:
                         p.requires_grad_(False)
                 case.module = module
             outputs = self._outputs(self.forward(case))
+            self._check_output_shapes(raw, outputs)
             gradients = None
             if case.wants_gradients:
                 if self.backward is not None:

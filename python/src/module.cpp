@@ -117,7 +117,8 @@ py::dict result_dict(const reports::ResultRecord& r, const std::filesystem::path
 
 py::dict run_suite(const std::filesystem::path& suite_path, const std::string& target, const py::dict& system,
                    std::optional<std::uint64_t> seed, const std::filesystem::path& report_dir, bool write_reports,
-                   const std::vector<std::string>& only, const std::string& suite_argument, const py::object& progress) {
+                   const std::vector<std::string>& only, const std::string& suite_argument, const py::object& progress,
+                   const py::object& rerun) {
   auto state = callable_state(system);
   python::SessionRequest request;
   request.suite_path = suite_path;
@@ -128,6 +129,12 @@ py::dict run_suite(const std::filesystem::path& suite_path, const std::string& t
   request.only = only;
   request.suite_argument = suite_argument;
   request.version = GNNCHECK_VERSION;
+  if (!rerun.is_none()) {
+    request.rerun = [&rerun](const std::string& entry, const std::string& check, const std::string& counterexample) {
+      py::gil_scoped_acquire gil;
+      return rerun(entry, check, counterexample.empty() ? py::object(py::none()) : py::cast(counterexample)).cast<std::string>();
+    };
+  }
   python::SessionProgress on_progress;
   if (!progress.is_none()) {
     on_progress = [&progress](const suites::TaskLabel& task, const reports::ResultRecord* result) {
@@ -343,6 +350,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("run_suite", &run_suite, py::arg("suite_path"), py::arg("target"), py::arg("system"), py::arg("seed") = py::none(),
         py::arg("report_dir") = std::filesystem::path(), py::arg("write_reports") = true,
         py::arg("only") = std::vector<std::string>{}, py::arg("suite_argument") = "", py::arg("progress") = py::none(),
+        py::arg("rerun") = py::none(),
         "Runs a suite, narrowed to `target`, on the Python system {name, targets, evaluate, live_bytes}.");
   m.def("load_counterexample", [](const std::filesystem::path& dir) { return saved_case_dict(properties::load_counterexample(dir)); },
         py::arg("case_dir"));

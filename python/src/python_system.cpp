@@ -16,6 +16,7 @@
 
 #include "adapters/protocol.h"
 #include "core/error.h"
+#include "oracle/target_listing.h"
 #include "oracle/targets.h"
 #include "platform/device_memory.h"
 
@@ -54,14 +55,39 @@ Result invalid(std::string message) {
 
 std::string shape_text(const std::vector<index_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
+// A tensor's shape in the catalogue's words ("[n_dst, features]"), by target and tensor name; empty
+// where the catalogue cannot name it. Read once per target (list_tensors probes the shape functions).
+std::string named_shape(const std::string& target, const std::string& tensor) {
+  static std::mutex mutex;
+  static std::map<std::string, std::map<std::string, std::string>> by_target;
+  std::lock_guard lock(mutex);
+  auto it = by_target.find(target);
+  if (it == by_target.end()) {
+    std::map<std::string, std::string> shapes;
+    for (const auto& t : oracle::list_tensors(oracle::find_target(target))) shapes.emplace(t.name, t.shape);
+    it = by_target.emplace(target, std::move(shapes)).first;
+  }
+  auto found = it->second.find(tensor);
+  return found == it->second.end() ? std::string() : found->second;
+}
+
+// "output 'y' must be [n_dst, features] = [9, 4], got [9, 0]": the same words as the Python side's
+// check of a forward's outputs (gnncheck/_system.py) before it asks autograd for gradients.
+std::string shape_problem(const std::string& what, const std::string& named, const std::vector<index_t>& expected,
+                          const std::vector<index_t>& got) {
+  const std::string numbers = shape_text(expected);
+  return fmt::format("{} must be {}, got {}", what, named.empty() || named == numbers ? numbers : named + " = " + numbers,
+                     shape_text(got));
+}
+
 // One returned tensor, checked against the shape the catalogue gives it. Empty string: fine.
-std::string read_tensor(const py::handle& value, const std::string& what, const std::vector<index_t>& expected,
-                        bool inputs_finite, Tensor& out) {
+std::string read_tensor(const py::handle& value, const std::string& what, const std::string& named,
+                        const std::vector<index_t>& expected, bool inputs_finite, Tensor& out) {
   auto array = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
   if (!array)
     return fmt::format("{}: expected an array, got a {}", what, std::string(py::str(py::type::handle_of(value).attr("__name__"))));
   std::vector<index_t> shape(array.shape(), array.shape() + array.ndim());
-  if (shape != expected) return fmt::format("{}: shape {}; expected {}", what, shape_text(shape), shape_text(expected));
+  if (shape != expected) return shape_problem(what, named, expected, shape);
   out = Tensor(shape, std::vector<double>(array.data(), array.data() + array.size()));
   if (inputs_finite) {
     for (index_t i = 0; i < out.size(); ++i) {
@@ -75,7 +101,7 @@ std::string read_tensor(const py::handle& value, const std::string& what, const 
 }
 
 // Reads answer[key] (a dict of tensors) into `into`, requiring exactly the names of `expected`.
-std::string read_tensors(const py::dict& answer, const char* key, const char* what,
+std::string read_tensors(const std::string& target, const py::dict& answer, const char* key, const char* what,
                          const std::map<std::string, std::vector<index_t>>& expected, bool inputs_finite, TensorMap& into) {
   py::dict given;
   if (answer.contains(key) && !answer[key].is_none()) {
@@ -93,7 +119,8 @@ std::string read_tensors(const py::dict& answer, const char* key, const char* wh
   for (const auto& [name, shape] : expected) {
     if (!given.contains(name)) return fmt::format("{} '{}' is missing from the answer", what, name);
     Tensor t;
-    if (std::string problem = read_tensor(given[py::str(name)], fmt::format("{} '{}'", what, name), shape, inputs_finite, t);
+    if (std::string problem = read_tensor(given[py::str(name)], fmt::format("{} '{}'", what, name), named_shape(target, name),
+                                          shape, inputs_finite, t);
         !problem.empty())
       return problem;
     into.emplace(name, std::move(t));
@@ -184,6 +211,10 @@ class PythonSystem final : public System {
       return std::nullopt;  // a probe that fails measures nothing; the resources check says so
     }
   }
+  // gnncheck/_system.py's probe: the bytes torch's CUDA allocator holds for tensors between calls.
+  std::string live_bytes_source() const override {
+    return "torch.cuda.memory_allocated() after each call (tensors the callable keeps alive)";
+  }
 
  private:
   std::shared_ptr<CallableState> state_;
@@ -220,6 +251,11 @@ py::dict case_to_python(const Case& c) {
   d["inputs"] = tensors_to_python(c.inputs);
   d["parameters"] = tensors_to_python(c.parameters);
   d["grad_outputs"] = tensors_to_python(c.grad_outputs);
+  // What each output must be, so that the Python side says it before autograd meets a wrong shape.
+  py::dict output_shapes;
+  for (const auto& [name, shape] : def.output_shapes(g, attributes))
+    output_shapes[py::str(name)] = py::make_tuple(py::cast(shape), named_shape(c.target, name));
+  d["output_shapes"] = output_shapes;
   return d;
 }
 
@@ -236,20 +272,22 @@ Result result_from_python(const Case& c, const py::handle& answer_obj) {
     if (r.message.empty()) r.message = fmt::format("the callable answered '{}' without a message", status);
     return r;
   }
-  if (status != "ok") return invalid(fmt::format("answer status '{}' is not one of ok, unsupported, error", status));
+  if (status == "invalid_output") return invalid(r.message.empty() ? std::string("the answer is not valid") : r.message);
+  if (status != "ok")
+    return invalid(fmt::format("answer status '{}' is not one of ok, unsupported, error, invalid_output", status));
 
   const auto& def = oracle::find_target(c.target);
   const Attributes attributes = oracle::with_defaults(def.spec, c.attributes);
   const auto input_shapes = def.input_shapes(*c.graph, attributes);
   const auto output_shapes = def.output_shapes(*c.graph, attributes);
   const bool inputs_finite = protocol::all_inputs_finite(c);
-  if (std::string problem = read_tensors(answer, "outputs", "output", output_shapes, inputs_finite, r.outputs); !problem.empty())
+  if (std::string problem = read_tensors(c.target, answer, "outputs", "output", output_shapes, inputs_finite, r.outputs); !problem.empty())
     return invalid(std::move(problem));
   if (!c.grad_outputs.empty()) {
     std::map<std::string, std::vector<index_t>> gradient_shapes;
     for (const auto& slot : def.spec.inputs)
       if (slot.differentiable && input_shapes.count(slot.name)) gradient_shapes[slot.name] = input_shapes.at(slot.name);
-    if (std::string problem = read_tensors(answer, "gradients", "gradient", gradient_shapes, inputs_finite, r.gradients);
+    if (std::string problem = read_tensors(c.target, answer, "gradients", "gradient", gradient_shapes, inputs_finite, r.gradients);
         !problem.empty())
       return invalid(std::move(problem));
   }

@@ -1,5 +1,7 @@
 #include "scale_session.h"
 
+#include "session.h"  // kPythonSystemKind
+
 #include <cctype>
 #include <chrono>
 
@@ -86,9 +88,9 @@ ScaleSessionResult run_scale_session(const ScaleRequest& request, const std::sha
     run.suite_path = "(gnncheck.check_scale)";
     run.seed = request.seed;
     run.started_utc = started;
-    reports::SystemRecord system_record;  // a system from outside gnncheck, recorded as gnncheck.check records it
+    reports::SystemRecord system_record;  // recorded as gnncheck.check records its callable
     system_record.name = out.result.system;
-    system_record.kind = "adapter";
+    system_record.kind = kPythonSystemKind;
     run.systems.push_back(std::move(system_record));
     run.results.push_back(out.record);
     run.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

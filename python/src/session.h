@@ -33,6 +33,11 @@ struct SessionRequest {
   std::vector<std::string> only;      // "entry" or "entry/check": run just these (empty: all)
   std::string suite_argument;         // how the suite was named, for the report
   std::string version;                // gnncheck's version, for the report
+  // The re-run line that works for the callable (the same test or script again, narrowed), for a
+  // result's entry, check and saved counterexample (absolute; empty: none). It replaces the
+  // engine's `gnncheck run/repro` lines, which cannot reach a Python callable, in report.json,
+  // summary.md, index.html and each counterexample's case.json and system.json. Unset: kept.
+  std::function<std::string(const std::string& entry, const std::string& check, const std::string& counterexample)> rerun;
 };
 
 struct SessionResult {
@@ -45,6 +50,11 @@ struct SessionResult {
 // ops, layers) covers it; entries with neither go. `only` then keeps the named entries and checks.
 // Throws InputError naming the suite when nothing is left or `only` names something unknown.
 void narrow_suite(suites::Suite& suite, const std::string& target, const std::vector<std::string>& only);
+
+// The kind a Python callable is recorded with in report.json and a counterexample's system.json: a
+// system checked inside the calling process, which neither `gnncheck run` nor `gnncheck repro` can
+// start (its system.json's `rerun` says what re-runs it).
+inline constexpr const char* kPythonSystemKind = "python";
 
 // Called before each task (result == nullptr) and after it (with its result), on the running thread.
 using SessionProgress = std::function<void(const suites::TaskLabel& task, const reports::ResultRecord* result)>;

@@ -108,3 +108,66 @@ def gcn_forward(case):
 
 
 GCN_PARAMETERS = {"lin.weight": gnncheck.transposed("weight"), "bias": "bias"}
+
+
+# ---- CUDA streams: a kernel on a side stream of its own --------------------------------------
+# A forward that launches on a stream it made and returns without making the caller's current
+# stream wait for it: the next op of the caller (here: gnncheck reading the output) runs before the
+# kernel has written. The side stream first sleeps, so the read is reliably stale.
+
+SIDE_STREAM_SLEEP_CYCLES = 20_000_000  # ~10 ms on an H200 (1.98 GHz)
+
+
+class SpMMOnSideStream(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, row_ptr, col_idx, n_dst, x, join):
+        ctx.save_for_backward(row_ptr, col_idx)
+        ctx.n_src = x.shape[0]
+        caller = torch.cuda.current_stream(x.device)
+        side = torch.cuda.Stream(device=x.device)
+        y = x.new_zeros((n_dst,) + tuple(x.shape[1:]))  # allocated and zeroed on the caller's stream
+        side.wait_stream(caller)  # the inputs and y are ready before the side stream reads them
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(SIDE_STREAM_SLEEP_CYCLES)
+            y.copy_(csr_spmm(row_ptr, col_idx, n_dst, x))
+        for t in (row_ptr, col_idx, x, y):
+            t.record_stream(side)  # the allocator keeps them until the side stream is done
+        if join:
+            caller.wait_stream(side)  # the correct kernel: the caller's next op waits for the side stream
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        row_ptr, col_idx = ctx.saved_tensors
+        return None, None, None, csr_spmm_transposed(row_ptr, col_idx, ctx.n_src, grad_y), None
+
+
+def side_stream_unjoined_spmm_forward(case):
+    """The bug: the output is read before the side stream has written it."""
+    return {"y": SpMMOnSideStream.apply(case.graph.row_ptr, case.graph.col_idx, case.n_dst, case.inputs["x"], False)}
+
+
+def side_stream_joined_spmm_forward(case):
+    """Correct: current_stream().wait_stream(side) before returning."""
+    return {"y": SpMMOnSideStream.apply(case.graph.row_ptr, case.graph.col_idx, case.n_dst, case.inputs["x"], True)}
+
+
+# ---- A leak: every call keeps 1 MiB of device memory alive --------------------------------------
+
+_kept = []
+
+
+def leaking_spmm_forward(case):
+    _kept.append(torch.empty(1 << 18, dtype=torch.float32, device=case.inputs["x"].device))  # 1 MiB a call
+    return spmm_forward(case)
+
+
+# ---- Triton: an edge-parallel SpMM whose forward and backward are Triton kernels -------------------
+
+def triton_spmm_forward(case):
+    """y = A x with the Triton kernel of triton_kernels.py (forward: scatter into destinations;
+    backward: the same kernel with sources and destinations swapped, Aᵀ)."""
+    import triton_kernels
+
+    return {"y": triton_kernels.TritonSpMM.apply(case.graph.row_ptr, case.graph.col_idx, case.graph.row_of_edge, case.n_dst,
+                                                 case.inputs["x"])}

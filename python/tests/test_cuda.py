@@ -7,6 +7,7 @@ is caught. Run by ctest as python_package_cuda, which reports "skipped" where to
 import os
 import time
 
+import pytest
 import torch
 
 import gnncheck
@@ -77,3 +78,53 @@ def test_gcn_module_on_cuda_passes_at_scale():
     run = gnncheck.assert_correct_at_scale("gcn", k.gcn_forward, module=k.gcn_module, parameters=k.GCN_PARAMETERS,
                                            graph="rmat:15", rows=200, device="cuda")
     assert {"gradient weight", "gradient bias"} <= {c["tensor"] for c in run.comparisons}
+
+
+def test_a_module_built_on_cuda_while_the_device_is_left_at_cpu_is_named():
+    def on_cuda(case):
+        return k.gcn_module(case).cuda()
+
+    with pytest.raises(gnncheck.UsageError, match=r"the module factory built its module on cuda:0, but the check runs on "
+                                                  r"cpu \(device='cpu', the default\): pass device='cuda:0'"):
+        gnncheck.check("gcn", k.gcn_forward, module=on_cuda, parameters=k.GCN_PARAMETERS)
+
+
+# ---- Streams: outputs are read after the caller's current stream, as the next op would read them ----
+
+def test_a_forward_that_never_joins_its_side_stream_fails():
+    # Its kernel runs on a stream of its own and the caller's stream is never made to wait: a
+    # downstream op reads the output before it is written. Reading after torch.cuda.synchronize()
+    # (the whole device) hid that; gnncheck reads after the current stream only.
+    run = gnncheck.check("spmm", k.side_stream_unjoined_spmm_forward, device="cuda", only=["differential/differential"])
+    (verdict,) = run
+    print("cuda: side stream never joined: %s; %s" % (verdict.outcome, (verdict.message or "").splitlines()[-1][:160]))
+    assert verdict.outcome == "fail", verdict.message
+    assert "output y" in verdict.message
+
+
+def test_a_forward_that_joins_its_side_stream_passes():
+    run = gnncheck.assert_correct("spmm", k.side_stream_joined_spmm_forward, device="cuda")
+    print("cuda: side stream joined (current_stream().wait_stream(side)): %d verdicts pass, %d conclusive cases" % (
+        len(run), sum(v.conclusive_cases for v in run)))
+
+
+def test_a_triton_spmm_passes_the_ci_suite():
+    pytest.importorskip("triton", reason="Triton is not installed here")
+    start = time.perf_counter()
+    run = gnncheck.assert_correct("spmm", k.triton_spmm_forward, device="cuda")
+    print("cuda: Triton SpMM (edge-parallel atomic adds): %d verdicts pass, %d conclusive cases, %.2f s" % (
+        len(run), sum(v.conclusive_cases for v in run), time.perf_counter() - start))
+
+
+# ---- Leaks: the `leaks` suite, in the caller's words ----
+
+def test_the_leaks_suite_catches_a_mebibyte_a_call_and_says_the_rate():
+    run = gnncheck.check("spmm", k.leaking_spmm_forward, suite="leaks", device="cuda")
+    failing = [v for v in run if v.outcome == "fail"]
+    assert failing, [v.one_line() for v in run]
+    message = failing[0].message
+    print("cuda: leaks suite on 1 MiB a call: %s" % message.splitlines()[-1][:300])
+    assert "torch.cuda.memory_allocated()" in message and "reported by the system" not in message, message
+    assert "1048576 bytes (1 MiB) per call" in message, message
+    clean = gnncheck.assert_correct("spmm", k.spmm_forward, suite="leaks", device="cuda")
+    assert {v.check for v in clean} == {"resources"}

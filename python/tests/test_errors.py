@@ -1,7 +1,10 @@
 """What the callable does wrong becomes a verdict, never a crash of the run or of pytest; what the
 caller does wrong is an exception that says what to change."""
 
+import os
+import re
 import time
+import traceback
 
 import pytest
 import torch
@@ -39,7 +42,7 @@ def test_a_forward_that_fails_only_sometimes_is_shrunk_to_a_small_case():
 
 
 @pytest.mark.parametrize("answer, expected", [
-    (lambda case: {"y": k.spmm_forward(case)["y"][:, :0]}, "shape"),
+    (lambda case: {"y": k.spmm_forward(case)["y"][:, :0]}, "output 'y' must be [n_dst, features] = ["),
     (lambda case: {}, "output 'y' is missing"),
     (lambda case: {"y": k.spmm_forward(case)["y"], "z": case.inputs["x"]}, "output 'z' is not one of the target's outputs"),
     (lambda case: {"y": k.spmm_forward(case)["y"] * float("nan")}, "although every input is finite"),
@@ -139,3 +142,59 @@ def test_keyboard_interrupt_stops_the_run():
     with pytest.raises(KeyboardInterrupt):
         gnncheck.check("spmm", interrupted)
     assert len(calls) == 1 and time.perf_counter() - start < 5
+
+
+def test_a_wrong_output_shape_is_named_before_autograd_sees_it():
+    # With gradients asked, torch.autograd.grad would meet the shape first ("Mismatch in shape:
+    # grad_output[0] …", with torch's traceback): gnncheck names it first, in one line.
+    def too_narrow(case):
+        return {"y": k.spmm_forward(case)["y"][:, :1]}
+
+    (verdict,) = gnncheck.check("spmm", too_narrow, only=["differential/differential"])
+    assert verdict.outcome == "error"
+    assert re.search(r"output 'y' must be \[n_dst, features\] = \[\d+, \d+\], got \[\d+, 1\]", verdict.message), verdict.message
+    assert "Mismatch in shape" not in verdict.message and "Traceback" not in verdict.message
+
+
+@pytest.mark.parametrize("options, expected", [
+    ({"suite": ""}, "suite='': expected a shipped suite's name"),
+    ({"suite": None}, "suite=None: expected a shipped suite's name"),
+    ({"device": "gpu"}, "device='gpu': expected 'cpu', 'cuda' or 'cuda:N'"),
+    ({"device": "cpu:1"}, "device='cpu:1': expected 'cpu', 'cuda' or 'cuda:N'"),
+    ({"device": 0}, "device=0: expected 'cpu', 'cuda' or 'cuda:N'"),
+    ({"only": "differential"}, "only='differential': expected a list of 'entry' or 'entry/check' items"),
+    ({"report_dir": ""}, "report_dir='': expected the path of a directory"),
+])
+def test_bad_options_are_usage_errors_naming_the_field(options, expected):
+    with pytest.raises(gnncheck.UsageError) as info:
+        gnncheck.check("spmm", k.spmm_forward, **options)
+    assert str(info.value).startswith(expected), str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_parameter_mapping_error_is_raised_without_gnnchecks_own_frames():
+    with pytest.raises(gnncheck.ParameterMappingError) as info:
+        gnncheck.check("gcn", k.gcn_forward, module=k.gcn_module, parameters={"lin.weight": "weight", "bias": "bias"})
+    assert "gnncheck.transposed('weight')" in str(info.value)
+    frames = traceback.extract_tb(info.value.__traceback__)
+    package = os.path.dirname(gnncheck.__file__)
+    own = [f for f in frames if f.filename.startswith(package) and not f.filename.endswith("_run.py")]
+    assert not own, traceback.format_list(frames)  # no frame of the evaluator, the binding or the module binding
+    assert len(frames) <= 3, traceback.format_list(frames)
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+def test_a_cuda_only_kernel_on_the_default_cpu_device_is_told_to_use_cuda():
+    def cuda_only(case):
+        if not case.inputs["x"].is_cuda:
+            raise RuntimeError("my_ext.spmm: x must be a CUDA tensor")
+        return k.spmm_forward(case)
+
+    (verdict,) = gnncheck.check("spmm", cuda_only, only=["differential/differential"])
+    assert verdict.outcome == "error"
+    assert "x must be a CUDA tensor" in verdict.message
+    assert "device='cpu', the default" in verdict.message and "device='cuda'" in verdict.message
+    # A kernel that fails for its own reasons is not sent to another device.
+    (other,) = gnncheck.check("spmm", lambda case: 1 / 0, only=["differential/differential"])
+    assert "device=" not in other.message
+

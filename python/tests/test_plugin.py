@@ -6,6 +6,7 @@ import pytest
 
 import gnncheck
 import example_kernels as k
+from gnncheck.pytest_plugin import reports_folder
 
 
 def test_the_plugin_is_loaded_from_the_entry_point(request):
@@ -13,12 +14,14 @@ def test_the_plugin_is_loaded_from_the_entry_point(request):
     assert plugin is not None and plugin.__name__ == "gnncheck.pytest_plugin"
 
 
-def test_reports_go_to_tmp_path(tmp_path):
+def test_reports_go_to_the_tests_own_folder(request):
+    # ROOTDIR/.gnncheck by default; ctest sets GNNCHECK_DIR (test_reports.py runs the default).
+    folder = os.path.join(reports_folder(request.config), "test_plugin.py", "test_reports_go_to_the_tests_own_folder")
     run = gnncheck.assert_correct("spmm", k.spmm_forward, only=["differential"])
-    assert run.report_dir == str(tmp_path / "gnncheck")
-    assert os.path.isfile(tmp_path / "gnncheck" / "report.json")
+    assert run.report_dir == folder
+    assert os.path.isfile(os.path.join(folder, "report.json"))
     second = gnncheck.assert_correct("spmm", k.spmm_forward, only=["state"])
-    assert second.report_dir == str(tmp_path / "gnncheck-2")
+    assert second.report_dir == folder + "-2"
 
 
 @pytest.mark.gnncheck(precision="float64", only=["metamorphic"])
@@ -29,9 +32,9 @@ def test_the_marker_sets_defaults():
     assert {v.precision for v in explicit} == {"float32"}
 
 
-def test_the_fixture(gnncheck_check, tmp_path):
+def test_the_fixture(gnncheck_check, request):
     run = gnncheck_check("spmm", k.spmm_forward, only=["differential"])
-    assert run.passed and run.report_dir.startswith(str(tmp_path))
+    assert run.passed and run.report_dir.startswith(reports_folder(request.config))
     verdicts = gnncheck_check.check("spmm", k.buggy_spmm_forward, only=["differential/differential"])
     assert verdicts.failures
     with pytest.raises(gnncheck.CheckFailed) as info:

@@ -2,6 +2,7 @@
 with a shrunk counterexample, and the case object is what python/README.md says it is."""
 
 import os
+import re
 import time
 
 import pytest
@@ -127,3 +128,49 @@ def spmm_ve(case):
 def test_several_differentiable_inputs():
     run = gnncheck.assert_correct("spmm_ve", spmm_ve, only=["differential"])
     assert all(v.passed for v in run)
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _readme_timing_claims():
+    """The README's figures for assert_correct's time, by suite: {suite: (low, high)}."""
+    with open(os.path.join(REPO, "python", "README.md"), encoding="utf-8") as f:
+        text = " ".join(f.read().split())
+    start = text.find("Time of `gnncheck.assert_correct(\"spmm\", example_kernels.spmm_forward, suite=…)`")
+    assert start >= 0, "python/README.md states no measured time of assert_correct"
+    paragraph = text[start:text.find("## ", start)]
+    claims = {}
+    for suite, low, high in re.findall(r"`(\w+)` \([^)]*\) (\d+\.\d+)(?:–(\d+\.\d+))? s", paragraph):
+        claims[suite] = (float(low), float(high or low))
+    return paragraph, claims
+
+
+def test_the_readmes_timing_claims_are_recorded_measurements():
+    paragraph, claims = _readme_timing_claims()
+    assert {"ci", "full"} <= set(claims), paragraph
+    with open(os.path.join(REPO, "docs", "python-compatibility.md"), encoding="utf-8") as f:
+        docs = f.read()
+    timings = docs[docs.index("## Timings"):]
+    for suite, (low, high) in claims.items():
+        row = "%s–%s" % (("%.3f" % low).rstrip("0"), ("%.3f" % high).rstrip("0")) if high != low else "%g" % low
+        assert re.search(r"\| `%s` \([^|]*\) \| %s \|" % (suite, re.escape(row)), timings), (suite, row)
+    # And the ci figure is of this machine's order (machines differ: within 5× of the range).
+    k.spmm_forward  # imported above: the first call's import cost is not the check's
+    seconds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        gnncheck.assert_correct("spmm", k.spmm_forward, suite="ci")
+        seconds.append(time.perf_counter() - start)
+    low, high = claims["ci"]
+    median = sorted(seconds)[1]
+    print("assert_correct('spmm', suite='ci'): %s s (README: %g–%g s)" % (", ".join("%.3f" % s for s in seconds), low, high))
+    assert low / 5 <= median <= high * 5, (seconds, claims["ci"])
+
+
+def test_the_leaks_suite_on_the_cpu_says_what_would_measure_it():
+    run = gnncheck.check("spmm", k.spmm_forward, suite="leaks")
+    assert not run.passed and {v.check for v in run} == {"resources"}
+    message = run[0].message
+    assert "device='cuda'" in message and "gnncheck run leaks --adapter" in message, message
+    assert "live_bytes()" not in message, message
