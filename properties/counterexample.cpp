@@ -65,7 +65,7 @@ TensorMap load_tensors(const fs::path& dir, const json& files, const std::string
 
 }  // namespace
 
-std::string replay_command(const fs::path& dir) { return fmt::format("gnncheck-replay {}", dir.string()); }
+std::string repro_command(const fs::path& dir) { return fmt::format("gnncheck repro {}", dir.string()); }
 
 void write_counterexample(const fs::path& dir, const Case& c, const checks::Verdict& verdict,
                           const CounterexampleProvenance& provenance) {
@@ -107,7 +107,7 @@ void write_counterexample(const fs::path& dir, const Case& c, const checks::Verd
   v["message"] = verdict.message;
   manifest["verdict"] = v;
   manifest["rapidcheck"] = {{"seed", provenance.rapidcheck_seed}, {"reproduce", provenance.reproduce}};
-  manifest["rerun"] = provenance.rerun.empty() ? replay_command(dir) : provenance.rerun;
+  manifest["rerun"] = provenance.rerun.empty() ? repro_command(dir) : provenance.rerun;
   std::ofstream out(dir / "case.json");
   if (!out) throw InputError(fmt::format("{}: cannot write", (dir / "case.json").string()));
   out << manifest.dump(2) << "\n";

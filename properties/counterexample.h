@@ -49,7 +49,8 @@ struct SavedCase {
 // Throws InputError naming the file and field when the directory is incomplete or malformed.
 SavedCase load_counterexample(const std::filesystem::path& dir);
 
-// "gnncheck-replay <dir>": the command that re-runs a saved counterexample (properties/replay_main.cpp).
-std::string replay_command(const std::filesystem::path& dir);
+// "gnncheck repro <dir>": the command that re-runs a saved counterexample (suites/cli/repro_command.cpp;
+// the one re-run program: it registers the recorded system again, built-in, adapter or plugin).
+std::string repro_command(const std::filesystem::path& dir);
 
 }  // namespace gnncheck::properties

@@ -345,12 +345,12 @@ TEST(Checks, DifferentialCatchesAForATransposeWithAnActionableMessage) {
   Case c = random_case("spmm");
   c.seed = 1234;
   CheckOptions options;
-  options.rerun_command = "gnncheck-replay cases/x";
+  options.rerun_command = "gnncheck repro cases/x";
   const Verdict v = differential(*wrong, c, options);
   ASSERT_EQ(v.conclusion, Conclusion::fail);
   EXPECT_EQ(v.tensor, "gradient x");
   for (const std::string part : {"tcgnn_backward_uses_A", "'spmm'", "gradient x", "Worst element", "expected",
-                                  "bound", "Case seed 1234", "float32", "gnncheck-replay cases/x"})
+                                  "bound", "Case seed 1234", "float32", "gnncheck repro cases/x"})
     EXPECT_NE(v.message.find(part), std::string::npos) << part << "\n" << v.message;
 }
 

@@ -221,6 +221,19 @@ TEST(Counterexample, RoundTripsBitIdentical) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Counterexample, WithoutARecordedRerunItIsReRunByGnncheckRepro) {
+  const rc::Gen<CaseSpec> gen = arbitrary_case("spmm");
+  const Case c = build_case(gen(rc::Random(5), 10).value());
+  auto system = make_cpu_float32_system();
+  const checks::Verdict v = checks::differential(*system, c);
+  const auto dir = std::filesystem::temp_directory_path() / "gnncheck-counterexample-repro";
+  std::filesystem::remove_all(dir);
+  write_counterexample(dir, c, v, {7, "reproduce-string", ""});
+  EXPECT_EQ(load_counterexample(dir).provenance.rerun, "gnncheck repro " + dir.string());
+  EXPECT_EQ(repro_command(dir), "gnncheck repro " + dir.string());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Counterexample, ErrorsNameTheFileAndField) {
   const auto dir = std::filesystem::temp_directory_path() / "gnncheck-counterexample-bad";
   std::filesystem::create_directories(dir);
