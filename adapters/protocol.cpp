@@ -261,7 +261,7 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
   m.target = c.target;
   m.seed = c.seed;
   m.dtype = dtype;
-  m.attributes = oracle::with_defaults(def.spec, c.attributes);
+  m.attributes = oracle::validate_case(def, c);  // the oracle's and the GPU systems' validation
   m.n_dst = g.n_dst();
   m.n_src = g.n_src();
   m.num_edges = g.num_edges();
@@ -276,8 +276,6 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
   for (const auto& slot : def.spec.inputs) {
     if (!input_shapes.count(slot.name)) continue;  // optional and off for these attributes (bias = false)
     const Tensor* t = find_input(c, slot.name);
-    if (!t) throw InputError(fmt::format("target '{}': input '{}' is missing", c.target, slot.name));
-    require_shape(*t, input_shapes.at(slot.name), fmt::format("target '{}', input '{}'", c.target, slot.name));
     const bool is_parameter = slot.kind == oracle::TensorKind::parameter;
     TensorEntry e{slot.name, std::string(oracle::to_string(slot.kind)), slot.differentiable,
                   fmt::format("{}_{}.npy", is_parameter ? "parameter" : "input", slot.name), t->shape(), dtype};
@@ -291,10 +289,7 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
     m.outputs.push_back({slot.name, std::string(oracle::to_string(slot.kind)), slot.differentiable,
                          fmt::format("output_{}.npy", slot.name), shape, dtype});
     if (backward) {
-      auto it = c.grad_outputs.find(slot.name);
-      if (it == c.grad_outputs.end())
-        throw InputError(fmt::format("target '{}': gradient of output '{}' is missing", c.target, slot.name));
-      require_shape(it->second, shape, fmt::format("target '{}', gradient of output '{}'", c.target, slot.name));
+      const auto it = c.grad_outputs.find(slot.name);
       TensorEntry e{slot.name, "", true, fmt::format("grad_output_{}.npy", slot.name), shape, dtype};
       write_tensor(dir / e.file, it->second, dtype);
       m.grad_outputs.push_back(e);

@@ -12,7 +12,6 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/splitmix64.h"
-#include "oracle/layers/dropout.h"
 #include "oracle/random_case.h"
 
 namespace gnncheck::checks {
@@ -266,30 +265,22 @@ Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
 }
 
 bool edge_ids_enter_the_function(const Case& c) {
-  return c.target == "gat" &&
-         oracle::with_defaults(oracle::find_target("gat").spec, c.attributes).get_double("attn_dropout") > 0.0;
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  return oracle::dropout_probability(def, oracle::with_defaults(def.spec, c.attributes)) > 0.0;
 }
 
 std::vector<index_t> position_classes(const Case& c) {
   if (!edge_ids_enter_the_function(c)) return {};
-  const Attributes a = oracle::with_defaults(oracle::find_target("gat").spec, c.attributes);
-  const double p = a.get_double("attn_dropout");
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const Attributes a = oracle::with_defaults(def.spec, c.attributes);
   const Graph& g = *c.graph;
-  const auto heads = static_cast<std::uint64_t>(a.get_int("heads"));
-  const auto seed = static_cast<std::uint64_t>(a.get_int("dropout_seed"));
-  const bool self_loops = a.get_bool("self_loops");
-  // Position q of row i is aggregated edge q + i with self-loops (each earlier row gained its loop
-  // at its end: oracle/layers/self_loops.h), q without; its mask is elements (q')·H + h.
+  // The entry's DropoutHooks give each position's mask; positions with equal masks form a class.
   std::map<std::vector<bool>, index_t> class_of_mask;
   std::vector<index_t> classes(static_cast<size_t>(g.num_edges()));
-  std::vector<bool> kept(heads);
   for (index_t i = 0; i < g.n_dst(); ++i)
-    for (index_t q = g.row_ptr()[i]; q < g.row_ptr()[i + 1]; ++q) {
-      const auto aggregated = static_cast<std::uint64_t>(q + (self_loops ? i : 0));
-      for (std::uint64_t h = 0; h < heads; ++h) kept[h] = oracle::layers::dropout_keeps(seed, aggregated * heads + h, p);
+    for (index_t q = g.row_ptr()[i]; q < g.row_ptr()[i + 1]; ++q)
       classes[static_cast<size_t>(q)] =
-          class_of_mask.try_emplace(kept, static_cast<index_t>(class_of_mask.size())).first->second;
-    }
+          class_of_mask.try_emplace(def.dropout.mask_at(g, a, i, q), static_cast<index_t>(class_of_mask.size())).first->second;
   return classes;
 }
 

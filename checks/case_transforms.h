@@ -73,9 +73,10 @@ Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed);
 // Reverses the edge order inside every row (a deterministic "other summation order"); the same
 // restriction to equal-mask positions.
 Relabeling reverse_edges_within_rows(const Case& c);
-// Whether edge ids enter the function itself, not only the order of its sums: GAT with
-// attn_dropout > 0 (its mask is drawn per aggregated edge id, self-loops included, so even a graph
-// without edges has masked self-loops).
+// Whether edge ids enter the function itself, not only the order of its sums: a target whose entry
+// declares dropout (oracle::DropoutHooks) with its probability > 0 — GAT with attn_dropout > 0 (its
+// mask is drawn per aggregated edge id, self-loops included, so even a graph without edges has
+// masked self-loops).
 bool edge_ids_enter_the_function(const Case& c);
 // For each edge position of c's graph, a class id such that moving an edge between positions of
 // one class of its row leaves the function unchanged (for GAT with dropout: the position's mask over

@@ -62,10 +62,12 @@ Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const 
 // position with its own mask: checks/case_transforms.h.)
 std::string edge_ids_define_the_function(const Case& c) {
   if (!edge_ids_enter_the_function(c)) return {};
-  return fmt::format("gat with attn_dropout = {}: the dropout mask is a function of (dropout_seed, edge id), and "
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  return fmt::format("{} with {} = {}: the dropout mask is a function of ({}, edge id), and "
                      "relabeling the nodes renumbers the edges across rows, which drops other attention weights; "
                      "the mask itself is checked by differential, adjoint, metamorphic_edge_order and the state checks",
-                     oracle::with_defaults(oracle::find_target("gat").spec, c.attributes).get_double("attn_dropout"));
+                     c.target, def.dropout.probability_attribute,
+                     oracle::dropout_probability(def, oracle::with_defaults(def.spec, c.attributes)), def.dropout.seed_attribute);
 }
 
 }  // namespace

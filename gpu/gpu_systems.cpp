@@ -115,11 +115,8 @@ class GpuSystem final : public System {
       }
       ctx_ = std::make_unique<gpu::GpuContext>();
     }
-    if (!c.graph) throw InputError("case has no graph");
     const oracle::TargetDef& def = oracle::find_target(c.target);
-    if (def.spec.needs_square_graph && !c.graph->is_square())
-      throw InputError(fmt::format("target '{}' needs a square graph; got {}", c.target, c.graph->summary()));
-    const Attributes attrs = oracle::with_defaults(def.spec, c.attributes);
+    const Attributes attrs = oracle::validate_case(def, c);
 
     gpu::GpuContext& ctx = *ctx_;
     ctx.allocator.reset_peak();
@@ -127,22 +124,13 @@ class GpuSystem final : public System {
     {
       gpu::TargetRun run(ctx, *c.graph, attrs);
       for (const auto& [name, shape] : def.input_shapes(*c.graph, attrs)) {
-        const TensorMap& from = c.inputs.count(name) ? c.inputs : c.parameters;
-        auto it = from.find(name);
-        if (it == from.end()) throw InputError(fmt::format("target '{}': input '{}' is missing", c.target, name));
-        require_shape(it->second, shape, fmt::format("target '{}', input '{}'", c.target, name));
-        run.inputs.emplace(name, DeviceTensor::upload(ctx, it->second));
-        run.host_inputs.emplace(name, &it->second);
+        const Tensor& t = c.inputs.count(name) ? c.inputs.at(name) : c.parameters.at(name);
+        run.inputs.emplace(name, DeviceTensor::upload(ctx, t));
+        run.host_inputs.emplace(name, &t);
       }
-      if (!c.grad_outputs.empty()) {
-        for (const auto& [name, shape] : def.output_shapes(*c.graph, attrs)) {
-          auto it = c.grad_outputs.find(name);
-          if (it == c.grad_outputs.end())
-            throw InputError(fmt::format("target '{}': gradient of output '{}' is missing", c.target, name));
-          require_shape(it->second, shape, fmt::format("target '{}', gradient of output '{}'", c.target, name));
-          run.grad_outputs.emplace(name, DeviceTensor::upload(ctx, it->second));
-        }
-      }
+      if (!c.grad_outputs.empty())
+        for (const auto& [name, shape] : def.output_shapes(*c.graph, attrs))
+          run.grad_outputs.emplace(name, DeviceTensor::upload(ctx, c.grad_outputs.at(name)));
       fn->second(run);
       ctx.synchronize();
       for (const auto& [name, t] : run.outputs) r.outputs.emplace(name, t.download(ctx));
@@ -176,18 +164,25 @@ const std::map<std::string, GpuTargetFn>* gpu::device_targets_of(const System& s
   return gpu_system ? &gpu_system->targets() : nullptr;
 }
 
-// Audited by reading each implementation (gpu/op_targets.cpp, gpu/layers/layer_targets.cpp, the
-// scale replicas): none of these reads run.host_graph or run.host_inputs.
+// Both from the catalogue entries' GpuFacts (oracle/targets.h), where each implementation's audit
+// is recorded.
 const std::set<std::string>& gpu::device_resident_targets() {
-  static const std::set<std::string> targets = {"spmm", "spmm_ve", "sddmm_dot", "sddmm_add", "edge_softmax",
-                                                "normalized_spmm", "gcn", "gat"};
+  static const std::set<std::string> targets = [] {
+    std::set<std::string> names;
+    for (const auto& def : oracle::all_targets())
+      if (def.spec.gpu.device_resident) names.insert(def.spec.name);
+    return names;
+  }();
   return targets;
 }
 
-// spmm_ve's backward and sddmm_add's backward read edge values in CSC order (edge_perm), and so do
-// GAT's; these do not.
 const std::set<std::string>& gpu::targets_without_edge_perm() {
-  static const std::set<std::string> targets = {"spmm", "normalized_spmm", "gcn", "edge_softmax"};
+  static const std::set<std::string> targets = [] {
+    std::set<std::string> names;
+    for (const auto& def : oracle::all_targets())
+      if (def.spec.gpu.device_resident && !def.spec.gpu.reads_edge_perm) names.insert(def.spec.name);
+    return names;
+  }();
   return targets;
 }
 

@@ -37,7 +37,8 @@ const std::map<std::string, GpuTargetFn>* device_targets_of(const System& system
 // The targets whose implementations read the graph only through TargetRun's device accessors
 // (graph(), aggregation_graph(), require_destinations_are_sources()), so they may run on a
 // device-only graph; and of those, the ones that never read edge_perm, which may run on a graph
-// declared symmetric (DeviceGraph::declare_symmetric_pattern()).
+// declared symmetric (DeviceGraph::declare_symmetric_pattern()). Both are read from the catalogue
+// entries (oracle::GpuFacts): a new target declares them in its entry, never in a list here.
 const std::set<std::string>& device_resident_targets();
 const std::set<std::string>& targets_without_edge_perm();
 

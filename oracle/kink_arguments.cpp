@@ -26,7 +26,9 @@ const Tensor& tensor_of(const Case& c, const std::string& name) {
   return it != c.inputs.end() ? it->second : c.parameters.at(name);
 }
 
-void gin_arguments(const Case& c, KinkArguments& k) {
+}  // namespace
+
+void gin_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
   const Graph& g = *c.graph;
   const Tensor& x = tensor_of(c, "x");
   const Tensor& w1 = tensor_of(c, "weight1");
@@ -61,8 +63,7 @@ void gin_arguments(const Case& c, KinkArguments& k) {
   };
 }
 
-void gat_arguments(const Case& c, KinkArguments& k) {
-  const Attributes a = with_defaults(find_target("gat").spec, c.attributes);
+void gat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
   if (a.get_double("negative_slope") == 1.0) return;  // LeakyReLU with slope 1 is the identity
   const Graph& g = *c.graph;
   const index_t heads = a.get_int("heads"), channels = a.get_int("out_features");
@@ -95,7 +96,7 @@ void gat_arguments(const Case& c, KinkArguments& k) {
   };
 }
 
-void agnn_arguments(const Case& c, KinkArguments& k) {
+void agnn_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
   constexpr double kNormFloor = 1e-12;  // oracle/layers/agnn.cpp
   const Tensor& x = tensor_of(c, "x");
   for (index_t i = 0; i < x.rows(); ++i) {
@@ -110,13 +111,10 @@ void agnn_arguments(const Case& c, KinkArguments& k) {
   k.describe = [](std::size_t n) { return fmt::format("the norm of row {} of x at AGNN's floor max(‖x_i‖, 1e-12)", n); };
 }
 
-}  // namespace
-
 KinkArguments kink_arguments(const Case& c) {
   KinkArguments k;
-  if (c.target == "gin") gin_arguments(c, k);
-  if (c.target == "gat") gat_arguments(c, k);
-  if (c.target == "agnn") agnn_arguments(c, k);
+  const TargetDef& def = find_target(c.target);
+  if (def.kinks.arguments) def.kinks.arguments(c, with_defaults(def.spec, c.attributes), k);
   return k;
 }
 

@@ -1,6 +1,6 @@
 // gnncheck/oracle/kink_arguments.h — the arguments of the kinks in a target's forward, at a case.
 //
-// Three targets apply a function with a kink; the oracle's backward takes the derivative on one
+// Three targets apply a function with a kink (each entry's KinkHooks in oracle/targets.h says so); the oracle's backward takes the derivative on one
 // side of it (oracle/layers/dense.h: the kink counts as negative, as PyTorch does):
 //
 //   gin   ReLU of z₁ = ((1+ε)·x_i + Σ_j x_j)·W₁ + b₁          kink at z₁ = 0
@@ -37,7 +37,15 @@ struct KinkArguments {
   std::function<std::string(std::size_t)> describe;  // "ReLU pre-activation z1[3, 5]", …
 };
 
+// The arguments of the kinks of c's target (its catalogue entry's KinkHooks::arguments); empty
+// offsets for a target without kinks.
 KinkArguments kink_arguments(const Case& c);
+
+// The catalogue's kink hooks (oracle/layer_targets.cpp), each for a case of its own layer; attrs are
+// the case's attributes with defaults filled in.
+void gin_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
+void gat_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
+void agnn_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 
 // True when some kink argument that differs between `a` and `b` (two cases of the same target and
 // graph) has a different sign at the two, or is exactly at its kink at either: the forward between

@@ -7,9 +7,11 @@
 // model learns it is the training driver's choice).
 #include <type_traits>
 
+#include "oracle/kink_arguments.h"
 #include "oracle/layers/agnn.h"
 #include "oracle/layers/gat.h"
 #include "oracle/layers/gcn.h"
+#include "oracle/layers/dropout.h"
 #include "oracle/layers/gin.h"
 #include "oracle/layers/sage.h"
 #include "oracle/targets.h"
@@ -46,6 +48,17 @@ TargetDef make_target(TargetSpec spec, ShapesFn inputs, ShapesFn outputs, Fn eva
                                 const TensorMapOf<float>& go) { return evaluate(g, a, in, go); };
   return def;
 }
+
+// The float32 evaluation of one generic lambda (a layer's evaluation at the other side of its kinks).
+template <class Fn>
+EvaluateFn<float> in_float32(Fn evaluate) {
+  return [evaluate](const Graph& g, const Attributes& a, const TensorMapOf<float>& in, const TensorMapOf<float>& go) {
+    return evaluate(g, a, in, go);
+  };
+}
+
+// The receptive field of a layer that reads destination i's own features as source i.
+ReceptiveField reads_own_features(const Attributes&) { return {.own_features = true}; }
 
 const TensorSlot kX{"x", TensorKind::src_nodes, true};
 const TensorSlot kY{"y", TensorKind::dst_nodes, true};
@@ -108,7 +121,18 @@ TargetDef gcn_target() {
     }
     return ev;
   };
-  return make_target(std::move(spec), inputs, outputs, evaluate);
+  spec.gpu = {.device_resident = true, .reads_edge_perm = false};
+  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate);
+  // The self-loops of A + I become explicit edges of the neighbourhood; the symmetric norm reads
+  // each source's whole column.
+  def.receptive_field = [](const Attributes& a) {
+    ReceptiveField field;
+    if (a.get_bool("self_loops")) field.self_loops_attribute = "self_loops";
+    if (a.get_string("norm") == "symmetric")
+      field.source_degrees = a.get_string("source_degree") == "in" ? SourceDegrees::own_in_degree : SourceDegrees::out_degree;
+    return field;
+  };
+  return def;
 }
 
 TargetDef gin_target() {
@@ -148,27 +172,33 @@ TargetDef gin_target() {
   auto outputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"y", {g.n_dst(), GinConfig::from_attributes(a).out_features}}};
   };
-  auto evaluate = [](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
-    using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
-    const auto cfg = GinConfig::from_attributes(a);
-    const GinParameters<T> p{input(in, "weight1"), optional_input(in, "bias1", cfg.bias), input(in, "weight2"),
-                             optional_input(in, "bias2", cfg.bias), input(in, "eps")};
-    Evaluation<T> ev;
-    ev.outputs["y"] = gin_forward(g, cfg, input(in, "x"), p);
-    if (!grad_out.empty()) {
-      auto grads = gin_backward(g, cfg, input(in, "x"), p, input(grad_out, "y"));
-      ev.gradients["x"] = std::move(grads.grad_x);
-      ev.gradients["weight1"] = std::move(grads.grad.weight1);
-      ev.gradients["weight2"] = std::move(grads.grad.weight2);
-      if (cfg.bias) {
-        ev.gradients["bias1"] = std::move(grads.grad.bias1);
-        ev.gradients["bias2"] = std::move(grads.grad.bias2);
+  auto evaluate_at = [](KinkSide side) {
+    return [side](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+      using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
+      auto cfg = GinConfig::from_attributes(a);
+      cfg.kink_side = side;
+      const GinParameters<T> p{input(in, "weight1"), optional_input(in, "bias1", cfg.bias), input(in, "weight2"),
+                               optional_input(in, "bias2", cfg.bias), input(in, "eps")};
+      Evaluation<T> ev;
+      ev.outputs["y"] = gin_forward(g, cfg, input(in, "x"), p);
+      if (!grad_out.empty()) {
+        auto grads = gin_backward(g, cfg, input(in, "x"), p, input(grad_out, "y"));
+        ev.gradients["x"] = std::move(grads.grad_x);
+        ev.gradients["weight1"] = std::move(grads.grad.weight1);
+        ev.gradients["weight2"] = std::move(grads.grad.weight2);
+        if (cfg.bias) {
+          ev.gradients["bias1"] = std::move(grads.grad.bias1);
+          ev.gradients["bias2"] = std::move(grads.grad.bias2);
+        }
+        ev.gradients["eps"] = std::move(grads.grad.eps);
       }
-      ev.gradients["eps"] = std::move(grads.grad.eps);
-    }
-    return ev;
+      return ev;
+    };
   };
-  return make_target(std::move(spec), inputs, outputs, evaluate);
+  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
+  def.kinks = {gin_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
+  def.receptive_field = reads_own_features;
+  return def;
 }
 
 TargetDef gat_target() {
@@ -215,30 +245,48 @@ TargetDef gat_target() {
   auto outputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"y", {g.n_dst(), GatConfig::from_attributes(a).output_width()}}};
   };
-  auto evaluate = [](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
-    using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
-    const auto cfg = GatConfig::from_attributes(a);
-    const GatParameters<T> p{input(in, "weight"), input(in, "att_src"), input(in, "att_dst"),
-                             optional_input(in, "bias", cfg.bias)};
-    Evaluation<T> ev;
-    if (grad_out.empty()) {
-      ev.outputs["y"] = gat_forward(g, cfg, input(in, "x"), p);
-    } else {
-      // The backward computes the forward's activations and y on the way: one pass, not two.
-      auto grads = gat_backward(g, cfg, input(in, "x"), p, input(grad_out, "y"));
-      ev.outputs["y"] = std::move(grads.y);
-      ev.gradients["x"] = std::move(grads.grad_x);
-      ev.gradients["weight"] = std::move(grads.grad.weight);
-      ev.gradients["att_src"] = std::move(grads.grad.att_src);
-      ev.gradients["att_dst"] = std::move(grads.grad.att_dst);
-      if (cfg.bias) ev.gradients["bias"] = std::move(grads.grad.bias);
-    }
-    return ev;
+  auto evaluate_at = [](KinkSide side) {
+    return [side](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+      using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
+      auto cfg = GatConfig::from_attributes(a);
+      cfg.kink_side = side;
+      const GatParameters<T> p{input(in, "weight"), input(in, "att_src"), input(in, "att_dst"),
+                               optional_input(in, "bias", cfg.bias)};
+      Evaluation<T> ev;
+      if (grad_out.empty()) {
+        ev.outputs["y"] = gat_forward(g, cfg, input(in, "x"), p);
+      } else {
+        // The backward computes the forward's activations and y on the way: one pass, not two.
+        auto grads = gat_backward(g, cfg, input(in, "x"), p, input(grad_out, "y"));
+        ev.outputs["y"] = std::move(grads.y);
+        ev.gradients["x"] = std::move(grads.grad_x);
+        ev.gradients["weight"] = std::move(grads.grad.weight);
+        ev.gradients["att_src"] = std::move(grads.grad.att_src);
+        ev.gradients["att_dst"] = std::move(grads.grad.att_dst);
+        if (cfg.bias) ev.gradients["bias"] = std::move(grads.grad.bias);
+      }
+      return ev;
+    };
   };
   // The measured model's normwise floor misses the rounding a near one-hot softmax row keeps in its
   // gradient; the layer adds that floor propagated into the attention, weight and x gradients.
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::gat_attention}};
-  return make_target(std::move(spec), inputs, outputs, evaluate);
+  spec.gpu = {.device_resident = true, .reads_edge_perm = true};
+  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
+  def.kinks = {gat_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
+  // Position q of row i is aggregated edge q + i with self-loops (each earlier row gained its loop
+  // at its end: layers/self_loops.h), q without; its mask is elements (that edge)·H + h.
+  def.dropout = {"attn_dropout", "dropout_seed", [](const Graph&, const Attributes& a, index_t row, index_t position) {
+                   const double p = a.get_double("attn_dropout");
+                   const auto heads = static_cast<std::uint64_t>(a.get_int("heads"));
+                   const auto seed = static_cast<std::uint64_t>(a.get_int("dropout_seed"));
+                   const auto aggregated = static_cast<std::uint64_t>(position + (a.get_bool("self_loops") ? row : 0));
+                   std::vector<bool> kept(heads);
+                   for (std::uint64_t h = 0; h < heads; ++h) kept[h] = dropout_keeps(seed, aggregated * heads + h, p);
+                   return kept;
+                 }};
+  def.receptive_field = reads_own_features;
+  return def;
 }
 
 TargetDef sage_target() {
@@ -279,7 +327,9 @@ TargetDef sage_target() {
     }
     return ev;
   };
-  return make_target(std::move(spec), inputs, outputs, evaluate);
+  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate);
+  def.receptive_field = reads_own_features;
+  return def;
 }
 
 TargetDef agnn_target() {
@@ -308,19 +358,25 @@ TargetDef agnn_target() {
   auto outputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"y", {g.n_dst(), AgnnConfig::from_attributes(a).features}}};
   };
-  auto evaluate = [](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
-    using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
-    const auto cfg = AgnnConfig::from_attributes(a);
-    Evaluation<T> ev;
-    ev.outputs["y"] = agnn_forward(g, cfg, input(in, "x"), input(in, "beta"));
-    if (!grad_out.empty()) {
-      auto grads = agnn_backward(g, cfg, input(in, "x"), input(in, "beta"), input(grad_out, "y"));
-      ev.gradients["x"] = std::move(grads.grad_x);
-      ev.gradients["beta"] = std::move(grads.grad_beta);
-    }
-    return ev;
+  auto evaluate_at = [](KinkSide side) {
+    return [side](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+      using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
+      auto cfg = AgnnConfig::from_attributes(a);
+      cfg.kink_side = side;
+      Evaluation<T> ev;
+      ev.outputs["y"] = agnn_forward(g, cfg, input(in, "x"), input(in, "beta"));
+      if (!grad_out.empty()) {
+        auto grads = agnn_backward(g, cfg, input(in, "x"), input(in, "beta"), input(grad_out, "y"));
+        ev.gradients["x"] = std::move(grads.grad_x);
+        ev.gradients["beta"] = std::move(grads.grad_beta);
+      }
+      return ev;
+    };
   };
-  return make_target(std::move(spec), inputs, outputs, evaluate);
+  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
+  def.kinks = {agnn_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
+  def.receptive_field = reads_own_features;
+  return def;
 }
 
 }  // namespace

@@ -77,8 +77,12 @@ TargetDef with_closed_form(TargetDef def, int extra_roundings, std::string why) 
   return def;
 }
 
+// The receptive field of an op whose row i reads only its own edges, their sources and the values
+// on them (scale/neighbourhood.h).
+ReceptiveField rows_read_own_edges(const Attributes&) { return {}; }
+
 TargetDef spmm_target() {
-  return with_closed_form(make_target(
+  TargetDef def = with_closed_form(make_target(
       {"spmm", false, "Y = A·X, sum over each destination's in-neighbors",
        {{"x", TensorKind::src_nodes, true}}, {{"y", TensorKind::dst_nodes, true}}, {features_attribute()}, false,
        "y[i] = Σ_{e ∈ row i} x[col_e]",
@@ -94,6 +98,9 @@ TargetDef spmm_target() {
         return ev;
       }),
       1, "x rounded to the declared precision");
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
+  def.receptive_field = rows_read_own_edges;
+  return def;
 }
 
 TargetDef spmm_transposed_target() {
@@ -119,7 +126,7 @@ TargetDef spmm_transposed_target() {
 }
 
 TargetDef spmm_ve_target() {
-  return with_closed_form(make_target(
+  TargetDef def = with_closed_form(make_target(
       {"spmm_ve", false, "Y[i,h] = Σ_e w[e,h]·X[col_e,h], edge-weighted SpMM per head",
        {{"edge_values", TensorKind::edges, true}, {"x", TensorKind::src_nodes, true}},
        {{"y", TensorKind::dst_nodes, true}},
@@ -148,6 +155,9 @@ TargetDef spmm_ve_target() {
         return ev;
       }),
       3, "w and x rounded, their product");
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
+  def.receptive_field = rows_read_own_edges;
+  return def;
 }
 
 TargetDef spmm_ve_transposed_target() {
@@ -184,7 +194,7 @@ TargetDef spmm_ve_transposed_target() {
 }
 
 TargetDef sddmm_dot_target() {
-  return with_closed_form(make_target(
+  TargetDef def = with_closed_form(make_target(
       {"sddmm_dot", false, "e[k,h] = ⟨U[row_k,h], V[col_k,h]⟩ on every edge, per head",
        {{"u", TensorKind::dst_nodes, true}, {"v", TensorKind::src_nodes, true}},
        {{"e", TensorKind::edges, true}},
@@ -216,10 +226,13 @@ TargetDef sddmm_dot_target() {
         return ev;
       }),
       3, "u and v rounded, their product");
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
+  def.receptive_field = rows_read_own_edges;
+  return def;
 }
 
 TargetDef sddmm_add_target() {
-  return with_closed_form(make_target(
+  TargetDef def = with_closed_form(make_target(
       {"sddmm_add", false, "e[k,h] = a[row_k,h] + b[col_k,h] on every edge (GAT's logits)",
        {{"a", TensorKind::dst_nodes, true}, {"b", TensorKind::src_nodes, true}},
        {{"e", TensorKind::edges, true}},
@@ -246,6 +259,9 @@ TargetDef sddmm_add_target() {
         return ev;
       }),
       2, "a and b rounded (the backward sums grad_e rounded once)");
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
+  def.receptive_field = rows_read_own_edges;
+  return def;
 }
 
 TargetDef edge_softmax_target() {
@@ -271,6 +287,8 @@ TargetDef edge_softmax_target() {
         return ev;
       });
   def.spec.tolerance = {ToleranceKind::softmax_per_row};
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
+  def.receptive_field = rows_read_own_edges;
   return def;
 }
 
@@ -349,6 +367,14 @@ TargetDef normalized_spmm_target() {
       }),
       8, "x rounded, the degree factors (sqrt, divide, product: ≤ 5), the product, a row scaling");
   def.spec.diagnosis = FailureDiagnosis::normalization_side;
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
+  // The symmetric normalization reads each source's whole column (or its own row).
+  def.receptive_field = [](const Attributes& a) {
+    ReceptiveField field;
+    if (a.get_string("norm") == "symmetric")
+      field.source_degrees = a.get_string("source_degree") == "in" ? SourceDegrees::own_in_degree : SourceDegrees::out_degree;
+    return field;
+  };
   return def;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -70,12 +71,19 @@ const std::vector<TargetDef>& all_targets() {
 }
 
 const TargetDef& find_target(const std::string& name) {
+  static const std::unordered_map<std::string, const TargetDef*> by_name = [] {
+    std::unordered_map<std::string, const TargetDef*> index;
+    for (const auto& def : all_targets()) index.emplace(def.spec.name, &def);
+    return index;
+  }();
+  if (const auto it = by_name.find(name); it != by_name.end()) return *it->second;
   std::vector<std::string> names;
-  for (const auto& def : all_targets()) {
-    if (def.spec.name == name) return def;
-    names.push_back(def.spec.name);
-  }
+  for (const auto& def : all_targets()) names.push_back(def.spec.name);
   throw InputError(fmt::format("unknown target '{}'; known targets: {}", name, fmt::join(names, ", ")));
+}
+
+double dropout_probability(const TargetDef& def, const Attributes& attrs) {
+  return def.dropout.probability_attribute.empty() ? 0.0 : attrs.get_double(def.dropout.probability_attribute);
 }
 
 Attributes with_defaults(const TargetSpec& spec, const Attributes& given) {
@@ -181,31 +189,20 @@ DenseTensor<To> converted(const DenseTensor<From>& t) {
   return out;
 }
 
+// Runs `evaluate` on a case validate_case accepted, its inputs converted to T.
 template <class T>
-Result evaluate_in(const TargetDef& def, const Case& c, const Attributes& attrs) {
+Result evaluate_in(const TargetDef& def, const EvaluateFn<T>& evaluate, const Case& c, const Attributes& attrs) {
   const Graph& g = *c.graph;
   TensorMapOf<T> inputs;
   for (const auto& [name, shape] : def.input_shapes(g, attrs)) {
     const TensorMap& from = c.inputs.count(name) ? c.inputs : c.parameters;
-    auto it = from.find(name);
-    if (it == from.end()) throw InputError(fmt::format("target '{}': input '{}' is missing", def.spec.name, name));
-    require_shape(it->second, shape, fmt::format("target '{}', input '{}'", def.spec.name, name));
-    inputs.emplace(name, converted<T>(it->second));
+    inputs.emplace(name, converted<T>(from.at(name)));
   }
   TensorMapOf<T> grad_outputs;
-  if (!c.grad_outputs.empty()) {
-    for (const auto& [name, shape] : def.output_shapes(g, attrs)) {
-      auto it = c.grad_outputs.find(name);
-      if (it == c.grad_outputs.end())
-        throw InputError(fmt::format("target '{}': gradient of output '{}' is missing", def.spec.name, name));
-      require_shape(it->second, shape, fmt::format("target '{}', gradient of output '{}'", def.spec.name, name));
-      grad_outputs.emplace(name, converted<T>(it->second));
-    }
-  }
+  if (!c.grad_outputs.empty())
+    for (const auto& [name, shape] : def.output_shapes(g, attrs)) grad_outputs.emplace(name, converted<T>(c.grad_outputs.at(name)));
   const auto start = std::chrono::steady_clock::now();
-  Evaluation<T> ev;
-  if constexpr (std::is_same_v<T, double>) ev = def.evaluate_f64(g, attrs, inputs, grad_outputs);
-  else ev = def.evaluate_f32(g, attrs, inputs, grad_outputs);
+  Evaluation<T> ev = evaluate(g, attrs, inputs, grad_outputs);
   Result r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // float64 results move into the Result (a layer's input gradient can be the whole feature matrix).
@@ -220,17 +217,52 @@ Result evaluate_in(const TargetDef& def, const Case& c, const Attributes& attrs)
 
 }  // namespace
 
+Attributes validate_case(const TargetDef& def, const Case& c) {
+  if (!c.graph) throw InputError("case has no graph");
+  const Graph& g = *c.graph;
+  if (def.spec.needs_square_graph && !g.is_square())
+    throw InputError(fmt::format("target '{}' needs a square graph; got {}", def.spec.name, g.summary()));
+  Attributes attrs = with_defaults(def.spec, c.attributes);
+  for (const auto& [name, shape] : def.input_shapes(g, attrs)) {
+    const TensorMap& from = c.inputs.count(name) ? c.inputs : c.parameters;
+    auto it = from.find(name);
+    if (it == from.end()) throw InputError(fmt::format("target '{}': input '{}' is missing", def.spec.name, name));
+    require_shape(it->second, shape, fmt::format("target '{}', input '{}'", def.spec.name, name));
+  }
+  if (!c.grad_outputs.empty()) {
+    for (const auto& [name, shape] : def.output_shapes(g, attrs)) {
+      auto it = c.grad_outputs.find(name);
+      if (it == c.grad_outputs.end())
+        throw InputError(fmt::format("target '{}': gradient of output '{}' is missing", def.spec.name, name));
+      require_shape(it->second, shape, fmt::format("target '{}', gradient of output '{}'", def.spec.name, name));
+    }
+  }
+  return attrs;
+}
+
+Result evaluate_f32_right_of_kinks(const Case& c) {
+  Result r;
+  try {
+    if (!c.graph) throw InputError("case has no graph");
+    const TargetDef& def = find_target(c.target);
+    const Attributes attrs = validate_case(def, c);
+    return evaluate_in<float>(def, def.kinks.evaluate_f32_right ? def.kinks.evaluate_f32_right : def.evaluate_f32, c, attrs);
+  } catch (const InputError& e) {
+    r.status = Status::error;
+    r.message = e.what();
+  }
+  return r;
+}
+
 Result evaluate(const Case& c, Precision precision) {
   Result r;
   try {
     if (!c.graph) throw InputError("case has no graph");
     const TargetDef& def = find_target(c.target);
-    if (def.spec.needs_square_graph && !c.graph->is_square())
-      throw InputError(fmt::format("target '{}' needs a square graph; got {}", c.target, c.graph->summary()));
-    const Attributes attrs = with_defaults(def.spec, c.attributes);
+    const Attributes attrs = validate_case(def, c);
     switch (precision) {
-      case Precision::float64: return evaluate_in<double>(def, c, attrs);
-      case Precision::float32: return evaluate_in<float>(def, c, attrs);
+      case Precision::float64: return evaluate_in<double>(def, def.evaluate_f64, c, attrs);
+      case Precision::float32: return evaluate_in<float>(def, def.evaluate_f32, c, attrs);
       default:
         r.status = Status::unsupported;
         r.message = fmt::format("the oracle evaluates in float64 or float32, not {}", to_string(precision));

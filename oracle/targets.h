@@ -16,6 +16,7 @@
 
 #include "core/case.h"
 #include "core/system.h"
+#include "oracle/kink_arguments.h"
 
 namespace gnncheck::oracle {
 
@@ -88,6 +89,18 @@ enum class FailureDiagnosis {
 // One line for `gnncheck list TARGET` and adapters/PROTOCOL.md: the rule in words.
 std::string describe(const ToleranceRule& rule);
 
+// What the `gpu` system's implementation of a target reads (gpu/gpu_targets.h derives its target
+// sets from these): facts about gpu/'s code, kept here so that a target's facts live in one place.
+struct GpuFacts {
+  // Reads the graph only through TargetRun's device accessors, so it may run on a graph held only
+  // on the device (scale/device_scale_check.h). Audited by reading gpu/op_targets.cpp and
+  // gpu/layers/layer_targets.cpp: such an implementation never reads run.host_graph or run.host_inputs.
+  bool device_resident = false;
+  // Reads edge values in CSC order (edge_perm); a device-resident target that does not may run on a
+  // graph declared symmetric (DeviceGraph::declare_symmetric_pattern()).
+  bool reads_edge_perm = true;
+};
+
 struct TargetSpec {
   std::string name;
   bool is_layer = false;
@@ -105,6 +118,7 @@ struct TargetSpec {
   std::vector<std::string> conventions = {};
   ToleranceRule tolerance = {};
   FailureDiagnosis diagnosis = FailureDiagnosis::none;
+  GpuFacts gpu = {};
 };
 
 template <class T>
@@ -124,18 +138,68 @@ using EvaluateFn = std::function<Evaluation<T>(const Graph& g, const Attributes&
 
 using ShapesFn = std::function<std::map<std::string, std::vector<index_t>>(const Graph& g, const Attributes& attrs)>;
 
+// The kinks of a target's forward (oracle/kink_arguments.h): arguments where its backward takes a
+// one-sided derivative. Both hooks unset: the target has no kink.
+struct KinkHooks {
+  // Every kink argument at a case (attrs: the case's attributes with defaults filled in).
+  std::function<void(const Case& c, const Attributes& attrs, KinkArguments& k)> arguments = {};
+  // The float32 evaluation taking the other one-sided derivative (KinkSide::right) at every kink:
+  // the `cpu_float32_right_derivatives` system (oracle/cpu_systems.h).
+  EvaluateFn<float> evaluate_f32_right = {};
+};
+
+// Dropout drawn per (seed, edge id): with it on, a target computes a function of its edges' ids,
+// not only of the graph — relabeling nodes (checks/metamorphic.cpp) or restricting to sampled rows
+// (scale/neighbourhood.h) changes the function, and reordering edges within a row keeps it only
+// among positions with the same mask (checks/case_transforms.h).
+struct DropoutHooks {
+  std::string probability_attribute = {};  // the attribute holding the dropout probability; empty: no dropout
+  std::string seed_attribute = {};         // the attribute holding the mask's seed
+  // The mask of the edge at CSR position `position` (in row `row`) of the case's graph: one flag per
+  // element of the edge (per head), true where the element is kept.
+  std::function<std::vector<bool>(const Graph& g, const Attributes& attrs, index_t row, index_t position)> mask_at = {};
+};
+
+// The whole-graph degrees of its sources that a target reads besides a row's own edges.
+enum class SourceDegrees {
+  none,
+  out_degree,     // each source's out-degree (column length) in the whole graph: symmetric normalization
+  own_in_degree,  // each source's own in-degree as a destination (source_degree = in), a row a sample does not carry
+};
+
+// What destination row i of a target reads, for `gnncheck scale` (scale/neighbourhood.h restricts a
+// case to sampled rows by it; scale/README.md derives it per target). Beyond these, row i reads its
+// own edges, their sources' rows and the values on those edges.
+struct ReceptiveField {
+  // Destination i reads its own features as source i (GIN's (1+ε)·x_i, SAGE's x_i·W_self, GAT's and
+  // AGNN's own terms): the neighbourhood numbers the sampled rows as its first sources.
+  bool own_features = false;
+  // Not empty: the target aggregates over A + I because this boolean attribute is true; the
+  // neighbourhood carries the self-loops as explicit edges and sets the attribute to false.
+  std::string self_loops_attribute = {};
+  SourceDegrees source_degrees = SourceDegrees::none;
+};
+// Unset: a row's outputs are not a function of a neighbourhood the scale check can restrict to.
+using ReceptiveFieldFn = std::function<ReceptiveField(const Attributes& attrs)>;
+
 struct TargetDef {
   TargetSpec spec;
   ShapesFn input_shapes;      // every input and parameter
   ShapesFn output_shapes;     // every output
   EvaluateFn<double> evaluate_f64;
   EvaluateFn<float> evaluate_f32;
+  KinkHooks kinks = {};
+  DropoutHooks dropout = {};
+  ReceptiveFieldFn receptive_field = {};
 };
 
 // The catalogue: ops first, then layers, each list in a fixed order.
 const std::vector<TargetDef>& all_targets();
-// Throws InputError "unknown target 'x'; known targets: …".
+// Throws InputError "unknown target 'x'; known targets: …". A hash lookup: call it freely.
 const TargetDef& find_target(const std::string& name);
+
+// The dropout probability of a case of `def` (attrs with defaults filled in); 0 for a target without dropout.
+double dropout_probability(const TargetDef& def, const Attributes& attrs);
 
 // Attributes with every unset attribute of the target's spec filled from its default; an
 // attribute the target does not know is an InputError naming it and the accepted ones.
@@ -152,10 +216,19 @@ std::vector<AttrValue> values_not_implemented(const AttributeSpec& attribute, co
 // One line for reports and `gnncheck list`: "source_degree ∈ {in}, heads ∈ {1, 2}".
 std::string describe(const ImplementedAttributes& implemented);
 
+// Checks that `c` is a valid case of `def`, the one validation every system that evaluates cases
+// shares (the oracle, the GPU systems, the adapter protocol): a graph, square where the target
+// needs one; every input and parameter of input_shapes() present (in c.inputs or c.parameters)
+// with its shape; and, when the case has output gradients, one per output shaped as the output.
+// Returns the case's attributes with defaults filled in; throws InputError naming what is wrong.
+Attributes validate_case(const TargetDef& def, const Case& c);
+
 // Evaluates a case with the oracle's code in `precision` (float64 or float32). Validates the
-// case first (graph present, every input present with the expected shape, grad_outputs shaped as
-// the outputs) and returns Status::error with the reason when it is not valid.
+// case first (validate_case) and returns Status::error with the reason when it is not valid.
 Result evaluate(const Case& c, Precision precision = Precision::float64);
+// The float32 evaluation of a target with kinks taking the other one-sided derivative at each
+// (KinkHooks::evaluate_f32_right); evaluate(c, float32) for a target without.
+Result evaluate_f32_right_of_kinks(const Case& c);
 
 // The `source_degree` and `zero_degree` attributes that `normalized_spmm` and `gcn` share (defined in
 // op_targets.cpp).

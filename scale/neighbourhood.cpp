@@ -17,9 +17,12 @@
 namespace gnncheck::scale {
 
 const std::vector<std::string>& supported_targets() {
-  static const std::vector<std::string> targets = {"spmm",         "spmm_ve", "normalized_spmm", "sddmm_dot", "sddmm_add",
-                                                   "edge_softmax", "gcn",     "gin",             "gat",       "sage",
-                                                   "agnn"};
+  static const std::vector<std::string> targets = [] {
+    std::vector<std::string> names;
+    for (const auto& def : oracle::all_targets())
+      if (def.receptive_field) names.push_back(def.spec.name);
+    return names;
+  }();
   return targets;
 }
 
@@ -94,15 +97,16 @@ void require_restrictable(const std::string& target, const Attributes& attribute
   require_supported_target(target);
   const auto& def = oracle::find_target(target);
   const Attributes attrs = oracle::with_defaults(def.spec, attributes);
-  if (target == "gat" && attrs.get_double("attn_dropout") > 0.0)
-    throw InputError("target 'gat' with attn_dropout > 0: the dropout mask is drawn per edge id, which the sampled rows' "
-                     "neighbourhood renumbers; a scale check runs GAT without attention dropout");
-  if ((target == "gcn" || target == "normalized_spmm") && attrs.get_string("norm") == "symmetric" &&
-      attrs.get_string("source_degree") == "in")
+  if (oracle::dropout_probability(def, attrs) > 0.0)
+    throw InputError(fmt::format("target '{}' with {} > 0: the dropout mask is drawn per edge id, which the sampled rows' "
+                                 "neighbourhood renumbers; a scale check runs it with {} = 0",
+                                 target, def.dropout.probability_attribute, def.dropout.probability_attribute));
+  const oracle::ReceptiveField field = def.receptive_field(attrs);
+  if (field.source_degrees == oracle::SourceDegrees::own_in_degree)
     throw InputError(fmt::format("target '{}' with source_degree = in scales each source by its own in-degree, a row the "
                                  "sampled neighbourhood does not carry; a scale check runs it with source_degree = out",
                                  target));
-  const bool own_features = def.spec.is_layer && (target != "gcn" || attrs.get_bool("self_loops"));
+  const bool own_features = field.own_features || !field.self_loops_attribute.empty();
   if (own_features && n_dst > n_src)
     throw InputError(fmt::format("target '{}' reads destination i's own features as source i, which needs n_dst ≤ n_src; got {}",
                                  target, graph_summary));
@@ -179,12 +183,13 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
   // A layer with self-loops aggregates over A + I, (i, i) appended to every row (the block
   // convention: destination i is source i). The neighbourhood carries those self-loops as explicit
   // edges and asks the layer for none, so it needs no square shape.
-  const bool explicit_self_loops = target == "gcn" && attrs.get_bool("self_loops");
-  const bool pad_degrees = (target == "normalized_spmm" || target == "gcn") && attrs.get_string("norm") == "symmetric";
-  // The other layers read destination i's own features as source i (GIN's (1+ε)·x_i, SAGE's
-  // x_i·W_self, GAT's and AGNN's self-loops): the neighbourhood keeps that convention by giving the
-  // sampled rows the first sources, in order. None of them reads a degree of the sources.
-  const bool block = def.spec.is_layer && target != "gcn";
+  const oracle::ReceptiveField field = def.receptive_field(attrs);
+  const bool explicit_self_loops = !field.self_loops_attribute.empty();
+  const bool pad_degrees = field.source_degrees != oracle::SourceDegrees::none;
+  // Layers that read destination i's own features as source i (GIN's (1+ε)·x_i, SAGE's x_i·W_self,
+  // GAT's and AGNN's self-loops): the neighbourhood keeps that convention by giving the sampled rows
+  // the first sources, in order.
+  const bool block = field.own_features;
   if (pad_degrees || explicit_self_loops)
     for (const auto& slots : {def.spec.inputs, def.spec.outputs})
       for (const auto& t : slots)
@@ -252,7 +257,7 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
   nb.sub.graph = std::make_shared<const Graph>(Graph::from_csr(sub_n_dst, n_cols, std::move(sub_row_ptr), std::move(sub_col)));
   nb.sub.target = target;
   nb.sub.attributes = attributes;
-  if (explicit_self_loops) nb.sub.attributes.set("self_loops", false);
+  if (explicit_self_loops) nb.sub.attributes.set(field.self_loops_attribute, false);
   nb.sub.seed = seed;
   return nb;
 }

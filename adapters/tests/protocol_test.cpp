@@ -9,6 +9,7 @@
 
 #include "adapters/protocol.h"
 #include "adapters/tests/adapter_test_support.h"
+#include "oracle/targets.h"
 
 namespace gnncheck {
 namespace {
@@ -89,6 +90,28 @@ TEST(Protocol, ForwardOnlyCaseAsksForNoGradients) {
   const protocol::CaseManifest m = protocol::write_case(c, NpyDType::float64, dir.path());
   EXPECT_TRUE(m.grad_outputs.empty());
   EXPECT_TRUE(m.gradients.empty());
+}
+
+// write_case validates with oracle::validate_case, so the protocol refuses exactly the cases the
+// oracle refuses, with the same message (before, it kept its own copy, which lacked the square-graph check).
+TEST(Protocol, RefusesAnInvalidCaseWithTheOraclesMessage) {
+  const Case valid = testing::random_case("spmm_ve", testing::asymmetric_graph(), {{"heads", std::int64_t{2}}}, 3);
+  std::vector<Case> invalid(3, valid);
+  invalid[0].inputs.erase("x");
+  invalid[1].inputs["edge_values"] = Tensor({1, 2});
+  invalid[2].grad_outputs["y"] = Tensor({2, 2});
+  for (const Case& c : invalid) {
+    TempDir dir;
+    const Result oracle_answer = oracle::evaluate(c);
+    ASSERT_EQ(oracle_answer.status, Status::error);
+    try {
+      protocol::write_case(c, NpyDType::float64, dir.path());
+      ADD_FAILURE() << "write_case accepted a case the oracle refuses: " << oracle_answer.message;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), oracle_answer.message);
+    }
+  }
+  EXPECT_THAT(oracle::evaluate(invalid[0]).message, HasSubstr("target 'spmm_ve': input 'x' is missing"));
 }
 
 TEST(Protocol, AnswerRoundTripsAsTheSameResult) {

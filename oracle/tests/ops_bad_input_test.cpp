@@ -111,5 +111,47 @@ TEST(OpsBadInput, CatalogueReportsBadAttributesAndShapesAsErrors) {
   EXPECT_THAT(r.message, HasSubstr("gradient of output 'y': expected shape [3, 4]"));
 }
 
+// validate_case is the one validation the oracle, the GPU systems and the adapter protocol share;
+// its messages name the target and what is wrong.
+TEST(ValidateCase, RefusesANonSquareGraphForATargetThatNeedsOneNamingIt) {
+  TargetDef square_spmm = find_target("spmm");
+  square_spmm.spec.name = "square_spmm";
+  square_spmm.spec.needs_square_graph = true;
+  const auto g = std::make_shared<const Graph>(graph());
+  Case c = make_random_case(find_target("spmm"), g, {}, 1);
+  c.target = "square_spmm";
+  EXPECT_THAT(input_error_of([&] { validate_case(square_spmm, c); }),
+              HasSubstr("target 'square_spmm' needs a square graph; got " + g->summary()));
+  c.target = "spmm";
+  EXPECT_NO_THROW(validate_case(find_target("spmm"), c));
+}
+
+TEST(ValidateCase, NamesAMissingInputAMissingOutputGradientAndAMissingGraph) {
+  const auto g = std::make_shared<const Graph>(graph());
+  Case c = make_random_case(find_target("spmm_ve"), g, {{"heads", std::int64_t{2}}}, 1);
+  const Attributes filled = validate_case(find_target("spmm_ve"), c);
+  EXPECT_EQ(filled.get_int("heads"), 2);
+  EXPECT_EQ(filled.get_int("features"), 4);  // defaults filled in
+
+  Case missing = c;
+  missing.inputs.erase("edge_values");
+  EXPECT_THAT(input_error_of([&] { validate_case(find_target("spmm_ve"), missing); }),
+              HasSubstr("target 'spmm_ve': input 'edge_values' is missing"));
+  missing = c;
+  missing.grad_outputs.clear();
+  missing.grad_outputs["z"] = Tensor({3, 8});
+  EXPECT_THAT(input_error_of([&] { validate_case(find_target("spmm_ve"), missing); }),
+              HasSubstr("target 'spmm_ve': gradient of output 'y' is missing"));
+  missing = c;
+  missing.graph = nullptr;
+  EXPECT_THAT(input_error_of([&] { validate_case(find_target("spmm_ve"), missing); }), HasSubstr("case has no graph"));
+}
+
+TEST(ValidateCase, FindTargetIsOneLookupThatStillNamesTheKnownTargets) {
+  EXPECT_EQ(&find_target("gat"), &find_target("gat"));
+  EXPECT_EQ(find_target("sage").spec.name, "sage");
+  EXPECT_THAT(input_error_of([] { find_target("gcnn"); }), HasSubstr("unknown target 'gcnn'; known targets: spmm, "));
+}
+
 }  // namespace
 }  // namespace gnncheck::oracle
