@@ -92,8 +92,9 @@ inline std::vector<pid_t> read_pids(const std::filesystem::path& file) {
 }
 
 // Whether `pid` is gone, or only a zombie (a process reparented to an init that does not reap), within
-// `wait`: a killed process needs a moment to be torn down.
-inline bool process_gone(pid_t pid, std::chrono::milliseconds wait = std::chrono::milliseconds(3000)) {
+// `wait`: a killed process needs a moment to be torn down (longer on a loaded machine; a process
+// that is gone returns at once, so only a failure waits the whole of it).
+inline bool process_gone(pid_t pid, std::chrono::milliseconds wait = std::chrono::milliseconds(30000)) {
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (true) {
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");

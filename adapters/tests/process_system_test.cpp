@@ -149,6 +149,9 @@ TEST(ProcessSystem, MemoryLimitStopsAnAdapterThatAllocatesWithoutBound) {
   TempDir work;
   ProcessSystemOptions options = fast_options(work);
   options.max_rss_bytes = std::int64_t{256} << 20;
+  // Only the memory limit may end this case: a case timeout far beyond how long 256 MiB takes to
+  // touch on any machine, so a loaded one cannot make the timeout win the race.
+  options.case_timeout = std::chrono::milliseconds(300000);
   auto adapter = make_process_system(
       {testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string()}, options);
   const Result r = adapter->evaluate(spmm_case(22));
