@@ -126,11 +126,14 @@ class SpMMOnSideStream(torch.autograd.Function):
         caller = torch.cuda.current_stream(x.device)
         side = torch.cuda.Stream(device=x.device)
         y = x.new_zeros((n_dst,) + tuple(x.shape[1:]))  # allocated and zeroed on the caller's stream
+        # The destination of each edge, on the caller's stream: repeat_interleave waits on the host
+        # for its output size, which would also make this thread wait for the side stream.
+        rows = torch.repeat_interleave(torch.arange(n_dst, device=x.device), row_ptr[1:] - row_ptr[:-1])
         side.wait_stream(caller)  # the inputs and y are ready before the side stream reads them
         with torch.cuda.stream(side):
             torch.cuda._sleep(SIDE_STREAM_SLEEP_CYCLES)
-            y.copy_(csr_spmm(row_ptr, col_idx, n_dst, x))
-        for t in (row_ptr, col_idx, x, y):
+            y.index_add_(0, rows, x[col_idx])  # no host synchronization: the launch returns at once
+        for t in (row_ptr, col_idx, rows, x, y):
             t.record_stream(side)  # the allocator keeps them until the side stream is done
         if join:
             caller.wait_stream(side)  # the correct kernel: the caller's next op waits for the side stream
