@@ -499,6 +499,8 @@ Suite load_suite(const std::filesystem::path& path) {
 
 std::filesystem::path resolve_suite(const std::string& name_or_path, const std::filesystem::path& executable_dir) {
   namespace fs = std::filesystem;
+  if (name_or_path.empty())
+    throw InputError("suite: an empty name; expected a suite file or the name of a shipped suite (default, ci, full, gpu, accuracy)");
   std::error_code ec;
   // A bare name ("ci") is a shipped suite first: a folder or file called `gpu` in the current
   // directory does not shadow suites/gpu.yaml. Anything else is a path, and must be a file.

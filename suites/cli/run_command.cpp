@@ -40,8 +40,9 @@ CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args) {
   args.systems.add_to(run);
   run->add_option("--seed", args.seed, "Replace the suite's seed (every random choice derives from it)")->check(kSeedValue);
   run->add_option("--share", args.share,
-                  "Draw only part PART of OF disjoint parts of every check's cases (ceil(cases/OF) each, from the part's "
-                  "own seed): the OF parts together are a run of at least the entry's cases, on as many machines or days");
+                  "Run shard PART of OF of the run: every check's cases are cut into chunks of 64, and the chunks (and "
+                  "the tasks that draw no cases) are dealt out to the OF shards; `gnncheck report merge` of the OF "
+                  "reports gives the whole run's answer");
   run->add_option("--jobs,-j", args.jobs, "Tasks to run in parallel (default: the number of cores, at most 8)")->check(CLI::Range(1, 256))->capture_default_str();
   run->add_option("--time-budget", args.time_budget,
                   "Seconds after which no new task starts, in place of the suite's time_budget_s (0: no limit); give a "
@@ -75,7 +76,10 @@ int run_run_command(const RunCommandArgs& args, SystemRegistry& registry, const 
   register_suite_systems(suite, registry);
   RunOptions options;
   options.seed = args.seed;
-  if (!args.share.empty()) options.share = parse_case_share(args.share);
+  if (args.share) {
+    options.share = parse_case_share(*args.share);  // an empty one is refused, not read as all
+    options.sharded = true;
+  }
   options.jobs = args.jobs;
   options.time_budget_seconds = args.time_budget;
   options.report_dir = args.report;

@@ -27,7 +27,7 @@ struct RunCommandArgs {
   std::string progress = "auto";
   std::string expect = "pass";
   std::string sanitize;  // empty, or memcheck | racecheck | initcheck (adapters/PROTOCOL.md §7)
-  std::string share;     // empty, or PART/OF (RunOptions::share)
+  std::optional<std::string> share;  // PART/OF (RunOptions::share) when given
 };
 
 CLI::App* add_run_command(CLI::App& app, RunCommandArgs& args);

@@ -114,6 +114,20 @@ TEST(CliTest, UsageErrorsExitTwoWithAClearMessage) {
   EXPECT_THAT(r.output, HasSubstr("unknown target 'nonesuch'"));
 }
 
+TEST(CliTest, AnEmptyArgumentIsAUsageErrorNamingTheField) {
+  // An empty suite name was an internal error ("cannot make absolute path", exit 3); an empty
+  // --share ran every case as if it had not been given.
+  for (const char* bad : {"run ''", "entries ''"}) {
+    const CommandResult r = gnncheck(bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("suite: an empty name")) << bad;
+    EXPECT_THAT(r.output, Not(HasSubstr("internal error"))) << bad;
+  }
+  const CommandResult r = gnncheck("run ci --share '' --report ''");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--share '': expected PART/OF"));
+}
+
 TEST(CliTest, BadSuiteNamesFileLineAndKey) {
   const auto dir = scratch("bad-suite");
   const auto path = write_suite(dir, "name: x\nentries:\n  - name: e\n    systems: oracle\n    checks: [adjoint]\n    cases: lots\n");
