@@ -285,6 +285,26 @@ TEST(WritersTest, TotalsCountAReplicaCaughtOnlyInEntriesWhereACheckFailed) {
   EXPECT_TRUE(expectation_held(Expectation::caught, Outcome::fail));
 }
 
+// A GPU replica on a machine without a GPU is skipped in each entry it is listed in: the headline
+// counted those entries as caught ("24 of 24" where 5 had only been skipped). Counts never include
+// what did not run.
+TEST(WritersTest, TotalsLeaveOutReplicaEntriesThatWereOnlySkipped) {
+  RunReport run;
+  auto result = [](std::string system, std::string entry, Outcome outcome) {
+    return ResultRecord{.entry = std::move(entry), .system = std::move(system), .target = "spmm",
+                        .check = "differential", .outcome = outcome, .expectation = Expectation::caught,
+                        .expectation_held = true};
+  };
+  run.results = {result("tcgnn_backward_uses_A", "replicas-caught", Outcome::fail),
+                 result("gpu-replica-1", "replicas-caught-gpu", Outcome::skipped),
+                 result("gpu-replica-5", "replicas-caught-gpu", Outcome::skipped),
+                 result("gpu-replica-5", "replicas-caught-gpu", Outcome::not_applicable)};
+  const auto t = run.totals();
+  EXPECT_EQ(t.replicas_caught, 1);
+  EXPECT_EQ(t.replicas_missed, 0);
+  EXPECT_THAT(totals_sentence(t), HasSubstr("bug replicas: 1 of 1 caught"));
+}
+
 TEST(WritersTest, AReplicaExpectedToPassIsNotJudgedAsCaughtOrMissed) {
   // A replica whose fault no check can see (a race only a sanitizer shows) runs in an entry that
   // expects pass, to prove exactly that: the replica table, which says caught or MISSED, leaves it out.
