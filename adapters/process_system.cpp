@@ -651,6 +651,7 @@ class ProcessSystem final : public System {
                           options_.max_answer_bytes > 0 ? options_.max_answer_bytes
                                                         : kDefaultAnswerSlackBytes + 4 * expected_answer_bytes(manifest)};
     std::int64_t stdout_chatter_bytes = 0;
+    stray_lines_.clear();
     auto next_watch = Clock::now() + kWatchInterval;
     std::string line;
     while (true) {
@@ -687,6 +688,7 @@ class ProcessSystem final : public System {
         case AdapterProcess::ReadOutcome::line:
           if (!done) {  // chatter on stdout is allowed, within the flood limit
             stdout_chatter_bytes += static_cast<std::int64_t>(line.size()) + 1;
+            keep_stray_line(line);
             continue;
           }
           if (answered_other)
@@ -710,9 +712,26 @@ class ProcessSystem final : public System {
   Result case_timed_out() {
     Result r = failure(Status::timeout, "", true);
     r.message = fmt::format("no answer within {} (the case timeout: --case-timeout, case_timeout_s); the adapter {} and "
-                            "is restarted for the next case{}",
-                            seconds_text(options_.case_timeout), process_.kill_and_reap(), r.message);
+                            "is restarted for the next case{}{}",
+                            seconds_text(options_.case_timeout), process_.kill_and_reap(), stray_lines_quote(), r.message);
     return r;
+  }
+
+  // The last lines the adapter printed on stdout during the case that were not protocol lines: an
+  // adapter that prints something else in place of its done line is seen doing so, not only timing out.
+  void keep_stray_line(const std::string& line) {
+    constexpr std::size_t kKeptLines = 5, kKeptChars = 200;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return;
+    stray_lines_.push_back(line.size() > kKeptChars ? line.substr(0, kKeptChars) + "…" : line);
+    if (stray_lines_.size() > kKeptLines) stray_lines_.erase(stray_lines_.begin());
+  }
+
+  std::string stray_lines_quote() const {
+    if (stray_lines_.empty()) return {};
+    return fmt::format("; it printed {} on stdout that {} not a protocol line (no 'done' line for the case; "
+                       "adapters/PROTOCOL.md)\n--- adapter stdout, not protocol lines (last {}) ---\n{}",
+                       stray_lines_.size() == 1 ? "a line" : "lines", stray_lines_.size() == 1 ? "is" : "are",
+                       stray_lines_.size(), fmt::join(stray_lines_, "\n"));
   }
 
   // What run_case watches while the adapter works: the case directory and its size before the answer.
@@ -859,6 +878,7 @@ class ProcessSystem final : public System {
   mutable std::map<std::string, ImplementedAttributes> implemented_;
   mutable std::string hello_name_;
   mutable std::string start_failure_;
+  std::vector<std::string> stray_lines_;  // the current case's last non-protocol stdout lines
   mutable bool started_once_ = false;  // a hello was read at least once
   mutable bool unavailable_ = false;   // for good: never started, or too many failed restarts
   mutable int failed_restarts_ = 0;    // in a row

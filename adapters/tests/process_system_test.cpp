@@ -432,6 +432,29 @@ TEST(ProcessSystem, HelloWithAnUnknownTargetOrPrecisionIsRefused) {
   EXPECT_THAT(nothing->availability().reason, HasSubstr("the hello line declares no targets"));
 }
 
+// An adapter that prints something else in place of its done line is not seen only as a timeout:
+// the message quotes the last lines it printed that were not protocol lines.
+TEST(ProcessSystem, ATimeoutQuotesTheLinesTheAdapterPrintedInPlaceOfAnAnswer) {
+  TempDir work;
+  ProcessSystemOptions options = fast_options(work);
+  options.case_timeout = std::chrono::milliseconds(1000);
+  auto garbage = make_process_system(
+      {testing::python(), "-c",
+       "import sys\n"
+       "print('gnncheck-hello {\"protocol\": 1, \"name\": \"garbage\", \"targets\": {\"spmm\": \"float64\"}}', "
+       "flush=True)\n"
+       "for line in sys.stdin:\n"
+       "    print('result: 3.14159', flush=True)\n"
+       "    print('answer=[[1, 2], [3, 4]]', flush=True)\n"},
+      options);
+  ASSERT_TRUE(garbage->availability().available) << garbage->availability().reason;
+  const Result r = garbage->evaluate(spmm_case(0));
+  EXPECT_EQ(r.status, Status::timeout) << r.message;
+  EXPECT_THAT(r.message, HasSubstr("it printed lines on stdout that are not a protocol line"));
+  EXPECT_THAT(r.message, HasSubstr("--- adapter stdout, not protocol lines (last 2) ---\nresult: 3.14159\n"
+                                   "answer=[[1, 2], [3, 4]]"));
+}
+
 // A hand-written adapter that prints without newlines glues its hello and done lines to that text;
 // both are still recognised at once (not after the startup or case timeout).
 TEST(ProcessSystem, ProtocolLinesGluedToEarlierOutputAreRecognised) {
