@@ -1,5 +1,6 @@
 #include "properties/case_loop.h"
 
+#include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
@@ -17,6 +18,12 @@ CaseKind case_kind(const checks::Verdict& v) {
 }
 
 bool is_decided_failure(const checks::Verdict& v) { return !v.passed() && case_kind(v) == CaseKind::decided; }
+
+double failure_ratio(const checks::Verdict& v) {
+  if (std::isnan(v.metric)) return INFINITY;
+  if (v.bound > 0) return v.metric / v.bound;
+  return v.metric > 0 ? INFINITY : 0.0;
+}
 
 checks::Conclusion conclusion_without_failure(const CaseTally& tally) {
   if (tally.conclusive > 0) return checks::Conclusion::pass;
@@ -51,7 +58,8 @@ checks::Verdict check_case(checks::CheckKind check, System& system, const Case& 
 
 namespace {
 
-// Counts what the source draws; remembers the first decided failure.
+// Counts what the source draws; after the first decided failure looks ahead (a wrong answer) or
+// ends the drawing (an error) and remembers the clearest failure.
 class CountingJudge final : public CaseJudge {
  public:
   explicit CountingJudge(const CaseLoopOptions& options) : options_(options) {}
@@ -60,18 +68,19 @@ class CountingJudge final : public CaseJudge {
     if (stopping()) return CaseAnswer::stop;
     verdict = options_.check(c);
     if (stopping()) return CaseAnswer::stop;  // an answer cut short by the stop is no result of the system
-    ++tally.drawn;
+    const std::int64_t draw = tally.drawn++;
+    if (verdict.system_status == Status::ok && verdict.conclusion != checks::Conclusion::unsupported) answered_ = true;
     switch (case_kind(verdict)) {
       case CaseKind::unsupported: note(tally.unsupported, tally.first_unsupported, verdict.detail); break;
       case CaseKind::not_applicable: note(tally.not_applicable, tally.first_not_applicable, verdict.detail); break;
       case CaseKind::inconclusive: note(tally.inconclusive, tally.first_inconclusive, verdict.detail); break;
       case CaseKind::decided:
         ++tally.conclusive;
-        if (!verdict.passed()) return CaseAnswer::failed;
+        if (!verdict.passed()) return failed(c, verdict, draw);
         break;
     }
     if (options_.on_counted) options_.on_counted(verdict);
-    return CaseAnswer::go_on;
+    return looked_ahead_enough();
   }
 
   void not_applicable(const std::string& why) override {
@@ -84,11 +93,60 @@ class CountingJudge final : public CaseJudge {
     return options_.check(c);
   }
 
+  const std::optional<Chosen>& chosen() const override { return chosen_; }
+
+  std::string why_not_shrunk() const override { return why_not_shrunk_; }
+
   bool stopping() const { return options_.stopping && options_.stopping(); }
+
+  // What the look-ahead found, for the failure's story; empty when it found one failure.
+  std::string look_ahead_note() const {
+    if (failures_ < 2 || !chosen_) return {};
+    const double ratio = failure_ratio(chosen_->verdict);
+    if (chosen_->draw == first_draw_)
+      return fmt::format("The first of {} failing cases is also the clearest ({:.3g}× its bound); the {} cases drawn "
+                         "after it were checked too.", failures_, ratio, tally.drawn - 1 - first_draw_);
+    return fmt::format("Led by the clearest of {} failing cases: case {} at {:.3g}× its bound; the first failure, case "
+                       "{}, was at {:.3g}× (the {} cases drawn after it were checked too).",
+                       failures_, chosen_->draw + 1, ratio, first_draw_ + 1, first_ratio_, tally.drawn - 1 - first_draw_);
+  }
 
   CaseTally tally;
 
  private:
+  CaseAnswer failed(const Case& c, const checks::Verdict& verdict, std::int64_t draw) {
+    const bool wrong_answer = verdict.conclusion == checks::Conclusion::fail;
+    if (!chosen_) {
+      first_draw_ = draw;
+      first_ratio_ = failure_ratio(verdict);
+      failures_ = 1;
+      chosen_ = Chosen{.c = c, .verdict = verdict, .draw = draw};
+      if (!wrong_answer) {
+        // An error ends the drawing at once: each more case of a crashing or hanging system costs a
+        // crash or a timeout. One that never answered a case understandably is not shrunk either.
+        if (!answered_ && verdict.system_status != Status::ok)
+          why_not_shrunk_ = fmt::format("the system gave no understandable answer to any case of this check ({}), so each "
+                                        "smaller case would only cost another one",
+                                        to_string(verdict.system_status));
+        return CaseAnswer::failed;
+      }
+      left_ = options_.look_ahead;
+      return left_ > 0 ? CaseAnswer::go_on : CaseAnswer::failed;
+    }
+    // Looking ahead: an error ends it (the clearest wrong answer so far leads); a clearer wrong answer leads.
+    if (!wrong_answer) return CaseAnswer::failed_earlier;
+    ++failures_;
+    if (failure_ratio(verdict) > failure_ratio(chosen_->verdict)) chosen_ = Chosen{.c = c, .verdict = verdict, .draw = draw};
+    if (--left_ > 0) return CaseAnswer::go_on;
+    return chosen_->draw == draw ? CaseAnswer::failed : CaseAnswer::failed_earlier;
+  }
+
+  // After a passing (or undecided) case: go on, unless the look-ahead after a failure is used up.
+  CaseAnswer looked_ahead_enough() {
+    if (!chosen_) return CaseAnswer::go_on;
+    return --left_ > 0 ? CaseAnswer::go_on : CaseAnswer::failed_earlier;
+  }
+
   // Keeps the first non-empty reason of a kind, for the result's message.
   static void note(std::int64_t& count, std::string& first, const std::string& why) {
     ++count;
@@ -96,6 +154,13 @@ class CountingJudge final : public CaseJudge {
   }
 
   const CaseLoopOptions& options_;
+  std::optional<Chosen> chosen_;
+  std::int64_t first_draw_ = 0;
+  double first_ratio_ = 0;
+  int failures_ = 0;
+  int left_ = 0;
+  bool answered_ = false;  // some case got an answer the check could read
+  std::string why_not_shrunk_;
 };
 
 }  // namespace
@@ -107,7 +172,18 @@ CaseLoopResult run_case_loop(CaseSource& source, const CaseLoopOptions& options)
   out.tally = judge.tally;
   out.stopped = judge.stopping();
   out.source_error = source.source_error();
-  if (out.stopped) out.failure.reset();  // a failure the stop cut short is no failure of the system
+  if (out.stopped) {
+    out.failure.reset();  // a failure the stop cut short is no failure of the system
+    return out;
+  }
+  if (!out.failure && judge.chosen())  // a source that does not shrink, or ran out while looking ahead
+    out.failure = CaseFailure{.c = judge.chosen()->c, .verdict = judge.chosen()->verdict, .how_found = "", .provenance = {}};
+  if (out.failure) {
+    std::string& story = out.failure->how_found;
+    for (const std::string& note : {judge.look_ahead_note(), judge.why_not_shrunk().empty() ? std::string()
+                                                                  : "Not shrunk: " + judge.why_not_shrunk() + "."})
+      if (!note.empty()) story += (story.empty() ? "" : " ") + note;
+  }
   return out;
 }
 

@@ -1,6 +1,13 @@
 // gnncheck/properties/case_loop.h — the one case loop of a check: a CaseSource draws cases, the
-// loop checks and counts each, and on the first decided failure the source shrinks it (when it can)
-// and hands back the minimal failing case.
+// loop checks and counts each, and after the first decided failure the source shrinks the clearest
+// failure (when it can) and hands back the minimal failing case.
+//
+// The clearest, not the first: after a first wrong answer the loop checks up to `look_ahead` more
+// drawn cases (8 by default, so a failing check costs at most 8 more cases) and leads with the
+// failure of the largest error/bound ratio — a bug found at 2.65× its bound on one case and 10⁴× on
+// another is shown at 10⁴×. An error (a crash, a timeout, an unreadable answer) ends the drawing at
+// once, and one from a system that has answered no case of the check understandably is not shrunk
+// either: every smaller case would cost another timeout and show nothing new.
 //
 //   MyCaseSource source;                                   // any CaseSource: drawn cases, shrinking optional
 //   CaseLoopResult out = run_case_loop(source, {.check = [&](const Case& c) { return check_case(kind, sys, c, {}); }});
@@ -30,8 +37,11 @@ enum class CaseKind {
 
 CaseKind case_kind(const checks::Verdict& v);
 
-// A decided verdict that did not pass (fail, or error): the loop's first one ends the drawing.
+// A decided verdict that did not pass (fail, or error).
 bool is_decided_failure(const checks::Verdict& v);
+
+// How far over its bound a failing verdict is: metric / bound (infinite for a zero bound or a NaN).
+double failure_ratio(const checks::Verdict& v);
 
 // The drawn cases of one check, by what they came to (shrinking attempts are not drawn cases).
 struct CaseTally {
@@ -49,9 +59,10 @@ std::string describe_tally(const CaseTally& tally);
 
 // What the loop tells a source about a drawn case.
 enum class CaseAnswer {
-  go_on,   // counted: draw the next one
-  failed,  // the first decided failure: shrink it if you can, then return it
-  stop,    // the run is stopping: the case was not checked; return at once
+  go_on,           // counted: draw the next one (also for a failure while the loop looks ahead)
+  failed,          // this case is the failure to return: shrink it if you can, then return it
+  failed_earlier,  // drawing is over and the failure to return is an earlier drawn case: CaseJudge::chosen()
+  stop,            // the run is stopping: the case was not checked; return at once
 };
 
 // A failing case as the source hands it back: the minimal one when the source shrinks.
@@ -72,6 +83,16 @@ class CaseJudge {
   virtual void not_applicable(const std::string& why) = 0;
   // Checks a shrinking candidate without counting it; nullopt when the run is stopping.
   virtual std::optional<checks::Verdict> recheck(const Case& c) = 0;
+  // The failure the loop leads with, once one was seen: its case, verdict and its number among the
+  // judged cases (0 for the first judge() call that was not answered `stop`).
+  struct Chosen {
+    Case c;
+    checks::Verdict verdict;
+    std::int64_t draw = 0;
+  };
+  virtual const std::optional<Chosen>& chosen() const = 0;
+  // Why the failure just answered `failed` is not worth shrinking; empty when it is.
+  virtual std::string why_not_shrunk() const { return {}; }
 };
 
 // Where the cases of one check come from: the random shrinking family (properties/driver.h), a
@@ -79,10 +100,13 @@ class CaseJudge {
 class CaseSource {
  public:
   virtual ~CaseSource() = default;
-  // Draws cases and hands each to `judge` until it answers `failed` or `stop`, or the source has no
-  // more. After `failed` a source that shrinks looks for a smaller case that still fails (through
-  // `judge.recheck`) and returns the smallest; one that does not returns the failing case as drawn.
-  // Returns nullopt when no case failed (or the run stopped).
+  // Draws cases and hands each to `judge` until it answers `failed`, `failed_earlier` or `stop`, or
+  // the source has no more. After `failed` a source that shrinks looks for a smaller case that still
+  // fails (through `judge.recheck`) and returns the smallest, unless judge.why_not_shrunk() says
+  // why not; one that does not shrink returns the failing case as drawn. After `failed_earlier`, or
+  // when it runs out while judge.chosen() holds a failure, a source that shrinks shrinks that one
+  // (drawing it again: the random family replays its draws); one that does not returns nullopt and
+  // the loop returns judge.chosen(). Returns nullopt when no case failed (or the run stopped).
   virtual std::optional<CaseFailure> draw(CaseJudge& judge) = 0;
   // Why the source could not draw its cases (e.g. RapidCheck reported an error); "" when it could.
   virtual std::string source_error() const { return {}; }
@@ -98,16 +122,19 @@ struct CaseLoopOptions {
   // Called with the verdict of every drawn, non-failing case that was counted (not the shrinking
   // attempts), e.g. to plot its error against its bound.
   std::function<void(const checks::Verdict&)> on_counted;
+  // Drawn cases checked after the first wrong answer, to lead with the clearest failure; 0: the first.
+  int look_ahead = 8;
 };
 
 struct CaseLoopResult {
   CaseTally tally;                     // the failing case counted as conclusive
-  std::optional<CaseFailure> failure;  // the (minimal) first decided failure
+  std::optional<CaseFailure> failure;  // the (minimal) clearest decided failure
   bool stopped = false;                // the run was stopped: nothing here is a result of the system
   std::string source_error;            // the source could not draw its cases
 };
 
-// The loop: draw → check → count → on the first decided failure, shrink (the source) → return it.
+// The loop: draw → check → count → after the first decided failure, look ahead, shrink the clearest
+// (the source) → return it.
 CaseLoopResult run_case_loop(CaseSource& source, const CaseLoopOptions& options);
 
 }  // namespace gnncheck::properties

@@ -41,25 +41,53 @@ std::optional<CaseFailure> RandomCaseSource::draw(CaseJudge& judge) {
   std::optional<CaseFailure> last_failure;
   std::optional<CaseSpec> last_spec;
   // A stop fails the property at once (RapidCheck has no other way to end early) and discards every
-  // shrinking attempt after it unchecked, so the run ends within one round of shrink candidates.
-  bool stopping = false;
+  // shrinking attempt after it unchecked, so the run ends within one round of shrink candidates. The
+  // same ends the drawing when the failure to shrink is an earlier case (`failed_earlier`), or one
+  // not worth shrinking.
+  bool stopping = false, ended = false, no_shrink = false;
+  // Which judged draws were discarded (unsupported), to replay the drawing up to an earlier case.
+  std::vector<bool> discarded;
+  // Replaying: the draw to check again and shrink; the draws before it are generated, not checked.
+  std::optional<std::int64_t> replay_to;
+  std::int64_t replayed = 0;
   const auto property = [&] {
     const CaseSpec spec = *cases;
-    if (stopping) RC_DISCARD("the run is stopping");
+    if (stopping || ended || no_shrink) RC_DISCARD("the drawing is over");
+    if (replay_to && replayed < *replay_to) {  // the same draws as before, with the same answers
+      if (discarded[static_cast<std::size_t>(replayed++)]) RC_DISCARD("unsupported, as when it was drawn");
+      return;
+    }
     const Case c = build_case(spec);
     checks::Verdict v;
-    if (!last_failure) {  // a drawn case: the loop checks and counts it
-      if (judge.judge(c, v) == CaseAnswer::stop) {
+    const bool drawn = !last_failure && !replay_to;
+    const bool replayed_choice = replay_to && !last_failure;  // the chosen case, drawn again
+    if (drawn) {  // a drawn case: the loop checks and counts it
+      const CaseAnswer answer = judge.judge(c, v);
+      if (answer == CaseAnswer::stop) {
         stopping = true;
         RC_FAIL("the run is stopping");
       }
-    } else {  // a shrinking attempt
+      discarded.push_back(v.conclusion == checks::Conclusion::unsupported);
+      if (answer == CaseAnswer::failed_earlier) {
+        ended = true;
+        RC_FAIL("the clearest failure is an earlier case");
+      }
+      // A failure while the loop looks ahead is not shrunk yet; a reproduce string replays one case.
+      if (answer == CaseAnswer::go_on && (options_.reproduce.empty() || !is_decided_failure(v))) {
+        if (v.conclusion == checks::Conclusion::unsupported) RC_DISCARD(v.detail);
+        return;
+      }
+    } else {  // a shrinking attempt, or the replayed chosen case
       std::optional<checks::Verdict> again = judge.recheck(c);
       if (!again) {
         stopping = true;
         RC_DISCARD("the run is stopping");
       }
       v = std::move(*again);
+      if (replayed_choice && !(is_decided_failure(v) && v.conclusion == judge.chosen()->verdict.conclusion)) {
+        ended = true;  // it did not fail again as it did: the loop returns it as drawn, unshrunk
+        RC_DISCARD("the chosen case passed when checked again");
+      }
     }
     if (v.conclusion == checks::Conclusion::unsupported) RC_DISCARD(v.detail);
     // A smaller case still fails only with the same kind of failure: a wrong answer (`fail`) that
@@ -70,14 +98,25 @@ std::optional<CaseFailure> RandomCaseSource::draw(CaseJudge& judge) {
     if (failed) {
       last_failure = CaseFailure{.c = c, .verdict = v, .how_found = "", .provenance = {}};
       last_spec = spec;
+      if (drawn && !judge.why_not_shrunk().empty()) no_shrink = true;
     }
     RC_ASSERT(!failed);
   };
-  run_ = run_rapidcheck(property, id_,
-                        {.seed = options_.seed, .max_success = options_.cases, .max_size = options_.max_size,
-                         .reproduce = options_.reproduce});
+  const RapidcheckParams params{.seed = options_.seed, .max_success = options_.cases, .max_size = options_.max_size,
+                                .reproduce = options_.reproduce};
+  run_ = run_rapidcheck(property, id_, params);
   if (run_.outcome == RapidcheckOutcome::error) source_error_ = fmt::format("RapidCheck reported an error: {}", run_.description);
-  if (run_.outcome != RapidcheckOutcome::failure || stopping) return std::nullopt;
+  if (stopping) return std::nullopt;
+  if (!last_failure && judge.chosen() && options_.reproduce.empty()) {
+    // The clearest failure is an earlier draw (or the drawing ran out while the loop looked ahead):
+    // the same seed draws the same cases, so replay the draws before it unchecked and shrink it.
+    replay_to = judge.chosen()->draw;
+    ended = false;
+    run_ = run_rapidcheck(property, id_, params);
+    if (stopping) return std::nullopt;
+    if (!last_failure) return std::nullopt;  // it passed when checked again: the loop returns it as drawn
+  }
+  if (run_.outcome != RapidcheckOutcome::failure) return std::nullopt;
   if (!last_failure) {  // RapidCheck failed outside the check (a generator threw)
     source_error_ = fmt::format("RapidCheck reported a failure outside the check: {}", run_.description);
     return std::nullopt;

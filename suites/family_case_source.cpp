@@ -64,6 +64,7 @@ std::optional<properties::CaseFailure> FamilyCaseSource::draw(properties::CaseJu
     switch (judge.judge(c, v)) {
       case properties::CaseAnswer::go_on: break;
       case properties::CaseAnswer::stop: return std::nullopt;
+      case properties::CaseAnswer::failed_earlier: return std::nullopt;  // the loop returns the judge's chosen case
       case properties::CaseAnswer::failed:
         return properties::CaseFailure{.c = std::move(c), .verdict = std::move(v), .how_found = "", .provenance = {}};
     }

@@ -1,7 +1,9 @@
 // The case loop's contract (properties/case_loop.h), on fake sources and a fake check: every drawn
-// case is counted by what it came to, drawing ends at the first decided failure, a source's
+// case is counted by what it came to, drawing ends a bounded look-ahead after the first decided
+// failure and the clearest failure leads, a source's
 // shrinking attempts are checked but not counted, a stop ends the loop with no failure, and a tally
 // with no failure maps onto one conclusion.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,7 +42,7 @@ class FakeSource final : public CaseSource {
       ++drawn;
       checks::Verdict v;
       const CaseAnswer answer = judge.judge(c, v);
-      if (answer == CaseAnswer::stop) return std::nullopt;
+      if (answer == CaseAnswer::stop || answer == CaseAnswer::failed_earlier) return std::nullopt;
       if (answer == CaseAnswer::go_on) continue;
       CaseFailure failure{.c = c, .verdict = v, .how_found = "", .provenance = {}};
       for (std::uint64_t seed : shrinks_) {
@@ -64,6 +66,7 @@ class FakeSource final : public CaseSource {
 struct PlantedCheck {
   std::vector<std::uint64_t> failing;
   std::map<std::uint64_t, Conclusion> kinds;
+  std::map<std::uint64_t, double> metrics;  // by seed; 0.5 otherwise
   int calls = 0;
 
   checks::Verdict operator()(const Case& c) {
@@ -80,21 +83,22 @@ struct PlantedCheck {
       v.detail = "planted " + std::string(checks::to_string(v.conclusion)) + " at " + std::to_string(c.seed);
     }
     if (std::find(failing.begin(), failing.end(), c.seed) != failing.end()) v.conclusion = Conclusion::fail;
+    if (metrics.count(c.seed)) v.metric = metrics.at(c.seed);
     return v;
   }
 };
 
-TEST(CaseLoop, PlantedFailureAtCaseKEndsTheDrawingAndIsCountedOnce) {
+TEST(CaseLoop, PlantedFailureAtCaseKEndsTheDrawingAfterTheLookAheadAndIsCountedOnce) {
   for (int k : {1, 4, 10}) {
-    FakeSource source(10);
+    FakeSource source(20);
     PlantedCheck check{.failing = {static_cast<std::uint64_t>(k)}, .kinds = {}};
     int counted = 0;
     const CaseLoopResult out = run_case_loop(
         source, {.check = std::ref(check), .stopping = {}, .on_counted = [&](const checks::Verdict&) { ++counted; }});
-    EXPECT_EQ(source.drawn, k) << "no case is drawn after the first failure";
-    EXPECT_EQ(out.tally.drawn, k);
-    EXPECT_EQ(out.tally.conclusive, k) << "the failing case is conclusive";
-    EXPECT_EQ(counted, k - 1) << "on_counted sees the cases before the failure";
+    EXPECT_EQ(source.drawn, k + 8) << "8 cases are drawn after the first failure, no more";
+    EXPECT_EQ(out.tally.drawn, k + 8);
+    EXPECT_EQ(out.tally.conclusive, k + 8) << "the failing case is conclusive";
+    EXPECT_EQ(counted, k - 1 + 8) << "on_counted sees the cases that did not fail";
     ASSERT_TRUE(out.failure);
     EXPECT_EQ(out.failure->c.seed, static_cast<std::uint64_t>(k));
     EXPECT_EQ(out.failure->verdict.conclusion, Conclusion::fail);
@@ -106,13 +110,86 @@ TEST(CaseLoop, PlantedFailureAtCaseKEndsTheDrawingAndIsCountedOnce) {
 TEST(CaseLoop, ShrinkingAttemptsAreCheckedButNotCounted) {
   FakeSource source(10, /*shrinks=*/{100, 101, 102});
   PlantedCheck check{.failing = {3, 100, 102}, .kinds = {}};
-  const CaseLoopResult out = run_case_loop(source, {.check = std::ref(check), .stopping = {}, .on_counted = {}});
+  const CaseLoopResult out =
+      run_case_loop(source, {.check = std::ref(check), .stopping = {}, .on_counted = {}, .look_ahead = 0});
   EXPECT_EQ(check.calls, 3 + 3);
   EXPECT_EQ(out.tally.drawn, 3);
   EXPECT_EQ(out.tally.conclusive, 3);
   ASSERT_TRUE(out.failure);
   EXPECT_EQ(out.failure->c.seed, 102u) << "the source's smallest failing case";
   EXPECT_EQ(out.failure->how_found, "shrunk");
+}
+
+// A bug found at 2.65× its bound on one case and at 10⁴× on another led with the first. The loop
+// checks a bounded number of cases after the first failure and leads with the largest error/bound.
+TEST(CaseLoop, TheClearestFailureLeadsNotTheFirst) {
+  FakeSource source(30);
+  PlantedCheck check{.failing = {3, 6, 9}, .kinds = {}, .metrics = {{3, 2.65}, {6, 1e4}, {9, 40.0}}};
+  const CaseLoopResult out = run_case_loop(source, {.check = std::ref(check), .stopping = {}, .on_counted = {}});
+  ASSERT_TRUE(out.failure);
+  EXPECT_EQ(out.failure->c.seed, 6u);
+  EXPECT_EQ(out.failure->verdict.metric, 1e4);
+  EXPECT_EQ(source.drawn, 3 + 8) << "the look-ahead is bounded";
+  EXPECT_EQ(out.failure->how_found, "Led by the clearest of 3 failing cases: case 6 at 1e+04× its bound; the first "
+                                    "failure, case 3, was at 2.65× (the 8 cases drawn after it were checked too).");
+}
+
+// The same on the random family, which shrinks: the drawing is replayed up to the clearest case,
+// which is checked again and shrunk, not the first failure.
+TEST(CaseLoop, TheRandomFamilyShrinksTheClearestFailure) {
+  PropertyOptions options;
+  options.cases = 40;
+  options.seed = 11;
+  RandomCaseSource source("clearest spmm", "spmm", options);
+  std::vector<double> metrics;  // of every check, drawn cases first
+  const CaseLoopResult out = run_case_loop(
+      source, {.check =
+                   [&](const Case& c) {
+                     checks::Verdict v;
+                     v.target = c.target;
+                     v.bound = 1.0;
+                     v.metric = 1.0 + static_cast<double>(c.seed % 997);  // how clear: varies from case to case
+                     v.conclusion = c.graph->num_edges() >= 2 ? Conclusion::fail : Conclusion::pass;
+                     metrics.push_back(v.metric);
+                     return v;
+                   },
+               .stopping = {},
+               .on_counted = {}});
+  ASSERT_TRUE(out.failure);
+  const auto drawn = static_cast<std::size_t>(out.tally.drawn);
+  ASSERT_GT(metrics.size(), drawn);
+  const double clearest = *std::max_element(metrics.begin(), metrics.begin() + static_cast<std::ptrdiff_t>(drawn));
+  EXPECT_EQ(metrics[drawn], clearest) << "the first case checked after the drawing is the clearest, drawn again";
+  EXPECT_THAT(out.failure->how_found, ::testing::StartsWith("Falsifiable after "));
+  EXPECT_THAT(out.failure->how_found, ::testing::HasSubstr("Led by the clearest of "));
+  EXPECT_EQ(out.failure->c.graph->num_edges(), 2) << "shrunk from there to the smallest failing case";
+}
+
+// A system that answers nothing understandable (an adapter printing garbage: every case a timeout)
+// was shrunk case after case, each attempt another timeout. It ends at its first case, unshrunk.
+TEST(CaseLoop, AnErrorOfASystemThatNeverAnsweredIsNotShrunk) {
+  PropertyOptions options;
+  options.cases = 40;
+  options.seed = 3;
+  RandomCaseSource source("silent spmm", "spmm", options);
+  int calls = 0;
+  const CaseLoopResult out = run_case_loop(source, {.check =
+                                                        [&](const Case& c) {
+                                                          ++calls;
+                                                          checks::Verdict v;
+                                                          v.target = c.target;
+                                                          v.system_status = Status::timeout;
+                                                          v.conclusion = Conclusion::error;
+                                                          v.message = "no answer within 5 s";
+                                                          return v;
+                                                        },
+                                                    .stopping = {},
+                                                    .on_counted = {}});
+  ASSERT_TRUE(out.failure);
+  EXPECT_EQ(calls, 1) << "no shrinking attempt, no look-ahead";
+  EXPECT_EQ(out.tally.drawn, 1);
+  EXPECT_THAT(out.failure->how_found,
+              ::testing::HasSubstr("Not shrunk: the system gave no understandable answer to any case of this check (timeout)"));
 }
 
 TEST(CaseLoop, EveryKindOfCaseIsCountedWithItsFirstReason) {
