@@ -245,14 +245,6 @@ Hello parse_hello(std::string_view text) {
   return hello;
 }
 
-bool all_inputs_finite(const Case& c) {
-  for (const TensorMap* map : {&c.inputs, &c.parameters, &c.grad_outputs})
-    for (const auto& [name, t] : *map)
-      for (double v : t.values())
-        if (!std::isfinite(v)) return false;
-  return true;
-}
-
 CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
   if (!c.graph) throw InputError("case has no graph");
   const oracle::TargetDef& def = oracle::find_target(c.target);

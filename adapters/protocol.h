@@ -112,9 +112,6 @@ struct Answer {
 };
 Answer read_answer(const std::filesystem::path& dir, const CaseManifest& manifest);
 
-// Whether every value of every input, parameter and output gradient of `c` is finite.
-bool all_inputs_finite(const Case& c);
-
 // The adapter's side: reads case.json and its tensors (widened to float64) into a Case. Throws
 // InputError naming the file and field on anything malformed.
 struct LoadedCase {
