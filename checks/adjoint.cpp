@@ -346,6 +346,7 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
                "is not the transpose of the forward (e.g. A used where Aᵀ is needed, or a missing term), or the "
                "forward is not repeatable within its declared precision.";
     v.message = failure_message(v);
+    lead_with_forward_disagreement(v, base, backward, options);
   }
   return v;
 }

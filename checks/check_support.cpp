@@ -1,10 +1,12 @@
 #include "checks/check_support.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "checks/kinks.h"
+#include "checks/tolerance.h"
 #include "core/error.h"
 
 namespace gnncheck::checks::detail {
@@ -42,12 +44,15 @@ namespace {
 // disagree_where_exact_is_finite.
 void compare_every_tensor(Verdict& v, const oracle::TargetSpec& spec, const Result& reference, const Result& actual,
                           const Bounds& bounds, double factor, bool with_lower_side, const std::string& label_prefix,
-                          const Result* exact = nullptr) {
+                          const Result* exact = nullptr, double own_factor = 0.0) {
   for (const NamedTensor& nt : result_tensors(spec, reference)) {
     const Tensor& expected = *find_tensor(reference, nt);
     Tensor bound = bounds.tensors.at(nt.label);
     for (double& b : bound.values()) b *= factor;
     const Tensor* got = find_tensor(actual, nt);
+    if (own_factor > 0 && got && got->shape() == expected.shape())
+      for (index_t i = 0; i < bound.size(); ++i)
+        if (const double own = std::abs(expected[i]) + std::abs((*got)[i]); std::isfinite(own)) bound[i] += own_factor * own;
     TensorComparison tc = compare_elementwise(label_prefix + nt.label, got ? *got : Tensor(), expected, bound,
                                               with_lower_side ? bounds.lowest_of(nt.label) : nullptr);
     tc.input = nt.name;
@@ -70,8 +75,64 @@ void compare_with_exact(Verdict& v, const oracle::TargetSpec& spec, const Result
 }
 
 void compare_answers(Verdict& v, const oracle::TargetSpec& spec, const Result& exact, const Result& first,
-                     const Result& later, const Bounds& bounds, double factor, const std::string& label_prefix) {
-  compare_every_tensor(v, spec, first, later, bounds, factor, false, label_prefix, &exact);
+                     const Result& later, const Bounds& bounds, double factor, const std::string& label_prefix,
+                     double own_factor) {
+  compare_every_tensor(v, spec, first, later, bounds, factor, false, label_prefix, &exact, own_factor);
+}
+
+namespace {
+
+double longest_sum(const Case& c) {
+  index_t degree = 0, row = 0;
+  if (c.graph) {
+    for (index_t i = 0; i < c.graph->n_dst(); ++i) degree = std::max(degree, c.graph->in_degree(i));
+    for (index_t j = 0; j < c.graph->n_src(); ++j) degree = std::max(degree, c.graph->out_degree(j));
+  }
+  for (const auto& m : {c.inputs, c.parameters, c.grad_outputs})
+    for (const auto& [name, t] : m) row = std::max(row, t.rows() ? t.row_size() : index_t{0});
+  return static_cast<double>(degree + row + 2);
+}
+
+}  // namespace
+
+double own_rounding_factor(const Case& c, Precision precision, const CheckOptions& options) {
+  return options.tolerance.safety_factor * gamma(longest_sum(c), unit_roundoff(precision));
+}
+
+std::string own_rounding_description(const Case& c, Precision precision, const CheckOptions& options) {
+  return fmt::format("{}·γ_{} (u = {:.3g})", options.tolerance.safety_factor, longest_sum(c), unit_roundoff(precision));
+}
+
+std::string forward_disagreement(const Case& c, const Result& answer, Precision precision, const CheckOptions& options) {
+  if (!answer.ok() || answer.outputs.empty()) return {};
+  Case forward = c;
+  forward.grad_outputs.clear();
+  Result exact;
+  try {
+    exact = exact_result(forward);
+  } catch (const InputError&) {
+    return {};
+  }
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(forward, exact, precision);
+  Verdict scratch;
+  Result outputs_only = answer;
+  outputs_only.gradients.clear();
+  compare_with_exact(scratch, oracle::find_target(c.target).spec, exact, outputs_only, bounds);
+  const TensorComparison* worst = nullptr;
+  for (const auto& tc : scratch.comparisons)
+    if (!tc.is_gradient && tc.disagrees() && (!worst || tc.worst_ratio > worst->worst_ratio)) worst = &tc;
+  if (!worst) return {};
+  return fmt::format("The system's own forward already disagrees with the oracle on this case ({} at {:.3g}× the "
+                     "differential bound): it computes another function, and this check held its answers to each other, "
+                     "not to the oracle; the differential check shows the forward's error.",
+                     worst->tensor, worst->worst_ratio);
+}
+
+void lead_with_forward_disagreement(Verdict& v, const Case& c, const Result& answer, const CheckOptions& options) {
+  if (v.conclusion != Conclusion::fail) return;
+  const std::string first = forward_disagreement(c, answer, v.precision, options);
+  if (first.empty()) return;
+  v.message = first + "\n" + failure_message(v);
 }
 
 Verdict not_applicable(Verdict v, const std::string& reason) {

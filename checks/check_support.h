@@ -39,9 +39,33 @@ void compare_with_exact(Verdict& v, const oracle::TargetSpec& spec, const Result
 // `exact` is the oracle's answer to the case both answer: where it is finite, answers that are
 // both NaN (or the same infinity) are both wrong, not in agreement (checks/verdict.h:
 // disagree_where_exact_is_finite).
+// `own_factor` adds own_factor·(|first| + |later|) element-wise: each answer's rounding of its own
+// sums, which the bounds (built from the exact answer's terms) miss where that answer is ~0 and the
+// system computes something else (own_rounding_factor).
 void compare_answers(Verdict& v, const oracle::TargetSpec& spec, const Result& exact, const Result& first,
-                     const Result& later, const Bounds& bounds, double factor, const std::string& label_prefix = {});
+                     const Result& later, const Bounds& bounds, double factor, const std::string& label_prefix = {},
+                     double own_factor = 0.0);
 
+// safety·γ_K(u) for the declared precision, K the most terms one element of any output or gradient
+// of `c` can sum whatever linear map computes it on this graph: the longest row or column (an
+// aggregation or its transpose) plus the longest tensor row (a feature contraction) plus 2 (nested
+// sums add: γ_a then γ_b lie within γ_{a+b}). A self-consistency check compares the system's answers
+// with each other; where the system computes another function than the oracle (a wrong backward that
+// is linear, a forward summing duplicate edges), its answers are rounded sums of their own, whose
+// rounding is within this factor times their magnitude, not within the exact answer's bound (0 where
+// the exact answer is 0).
+double own_rounding_factor(const Case& c, Precision precision, const CheckOptions& options);
+std::string own_rounding_description(const Case& c, Precision precision, const CheckOptions& options);
+
+
+// For a self-consistency check (metamorphic, adjoint, state) that failed: where the system's own
+// forward `answer` to `c` already disagrees with the oracle beyond the differential bound, a
+// sentence saying so (it computes another function, which its backward may follow exactly), to put
+// first in the failure's detail; empty when the forward agrees or has no outputs to compare.
+std::string forward_disagreement(const Case& c, const Result& answer, Precision precision, const CheckOptions& options);
+
+// Puts forward_disagreement(c, answer, …) first in a failed verdict's message.
+void lead_with_forward_disagreement(Verdict& v, const Case& c, const Result& answer, const CheckOptions& options);
 
 // Marks `v` as not applicable to this case (Conclusion::not_applicable, with the reason in detail).
 Verdict not_applicable(Verdict v, const std::string& reason);

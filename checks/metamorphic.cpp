@@ -2,6 +2,9 @@
 // rounding a correct implementation makes, bounded by nondeterminism_factor × the differential bound:
 // each answer may be off by its bound, in opposite directions). The oracle is used only for the
 // bounds' magnitudes, never as the expected value.
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "checks/check_support.h"
@@ -41,16 +44,19 @@ Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const 
   }
   const Result exact = exact_result(c);
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
-  v.tolerance_model = fmt::format("{}× ({})", options.nondeterminism_factor, bounds.model);
+  v.tolerance_model = fmt::format("{}× ({}) + {}·(|each answer|)", options.nondeterminism_factor, bounds.model,
+                                  own_rounding_description(c, v.precision, options));
   v.metric_name = "|answer on the " + what + " case (mapped back) − answer on the original| at the worst element";
   // Expected = the system's own answer on the original case; actual = its answer after the move.
-  compare_answers(v, spec, exact, original, back, bounds, options.nondeterminism_factor, "after " + what + ": ");
+  compare_answers(v, spec, exact, original, back, bounds, options.nondeterminism_factor, "after " + what + ": ",
+                  own_rounding_factor(c, v.precision, options));
   screen_kinks(v, c);
   summarize(v);
   if (v.conclusion == Conclusion::fail) {
     v.detail = fmt::format("got = the answer on the {} case mapped back, expected = the answer on the original case.",
                            what);
     v.message = failure_message(v);
+    lead_with_forward_disagreement(v, c, original, options);
   }
   return v;
 }
@@ -108,7 +114,15 @@ Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions&
   const Result e1 = exact_result(first), e2 = exact_result(second), e12 = exact_result(combined);
   const Bounds b1 = model.bounds(first, e1, v.precision), b2 = model.bounds(second, e2, v.precision),
                b12 = model.bounds(combined, e12, v.precision);
-  v.tolerance_model = fmt::format("bound(1.5ȳ₁−0.75ȳ₂) + 1.5·bound(ȳ₁) + 0.75·bound(ȳ₂), each {}", b1.model);
+  // The model's bounds are built from the exact gradient's terms: where that gradient is 0 (an
+  // empty column of Aᵀ, a cancelling sum) they are ~0, yet a backward computing some other linear
+  // map rounds its own nonzero sums there. Each of the three answers is such a rounded sum, so its
+  // rounding is also within safety·γ_K·|its own value| (no cancellation inside it assumed, K the most
+  // terms any element can sum on this case): the terms of the compared quantities, added.
+  const double self_factor = own_rounding_factor(c, v.precision, options);
+  v.tolerance_model = fmt::format("bound(1.5ȳ₁−0.75ȳ₂) + 1.5·bound(ȳ₁) + 0.75·bound(ȳ₂), each {}; plus {} "
+                                  "·(|g(1.5ȳ₁−0.75ȳ₂)| + 1.5·|g(ȳ₁)| + 0.75·|g(ȳ₂)|), the rounding of the system's own sums",
+                                  b1.model, own_rounding_description(c, v.precision, options));
   v.metric_name = "|g(1.5ȳ₁ − 0.75ȳ₂) − (1.5·g(ȳ₁) − 0.75·g(ȳ₂))| at the worst element";
   for (const NamedTensor& nt : result_tensors(def.spec, e12)) {
     if (!nt.is_gradient) continue;
@@ -118,10 +132,15 @@ Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions&
     const Tensor& exact_combined = *find_tensor(e12, nt);
     Tensor expected(exact_combined.shape()), bound(exact_combined.shape());
     const bool complete = g1 && g2 && g1->shape() == exact_combined.shape() && g2->shape() == exact_combined.shape();
+    const bool combined_complete = complete && g12 && g12->shape() == exact_combined.shape();
     for (index_t i = 0; i < expected.size(); ++i) {
       expected[i] = complete ? a * (*g1)[i] + b * (*g2)[i] : 0.0;
       bound[i] = b12.tensors.at(nt.label)[i] + std::abs(a) * b1.tensors.at(nt.label)[i] +
                  std::abs(b) * b2.tensors.at(nt.label)[i];
+      if (combined_complete) {
+        const double own = std::abs((*g12)[i]) + std::abs(a * (*g1)[i]) + std::abs(b * (*g2)[i]);
+        if (std::isfinite(own)) bound[i] += self_factor * own;
+      }
     }
     TensorComparison tc = compare_elementwise(nt.label, complete && g12 ? *g12 : Tensor(), expected, bound);
     if (complete && g12) disagree_where_exact_is_finite(tc, *g12, expected, exact_combined, bound);
@@ -136,6 +155,7 @@ Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions&
     v.detail = "got = the gradient for the combined output gradient, expected = the same combination of the "
                "gradients: the backward is not linear in the output gradient.";
     v.message = failure_message(v);
+    lead_with_forward_disagreement(v, first, r1, options);
   }
   return v;
 }

@@ -35,9 +35,11 @@ Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const Che
   const auto& spec = oracle::find_target(c.target).spec;
   const Result exact = exact_result(c);
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
-  v.tolerance_model = fmt::format("non-determinism tolerance {}× ({})", options.nondeterminism_factor, bounds.model);
+  v.tolerance_model = fmt::format("non-determinism tolerance {}× ({}) + {}·(|each answer|)", options.nondeterminism_factor,
+                                  bounds.model, own_rounding_description(c, v.precision, options));
   v.metric_name = "|later answer − first answer| at the worst element";
-  compare_answers(v, spec, exact, first, again, bounds, options.nondeterminism_factor, what);
+  compare_answers(v, spec, exact, first, again, bounds, options.nondeterminism_factor, what,
+                  own_rounding_factor(c, v.precision, options));
   screen_kinks(v, c, /*same_inputs=*/true);
   summarize(v);
   return v;
@@ -78,6 +80,7 @@ Verdict state_interleaved(System& system, const Case& c, const CheckOptions& opt
     v.detail = "expected = A's answer evaluated alone first; got = A's answer after other evaluations: the system "
                "keeps state between evaluations (e.g. a backward reading a buffer a later forward overwrote).";
     v.message = failure_message(v);
+    lead_with_forward_disagreement(v, a, alone, options);
   }
   return v;
 }
@@ -92,6 +95,7 @@ Verdict state_repeat(System& system, const Case& c, const CheckOptions& options)
   if (v.conclusion == Conclusion::fail) {
     v.detail = "expected = the first answer, got = the second answer to the same case.";
     v.message = failure_message(v);
+    lead_with_forward_disagreement(v, c, first, options);
   }
   return v;
 }
