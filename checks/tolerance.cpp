@@ -71,8 +71,8 @@ double node_row_terms(const Graph& g, TensorKind kind, index_t row) {
 
 // The sum of a layer's dense widths (in, hidden, out·heads, features): the longest chain of dense
 // sums one of its values goes through.
-index_t layer_width_chain(const Case& c) {
-  const Attributes a = oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes);
+index_t layer_width_chain(const oracle::TargetDef& def, const Case& c) {
+  const Attributes a = oracle::with_defaults(def.spec, c.attributes);
   index_t chain = 0;
   for (const char* width : {"in_features", "hidden_features", "out_features", "features"})
     if (a.has(width)) chain += a.get_int(width);
@@ -157,20 +157,21 @@ std::string u_text(Precision p) {
 
 Bounds ToleranceModel::bounds(const Case& c, const Result& exact, Precision precision) const {
   if (!c.graph) throw InternalError("tolerance model: case has no graph");
-  const oracle::ToleranceRule& rule = oracle::find_target(c.target).spec.tolerance;
-  switch (rule.kind) {
-    case oracle::ToleranceKind::closed_form: return closed_form(c, exact, precision, rule);
-    case oracle::ToleranceKind::softmax_per_row: return softmax_per_row(c, exact, precision);
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  switch (def.spec.tolerance.kind) {
+    case oracle::ToleranceKind::closed_form: return closed_form(def, c, exact, precision);
+    case oracle::ToleranceKind::softmax_per_row: return softmax_per_row(def, c, exact, precision);
     case oracle::ToleranceKind::measured: break;
   }
-  return measured(c, exact, precision);
+  return measured(def, c, exact, precision);
 }
 
 namespace {
 
-Bounds closed_form_from(const Case& c, const ClosedFormEvaluations& evaluations, const Result& exact, Precision precision,
-                        const oracle::ToleranceRule& rule, double safety_factor) {
-  const auto& spec = oracle::find_target(c.target).spec;
+Bounds closed_form_from(const oracle::TargetDef& def, const Case& c, const ClosedFormEvaluations& evaluations,
+                        const Result& exact, Precision precision, double safety_factor) {
+  const auto& spec = def.spec;
+  const oracle::ToleranceRule& rule = spec.tolerance;
   const Graph& g = *c.graph;
   const double u = unit_roundoff(precision);
   const double tiny = smallest_subnormal(precision);
@@ -204,9 +205,9 @@ Bounds closed_form_from(const Case& c, const ClosedFormEvaluations& evaluations,
 
 }  // namespace
 
-Bounds ToleranceModel::closed_form(const Case& c, const Result& exact, Precision precision,
-                                   const oracle::ToleranceRule& rule) const {
-  return closed_form_from(c, start_closed_form_evaluations(c), exact, precision, rule, options_.safety_factor);
+Bounds ToleranceModel::closed_form(const oracle::TargetDef& def, const Case& c, const Result& exact,
+                                   Precision precision) const {
+  return closed_form_from(def, c, start_closed_form_evaluations(c), exact, precision, options_.safety_factor);
 }
 
 namespace {
@@ -223,12 +224,12 @@ namespace {
 // floors (by label; none without the layer's inputs and output gradient) — it reads only the case,
 // so it runs beside the model's evaluations — and add_floors adds safety·floor to the bounds.
 using Floors = std::vector<std::pair<std::string, Tensor>>;
-Floors gat_attention_floors(const Case& c, double u) {
+Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u) {
   if (!c.inputs.count("x") || !c.parameters.count("weight") || !c.parameters.count("att_src") ||
       !c.parameters.count("att_dst") || !c.grad_outputs.count("y"))
     return {};
   // Cases may leave attributes at their defaults (unset); the layer reads them with defaults filled.
-  const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes));
+  const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(def.spec, c.attributes));
   // The layer's own A + I (shared with the evaluations beside this one); the case's graph itself
   // when the layer adds no self-loops.
   const oracle::layers::AggregationGraph looped(*c.graph, cfg.self_loops);
@@ -391,12 +392,12 @@ struct ToleranceModel::MeasuredEvaluations {
   }
 };
 
-Bounds ToleranceModel::measured(const Case& c, const Result& exact, Precision precision) const {
-  return measured_from(c, start_measured_evaluations(c, precision), exact, precision);
+Bounds ToleranceModel::measured(const oracle::TargetDef& def, const Case& c, const Result& exact, Precision precision) const {
+  return measured_from(def, c, start_measured_evaluations(def, c, precision), exact, precision);
 }
 
-std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measured_evaluations(const Case& c,
-                                                                                                Precision precision) const {
+std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measured_evaluations(
+    const oracle::TargetDef& def, const Case& c, Precision precision) const {
   auto ev = std::make_shared<MeasuredEvaluations>(std::max(1, options_.concurrent_evaluations));
   // Each evaluation is a task: it waits for the case it needs (the transforms run as tasks too),
   // then for one of `concurrent_evaluations` slots. The slots bound the memory held at once (an
@@ -456,12 +457,12 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
     ev->nudged_f64 = evaluate(ev->nudged, itself, Precision::float64, "the input-nudged case");
   }
   ev->abs_sums = evaluate(ev->absolute, itself, Precision::float64, "|inputs|");
-  const auto& floors = oracle::find_target(c.target).spec.tolerance.floors;
+  const auto& floors = def.spec.tolerance.floors;
   if (std::find(floors.begin(), floors.end(), oracle::ToleranceFloor::gat_attention) != floors.end()) {
     const double u = unit_roundoff(precision);
-    ev->gat_floor = start_task(async, [&c, slots = &ev->slots, u] {
+    ev->gat_floor = start_task(async, [&def, &c, slots = &ev->slots, u] {
       EvaluationSlot slot(*slots);
-      return gat_attention_floors(c, u);
+      return gat_attention_floors(def, c, u);
     });
   }
   return ev;
@@ -470,12 +471,13 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
 ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision precision) const {
   if (!c.graph) throw InternalError("tolerance model: case has no graph");
   ReferenceAndBounds out;
-  const oracle::ToleranceRule& rule = oracle::find_target(c.target).spec.tolerance;
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::ToleranceRule& rule = def.spec.tolerance;
   if (rule.kind == oracle::ToleranceKind::closed_form) {
     // The two helper evaluations run beside the reference (they refer to c: their futures wait).
     const ClosedFormEvaluations evaluations = start_closed_form_evaluations(c);
     out.reference = oracle::evaluate(c, Precision::float64);
-    if (out.reference.ok()) out.bounds = closed_form_from(c, evaluations, out.reference, precision, rule, options_.safety_factor);
+    if (out.reference.ok()) out.bounds = closed_form_from(def, c, evaluations, out.reference, precision, options_.safety_factor);
     return out;
   }
   if (rule.kind != oracle::ToleranceKind::measured) {
@@ -484,21 +486,21 @@ ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision
     return out;
   }
   // The float64 reference runs beside the model's own evaluations, in a slot like them.
-  const std::shared_ptr<MeasuredEvaluations> ev = start_measured_evaluations(c, precision);
+  const std::shared_ptr<MeasuredEvaluations> ev = start_measured_evaluations(def, c, precision);
   {
     EvaluationSlot slot(ev->slots);
     out.reference = oracle::evaluate(c, Precision::float64);
   }
   if (out.reference.ok()) {
-    out.bounds = measured_from(c, ev, out.reference, precision);
+    out.bounds = measured_from(def, c, ev, out.reference, precision);
   } else {
     ev->wait();  // the tasks refer to c: let them finish before returning
   }
   return out;
 }
 
-Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<MeasuredEvaluations>& ev, const Result& exact,
-                                     Precision precision) const {
+Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c, const std::shared_ptr<MeasuredEvaluations>& ev,
+                                     const Result& exact, Precision precision) const {
   // Root-mean-square over every gradient (or every output) of the answer: the normwise scale a
   // tensor that cancels to ~0 as a whole (GAT's attention gradients on a one-node graph) is judged by.
   auto answer_rms = [&](bool gradients) {
@@ -512,7 +514,7 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
   // Computed while the evaluations run: it reads the reference alone.
   const double outputs_rms = answer_rms(false), gradients_rms = answer_rms(true);
   ev->wait();  // every task ends before anything is thrown here (they refer to c)
-  const auto& spec = oracle::find_target(c.target).spec;
+  const auto& spec = def.spec;
   const Graph& g = *c.graph;
   const double u = unit_roundoff(precision);
   const double tiny = smallest_subnormal(precision);
@@ -534,7 +536,7 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
   // goes through the sum of their lengths, not only the widest — the classical bound for the chain
   // is γ of the total count. An implementation blocking those sums differently from the oracle (cuBLAS
   // vs Eigen) meets this floor where a cancelling reduction makes the measured error a lucky sample.
-  if (spec.is_layer) widest = std::max(widest, layer_width_chain(c));
+  if (spec.is_layer) widest = std::max(widest, layer_width_chain(def, c));
 
   Bounds b;
   b.precision = precision;
@@ -625,7 +627,8 @@ Bounds ToleranceModel::measured_from(const Case& c, const std::shared_ptr<Measur
   return b;
 }
 
-Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Precision precision) const {
+Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case& c, const Result& exact,
+                                       Precision precision) const {
   // Derivation and the regime it covers: checks/README.md, "Softmax per row". Per destination row i
   // and head: d = the row's length, L = its largest |logit|, m = its largest logit. Every computed
   // α̂_k = α_k·e^θ with |θ| ≤ Λ, so it lies in [α_k·e^−Λ − φ_k, α_k·e^Λ + φ_k], with
@@ -638,7 +641,7 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
   //   α_k·(|ᾱ_k| + P)·β + φ·(|ᾱ_k| + 2Q)·(1 + β) + (d+3)·λ,   β = e^(2Λ + (d+8)·u) − 1,
   // φ = max_k φ_k, P = Σ_row α|ᾱ|, Q = Σ_row |ᾱ|. Where ρ > 1/2 (or β is past double's range) the analysis gives
   // no bound; those rows keep the measured model (with the softmax backward floor), symmetric.
-  const auto& spec = oracle::find_target(c.target).spec;
+  const auto& spec = def.spec;
   const Graph& g = *c.graph;
   const double u = unit_roundoff(precision);
   const double lambda = smallest_normal(precision);
@@ -715,7 +718,7 @@ Bounds ToleranceModel::softmax_per_row(const Case& c, const Result& exact, Preci
       lambda, u_text(precision),
       fallback_rows ? fmt::format("; {} of {} rows on the measured model (ρ > 1/2)", fallback_rows, g.n_dst()) : "");
   if (fallback_rows) {
-    Bounds m = measured(c, exact, precision);
+    Bounds m = measured(def, c, exact, precision);
     const std::string grad_label = "gradient " + logits_name;
     if (grad_logits_exact && m.tensors.count(grad_label)) add_softmax_backward_floor(c, exact, u, m.tensors.at(grad_label));
     for (index_t i = 0; i < g.n_dst(); ++i) {

@@ -87,13 +87,15 @@ class ToleranceModel {
   ReferenceAndBounds reference_and_bounds(const Case& c, Precision precision) const;
 
  private:
-  Bounds closed_form(const Case& c, const Result& exact, Precision precision, const oracle::ToleranceRule& rule) const;
-  Bounds softmax_per_row(const Case& c, const Result& exact, Precision precision) const;
-  Bounds measured(const Case& c, const Result& exact, Precision precision) const;
+  // Each takes c's catalogue entry, looked up once by bounds() or reference_and_bounds().
+  Bounds closed_form(const oracle::TargetDef& def, const Case& c, const Result& exact, Precision precision) const;
+  Bounds softmax_per_row(const oracle::TargetDef& def, const Case& c, const Result& exact, Precision precision) const;
+  Bounds measured(const oracle::TargetDef& def, const Case& c, const Result& exact, Precision precision) const;
   struct MeasuredEvaluations;
-  std::shared_ptr<MeasuredEvaluations> start_measured_evaluations(const Case& c, Precision precision) const;
-  Bounds measured_from(const Case& c, const std::shared_ptr<MeasuredEvaluations>& evaluations, const Result& exact,
-                       Precision precision) const;
+  std::shared_ptr<MeasuredEvaluations> start_measured_evaluations(const oracle::TargetDef& def, const Case& c,
+                                                                  Precision precision) const;
+  Bounds measured_from(const oracle::TargetDef& def, const Case& c, const std::shared_ptr<MeasuredEvaluations>& evaluations,
+                       const Result& exact, Precision precision) const;
   void add_softmax_backward_floor(const Case& c, const Result& exact, double u, Tensor& bound) const;
   ToleranceOptions options_;
 };
