@@ -32,7 +32,7 @@ struct ToleranceOptions {
   // measured model: M. With M = 8 and two sampled orders, a correct float32 implementation in a third
   // order failed once in 10,000 GAT cases (1.17× the bound, a gradient that is exactly 0 in exact
   // arithmetic); with M = 16 and three orders the worst of 10,000 cases per layer is below half the
-  // bound (checks/README.md, "What was measured").
+  // bound (docs/campaigns.md).
   double measured_multiple = 16.0;
   // measured model: how many of its oracle evaluations (three float32 orders; |inputs| in float64,
   // and for a float64 system two more float64 helpers; the reference in reference_and_bounds) run

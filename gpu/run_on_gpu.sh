@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu/run_on_gpu.sh — everything gpu/RESULTS.md records for the GPU reference's correctness, in one
+# gpu/run_on_gpu.sh — everything docs/gpu-results.md records for the GPU reference's correctness, in one
 # command on a machine with a CUDA device: the GPU tests, the 2,000-cases-per-target property run,
 # every check on both GPU systems, compute-sanitizer memcheck, racecheck and initcheck on the GPU
 # test binary (and memcheck on the Kronecker generator's test), the 64-bit edge test (more than

@@ -5,12 +5,12 @@
 //   spmm_transposed:  Z [n_src, F] = Aᵀ·Y,  grad_Y = A·grad_Z
 // A·X is computed by the method given (ForwardMethod): the CSR row kernel of gpu/aggregate.cuh
 // (what the `gpu` system uses: faster than cusparseSpMM in every configuration measured on the
-// H200 — 1M and 67M edges, F = 16 and 64, gpu/RESULTS.md — deterministic, and it needs neither
+// H200 — 1M and 67M edges, F = 16 and 64, docs/gpu-results.md — deterministic, and it needs neither
 // unit values nor 32-bit offsets), or cusparseSpMM on the CSR with unit values (the default of
 // these functions, kept for their other callers, and what the `cusparse` system checks). Aᵀ·Y is computed
 // by the method given (TransposeMethod): the fused CSC kernel of gpu/aggregate.cuh (the default:
 // fastest of the three on the H200 at 1M and 67M edges, F = 16 and 64, and deterministic — see
-// gpu/RESULTS.md), cuSPARSE's native transposed SpMM on the same CSR (no Aᵀ stored, as in
+// docs/gpu-results.md), cuSPARSE's native transposed SpMM on the same CSR (no Aᵀ stored, as in
 // GraphPy; it accumulates with atomics, so it is not bit-reproducible run to run), or cuSPARSE on
 // a materialized CSC used as the CSR of Aᵀ. All pointers are device pointers; F is the row size
 // of the dense operand.

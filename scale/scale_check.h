@@ -32,7 +32,7 @@ namespace gnncheck::scale {
 // unless told (`--oracle-evaluations`): half the hardware threads, and at least the 3 of
 // checks::ToleranceOptions. The evaluations are mostly serial work (fresh tensors' page faults, one
 // thread's passes), so on many cores more of them at once is what shortens the oracle part
-// (scale/README.md, "Oracle evaluations side by side"); values never change.
+// (docs/scale-figures.md, "Oracle evaluations side by side"); values never change.
 int default_oracle_evaluations();
 
 struct ScaleOptions {

@@ -70,7 +70,7 @@ ExactAnswer evaluate_neighbourhood(ScaleResult& r, const Neighbourhood& nb, cons
   // values as evaluating it first): `exact` is the oracle's own evaluation time, `bounds` the rest.
   const auto t = Clock::now();
   // The evaluations' fresh tensors on huge pages: their page faults were most of this part's time
-  // on the H200's host (scale/README.md, "Huge pages for the oracle's tensors").
+  // on the H200's host (docs/scale-figures.md, "Huge pages for the oracle's tensors").
   const LargeTensorsOnHugePages huge_pages;
   checks::ReferenceAndBounds rb = checks::ToleranceModel(tolerance).reference_and_bounds(nb.sub, r.precision);
   if (!rb.reference.ok())

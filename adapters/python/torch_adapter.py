@@ -31,13 +31,13 @@ and declares what cannot be mapped away (IMPLEMENTS below, PROTOCOL.md §2), so 
 - gat with attn_dropout > 0: PyG draws its own dropout mask, the oracle's mask is a function of
   dropout_seed (a case asking for it anyway is answered unsupported).
 - zero_degree = one (a source degree of 0 taken as 1, GNNAdvisor's convention): gcn_norm gives 0.
-Run on an H200 with torch 2.11 and PyG 2.8 (checks/README.md, "The torch/PyG adapter on the
+Run on an H200 with torch 2.11 and PyG 2.8 (docs/campaigns.md, "The torch/PyG adapter on the
 H200, completed"): 10^4 random differential and 10^4 adjoint cases per target pass on every target,
 and 2·10^3 cases per target of the metamorphic, state, numerics and op_order checks.
 
 Each case's tensors go to the device in one copy and come back in one (upload / download), and the
 PyG modules are kept between cases (ModuleCache): on a small graph the driver calls cost more than
-the arithmetic (gat's adjoint on the H200: 22.4 → 17.4 s for 60 cases; checks/README.md). For the
+the arithmetic (gat's adjoint on the H200: 22.4 → 17.4 s for 60 cases; docs/campaigns.md). For the
 same reason the peak and live memory are measured only where gnncheck reads them
 (case.measure_resources: its resources check): with these and gnncheck's own readings skipped
 elsewhere, 16 processes at once ran 1.6–1.9 times faster.
@@ -70,7 +70,7 @@ CTX = None
 def upload(arrays, dtype):
     """{name: numpy array} on the device as `dtype`, through one host-to-device copy: a copy is a
     synchronizing driver call, which costs more than a small case's arithmetic (a kernel and a copy
-    back took 1.57 ms on the H200 machine, checks/README.md). Each tensor is a leaf of its own."""
+    back took 1.57 ms on the H200 machine, docs/campaigns.md). Each tensor is a leaf of its own."""
     np_dtype = torch.empty(0, dtype=dtype).numpy().dtype
     flats = [np.ascontiguousarray(a, dtype=np_dtype).reshape(-1) for a in arrays.values()]
     flat = torch.from_numpy(np.concatenate(flats) if flats else np.empty(0, dtype=np_dtype)).to(CTX.device)

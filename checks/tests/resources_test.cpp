@@ -184,7 +184,7 @@ TEST(CounterGrowthCriterion, TheLeastOfEachEndIgnoresHighReadingsAndCatchesEvery
 }
 
 TEST(Resources, ACounterReadHighOnceIsNotGrowthButOneBytePerCallIs) {
-  // The torch adapter on the H200 (checks/README.md): torch.cuda.memory_allocated() one 512-byte
+  // The torch adapter on the H200 (docs/campaigns.md): torch.cuda.memory_allocated() one 512-byte
   // block above its value at the last reading of a case, with 16 adapter processes on 16 cores.
   const auto flat = [](int) { return 500 * kPage; };  // a device series: the long window
   ScriptedDeviceMemory high_at_the_end(flat);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The H200 figures of scale/README.md: `gnncheck scale` on Kronecker graphs generated on the device.
+# The H200 figures of docs/scale-figures.md: `gnncheck scale` on Kronecker graphs generated on the device.
 # A benchmark, not a test: it writes every command's full output, one after the other, and then one
 # table row per command (verdict, edges, neighbourhood, seconds of each part and of the oracle
 # part's pieces, device peak) into ONE file.
@@ -14,21 +14,21 @@
 #   replicas    the three scale-only replicas caught at scale 25/27 and passing on kronecker:16
 #               (int32, softmax, race: one of them)
 #   symmetric   GCN with the symmetric norm, whose degree padding reads the 2-hop neighbourhood
-#   flat        run E of scale/README.md, ~60 s expected, run with GNNCHECK_SCALE_BUDGET=150: GAT-1
+#   flat        run E of docs/scale-figures.md, ~60 s expected, run with GNNCHECK_SCALE_BUDGET=150: GAT-1
 #               and GCN (row_mean) at scale 25, K = 10^4, 16 → 16 (the oracle part ≤ 10 s), then
 #               spmm at K = 10^4 on scales 21, 23 and 25 (the oracle part against E at fixed K)
-#   flat-sources  run H of scale/README.md, ~240 s expected: spmm at K = 10^4 on scales 21, 23 and
+#   flat-sources  run H of docs/scale-figures.md, ~240 s expected: spmm at K = 10^4 on scales 21, 23 and
 #               25, each with the default hub source budget and with one that never binds
 #               (--hub-sources 2^24), alternating, twice; spmm at scale 27; GAT-1 and GCN (row_mean)
 #               at scale 25; the race and softmax replicas caught at scale 25
 #   hugepages   GAT-1 and GCN (row_mean) at scale 25, K = 10^4, each twice with glibc's heap on 4 KiB
 #               pages and twice on transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1),
-#               alternating; ~150 s expected from run E's totals (scale/README.md, "Huge pages for the heap")
+#               alternating; ~150 s expected from run E's totals (docs/scale-figures.md, "Huge pages for the heap")
 #   layers-25   GAT-1 and GCN (row_mean) at scale 25, K = 10^4, 16 → 16, once each (~40 s): the
 #               issue's two figures, for comparing binaries or settings call by call
 #   oracle-evaluations  GAT-1 at scale 25, K = 10^4, with 3 (the default) and 6 oracle evaluations
 #               side by side, alternating, twice; 6 with OMP_NUM_THREADS=4; GCN (row_mean) with 3 and
-#               6; ~200 s expected (scale/README.md, "Oracle evaluations side by side")
+#               6; ~200 s expected (docs/scale-figures.md, "Oracle evaluations side by side")
 # Each command runs under `timeout` (its own limit, in the table; GNNCHECK_SCALE_TIMEOUT overrides
 # them all); a row that timed out says so. The whole script keeps to GNNCHECK_SCALE_BUDGET seconds
 # (default 480): a command gets at most what is left, and one with less than 10 s left is not run
