@@ -72,6 +72,61 @@ CounterexampleCase read_counterexample_case(const Json& j) {
   return c;
 }
 
+std::string_view to_string(ChunkEnd e) {
+  switch (e) {
+    case ChunkEnd::failure: return "failure";
+    case ChunkEnd::source_error: return "source_error";
+    case ChunkEnd::stopped: return "stopped";
+    default: return "none";
+  }
+}
+
+ChunkEnd parse_chunk_end(const std::string& name) {
+  for (ChunkEnd e : {ChunkEnd::none, ChunkEnd::failure, ChunkEnd::source_error, ChunkEnd::stopped})
+    if (to_string(e) == name) return e;
+  throw InputError(fmt::format("unknown chunk end '{}'", name));
+}
+
+Json to_json(const ChunkReason& r) { return Json::array({r.chunk, r.text}); }
+ChunkReason read_chunk_reason(const Json& j) { return {j.at(0).get<std::int64_t>(), j.at(1).get<std::string>()}; }
+
+// A shard's chunks of one check task; "ran" rows are [index, drawn, conclusive, unsupported,
+// not_applicable, inconclusive, points].
+Json to_json(const ChunkedCases& c) {
+  Json ran = Json::array();
+  for (const auto& k : c.ran)
+    ran.push_back(Json::array({k.index, k.drawn, k.conclusive, k.unsupported, k.not_applicable, k.inconclusive, k.points}));
+  return {{"of", c.of},
+          {"ran", ran},
+          {"ended_at", c.ended_at},
+          {"end", std::string(to_string(c.end))},
+          {"end_text", c.end_text},
+          {"worst_chunk", c.worst_chunk},
+          {"first_unsupported", to_json(c.first_unsupported)},
+          {"first_not_applicable", to_json(c.first_not_applicable)},
+          {"first_inconclusive", to_json(c.first_inconclusive)},
+          {"notes", c.notes}};
+}
+
+ChunkedCases read_chunked_cases(const Json& j) {
+  ChunkedCases c;
+  c.of = j.at("of").get<std::int64_t>();
+  for (const auto& k : j.at("ran")) {
+    const auto v = k.get<std::vector<std::int64_t>>();
+    if (v.size() != 7) throw InputError("chunks.ran: expected rows of 7 integers");
+    c.ran.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6]});
+  }
+  c.ended_at = j.at("ended_at").get<std::int64_t>();
+  c.end = parse_chunk_end(j.at("end").get<std::string>());
+  c.end_text = j.at("end_text").get<std::string>();
+  c.worst_chunk = j.at("worst_chunk").get<std::int64_t>();
+  c.first_unsupported = read_chunk_reason(j.at("first_unsupported"));
+  c.first_not_applicable = read_chunk_reason(j.at("first_not_applicable"));
+  c.first_inconclusive = read_chunk_reason(j.at("first_inconclusive"));
+  c.notes = j.at("notes").get<std::string>();
+  return c;
+}
+
 Json to_json(const ResultRecord& r) {
   Json j;
   j["entry"] = r.entry;
@@ -104,6 +159,7 @@ Json to_json(const ResultRecord& r) {
   }
   j["curves"] = curves;
   j["counterexample_case"] = r.counterexample_case ? to_json(*r.counterexample_case) : Json(nullptr);
+  if (r.chunked) j["chunks"] = to_json(*r.chunked);
   return j;
 }
 
@@ -115,7 +171,16 @@ std::string json_report(const RunReport& run) {
   j["gnncheck_version"] = run.gnncheck_version;
   j["suite"] = {{"name", run.suite_name}, {"path", run.suite_path}};
   j["seed"] = run.seed;
-  j["share"] = run.share ? Json{{"part", run.share->part}, {"of", run.share->of}} : Json(nullptr);
+  if (run.share) {
+    Json plan = Json::array();
+    for (const auto& t : run.plan)
+      plan.push_back({{"entry", t.entry}, {"system", t.system}, {"target", t.target}, {"check", t.check},
+                      {"units", t.units}, {"overridden", t.overridden},
+                      {"expectation", std::string(to_string(t.expectation))}, {"seed", t.seed}});
+    j["share"] = {{"part", run.share->part}, {"of", run.share->of}, {"plan", plan}, {"override_systems", run.override_systems}};
+  } else {
+    j["share"] = nullptr;
+  }
   j["started_utc"] = run.started_utc;
   j["seconds"] = run.seconds;
   const auto t = run.totals();
@@ -168,7 +233,17 @@ RunReport read_json_report(const std::filesystem::path& path) {
     run.seed = j.at(field).get<std::uint64_t>();
     field = "share";
     if (j.contains(field) && !j.at(field).is_null())
-      run.share = RunShare{j.at(field).at("part").get<int>(), j.at(field).at("of").get<int>()};
+    {
+      const Json& share = j.at(field);
+      run.share = RunShare{share.at("part").get<int>(), share.at("of").get<int>()};
+      if (share.contains("plan"))
+        for (const auto& t : share.at("plan"))
+          run.plan.push_back({t.at("entry").get<std::string>(), t.at("system").get<std::string>(),
+                              t.at("target").get<std::string>(), t.at("check").get<std::string>(),
+                              t.at("units").get<std::int64_t>(), t.at("overridden").get<bool>(),
+                              parse_expectation(t.at("expectation").get<std::string>()), t.at("seed").get<std::uint64_t>()});
+      if (share.contains("override_systems")) run.override_systems = share.at("override_systems").get<std::vector<std::string>>();
+    }
     field = "started_utc";
     run.started_utc = j.at(field).get<std::string>();
     field = "seconds";
@@ -212,6 +287,7 @@ RunReport read_json_report(const std::filesystem::path& path) {
       // Absent in reports written before it existed (same schema version: the field is optional).
       if (r.contains("counterexample_case") && !r.at("counterexample_case").is_null())
         rec.counterexample_case = read_counterexample_case(r.at("counterexample_case"));
+      if (r.contains("chunks")) rec.chunked = read_chunked_cases(r.at("chunks"));
       run.results.push_back(std::move(rec));
     }
     return run;

@@ -103,6 +103,37 @@ struct CounterexampleCase {
   bool square() const { return n_dst == n_src; }
 };
 
+// What the cases of one chunk of a check task came to (suites/SCHEMA.md, "Splitting a run"): a
+// task's cases are cut into chunks of a fixed size, each drawn from its own seed, so that a run split
+// into shards and merged gives the answer of the whole run.
+struct CaseChunk {
+  std::int64_t index = 0;
+  std::int64_t drawn = 0, conclusive = 0, unsupported = 0, not_applicable = 0, inconclusive = 0;
+  std::int64_t points = 0;  // its entries of error_vs_bound, which hold the chunks' points in chunk order
+};
+
+// A reason with the chunk it was first seen in (-1: none seen).
+struct ChunkReason {
+  std::int64_t chunk = -1;
+  std::string text{};
+};
+
+// How a chunk ended the drawing of its task's cases, when it did.
+enum class ChunkEnd { none, failure, source_error, stopped };
+
+// The chunks of one check task that one run (a shard) ran, enough for `gnncheck report merge` to
+// combine shards exactly as the whole run combines chunks. Written to report.json by shards only.
+struct ChunkedCases {
+  std::int64_t of = 1;                // the task's chunks
+  std::vector<CaseChunk> ran{};       // those run here, in chunk order
+  std::int64_t ended_at = -1;         // the chunk that ended the drawing (failure, error, stop); -1: none
+  ChunkEnd end = ChunkEnd::none;
+  std::string end_text{};             // source_error / stopped: the reason, without the counts
+  std::int64_t worst_chunk = -1;      // the chunk whose case set metric/bound (no failure); -1: none
+  ChunkReason first_unsupported{}, first_not_applicable{}, first_inconclusive{};
+  std::string notes{};                // lines the runner adds to the message (coverage, loosened bounds)
+};
+
 struct ResultRecord {
   std::string entry{};            // the suite entry this result belongs to
   std::string system{};
@@ -130,6 +161,7 @@ struct ResultRecord {
   std::vector<ErrorPoint> error_vs_bound{};  // per case, for the plots (may be empty)
   std::vector<Curve> curves{};               // accuracy gates: loss per epoch, system and oracle
   std::optional<CounterexampleCase> counterexample_case{};  // the saved case's graph and worst element
+  std::optional<ChunkedCases> chunked{};  // a shard's check task: the chunks it ran (absent in whole runs)
 };
 
 // A system as the run saw it.
@@ -141,10 +173,22 @@ struct SystemRecord {
   std::string bug;     // replicas: the bug it reproduces (empty otherwise)
 };
 
-// The part of every check's cases a run drew (`gnncheck run --share PART/OF`).
+// The part of a run's units a shard ran (`gnncheck run --share PART/OF`): unit u of the plan is run
+// by part u mod OF + 1 (suites/SCHEMA.md, "Splitting a run").
 struct RunShare {
   int part = 1, of = 1;
   bool whole() const { return of == 1; }
+};
+
+// One task of a shard's plan, as `gnncheck report merge` needs it: which result it is, how many units
+// it has (its chunks of cases; 1 for a task that draws none) and whether its system was named on the
+// command line in place of the entry's own.
+struct PlannedTask {
+  std::string entry, system, target, check;
+  std::int64_t units = 1;
+  bool overridden = false;
+  Expectation expectation = Expectation::pass;
+  std::uint64_t seed = 0;
 };
 
 struct RunReport {
@@ -153,7 +197,11 @@ struct RunReport {
   std::string suite_name;
   std::string suite_path;
   std::uint64_t seed = 0;
-  std::optional<RunShare> share;  // set when the run drew one part of the cases
+  std::optional<RunShare> share;  // set when the run was one shard of a split run
+  // Shards only: every task of the run's plan in order (units numbered across it), and the systems
+  // named on the command line, so that the merge can tell what each shard owed.
+  std::vector<PlannedTask> plan;
+  std::vector<std::string> override_systems;
   std::string started_utc;  // ISO 8601
   double seconds = 0.0;
   std::vector<SystemRecord> systems;

@@ -1,11 +1,12 @@
 // The check task kinds: one per checks::CheckKind. A task draws its cases from the entry's graph
 // family — the random family through RapidCheck, which shrinks a failing case (properties/driver.h),
 // any other through suites/family_case_source.h — and runs them through the one case loop
-// (properties/case_loop.h). The first decided failure is saved under <report dir>/cases/ with the
+// (properties/case_loop.h). The clearest decided failure is saved under <report dir>/cases/ with the
 // one command that re-runs it; otherwise the tally decides the outcome.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <mutex>
 
@@ -63,8 +64,136 @@ class CheckTask final : public TaskKind {
   return std::nullopt;
 }
 
+  // Runs the task's chunks of this run in order, each from its own seed, and stops at the first
+  // that ends the drawing (a failure, an error, a stop): what the whole run would count of them.
   void run(const Task& t, System* system, const RunContext& run, ResultRecord& r) const override {
-    run_check_task(t, *system, run, r);
+    std::vector<ResultRecord> chunks;
+    const std::int64_t of = chunk_count(t.entry->cases);
+    for (std::int64_t j : t.chunks) {
+      Task chunk = t;
+      chunk.seed = chunk_seed(t.seed, j);
+      ResultRecord c = r;
+      c.chunked = reports::ChunkedCases{.of = of};
+      run_check_task(chunk, std::min(kCasesPerChunk, t.entry->cases - j * kCasesPerChunk), *system, run, c);
+      reports::CaseChunk& ran = c.chunked->ran.emplace_back();
+      ran.index = j;
+      ran.points = static_cast<std::int64_t>(c.error_vs_bound.size());
+      chunk_tally(c, ran);
+      if (c.chunked->worst_chunk >= 0) c.chunked->worst_chunk = j;
+      const bool ended = c.chunked->end != reports::ChunkEnd::none;
+      if (ended) c.chunked->ended_at = j;
+      chunks.push_back(std::move(c));
+      if (ended) break;
+    }
+    r = combine_chunks(chunks);
+  }
+
+  // combine_chunks (suites/task.h): the parts' chunks up to the first that ended the drawing.
+  static ResultRecord combine(const std::vector<ResultRecord>& parts) {
+    if (parts.empty() || !std::all_of(parts.begin(), parts.end(), [](const ResultRecord& p) { return p.chunked.has_value(); }))
+      throw std::logic_error("combine_chunks: every part needs its chunks");
+    const ResultRecord* lead = nullptr;  // the part holding the chunk that ended the drawing first
+    for (const auto& p : parts)
+      if (p.chunked->ended_at >= 0 && (!lead || p.chunked->ended_at < lead->chunked->ended_at)) lead = &p;
+    const std::int64_t last = lead ? lead->chunked->ended_at : std::numeric_limits<std::int64_t>::max();
+    const reports::ChunkedCases& first = *parts.front().chunked;
+    ResultRecord r = lead ? *lead : parts.front();
+    r.error_vs_bound.clear();
+    r.seconds = 0;
+    reports::ChunkedCases c{.of = first.of, .notes = first.notes};
+
+    struct Piece {
+      reports::CaseChunk chunk;
+      const ResultRecord* from;
+      std::size_t offset;  // its first point in from->error_vs_bound
+    };
+    std::vector<Piece> pieces;
+    for (const auto& p : parts) {
+      r.seconds += p.seconds;
+      std::size_t offset = 0;
+      for (const auto& k : p.chunked->ran) {
+        pieces.push_back({k, &p, offset});
+        offset += static_cast<std::size_t>(k.points);
+      }
+    }
+    std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.chunk.index < b.chunk.index; });
+    properties::CaseTally tally;
+    for (const auto& piece : pieces) {
+      if (piece.chunk.index > last) break;
+      if (!c.ran.empty() && c.ran.back().index == piece.chunk.index)
+        throw InputError(fmt::format("chunk {} of {} {} {} was run twice", piece.chunk.index, r.system, r.target, r.check));
+      c.ran.push_back(piece.chunk);
+      tally.drawn += piece.chunk.drawn;
+      tally.conclusive += piece.chunk.conclusive;
+      tally.unsupported += piece.chunk.unsupported;
+      tally.not_applicable += piece.chunk.not_applicable;
+      tally.inconclusive += piece.chunk.inconclusive;
+      const auto& points = piece.from->error_vs_bound;
+      r.error_vs_bound.insert(r.error_vs_bound.end(), points.begin() + static_cast<std::ptrdiff_t>(piece.offset),
+                              points.begin() + static_cast<std::ptrdiff_t>(piece.offset + piece.chunk.points));
+    }
+    // The first reason of each kind among the chunks counted.
+    auto first_reason = [&](reports::ChunkReason reports::ChunkedCases::*field) {
+      reports::ChunkReason best;
+      for (const auto& p : parts) {
+        const reports::ChunkReason& reason = (*p.chunked).*field;
+        if (reason.chunk >= 0 && reason.chunk <= last && (best.chunk < 0 || reason.chunk < best.chunk)) best = reason;
+      }
+      return best;
+    };
+    c.first_unsupported = first_reason(&reports::ChunkedCases::first_unsupported);
+    c.first_not_applicable = first_reason(&reports::ChunkedCases::first_not_applicable);
+    c.first_inconclusive = first_reason(&reports::ChunkedCases::first_inconclusive);
+    tally.first_unsupported = c.first_unsupported.text;
+    tally.first_not_applicable = c.first_not_applicable.text;
+    tally.first_inconclusive = c.first_inconclusive.text;
+
+    if (lead) {
+      // An ended task shows the chunk that ended it: its failure (and counterexample), error or stop.
+      c.ended_at = last;
+      c.end = lead->chunked->end;
+      c.end_text = lead->chunked->end_text;
+      c.worst_chunk = lead->chunked->worst_chunk;
+      if (c.end == reports::ChunkEnd::failure) {
+        r.message = without_notes(lead->message, c.notes);
+      } else if (c.end == reports::ChunkEnd::source_error) {
+        r.outcome = Outcome::error;
+        r.error_not_of_the_system = true;
+        r.message = fmt::format("{}; {}", c.end_text, properties::describe_tally(tally));
+      } else {
+        r.outcome = Outcome::not_tested;
+        r.message = fmt::format("{} ({} before the stop)", c.end_text, properties::describe_tally(tally));
+      }
+    } else {
+      // The worst case over every chunk: the largest error/bound, the earliest chunk on a tie.
+      const ResultRecord* worst = nullptr;
+      double worst_ratio = -1;
+      for (const auto& p : parts) {
+        if (p.chunked->worst_chunk < 0 || !p.metric || !p.bound) continue;
+        const double ratio = *p.bound > 0 ? *p.metric / *p.bound : (*p.metric > 0 ? INFINITY : 0);
+        if (!worst || ratio > worst_ratio || (ratio == worst_ratio && p.chunked->worst_chunk < worst->chunked->worst_chunk)) {
+          worst = &p;
+          worst_ratio = ratio;
+        }
+      }
+      r.metric_name.clear();
+      r.metric.reset();
+      r.bound.reset();
+      r.tolerance_model.clear();
+      if (worst) {
+        fill_from_record(r, *worst);
+        c.worst_chunk = worst->chunked->worst_chunk;
+      }
+      r.counterexample.clear();
+      r.counterexample_case.reset();
+      decide(tally, r.target, r);
+    }
+    r.cases = tally.drawn;
+    r.conclusive = tally.conclusive;
+    if (!c.notes.empty()) r.message = r.message.empty() ? c.notes : r.message + "\n" + c.notes;
+    r.expectation_held = reports::expectation_held(r.expectation, r.outcome);
+    r.chunked = std::move(c);
+    return r;
   }
 
  private:
@@ -129,6 +258,23 @@ class CheckTask final : public TaskKind {
     if (!out) throw InputError(fmt::format("{}: cannot write", (dir / "system.json").string()));
   }
 
+  static void fill_from_record(ResultRecord& r, const ResultRecord& from) {
+    r.metric_name = from.metric_name;
+    r.metric = from.metric;
+    r.bound = from.bound;
+    r.tolerance_model = from.tolerance_model;
+  }
+
+  // A message with the runner's notes (the last lines) taken off.
+  static std::string without_notes(const std::string& message, const std::string& notes) {
+    if (notes.empty()) return message;
+    if (message == notes) return {};
+    const std::string tail = "\n" + notes;
+    if (message.size() >= tail.size() && message.compare(message.size() - tail.size(), tail.size(), tail) == 0)
+      return message.substr(0, message.size() - tail.size());
+    return message;
+  }
+
   static void fill_from_verdict(ResultRecord& r, const checks::Verdict& v) {
     r.metric_name = v.metric_name;
     r.metric = v.metric;
@@ -170,21 +316,38 @@ class CheckTask final : public TaskKind {
     }
   }
 
-  // The cases a check task draws: the entry's, or this run's share of them.
-  static std::int64_t cases_of(const Task& t, const RunContext& run) {
-    return (t.entry->cases + run.options.share.of - 1) / run.options.share.of;
+  // The tally of one chunk, as the chunk's record keeps it (chunked->ran and its first reasons).
+  static void chunk_tally(ResultRecord& c, reports::CaseChunk& ran) {
+    const properties::CaseTally& tally = last_tally();
+    ran.drawn = tally.drawn;
+    ran.conclusive = tally.conclusive;
+    ran.unsupported = tally.unsupported;
+    ran.not_applicable = tally.not_applicable;
+    ran.inconclusive = tally.inconclusive;
+    auto reason = [&](const std::string& text) {
+      return text.empty() ? reports::ChunkReason{} : reports::ChunkReason{ran.index, text};
+    };
+    c.chunked->first_unsupported = reason(tally.first_unsupported);
+    c.chunked->first_not_applicable = reason(tally.first_not_applicable);
+    c.chunked->first_inconclusive = reason(tally.first_inconclusive);
+  }
+
+  // The tally of the chunk this thread ran last (run_cases leaves it here for chunk_tally).
+  static properties::CaseTally& last_tally() {
+    thread_local properties::CaseTally tally;
+    return tally;
   }
 
   // The case source of a task's graph family: the random family shrinks (RapidCheck), the others do not.
-  void run_check_task(const Task& t, System& sys, const RunContext& run, ResultRecord& r) const {
+  void run_check_task(const Task& t, std::int64_t cases, System& sys, const RunContext& run, ResultRecord& r) const {
     const checks::CheckKind kind = kind_;
     if (!t.graphs->shrinks()) {
-      FamilyCaseSource source(*t.graphs, t.label.target, t.attributes, cases_of(t, run), t.seed);
+      FamilyCaseSource source(*t.graphs, t.label.target, t.attributes, cases, t.seed);
       return run_cases(t, sys, source, run, r);
     }
     properties::PropertyOptions po;
     for (const auto& a : t.attributes) po.case_options.attribute_values[a.name] = a.values;
-    po.cases = static_cast<int>(cases_of(t, run));
+    po.cases = static_cast<int>(cases);
     po.seed = t.seed;
     po.case_options.graph.max_nodes = t.graphs->max_nodes;
     po.case_options.graph.max_average_degree = t.graphs->max_avg_degree;
@@ -214,21 +377,27 @@ class CheckTask final : public TaskKind {
                      }});
     r.cases = out.tally.drawn;
     r.conclusive = out.tally.conclusive;
+    last_tally() = out.tally;
+    if (worst_ratio >= 0) r.chunked->worst_chunk = 0;  // set to the chunk's index by combine_chunks' caller
     if (out.stopped) {
       // Still not tested, but what it drew before the stop is kept: a campaign cut at its deadline
       // says how far each check got.
       interrupted(run, r);
-      r.message += fmt::format(" ({} before the stop)", properties::describe_tally(out.tally));
+      r.chunked->end = reports::ChunkEnd::stopped;
+      r.chunked->end_text = r.message;
       return;
     }
-    if (out.failure) return record_failure(t, *out.failure, run, r);
+    if (out.failure) {
+      r.chunked->end = reports::ChunkEnd::failure;
+      return record_failure(t, *out.failure, run, r);
+    }
     if (!out.source_error.empty()) {
       r.outcome = Outcome::error;
       r.error_not_of_the_system = true;
-      r.message = fmt::format("{}; {}", out.source_error, properties::describe_tally(out.tally));
+      r.chunked->end = reports::ChunkEnd::source_error;
+      r.chunked->end_text = out.source_error;
       return;
     }
-    decide(out.tally, t.label.target, r);
   }
 
   static void interrupted(const RunContext& run, ResultRecord& r) {
@@ -240,6 +409,10 @@ class CheckTask final : public TaskKind {
 };
 
 }  // namespace
+
+reports::ResultRecord combine_chunks(const std::vector<reports::ResultRecord>& parts) { return CheckTask::combine(parts); }
+
+std::int64_t chunk_count(std::int64_t cases) { return std::max<std::int64_t>(1, (cases + kCasesPerChunk - 1) / kCasesPerChunk); }
 
 std::vector<std::unique_ptr<TaskKind>> check_task_kinds() {
   std::vector<std::unique_ptr<TaskKind>> out;

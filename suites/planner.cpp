@@ -110,7 +110,6 @@ class Planner {
           std::find(options_.only_entries.begin(), options_.only_entries.end(), entry.name) == options_.only_entries.end())
         continue;
       validate_checks(entry);
-      if (!options_.share.whole()) validate_shared_entry(entry);
       const bool oracle_only =
           std::none_of(entry.checks.begin(), entry.checks.end(), [](const auto& c) { return find_task_kind(c)->runs_on_systems(); });
       std::vector<std::string> system_names = entry.systems;
@@ -153,16 +152,6 @@ class Planner {
     for (const auto& c : e.checks)
       if (const TaskKind* kind = find_task_kind(c); kind != scale || suite_.graphs.at(e.graphs).family != "scale")
         kind->validate(e, suite_);
-  }
-
-  // --share splits the drawn cases of checks; a check that draws none (the oracle's selfcheck, an
-  // accuracy gate, a scale check — the only check of a scale family) would run whole in every part.
-  void validate_shared_entry(const Entry& e) {
-    for (const auto& c : e.checks)
-      if (!find_task_kind(c)->draws_cases())
-        throw InputError(fmt::format("{}: entry '{}': --share {}/{} splits the cases a check draws; its check '{}' draws "
-                                     "none (run this entry without --share)",
-                                     e.location.where(), e.name, options_.share.part, options_.share.of, c));
   }
 
   std::vector<std::string> expand_systems(const Entry& e, const std::vector<std::string>& names) {
@@ -240,7 +229,6 @@ class Planner {
       t.overridden = overridden;
       t.graphs = graphs;
       t.seed = task_seed(seed_, entry.name, target, check);
-      if (!options_.share.whole()) t.seed = share_seed(t.seed, options_.share.part);
       return t;
     };
     std::unique_ptr<System> probe;  // asked which targets it supports; made once per entry and system

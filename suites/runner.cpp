@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/splitmix64.h"
 #include "suites/planner.h"
+#include "suites/run_merge.h"
 #include "suites/sanitizer_results.h"
 #include "suites/task.h"
 
@@ -82,14 +83,35 @@ ResultRecord run_task(const Task& t, const RunContext& run, std::map<std::string
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.expectation_held = reports::expectation_held(r.expectation, r.outcome);
-  if (!t.coverage_note.empty()) r.message = r.message.empty() ? t.coverage_note : r.message + "\n" + t.coverage_note;
+  std::string notes = t.coverage_note;
   if (t.entry->tolerance && t.kind->runs_on_systems()) {
     // A loosened bound is never silent: every result it applied to says so, and why.
     const std::string note = fmt::format("bounds multiplied by {} by the suite ({}): {}", t.entry->tolerance->factor,
                                          t.entry->location.where(), t.entry->tolerance->reason);
-    r.message = r.message.empty() ? note : r.message + "\n" + note;
+    notes = notes.empty() ? note : notes + "\n" + note;
   }
+  if (!notes.empty()) r.message = r.message.empty() ? notes : r.message + "\n" + notes;
+  if (r.chunked) r.chunked->notes = notes;  // the merge rebuilds the message from the chunks, then adds them
   return r;
+}
+
+// The units of the plan this run runs (RunOptions::share): a check task's chunks, or a task whole;
+// unit u falls to part u mod OF + 1. A shard's report records the plan; tasks with no unit here drop out.
+std::vector<Task> units_of_this_run(std::vector<Task> tasks, const RunOptions& options, reports::RunReport& run) {
+  std::vector<Task> here;
+  std::int64_t unit = 0;
+  for (auto& t : tasks) {
+    const bool chunked = !t.decided && t.kind->draws_cases();
+    const std::int64_t units = chunked ? chunk_count(t.entry->cases) : 1;
+    if (run.share)
+      run.plan.push_back({t.label.entry, t.label.system, t.label.target, t.label.check, units, t.overridden, t.expect, t.seed});
+    for (std::int64_t j = 0; j < units; ++j)
+      if ((unit + j) % options.share.of == options.share.part - 1) t.chunks.push_back(j);
+    unit += units;
+    if (!t.chunks.empty()) here.push_back(std::move(t));
+  }
+  if (run.share) run.override_systems = options.override_systems;
+  return here;
 }
 
 }  // namespace
@@ -110,8 +132,9 @@ std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, cons
   return splitmix64(h ^ splitmix64(suite_seed)) >> 11;
 }
 
-std::uint64_t share_seed(std::uint64_t task_seed, int part) {
-  return splitmix64(task_seed ^ splitmix64(0x5368617265ull + static_cast<std::uint64_t>(part))) >> 11;
+std::uint64_t chunk_seed(std::uint64_t task_seed, std::int64_t chunk) {
+  if (chunk == 0) return task_seed;
+  return splitmix64(task_seed ^ splitmix64(0x4368756e6bull + static_cast<std::uint64_t>(chunk))) >> 11;
 }
 
 CaseShare parse_case_share(const std::string& text) {
@@ -157,7 +180,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   run.suite_name = suite.name;
   run.suite_path = suite.path;
   run.seed = seed;
-  if (!options.share.whole()) run.share = options.share;
+  if (options.sharded || !options.share.whole()) run.share = options.share;
   run.started_utc = utc_timestamp();
 
   std::vector<Task> tasks = plan_tasks(suite, systems, options, seed);
@@ -165,6 +188,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
     const bool used = std::any_of(tasks.begin(), tasks.end(), [&](const Task& t) { return t.label.system == s.name; });
     if (used) run.systems.push_back({s.name, s.kind, s.availability.available, s.availability.reason, s.bug});
   }
+  tasks = units_of_this_run(std::move(tasks), options, run);
 
   if (progress) progress->planned(tasks.size());
   std::vector<ResultRecord> results(tasks.size());
@@ -216,49 +240,14 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   if (options.stop_requested && options.stop_requested() != 0) run.interrupted_by = signal_name(options.stop_requested());
   add_sanitizer_results(systems, options, tasks, results);
 
-  // A replica is caught where a check failed on it: within an entry for a suite's replica entries;
-  // anywhere in the run for a planted bug named on the command line with `--expect caught`. An
-  // `error` catches nothing, whoever's fault: a crash, a timeout or an unreadable answer is a broken
-  // system, not a wrong answer found (and an error of the suite, the machine or gnncheck says
-  // nothing about the replica at all). A check that does not catch it is no missed expectation by
-  // itself; a bug that no check caught is, and then all of its results are marked (unless the
-  // system could not run here at all).
-  auto catch_key = [&](const Task& t) { return std::pair{t.overridden ? std::string() : t.label.entry, t.label.system}; };
-  std::map<std::pair<std::string, std::string>, bool> caught;  // (entry, system)
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (tasks[i].expect != Expectation::caught) continue;
-    bool& c = caught[catch_key(tasks[i])];
-    c = c || results[i].outcome == Outcome::fail;
+  if (run.share) {
+    settle_shard_expectations(results);
+  } else {
+    std::vector<bool> overridden;
+    for (const auto& t : tasks) overridden.push_back(t.overridden);
+    for (auto& r : results) r.chunked.reset();  // a whole run's report holds no chunks
+    settle_expectations(results, overridden, options.override_systems);
   }
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (tasks[i].expect != Expectation::caught) continue;
-    if (results[i].outcome == Outcome::not_tested || results[i].outcome == Outcome::skipped) continue;  // decided above
-    const bool was_caught = caught.at(catch_key(tasks[i]));
-    results[i].expectation_held = was_caught;
-    if (!was_caught && results[i].outcome != Outcome::pass)
-      results[i].message += tasks[i].overridden ? " — and no check of the run failed on the system"
-                                                : " — and no other check of this entry caught the replica";
-  }
-
-  // A system the user named on the command line that concluded nothing anywhere in the run (every
-  // target unsupported by it, every case declined) was not tested: never a success.
-  for (const auto& name : options.override_systems) {
-    bool any_conclusive = false, any_result = false;
-    for (const auto& r : results)
-      if (r.system == name) {
-        any_result = true;
-        any_conclusive = any_conclusive || r.conclusive > 0 || r.outcome == Outcome::fail || r.outcome == Outcome::error;
-      }
-    if (!any_result || any_conclusive) continue;
-    for (auto& r : results)
-      if (r.system == name && r.expectation_held) {
-        r.message = fmt::format("system '{}' concluded nothing in this run ({}: {}), so it was not tested", name,
-                                to_string(r.outcome), r.message);
-        r.outcome = Outcome::not_tested;
-        r.expectation_held = false;
-      }
-  }
-
   run.results = std::move(results);
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return run;

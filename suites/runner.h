@@ -30,10 +30,10 @@
 
 namespace gnncheck::suites {
 
-// One of `of` disjoint parts of every check's cases (`gnncheck run --share PART/OF`): part p draws
-// ceil(cases / of) cases from its own seed (share_seed), so the parts of one run are distinct case
-// sets whose union has at least the entry's count, and each part can run on its own machine or day.
-// The same struct the report records (reports::RunShare).
+// One of `of` shards of a run (`gnncheck run --share PART/OF`): the run's units — each chunk of a
+// check task's cases, and each task that draws none — are numbered in plan order, and part p runs
+// those whose number is p − 1 mod `of`. The shards' reports merged (`gnncheck report merge`) are the
+// whole run's report. The same struct the report records (reports::RunShare).
 using CaseShare = reports::RunShare;
 
 // "P/OF" as given on the command line (1 <= P <= OF); throws InputError naming what was expected.
@@ -41,7 +41,8 @@ CaseShare parse_case_share(const std::string& text);
 
 struct RunOptions {
   std::optional<std::uint64_t> seed;       // replaces the suite's seed
-  CaseShare share;                         // the part of every check's cases to run (default: all)
+  CaseShare share;                         // the shard of the run's units to run (default: all)
+  bool sharded = false;                    // --share was given (even 1/1): the report records the plan
   int jobs = 1;                            // tasks run in parallel (each thread has its own systems)
   // Replaces the suite's time_budget_s (0: no limit): `gnncheck run --time-budget SECONDS`.
   std::optional<double> time_budget_seconds;
@@ -120,7 +121,8 @@ std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry);
 // cases, so a verdict never depends on the name a system is registered under.
 std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& target, const std::string& check);
 
-// The seed of part `part` of a task whose cases are shared out (CaseShare; part >= 1 of of > 1).
-std::uint64_t share_seed(std::uint64_t task_seed, int part);
+// The seed of chunk `chunk` of a task's cases: the task seed itself for chunk 0 (so a task of at most
+// kCasesPerChunk cases draws what it drew before chunks existed), a hash of both after.
+std::uint64_t chunk_seed(std::uint64_t task_seed, std::int64_t chunk);
 
 }  // namespace gnncheck::suites

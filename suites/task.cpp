@@ -16,7 +16,6 @@ std::string RunContext::rerun_command(const std::vector<std::string>& entries) c
   std::string line = fmt::format("gnncheck run {}", shell_quote(options.suite_argument));
   for (const auto& e : entries.empty() ? options.only_entries : entries) line += " --entry " + shell_quote(e);
   line += fmt::format(" --seed {}", seed);
-  if (!options.share.whole()) line += fmt::format(" --share {}/{}", options.share.part, options.share.of);
   if (!options.override_system_flags.empty()) {
     for (const auto& f : options.override_system_flags) line += " " + f;
   } else {

@@ -47,7 +47,25 @@ struct Task {
   std::string coverage_note;
   // Set when the task is decided without running anything (unavailable system, unsupported target).
   std::optional<reports::ResultRecord> decided;
+  // The chunks of its cases this run runs, in order (all of them unless the run is a shard); a kind
+  // that draws no cases runs whole and ignores them.
+  std::vector<std::int64_t> chunks;
 };
+
+// A check task's cases are cut into chunks of this many, whatever the split: chunk 0 is drawn from the
+// task's seed, chunk j > 0 from chunk_seed(task seed, j) (suites/SCHEMA.md, "Splitting a run").
+inline constexpr std::int64_t kCasesPerChunk = 64;
+
+// The chunks of a task that draws `cases` cases (at least 1).
+std::int64_t chunk_count(std::int64_t cases);
+
+// Combines records of one check task that each hold some of its chunks (ResultRecord::chunked) into
+// the record of those chunks together, as the whole run would have made it: counts summed over the
+// chunks up to and including the first that ended the drawing (a failure, an error, a stop), whose
+// message, counterexample and measurements then lead; otherwise the worst case over every chunk and
+// the outcome its tally decides. The runner (a task's chunks) and `gnncheck report merge` (the shards'
+// records of a task) both combine with it, so a split run merged equals the whole run.
+reports::ResultRecord combine_chunks(const std::vector<reports::ResultRecord>& parts);
 
 // What a task may use of the run it belongs to.
 class RunContext {
@@ -63,8 +81,9 @@ class RunContext {
   // Whether an interrupt asked the run to stop (polled between cases), and its name ("SIGINT").
   bool stopping() const;
   std::string stop_signal_name() const;
-  // `gnncheck run` of `entries` (empty: those the run was asked for) with this run's seed, share,
-  // systems, targets and expectation.
+  // `gnncheck run` of `entries` (empty: those the run was asked for) with this run's seed, systems,
+  // targets and expectation. Never `--share`: a shard's result of a task is part of the whole run's,
+  // which the line repeats.
   std::string rerun_command(const std::vector<std::string>& entries) const;
   // Where failing cases are saved (<report dir>/cases); empty when the run saves none.
   std::filesystem::path cases_root() const;
@@ -88,7 +107,8 @@ class TaskKind {
   virtual void validate(const Entry& /*entry*/, const Suite& /*suite*/) const {}
   // The options an entry may give this kind (`options:`); empty: none.
   virtual std::vector<std::string> options() const { return {}; }
-  // Whether its cases can be split by --share (a kind that draws no cases would run whole in each part).
+  // Whether its cases are cut into chunks that shards of a run split (a kind that draws none runs
+  // whole, in the one shard its unit falls to).
   virtual bool draws_cases() const { return true; }
   // Whether it runs on the entry's systems; false: it verifies the oracle itself (target "all").
   virtual bool runs_on_systems() const { return true; }

@@ -1,0 +1,223 @@
+// A run split into shards (`gnncheck run --share P/K`) and merged (`gnncheck report merge`) gives
+// the whole run's report: the same results, counts, worst errors, verdicts, failures and
+// counterexamples. And a merge never hides what is missing or mixes runs.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "reports/writers.h"
+#include "suites/run_merge.h"
+#include "suites/runner.h"
+#include "suites/suite.h"
+#include "suites/task.h"
+
+namespace gnncheck::suites {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Tasks of 1 to 4 chunks on random (shrinking) and fixed families, a replica whose failure ends its
+// task's drawing, and tasks decided before running (not applicable): every way a unit can fall.
+constexpr const char* kSplitSuite = R"(name: split
+seed: 3
+cases_per_property: 8
+entries:
+  - name: long-checks
+    systems: cpu_float32
+    targets: [spmm, gcn, spmm_ve]
+    checks: [differential, adjoint, op_order]
+    graphs: tiny
+    cases: 150
+  - name: replica
+    systems: tcgnn_backward_uses_A
+    targets: [spmm]
+    checks: [adjoint, differential]
+    graphs: tiny
+    cases: 200
+    expect: caught
+  - name: fixed-family
+    systems: cpu_float32
+    targets: [spmm]
+    checks: differential
+    graphs: skewed
+    cases: 70
+)";
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("gnncheck-run-merge-{}-{}", ::getpid(), name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+Suite split_suite(const fs::path& dir) {
+  const fs::path path = dir / "split.yaml";
+  std::ofstream(path) << kSplitSuite;
+  Suite suite = load_suite(path.string());
+  suite.time_budget_seconds = 0.0;
+  return suite;
+}
+
+// Runs the suite (one shard of it when share is set) and writes its report to `report`, as the command does.
+reports::RunReport run_to(const Suite& suite, const fs::path& report, std::optional<CaseShare> share) {
+  RunOptions options;
+  options.report_dir = report;
+  options.suite_argument = "split";
+  options.jobs = 2;
+  if (share) {
+    options.share = *share;
+    options.sharded = true;
+  }
+  reports::RunReport run = run_suite(suite, SystemRegistry::with_builtins(), options, nullptr);
+  reports::write_all(run, report);
+  return reports::read_json_report(report / "report.json");  // the merge reads shards back from disk
+}
+
+// report.json without timings, with the report directory's path written as DIR.
+nlohmann::json comparable(const reports::RunReport& run, const fs::path& dir) {
+  std::string text = reports::json_report(run);
+  for (auto at = text.find(dir.string()); at != std::string::npos; at = text.find(dir.string()))
+    text.replace(at, dir.string().size(), "DIR");
+  nlohmann::json j = nlohmann::json::parse(text);
+  j.erase("seconds");
+  j.erase("started_utc");
+  for (auto& r : j["results"]) r.erase("seconds");
+  return j;
+}
+
+TEST(RunMerge, SplitIntoOneThreeOrSevenShardsAndMergedGivesTheWholeRun) {
+  const fs::path dir = scratch("same");
+  const Suite suite = split_suite(dir);
+  const reports::RunReport whole = run_to(suite, dir / "whole", std::nullopt);
+  const nlohmann::json expected = comparable(whole, dir / "whole");
+  ASSERT_GE(whole.results.size(), 10u);
+  EXPECT_TRUE(whole.all_expectations_held());
+  EXPECT_TRUE(std::any_of(whole.results.begin(), whole.results.end(), [](const auto& r) { return r.cases > kCasesPerChunk; }))
+      << "some task should span chunks";
+  EXPECT_TRUE(std::any_of(whole.results.begin(), whole.results.end(), [](const auto& r) { return !r.counterexample.empty(); }))
+      << "the replica should leave a counterexample";
+  for (int of : {1, 3, 7}) {
+    std::vector<ShardReport> shards;
+    for (int part = 1; part <= of; ++part) {
+      const fs::path shard = dir / fmt::format("shard-{}-of-{}", part, of);
+      shards.push_back({shard, run_to(suite, shard, CaseShare{part, of})});
+    }
+    const fs::path merged_dir = dir / fmt::format("merged-{}", of);
+    const reports::RunReport merged = merge_shard_reports(shards, merged_dir);
+    EXPECT_EQ(comparable(merged, merged_dir), expected) << of << " shards";
+    for (const auto& r : merged.results)
+      if (!r.counterexample.empty()) EXPECT_TRUE(fs::exists(merged_dir / r.counterexample / "case.json")) << r.counterexample;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(RunMerge, AMissingShardLeavesWhatItHeldNotTestedNamingItAndDropsNothing) {
+  const fs::path dir = scratch("missing");
+  const Suite suite = split_suite(dir);
+  std::vector<ShardReport> shards;
+  for (int part : {1, 3}) shards.push_back({dir / std::to_string(part), run_to(suite, dir / std::to_string(part), CaseShare{part, 3})});
+  const reports::RunReport merged = merge_shard_reports(shards, dir / "merged");
+  const reports::RunReport whole = run_to(suite, dir / "whole", std::nullopt);
+  ASSERT_EQ(merged.results.size(), whole.results.size()) << "every task of the plan is in the merged report";
+  int missing = 0;
+  for (const auto& r : merged.results)
+    if (r.outcome == reports::Outcome::not_tested) {
+      ++missing;
+      EXPECT_NE(r.message.find("shard 2/3"), std::string::npos) << r.message;
+    }
+  EXPECT_GT(missing, 0);
+  EXPECT_FALSE(merged.all_expectations_held());
+  fs::remove_all(dir);
+}
+
+TEST(RunMerge, ShardsOfDifferentSeedsOrShardCountsOrOneGivenTwiceAreRefusedNamingThem) {
+  const fs::path dir = scratch("refused");
+  const Suite suite = split_suite(dir);
+  const reports::RunReport a = run_to(suite, dir / "a", CaseShare{1, 2});
+  reports::RunReport b = run_to(suite, dir / "b", CaseShare{2, 2});
+  auto refusal = [&](const std::vector<ShardReport>& shards) {
+    try {
+      merge_shard_reports(shards, dir / "merged");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("merged");
+  };
+  reports::RunReport other_seed = b;
+  other_seed.seed = 4;
+  EXPECT_NE(refusal({{dir / "a", a}, {dir / "b", other_seed}}).find("seed 3"), std::string::npos);
+  EXPECT_NE(refusal({{dir / "a", a}, {dir / "b", other_seed}}).find((dir / "b" / "report.json").string()), std::string::npos);
+  reports::RunReport other_version = b;
+  other_version.gnncheck_version = "0.0.0-other";
+  EXPECT_NE(refusal({{dir / "a", a}, {dir / "b", other_version}}).find("gnncheck version"), std::string::npos);
+  reports::RunReport other_suite = b;
+  other_suite.suite_name = "another";
+  EXPECT_NE(refusal({{dir / "a", a}, {dir / "b", other_suite}}).find("suite"), std::string::npos);
+  EXPECT_NE(refusal({{dir / "a", a}, {dir / "a2", a}}).find("shard 1/2 given twice"), std::string::npos);
+  reports::RunReport whole = b;
+  whole.share.reset();
+  EXPECT_NE(refusal({{dir / "a", a}, {dir / "w", whole}}).find("not a shard"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A failure in a later chunk leads; chunks after it are not counted, whichever shard ran them.
+TEST(RunMerge, TheFirstChunkThatEndsTheDrawingLeadsAndLaterChunksAreNotCounted) {
+  auto part = [](std::vector<std::int64_t> chunks, std::int64_t ended_at) {
+    reports::ResultRecord r;
+    r.entry = "e";
+    r.system = "s";
+    r.target = "spmm";
+    r.check = "differential";
+    r.chunked = reports::ChunkedCases{.of = 4};
+    for (auto j : chunks) {
+      r.chunked->ran.push_back({.index = j, .drawn = 64, .conclusive = 64, .points = 1});
+      r.error_vs_bound.push_back({static_cast<double>(j), 10.0});
+    }
+    if (ended_at >= 0) {
+      r.chunked->ended_at = ended_at;
+      r.chunked->end = reports::ChunkEnd::failure;
+      r.outcome = reports::Outcome::fail;
+      r.message = fmt::format("failed in chunk {}", ended_at);
+      r.metric = 99;
+      r.bound = 1;
+    } else {
+      r.chunked->worst_chunk = chunks.back();
+      r.metric = static_cast<double>(chunks.back());
+      r.bound = 10;
+    }
+    return r;
+  };
+  // Shard A ran chunks 0 and 2 and failed in 2; shard B ran 1 and 3, both passing.
+  const reports::ResultRecord r = combine_chunks({part({0, 2}, 2), part({1, 3}, -1)});
+  EXPECT_EQ(r.outcome, reports::Outcome::fail);
+  EXPECT_EQ(r.message, "failed in chunk 2");
+  EXPECT_EQ(r.cases, 3 * 64) << "chunks 0, 1 and 2; not 3";
+  ASSERT_EQ(r.error_vs_bound.size(), 3u);
+  EXPECT_EQ(r.error_vs_bound[1].metric, 1.0) << "points in chunk order";
+  EXPECT_EQ(*r.metric, 99.0);
+  const reports::ResultRecord passing = combine_chunks({part({0, 2}, -1), part({1, 3}, -1)});
+  EXPECT_EQ(passing.outcome, reports::Outcome::pass);
+  EXPECT_EQ(passing.cases, 4 * 64);
+  EXPECT_EQ(*passing.metric, 3.0) << "the worst over every chunk";
+  EXPECT_EQ(passing.message, "256 of 256 cases conclusive");
+}
+
+TEST(RunMerge, ChunkZeroKeepsTheTaskSeedAndLaterChunksHaveTheirOwn) {
+  EXPECT_EQ(chunk_seed(12345, 0), 12345u);
+  EXPECT_NE(chunk_seed(12345, 1), 12345u);
+  EXPECT_NE(chunk_seed(12345, 1), chunk_seed(12345, 2));
+  EXPECT_LT(chunk_seed(12345, 7), 1ull << 53) << "seeds stay exact in JSON";
+  EXPECT_EQ(chunk_count(1), 1);
+  EXPECT_EQ(chunk_count(kCasesPerChunk), 1);
+  EXPECT_EQ(chunk_count(kCasesPerChunk + 1), 2);
+}
+
+}  // namespace
+}  // namespace gnncheck::suites
