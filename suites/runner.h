@@ -39,6 +39,15 @@ using CaseShare = reports::RunShare;
 // "P/OF" as given on the command line (1 <= P <= OF); throws InputError naming what was expected.
 CaseShare parse_case_share(const std::string& text);
 
+// The shard the environment asks for, in the protocols test runners speak: GoogleTest's
+// GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX and Bazel's TEST_TOTAL_SHARDS / TEST_SHARD_INDEX (0-based
+// index: index i of N is --share i+1/N); nullopt when neither is set. Touches the file named by
+// TEST_SHARD_STATUS_FILE, which tells Bazel the test honours sharding. Throws InputError, naming the
+// variables, for half a pair, values that are not 0 <= index < total, or pairs (or `given`, an
+// explicit --share) that disagree. `lookup` is getenv or a stand-in.
+std::optional<CaseShare> share_from_environment(const std::function<const char*(const char*)>& lookup,
+                                                const std::optional<CaseShare>& given);
+
 struct RunOptions {
   std::optional<std::uint64_t> seed;       // replaces the suite's seed
   CaseShare share;                         // the shard of the run's units to run (default: all)

@@ -1,6 +1,7 @@
 #include "suites/cli/run_command.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "adapters/interrupt.h"
@@ -76,8 +77,13 @@ int run_run_command(const RunCommandArgs& args, SystemRegistry& registry, const 
   register_suite_systems(suite, registry);
   RunOptions options;
   options.seed = args.seed;
-  if (args.share) {
-    options.share = parse_case_share(*args.share);  // an empty one is refused, not read as all
+  std::optional<CaseShare> share;
+  if (args.share) share = parse_case_share(*args.share);  // an empty one is refused, not read as all
+  // A test runner's sharding variables (ctest/CI with GoogleTest's, Bazel's) ask for a shard too.
+  if (auto from_environment = share_from_environment([](const char* name) { return std::getenv(name); }, share))
+    share = from_environment;
+  if (share) {
+    options.share = *share;
     options.sharded = true;
   }
   options.jobs = args.jobs;

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -217,6 +220,62 @@ TEST(RunMerge, ChunkZeroKeepsTheTaskSeedAndLaterChunksHaveTheirOwn) {
   EXPECT_EQ(chunk_count(1), 1);
   EXPECT_EQ(chunk_count(kCasesPerChunk), 1);
   EXPECT_EQ(chunk_count(kCasesPerChunk + 1), 2);
+}
+
+// The environment as a map, for share_from_environment.
+std::function<const char*(const char*)> environment(const std::map<std::string, std::string>& vars) {
+  return [vars](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+}
+
+std::string refusal_of(const std::map<std::string, std::string>& vars, std::optional<CaseShare> given = std::nullopt) {
+  try {
+    share_from_environment(environment(vars), given);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ShardEnvironment, GoogleTestAndBazelShardVariablesAskForTheShareTheyName) {
+  EXPECT_FALSE(share_from_environment(environment({}), std::nullopt));
+  const auto gtest = share_from_environment(environment({{"GTEST_TOTAL_SHARDS", "7"}, {"GTEST_SHARD_INDEX", "0"}}), std::nullopt);
+  ASSERT_TRUE(gtest);
+  EXPECT_EQ(gtest->part, 1);
+  EXPECT_EQ(gtest->of, 7);
+  const auto bazel = share_from_environment(environment({{"TEST_TOTAL_SHARDS", "3"}, {"TEST_SHARD_INDEX", "2"}}), CaseShare{3, 3});
+  ASSERT_TRUE(bazel);
+  EXPECT_EQ(bazel->part, 3);
+  EXPECT_EQ(bazel->of, 3);
+  const auto both = share_from_environment(
+      environment({{"TEST_TOTAL_SHARDS", "4"}, {"TEST_SHARD_INDEX", "1"}, {"GTEST_TOTAL_SHARDS", "4"}, {"GTEST_SHARD_INDEX", "1"}}),
+      std::nullopt);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->part, 2);
+}
+
+TEST(ShardEnvironment, BazelsShardStatusFileIsTouched) {
+  const fs::path dir = scratch("status");
+  const fs::path status = dir / "shard-status";
+  share_from_environment(environment({{"TEST_TOTAL_SHARDS", "2"}, {"TEST_SHARD_INDEX", "1"}, {"TEST_SHARD_STATUS_FILE", status.string()}}),
+                         std::nullopt);
+  EXPECT_TRUE(fs::exists(status));
+  fs::remove_all(dir);
+}
+
+TEST(ShardEnvironment, InconsistentShardVariablesAreRefusedNamingThem) {
+  EXPECT_NE(refusal_of({{"GTEST_TOTAL_SHARDS", "3"}}).find("GTEST_SHARD_INDEX is not"), std::string::npos);
+  EXPECT_NE(refusal_of({{"TEST_SHARD_INDEX", "0"}}).find("TEST_TOTAL_SHARDS is not"), std::string::npos);
+  EXPECT_NE(refusal_of({{"GTEST_TOTAL_SHARDS", "3"}, {"GTEST_SHARD_INDEX", "3"}}).find("0 <= index < total"), std::string::npos);
+  EXPECT_NE(refusal_of({{"GTEST_TOTAL_SHARDS", "x"}, {"GTEST_SHARD_INDEX", "0"}}).find("GTEST_TOTAL_SHARDS='x'"), std::string::npos);
+  EXPECT_NE(refusal_of({{"GTEST_TOTAL_SHARDS", "0"}, {"GTEST_SHARD_INDEX", "0"}}).find("expected"), std::string::npos);
+  EXPECT_NE(refusal_of({{"GTEST_TOTAL_SHARDS", "3"}, {"GTEST_SHARD_INDEX", "0"}, {"TEST_TOTAL_SHARDS", "3"}, {"TEST_SHARD_INDEX", "1"}})
+                .find("ask for different shards"),
+            std::string::npos);
+  EXPECT_NE(refusal_of({{"GTEST_TOTAL_SHARDS", "3"}, {"GTEST_SHARD_INDEX", "0"}}, CaseShare{2, 3}).find("--share 2/3 and GTEST_TOTAL_SHARDS=3"),
+            std::string::npos);
 }
 
 }  // namespace
