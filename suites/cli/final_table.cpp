@@ -1,5 +1,7 @@
 #include "suites/cli/final_table.h"
 
+#include <map>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -89,12 +91,21 @@ void print_final_table(std::ostream& out, const reports::RunReport& run, const s
       fmt::print(out, "\n  {}: bug replica NOT caught by any of {} ({} results)\n", m.system, fmt::join(m.checks, ", "), m.results);
       if (!m.repro.empty()) fmt::print(out, "    re-run: {}\n", m.repro);
     }
+    // A message shared by several results (a system that could not start: one cause for every check
+    // of every entry) is printed once; the others point at it.
+    std::map<std::string, const reports::ResultRecord*> printed;
     for (const auto* r : unmet.results) {
       fmt::print(out, "\n  {}: {}/{}/{}: {} (expected {})\n", r->entry, r->system, r->target, r->check,
                  reports::to_string(r->outcome), reports::to_string(r->expectation));
-      std::string indented = "    ";
-      for (char ch : r->message) indented += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
-      out << indented << "\n";
+      if (const auto first = printed.find(r->message); first != printed.end() && !r->message.empty()) {
+        const auto* p = first->second;
+        fmt::print(out, "    the same message as {}: {}/{}/{} above\n", p->entry, p->system, p->target, p->check);
+      } else {
+        printed.emplace(r->message, r);
+        std::string indented = "    ";
+        for (char ch : r->message) indented += ch == '\n' ? std::string("\n    ") : std::string(1, ch);
+        out << indented << "\n";
+      }
       if (!r->counterexample.empty()) fmt::print(out, "    counterexample: {}\n", (report_dir / r->counterexample).string());
       if (!r->repro.empty()) fmt::print(out, "    re-run: {}\n", r->repro);
     }

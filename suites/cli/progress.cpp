@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cctype>
 #include <cmath>
+#include <set>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -36,6 +38,12 @@ class ProgressBase : public ProgressSink {
 
  protected:
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // A result's message for its progress line: its first line the first time, then a pointer to it
+  // (a system that could not start has one cause for every check of every entry: shown once).
+  std::string shown_once(const std::string& message) {
+    if (!message.empty() && !shown_.insert(message).second) return "the same as above";
+    return first_line(message);
+  }
   void count(const reports::ResultRecord& r) {
     ++done_;
     if (visibly_unmet(r)) ++unmet_;
@@ -44,6 +52,7 @@ class ProgressBase : public ProgressSink {
   std::ostream& out_;
   Clock::time_point start_;
   std::size_t total_ = 0, done_ = 0, unmet_ = 0, failing_ = 0;
+  std::set<std::string> shown_;
 };
 
 // A status line redrawn in place (carriage return + clear to end of line).
@@ -63,7 +72,7 @@ class TerminalProgress final : public ProgressBase {
       out_ << "\r\033[K";
       std::string outcome(reports::to_string(r.outcome));
       for (char& ch : outcome) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      fmt::print(out_, "{:<12} {}: {}/{}/{}: {}\n", outcome, r.entry, r.system, r.target, r.check, first_line(r.message));
+      fmt::print(out_, "{:<12} {}: {}/{}/{}: {}\n", outcome, r.entry, r.system, r.target, r.check, shown_once(r.message));
     }
     draw();
   }
@@ -106,7 +115,7 @@ class PlainProgress final : public ProgressBase {
                          r.outcome == reports::Outcome::not_tested || r.outcome == reports::Outcome::inconclusive;
     fmt::print(out_, "[{}/{}] {:<15} {:<5} {} ({} of {} cases conclusive, {:.2f} s){}\n", done_, total_, verdict,
                visibly_unmet(r) ? "UNMET" : "", label_text(t), r.conclusive, r.cases, r.seconds,
-               neutral ? " — " + first_line(r.message) : "");
+               neutral ? " — " + shown_once(r.message) : "");
     out_ << std::flush;
   }
 };

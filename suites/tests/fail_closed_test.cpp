@@ -56,6 +56,26 @@ std::string first_rerun_line(const std::string& output) {
   return m[1];
 }
 
+TEST(FailClosedTest, TheCauseOfAPluginThatDoesNotLoadIsPrintedOnce) {
+  const auto dir = scratch("corrupt-once");
+  std::ofstream(dir / "lib.so") << "not an ELF file";
+  const CommandResult r = shell("gnncheck run ci --plugin ./lib.so --report out", dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string cause = "is not available here";
+  std::size_t count = 0;
+  for (std::size_t at = r.output.find(cause); at != std::string::npos; at = r.output.find(cause, at + 1)) ++count;
+  // Once as it happens (the progress line) and once in the list of unmet expectations: 18 results share it.
+  EXPECT_EQ(count, 2u) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("the same message as differential: "));
+  EXPECT_THAT(r.output, HasSubstr("— the same as above"));
+  // Every result in the report still carries it.
+  const std::string json = read_file(dir / "out" / "report.json");
+  std::size_t in_json = 0;
+  for (std::size_t at = json.find(cause); at != std::string::npos; at = json.find(cause, at + 1)) ++in_json;
+  EXPECT_GT(in_json, 1u);
+  fs::remove_all(dir);
+}
+
 TEST(FailClosedTest, APluginThatDoesNotLoadIsNotTested) {
   const auto dir = scratch("corrupt");
   std::ofstream(dir / "lib.so") << "not an ELF file";
