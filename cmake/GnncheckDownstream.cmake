@@ -14,6 +14,8 @@
 #       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/my_adapter.py
 #   CASE_TIMEOUT / STARTUP_TIMEOUT: seconds per case and for the start-up (hello) of the process
 #   (gnncheck's --case-timeout / --startup-timeout; start-up is not charged to the suite's budget).
+#   EXPECT caught may also be written as the command's own flag, ARGS --expect caught (one or the
+#   other; two that disagree are refused when the project is configured).
 #   SHARDS K (K > 1): the run split into K tests <test>.shard-P-of-K (`--share P/K`, each with its own
 #   report), which `ctest -j`, CDash or a CI matrix spread, and one test <test> that runs after them
 #   and merges their reports (`gnncheck report merge`) into the whole run's (suites/SCHEMA.md,
@@ -24,6 +26,34 @@
 
 function(_gnncheck_add_suite_test name suite system_flag system_value)
   cmake_parse_arguments(G "" "TIMEOUT;EXPECT;CASE_TIMEOUT;STARTUP_TIMEOUT;SHARDS" "LABELS;ARGS" ${ARGN})
+  # `ARGS --expect caught` is what a user of the command writes; the test passes --expect itself
+  # (EXPECT), and the command takes it once: it becomes EXPECT, or a contradiction is refused.
+  set(args "")
+  set(expect_from_args "")
+  set(taking_expect FALSE)
+  foreach(arg IN LISTS G_ARGS)
+    if(taking_expect)
+      set(expect_from_args ${arg})
+      set(taking_expect FALSE)
+    elseif(arg STREQUAL "--expect")
+      set(taking_expect TRUE)
+    elseif(arg MATCHES "^--expect=(.*)$")
+      set(expect_from_args ${CMAKE_MATCH_1})
+    else()
+      list(APPEND args ${arg})
+    endif()
+  endforeach()
+  if(taking_expect)
+    message(FATAL_ERROR "gnncheck test '${name}': ARGS ends with --expect and no value; write EXPECT pass|caught")
+  endif()
+  if(expect_from_args)
+    if(G_EXPECT AND NOT G_EXPECT STREQUAL expect_from_args)
+      message(FATAL_ERROR "gnncheck test '${name}': EXPECT ${G_EXPECT} and ARGS --expect ${expect_from_args} disagree; "
+                          "give one (EXPECT pass|caught)")
+    endif()
+    set(G_EXPECT ${expect_from_args})
+  endif()
+  set(G_ARGS ${args})
   if(NOT G_EXPECT)
     set(G_EXPECT pass)
   endif()
