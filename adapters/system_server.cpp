@@ -30,8 +30,10 @@ int serve_system(System& system, const std::string& name) {
         continue;
       }
       nlohmann::json attributes = nlohmann::json::object();
-      for (const auto& [name, values] : implemented)
-        for (const auto& v : values) std::visit([&](const auto& value) { attributes[name].push_back(value); }, v);
+      for (const auto& [attribute, values] : implemented) {
+        nlohmann::json& into = attributes[attribute];
+        for (const auto& v : values) std::visit([&into](const auto& value) { into.push_back(value); }, v);
+      }
       targets[def.spec.name] = {{"precision", precision}, {"attributes", attributes}};
     }
   const nlohmann::json hello = {{"protocol", protocol::kVersion}, {"name", name}, {"targets", targets}};

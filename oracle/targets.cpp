@@ -124,7 +124,7 @@ std::string_view type_name(const AttrValue& v) {
 ImplementedAttributes validated_implemented_attributes(const TargetSpec& spec, const ImplementedAttributes& declared) {
   ImplementedAttributes out;
   for (const auto& [name, values] : declared) {
-    const auto attribute = std::find_if(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) { return a.name == name; });
+    const auto attribute = std::find_if(spec.attributes.begin(), spec.attributes.end(), [&name = name](const auto& a) { return a.name == name; });
     if (attribute == spec.attributes.end()) {
       std::vector<std::string> names;
       for (const auto& a : spec.attributes) names.push_back(a.name);

@@ -77,7 +77,7 @@ AttributeScope attribute_scope(const oracle::TargetSpec& spec, const std::vector
     if (seen.count(name)) continue;
     scope.choices.push_back({name, values});
     const auto attribute =
-        std::find_if(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) { return a.name == name; });
+        std::find_if(spec.attributes.begin(), spec.attributes.end(), [&name = name](const auto& a) { return a.name == name; });
     if (attribute == spec.attributes.end()) continue;
     const std::vector<AttrValue> missing = oracle::values_not_implemented(*attribute, values);
     if (!missing.empty()) left_out.push_back(fmt::format("{} = {}", name, shown_values(missing)));
