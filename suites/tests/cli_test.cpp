@@ -27,19 +27,9 @@ CommandResult gnncheck(const std::string& args) {
   return ::gnncheck::testing::run_command(fmt::format("'{}' {} 2>&1", GNNCHECK_EXE, args));
 }
 
-fs::path scratch(const std::string& name) {
-  auto dir = fs::temp_directory_path() / fmt::format("gnncheck-cli-test-{}-{}", name, ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return ::gnncheck::testing::scratch_folder("cli-test", name); }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_file(const fs::path& p) { return ::gnncheck::testing::file_text(p); }
 
 // A suite of correct and buggy systems on one small target, fast enough for a unit test.
 const char* kSuite = R"(name: clitest

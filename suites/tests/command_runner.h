@@ -1,13 +1,17 @@
 // gnncheck/suites/tests/command_runner.h — runs a shell command line and keeps what it printed, for
-// the tests of the `gnncheck` command as a user meets it.
+// the tests of the `gnncheck` command as a user meets it, and the scratch folders and files they use.
 //
 //   const CommandResult r = run_command("'/path/gnncheck' list 2>&1");
 //   EXPECT_EQ(r.exit_code, 0) << r.output;
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace gnncheck::testing {
@@ -26,6 +30,22 @@ inline CommandResult run_command(const std::string& command_line) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// A fresh, empty folder under the temporary directory, named by the test file and the test.
+inline std::filesystem::path scratch_folder(const std::string& file, const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("gnncheck-" + file + "-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The whole file as text (empty when it cannot be read).
+inline std::string file_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace gnncheck::testing

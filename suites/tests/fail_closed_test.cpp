@@ -31,19 +31,9 @@ CommandResult shell(const std::string& line, const fs::path& dir) {
                                                     fs::path(GNNCHECK_EXE).parent_path().string(), line));
 }
 
-fs::path scratch(const std::string& name) {
-  auto dir = fs::temp_directory_path() / fmt::format("gnncheck-fail-closed-{}-{}", name, ::getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return ::gnncheck::testing::scratch_folder("fail-closed", name); }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_file(const fs::path& p) { return ::gnncheck::testing::file_text(p); }
 
 std::string faulty_adapter(const std::string& fault) {
   return fmt::format("{} {}/adapters/tests/faulty_adapter.py --fault {}", GNNCHECK_TEST_PYTHON, GNNCHECK_TEST_SOURCE_DIR, fault);
