@@ -7,15 +7,6 @@
 namespace gnncheck {
 namespace {
 
-std::string_view type_name(const AttrValue& v) {
-  switch (v.index()) {
-    case 0: return "a boolean";
-    case 1: return "an integer";
-    case 2: return "a number";
-    default: return "a string";
-  }
-}
-
 template <class Want>
 [[noreturn]] void wrong_type(const std::string& name, const AttrValue& v, std::string_view wanted) {
   throw InputError(fmt::format("attribute '{}': expected {}, got {} ({})", name, wanted, type_name(v), to_string(v)));
@@ -61,6 +52,19 @@ std::string Attributes::get_string(const std::string& name) const {
 }
 std::string Attributes::get_string(const std::string& name, const std::string& fallback) const {
   return has(name) ? get_string(name) : fallback;
+}
+
+std::string_view type_name(const AttrValue& v) {
+  switch (v.index()) {
+    case 0: return "a boolean";
+    case 1: return "an integer";
+    case 2: return "a number";
+    default: return "a string";
+  }
+}
+
+std::string to_plain_string(const AttrValue& v) {
+  return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v);
 }
 
 std::string to_string(const AttrValue& v) {

@@ -56,6 +56,10 @@ class Attributes {
 };
 
 std::string to_string(const AttrValue& v);
+// The value as a user writes it on a command line or in a suite: a string bare, others as to_string.
+std::string to_plain_string(const AttrValue& v);
+// "a boolean", "an integer", "a number" or "a string": the value's type, for messages.
+std::string_view type_name(const AttrValue& v);
 
 using TensorMap = std::map<std::string, Tensor>;
 

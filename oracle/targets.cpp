@@ -103,23 +103,6 @@ Attributes with_defaults(const TargetSpec& spec, const Attributes& given) {
   return out;
 }
 
-namespace {
-
-// A value as users write it: strings bare (the declaration's messages and reports).
-std::string plain(const AttrValue& v) {
-  return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : gnncheck::to_string(v);
-}
-
-std::string_view type_name(const AttrValue& v) {
-  switch (v.index()) {
-    case 0: return "a boolean";
-    case 1: return "an integer";
-    case 2: return "a number";
-    default: return "a string";
-  }
-}
-
-}  // namespace
 
 ImplementedAttributes validated_implemented_attributes(const TargetSpec& spec, const ImplementedAttributes& declared) {
   ImplementedAttributes out;
@@ -143,13 +126,13 @@ ImplementedAttributes validated_implemented_attributes(const TargetSpec& spec, c
         typed = static_cast<double>(std::get<std::int64_t>(v));
       if (typed.index() != attribute->default_value.index())
         throw InputError(fmt::format("target '{}', attribute '{}': expected {} (like its default {}), got {}", spec.name, name,
-                                     type_name(attribute->default_value), plain(attribute->default_value), gnncheck::to_string(v)));
+                                     type_name(attribute->default_value), to_plain_string(attribute->default_value), gnncheck::to_string(v)));
       if (!attribute->choices.empty() &&
           std::find(attribute->choices.begin(), attribute->choices.end(), typed) == attribute->choices.end()) {
         std::vector<std::string> choices;
-        for (const auto& c : attribute->choices) choices.push_back(plain(c));
+        for (const auto& c : attribute->choices) choices.push_back(to_plain_string(c));
         throw InputError(fmt::format("target '{}', attribute '{}': '{}' is not one of its values ({})", spec.name, name,
-                                     plain(typed), fmt::join(choices, ", ")));
+                                     to_plain_string(typed), fmt::join(choices, ", ")));
       }
       if (std::find(kept.begin(), kept.end(), typed) == kept.end()) kept.push_back(std::move(typed));
     }
@@ -170,7 +153,7 @@ std::string describe(const ImplementedAttributes& implemented) {
   std::vector<std::string> parts;
   for (const auto& [name, values] : implemented) {
     std::vector<std::string> shown;
-    for (const auto& v : values) shown.push_back(plain(v));
+    for (const auto& v : values) shown.push_back(to_plain_string(v));
     parts.push_back(fmt::format("{} ∈ {{{}}}", name, fmt::join(shown, ", ")));
   }
   return fmt::format("{}", fmt::join(parts, ", "));

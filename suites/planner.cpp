@@ -37,7 +37,7 @@ struct AttributeScope {
 
 std::string shown_values(const std::vector<AttrValue>& values) {
   std::vector<std::string> out;
-  for (const auto& v : values) out.push_back(std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v));
+  for (const auto& v : values) out.push_back(to_plain_string(v));
   return fmt::format("{{{}}}", fmt::join(out, ", "));
 }
 

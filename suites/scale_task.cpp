@@ -76,7 +76,7 @@ class ScaleTask final : public TaskKind {
     for (const auto& a : t.attributes) {
       const AttrValue& v = a.values.front();
       if (const auto it = flags.find(a.name); it != flags.end())
-        *it->second = std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v);
+        *it->second = to_plain_string(v);
       else
         expressible = false;
     }

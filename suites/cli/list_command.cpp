@@ -121,7 +121,7 @@ void print_declarations(std::ostream& out, const SystemRegistry& systems, const 
         for (const auto& a : def.spec.attributes)
           if (a.name == attribute)
             for (const auto& v : oracle::values_not_implemented(a, values))
-              uncovered.push_back(fmt::format("{} = {}", attribute, std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : to_string(v)));
+              uncovered.push_back(fmt::format("{} = {}", attribute, to_plain_string(v)));
       if (!uncovered.empty()) fmt::print(out, "  {:<22} {:<9} not covered: {}\n", "", "", fmt::join(uncovered, ", "));
     }
     if (shown == 0) fmt::print(out, "  {}\n", section.empty() ? "(no target)" : fmt::format("does not compute '{}'", section));

@@ -128,8 +128,7 @@ std::pair<std::string, std::string> example_declaration(const oracle::TargetSpec
     if (!a.choices.empty()) return {a.name, std::get<std::string>(a.default_value)};
   if (spec.attributes.empty()) return {};
   const auto& a = spec.attributes.front();
-  return {a.name, std::holds_alternative<std::string>(a.default_value) ? std::get<std::string>(a.default_value)
-                                                                        : to_string(a.default_value)};
+  return {a.name, to_plain_string(a.default_value)};
 }
 
 // The line declaring what the kernel implements of the attributes, for the Python skeletons.

@@ -32,6 +32,12 @@ inline CommandResult run_command(const std::string& command_line) {
   return r;
 }
 
+// `line` run by a shell in `dir` with the folder of the built `gnncheck` first on PATH, as a user's
+// shell would run it; stderr goes into the output.
+inline CommandResult run_as_user(const std::string& line, const std::filesystem::path& dir, const std::filesystem::path& gnncheck) {
+  return run_command("cd '" + dir.string() + "' && PATH='" + gnncheck.parent_path().string() + "':\"$PATH\" " + line + " 2>&1");
+}
+
 // A fresh, empty folder under the temporary directory, named by the test file and the test.
 inline std::filesystem::path scratch_folder(const std::string& file, const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("gnncheck-" + file + "-" + name + "-" + std::to_string(::getpid()));

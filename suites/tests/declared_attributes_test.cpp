@@ -25,8 +25,7 @@ namespace fs = std::filesystem;
 using ::gnncheck::testing::CommandResult;
 
 CommandResult shell(const std::string& line, const fs::path& dir) {
-  return ::gnncheck::testing::run_command(fmt::format("cd '{}' && PATH='{}':\"$PATH\" {} 2>&1", dir.string(),
-                                                    fs::path(GNNCHECK_EXE).parent_path().string(), line));
+  return ::gnncheck::testing::run_as_user(line, dir, GNNCHECK_EXE);
 }
 
 fs::path scratch(const std::string& name) { return ::gnncheck::testing::scratch_folder("declared", name); }

@@ -27,8 +27,7 @@ using ::gnncheck::testing::CommandResult;
 
 // Runs a shell command line in `dir` with the built gnncheck first on PATH, as a user's shell would.
 CommandResult shell(const std::string& line, const fs::path& dir) {
-  return ::gnncheck::testing::run_command(fmt::format("cd '{}' && PATH='{}':\"$PATH\" {} 2>&1", dir.string(),
-                                                    fs::path(GNNCHECK_EXE).parent_path().string(), line));
+  return ::gnncheck::testing::run_as_user(line, dir, GNNCHECK_EXE);
 }
 
 fs::path scratch(const std::string& name) { return ::gnncheck::testing::scratch_folder("fail-closed", name); }
