@@ -70,6 +70,7 @@ SeriesGrowth CounterGrowthCriterion::assess(const Readings& readings) const {
   g.first = least(warmup);
   g.last = least(evaluations - block());
   g.growth = g.last - g.first;
+  if (has_middle()) g.middle = least(middle_start());
   return g;
 }
 
@@ -179,6 +180,11 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
           : "device memory not measured for this system (no device reading, no device_bytes reported)";
   // What a series' growth compares: the same words in the model and in a failure's detail.
   const auto compared = [&](bool counter) {
+    if (counter && counters.has_middle())
+      return fmt::format("the least of the last {0} readings against the least of the first {0} after warm-up, {1} "
+                         "calls apart, growing in both halves (against the least of {0} readings from evaluation {2}: "
+                         "a leak grows each half, a one-time allocation steps once)",
+                         counters.block(), counters.window(), counters.middle_start() + 1);
     if (counter && counters.block() > 1)
       return fmt::format("the least of the last {0} readings against the least of the first {0} after warm-up, {1} "
                          "calls apart",
@@ -189,7 +195,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
       compared(true) + (counters.block() > 1 ? " (a counter read while the system's threads still release memory "
                                                "reads high, never low)"
                                              : "");
-  // The evaluations whose figures were read, as ranges ("1–10, 60–67"): every other one is counted.
+  // The evaluations whose figures were read, as ranges ("1–10, 31–38, 60–67"): every other one is counted.
   std::vector<std::string> read_ranges;
   for (int k = 0; k < evaluations; ++k) {
     if (!figures_read(k) || (k > 0 && figures_read(k - 1))) continue;
@@ -224,6 +230,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   };
   std::map<std::string, std::string> compared_by_tensor;  // the failure's detail names its series' rule
   std::map<std::string, int> calls_by_tensor;              // … and the calls its growth spans (the rate per call)
+  std::map<std::string, SeriesGrowth> growth_by_tensor;    // … and its halves
   for (const Series& s : all) {
     if (!s.have) continue;
     SeriesGrowth g = s.counter ? counters.assess(*s.values) : criterion.assess(*s.values);
@@ -239,6 +246,7 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
                              static_cast<double>(g.first), allowance};
     compared_by_tensor[tc.tensor] = compared(s.counter);
     calls_by_tensor[tc.tensor] = s.counter ? counters.window() : criterion.window();
+    growth_by_tensor[tc.tensor] = g;
     v.comparisons.push_back(tc);
   }
   summarize(v);
@@ -254,11 +262,14 @@ Verdict resources(System& system, const Case& c, const CheckOptions& options) {
   }
   if (v.conclusion == Conclusion::fail) {
     const int calls = std::max(1, calls_by_tensor[v.tensor]);
-    v.detail = fmt::format("memory grew by {:.0f} bytes over repeated evaluations of the same case, {:.0f} bytes ({:.3g} "
-                           "MiB) per call over {} calls (got = bytes at the end, expected = bytes after warm-up: {}; "
-                           "bound {:.0f} bytes).",
-                           v.metric, v.metric / calls, v.metric / calls / 1048576.0, calls, compared_by_tensor[v.tensor],
-                           v.bound);
+    const SeriesGrowth& g = growth_by_tensor[v.tensor];
+    const std::string halves =
+        g.middle ? fmt::format(", {} bytes in the first half and {} in the second", g.first_half(), g.second_half()) : "";
+    v.detail = fmt::format("memory grew by {:.0f} bytes over repeated evaluations of the same case{}, {:.0f} bytes "
+                           "({:.3g} MiB) per call over {} calls (got = bytes at the end, expected = bytes after "
+                           "warm-up: {}; bound {:.0f} bytes).",
+                           v.metric, halves, v.metric / calls, v.metric / calls / 1048576.0, calls,
+                           compared_by_tensor[v.tensor], v.bound);
     v.message = failure_message(v);
   }
   return v;

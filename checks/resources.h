@@ -17,7 +17,10 @@
 // least of the last ones: a counter read while the system's own threads are still releasing the
 // evaluation's memory (torch's autograd device threads) reads high, never low, so a single high
 // reading is not growth — and a counter that grows by any byte per call still grows between the
-// two blocks (checks/README.md, "The resources growth criterion").
+// two blocks. On a long series a third block in the middle splits the window in two halves, and
+// growth must show in both: a leak grows every half, while a one-time allocation after warm-up (a
+// lazily built cache, a library's handle) steps once (checks/README.md, "The resources growth
+// criterion").
 #pragma once
 
 #include <cstdint>
@@ -36,7 +39,15 @@ struct SeriesGrowth {
   std::int64_t last = 0;       // the reading after the last evaluation
   std::int64_t growth = 0;     // last − first
   std::int64_t allowance = 0;  // what a correct system may gain (one page)
-  bool exceeds() const { return growth > allowance; }
+  // The reading between them where the criterion splits the window in halves; then growth exceeds
+  // the allowance only when each half gains more than half of it (a step inside one half does not).
+  std::optional<std::int64_t> middle;
+  std::int64_t first_half() const { return middle ? *middle - first : growth; }
+  std::int64_t second_half() const { return middle ? last - *middle : growth; }
+  bool exceeds() const {
+    if (!middle) return growth > allowance;
+    return 2 * first_half() > allowance && 2 * second_half() > allowance;
+  }
 };
 
 struct PageGrowthCriterion {
@@ -70,13 +81,21 @@ struct CounterGrowthCriterion {
   // Calls between the first block's first reading and the last block's first: n − w − k. A counter
   // that gains L > 0 bytes per call grows by at least L times this between the two minima.
   int window() const { return evaluations - warmup - block(); }
-  // Whether assess() reads reading k: the two blocks.
+  // A middle block when the readings after warm-up hold three whole blocks of kBlock: it starts
+  // window() / 2 calls after the first, so the halves span ⌊window/2⌋ and ⌈window/2⌉ calls.
+  bool has_middle() const { return block() > 1 && evaluations - warmup >= 3 * block(); }
+  int middle_start() const { return warmup + window() / 2; }
+  // The calls the shorter half spans (the whole window without a middle block): a counter gaining
+  // L bytes per call gains at least L times this in each half.
+  int half_window() const { return has_middle() ? window() / 2 : window(); }
+  // Whether assess() reads reading k: the blocks.
   bool uses_reading(int k) const {
-    return (k >= warmup && k < warmup + block()) || (k >= evaluations - block() && k < evaluations);
+    return (k >= warmup && k < warmup + block()) || (k >= evaluations - block() && k < evaluations) ||
+           (has_middle() && k >= middle_start() && k < middle_start() + block());
   }
-  // first = min(r_w … r_(w+k−1)), last = min(r_(n−k) … r_(n−1)), growth = last − first, allowance 0
-  // (the caller may set another). InputError for a count of readings other than n, a reading of the
-  // blocks missing, or window() < 1.
+  // first = min(r_w … r_(w+k−1)), last = min(r_(n−k) … r_(n−1)), middle = the least of the middle
+  // block where there is one, growth = last − first, allowance 0 (the caller may set another).
+  // InputError for a count of readings other than n, a reading of the blocks missing, or window() < 1.
   SeriesGrowth assess(const Readings& readings) const;
   SeriesGrowth assess(const std::vector<std::int64_t>& readings) const;
 };
