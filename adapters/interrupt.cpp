@@ -25,16 +25,31 @@ static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_al
 constexpr std::size_t kMaxGroups = 4096;
 std::atomic<pid_t> g_groups[kMaxGroups];  // 0: a free slot
 std::atomic<int> g_signal{0};
+std::atomic<int> g_signals_seen{0};
+std::atomic<bool> g_second_deferred{false};
 std::atomic<int> g_wake_read{-1}, g_wake_write{-1};
+std::atomic<int> g_now_read{-1}, g_now_write{-1};
 
 void make_wake_pipe() {
   static std::once_flag once;
   std::call_once(once, [] {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return;  // stop_wake_fd() stays -1: polls just do not wake early
-    g_wake_read = fds[0];
-    g_wake_write = fds[1];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0) {  // else stop_wake_fd() stays -1: polls just do not wake early
+      g_wake_read = fds[0];
+      g_wake_write = fds[1];
+    }
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0) {
+      g_now_read = fds[0];
+      g_now_write = fds[1];
+    }
   });
+}
+
+void wake(const std::atomic<int>& write_end) {
+  if (const int fd = write_end.load(); fd >= 0) {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t ignored = write(fd, &byte, 1);
+  }
 }
 
 void kill_registered_groups() {
@@ -45,12 +60,15 @@ void kill_registered_groups() {
 extern "C" void on_stop_signal(int sig) {
   const int saved_errno = errno;
   int none = 0;
-  const bool first = g_signal.compare_exchange_strong(none, sig);
+  g_signal.compare_exchange_strong(none, sig);
+  const int seen = ++g_signals_seen;
   kill_registered_groups();
-  if (!first) _exit(128 + sig);  // a second signal: the caller did not get to its next poll in time
-  if (const int fd = g_wake_write.load(); fd >= 0) {
-    const char byte = 1;
-    [[maybe_unused]] const ssize_t ignored = write(fd, &byte, 1);
+  if (seen == 1) {
+    wake(g_wake_write);
+  } else if (seen == 2 && g_second_deferred.load() && g_now_write.load() >= 0) {
+    wake(g_now_write);  // the caller writes what it has and exits
+  } else {
+    _exit(128 + g_signal.load());  // the caller did not get to its next poll in time, or asked for no second chance
   }
   errno = saved_errno;
 }
@@ -119,7 +137,9 @@ void reset_stop_request_for_testing() {
     remove_live_case_directories(dirs);
   }
   g_signal = 0;
-  if (const int fd = g_wake_read.load(); fd >= 0) {
+  g_signals_seen = 0;
+  for (const int fd : {g_wake_read.load(), g_now_read.load()}) {
+    if (fd < 0) continue;
     char buf[256];
     while (read(fd, buf, sizeof buf) > 0) {
     }
@@ -140,6 +160,16 @@ std::string interrupt_message() {
 int stop_wake_fd() {
   make_wake_pipe();
   return g_wake_read.load();
+}
+
+void defer_second_interrupt(bool deferred) {
+  make_wake_pipe();
+  g_second_deferred = deferred;
+}
+
+int stop_now_wake_fd() {
+  make_wake_pipe();
+  return g_now_read.load();
 }
 
 bool register_child_process_group(pid_t pgid) {

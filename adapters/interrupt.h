@@ -10,7 +10,9 @@
 // waiting for its timeout, and no new adapter is started once a stop was requested. The caller (the
 // runner) polls stop_requested() between tasks, writes its report marked interrupted and exits
 // 128 + the signal. A second signal exits at once (_exit(128 + signal)) after killing the groups
-// again, for a caller that does not get to its next poll.
+// again, for a caller that does not get to its next poll — unless the caller deferred it
+// (defer_second_interrupt): then the second signal wakes stop_now_wake_fd(), the caller writes
+// what it has and exits itself, and only a third signal exits at once.
 //
 //   int main() {
 //     gnncheck::install_interrupt_handlers();
@@ -41,6 +43,11 @@ std::string interrupt_message();
 // A file descriptor that becomes readable, and stays readable, once a stop is requested: add it to
 // a poll() set to wake up at once. Never read from it. Valid for the life of the process.
 int stop_wake_fd();
+
+// For a caller that can write what it has from a thread of its own (`gnncheck run`'s report): a
+// second signal then only makes stop_now_wake_fd() readable, and a third one exits at once.
+void defer_second_interrupt(bool deferred);
+int stop_now_wake_fd();
 
 // The process groups that a stop kills: register a child's group right after starting it, and
 // unregister it only while the child is still unreaped (a zombie keeps its group id from being reused,

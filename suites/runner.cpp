@@ -1,5 +1,9 @@
 #include "suites/runner.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -234,7 +238,9 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   if (progress) progress->planned(tasks.size());
   std::vector<ResultRecord> results(tasks.size());
   std::atomic<std::size_t> next{0};
-  std::mutex progress_mutex;
+  std::mutex progress_mutex;  // serializes the progress sink, and guards `results` and `state`
+  enum class TaskState : char { waiting, running, finished };
+  std::vector<TaskState> state(tasks.size(), TaskState::waiting);
   const double budget = options.time_budget_seconds.value_or(suite.time_budget_seconds);
   const RunContext context(suite, systems, options, seed);
 
@@ -252,6 +258,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
         r.outcome = Outcome::not_tested;
         r.expectation_held = false;
         r.message = fmt::format("not run: interrupted by {}", signal_name(stop));
+        r.repro = t.kind->rerun_line(t, context);
       } else if (budget > 0 && elapsed > budget) {
         // A suite that did not finish has not verified what it promised: an unmet expectation.
         r = result_record(t);
@@ -264,33 +271,95 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
       } else {
         {
           std::lock_guard lock(progress_mutex);
+          state[i] = TaskState::running;
           if (progress) progress->started(t.label);
         }
         r = run_task(t, context, instances);
       }
-      results[i] = std::move(r);
       std::lock_guard lock(progress_mutex);
+      results[i] = std::move(r);
+      state[i] = TaskState::finished;
       if (progress) progress->finished(t.label, results[i]);
     }
   };
+  // Settles what the results mean (expectations, shards) and completes the report.
+  const auto complete = [&](reports::RunReport& report, std::vector<ResultRecord> rs) {
+    if (options.stop_requested && options.stop_requested() != 0)
+      report.interrupted_by = signal_name(options.stop_requested());
+    if (report.share) {
+      settle_shard_expectations(rs);
+    } else {
+      std::vector<bool> overridden;
+      for (const auto& t : tasks) overridden.push_back(t.overridden);
+      for (auto& r : rs) r.chunked.reset();  // a whole run's report holds no chunks
+      settle_expectations(rs, overridden, options.override_systems);
+    }
+    report.results = std::move(rs);
+    report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  // Watches for a stop while the tasks run: says what is finishing, and on a second interrupt hands
+  // the report of what finished to options.stop_now.
+  int run_done[2] = {-1, -1};
+  std::thread stop_watcher;
+  if (options.stop_wake_fd >= 0 && pipe2(run_done, O_CLOEXEC) == 0) {
+    stop_watcher = std::thread([&] {
+      bool told = false;
+      while (true) {
+        pollfd fds[3] = {{run_done[0], POLLIN, 0},
+                         {told ? -1 : options.stop_wake_fd, POLLIN, 0},
+                         {options.stop_now ? options.stop_now_wake_fd : -1, POLLIN, 0}};
+        if (poll(fds, 3, -1) < 0) continue;  // EINTR: the signal this thread watches for
+        if (fds[0].revents != 0) return;
+        std::lock_guard lock(progress_mutex);
+        const std::string signal = signal_name(options.stop_requested ? options.stop_requested() : 0);
+        if (fds[2].revents & POLLIN) {
+          std::vector<ResultRecord> rs(tasks.size());
+          for (std::size_t i = 0; i < tasks.size(); ++i) {
+            if (state[i] == TaskState::finished) {
+              rs[i] = results[i];
+              continue;
+            }
+            rs[i] = tasks[i].decided ? *tasks[i].decided : result_record(tasks[i]);
+            if (tasks[i].decided) continue;
+            rs[i].outcome = Outcome::not_tested;
+            rs[i].expectation_held = false;
+            rs[i].message = state[i] == TaskState::running
+                                ? fmt::format("interrupted by {}: stopped at once by a second interrupt while it ran", signal)
+                                : fmt::format("not run: interrupted by {}", signal);
+            rs[i].repro = tasks[i].kind->rerun_line(tasks[i], context);
+          }
+          reports::RunReport now = run;
+          complete(now, std::move(rs));
+          options.stop_now(std::move(now));  // ends the process; a test's may return
+          return;
+        }
+        if (fds[1].revents & POLLIN) {
+          told = true;
+          std::vector<TaskLabel> in_progress;
+          std::size_t waiting = 0;
+          for (std::size_t i = 0; i < tasks.size(); ++i) {
+            if (state[i] == TaskState::running) in_progress.push_back(tasks[i].label);
+            if (state[i] == TaskState::waiting && !tasks[i].decided) ++waiting;
+          }
+          if (progress) progress->stopping(signal, in_progress, waiting, options.stop_now && options.stop_now_wake_fd >= 0);
+        }
+      }
+    });
+  }
   const int jobs = std::max(1, options.jobs);
   std::vector<std::thread> threads;
   for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (auto& th : threads) th.join();
-  if (options.stop_requested && options.stop_requested() != 0) run.interrupted_by = signal_name(options.stop_requested());
-  add_sanitizer_results(systems, options, tasks, results);
-
-  if (run.share) {
-    settle_shard_expectations(results);
-  } else {
-    std::vector<bool> overridden;
-    for (const auto& t : tasks) overridden.push_back(t.overridden);
-    for (auto& r : results) r.chunked.reset();  // a whole run's report holds no chunks
-    settle_expectations(results, overridden, options.override_systems);
+  if (stop_watcher.joinable()) {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t ignored = write(run_done[1], &byte, 1);
+    stop_watcher.join();
+    close(run_done[0]);
+    close(run_done[1]);
   }
-  run.results = std::move(results);
-  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  add_sanitizer_results(systems, options, tasks, results);
+  complete(run, std::move(results));
   return run;
 }
 

@@ -75,6 +75,14 @@ struct RunOptions {
   // Polled between tasks and between cases: nonzero (the signal number) stops the run; the results
   // not finished are `not_tested` and the report records the signal. Unset: never stops.
   std::function<int()> stop_requested;
+  // Readable once a stop was requested (the run then tells its progress sink what it is finishing),
+  // and once it was asked to stop at once (a second interrupt); -1: none.
+  int stop_wake_fd = -1;
+  int stop_now_wake_fd = -1;
+  // Called on a second interrupt, from a thread of the run, with the report of what finished (the
+  // tasks in progress and those not started `not_tested`): writes it and ends the process. It must
+  // not return; the tasks in progress are abandoned where they are.
+  std::function<void(reports::RunReport)> stop_now;
 };
 
 // What one task is about, for progress lines before it has a result.
@@ -92,6 +100,10 @@ class ProgressSink {
   virtual void planned(std::size_t /*tasks*/) {}
   virtual void started(const TaskLabel& /*task*/) {}
   virtual void finished(const TaskLabel& /*task*/, const reports::ResultRecord& /*result*/) {}
+  // A stop was requested (signal: "SIGINT"): the tasks in progress finish, the others are not run.
+  // `stop_now_offered`: a second interrupt stops at once and still writes the report.
+  virtual void stopping(const std::string& /*signal*/, const std::vector<TaskLabel>& /*in_progress*/,
+                        std::size_t /*not_started*/, bool /*stop_now_offered*/) {}
 };
 
 // The names `checks:` accepts: every checks::CheckKind, plus selfcheck, accuracy and scale.

@@ -79,6 +79,23 @@ TEST(InterruptDeathTest, SecondSignalExitsAtOnce) {
       ::testing::ExitedWithCode(130), "");
 }
 
+TEST(InterruptDeathTest, ADeferredSecondSignalWakesTheCallerAndAThirdExits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        install_interrupt_handlers();
+        reset_stop_request_for_testing();
+        defer_second_interrupt(true);
+        raise(SIGINT);
+        if (readable(stop_now_wake_fd())) _exit(1);
+        raise(SIGINT);  // deferred: the caller writes its report
+        if (!readable(stop_now_wake_fd())) _exit(2);
+        raise(SIGINT);
+        _exit(3);
+      },
+      ::testing::ExitedWithCode(130), "");
+}
+
 TEST_F(Interrupt, KillsRegisteredProcessGroupsAndRemovesRegisteredCaseDirectories) {
   TempDir work;
   posix_spawnattr_t attr;
@@ -287,6 +304,69 @@ entries:
   EXPECT_THAT(report, HasSubstr("interrupted by SIGINT"));
   EXPECT_FALSE(fs::exists(work / "report" / "cases") && !fs::is_empty(work / "report" / "cases"))
       << "no counterexample is saved for an answer the stop cut short";
+}
+
+// A second SIGINT while an in-process task is still working on a large case: gnncheck says at the
+// first what it is finishing, stops at the second at once, and still writes the report, the task
+// `not tested` with its re-run line.
+TEST(InterruptEndToEnd, ASecondSigintStopsAtOnceAndStillWritesTheReport) {
+  TempDir root;
+  const fs::path suite = root.path() / "large.yaml", report = root.path() / "report", log = root.path() / "log";
+  std::ofstream(suite) << R"(name: large
+seed: 7
+cases_per_property: 3
+systems:
+  - {name: cpu_float32}
+graphs:
+  large:
+    family: erdos_renyi
+    params: {n_dst: 12000, n_src: 12000, p: 0.03}
+entries:
+  - name: large
+    systems: [cpu_float32]
+    targets: [gin]
+    checks: [differential]
+    graphs: large
+)";
+  const pid_t gnncheck = fork();
+  ASSERT_GE(gnncheck, 0);
+  if (gnncheck == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(GNNCHECK_EXE, GNNCHECK_EXE, "run", suite.c_str(), "--report", report.c_str(), "--progress", "plain",
+          static_cast<char*>(nullptr));
+    _exit(98);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the suite is loaded, the case under way
+  kill(gnncheck, SIGINT);
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (testing::read_text(log).find("stopping") == std::string::npos && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::string first = testing::read_text(log);
+  EXPECT_THAT(first, HasSubstr("SIGINT: stopping. finishing the task in progress (its cases so far are kept): large: "
+                               "cpu_float32/gin/differential"));
+  EXPECT_THAT(first, HasSubstr("Interrupt again to stop at once: the report still gets what has finished."));
+  kill(gnncheck, SIGINT);
+  const auto second = Clock::now();
+  int status = 0;
+  pid_t r = 0;
+  while ((r = waitpid(gnncheck, &status, WNOHANG)) == 0 && Clock::now() - second < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (r == 0) {
+    kill(gnncheck, SIGKILL);
+    waitpid(gnncheck, &status, 0);
+    FAIL() << "gnncheck did not end within 20 s of the second SIGINT\n" << testing::read_text(log);
+  }
+  EXPECT_LT(Clock::now() - second, std::chrono::seconds(5)) << "a second interrupt stops at once";
+  ASSERT_TRUE(WIFEXITED(status)) << testing::read_text(log);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << testing::read_text(log);
+  ASSERT_TRUE(fs::exists(report / "report.json")) << testing::read_text(log);
+  const std::string json = testing::read_text(report / "report.json");
+  EXPECT_THAT(json, HasSubstr("\"interrupted_by\": \"SIGINT\""));
+  EXPECT_THAT(json, HasSubstr("stopped at once by a second interrupt while it ran"));
+  EXPECT_THAT(json, HasSubstr("gnncheck run"));  // the re-run line
+  EXPECT_THAT(testing::read_text(log), HasSubstr("Interrupted by SIGINT"));
 }
 
 }  // namespace

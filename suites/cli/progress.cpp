@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 namespace gnncheck::suites {
 namespace {
@@ -35,8 +36,26 @@ class ProgressBase : public ProgressSink {
  public:
   explicit ProgressBase(std::ostream& out) : out_(out), start_(Clock::now()) {}
   void planned(std::size_t tasks) override { total_ = tasks; }
+  // Said at once, so that the wait for the tasks in progress is not a silent one.
+  void stopping(const std::string& signal, const std::vector<TaskLabel>& in_progress, std::size_t not_started,
+                bool stop_now_offered) override {
+    clear_line();
+    std::vector<std::string> names;
+    for (const TaskLabel& t : in_progress) names.push_back(label_text(t));
+    fmt::print(out_, "{}: stopping. {}; {} not started {} not tested. {}\n", signal,
+               names.empty() ? std::string("no task in progress")
+                             : names.size() == 1
+                                 ? fmt::format("finishing the task in progress (its cases so far are kept): {}", names[0])
+                                 : fmt::format("finishing the {} tasks in progress (their cases so far are kept): {}",
+                                               names.size(), fmt::join(names, "; ")),
+               not_started, not_started == 1 ? "is" : "are",
+               stop_now_offered ? "Interrupt again to stop at once: the report still gets what has finished."
+                                : "Interrupt again to stop at once.");
+    out_ << std::flush;
+  }
 
  protected:
+  virtual void clear_line() {}
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   // A result's message for its progress line: its first line the first time, then a pointer to it
   // (a system that could not start has one cause for every check of every entry: shown once).
@@ -59,7 +78,8 @@ class ProgressBase : public ProgressSink {
 class TerminalProgress final : public ProgressBase {
  public:
   using ProgressBase::ProgressBase;
-  ~TerminalProgress() override {
+  ~TerminalProgress() override { clear_line(); }
+  void clear_line() override {
     if (drawn_) out_ << "\r\033[K" << std::flush;
   }
   void started(const TaskLabel& t) override {

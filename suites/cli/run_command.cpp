@@ -1,7 +1,11 @@
 #include "suites/cli/run_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <thread>
 
 #include "adapters/interrupt.h"
@@ -95,7 +99,20 @@ int run_run_command(const RunCommandArgs& args, SystemRegistry& registry, const 
   options.only_targets = args.targets;
   options.suite_argument = args.suite;
   options.stop_requested = stop_requested;
+  // A second interrupt stops at once yet still writes the report of what finished; a third exits.
+  options.stop_wake_fd = stop_wake_fd();
+  options.stop_now_wake_fd = stop_now_wake_fd();
+  options.stop_now = [&args](reports::RunReport now) {
+    now.gnncheck_version = GNNCHECK_VERSION;
+    std::cout << "\n";
+    const int code = finish_run(now, args.report);
+    std::cout.flush();
+    std::fflush(nullptr);
+    _exit(code);  // the tasks in progress are abandoned: their threads are never joined
+  };
+  defer_second_interrupt(true);
   const auto report = run_with_progress(suite, registry, options, args.progress);
+  defer_second_interrupt(false);
   return finish_run(report, args.report);
 }
 

@@ -5,8 +5,14 @@
 // The suite's time budget is turned off: a budget stops starting new cases when the clock runs
 // out, which on a loaded machine would legitimately change the number of cases evaluated.
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <thread>
 #include <csignal>
 #include <optional>
 #include <set>
@@ -19,9 +25,11 @@
 
 #include "core/error.h"
 
+#include "oracle/cpu_systems.h"
 #include "reports/writers.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
+#include "suites/system_registry.h"
 
 namespace gnncheck::suites {
 namespace {
@@ -134,6 +142,99 @@ TEST(Determinism, AStoppedCheckIsNotTestedAndSaysHowFarItGot) {
             std::string::npos)
       << first.message;
   EXPECT_FALSE(run.all_expectations_held());
+}
+
+// cpu_float32 under another name whose evaluations wait while `hold` is set: a task that goes on
+// after a stop was requested (an in-process kernel does not poll for one).
+class HeldSystem final : public System {
+ public:
+  HeldSystem(std::atomic<bool>& hold, std::atomic<int>& entered)
+      : base_(make_cpu_float32_system()), hold_(hold), entered_(entered) {}
+  std::string name() const override { return "held"; }
+  bool supports(const std::string& target) const override { return base_->supports(target); }
+  Precision precision(const std::string& target) const override { return base_->precision(target); }
+  Result evaluate(const Case& c) override {
+    ++entered_;
+    while (hold_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return base_->evaluate(c);
+  }
+
+ private:
+  std::unique_ptr<System> base_;
+  std::atomic<bool>& hold_;
+  std::atomic<int>& entered_;
+};
+
+// Records what the run says on a stop.
+struct StopListener final : ProgressSink {
+  void stopping(const std::string& signal, const std::vector<TaskLabel>& in_progress, std::size_t not_started,
+                bool offered) override {
+    std::lock_guard lock(mutex);
+    said = fmt::format("{} {} {} {}", signal, in_progress.size(), not_started, offered);
+    for (const TaskLabel& t : in_progress) said += " " + t.system + "/" + t.target + "/" + t.check;
+  }
+  std::string what_was_said() {
+    std::lock_guard lock(mutex);
+    return said;
+  }
+  std::mutex mutex;
+  std::string said;
+};
+
+// The first interrupt: the run says at once what it is finishing. The second: the report of what
+// finished is handed over while a task is still in progress, which is `not tested`, never a pass.
+TEST(Determinism, AnInterruptSaysWhatItFinishesAndASecondOneStillGetsAReport) {
+  Suite suite = load_suite(std::string(GNNCHECK_TEST_SUITES_DIR) + "/ci.yaml");
+  suite.time_budget_seconds = 0.0;
+  std::atomic<bool> hold{false};
+  std::atomic<int> entered{0}, signal{0};
+  SystemRegistry registry = SystemRegistry::with_builtins();
+  registry.add({.name = "held", .kind = "builtin", .summary = "cpu_float32, held on request", .bug = {},
+                .availability = {}, .make = [&] { return std::make_unique<HeldSystem>(hold, entered); }});
+  int stop_pipe[2], now_pipe[2];
+  ASSERT_EQ(pipe(stop_pipe), 0);
+  ASSERT_EQ(pipe(now_pipe), 0);
+  RunOptions options;
+  options.only_entries = {"differential"};
+  options.override_systems = {"held"};
+  options.jobs = 1;
+  options.stop_requested = [&] { return signal.load(); };
+  options.stop_wake_fd = stop_pipe[0];
+  options.stop_now_wake_fd = now_pipe[0];
+  std::promise<reports::RunReport> handed;
+  options.stop_now = [&](reports::RunReport now) {
+    handed.set_value(std::move(now));
+    hold = false;  // a real caller exits here; the test lets the held task end instead
+  };
+  StopListener listener;
+  // Held from the first evaluation on: the first task is in progress when the stop comes.
+  hold = true;
+  std::future<reports::RunReport> done = std::async(std::launch::async, [&] {
+    return run_suite(suite, registry, options, &listener);
+  });
+  for (int i = 0; i < 4000 && entered.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_GT(entered.load(), 0) << "the run never evaluated";
+  signal = SIGINT;
+  ASSERT_EQ(write(stop_pipe[1], "x", 1), 1);
+  for (int i = 0; i < 400 && listener.what_was_said().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::string said = listener.what_was_said();
+  EXPECT_EQ(said.rfind("SIGINT 1 ", 0), 0u) << said;
+  EXPECT_NE(said.find(" true held/"), std::string::npos) << said;
+  ASSERT_EQ(write(now_pipe[1], "x", 1), 1);
+  std::future<reports::RunReport> handed_future = handed.get_future();
+  ASSERT_EQ(handed_future.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  const reports::RunReport now = handed_future.get();
+  EXPECT_EQ(now.interrupted_by, "SIGINT");
+  ASSERT_FALSE(now.results.empty());
+  int stopped_while_running = 0;
+  for (const reports::ResultRecord& r : now.results) {
+    EXPECT_NE(r.outcome, reports::Outcome::pass) << r.target << " " << r.check;
+    if (r.message.find("stopped at once by a second interrupt") != std::string::npos) ++stopped_while_running;
+  }
+  EXPECT_EQ(stopped_while_running, 1);
+  EXPECT_FALSE(now.all_expectations_held());
+  done.get();
+  for (int fd : {stop_pipe[0], stop_pipe[1], now_pipe[0], now_pipe[1]}) close(fd);
 }
 
 TEST(Determinism, ATaskThatDrawsNoCasesRunsWholeInExactlyOneShard) {
