@@ -56,6 +56,12 @@ struct Task {
 // task's seed, chunk j > 0 from chunk_seed(task seed, j) (suites/SCHEMA.md, "Splitting a run").
 inline constexpr std::int64_t kCasesPerChunk = 64;
 
+// A check result plots (error_vs_bound) the cases of its first this many chunks only — 1,024 cases —
+// so a report's size does not grow with the case count (a 10^6-case campaign writes what a 10^3 one
+// does); its worst case is the result's metric and bound whatever chunk it came from. A chunk's
+// points depend on its index alone, so a split run merged still equals the whole run.
+inline constexpr std::int64_t kPlottedChunks = 16;
+
 // The chunks of a task that draws `cases` cases (at least 1).
 std::int64_t chunk_count(std::int64_t cases);
 

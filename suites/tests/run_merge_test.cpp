@@ -121,6 +121,29 @@ TEST(RunMerge, SplitIntoOneThreeOrSevenShardsAndMergedGivesTheWholeRun) {
   fs::remove_all(dir);
 }
 
+TEST(RunMerge, PlotPointsStopAfterTheFirstPlottedChunksWhateverTheCaseCountSplitOrWhole) {
+  const fs::path dir = scratch("plotted");
+  const fs::path path = dir / "many.yaml";
+  std::ofstream(path) << "name: many\nseed: 4\nentries:\n  - {name: many, systems: cpu_float32, targets: [spmm], checks: "
+                         "[differential], graphs: tiny, cases: 1200}\n";
+  Suite suite = load_suite(path.string());
+  suite.time_budget_seconds = 0.0;
+  const reports::RunReport whole = run_to(suite, dir / "whole", std::nullopt);
+  ASSERT_EQ(whole.results.size(), 1u);
+  EXPECT_EQ(whole.results[0].cases, 1200);
+  // One point per conclusive case of the first chunks (a tiny graph may leave a case without one).
+  EXPECT_LE(whole.results[0].error_vs_bound.size(), static_cast<std::size_t>(kPlottedChunks * kCasesPerChunk))
+      << "a report plots the first chunks' cases only, so its size does not grow with the case count";
+  EXPECT_GT(whole.results[0].error_vs_bound.size(), static_cast<std::size_t>((kPlottedChunks - 1) * kCasesPerChunk));
+  std::vector<ShardReport> shards;
+  for (int part = 1; part <= 3; ++part) {
+    const fs::path shard = dir / fmt::format("shard-{}", part);
+    shards.push_back({shard, run_to(suite, shard, CaseShare{part, 3})});
+  }
+  EXPECT_EQ(comparable(merge_shard_reports(shards, dir / "merged"), dir / "merged"), comparable(whole, dir / "whole"));
+  fs::remove_all(dir);
+}
+
 TEST(RunMerge, AMissingShardLeavesWhatItHeldNotTestedNamingItAndDropsNothing) {
   const fs::path dir = scratch("missing");
   const Suite suite = split_suite(dir);
