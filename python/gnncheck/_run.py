@@ -393,7 +393,8 @@ def _system(target, forward, backward, module, parameters, precision, device, fr
         raise UsageError("implements=%r: expected a dict {attribute: value or [values]}, e.g. {'source_degree': 'in'}"
                          % (implements,))
     system = {"name": _system_name(name, forward, module), "targets": {target: precision}, "evaluate": evaluator,
-              "live_bytes": evaluator.live_bytes, "implemented": {target: implements} if implements else None}
+              "live_bytes": evaluator.live_bytes, "implemented": {target: implements} if implements else None,
+              "on_device": bool(getattr(backend, "cuda", False))}
     return system, evaluator
 
 

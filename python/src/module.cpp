@@ -73,7 +73,7 @@ py::dict target_dict(const oracle::TargetDef& def) {
   return d;
 }
 
-// The Python system: {name, targets: {target: precision}, evaluate, live_bytes}.
+// The Python system: {name, targets: {target: precision}, evaluate, live_bytes, implemented, on_device}.
 std::shared_ptr<python::CallableState> callable_state(const py::dict& system) {
   python::CallableSpec spec;
   spec.name = system["name"].cast<std::string>();
@@ -88,6 +88,7 @@ std::shared_ptr<python::CallableState> callable_state(const py::dict& system) {
     }
   spec.evaluate = system["evaluate"];
   spec.live_bytes = system.contains("live_bytes") ? py::object(system["live_bytes"]) : py::object(py::none());
+  spec.on_device = system.contains("on_device") && system["on_device"].cast<bool>();
   return std::make_shared<python::CallableState>(std::move(spec));
 }
 

@@ -140,14 +140,17 @@ class PythonSystem final : public System {
   // The engine calls this with the GIL released (python/README.md), so the device lock is taken
   // before the GIL, in the order every in-process GPU system takes it.
   Result evaluate(const Case& c) override {
+    if (!state_->spec().on_device) return evaluate_unmeasured(c);
     Result r;
     meter_.run(c.memory_figures, own_device_memory, [&] { r = evaluate_unmeasured(c); });
     return r;
   }
 
   // The device memory this process gained during the callable's evaluations (platform/device_memory.h),
-  // once the process has loaded the CUDA driver; nothing for a callable that never touched a GPU.
+  // once the process has loaded the CUDA driver; nothing for a callable on the cpu, even where torch
+  // has loaded the driver (its context is no memory of the callable's).
   std::optional<device_memory::Reading> measured_device_bytes() const override {
+    if (!state_->spec().on_device) return std::nullopt;
     std::lock_guard device_lock(device_memory::in_process_device_lock());
     return meter_.total();
   }

@@ -34,6 +34,9 @@ struct CallableSpec {
   std::map<std::string, ImplementedAttributes> implemented;  // per target, where fewer than all (core/system.h)
   pybind11::object evaluate;    // (case: dict) -> answer dict {status, message, outputs, gradients, seconds, peak_bytes}
   pybind11::object live_bytes;  // () -> int | None
+  // Whether the callable computes on a GPU: only then is this process's device memory its memory
+  // (a cpu kernel's would be torch's CUDA context, which says nothing of what the kernel keeps).
+  bool on_device = false;
 };
 
 // Shared by every System instance the runner makes of the callable. Owns Python references, so it
