@@ -318,10 +318,18 @@ cases_per_property: 3
 systems:
   - {name: cpu_float32}
 graphs:
+  small:
+    family: erdos_renyi
+    params: {n_dst: 6, n_src: 6, p: 0.5}
   large:
     family: erdos_renyi
     params: {n_dst: 12000, n_src: 12000, p: 0.03}
 entries:
+  - name: small
+    systems: [cpu_float32]
+    targets: [gin]
+    checks: [differential]
+    graphs: small
   - name: large
     systems: [cpu_float32]
     targets: [gin]
@@ -335,10 +343,14 @@ entries:
     dup2(fd, 1);
     dup2(fd, 2);
     execl(GNNCHECK_EXE, GNNCHECK_EXE, "run", suite.c_str(), "--report", report.c_str(), "--progress", "plain",
-          static_cast<char*>(nullptr));
+          "--jobs", "1", static_cast<char*>(nullptr));
     _exit(98);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the suite is loaded, the case under way
+  // With one job the large entry starts when the small one has finished (its progress line).
+  const auto started = Clock::now() + std::chrono::seconds(60);
+  while (testing::read_text(log).find("[1/2]") == std::string::npos && Clock::now() < started)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_NE(testing::read_text(log).find("[1/2]"), std::string::npos) << testing::read_text(log);
   kill(gnncheck, SIGINT);
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   while (testing::read_text(log).find("stopping") == std::string::npos && Clock::now() < deadline)
