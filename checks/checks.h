@@ -66,4 +66,8 @@ Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOpti
 // edges); nullopt when not applicable, with the reason in `why_not`.
 std::optional<Case> with_degree_asymmetry(const Case& c, std::string* why_not = nullptr);
 
+// The case with every input and parameter scaled so that the largest |value| is `magnitude` (the
+// numerics check's case); nullopt when every input is zero.
+std::optional<Case> with_large_inputs(const Case& c, double magnitude);
+
 }  // namespace gnncheck::checks

@@ -28,18 +28,25 @@ double largest_finite(Precision p) {
 
 }  // namespace
 
-Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
-  Verdict v = start_verdict(CheckKind::numerics, system, c, options);
+std::optional<Case> with_large_inputs(const Case& c, double magnitude) {
   double largest = 0.0;
   for (const auto& m : {c.inputs, c.parameters})
     for (const auto& [name, t] : m)
       for (double x : t.values()) largest = std::max(largest, std::abs(x));
-  if (largest == 0.0) return not_applicable(v, "every input is zero; there is nothing to scale");
-  const double scale = options.numerics_magnitude / largest;
+  if (largest == 0.0) return std::nullopt;
+  const double scale = magnitude / largest;
   Case big = c;
   for (TensorMap* m : {&big.inputs, &big.parameters})
     for (auto& [name, t] : *m)
       for (double& x : t.values()) x *= scale;
+  return big;
+}
+
+Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
+  Verdict v = start_verdict(CheckKind::numerics, system, c, options);
+  const std::optional<Case> scaled = with_large_inputs(c, options.numerics_magnitude);
+  if (!scaled) return not_applicable(v, "every input is zero; there is nothing to scale");
+  const Case& big = *scaled;
   const auto& spec = oracle::find_target(c.target).spec;
   const Result exact = exact_result(big);
   const Result got = system.evaluate(big);

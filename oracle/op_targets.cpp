@@ -8,6 +8,7 @@
 
 #include "oracle/degree_norm.h"
 #include "oracle/edge_softmax.h"
+#include "oracle/wrong_variants.h"
 #include "oracle/eshuffle.h"
 #include "oracle/sddmm.h"
 #include "oracle/spmm.h"
@@ -287,6 +288,7 @@ TargetDef edge_softmax_target() {
         return ev;
       });
   def.spec.tolerance = {ToleranceKind::softmax_per_row};
+  def.wrong_variants = {softmax_backward_without_subtraction()};
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   def.receptive_field = rows_read_own_edges;
   return def;

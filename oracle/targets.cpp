@@ -1,6 +1,7 @@
 #include "oracle/targets.h"
 
 #include "core/parallel.h"
+#include "oracle/wrong_variants.h"
 
 #include <algorithm>
 #include <chrono>
@@ -65,6 +66,11 @@ const std::vector<TargetDef>& all_targets() {
   static const std::vector<TargetDef> targets = [] {
     std::vector<TargetDef> all = op_targets();
     for (auto& def : layer_targets()) all.push_back(std::move(def));
+    for (auto& def : all) {  // the entry's own variants, then the generic ones, simplest first
+      for (auto& v : generic_wrong_variants(def.spec)) def.wrong_variants.push_back(std::move(v));
+      std::stable_sort(def.wrong_variants.begin(), def.wrong_variants.end(),
+                       [](const WrongVariant& a, const WrongVariant& b) { return a.simplicity < b.simplicity; });
+    }
     return all;
   }();
   return targets;

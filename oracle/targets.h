@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,26 @@ struct TargetSpec {
 template <class T>
 using TensorMapOf = std::map<std::string, DenseTensor<T>>;
 
+// A known-wrong way of computing a target: a mistake published systems shipped, written as the
+// wrong computation in float64 (checks/diagnosis.h evaluates every variant of a failing target on
+// the counterexample and names the one that reproduces the system's answer). Generic transforms
+// (oracle/wrong_variants.h) sit in the target's catalogue entry; the bug replicas of the target
+// (adapters/replicas) are variants of their own catalogue.
+struct WrongVariant {
+  std::string name;         // "transposed_graph_in_backward", or a replica's name
+  std::string bug_class;    // the class it belongs to, shared by generic transforms and replicas: "a_for_at"
+  std::string description;  // the mistake in words: "backward uses A where Aᵀ is needed (the TC-GNN bug class)"
+  // Where it stands in the order of simplicity: generic transforms first (1..99, the simplest
+  // mistake lowest), then replicas (100 + their number). When several match, the lowest is named.
+  int simplicity = 50;
+  // The variant's float64 answer to `c` (outputs, and gradients when c has output gradients);
+  // nullopt where it does not apply to this case (its condition does not hold, or it would equal
+  // the correct answer by construction). `precision`: the failing system's declared precision, for
+  // the one kind of mistake that exists only in it (a softmax overflowing in float32 at logits that
+  // float64 holds); every other variant ignores it.
+  std::function<std::optional<Result>(const Case& c, Precision precision)> evaluate;
+};
+
 template <class T>
 struct Evaluation {
   TensorMapOf<T> outputs;
@@ -191,6 +212,9 @@ struct TargetDef {
   KinkHooks kinks = {};
   DropoutHooks dropout = {};
   ReceptiveFieldFn receptive_field = {};
+  // Its known-wrong variants (WrongVariant above): the entry's own, then the generic transforms
+  // that apply to its spec (oracle/wrong_variants.h), added when the catalogue is assembled.
+  std::vector<WrongVariant> wrong_variants = {};
 };
 
 // The catalogue: ops first, then layers, each list in a fixed order.

@@ -159,7 +159,7 @@ std::string replica_table(const RunReport& run) {
                   "suite must catch every one. <b>caught</b>: the check failed on at least one target (the link opens a saved case); "
                   "<b>·</b>: it passed everywhere.</p><div class='tablebox'><table class='matrix replicas'><tr><th>replica</th>";
   for (const auto& c : checks) h += fmt::format("<th>{}</th>", header_text(c));
-  h += "<th>verdict</th><th>bug</th></tr>\n";
+  h += "<th>verdict</th><th>bug</th><th>diagnosis</th></tr>\n";
   for (const auto& r : replicas) {
     const std::string verdict = !r.ran ? "not run" : (r.caught ? "caught" : "MISSED");
     h += fmt::format("<tr><th class='row'>{}</th>", markup_escape(r.name));
@@ -171,8 +171,9 @@ std::string replica_table(const RunReport& run) {
         text = fmt::format("<a href='{}'>caught</a>", figures::relative_href(it->second + "/"));
       h += fmt::format("<td class='{}'>{}</td>", caught ? "c-caught" : (tried ? "c-not-caught" : "c-skip"), text);
     }
-    h += fmt::format("<td class='{}'>{}</td><td class='bug'>{}</td></tr>\n", !r.ran ? "c-skip" : (r.caught ? "c-caught" : "c-fail"), verdict,
-                     markup_escape(r.bug));
+    h += fmt::format("<td class='{}'>{}</td><td class='bug'>{}</td><td class='bug'>{}</td></tr>\n",
+                     !r.ran ? "c-skip" : (r.caught ? "c-caught" : "c-fail"), verdict, markup_escape(r.bug),
+                     markup_escape(diagnosis_summary(r)));
   }
   return h + "</table></div>\n";
 }
@@ -193,6 +194,7 @@ std::string unmet_section(const RunReport& run) {
     } else if (!r->repro.empty()) {
       unmet += fmt::format("<p>Re-run: <code class='rerun'>{}</code></p>\n", markup_escape(r->repro));
     }
+    if (r->diagnosis) unmet += fmt::format("<p class='diagnosis'>{}</p>\n", markup_escape(r->diagnosis->text));
     // An accuracy gate's plot caption carries its message already.
     if (!r->message.empty() && r->curves.empty()) unmet += fmt::format("<pre>{}</pre>\n", markup_escape(r->message));
     unmet += "</div>\n";

@@ -72,6 +72,32 @@ CounterexampleCase read_counterexample_case(const Json& j) {
   return c;
 }
 
+Json to_json(const DiagnosisRecord& d) {
+  return {{"matched", d.matched},
+          {"variant", d.matched ? Json(d.variant) : Json(nullptr)},
+          {"bug_class", d.matched ? Json(d.bug_class) : Json(nullptr)},
+          {"description", d.matched ? Json(d.description) : Json(nullptr)},
+          {"also_matching", d.also_matching},
+          {"shared", d.shared},
+          {"variants_tried", d.variants_tried},
+          {"text", d.text}};
+}
+
+DiagnosisRecord read_diagnosis(const Json& j) {
+  DiagnosisRecord d;
+  d.matched = j.at("matched").get<bool>();
+  if (d.matched) {
+    d.variant = j.at("variant").get<std::string>();
+    d.bug_class = j.at("bug_class").get<std::string>();
+    d.description = j.at("description").get<std::string>();
+  }
+  d.also_matching = j.at("also_matching").get<std::vector<std::string>>();
+  d.shared = j.at("shared").get<std::vector<std::string>>();
+  d.variants_tried = j.at("variants_tried").get<std::int64_t>();
+  d.text = j.at("text").get<std::string>();
+  return d;
+}
+
 std::string_view to_string(ChunkEnd e) {
   switch (e) {
     case ChunkEnd::failure: return "failure";
@@ -159,6 +185,7 @@ Json to_json(const ResultRecord& r) {
   }
   j["curves"] = curves;
   j["counterexample_case"] = r.counterexample_case ? to_json(*r.counterexample_case) : Json(nullptr);
+  j["diagnosis"] = r.diagnosis ? to_json(*r.diagnosis) : Json(nullptr);
   if (r.chunked) j["chunks"] = to_json(*r.chunked);
   return j;
 }
@@ -287,6 +314,7 @@ RunReport read_json_report(const std::filesystem::path& path) {
       // Absent in reports written before it existed (same schema version: the field is optional).
       if (r.contains("counterexample_case") && !r.at("counterexample_case").is_null())
         rec.counterexample_case = read_counterexample_case(r.at("counterexample_case"));
+      if (r.contains("diagnosis") && !r.at("diagnosis").is_null()) rec.diagnosis = read_diagnosis(r.at("diagnosis"));
       if (r.contains("chunks")) rec.chunked = read_chunked_cases(r.at("chunks"));
       run.results.push_back(std::move(rec));
     }

@@ -50,7 +50,15 @@ struct ReplicaRow {
   std::vector<std::string> tried;      // checks that ran on it
   bool ran = false;
   bool caught = false;
+  // Its failures' diagnoses (checks/diagnosis.h): how many failed, how many a known-wrong variant
+  // named, and the bug classes named, by how many failures.
+  int failures = 0;
+  int named = 0;
+  std::map<std::string, int> named_classes{};
 };
+
+// "a_for_at (4 of 4 failures)", "none named (0 of 3 failures)"; "—" without failures.
+std::string diagnosis_summary(const ReplicaRow& row);
 
 // One row per system of kind "replica" in run.systems.
 std::vector<ReplicaRow> replica_rows(const RunReport& run);

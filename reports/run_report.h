@@ -103,6 +103,20 @@ struct CounterexampleCase {
   bool square() const { return n_dst == n_src; }
 };
 
+// What a failing system computed instead (checks/diagnosis.h): the known-wrong variant of the
+// target that reproduces its answer on the counterexample, or — none matching — what the wrong
+// elements share in graph terms. Present only on failures whose answer could be diagnosed.
+struct DiagnosisRecord {
+  bool matched = false;
+  std::string variant{};                     // the simplest matching variant ("transposed_graph_in_backward")
+  std::string bug_class{};                   // its class ("a_for_at")
+  std::string description{};                 // the mistake in words
+  std::vector<std::string> also_matching{};  // other matching variants, simplest first
+  std::vector<std::string> shared{};         // none matched: what every wrong element shares
+  std::int64_t variants_tried = 0;
+  std::string text{};                        // the sentence the message carries
+};
+
 // What the cases of one chunk of a check task came to (suites/SCHEMA.md, "Splitting a run"): a
 // task's cases are cut into chunks of a fixed size, each drawn from its own seed, so that a run split
 // into shards and merged gives the answer of the whole run.
@@ -161,6 +175,7 @@ struct ResultRecord {
   std::vector<ErrorPoint> error_vs_bound{};  // per case, for the plots (may be empty)
   std::vector<Curve> curves{};               // accuracy gates: loss per epoch, system and oracle
   std::optional<CounterexampleCase> counterexample_case{};  // the saved case's graph and worst element
+  std::optional<DiagnosisRecord> diagnosis{};  // a failure: which known-wrong variant the answer matches
   std::optional<ChunkedCases> chunked{};  // a shard's check task: the chunks it ran (absent in whole runs)
 };
 

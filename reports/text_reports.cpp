@@ -83,6 +83,14 @@ std::string combined_cell(const std::vector<const ResultRecord*>& records) {
   return cell;
 }
 
+std::string diagnosis_summary(const ReplicaRow& row) {
+  if (row.failures == 0) return "—";
+  if (row.named == 0) return fmt::format("none named (0 of {} failures)", row.failures);
+  std::vector<std::string> classes;
+  for (const auto& [name, n] : row.named_classes) classes.push_back(fmt::format("{} ({})", name, n));
+  return fmt::format("{} — {} of {} failures named", fmt::join(classes, ", "), row.named, row.failures);
+}
+
 std::vector<ReplicaRow> replica_rows(const RunReport& run) {
   std::vector<ReplicaRow> rows;
   for (const auto& s : run.systems) {
@@ -101,7 +109,14 @@ std::vector<ReplicaRow> replica_rows(const RunReport& run) {
           r.outcome == Outcome::not_applicable)
         continue;
       tried.insert(r.check);
-      if (r.outcome == Outcome::fail) caught.insert(r.check);
+      if (r.outcome == Outcome::fail) {
+        caught.insert(r.check);
+        ++row.failures;
+        if (r.diagnosis && r.diagnosis->matched) {
+          ++row.named;
+          ++row.named_classes[r.diagnosis->bug_class];
+        }
+      }
     }
     row.caught_by.assign(caught.begin(), caught.end());
     row.tried.assign(tried.begin(), tried.end());
@@ -325,17 +340,17 @@ std::string markdown_summary(const RunReport& run) {
 
   const auto replicas = replica_rows(run);
   if (!replicas.empty()) {
-    out += "\n## Bug replicas\n\n| replica | bug | caught by | verdict |\n|---|---|---|---|\n";
+    out += "\n## Bug replicas\n\n| replica | bug | caught by | verdict | diagnosis |\n|---|---|---|---|---|\n";
     int caught = 0, ran = 0;
     for (const auto& r : replicas) {
       if (!r.ran) {
-        out += fmt::format("| {} | {} | — | not run |\n", r.name, md_escape(r.bug));
+        out += fmt::format("| {} | {} | — | not run | — |\n", r.name, md_escape(r.bug));
         continue;
       }
       ++ran;
       caught += r.caught ? 1 : 0;
-      out += fmt::format("| {} | {} | {} | {} |\n", r.name, md_escape(r.bug), r.caught ? fmt::format("{}", fmt::join(r.caught_by, ", ")) : "—",
-                         r.caught ? "caught" : "**MISSED**");
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", r.name, md_escape(r.bug), r.caught ? fmt::format("{}", fmt::join(r.caught_by, ", ")) : "—",
+                         r.caught ? "caught" : "**MISSED**", md_escape(diagnosis_summary(r)));
     }
     out += fmt::format("\n{} of {} replicas run were caught.\n", caught, ran);
   }
@@ -357,6 +372,7 @@ std::string markdown_summary(const RunReport& run) {
           out += fmt::format("  - failing element: {}: got {}, expected {}, bound {:.3g}\n", md_escape(element_where_text(*c->element, &*c)),
                              fmt::format("{:.9g}", c->element->got), fmt::format("{:.9g}", c->element->expected), c->element->bound);
       }
+      if (r->diagnosis) out += fmt::format("  - diagnosis: {}\n", md_escape(r->diagnosis->text));
       if (!r->repro.empty()) out += fmt::format("  - re-run: `{}`\n", r->repro);
     }
   }

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "adapters/replicas/replicas.h"
+#include "checks/diagnosis.h"
 #include "oracle/targets.h"
 #include "properties/case_loop.h"
 #include "properties/counterexample.h"
@@ -202,24 +204,34 @@ class CheckTask final : public TaskKind {
   // and the one command that re-runs it. A case that passes on a fresh system failed only because of
   // what the system had evaluated before (a stateful bug): the saved case alone would not reproduce
   // it, so the re-run line is the whole entry's sequence.
-  void record_failure(const Task& t, const properties::CaseFailure& failure, const RunContext& run, ResultRecord& r) const {
+  // The diagnosis (checks/diagnosis.h) is made here, once per failure, on the shrunk case: the
+  // system's answer to it against the target's known-wrong variants and its replicas.
+  void record_failure(const Task& t, const properties::CaseFailure& failure, System& sys, const RunContext& run,
+                      ResultRecord& r) const {
     checks::Verdict v = failure.verdict;
     const Case& failing = failure.c;
     const bool system_answered = v.system_status == Status::ok && v.conclusion == checks::Conclusion::fail;
     r.outcome = system_answered ? Outcome::fail : Outcome::error;
-    fill_from_verdict(r, v);
     std::string note;
     bool reproduces_fresh = true;
     const SystemEntry& entry = run.systems.find(t.label.system);
+    std::unique_ptr<System> fresh;
     if (entry.make && system_answered && !run.stopping()) {
       // The saved case alone on a new instance (a new process for an adapter or plugin).
-      std::unique_ptr<System> fresh = entry.make();
+      fresh = entry.make();
       const checks::Verdict again = properties::check_case(v.check, *fresh, failing, run.check_options(t));
       reproduces_fresh = !again.passed();
       if (!reproduces_fresh)
         note = "The saved case passes on a fresh instance of the system: the failure needs the evaluations that came "
                "before it (state kept between calls). The re-run line repeats the run's whole sequence in one order.";
     }
+    if (system_answered && !run.stopping()) {
+      if (const auto d = diagnose(v.check, fresh ? *fresh : sys, failing, run.check_options(t))) {
+        r.diagnosis = *d;
+        v.detail = v.detail.empty() ? d->text : v.detail + " " + d->text;
+      }
+    }
+    fill_from_verdict(r, v);
     std::string rerun = reproduces_fresh ? rerun_line(t, run) : run.rerun_command({}) + " --jobs 1";
     if (!run.cases_root().empty()) {
       const std::filesystem::path dir =
@@ -244,6 +256,20 @@ class CheckTask final : public TaskKind {
     v.counterexample_path.clear();
     r.message = failure.how_found.empty() ? checks::failure_message(v) : failure.how_found + "\n" + checks::failure_message(v);
     if (!note.empty()) r.message += "\n" + note;
+  }
+
+  static std::optional<reports::DiagnosisRecord> diagnose(checks::CheckKind kind, System& system, const Case& c,
+                                                          const checks::CheckOptions& options) {
+    std::optional<checks::Diagnosis> d;
+    try {
+      d = checks::diagnose_failure(kind, system, c, replica_variants(c.target), options);
+    } catch (const std::exception&) {  // the diagnosis adds to a failure; it never turns it into an error
+      return std::nullopt;
+    }
+    if (!d) return std::nullopt;
+    return reports::DiagnosisRecord{.matched = d->matched, .variant = d->variant, .bug_class = d->bug_class,
+                                    .description = d->description, .also_matching = d->also_matching,
+                                    .shared = d->shared, .variants_tried = d->variants_tried, .text = d->text};
   }
 
   // DIR/system.json: which system failed and how to start it again, for `gnncheck repro DIR`.
@@ -390,7 +416,7 @@ class CheckTask final : public TaskKind {
     }
     if (out.failure) {
       r.chunked->end = reports::ChunkEnd::failure;
-      return record_failure(t, *out.failure, run, r);
+      return record_failure(t, *out.failure, sys, run, r);
     }
     if (!out.source_error.empty()) {
       r.outcome = Outcome::error;

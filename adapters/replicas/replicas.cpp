@@ -1,9 +1,12 @@
 #include "adapters/replicas/replicas.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "adapters/replicas/replica_system.h"
+#include "oracle/cpu_systems.h"
 #include "oracle/targets.h"
 
 namespace gnncheck {
@@ -155,6 +158,44 @@ std::vector<CatalogueEntry> entries() {
   };
 }
 
+// The class of mistake of each replica, by number (ReplicaInfo::bug_class).
+struct BugClass {
+  int number;
+  const char* bug_class;
+  const char* description;
+  bool single_evaluation;
+  bool in_system_precision = false;  // the bug exists only in the system's precision (overflow)
+};
+constexpr BugClass kBugClasses[] = {
+    {1, "a_for_at", "backward uses A where Aᵀ is needed (the TC-GNN bug class)", true},
+    {2, "agnn_attention_grad",
+     "the attention gradient formed from the output gradient with itself and the aggregation backward untransposed "
+     "(the TC-GNN AGNN bug class)",
+     true},
+    {3, "degree_power", "degree normalization with the wrong power: √d where 1/√d is needed (the GNNAdvisor bug class)",
+     true},
+    {4, "degree_side",
+     "degree normalization on the wrong side in backward, in the forward's order (the GNNAdvisor and Seastar bug class)",
+     true},
+    {5, "a_for_at", "backward uses the attention graph A_α where A_αᵀ is needed (the GAT untransposed-attention bug class)",
+     true},
+    {6, "gradient_dropped", "no gradient reaches the attention (forward-only attention kernels: the TLPGNN bug class)",
+     true},
+    {7, "stale_state", "backward reads an edge buffer a previous call wrote (state left over, Huang et al.)", false},
+    {8, "softmax_no_max", "edge softmax without max subtraction, overflowing at large logits (the FuseGNN bug class)",
+     true, true},
+    {9, "memory_growth", "memory kept alive by every evaluation (the dgNN bug class)", false},
+    {10, "width_tail", "the last (width mod 32) feature columns never written (warp-width kernels, Huang et al.)", true},
+    {11, "missing_eshuffle", "edge values read in CSR order where the CSC traversal needs them shuffled (missing eShuffle)",
+     true},
+    {12, "gradient_dropped", "the bias receives no gradient (a gradient term dropped)", true},
+    {13, "square_only_backward", "the backward's loops stop at min(n_dst, n_src) (a kernel written for square graphs)",
+     true},
+    {14, "lost_updates", "updates lost on rows and columns of many edges (a race in the accumulation)", true},
+    {15, "scaled_edge_gradient", "the edge-value gradient scaled by a constant (a scale applied twice)", true},
+    {16, "nondeterministic", "an answer that changes from call to call far beyond rounding", false},
+};
+
 // Targets with a node tensor (input or output): the only ones a feature width applies to.
 bool has_node_tensor(const oracle::TargetDef& def) {
   for (const auto* slots : {&def.spec.inputs, &def.spec.outputs})
@@ -182,6 +223,12 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
     if (wanted) known.push_back(name);
   }
   info.targets = std::move(known);
+  for (const BugClass& c : kBugClasses)
+    if (c.number == info.number) {
+      info.bug_class = c.bug_class;
+      info.bug_class_description = c.description;
+      info.single_evaluation = c.single_evaluation;
+    }
   return info;
 }
 
@@ -249,6 +296,28 @@ ReplicaInfo find_replica(const std::string& name) {
     names.push_back(entry.info.name);
   }
   throw InputError(fmt::format("unknown replica '{}'; known replicas: {}", name, fmt::join(names, ", ")));
+}
+
+std::vector<oracle::WrongVariant> replica_variants(const std::string& target) {
+  std::vector<oracle::WrongVariant> out;
+  for (const ReplicaInfo& info : replica_catalogue()) {
+    if (!info.single_evaluation || std::find(info.targets.begin(), info.targets.end(), target) == info.targets.end())
+      continue;
+    bool in_system_precision = false;
+    for (const BugClass& c : kBugClasses) in_system_precision = in_system_precision || (c.number == info.number && c.in_system_precision);
+    out.push_back({info.name, info.bug_class, info.bug_class_description, 100 + info.number,
+                   [name = info.name, in_system_precision](const Case& c, Precision precision) -> std::optional<Result> {
+                     // The float64 oracle as base; a bug that exists only in the system's precision
+                     // is evaluated on the float32 oracle for a system that is not float64.
+                     std::unique_ptr<System> base = in_system_precision && precision != Precision::float64
+                                                        ? make_cpu_float32_system()
+                                                        : make_oracle_system();
+                     Result r = make_replica(name, std::move(base))->evaluate(c);
+                     if (!r.ok()) return std::nullopt;
+                     return r;
+                   }});
+  }
+  return out;
 }
 
 std::unique_ptr<System> make_replica(const std::string& name, std::unique_ptr<System> base) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/system.h"
+#include "oracle/targets.h"
 
 namespace gnncheck {
 
@@ -38,6 +39,13 @@ struct ReplicaInfo {
   std::optional<Precision> declared_precision;
   // The bug shows only on a row or column of more than this many edges (0: on any graph).
   index_t hub_degree = 0;
+  // The class of mistake it belongs to (oracle::WrongVariant::bug_class: generic transforms of the
+  // same class name the same mistake) and the class in words, as a diagnosis prints it.
+  std::string bug_class = {};
+  std::string bug_class_description = {};
+  // Whether one evaluation of a case shows the bug (false: it needs earlier calls or repeats —
+  // state, memory growth, noise — and is no known-wrong variant of a single case).
+  bool single_evaluation = true;
 };
 
 // The replicas in catalogue order. Targets are filtered to those present in oracle::all_targets(),
@@ -46,6 +54,12 @@ std::vector<ReplicaInfo> replica_catalogue();
 
 // Throws InputError "unknown replica 'x'; known replicas: …".
 ReplicaInfo find_replica(const std::string& name);
+
+// Every replica that injects its bug into `target` and shows it in one evaluation, as a
+// known-wrong variant (oracle/targets.h): the replica wrapping the float64 oracle (the float32 one,
+// for a system that is not float64, where the bug exists only in the precision: an overflow),
+// simplicity 100 + its number. Used by the diagnosis of a failure (checks/diagnosis.h) after the target's own variants.
+std::vector<oracle::WrongVariant> replica_variants(const std::string& target);
 
 // The replica `name` wrapping `base`. The replica supports a target when it injects its bug there
 // and `base` supports it; its precision is base's unless the catalogue declares one (`declared_precision`).

@@ -54,6 +54,8 @@ def test_assert_correct_raises_check_failed_with_the_failure_story(tmp_path):
         assert needle in text, (needle, text)
     assert "gnncheck-replay" not in text and "RC_PARAMS" not in text  # the command's hints do not apply here
     assert text.count("re-run: ") == 1
+    # What the kernel computed instead, named from the engine's catalogue of known-wrong variants.
+    assert "Diagnosis: matches: backward uses A where Aᵀ is needed (the TC-GNN bug class)" in text, text
     assert os.path.isfile(tmp_path / "report" / "summary.md")
 
 

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "adapters/replicas/replicas.h"
 #include "checks/checks.h"
+#include "checks/diagnosis.h"
 #include "core/error.h"
 #include "properties/counterexample.h"
 
@@ -64,6 +66,9 @@ int run_repro_command(const ReproCommandArgs& args, SystemRegistry& registry) {
     const checks::Verdict v = checks::run_check(saved.check, *sys, saved.c);
     fmt::print("\n{}\n", checks::one_line(v));
     if (!v.passed()) fmt::print("{}\n", checks::failure_message(v));
+    if (v.conclusion == checks::Conclusion::fail)  // what the system computed instead (checks/diagnosis.h)
+      if (const auto d = checks::diagnose_failure(saved.check, *sys, saved.c, replica_variants(saved.c.target), {}))
+        fmt::print("{}\n", d->text);
     all_pass = all_pass && v.passed();
   }
   fmt::print("\n{}\n", all_pass ? "The case passes now." : "The case still fails.");

@@ -1,0 +1,289 @@
+// The diagnosis of a failure: which known-wrong variant of the target reproduces the system's
+// answer on the counterexample (checks/diagnosis.h).
+#include "checks/diagnosis.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "checks/check_support.h"
+#include "checks/tolerance.h"
+#include "core/error.h"
+
+namespace gnncheck::checks {
+
+using namespace detail;
+
+namespace {
+
+// Whether `actual` lies outside the interval a correct answer may take around `exact` (the rule
+// of compare_elementwise: a non-finite value where the exact one is finite is always outside; on
+// the lower side of an asymmetric interval, below `lowest`).
+bool outside(double actual, double exact, double bound, double lowest) {
+  if (std::isnan(exact)) return !std::isnan(actual);
+  if (std::isinf(exact)) return actual != exact;
+  if (!std::isfinite(actual)) return true;
+  if (!std::isnan(lowest) && actual < exact) return actual < lowest;
+  return std::abs(actual - exact) > bound;
+}
+
+// Whether two answers agree within `bound`: the same non-finite value agrees (a variant that
+// overflows where the system does reproduces it).
+bool within(double a, double b, double bound) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::abs(a - b) <= bound;
+}
+
+// One compared tensor of the system's answer: the exact values, the bound, and which elements are wrong.
+struct Compared {
+  NamedTensor which;
+  const Tensor* exact = nullptr;
+  const Tensor* got = nullptr;
+  const Tensor* bound = nullptr;
+  const Tensor* lowest = nullptr;
+  std::vector<bool> wrong;
+};
+
+bool reproduces(const std::vector<Compared>& compared, const Result& variant) {
+  for (const Compared& c : compared) {
+    const Tensor* v = find_tensor(variant, c.which);
+    if (!v || v->shape() != c.exact->shape()) return false;
+    for (index_t i = 0; i < v->size(); ++i) {
+      if (!within((*v)[i], (*c.got)[i], (*c.bound)[i])) return false;
+      const double low = c.lowest ? (*c.lowest)[i] : NAN;
+      if (c.wrong[static_cast<size_t>(i)] && !outside((*v)[i], (*c.exact)[i], (*c.bound)[i], low)) return false;
+    }
+  }
+  return true;
+}
+
+// Where an element of a compared tensor sits on the graph.
+struct Place {
+  enum Kind { none, dst, src, edge } kind = none;
+  index_t id = -1;      // node or edge id
+  index_t column = 0;   // its column in the tensor's rows × row_size view
+  index_t row_size = 1;
+};
+
+Place place_of(const Compared& c, const Graph& g, index_t flat) {
+  Place p;
+  p.row_size = std::max<index_t>(1, c.exact->row_size());
+  const index_t row = flat / p.row_size;
+  p.column = flat % p.row_size;
+  switch (c.which.kind) {
+    case oracle::TensorKind::dst_nodes: p.kind = Place::dst; p.id = row; break;
+    case oracle::TensorKind::src_nodes: p.kind = Place::src; p.id = row; break;
+    case oracle::TensorKind::edges: p.kind = Place::edge; p.id = row; break;
+    case oracle::TensorKind::edges_csc: p.kind = Place::edge; p.id = g.edge_perm()[row]; break;
+    case oracle::TensorKind::parameter: break;
+  }
+  return p;
+}
+
+// A statement about an element in graph terms: true, false, or nothing to say (nullopt).
+struct Predicate {
+  std::string words;  // "only rows with duplicate edges"
+  std::function<std::optional<bool>(const Place&)> holds;
+};
+
+std::vector<Predicate> predicates(const Case& c) {
+  const Graph& g = *c.graph;
+  // Duplicates per edge: another edge with the same destination and source.
+  std::vector<bool> duplicate(static_cast<size_t>(g.num_edges()), false);
+  std::vector<bool> row_has_duplicate(static_cast<size_t>(g.n_dst()), false), column_has_duplicate(static_cast<size_t>(g.n_src()), false);
+  std::vector<bool> self_loop_at(static_cast<size_t>(std::max(g.n_dst(), g.n_src())), false);
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    std::map<index_t, std::vector<index_t>> by_source;
+    for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) by_source[g.col_idx()[e]].push_back(e);
+    for (const auto& [j, edges] : by_source) {
+      if (j == i) self_loop_at[static_cast<size_t>(i)] = true;
+      if (edges.size() < 2) continue;
+      row_has_duplicate[static_cast<size_t>(i)] = column_has_duplicate[static_cast<size_t>(j)] = true;
+      for (index_t e : edges) duplicate[static_cast<size_t>(e)] = true;
+    }
+  }
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const Attributes attrs = oracle::with_defaults(def.spec, c.attributes);
+  const index_t heads = attrs.has("heads") ? attrs.get_int("heads") : 1;
+  bool head_structured_nodes = false;  // node tensors of [N, H·C] (the ops with per-head edge values)
+  for (const auto& slot : def.spec.inputs) head_structured_nodes = head_structured_nodes || slot.kind == oracle::TensorKind::edges;
+  const auto node_degree = [&g](const Place& p) { return p.kind == Place::src ? g.out_degree(p.id) : g.in_degree(p.id); };
+  const auto destination_of = [&g](const Place& p) -> std::optional<index_t> {
+    if (p.kind == Place::dst) return p.id;
+    if (p.kind == Place::edge) return g.row_of_edge()[p.id];
+    return std::nullopt;
+  };
+  std::vector<Predicate> out;
+  out.push_back({"only nodes whose in- and out-degree differ", [&g](const Place& p) -> std::optional<bool> {
+                   if (!g.is_square() || p.kind == Place::none) return std::nullopt;
+                   const index_t n = p.kind == Place::edge ? g.row_of_edge()[p.id] : p.id;
+                   return g.in_degree(n) != g.out_degree(n);
+                 }});
+  out.push_back({"only rows with duplicate edges (and the duplicates themselves)", [=](const Place& p) -> std::optional<bool> {
+                   if (p.kind == Place::dst) return row_has_duplicate[static_cast<size_t>(p.id)];
+                   if (p.kind == Place::src) return column_has_duplicate[static_cast<size_t>(p.id)];
+                   if (p.kind == Place::edge) return duplicate[static_cast<size_t>(p.id)];
+                   return std::nullopt;
+                 }});
+  out.push_back({"only the last row (or column)", [&g](const Place& p) -> std::optional<bool> {
+                   if (p.kind == Place::dst) return p.id == g.n_dst() - 1;
+                   if (p.kind == Place::src) return p.id == g.n_src() - 1;
+                   if (p.kind == Place::edge) return g.row_of_edge()[p.id] == g.n_dst() - 1;
+                   return std::nullopt;
+                 }});
+  out.push_back({"only heads > 0", [=](const Place& p) -> std::optional<bool> {
+                   if (heads < 2) return std::nullopt;
+                   if (p.kind == Place::edge && p.row_size == heads) return p.column >= 1;
+                   if ((p.kind == Place::dst || p.kind == Place::src) && head_structured_nodes && p.row_size % heads == 0)
+                     return p.column / (p.row_size / heads) >= 1;
+                   return std::nullopt;
+                 }});
+  out.push_back({"only nodes without edges on their side (empty rows or columns)", [=](const Place& p) -> std::optional<bool> {
+                   if (p.kind != Place::dst && p.kind != Place::src) return std::nullopt;
+                   return node_degree(p) == 0;
+                 }});
+  out.push_back({"only rows of more than 1000 edges (hubs)", [=](const Place& p) -> std::optional<bool> {
+                   if (p.kind == Place::dst || p.kind == Place::src) return node_degree(p) > 1000;
+                   if (const auto i = destination_of(p)) return g.in_degree(*i) > 1000;
+                   return std::nullopt;
+                 }});
+  out.push_back({"only self-loops (and the nodes that have one)", [=, &g](const Place& p) -> std::optional<bool> {
+                   if (p.kind == Place::edge) return g.row_of_edge()[p.id] == g.col_idx()[p.id];
+                   if (p.kind == Place::dst || p.kind == Place::src) return self_loop_at[static_cast<size_t>(p.id)];
+                   return std::nullopt;
+                 }});
+  out.push_back({"only the feature columns past the last multiple of 32", [](const Place& p) -> std::optional<bool> {
+                   if (p.kind != Place::dst && p.kind != Place::src) return std::nullopt;
+                   return p.column >= p.row_size - p.row_size % 32;
+                 }});
+  return out;
+}
+
+// The predicates every wrong element satisfies (those it speaks about, at least one) and some correct one does not.
+std::vector<std::string> shared_by_wrong_elements(const Case& c, const std::vector<Compared>& compared) {
+  std::vector<std::string> out;
+  if (!c.graph) return out;
+  for (const Predicate& p : predicates(c)) {
+    bool spoke_on_wrong = false, all_wrong = true, some_correct_not = false;
+    for (const Compared& t : compared)
+      for (index_t i = 0; i < t.exact->size() && all_wrong; ++i) {
+        const std::optional<bool> says = p.holds(place_of(t, *c.graph, i));
+        if (!says) continue;
+        if (t.wrong[static_cast<size_t>(i)]) {
+          spoke_on_wrong = true;
+          all_wrong = *says;
+        } else if (!*says) {
+          some_correct_not = true;
+        }
+      }
+    if (spoke_on_wrong && all_wrong && some_correct_not) out.push_back(p.words);
+  }
+  return out;
+}
+
+std::string diagnosis_text(const Diagnosis& d) {
+  if (d.matched) {
+    std::string text = fmt::format("Diagnosis: matches: {} (variant {}, bug class {}", d.description, d.variant, d.bug_class);
+    if (!d.also_matching.empty()) text += fmt::format("; also matching: {}", fmt::join(d.also_matching, ", "));
+    return text + ").";
+  }
+  std::string text = fmt::format("Diagnosis: no known variant matches ({} of the target's variants tried)", d.variants_tried);
+  if (d.shared.empty()) return text + "; the wrong elements share no graph property gnncheck looks for.";
+  return text + fmt::format("; the wrong elements share: {}.", fmt::join(d.shared, "; "));
+}
+
+}  // namespace
+
+std::optional<Case> compared_case(CheckKind kind, const Case& c, const CheckOptions& options) {
+  switch (kind) {
+    case CheckKind::op_order: return with_degree_asymmetry(c);
+    case CheckKind::numerics: return with_large_inputs(c, options.numerics_magnitude);
+    default: return c;
+  }
+}
+
+std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Precision precision,
+                                         const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!answer.ok()) return std::nullopt;
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const Result exact = oracle::evaluate(c, Precision::float64);
+  if (!exact.ok()) return std::nullopt;
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, precision);
+  Verdict scratch;
+  compare_with_exact(scratch, def.spec, exact, answer, bounds);
+  screen_kinks(scratch, c);
+
+  // The elements compared: every tensor whose comparison is conclusive, with the wrong ones marked.
+  std::vector<Compared> compared;
+  bool any_wrong = false;
+  for (const NamedTensor& nt : result_tensors(def.spec, exact)) {
+    const auto it = std::find_if(scratch.comparisons.begin(), scratch.comparisons.end(),
+                                 [&](const TensorComparison& tc) { return tc.tensor == nt.label; });
+    if (it != scratch.comparisons.end() && it->inconclusive()) continue;
+    Compared t{nt, find_tensor(exact, nt), find_tensor(answer, nt), &bounds.tensors.at(nt.label), bounds.lowest_of(nt.label), {}};
+    if (!t.got || t.got->shape() != t.exact->shape()) return std::nullopt;  // nothing element-wise to match
+    t.wrong.resize(static_cast<size_t>(t.exact->size()));
+    for (index_t i = 0; i < t.exact->size(); ++i) {
+      const double low = t.lowest ? (*t.lowest)[i] : NAN;
+      t.wrong[static_cast<size_t>(i)] = outside((*t.got)[i], (*t.exact)[i], (*t.bound)[i], low);
+      any_wrong = any_wrong || t.wrong[static_cast<size_t>(i)];
+    }
+    compared.push_back(std::move(t));
+  }
+  if (!any_wrong) return std::nullopt;
+
+  std::vector<const oracle::WrongVariant*> variants;
+  for (const auto& v : def.wrong_variants) variants.push_back(&v);
+  for (const auto& v : extra) variants.push_back(&v);
+  std::stable_sort(variants.begin(), variants.end(),
+                   [](const oracle::WrongVariant* a, const oracle::WrongVariant* b) { return a->simplicity < b->simplicity; });
+  Diagnosis d;
+  for (const oracle::WrongVariant* v : variants) {
+    std::optional<Result> wrong;
+    try {
+      wrong = v->evaluate(c, precision);
+    } catch (const std::exception&) {  // a variant that cannot be formed on this case does not apply
+      continue;
+    }
+    if (!wrong || !wrong->ok()) continue;
+    ++d.variants_tried;
+    if (!reproduces(compared, *wrong)) continue;
+    if (!d.matched) {
+      d.matched = true;
+      d.variant = v->name;
+      d.bug_class = v->bug_class;
+      d.description = v->description;
+    } else if (std::find(d.also_matching.begin(), d.also_matching.end(), v->name) == d.also_matching.end()) {
+      d.also_matching.push_back(v->name);
+    }
+  }
+  if (!d.matched) d.shared = shared_by_wrong_elements(c, compared);
+  d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  d.text = diagnosis_text(d);
+  return d;
+}
+
+std::optional<Diagnosis> diagnose_failure(CheckKind kind, System& system, const Case& counterexample,
+                                          const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::optional<Case> c = compared_case(kind, counterexample, options);
+  if (!c) return std::nullopt;
+  Result answer;
+  try {
+    answer = system.evaluate(*c);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::optional<Diagnosis> d = diagnose_answer(*c, answer, system.precision(c->target), extra, options);
+  if (d) d->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return d;
+}
+
+}  // namespace gnncheck::checks

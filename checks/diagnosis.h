@@ -1,0 +1,62 @@
+// gnncheck/checks/diagnosis.h — naming the bug behind a failure, not only the tensor.
+//
+// A failing check says which tensor is wrong, where and by how much. The diagnosis says what the
+// system computed instead: it evaluates the target's known-wrong variants (oracle::WrongVariant:
+// the catalogue entry's generic transforms, then the bug replicas of the target, passed in by the
+// caller) in float64 on the counterexample, and names the simplest one that reproduces the
+// system's answer. A variant is named only when
+//   * its answer agrees with the system's on every compared element within the bound the
+//     differential check holds that element to, and
+//   * it disagrees with the oracle beyond that bound on every element where the system does,
+// so a correct answer never gets a diagnosis (there is no wrong element), and a variant that
+// equals the correct answer on the case cannot be named. When none matches, the diagnosis says so
+// and what the wrong elements share in graph terms (only nodes whose in- and out-degree differ, only
+// rows with duplicate edges, only the last row, only heads > 0, …), each predicate true on every
+// wrong element it speaks about and false on some correct one.
+//
+// It runs once per failure, on the shrunk counterexample (the suite runner's record of a failure),
+// never on passing cases or shrinking attempts.
+//
+//   std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, sys, counterexample,
+//                                                 gnncheck::replica_variants("spmm"), options);
+//   if (d) fmt::print("{}\n", d->text);   // "Diagnosis: matches: backward uses A where Aᵀ is needed …"
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/checks.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+
+struct Diagnosis {
+  bool matched = false;
+  std::string variant;                     // the simplest matching variant's name
+  std::string bug_class;                   // its class ("a_for_at")
+  std::string description;                 // its mistake in words
+  std::vector<std::string> also_matching;  // the other matching variants' names, simplest first
+  std::vector<std::string> shared;         // none matched: what every wrong element shares, in graph terms
+  int variants_tried = 0;                  // variants that applied to the case and were evaluated
+  double seconds = 0.0;                    // what the diagnosis cost
+  std::string text;                        // the sentence messages carry: "Diagnosis: matches: …"
+};
+
+// The case whose answer check `kind` compares with the oracle for counterexample `c`: op_order's
+// graph with hubs, numerics' scaled inputs, `c` itself for the others; nullopt where there is none.
+std::optional<Case> compared_case(CheckKind kind, const Case& c, const CheckOptions& options);
+
+// The diagnosis of `answer`, a system's answer to `c` in declared `precision`: nullopt when it
+// agrees with the oracle on every compared element (nothing to name) or the oracle rejects the case.
+// `extra`: variants beyond the target's catalogue entry (the replicas of the target).
+std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Precision precision,
+                                         const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options);
+
+// The one entry point for a failure: evaluates `system` once on compared_case(kind, counterexample)
+// and diagnoses its answer; nullopt when the system does not answer it or the answer is correct
+// there (a failure that needs state, repeats or memory readings).
+std::optional<Diagnosis> diagnose_failure(CheckKind kind, System& system, const Case& counterexample,
+                                          const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options);
+
+}  // namespace gnncheck::checks

@@ -1,0 +1,191 @@
+// The diagnosis of a failure (checks/diagnosis.h): every CPU replica that one evaluation shows is
+// named by its own bug class after a failing check; correct systems never get a diagnosis; a wrong
+// answer that matches no variant says so, with what its wrong elements share in graph terms.
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "adapters/replicas/replicas.h"
+#include "checks/checks.h"
+#include "checks/diagnosis.h"
+#include "oracle/cpu_systems.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+namespace {
+
+using ::testing::HasSubstr;
+
+// 6 nodes: directed (A ≠ Aᵀ), in- and out-degrees that differ, a duplicate edge (1 ← 2 twice), a
+// self-loop at 3, node 5 without in-edges.
+std::shared_ptr<const Graph> square_graph() {
+  const std::vector<index_t> dst{0, 0, 1, 1, 1, 2, 3, 3, 4, 4, 0};
+  const std::vector<index_t> src{1, 2, 2, 2, 0, 5, 3, 4, 5, 1, 5};
+  return std::make_shared<const Graph>(Graph::from_edges(6, 6, dst, src));
+}
+
+// 4 destinations, 7 sources: sources ≥ 4 and their edges are what a square-only backward misses.
+std::shared_ptr<const Graph> wide_graph() {
+  const std::vector<index_t> dst{0, 0, 1, 1, 2, 3, 3, 3};
+  const std::vector<index_t> src{1, 5, 6, 2, 4, 0, 3, 6};
+  return std::make_shared<const Graph>(Graph::from_edges(4, 7, dst, src));
+}
+
+// A star of 1200 nodes in both directions: a row and a column of 1199 edges.
+std::shared_ptr<const Graph> hub_graph() {
+  std::vector<index_t> dst, src;
+  for (index_t j = 1; j < 1200; ++j) {
+    dst.push_back(0), src.push_back(j);
+    dst.push_back(j), src.push_back(0);
+  }
+  return std::make_shared<const Graph>(Graph::from_edges(1200, 1200, dst, src));
+}
+
+std::shared_ptr<const Graph> graph_for(const ReplicaInfo& info) {
+  if (info.name == "backward_assumes_square") return wide_graph();
+  if (info.name == "hub_row_race") return hub_graph();
+  return square_graph();
+}
+
+Attributes attributes_for(const oracle::TargetDef& def) {
+  Attributes a;
+  for (const auto& spec : def.spec.attributes)
+    if (spec.name == "heads") a.set("heads", std::int64_t{2});
+  return a;
+}
+
+// The check a replica's failure is diagnosed after: numerics for the overflow, differential otherwise.
+CheckKind check_for(const ReplicaInfo& info) {
+  return info.expected_check == "numerics" ? CheckKind::numerics : CheckKind::differential;
+}
+
+TEST(Diagnosis, EachCpuReplicaRunThroughAFailingCheckIsNamedByItsOwnClass) {
+  int diagnosed = 0;
+  for (const ReplicaInfo& info : replica_catalogue()) {
+    if (!info.single_evaluation) continue;
+    for (const std::string& target : info.targets) {
+      const oracle::TargetDef& def = oracle::find_target(target);
+      auto sys = make_replica(info.name, make_cpu_float32_system());
+      const CheckKind kind = check_for(info);
+      // The first of a few seeds on which the check fails (the hub race loses updates at random).
+      std::optional<Case> failing;
+      for (std::uint64_t seed = 1; seed <= 12 && !failing; ++seed) {
+        const Case c = oracle::make_random_case(def, graph_for(info), attributes_for(def), seed);
+        const Verdict v = run_check(kind, *sys, c);
+        if (v.conclusion == Conclusion::fail) failing = c;
+      }
+      ASSERT_TRUE(failing) << info.name << " on " << target << ": no failing case to diagnose";
+      const std::optional<Diagnosis> d = diagnose_failure(kind, *sys, *failing, replica_variants(target), {});
+      ASSERT_TRUE(d) << info.name << " on " << target;
+      EXPECT_TRUE(d->matched) << info.name << " on " << target << ": " << d->text;
+      EXPECT_EQ(d->bug_class, info.bug_class) << info.name << " on " << target << ": " << d->text;
+      EXPECT_THAT(d->text, HasSubstr("Diagnosis: matches: "));
+      EXPECT_LT(d->seconds, 5.0) << info.name << " on " << target;
+      ++diagnosed;
+    }
+  }
+  EXPECT_GE(diagnosed, 40);
+}
+
+TEST(Diagnosis, TheSimplestMatchIsNamedAndTheOthersListed) {
+  // spmm with A for Aᵀ: the generic transform and replica 1 both reproduce it; the transform is simpler.
+  auto sys = make_replica("tcgnn_backward_uses_A", make_cpu_float32_system());
+  const Case c = oracle::make_random_case(oracle::find_target("spmm"), square_graph(), {}, 3);
+  ASSERT_EQ(run_check(CheckKind::differential, *sys, c).conclusion, Conclusion::fail);
+  const std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, *sys, c, replica_variants("spmm"), {});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->variant, "transposed_graph_in_backward");
+  EXPECT_THAT(d->text, HasSubstr("backward uses A where Aᵀ is needed (the TC-GNN bug class)"));
+  EXPECT_EQ(d->also_matching, std::vector<std::string>{"tcgnn_backward_uses_A"});
+}
+
+TEST(Diagnosis, CorrectSystemsNeverGetOne) {
+  for (auto make : {make_oracle_system, make_cpu_float32_system}) {
+    auto sys = make();
+    for (const oracle::TargetDef& def : oracle::all_targets())
+      for (const auto& graph : {square_graph(), hub_graph()})
+        for (CheckKind kind : {CheckKind::differential, CheckKind::op_order, CheckKind::numerics}) {
+          const Case c = oracle::make_random_case(def, graph, attributes_for(def), 7);
+          EXPECT_FALSE(diagnose_failure(kind, *sys, c, replica_variants(def.spec.name), {}))
+              << sys->name() << " on " << def.spec.name << " (" << to_string(kind) << ")";
+        }
+  }
+}
+
+// The float64 oracle with one planted mistake that no variant knows: its outputs (or its gradient of
+// the edge values) moved by 1 where `wrong` says.
+class PlantedMistake final : public System {
+ public:
+  enum class Where { rows_with_duplicates, heads_after_the_first };
+  explicit PlantedMistake(Where where) : where_(where) {}
+  std::string name() const override { return "planted_mistake"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float64; }
+  Result evaluate(const Case& c) override {
+    Result r = oracle::evaluate(c);
+    if (!r.ok()) return r;
+    const Graph& g = *c.graph;
+    if (where_ == Where::rows_with_duplicates) {
+      Tensor& y = r.outputs.at("y");
+      for (index_t i = 0; i < g.n_dst(); ++i) {
+        std::set<index_t> seen;
+        bool duplicate = false;
+        for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) duplicate = !seen.insert(g.col_idx()[e]).second || duplicate;
+        if (duplicate) y.at(i, 0) += 1.0;
+      }
+    } else {
+      Tensor& gw = r.gradients.at("edge_values");
+      for (index_t e = 0; e < gw.rows(); ++e) gw.at(e, 1) += 1.0;
+    }
+    return r;
+  }
+
+ private:
+  Where where_;
+};
+
+TEST(Diagnosis, AnAnswerNoVariantMatchesSaysSoAndWhatItsWrongElementsShare) {
+  {
+    PlantedMistake sys(PlantedMistake::Where::rows_with_duplicates);
+    const Case c = oracle::make_random_case(oracle::find_target("spmm"), square_graph(), {}, 5);
+    ASSERT_EQ(run_check(CheckKind::differential, sys, c).conclusion, Conclusion::fail);
+    const std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, sys, c, replica_variants("spmm"), {});
+    ASSERT_TRUE(d);
+    EXPECT_FALSE(d->matched);
+    EXPECT_GT(d->variants_tried, 0);
+    EXPECT_THAT(d->text, HasSubstr("no known variant matches"));
+    EXPECT_THAT(d->shared, ::testing::Contains("only rows with duplicate edges (and the duplicates themselves)")) << d->text;
+    EXPECT_THAT(d->shared, ::testing::Not(::testing::Contains("only heads > 0")));
+  }
+  {
+    PlantedMistake sys(PlantedMistake::Where::heads_after_the_first);
+    const Case c = oracle::make_random_case(oracle::find_target("spmm_ve"), square_graph(), {{"heads", std::int64_t{2}}}, 5);
+    ASSERT_EQ(run_check(CheckKind::differential, sys, c).conclusion, Conclusion::fail);
+    const std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, sys, c, replica_variants("spmm_ve"), {});
+    ASSERT_TRUE(d);
+    EXPECT_FALSE(d->matched) << d->text;
+    EXPECT_THAT(d->text, HasSubstr("no known variant matches"));
+    EXPECT_THAT(d->shared, ::testing::Contains("only heads > 0")) << d->text;
+  }
+}
+
+TEST(Diagnosis, EveryTargetDeclaresItsGenericVariantsSimplestFirst) {
+  for (const oracle::TargetDef& def : oracle::all_targets()) {
+    EXPECT_FALSE(def.wrong_variants.empty()) << def.spec.name;
+    EXPECT_TRUE(std::is_sorted(def.wrong_variants.begin(), def.wrong_variants.end(),
+                               [](const auto& a, const auto& b) { return a.simplicity < b.simplicity; }))
+        << def.spec.name;
+    for (const auto& v : def.wrong_variants) {
+      EXPECT_FALSE(v.bug_class.empty()) << def.spec.name << ": " << v.name;
+      EXPECT_TRUE(v.evaluate) << def.spec.name << ": " << v.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gnncheck::checks

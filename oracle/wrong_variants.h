@@ -1,0 +1,34 @@
+// gnncheck/oracle/wrong_variants.h — the generic known-wrong variants of targets (WrongVariant,
+// oracle/targets.h): mistakes that need no replica, each a transform of the case or of the oracle's
+// answer, evaluated in float64.
+//
+// The catalogue adds to every target the transforms its spec admits (generic_wrong_variants), in
+// this order of simplicity:
+//   10 zero_gradient_<input>          a gradient term dropped: one input's gradient is zero
+//   20 transposed_graph_in_backward   the gradients of the case on Aᵀ (A where Aᵀ is needed)
+//   30 <attribute>=<value>            another value of an enumerated convention (the other degree
+//                                     side, the other normalization power)
+//   40 one_head_for_all_heads         head 0's edge values for every head
+//   50 duplicates_coalesced           the case on its graph with duplicate edges collapsed
+//   60 edge_layout_transposed         [E, H] edge tensors read and written as [H, E]
+// A target's entry may declare its own besides (edge_softmax: its backward without the
+// subtraction term, softmax_backward_without_subtraction).
+//
+//   for (const auto& v : gnncheck::oracle::find_target("spmm").wrong_variants)
+//     if (auto answer = v.evaluate(c, Precision::float32)) fmt::print("{}: {}\n", v.name, v.description);
+#pragma once
+
+#include <vector>
+
+#include "oracle/targets.h"
+
+namespace gnncheck::oracle {
+
+// The generic transforms that apply to targets of this spec, in order of simplicity.
+std::vector<WrongVariant> generic_wrong_variants(const TargetSpec& spec);
+
+// edge_softmax's backward without its subtraction term: grad_logits = alpha ⊙ grad_alpha instead
+// of alpha ⊙ (grad_alpha − Σ_row alpha·grad_alpha).
+WrongVariant softmax_backward_without_subtraction();
+
+}  // namespace gnncheck::oracle
