@@ -10,7 +10,7 @@ pkgs=(build-essential cmake ninja-build ccache pkg-config
       libeigen3-dev libomp-dev libfmt-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
       libgtest-dev libgmock-dev googletest librapidcheck-dev libbenchmark-dev
       python3 python3-numpy python3-scipy python3-jsonschema
-      pybind11-dev python3-dev python3-pytest python3-torch)
+      pybind11-dev python3-dev python3-pytest python3-pytest-xdist python3-torch python3-yaml)
 # Headless Chromium renders index.html for reports_render_test (about 10 s on 2 cores). Debian only:
 # Ubuntu's chromium is a snap, which containers lack; there the test skips and says why.
 if grep -qs '^ID=debian' /etc/os-release; then pkgs+=(chromium); fi
