@@ -2,12 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,11 +19,10 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "adapters/child_process.h"
 #include "adapters/interrupt.h"
 #include "adapters/protocol.h"
 #include "platform/device_memory.h"
-
-extern char** environ;
 
 namespace gnncheck {
 namespace fs = std::filesystem;
@@ -74,57 +68,6 @@ std::vector<std::string> split_command_line(const std::string& command) {
   return args;
 }
 
-namespace {
-
-// Why the file `path`, found as the program to run, cannot be executed; nullopt when it can.
-std::optional<std::string> executable_problem(const fs::path& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return fmt::format("'{}' does not exist", path.string());
-  if (S_ISDIR(st.st_mode)) return fmt::format("'{}' is a directory, not a program", path.string());
-  if (!S_ISREG(st.st_mode)) return fmt::format("'{}' is not a regular file", path.string());
-  if (access(path.c_str(), X_OK) != 0) return fmt::format("'{}' is not executable (no execute permission)", path.string());
-  // A script runs its #! interpreter; exec reports a missing interpreter as ENOENT of the script itself.
-  std::ifstream in(path, std::ios::binary);
-  std::string first(256, '\0');
-  in.read(first.data(), static_cast<std::streamsize>(first.size()));
-  first.resize(static_cast<size_t>(in.gcount()));
-  if (first.rfind("#!", 0) == 0) {
-    const size_t begin = first.find_first_not_of(" \t", 2);
-    const size_t end = begin == std::string::npos ? begin : first.find_first_of(" \t\r\n", begin);
-    const std::string interpreter = begin == std::string::npos ? "" : first.substr(begin, end - begin);
-    if (interpreter.empty()) return fmt::format("'{}' starts with '#!' but names no interpreter", path.string());
-    if (access(interpreter.c_str(), X_OK) != 0)
-      return fmt::format("'{}' is a script for '{}', which {}", path.string(), interpreter,
-                         fs::exists(interpreter) ? "is not executable" : "does not exist");
-  }
-  return std::nullopt;
-}
-
-// Why `program` (argv[0]) cannot be started, looked up the way posix_spawnp does: as a path when
-// it contains '/', else in each directory of $PATH (/bin:/usr/bin when PATH is unset).
-std::optional<std::string> program_problem(const std::string& program) {
-  if (program.empty()) return "the program name is empty";
-  if (program.find('/') != std::string::npos) return executable_problem(program);
-  const char* env = std::getenv("PATH");
-  const std::string path = env ? env : "/bin:/usr/bin";
-  std::optional<std::string> found_but_unusable;
-  for (size_t begin = 0; begin <= path.size();) {
-    const size_t end = std::min(path.find(':', begin), path.size());
-    const fs::path dir = end == begin ? fs::path(".") : fs::path(path.substr(begin, end - begin));
-    const fs::path candidate = dir / program;
-    struct stat st {};
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      std::optional<std::string> problem = executable_problem(candidate);
-      if (!problem) return std::nullopt;
-      if (!found_but_unusable) found_but_unusable = std::move(problem);
-    }
-    begin = end + 1;
-  }
-  if (found_but_unusable) return fmt::format("program '{}' was found on PATH, but {}", program, *found_but_unusable);
-  return fmt::format("program '{}' was not found on PATH ({})", program, path.empty() ? "PATH is empty" : path);
-}
-
-}  // namespace
 
 std::optional<std::string> adapter_command_problem(const std::string& command, const std::filesystem::path& working_directory) {
   std::vector<std::string> args;
@@ -140,274 +83,6 @@ std::optional<std::string> adapter_command_problem(const std::string& command, c
 }
 
 namespace {
-
-// The last line of `text` that is not blank, cut to `limit` bytes, for a one-line message.
-std::string last_line(const std::string& text, size_t limit = 300) {
-  size_t end = text.find_last_not_of(" \t\r\n");
-  if (end == std::string::npos) return {};
-  const size_t begin = text.rfind('\n', end);
-  std::string line = text.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
-  if (line.size() > limit) line = line.substr(0, limit) + "…";
-  return line;
-}
-
-std::string describe_wait_status(int status) {
-  if (WIFSIGNALED(status))
-    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
-  return fmt::format("ended with wait status {}", status);
-}
-
-// One running adapter: its process group and the three streams of PROTOCOL.md §1.
-class AdapterProcess {
- public:
-  enum class ReadOutcome { line, closed, timed_out, interrupted };
-
-  explicit AdapterProcess(std::size_t tail_limit) : tail_limit_(tail_limit) {}
-  AdapterProcess(const AdapterProcess&) = delete;
-  AdapterProcess& operator=(const AdapterProcess&) = delete;
-  ~AdapterProcess() { stop(); }
-
-  // Starts the program; returns an empty string or why it could not be started.
-  std::string start(const std::vector<std::string>& argv, const fs::path& working_directory) {
-    int stdin_pair[2], out_pipe[2], err_pipe[2];
-    // stdin is a socket so that writing to a dead adapter gives EPIPE (send with MSG_NOSIGNAL)
-    // instead of a SIGPIPE that would kill gnncheck.
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, stdin_pair) != 0)
-      return fmt::format("socketpair failed: {}", std::strerror(errno));
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
-      return fmt::format("pipe2 failed: {}", std::strerror(errno));
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, stdin_pair[1], 0);
-    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-    if (!working_directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, working_directory.c_str());
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    // Own process group (so a timeout kills the adapter's children too); default signal handling
-    // and an empty mask whatever gnncheck itself has set.
-    sigset_t all, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setsigmask(&attr, &none);
-
-    std::vector<std::string> env_strings;
-    for (char** e = environ; e && *e; ++e)
-      if (std::strncmp(*e, "GNNCHECK_PROTOCOL_VERSION=", 26) != 0) env_strings.emplace_back(*e);
-    env_strings.push_back(fmt::format("GNNCHECK_PROTOCOL_VERSION={}", protocol::kVersion));
-    std::vector<char*> envp, args;
-    for (auto& s : env_strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argv_copy = argv;
-    for (auto& s : argv_copy) args.push_back(s.data());
-    args.push_back(nullptr);
-
-    const int rc = posix_spawnp(&pid_, args[0], &actions, &attr, args.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    close(stdin_pair[1]);
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    if (rc != 0) {
-      close(stdin_pair[0]);
-      close(out_pipe[0]);
-      close(err_pipe[0]);
-      pid_ = -1;
-      const std::optional<std::string> why = program_problem(argv[0]);
-      return fmt::format("cannot start '{}': {}", argv[0], why ? *why : std::string(std::strerror(rc)));
-    }
-    stdin_fd_ = stdin_pair[0];
-    stdout_fd_ = out_pipe[0];
-    stderr_fd_ = err_pipe[0];
-    fcntl(stdout_fd_, F_SETFL, fcntl(stdout_fd_, F_GETFL) | O_NONBLOCK);
-    fcntl(stderr_fd_, F_SETFL, fcntl(stderr_fd_, F_GETFL) | O_NONBLOCK);
-    stdout_buffer_.clear();
-    stdout_start_ = 0;
-    stderr_tail_.clear();
-    // From here on a SIGINT/SIGTERM kills the adapter's group (adapters/interrupt.h).
-    if (!register_child_process_group(pid_)) {
-      kill_and_reap();
-      return "too many adapter processes at once (4096) to stop them all on an interrupt";
-    }
-    return {};
-  }
-
-  bool running() const { return pid_ > 0; }
-  pid_t pid() const { return pid_; }
-
-  // The next complete stdout line (without '\n'), collecting stderr meanwhile. Returns `interrupted`
-  // as soon as a stop is requested (adapters/interrupt.h), whatever is buffered.
-  ReadOutcome read_line(Clock::time_point deadline, std::string& line) {
-    // A runaway line without '\n' is cut at kMaxLine, but its last kKeptTail bytes stay for the next
-    // line: a protocol line glued to megabytes of chatter is still found (PROTOCOL.md §1).
-    constexpr std::size_t kMaxLine = 1 << 20, kKeptTail = 64 << 10;
-    while (true) {
-      if (stop_requested()) return ReadOutcome::interrupted;
-      // Lines are taken from stdout_start_ on; the buffer is compacted once per read, not per line, so
-      // that thousands of short lines per read cost no more than copying the read once.
-      if (const size_t nl = stdout_buffer_.find('\n', stdout_start_);
-          nl != std::string::npos || stdout_buffer_.size() - stdout_start_ > kMaxLine) {
-        const size_t end = nl == std::string::npos ? stdout_buffer_.size() - kKeptTail : nl;
-        line = stdout_buffer_.substr(stdout_start_, end - stdout_start_);
-        stdout_start_ = nl == std::string::npos ? end : end + 1;
-        return ReadOutcome::line;
-      }
-      stdout_buffer_.erase(0, stdout_start_);
-      stdout_start_ = 0;
-      if (stdout_fd_ < 0) return ReadOutcome::closed;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      if (left <= 0) return ReadOutcome::timed_out;
-      pollfd fds[3] = {{stdout_fd_, POLLIN, 0}, {stop_wake_fd(), POLLIN, 0}, {stderr_fd_, POLLIN, 0}};
-      const int n = poll(fds, stderr_fd_ >= 0 ? 3 : 2, static_cast<int>(std::min<long long>(left, 1000)));
-      if (n < 0 && errno != EINTR) return ReadOutcome::closed;
-      if (fds[1].revents) return ReadOutcome::interrupted;
-      if (stderr_fd_ >= 0 && fds[2].revents) drain_stderr();
-      if (fds[0].revents) {
-        char buf[65536];
-        const ssize_t got = read(stdout_fd_, buf, sizeof buf);
-        if (got > 0) stdout_buffer_.append(buf, static_cast<size_t>(got));
-        else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-          close(stdout_fd_);
-          stdout_fd_ = -1;
-        }
-      }
-    }
-  }
-
-  // False when the adapter is gone (its end of stdin is closed).
-  bool send_line(const std::string& text) {
-    const std::string data = text + "\n";
-    size_t sent = 0;
-    while (sent < data.size()) {
-      const ssize_t n = send(stdin_fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      sent += static_cast<size_t>(n);
-    }
-    return true;
-  }
-
-  // Reads what stderr holds now, without waiting, but at most 1 MiB per call: an adapter flooding
-  // stderr faster than it is read must not keep gnncheck in this loop (the caller checks the flood).
-  void drain_stderr() {
-    constexpr std::size_t kMaxPerCall = 1 << 20;
-    std::size_t read_now = 0;
-    while (stderr_fd_ >= 0 && read_now < kMaxPerCall) {
-      char buf[65536];
-      const ssize_t got = read(stderr_fd_, buf, sizeof buf);
-      if (got > 0) {
-        stderr_tail_.append(buf, static_cast<size_t>(got));
-        if (stderr_tail_.size() > 2 * tail_limit_) stderr_tail_.erase(0, stderr_tail_.size() - tail_limit_);
-        stderr_bytes_ += got;
-        read_now += static_cast<std::size_t>(got);
-        continue;
-      }
-      if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-        close(stderr_fd_);
-        stderr_fd_ = -1;
-      }
-      if (got < 0 && errno == EINTR) continue;
-      return;
-    }
-  }
-
-  std::string stderr_tail() {
-    drain_stderr();
-    if (stderr_tail_.size() <= tail_limit_) return stderr_tail_;
-    return "…" + stderr_tail_.substr(stderr_tail_.size() - tail_limit_);
-  }
-  void clear_stderr() {
-    drain_stderr();
-    stderr_tail_.clear();
-    stderr_bytes_ = 0;
-  }
-  // Bytes read from stderr since clear_stderr().
-  std::int64_t stderr_bytes() const { return stderr_bytes_; }
-
-  // The adapter's resident set size (Linux /proc/<pid>/statm), or nullopt when it cannot be read.
-  std::optional<std::int64_t> resident_bytes() const {
-    if (pid_ <= 0) return std::nullopt;
-    std::ifstream statm(fmt::format("/proc/{}/statm", pid_));
-    std::int64_t total_pages = 0, resident_pages = 0;
-    if (!(statm >> total_pages >> resident_pages)) return std::nullopt;
-    return resident_pages * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
-  }
-
-  // The adapter closed stdout: give it a moment to finish dying, then reap it (killing if needed).
-  std::string reap_after_close() {
-    if (pid_ <= 0) return "was not running";
-    const auto deadline = Clock::now() + std::chrono::seconds(2);
-    while (Clock::now() < deadline && !stop_requested()) {
-      if (exited()) return reap();
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return kill_and_reap() + " after closing its stdout";
-  }
-
-  // SIGKILL to the whole process group, then reap.
-  std::string kill_and_reap() {
-    if (pid_ <= 0) return "was not running";
-    kill(-pid_, SIGKILL);
-    return reap();
-  }
-
-  // End of the run: closing stdin asks the adapter to exit (PROTOCOL.md §1); it gets a second,
-  // none after an interrupt.
-  std::string stop(std::chrono::milliseconds grace = std::chrono::milliseconds(1000)) {
-    if (pid_ <= 0) return "was not running";
-    shutdown(stdin_fd_, SHUT_WR);
-    const auto deadline = Clock::now() + grace;
-    while (Clock::now() < deadline && !stop_requested()) {
-      if (exited()) return reap();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return kill_and_reap();
-  }
-  // The exit code of the last process reaped, when it exited by itself.
-  std::optional<int> last_exit_code() const { return last_exit_code_; }
-
- private:
-  // Whether the adapter has ended, without reaping it (its zombie keeps the group id reserved).
-  bool exited() const {
-    siginfo_t info{};
-    return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_;
-  }
-
-  // For an adapter that has ended or was sent SIGKILL: kills what it left in its group, takes the
-  // group off the interrupt list while the zombie still reserves its id, then reaps it.
-  std::string reap() {
-    kill(-pid_, SIGKILL);
-    unregister_child_process_group(pid_);
-    int status = 0;
-    pid_t r;
-    while ((r = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
-    }
-    drain_stderr();
-    close_fds();
-    pid_ = -1;
-    last_exit_code_ = r >= 0 && WIFEXITED(status) ? std::optional<int>(WEXITSTATUS(status)) : std::nullopt;
-    return r < 0 ? "ended (its exit status could not be collected)" : describe_wait_status(status);
-  }
-  void close_fds() {
-    for (int* fd : {&stdin_fd_, &stdout_fd_, &stderr_fd_}) {
-      if (*fd >= 0) close(*fd);
-      *fd = -1;
-    }
-  }
-
-  std::size_t tail_limit_;
-  pid_t pid_ = -1;
-  int stdin_fd_ = -1, stdout_fd_ = -1, stderr_fd_ = -1;
-  std::string stdout_buffer_, stderr_tail_;
-  std::size_t stdout_start_ = 0;  // where the unread part of stdout_buffer_ begins
-  std::int64_t stderr_bytes_ = 0;
-  std::optional<int> last_exit_code_;
-};
 
 std::string seconds_text(std::chrono::milliseconds ms) { return fmt::format("{:g} s", ms.count() / 1000.0); }
 
@@ -658,34 +333,34 @@ class ProcessSystem final : public System {
       // Wake at least every kWatchInterval to check the resource limits, and check them once more
       // when the answer comes (an adapter can write a lot between two checks).
       const auto wake = std::min(deadline, next_watch);
-      const AdapterProcess::ReadOutcome outcome = process_.read_line(wake, line);
-      if (outcome == AdapterProcess::ReadOutcome::interrupted || stop_requested())
+      const ChildProcess::ReadOutcome outcome = process_.read_line(wake, line);
+      if (outcome == ChildProcess::ReadOutcome::interrupted || stop_requested())
         return interrupted("the adapter was killed during the case");
       // A done line may follow chatter printed without a newline (PROTOCOL.md §1).
-      const bool is_line = outcome == AdapterProcess::ReadOutcome::line;
+      const bool is_line = outcome == ChildProcess::ReadOutcome::line;
       const bool answered = is_line && protocol::is_done_line_for(line, dir.string());
       const std::optional<std::string_view> answered_other =
           is_line && !answered ? protocol::done_payload(line) : std::nullopt;
       const bool done = answered || answered_other.has_value();
-      if (outcome != AdapterProcess::ReadOutcome::closed && (done || Clock::now() >= next_watch)) {
+      if (outcome != ChildProcess::ReadOutcome::closed && (done || Clock::now() >= next_watch)) {
         if (auto fault = resource_fault(watch, stdout_chatter_bytes)) return stop_for(std::move(*fault));
         next_watch = Clock::now() + kWatchInterval;
       }
-      if (outcome != AdapterProcess::ReadOutcome::closed && Clock::now() >= deadline && !done) {
+      if (outcome != ChildProcess::ReadOutcome::closed && Clock::now() >= deadline && !done) {
         // Also reached by an adapter that prints lines forever without answering.
         return case_timed_out();
       }
       switch (outcome) {
-        case AdapterProcess::ReadOutcome::interrupted:  // handled above
-        case AdapterProcess::ReadOutcome::timed_out:
+        case ChildProcess::ReadOutcome::interrupted:  // handled above
+        case ChildProcess::ReadOutcome::timed_out:
           if (Clock::now() < deadline) continue;  // a watch wake-up, not the case's deadline
           return case_timed_out();
-        case AdapterProcess::ReadOutcome::closed: {
+        case ChildProcess::ReadOutcome::closed: {
           const std::string tail = process_.stderr_tail();
           const std::string how = process_.reap_after_close();
           return with_tail(Status::crashed, fmt::format("the adapter {} while evaluating the case", how), tail);
         }
-        case AdapterProcess::ReadOutcome::line:
+        case ChildProcess::ReadOutcome::line:
           if (!done) {  // chatter on stdout is allowed, within the flood limit
             stdout_chatter_bytes += static_cast<std::int64_t>(line.size()) + 1;
             keep_stray_line(line);
@@ -805,7 +480,8 @@ class ProcessSystem final : public System {
     const auto begin = Clock::now();
     std::vector<std::string> command = options_.wrapper;
     command.insert(command.end(), argv_.begin(), argv_.end());
-    std::string problem = process_.start(command, options_.working_directory);
+    std::string problem = process_.start(command, options_.working_directory,
+                                                   {fmt::format("GNNCHECK_PROTOCOL_VERSION={}", protocol::kVersion)});
     if (problem.empty()) problem = read_hello();
     if (!problem.empty() && process_.running()) problem += fmt::format("; it was stopped ({})", process_.kill_and_reap());
     startup_seconds_ += std::chrono::duration<double>(Clock::now() - begin).count();
@@ -839,20 +515,20 @@ class ProcessSystem final : public System {
     std::string line, last_output;
     while (true) {
       switch (process_.read_line(deadline, line)) {
-        case AdapterProcess::ReadOutcome::interrupted:
+        case ChildProcess::ReadOutcome::interrupted:
           return interrupt_message();
-        case AdapterProcess::ReadOutcome::timed_out:
+        case ChildProcess::ReadOutcome::timed_out:
           return fmt::format("no hello line ('{}{{…}}') within {} (the startup timeout: --startup-timeout, "
                              "startup_timeout_s); {}",
                              protocol::kHelloPrefix, seconds_text(options_.startup_timeout),
                              last_output.empty() ? std::string("it printed nothing on stdout")
                                                  : fmt::format("the last thing it printed on stdout: '{}'", last_output));
-        case AdapterProcess::ReadOutcome::closed: {
+        case ChildProcess::ReadOutcome::closed: {
           const std::string how = process_.reap_after_close();
           const std::string said = last_line(process_.stderr_tail());
           return fmt::format("it {} before its hello line{}", how, said.empty() ? "" : ": " + said);
         }
-        case AdapterProcess::ReadOutcome::line:
+        case ChildProcess::ReadOutcome::line:
           if (const auto payload = protocol::hello_payload(line)) {
             try {
               protocol::Hello hello = protocol::parse_hello(*payload);
@@ -873,7 +549,7 @@ class ProcessSystem final : public System {
   ProcessSystemOptions options_;
   mutable std::mutex mutex_;
   // Starting lazily from const queries (name, supports) is what makes these mutable.
-  mutable AdapterProcess process_;
+  mutable ChildProcess process_;
   mutable std::map<std::string, Precision> declared_;
   mutable std::map<std::string, ImplementedAttributes> implemented_;
   mutable std::string hello_name_;
