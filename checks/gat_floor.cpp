@@ -1,0 +1,159 @@
+#include "checks/gat_floor.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "checks/tolerance.h"
+#include "core/parallel.h"
+#include "oracle/layers/gat.h"
+#include "oracle/layers/self_loops.h"
+
+namespace gnncheck::checks {
+
+Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u) {
+  if (!c.inputs.count("x") || !c.parameters.count("weight") || !c.parameters.count("att_src") ||
+      !c.parameters.count("att_dst") || !c.grad_outputs.count("y"))
+    return {};
+  // Cases may leave attributes at their defaults (unset); the layer reads them with defaults filled.
+  const auto cfg = oracle::layers::GatConfig::from_attributes(oracle::with_defaults(def.spec, c.attributes));
+  // The layer's own A + I (shared with the evaluations beside this one); the case's graph itself
+  // when the layer adds no self-loops.
+  const oracle::layers::AggregationGraph looped(*c.graph, cfg.self_loops);
+  const Graph& g = *looped;
+  const Tensor& x = c.inputs.at("x");
+  const Tensor& W = c.parameters.at("weight");
+  const Tensor& att_src = c.parameters.at("att_src");
+  const Tensor& att_dst = c.parameters.at("att_dst");
+  const Tensor& gy = c.grad_outputs.at("y");
+  const index_t H = cfg.heads, C = cfg.out_features, HC = H * C, in = x.row_size();
+  // The loops below run in parallel (OpenMP) over rows each thread owns, or into partial sums over
+  // fixed row chunks (below), so the floor does not depend on the number of threads.
+  // (The loops walk rows through pointers: at Reddit scale they make ~10^10 multiply-adds.)
+  Tensor h({g.n_src(), HC});
+#pragma omp parallel for schedule(static)
+  for (index_t j = 0; j < g.n_src(); ++j) {
+    double* hj = h.row(j);
+    const double* xj = x.row(j);
+    for (index_t k = 0; k < in; ++k) {
+      const double* wk = W.row(k);
+      for (index_t m = 0; m < HC; ++m) hj[m] += xj[k] * wk[m];
+    }
+  }
+  auto grad_out = [&](const double* gyi, index_t head, index_t ch) {
+    return cfg.concat ? gyi[head * C + ch] : gyi[ch] / static_cast<double>(H);
+  };
+  const double dropout = cfg.attn_dropout > 0 ? 1.0 / (1.0 - cfg.attn_dropout) : 1.0;
+  Tensor delta({std::max<index_t>(g.num_edges(), 1), H});
+#pragma omp parallel for schedule(dynamic, 256)
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t begin = g.row_ptr()[i], end = g.row_ptr()[i + 1];
+    if (begin == end) continue;
+    const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
+    for (index_t head = 0; head < H; ++head) {
+      std::vector<double> weight(static_cast<size_t>(end - begin)), G(weight.size());
+      double top = -INFINITY;
+      const double* hi = h.row(i) + head * C;
+      const double* as = att_src.row(head);
+      const double* ad = att_dst.row(head);
+      const double* gyi = gy.row(i);
+      for (index_t e = begin; e < end; ++e) {
+        const double* hj = h.row(g.col_idx()[e]) + head * C;
+        double s = 0.0, mag = 0.0;
+        for (index_t ch = 0; ch < C; ++ch) {
+          s += hj[ch] * as[ch] + hi[ch] * ad[ch];
+          mag += std::abs(grad_out(gyi, head, ch)) * std::abs(hj[ch]);
+        }
+        weight[e - begin] = s > 0 ? s : cfg.negative_slope * s;
+        G[e - begin] = dropout * mag;
+        top = std::max(top, weight[e - begin]);
+      }
+      double norm = 0.0, weighted = 0.0;
+      for (double& l : weight) norm += (l = std::exp(l - top));
+      for (size_t k = 0; k < weight.size(); ++k) weighted += weight[k] / norm * G[k];
+      for (index_t e = begin; e < end; ++e)
+        delta.at(e, head) = gamma(d, u) * weight[e - begin] / norm * (G[e - begin] + weighted);
+    }
+  }
+  Tensor floor_src(att_src.shape()), floor_dst(att_dst.shape()), floor_h({g.n_src(), HC});
+  // Sums over all rows go through a fixed number of row chunks, added in chunk order: the floor is
+  // the same whatever the number of threads.
+  constexpr index_t chunks = 64;
+  auto chunk_rows = [](index_t rows, index_t k) {
+    return std::pair<index_t, index_t>{rows * k / chunks, rows * (k + 1) / chunks};
+  };
+  std::vector<Tensor> src_parts(chunks, Tensor(att_src.shape())), dst_parts(chunks, Tensor(att_dst.shape()));
+  // Destination side: each chunk owns its rows i of floor_h.
+#pragma omp parallel for schedule(dynamic, 1)
+  for (index_t k = 0; k < chunks; ++k) {
+    const auto [first, last] = chunk_rows(g.n_dst(), k);
+    double* src = src_parts[k].data();
+    double* dst = dst_parts[k].data();
+    for (index_t i = first; i < last; ++i) {
+      const double* hi = h.row(i);
+      double* fi = floor_h.row(i);
+      for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) {
+        const double* hj = h.row(g.col_idx()[e]);
+        const double* de = delta.row(e);
+        for (index_t m = 0; m < HC; ++m) {  // m = head·C + ch, as att's row-major [H, C] index
+          const double dm = de[m / C];
+          src[m] += std::abs(hj[m]) * dm;
+          dst[m] += std::abs(hi[m]) * dm;
+          fi[m] += std::abs(att_dst[m]) * dm;
+        }
+      }
+    }
+  }
+  for (index_t k = 0; k < chunks; ++k)
+    for (index_t q = 0; q < floor_src.size(); ++q) {
+      floor_src[q] += src_parts[k][q];
+      floor_dst[q] += dst_parts[k][q];
+    }
+  // Source side: each thread owns columns j, walked through the CSC (edge_perm: position -> edge id).
+#pragma omp parallel for schedule(static)
+  for (index_t j = 0; j < g.n_src(); ++j)
+    for (index_t p = g.col_ptr()[j]; p < g.col_ptr()[j + 1]; ++p) {
+      const double* de = delta.row(g.edge_perm()[p]);
+      double* fj = floor_h.row(j);
+      for (index_t m = 0; m < HC; ++m) fj[m] += std::abs(att_src[m]) * de[m / C];
+    }
+  Tensor floor_w(W.shape()), floor_x(x.shape());
+  std::vector<Tensor> w_parts(chunks, Tensor(W.shape()));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (index_t k = 0; k < chunks; ++k) {
+    const auto [first, last] = chunk_rows(g.n_src(), k);
+    for (index_t j = first; j < last; ++j) {
+      const double* fj = floor_h.row(j);
+      const double* xj = x.row(j);
+      double* out = floor_x.row(j);
+      for (index_t q = 0; q < in; ++q) {
+        double* wq = w_parts[k].row(q);
+        const double* Wq = W.row(q);
+        const double ax = std::abs(xj[q]);
+        for (index_t m = 0; m < HC; ++m) {
+          wq[m] += ax * fj[m];
+          out[q] += fj[m] * std::abs(Wq[m]);
+        }
+      }
+    }
+  }
+  for (index_t k = 0; k < chunks; ++k)
+    for (index_t q = 0; q < floor_w.size(); ++q) floor_w[q] += w_parts[k][q];
+  Floors floors;
+  floors.emplace_back("gradient att_src", std::move(floor_src));
+  floors.emplace_back("gradient att_dst", std::move(floor_dst));
+  floors.emplace_back("gradient weight", std::move(floor_w));
+  floors.emplace_back("gradient x", std::move(floor_x));
+  return floors;
+}
+
+void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors) {
+  for (const auto& [label, floor] : floors) {
+    auto it = tensors.find(label);
+    if (it == tensors.end() || it->second.shape() != floor.shape()) continue;
+    Tensor& bound = it->second;
+#pragma omp parallel for schedule(static) if (worth_parallel(floor.size()))
+    for (index_t k = 0; k < floor.size(); ++k) bound[k] += safety * floor[k];
+  }
+}
+
+}  // namespace gnncheck::checks

@@ -1,0 +1,42 @@
+// gnncheck/checks/gat_floor.h — GAT's rounding floor for the gradients of its attention vectors,
+// weight and input, which the measured model's float32 orders and f(|inputs|) do not show where the
+// attention's backward cancels (a near one-hot row).
+//
+// GAT's backward runs edge_softmax's backward on ḡ_e = ⟨grad_out_i, h_j⟩ (per head), then the
+// score products: grad_att_src[h,c] = Σ_e h[src(e),h,c]·grad_logit_e[h] (att_dst with h[dst(e)]),
+// grad_h += att ⊗ grad_logit, grad_W = xᵀ·grad_h, grad_x = grad_h·Wᵀ. On a near one-hot row
+// grad_logit cancels to ~0 in exact arithmetic while float64 keeps a rounding of
+// δ_e = γ_(d+4+C)·α_e·(G_e + Σ_row α·G), G_e = Σ_c |grad_out_i|·|h_j| (edge_softmax's floor with
+// the dot product's own terms). The chain rule multiplies δ by |h| ~ |x||W| into the attention
+// gradients, far above γ·|those gradients|; this adds safety·(δ propagated through |h|, |att|,
+// |W| and |x|) to the bounds of att_src, att_dst, weight and x. Attention dropout scales kept
+// weights by 1/(1−p): G is multiplied by that (an upper bound). gat_attention_floors computes the
+// floors (by label; none without the layer's inputs and output gradient) — it reads only the case,
+// so it runs beside the model's evaluations — and add_floors adds safety·floor to the bounds.
+//
+//   const Floors floors = gat_attention_floors(def, c, unit_roundoff(p));  // reads only the case
+//   add_floors(floors, 2.0, bounds.tensors);  // adds to "gradient att_src", "att_dst", "weight", "x"
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/case.h"
+#include "core/tensor.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+
+// Floors by bound label ("gradient x", …).
+using Floors = std::vector<std::pair<std::string, Tensor>>;
+
+// GAT's floors for case c at unit roundoff u; none for a case without the layer's inputs and output
+// gradient.
+Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
+
+// Adds safety·floor to each bound of `tensors` with the floor's label and shape.
+void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors);
+
+}  // namespace gnncheck::checks
