@@ -66,6 +66,14 @@ Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOpti
 // edges); nullopt when not applicable, with the reason in `why_not`.
 std::optional<Case> with_degree_asymmetry(const Case& c, std::string* why_not = nullptr);
 
+// The cases state_interleaved evaluates: A with gradients (c, with output gradients drawn when it
+// has none), A forward, B forward, B with gradients — B has A's graph and attributes and fresh
+// values in A's range. Its answers to A alone, after both forwards and after B are compared.
+struct StateCases {
+  Case a, a_forward, b_forward, b_full;
+};
+StateCases state_interleaved_cases(const Case& c);
+
 // The case with every input and parameter scaled so that the largest |value| is `magnitude` (the
 // numerics check's case); nullopt when every input is zero.
 std::optional<Case> with_large_inputs(const Case& c, double magnitude);

@@ -209,7 +209,8 @@ std::optional<Case> compared_case(CheckKind kind, const Case& c, const CheckOpti
 }
 
 std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Precision precision,
-                                         const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options) {
+                                         const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options,
+                                         const Case* previous) {
   const auto start = std::chrono::steady_clock::now();
   if (!answer.ok()) return std::nullopt;
   const oracle::TargetDef& def = oracle::find_target(c.target);
@@ -248,7 +249,7 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
   for (const oracle::WrongVariant* v : variants) {
     std::optional<Result> wrong;
     try {
-      wrong = v->evaluate(c, precision);
+      wrong = v->evaluate(c, {.precision = precision, .previous = previous});
     } catch (const std::exception&) {  // a variant that cannot be formed on this case does not apply
       continue;
     }
@@ -273,15 +274,24 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
 std::optional<Diagnosis> diagnose_failure(CheckKind kind, System& system, const Case& counterexample,
                                           const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  const std::optional<Case> c = compared_case(kind, counterexample, options);
+  std::optional<Case> c = compared_case(kind, counterexample, options);
   if (!c) return std::nullopt;
   Result answer;
+  std::optional<Case> previous;  // state_interleaved: A's answer right after B's forward
   try {
+    if (kind == CheckKind::state_interleaved) {
+      const StateCases s = state_interleaved_cases(counterexample);
+      for (const Case* k : {&s.a, &s.a_forward, &s.b_forward})
+        if (!system.evaluate(*k).ok()) return std::nullopt;
+      c = s.a;
+      previous = s.b_forward;
+    }
     answer = system.evaluate(*c);
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  std::optional<Diagnosis> d = diagnose_answer(*c, answer, system.precision(c->target), extra, options);
+  std::optional<Diagnosis> d =
+      diagnose_answer(*c, answer, system.precision(c->target), extra, options, previous ? &*previous : nullptr);
   if (d) d->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return d;
 }

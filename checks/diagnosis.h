@@ -49,13 +49,16 @@ std::optional<Case> compared_case(CheckKind kind, const Case& c, const CheckOpti
 
 // The diagnosis of `answer`, a system's answer to `c` in declared `precision`: nullopt when it
 // agrees with the oracle on every compared element (nothing to name) or the oracle rejects the case.
-// `extra`: variants beyond the target's catalogue entry (the replicas of the target).
+// `extra`: variants beyond the target's catalogue entry (the replicas of the target); `previous`:
+// the case the system evaluated just before `c`, where state may be involved (null otherwise).
 std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Precision precision,
-                                         const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options);
+                                         const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options,
+                                         const Case* previous = nullptr);
 
 // The one entry point for a failure: evaluates `system` once on compared_case(kind, counterexample)
+// — for state_interleaved, A after A's and B's forwards, B's forward then being the previous case —
 // and diagnoses its answer; nullopt when the system does not answer it or the answer is correct
-// there (a failure that needs state, repeats or memory readings).
+// there (a failure that needs repeats or memory readings).
 std::optional<Diagnosis> diagnose_failure(CheckKind kind, System& system, const Case& counterexample,
                                           const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options);
 

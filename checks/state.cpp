@@ -47,14 +47,20 @@ Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const Che
 
 }  // namespace
 
+StateCases state_interleaved_cases(const Case& c) {
+  StateCases s{c, {}, {}, {}};
+  if (s.a.grad_outputs.empty()) s.a.grad_outputs = random_like(exact_result(c).outputs, c.seed, "state ȳ");
+  s.a_forward = s.a;
+  s.a_forward.grad_outputs.clear();
+  s.b_full = other_inputs(s.a);
+  s.b_forward = s.b_full;
+  s.b_forward.grad_outputs.clear();
+  return s;
+}
+
 Verdict state_interleaved(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::state_interleaved, system, c, options);
-  Case a = c;
-  if (a.grad_outputs.empty()) a.grad_outputs = random_like(exact_result(c).outputs, c.seed, "state ȳ");
-  Case a_forward = a, b_forward = other_inputs(a);
-  a_forward.grad_outputs.clear();
-  Case b_full = b_forward;
-  b_forward.grad_outputs.clear();
+  const auto [a, a_forward, b_forward, b_full] = state_interleaved_cases(c);
 
   const Result alone = system.evaluate(a);
   if (system_failed(v, alone, "A with gradients, first")) return v;

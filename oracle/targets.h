@@ -125,6 +125,16 @@ struct TargetSpec {
 template <class T>
 using TensorMapOf = std::map<std::string, DenseTensor<T>>;
 
+// What a known-wrong variant may need beyond the case (WrongVariant::evaluate).
+struct VariantContext {
+  // The failing system's declared precision, for the one kind of mistake that exists only in it (a
+  // softmax overflowing in float32 at logits float64 holds); every other variant ignores it.
+  Precision precision = Precision::float64;
+  // The case the system evaluated just before this one, where the check is about state
+  // (state_interleaved: B's forward); null otherwise.
+  const Case* previous = nullptr;
+};
+
 // A known-wrong way of computing a target: a mistake published systems shipped, written as the
 // wrong computation in float64 (checks/diagnosis.h evaluates every variant of a failing target on
 // the counterexample and names the one that reproduces the system's answer). Generic transforms
@@ -139,10 +149,8 @@ struct WrongVariant {
   int simplicity = 50;
   // The variant's float64 answer to `c` (outputs, and gradients when c has output gradients);
   // nullopt where it does not apply to this case (its condition does not hold, or it would equal
-  // the correct answer by construction). `precision`: the failing system's declared precision, for
-  // the one kind of mistake that exists only in it (a softmax overflowing in float32 at logits that
-  // float64 holds); every other variant ignores it.
-  std::function<std::optional<Result>(const Case& c, Precision precision)> evaluate;
+  // the correct answer by construction).
+  std::function<std::optional<Result>(const Case& c, const VariantContext& context)> evaluate;
 };
 
 template <class T>

@@ -64,7 +64,7 @@ WrongVariant zero_gradient(const std::string& input) {
           fmt::format("the gradient of '{}' is zero: a gradient term dropped (no gradient reaches it, the TLPGNN and "
                       "missing-bias bug class)",
                       input),
-          10, [input](const Case& c, Precision) -> std::optional<Result> {
+          10, [input](const Case& c, const VariantContext&) -> std::optional<Result> {
             if (c.grad_outputs.empty() || !case_tensor(c, input)) return std::nullopt;
             std::optional<Result> r = answer(c);
             if (!r || !r->gradients.count(input) || all_zero(r->gradients.at(input))) return std::nullopt;
@@ -81,7 +81,7 @@ WrongVariant zero_gradient(const std::string& input) {
 WrongVariant transposed_graph_in_backward() {
   return {"transposed_graph_in_backward", "a_for_at",
           "backward uses A where Aᵀ is needed (the TC-GNN bug class)", 20,
-          [](const Case& c, Precision) -> std::optional<Result> {
+          [](const Case& c, const VariantContext&) -> std::optional<Result> {
             if (c.grad_outputs.empty() || !c.graph || !c.graph->is_square() || c.graph->is_symmetric())
               return std::nullopt;
             const TargetSpec& spec = find_target(c.target).spec;
@@ -117,7 +117,7 @@ WrongVariant other_choice(const AttributeSpec& attribute, const AttrValue& value
           fmt::format("computes with {} = {} where the case asks for another value (a convention confused: the other "
                       "degree side or normalization power)",
                       attribute.name, shown),
-          30, [name = attribute.name, value](const Case& c, Precision) -> std::optional<Result> {
+          30, [name = attribute.name, value](const Case& c, const VariantContext&) -> std::optional<Result> {
             const Attributes attrs = with_defaults(find_target(c.target).spec, c.attributes);
             if (attrs.has(name) && attrs.values().at(name) == value) return std::nullopt;
             Case t = c;
@@ -128,7 +128,7 @@ WrongVariant other_choice(const AttributeSpec& attribute, const AttrValue& value
 
 WrongVariant one_head_for_all_heads() {
   return {"one_head_for_all_heads", "one_head", "head 0's values used for every head (the per-head offset ignored)", 40,
-          [](const Case& c, Precision) -> std::optional<Result> {
+          [](const Case& c, const VariantContext&) -> std::optional<Result> {
             const TargetSpec& spec = find_target(c.target).spec;
             Case t = c;
             bool changed = false;
@@ -152,7 +152,7 @@ WrongVariant one_head_for_all_heads() {
 WrongVariant duplicates_coalesced() {
   return {"duplicates_coalesced", "duplicates_collapsed",
           "duplicate edges collapsed into one (the multigraph coalesced before aggregating)", 50,
-          [](const Case& c, Precision) -> std::optional<Result> {
+          [](const Case& c, const VariantContext&) -> std::optional<Result> {
             if (!c.graph) return std::nullopt;
             const Graph& g = *c.graph;
             std::vector<index_t> dst, src;
@@ -185,7 +185,7 @@ Tensor transposed_layout(const Tensor& t, bool reading) {
 
 WrongVariant edge_layout_transposed() {
   return {"edge_layout_transposed", "edge_layout", "[E, H] edge tensors read and written as [H, E] (the layout transposed)",
-          60, [](const Case& c, Precision) -> std::optional<Result> {
+          60, [](const Case& c, const VariantContext&) -> std::optional<Result> {
             const TargetSpec& spec = find_target(c.target).spec;
             Case t = c;
             bool any = false;
@@ -208,13 +208,26 @@ WrongVariant edge_layout_transposed() {
           }};
 }
 
+// The previous call's inputs answered in place of this case's (with this case's output gradients):
+// an answer left over from the call before.
+WrongVariant previous_case_answer() {
+  return {"previous_case_answer", "stale_state",
+          "the answer computed from the previous call's inputs: state left over from the call before", 15,
+          [](const Case& c, const VariantContext& context) -> std::optional<Result> {
+            if (!context.previous || context.previous->target != c.target) return std::nullopt;
+            Case t = *context.previous;
+            t.grad_outputs = c.grad_outputs;
+            return answer(t);
+          }};
+}
+
 }  // namespace
 
 WrongVariant softmax_backward_without_subtraction() {
   return {"softmax_backward_without_subtraction", "softmax_backward_no_subtraction",
           "the softmax backward without its subtraction term: alpha ⊙ grad_alpha instead of alpha ⊙ (grad_alpha − "
           "Σ_row alpha·grad_alpha)",
-          35, [](const Case& c, Precision) -> std::optional<Result> {
+          35, [](const Case& c, const VariantContext&) -> std::optional<Result> {
             if (c.grad_outputs.empty()) return std::nullopt;
             std::optional<Result> r = answer(c);
             if (!r) return std::nullopt;
@@ -237,6 +250,7 @@ std::vector<WrongVariant> generic_wrong_variants(const TargetSpec& spec) {
     if (slot.differentiable) out.push_back(zero_gradient(slot.name));
   }
   for (const auto& slot : spec.outputs) edge_tensors = edge_tensors || is_edge_kind(slot.kind);
+  out.push_back(previous_case_answer());
   if (differentiable) out.push_back(transposed_graph_in_backward());
   for (const auto& attribute : spec.attributes)
     for (const auto& value : attribute.choices) out.push_back(other_choice(attribute, value));

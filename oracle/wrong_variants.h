@@ -5,6 +5,7 @@
 // The catalogue adds to every target the transforms its spec admits (generic_wrong_variants), in
 // this order of simplicity:
 //   10 zero_gradient_<input>          a gradient term dropped: one input's gradient is zero
+//   15 previous_case_answer           the previous call's inputs answered (state checks only)
 //   20 transposed_graph_in_backward   the gradients of the case on Aᵀ (A where Aᵀ is needed)
 //   30 <attribute>=<value>            another value of an enumerated convention (the other degree
 //                                     side, the other normalization power)
@@ -15,7 +16,7 @@
 // subtraction term, softmax_backward_without_subtraction).
 //
 //   for (const auto& v : gnncheck::oracle::find_target("spmm").wrong_variants)
-//     if (auto answer = v.evaluate(c, Precision::float32)) fmt::print("{}: {}\n", v.name, v.description);
+//     if (auto answer = v.evaluate(c, {.precision = Precision::float32})) fmt::print("{}: {}\n", v.name, v.description);
 #pragma once
 
 #include <vector>

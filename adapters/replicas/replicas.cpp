@@ -165,6 +165,7 @@ struct BugClass {
   const char* description;
   bool single_evaluation;
   bool in_system_precision = false;  // the bug exists only in the system's precision (overflow)
+  bool after_previous_call = false;  // the bug shows on a case evaluated after another (state)
 };
 constexpr BugClass kBugClasses[] = {
     {1, "a_for_at", "backward uses A where Aᵀ is needed (the TC-GNN bug class)", true},
@@ -181,7 +182,8 @@ constexpr BugClass kBugClasses[] = {
      true},
     {6, "gradient_dropped", "no gradient reaches the attention (forward-only attention kernels: the TLPGNN bug class)",
      true},
-    {7, "stale_state", "backward reads an edge buffer a previous call wrote (state left over, Huang et al.)", false},
+    {7, "stale_state", "backward reads an edge buffer a previous call wrote (state left over, Huang et al.)", false,
+     false, true},
     {8, "softmax_no_max", "edge softmax without max subtraction, overflowing at large logits (the FuseGNN bug class)",
      true, true},
     {9, "memory_growth", "memory kept alive by every evaluation (the dgNN bug class)", false},
@@ -228,6 +230,7 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
       info.bug_class = c.bug_class;
       info.bug_class_description = c.description;
       info.single_evaluation = c.single_evaluation;
+      info.after_previous_call = c.after_previous_call;
     }
   return info;
 }
@@ -301,18 +304,23 @@ ReplicaInfo find_replica(const std::string& name) {
 std::vector<oracle::WrongVariant> replica_variants(const std::string& target) {
   std::vector<oracle::WrongVariant> out;
   for (const ReplicaInfo& info : replica_catalogue()) {
-    if (!info.single_evaluation || std::find(info.targets.begin(), info.targets.end(), target) == info.targets.end())
+    if ((!info.single_evaluation && !info.after_previous_call) ||
+        std::find(info.targets.begin(), info.targets.end(), target) == info.targets.end())
       continue;
     bool in_system_precision = false;
     for (const BugClass& c : kBugClasses) in_system_precision = in_system_precision || (c.number == info.number && c.in_system_precision);
     out.push_back({info.name, info.bug_class, info.bug_class_description, 100 + info.number,
-                   [name = info.name, in_system_precision](const Case& c, Precision precision) -> std::optional<Result> {
+                   [name = info.name, in_system_precision, after_previous = info.after_previous_call](
+                       const Case& c, const oracle::VariantContext& context) -> std::optional<Result> {
+                     if (after_previous && !context.previous) return std::nullopt;
                      // The float64 oracle as base; a bug that exists only in the system's precision
                      // is evaluated on the float32 oracle for a system that is not float64.
-                     std::unique_ptr<System> base = in_system_precision && precision != Precision::float64
+                     std::unique_ptr<System> base = in_system_precision && context.precision != Precision::float64
                                                         ? make_cpu_float32_system()
                                                         : make_oracle_system();
-                     Result r = make_replica(name, std::move(base))->evaluate(c);
+                     std::unique_ptr<System> replica = make_replica(name, std::move(base));
+                     if (after_previous && !replica->evaluate(*context.previous).ok()) return std::nullopt;
+                     Result r = replica->evaluate(c);
                      if (!r.ok()) return std::nullopt;
                      return r;
                    }});

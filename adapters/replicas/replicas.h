@@ -46,6 +46,9 @@ struct ReplicaInfo {
   // Whether one evaluation of a case shows the bug (false: it needs earlier calls or repeats —
   // state, memory growth, noise — and is no known-wrong variant of a single case).
   bool single_evaluation = true;
+  // Whether it shows on a case evaluated right after another one (state left from that call): a
+  // known-wrong variant of the state checks' case, given the case before it.
+  bool after_previous_call = false;
 };
 
 // The replicas in catalogue order. Targets are filtered to those present in oracle::all_targets(),
@@ -55,8 +58,8 @@ std::vector<ReplicaInfo> replica_catalogue();
 // Throws InputError "unknown replica 'x'; known replicas: …".
 ReplicaInfo find_replica(const std::string& name);
 
-// Every replica that injects its bug into `target` and shows it in one evaluation, as a
-// known-wrong variant (oracle/targets.h): the replica wrapping the float64 oracle (the float32 one,
+// Every replica that injects its bug into `target` and shows it in one evaluation (or in one after
+// the previous call's, VariantContext::previous), as a known-wrong variant (oracle/targets.h): the replica wrapping the float64 oracle (the float32 one,
 // for a system that is not float64, where the bug exists only in the precision: an overflow),
 // simplicity 100 + its number. Used by the diagnosis of a failure (checks/diagnosis.h) after the target's own variants.
 std::vector<oracle::WrongVariant> replica_variants(const std::string& target);
