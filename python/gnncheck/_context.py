@@ -7,9 +7,12 @@ the node id (the current directory stands in for the rootdir, and reports are ke
 $GNNCHECK_DIR when it is set).
 """
 
+import json
 import os
 import re
 import sys
+
+SHARE_PROPERTY = "gnncheck_share_report"
 
 
 def test_folder(nodeid):
@@ -23,13 +26,20 @@ def test_folder(nodeid):
 
 
 class TestContext:
-    def __init__(self, nodeid, rootdir=None, request=None, defaults=None, reports=None):
-        self.nodeid = nodeid
+    def __init__(self, nodeid, rootdir=None, request=None, defaults=None, reports=None, share=None):
+        self.nodeid = nodeid  # of a share item (pytest_plugin): the test's own, without the share's id
         self.rootdir = rootdir
         self.request = request
         self.defaults = dict(defaults or {})
         self.reports = reports  # the folder that keeps every test's reports; None: temporary folders
+        self.share = share  # (part, of): run that shard of every gnncheck call's run; None: whole runs
         self._report_dirs = 0
+
+    def record_share(self, record):
+        """Tells the pytest session (through the item's user_properties, which pytest-xdist sends to
+        the controller) where a share's report is and where the merged report goes."""
+        if self.request is not None:
+            self.request.node.user_properties.append((SHARE_PROPERTY, json.dumps(record)))
 
     def new_report_dir(self):
         """REPORTS/<the test's folder>, then <the test's folder>-2, … for further calls in the same

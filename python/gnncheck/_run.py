@@ -232,16 +232,20 @@ def _resolve_options(given):
     return out
 
 
-def _report_dir(requested):
+def _report_dir(requested, share=None):
+    """The call's report directory; for a share (part, of), its folder share-P-of-K in it (the merged
+    report of every share goes to the directory itself)."""
     if requested is not None:
         if not isinstance(requested, (str, os.PathLike)) or not os.fspath(requested):
             raise UsageError("report_dir=%r: expected the path of a directory" % (requested,))
-        os.makedirs(os.fspath(requested), exist_ok=True)
-        return os.path.abspath(os.fspath(requested))
-    ctx = _context.current()
-    path = ctx.new_report_dir() if ctx is not None else None
-    if path is None:
-        return tempfile.mkdtemp(prefix="gnncheck-")
+        path = os.path.abspath(os.fspath(requested))
+    else:
+        ctx = _context.current()
+        path = ctx.new_report_dir() if ctx is not None else None
+        if path is None:
+            path = tempfile.mkdtemp(prefix="gnncheck-")
+    if share is not None:
+        path = os.path.join(path, "share-%d-of-%d" % share)
     os.makedirs(path, exist_ok=True)
     return path
 
@@ -438,7 +442,9 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
     selected = _narrowed(_require_only(o["only"]), from_env)
     if selected is None:  # a re-run line for another call of this test
         return _not_rerun(o, info, run_seed, system["name"], target, from_env)
-    out_dir = _report_dir(o["report_dir"])
+    ctx = _context.current()
+    share = ctx.share if ctx is not None else None
+    out_dir = _report_dir(o["report_dir"], share)
     effective_seed = run_seed if run_seed is not None else info["seed"]
 
     def rerun(entry, check, counterexample):  # what the report files and the saved case say
@@ -449,10 +455,19 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
     raw = _core.run_suite(suite_path, target, system, seed=run_seed, report_dir=out_dir, write_reports=True,
                           only=selected, suite_argument=os.fspath(o["suite"]),
                           progress=_progress_printer(o["progress"] or os.environ.get("GNNCHECK_PROGRESS") == "1"),
-                          rerun=rerun)
+                          rerun=rerun, share=share)
+    if share is not None:
+        ctx.record_share({"test": ctx.nodeid, "merged": os.path.dirname(out_dir), "dir": out_dir, "part": share[0],
+                          "of": share[1], "target": target, "system": system["name"]})
     if evaluator.abort is not None:
         _reraise(evaluator.abort)
     verdicts = [_verdict(r, raw["seed"], raw["suite_name"], o["device"]) for r in raw["results"]]
+    if share is not None and not verdicts:
+        verdicts = [Verdict(entry=None, system=system["name"], target=target, check=None, outcome="skipped",
+                            expectation_held=True, precision=o["precision"], seed=raw["seed"], suite_seed=raw["seed"],
+                            cases=0, conclusive_cases=0,
+                            message="share %d/%d of this run holds none of its cases: the other shares run them, and "
+                                    "the session merges every share's report at its end (pytest_plugin)" % share)]
     return CheckRun(verdicts, raw["suite_name"], raw["suite_path"], raw["seed"], out_dir, raw["seconds"], system["name"],
                     target, o["precision"], str(o["device"]), raw["interrupted_by"])
 

@@ -116,10 +116,25 @@ py::dict result_dict(const reports::ResultRecord& r, const std::filesystem::path
   return d;
 }
 
+// A run's report as run_suite and merge_reports return it: the run's fields and its results.
+py::dict run_dict(const reports::RunReport& report, const std::filesystem::path& report_dir) {
+  py::dict d;
+  d["suite_name"] = report.suite_name;
+  d["suite_path"] = report.suite_path;
+  d["seed"] = report.seed;
+  d["seconds"] = report.seconds;
+  d["interrupted_by"] = report.interrupted_by;
+  d["share"] = report.share ? py::object(py::make_tuple(report.share->part, report.share->of)) : py::object(py::none());
+  py::list results;
+  for (const auto& r : report.results) results.append(result_dict(r, report_dir));
+  d["results"] = results;
+  return d;
+}
+
 py::dict run_suite(const std::filesystem::path& suite_path, const std::string& target, const py::dict& system,
                    std::optional<std::uint64_t> seed, const std::filesystem::path& report_dir, bool write_reports,
                    const std::vector<std::string>& only, const std::string& suite_argument, const py::object& progress,
-                   const py::object& rerun) {
+                   const py::object& rerun, const std::optional<std::pair<int, int>>& share) {
   auto state = callable_state(system);
   python::SessionRequest request;
   request.suite_path = suite_path;
@@ -130,6 +145,7 @@ py::dict run_suite(const std::filesystem::path& suite_path, const std::string& t
   request.only = only;
   request.suite_argument = suite_argument;
   request.version = GNNCHECK_VERSION;
+  if (share) request.share = suites::parse_case_share(fmt::format("{}/{}", share->first, share->second));
   if (!rerun.is_none()) {
     request.rerun = [&rerun](const std::string& entry, const std::string& check, const std::string& counterexample) {
       py::gil_scoped_acquire gil;
@@ -158,16 +174,16 @@ py::dict run_suite(const std::filesystem::path& suite_path, const std::string& t
     py::gil_scoped_release release;
     out = python::run_session(request, state, on_progress);
   }
-  py::dict d;
-  d["suite_name"] = out.report.suite_name;
-  d["suite_path"] = out.report.suite_path;
-  d["seed"] = out.report.seed;
-  d["seconds"] = out.report.seconds;
-  d["interrupted_by"] = out.report.interrupted_by;
-  py::list results;
-  for (const auto& r : out.report.results) results.append(result_dict(r, report_dir));
-  d["results"] = results;
-  return d;
+  return run_dict(out.report, report_dir);
+}
+
+py::dict merge_reports(const std::vector<std::filesystem::path>& shard_dirs, const std::filesystem::path& output) {
+  reports::RunReport merged;
+  {
+    py::gil_scoped_release release;
+    merged = python::merge_session_reports(shard_dirs, output);
+  }
+  return run_dict(merged, output);
 }
 
 py::dict saved_case_dict(const properties::SavedCase& saved) {
@@ -351,8 +367,12 @@ PYBIND11_MODULE(_core, m) {
   m.def("run_suite", &run_suite, py::arg("suite_path"), py::arg("target"), py::arg("system"), py::arg("seed") = py::none(),
         py::arg("report_dir") = std::filesystem::path(), py::arg("write_reports") = true,
         py::arg("only") = std::vector<std::string>{}, py::arg("suite_argument") = "", py::arg("progress") = py::none(),
-        py::arg("rerun") = py::none(),
-        "Runs a suite, narrowed to `target`, on the Python system {name, targets, evaluate, live_bytes}.");
+        py::arg("rerun") = py::none(), py::arg("share") = py::none(),
+        "Runs a suite, narrowed to `target`, on the Python system {name, targets, evaluate, live_bytes}; with "
+        "share=(part, of), only that shard of the run (gnncheck run --share PART/OF).");
+  m.def("merge_reports", &merge_reports, py::arg("shard_dirs"), py::arg("output"),
+        "Merges the reports of a run's shards (run_suite with share=) into the whole run's, written to `output` as "
+        "`gnncheck report merge` writes it; returns it as run_suite does.");
   m.def("load_counterexample", [](const std::filesystem::path& dir) { return saved_case_dict(properties::load_counterexample(dir)); },
         py::arg("case_dir"));
   m.def("scale_targets", [] { return scale::supported_targets(); },

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "oracle/targets.h"
 #include "reports/writers.h"
+#include "suites/run_merge.h"
 #include "suites/system_registry.h"
 
 namespace gnncheck::python {
@@ -161,6 +162,10 @@ SessionResult run_session(const SessionRequest& request, const std::shared_ptr<C
   options.only_targets = {request.target};
   options.suite_argument = request.suite_argument;
   options.stop_requested = [state] { return state->stop_signal(); };
+  if (request.share) {
+    options.share = *request.share;
+    options.sharded = true;
+  }
 
   SessionSink sink(progress);
   SessionResult out;
@@ -169,6 +174,18 @@ SessionResult run_session(const SessionRequest& request, const std::shared_ptr<C
   if (request.rerun) use_python_rerun_lines(out.report, request);
   if (request.write_reports && !request.report_dir.empty()) reports::write_all(out.report, request.report_dir);
   return out;
+}
+
+reports::RunReport merge_session_reports(const std::vector<std::filesystem::path>& shard_dirs,
+                                         const std::filesystem::path& output) {
+  std::vector<suites::ShardReport> shards;
+  for (const auto& dir : shard_dirs) shards.push_back({dir, reports::read_json_report(dir / "report.json")});
+  std::filesystem::create_directories(output);
+  std::error_code ec;
+  std::filesystem::remove_all(output / "cases", ec);  // an earlier run's counterexamples would read as this one's
+  reports::RunReport merged = suites::merge_shard_reports(shards, output);
+  reports::write_all(merged, output);
+  return merged;
 }
 
 }  // namespace gnncheck::python

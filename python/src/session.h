@@ -31,6 +31,9 @@ struct SessionRequest {
   std::filesystem::path report_dir;   // failing cases under report_dir/cases; empty: not saved
   bool write_reports = true;          // report.json, junit.xml, summary.md, index.html in report_dir
   std::vector<std::string> only;      // "entry" or "entry/check": run just these (empty: all)
+  // Run only this shard of the run (`gnncheck run --share PART/OF`): its report is a shard's, which
+  // merge_session_reports combines with the other shards' into the whole run's. Unset: the whole run.
+  std::optional<suites::CaseShare> share;
   std::string suite_argument;         // how the suite was named, for the report
   std::string version;                // gnncheck's version, for the report
   // The re-run line that works for the callable (the same test or script again, narrowed), for a
@@ -61,5 +64,11 @@ using SessionProgress = std::function<void(const suites::TaskLabel& task, const 
 
 SessionResult run_session(const SessionRequest& request, const std::shared_ptr<CallableState>& state,
                           const SessionProgress& progress);
+
+// The whole run's report from the reports of its shards' sessions (report.json in each of
+// `shard_dirs`), written to `output` as `gnncheck report merge` writes it (suites/run_merge.h): a
+// shard not given leaves its tasks `not tested`. Throws InputError for shards of different runs.
+reports::RunReport merge_session_reports(const std::vector<std::filesystem::path>& shard_dirs,
+                                         const std::filesystem::path& output);
 
 }  // namespace gnncheck::python

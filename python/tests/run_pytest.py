@@ -2,7 +2,7 @@
 
     python3 run_pytest.py [--needs torch] [--needs cuda] -- <pytest arguments>
 
-`--needs cuda`: torch must see a CUDA device (torch.cuda.is_available()).
+`--needs cuda`: torch must see a CUDA device (torch.cuda.is_available()). `--needs xdist`: pytest-xdist.
 """
 
 import importlib
@@ -20,7 +20,8 @@ def main(argv):
             return 2
     args = argv[1:]
     modules = [n for n in needs if n != "cuda"] + (["torch"] if "cuda" in needs and "torch" not in needs else [])
-    for module, package in [("pytest", "python3-pytest")] + [(n, "python3-" + n) for n in modules]:
+    packages = {"xdist": "python3-pytest-xdist"}
+    for module, package in [("pytest", "python3-pytest")] + [(n, packages.get(n, "python3-" + n)) for n in modules]:
         try:
             importlib.import_module(module)
         except ImportError as e:
