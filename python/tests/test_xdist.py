@@ -1,7 +1,7 @@
 """pytest -n 2 (pytest-xdist) spreads each check's cases over the workers: the plugin makes each
 gnncheck test two items, one share each; the workers run disjoint shares whose union is the whole
-run (the session's merged report equals the unsplit run's), and a failing kernel still fails, with
-a re-run line that runs the whole check."""
+run (the session's merged report equals the unsplit run's), a failing kernel still fails, with a
+re-run line that runs the whole check, and a share that never ran fails the session."""
 
 import json
 import os
@@ -89,3 +89,12 @@ def test_a_failing_kernel_fails_in_its_shares_with_the_whole_checks_rerun_line(t
     assert again.returncode == 1 and "CheckFailed" in again.stdout, again.stdout + again.stderr
     # The merged report of the failing check fails the session too, listed with its re-run line.
     assert "FAILED xdist/split_example.py::test_buggy_spmm" in out and "re-run: " in out, out
+
+
+def test_a_share_that_did_not_run_fails_the_session_though_every_item_passed(tmp_path):
+    split, calls, _ = pytest_run(tmp_path, "half", "-p", "xdist", "-n", "2", "-k", "correct and share1of2")
+    out = split.stdout + split.stderr
+    assert len(calls) == 1 and "1 passed" in out, out
+    assert split.returncode == 1, out
+    assert "FAILED xdist/split_example.py::test_correct_spmm" in out and "not tested" in out, out
+    assert "shard 2/2" in out, out
