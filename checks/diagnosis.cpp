@@ -256,6 +256,8 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
     if (!wrong || !wrong->ok()) continue;
     ++d.variants_tried;
     if (!reproduces(compared, *wrong)) continue;
+    if (std::find(d.matching_classes.begin(), d.matching_classes.end(), v->bug_class) == d.matching_classes.end())
+      d.matching_classes.push_back(v->bug_class);
     if (!d.matched) {
       d.matched = true;
       d.variant = v->name;

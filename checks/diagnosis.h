@@ -37,6 +37,7 @@ struct Diagnosis {
   std::string bug_class;                   // its class ("a_for_at")
   std::string description;                 // its mistake in words
   std::vector<std::string> also_matching;  // the other matching variants' names, simplest first
+  std::vector<std::string> matching_classes;  // the bug classes of every matching variant, distinct, the named one first
   std::vector<std::string> shared;         // none matched: what every wrong element shares, in graph terms
   int variants_tried = 0;                  // variants that applied to the case and were evaluated
   double seconds = 0.0;                    // what the diagnosis cost

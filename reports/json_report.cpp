@@ -78,6 +78,7 @@ Json to_json(const DiagnosisRecord& d) {
           {"bug_class", d.matched ? Json(d.bug_class) : Json(nullptr)},
           {"description", d.matched ? Json(d.description) : Json(nullptr)},
           {"also_matching", d.also_matching},
+          {"matching_classes", d.matching_classes},
           {"shared", d.shared},
           {"variants_tried", d.variants_tried},
           {"text", d.text}};
@@ -92,6 +93,7 @@ DiagnosisRecord read_diagnosis(const Json& j) {
     d.description = j.at("description").get<std::string>();
   }
   d.also_matching = j.at("also_matching").get<std::vector<std::string>>();
+  d.matching_classes = j.at("matching_classes").get<std::vector<std::string>>();
   d.shared = j.at("shared").get<std::vector<std::string>>();
   d.variants_tried = j.at("variants_tried").get<std::int64_t>();
   d.text = j.at("text").get<std::string>();

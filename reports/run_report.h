@@ -112,6 +112,7 @@ struct DiagnosisRecord {
   std::string bug_class{};                   // its class ("a_for_at")
   std::string description{};                 // the mistake in words
   std::vector<std::string> also_matching{};  // other matching variants, simplest first
+  std::vector<std::string> matching_classes{};  // the bug classes of every matching variant, the named one first
   std::vector<std::string> shared{};         // none matched: what every wrong element shares
   std::int64_t variants_tried = 0;
   std::string text{};                        // the sentence the message carries

@@ -269,6 +269,7 @@ class CheckTask final : public TaskKind {
     if (!d) return std::nullopt;
     return reports::DiagnosisRecord{.matched = d->matched, .variant = d->variant, .bug_class = d->bug_class,
                                     .description = d->description, .also_matching = d->also_matching,
+                                    .matching_classes = d->matching_classes,
                                     .shared = d->shared, .variants_tried = d->variants_tried, .text = d->text};
   }
 
