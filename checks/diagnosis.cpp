@@ -21,6 +21,8 @@ using namespace detail;
 
 namespace {
 
+constexpr double kBudgetSeconds = 5.0;
+
 // Whether `actual` lies outside the interval a correct answer may take around `exact` (the rule
 // of compare_elementwise: a non-finite value where the exact one is finite is always outside; on
 // the lower side of an asymmetric interval, below `lowest`).
@@ -50,12 +52,28 @@ struct Compared {
   std::vector<bool> wrong;
 };
 
-bool reproduces(const std::vector<Compared>& compared, const Result& variant) {
+// The most the rounding of the wrong computation's own sums may add, relative to |variant| + |answer|:
+// however long the sums and low the precision, no variant O(1) away from the answer agrees with it.
+constexpr double kMostOwnRounding = 0x1p-10;
+
+// Whether `variant` reproduces the system's answer: on every compared element within the bound plus
+// `own_factor`·(|variant| + |answer|) — the rounding of the wrong computation's own sums
+// (check_support.h, own_rounding_factor, at most kMostOwnRounding): the bounds are built from the
+// exact answer's terms, and a system computing another function rounds other sums — and, on every
+// element where the system is wrong, outside the bound around the exact value and closer to the
+// system's answer than the exact value is by a factor of 8 (it explains the error, not only lies
+// near it).
+bool reproduces(const std::vector<Compared>& compared, const Result& variant, double own_factor) {
+  own_factor = std::min(own_factor, kMostOwnRounding);
   for (const Compared& c : compared) {
     const Tensor* v = find_tensor(variant, c.which);
     if (!v || v->shape() != c.exact->shape()) return false;
     for (index_t i = 0; i < v->size(); ++i) {
-      if (!within((*v)[i], (*c.got)[i], (*c.bound)[i])) return false;
+      const double own = own_factor * (std::abs((*v)[i]) + std::abs((*c.got)[i]));
+      if (!within((*v)[i], (*c.got)[i], (*c.bound)[i] + (std::isfinite(own) ? own : 0.0))) return false;
+      const double error = std::abs((*c.got)[i] - (*c.exact)[i]), distance = std::abs((*v)[i] - (*c.got)[i]);
+      if (c.wrong[static_cast<size_t>(i)] && std::isfinite(error) && std::isfinite(distance) && distance > error / 8)
+        return false;
       const double low = c.lowest ? (*c.lowest)[i] : NAN;
       if (c.wrong[static_cast<size_t>(i)] && !outside((*v)[i], (*c.exact)[i], (*c.bound)[i], low)) return false;
     }
@@ -193,7 +211,8 @@ std::string diagnosis_text(const Diagnosis& d) {
     if (!d.also_matching.empty()) text += fmt::format("; also matching: {}", fmt::join(d.also_matching, ", "));
     return text + ").";
   }
-  std::string text = fmt::format("Diagnosis: no known variant matches ({} of the target's variants tried)", d.variants_tried);
+  std::string text = fmt::format("Diagnosis: no known variant matches ({} of the target's variants tried{})", d.variants_tried,
+                                 d.stopped_at_budget ? fmt::format(", stopped at the {:g} s budget", kBudgetSeconds) : "");
   if (d.shared.empty()) return text + "; the wrong elements share no graph property gnncheck looks for.";
   return text + fmt::format("; the wrong elements share: {}.", fmt::join(d.shared, "; "));
 }
@@ -247,6 +266,11 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
                    [](const oracle::WrongVariant* a, const oracle::WrongVariant* b) { return a->simplicity < b->simplicity; });
   Diagnosis d;
   for (const oracle::WrongVariant* v : variants) {
+    // A failure on a large fixed graph is not shrunk: the diagnosis stops at its budget.
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > kBudgetSeconds) {
+      d.stopped_at_budget = true;
+      break;
+    }
     std::optional<Result> wrong;
     try {
       wrong = v->evaluate(c, {.precision = precision, .previous = previous});
@@ -255,7 +279,7 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
     }
     if (!wrong || !wrong->ok()) continue;
     ++d.variants_tried;
-    if (!reproduces(compared, *wrong)) continue;
+    if (!reproduces(compared, *wrong, own_rounding_factor(c, precision, options))) continue;
     if (std::find(d.matching_classes.begin(), d.matching_classes.end(), v->bug_class) == d.matching_classes.end())
       d.matching_classes.push_back(v->bug_class);
     if (!d.matched) {

@@ -15,7 +15,8 @@
 // wrong element it speaks about and false on some correct one.
 //
 // It runs once per failure, on the shrunk counterexample (the suite runner's record of a failure),
-// never on passing cases or shrinking attempts.
+// never on passing cases or shrinking attempts; past 5 s (a large case of a fixed family, which is not
+// shrunk) it tries no further variant and says so.
 //
 //   std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, sys, counterexample,
 //                                                 gnncheck::replica_variants("spmm"), options);
@@ -40,6 +41,7 @@ struct Diagnosis {
   std::vector<std::string> matching_classes;  // the bug classes of every matching variant, distinct, the named one first
   std::vector<std::string> shared;         // none matched: what every wrong element shares, in graph terms
   int variants_tried = 0;                  // variants that applied to the case and were evaluated
+  bool stopped_at_budget = false;          // the variants were cut short at 5 s (a large case that was not shrunk)
   double seconds = 0.0;                    // what the diagnosis cost
   std::string text;                        // the sentence messages carry: "Diagnosis: matches: …"
 };

@@ -111,6 +111,20 @@ TEST(Diagnosis, TheSimplestMatchIsNamedAndTheOthersListed) {
   EXPECT_EQ(d->also_matching, std::vector<std::string>{"tcgnn_backward_uses_A"});
 }
 
+TEST(Diagnosis, AnAnswerCloseToAnotherVariantOnlyWithinTheLongSumsRoundingIsNotNamedByIt) {
+  // 1002 copies of one edge: the own rounding of a 1006-term TF32 sum would cover any answer, so it is
+  // capped; the edge-value gradient off by 1/8 is named as such, not as a dropped gradient.
+  const std::vector<index_t> dst(1002, 1), src(1002, 0);
+  const auto multigraph = std::make_shared<const Graph>(Graph::from_edges(2, 2, dst, src));
+  auto sys = make_replica("tf32_edge_value_grad", make_cpu_float32_system());
+  const Case c = oracle::make_random_case(oracle::find_target("spmm_ve"), multigraph, {}, 11);
+  ASSERT_EQ(run_check(CheckKind::differential, *sys, c).conclusion, Conclusion::fail);
+  const std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, *sys, c, replica_variants("spmm_ve"), {});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->bug_class, "scaled_edge_gradient") << d->text;
+  EXPECT_EQ(std::count(d->matching_classes.begin(), d->matching_classes.end(), "gradient_dropped"), 0) << d->text;
+}
+
 TEST(Diagnosis, CorrectSystemsNeverGetOne) {
   for (auto make : {make_oracle_system, make_cpu_float32_system}) {
     auto sys = make();
