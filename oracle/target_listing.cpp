@@ -159,6 +159,11 @@ std::string describe_target(const TargetDef& def) {
     for (const auto& a : spec.attributes) out += fmt::format("  {:<16} {:<10} {}\n", a.name, gnncheck::to_string(a.default_value), a.help);
   }
   out += fmt::format("\nTolerance (how checks bound each element; checks/README.md derives it):\n  {}\n", describe(spec.tolerance));
+  if (!def.wrong_variants.empty()) {
+    out += "\nKnown-wrong variants (a failure names the one its answer matches, after these the target's bug replicas; "
+           "checks/README.md, \"Diagnosis\"):\n";
+    for (const auto& v : def.wrong_variants) out += fmt::format("  {}: {}\n", v.name, v.description);
+  }
   return out;
 }
 
