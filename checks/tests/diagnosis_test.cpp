@@ -195,6 +195,73 @@ TEST(Diagnosis, AnAnswerNoVariantMatchesSaysSoAndWhatItsWrongElementsShare) {
   }
 }
 
+// A system that computes one known-wrong variant of every target (the correct answer where it does not apply).
+class ComputesVariant final : public System {
+ public:
+  explicit ComputesVariant(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return "computes_" + name_; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float64; }
+  Result evaluate(const Case& c) override {
+    for (const auto& v : oracle::find_target(c.target).wrong_variants)
+      if (v.name == name_)
+        if (std::optional<Result> r = v.evaluate(c, {})) return *r;
+    return oracle::evaluate(c);
+  }
+
+ private:
+  std::string name_;
+};
+
+TEST(Diagnosis, ASystemComputingAGenericVariantGetsItsClassAmongTheMatches) {
+  std::set<std::string> named;
+  for (const oracle::TargetDef& def : oracle::all_targets())
+    for (const auto& v : def.wrong_variants) {
+      ComputesVariant sys(v.name);
+      const Case c = oracle::make_random_case(def, square_graph(), attributes_for(def), 13);
+      if (run_check(CheckKind::differential, sys, c).conclusion != Conclusion::fail) continue;  // equal here, or no case
+      const std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, sys, c, replica_variants(def.spec.name), {});
+      ASSERT_TRUE(d) << def.spec.name << ": " << v.name;
+      EXPECT_THAT(d->matching_classes, ::testing::Contains(v.bug_class)) << def.spec.name << ": " << v.name << ": " << d->text;
+      named.insert(v.name.substr(0, v.name.find('=')));
+    }
+  // Every kind of generic transform was exercised on some target (previous_case_answer needs a state check).
+  for (const char* kind : {"zero_gradient_x", "transposed_graph_in_backward", "norm", "source_degree", "one_head_for_all_heads",
+                           "duplicates_coalesced", "edge_layout_transposed", "softmax_backward_without_subtraction"})
+    EXPECT_TRUE(named.count(kind)) << kind;
+}
+
+// Answers a case with gradients from the inputs of the call before it (a cache keyed on nothing).
+class AnswersThePreviousCall final : public System {
+ public:
+  std::string name() const override { return "answers_the_previous_call"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float64; }
+  Result evaluate(const Case& c) override {
+    Case asked = c;
+    if (previous_ && !c.grad_outputs.empty()) {
+      asked = *previous_;
+      asked.grad_outputs = c.grad_outputs;
+    }
+    previous_ = c;
+    return oracle::evaluate(asked);
+  }
+
+ private:
+  std::optional<Case> previous_;
+};
+
+TEST(Diagnosis, StateLeftFromThePreviousCallIsNamedAfterTheStateCheck) {
+  AnswersThePreviousCall sys;
+  const Case c = oracle::make_random_case(oracle::find_target("spmm_ve"), square_graph(), {}, 17);
+  ASSERT_EQ(run_check(CheckKind::state_interleaved, sys, c).conclusion, Conclusion::fail);
+  AnswersThePreviousCall fresh;
+  const std::optional<Diagnosis> d = diagnose_failure(CheckKind::state_interleaved, fresh, c, replica_variants("spmm_ve"), {});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->variant, "previous_case_answer") << d->text;
+  EXPECT_EQ(d->bug_class, "stale_state");
+}
+
 TEST(Diagnosis, EveryTargetDeclaresItsGenericVariantsSimplestFirst) {
   for (const oracle::TargetDef& def : oracle::all_targets()) {
     EXPECT_FALSE(def.wrong_variants.empty()) << def.spec.name;
