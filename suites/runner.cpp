@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -32,6 +33,9 @@ using reports::Expectation;
 using reports::Outcome;
 using reports::ResultRecord;
 using Clock = std::chrono::steady_clock;
+
+// How long a second interrupt waits for the tasks in progress to return what they counted.
+constexpr auto kStopNowGrace = std::chrono::seconds(2);
 
 std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
   for (unsigned char ch : s) {
@@ -241,6 +245,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   std::mutex progress_mutex;  // serializes the progress sink, and guards `results` and `state`
   enum class TaskState : char { waiting, running, finished };
   std::vector<TaskState> state(tasks.size(), TaskState::waiting);
+  std::condition_variable task_finished;
   const double budget = options.time_budget_seconds.value_or(suite.time_budget_seconds);
   const RunContext context(suite, systems, options, seed);
 
@@ -279,6 +284,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
       std::lock_guard lock(progress_mutex);
       results[i] = std::move(r);
       state[i] = TaskState::finished;
+      task_finished.notify_all();
       if (progress) progress->finished(t.label, results[i]);
     }
   };
@@ -310,9 +316,15 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
                          {options.stop_now ? options.stop_now_wake_fd : -1, POLLIN, 0}};
         if (poll(fds, 3, -1) < 0) continue;  // EINTR: the signal this thread watches for
         if (fds[0].revents != 0) return;
-        std::lock_guard lock(progress_mutex);
+        std::unique_lock lock(progress_mutex);
         const std::string signal = signal_name(options.stop_requested ? options.stop_requested() : 0);
         if (fds[2].revents & POLLIN) {
+          // The tasks in progress were asked to stop at the first interrupt and return at their next
+          // case with what they counted: a moment for that, then they are abandoned. (A signal often
+          // comes twice at once: `timeout` sends it to the command and to its process group.)
+          task_finished.wait_for(lock, kStopNowGrace, [&] {
+            return std::none_of(state.begin(), state.end(), [](TaskState s) { return s == TaskState::running; });
+          });
           std::vector<ResultRecord> rs(tasks.size());
           for (std::size_t i = 0; i < tasks.size(); ++i) {
             if (state[i] == TaskState::finished) {

@@ -370,14 +370,19 @@ entries:
     waitpid(gnncheck, &status, 0);
     FAIL() << "gnncheck did not end within 20 s of the second SIGINT\n" << testing::read_text(log);
   }
-  EXPECT_LT(Clock::now() - second, std::chrono::seconds(5)) << "a second interrupt stops at once";
+  // At once: the task in progress gets 2 s to return what it counted (suites/runner.cpp), then it
+  // is abandoned.
+  EXPECT_LT(Clock::now() - second, std::chrono::seconds(6)) << "a second interrupt stops at once";
   ASSERT_TRUE(WIFEXITED(status)) << testing::read_text(log);
   EXPECT_EQ(WEXITSTATUS(status), 130) << testing::read_text(log);
   ASSERT_TRUE(fs::exists(report / "report.json")) << testing::read_text(log);
   const std::string json = testing::read_text(report / "report.json");
   EXPECT_THAT(json, HasSubstr("\"interrupted_by\": \"SIGINT\""));
-  EXPECT_THAT(json, HasSubstr("stopped at once by a second interrupt while it ran"));
-  EXPECT_THAT(json, HasSubstr("gnncheck run"));  // the re-run line
+  // Not tested whichever came first, the end of its case within the grace or the grace's end.
+  EXPECT_THAT(json, HasSubstr("\"verdict\": \"not tested\""));
+  EXPECT_THAT(json, ::testing::AnyOf(HasSubstr("stopped at once by a second interrupt while it ran"),
+                                     HasSubstr("interrupted by SIGINT before this check finished")));
+  EXPECT_THAT(json, HasSubstr("--entry large"));  // the re-run line
   EXPECT_THAT(testing::read_text(log), HasSubstr("Interrupted by SIGINT"));
 }
 

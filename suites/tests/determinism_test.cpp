@@ -148,14 +148,15 @@ TEST(Determinism, AStoppedCheckIsNotTestedAndSaysHowFarItGot) {
 // after a stop was requested (an in-process kernel does not poll for one).
 class HeldSystem final : public System {
  public:
-  HeldSystem(std::atomic<bool>& hold, std::atomic<int>& entered)
-      : base_(make_cpu_float32_system()), hold_(hold), entered_(entered) {}
+  // Evaluations after the first `free_evaluations` wait while `hold` is set.
+  HeldSystem(std::atomic<bool>& hold, std::atomic<int>& entered, int free_evaluations = 0)
+      : base_(make_cpu_float32_system()), hold_(hold), entered_(entered), free_(free_evaluations) {}
   std::string name() const override { return "held"; }
   bool supports(const std::string& target) const override { return base_->supports(target); }
   Precision precision(const std::string& target) const override { return base_->precision(target); }
   Result evaluate(const Case& c) override {
-    ++entered_;
-    while (hold_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (++entered_ > free_)
+      while (hold_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     return base_->evaluate(c);
   }
 
@@ -163,6 +164,7 @@ class HeldSystem final : public System {
   std::unique_ptr<System> base_;
   std::atomic<bool>& hold_;
   std::atomic<int>& entered_;
+  int free_;
 };
 
 // Records what the run says on a stop.
@@ -233,6 +235,51 @@ TEST(Determinism, AnInterruptSaysWhatItFinishesAndASecondOneStillGetsAReport) {
   }
   EXPECT_EQ(stopped_while_running, 1);
   EXPECT_FALSE(now.all_expectations_held());
+  done.get();
+  for (int fd : {stop_pipe[0], stop_pipe[1], now_pipe[0], now_pipe[1]}) close(fd);
+}
+
+// Two signals at once (`timeout` sends its signal to the command and to its process group): the
+// task in progress still returns at its next case with what it counted, inside the grace a second
+// interrupt gives, so the report keeps its cases.
+TEST(Determinism, TwoInterruptsAtOnceKeepWhatTheTaskInProgressCounted) {
+  Suite suite = load_suite(std::string(GNNCHECK_TEST_SUITES_DIR) + "/ci.yaml");
+  suite.time_budget_seconds = 0.0;
+  std::atomic<bool> hold{true};
+  std::atomic<int> entered{0}, signal{0};
+  SystemRegistry registry = SystemRegistry::with_builtins();
+  registry.add({.name = "held", .kind = "builtin", .summary = "cpu_float32, held on request", .bug = {},
+                .availability = {}, .make = [&] { return std::make_unique<HeldSystem>(hold, entered, 6); }});
+  int stop_pipe[2], now_pipe[2];
+  ASSERT_EQ(pipe(stop_pipe), 0);
+  ASSERT_EQ(pipe(now_pipe), 0);
+  RunOptions options;
+  options.only_entries = {"differential"};
+  options.override_systems = {"held"};
+  options.jobs = 1;
+  options.stop_requested = [&] { return signal.load(); };
+  options.stop_wake_fd = stop_pipe[0];
+  options.stop_now_wake_fd = now_pipe[0];
+  std::promise<reports::RunReport> handed;
+  options.stop_now = [&](reports::RunReport now) { handed.set_value(std::move(now)); };
+  std::future<reports::RunReport> done =
+      std::async(std::launch::async, [&] { return run_suite(suite, registry, options, nullptr); });
+  // Held at its 7th evaluation (each case evaluates the system once or more): cases before it counted.
+  for (int i = 0; i < 4000 && entered.load() <= 6; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_GT(entered.load(), 6) << "the run never reached its 7th evaluation";
+  signal = SIGTERM;
+  ASSERT_EQ(write(stop_pipe[1], "x", 1), 1);
+  ASSERT_EQ(write(now_pipe[1], "x", 1), 1);
+  hold = false;  // the evaluation in flight returns; the check stops before its next case
+  std::future<reports::RunReport> handed_future = handed.get_future();
+  ASSERT_EQ(handed_future.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  const reports::RunReport now = handed_future.get();
+  ASSERT_FALSE(now.results.empty());
+  const reports::ResultRecord& first = now.results.front();
+  EXPECT_EQ(first.outcome, reports::Outcome::not_tested);
+  EXPECT_GT(first.cases, 0) << first.message;
+  EXPECT_NE(first.message.find("interrupted by SIGTERM before this check finished"), std::string::npos)
+      << first.message;
   done.get();
   for (int fd : {stop_pipe[0], stop_pipe[1], now_pipe[0], now_pipe[1]}) close(fd);
 }
