@@ -205,6 +205,40 @@ std::vector<std::string> shared_by_wrong_elements(const Case& c, const std::vect
   return out;
 }
 
+// When the wrong elements of a compared tensor are one constant factor c ≠ 1 times their exact
+// values — a normalization applied twice or left out, a gradient doubled, a sign flipped — says so:
+// "gradient x: the wrong values are 2× the exact ones". Every wrong element must be c·exact within
+// what c times a correct answer may be ((1 + |c|)·bound, and the product's rounding), the factor
+// is read at the wrong element of largest |exact| (beyond its bound), and c = 0 is left to the
+// zero-gradient variant. One wrong element is some factor of its exact value whatever it is: the
+// sentence needs two wrong elements beyond their bounds.
+std::vector<std::string> constant_factors(const std::vector<Compared>& compared) {
+  std::vector<std::string> out;
+  for (const Compared& t : compared) {
+    index_t anchor = -1;
+    for (index_t i = 0; i < t.exact->size(); ++i)
+      if (t.wrong[static_cast<size_t>(i)] && std::isfinite((*t.got)[i]) &&
+          std::abs((*t.exact)[i]) > (*t.bound)[i] && (anchor < 0 || std::abs((*t.exact)[i]) > std::abs((*t.exact)[anchor])))
+        anchor = i;
+    index_t witnesses = 0;
+    for (index_t i = 0; i < t.exact->size(); ++i)
+      witnesses += t.wrong[static_cast<size_t>(i)] && std::abs((*t.exact)[i]) > (*t.bound)[i] ? 1 : 0;
+    if (anchor < 0 || witnesses < 2) continue;
+    const double factor = (*t.got)[anchor] / (*t.exact)[anchor];
+    if (!std::isfinite(factor) || std::abs(factor) < 1e-3) continue;
+    bool all = true;
+    for (index_t i = 0; i < t.exact->size() && all; ++i) {
+      if (!t.wrong[static_cast<size_t>(i)]) continue;
+      const double got = (*t.got)[i], scaled = factor * (*t.exact)[i];
+      all = std::isfinite(got) && std::abs(got - scaled) <= (1.0 + std::abs(factor)) * (*t.bound)[i] + 0x1p-20 * std::abs(got);
+    }
+    if (all) out.push_back(fmt::format("{}: the wrong values are {:.4g}× the exact ones (one constant factor: a "
+                                       "normalization or scale applied twice or left out, or a sign flipped)",
+                                       t.which.label, factor));
+  }
+  return out;
+}
+
 std::string diagnosis_text(const Diagnosis& d) {
   if (d.matched) {
     std::string text = fmt::format("Diagnosis: matches: {} (variant {}, bug class {}", d.description, d.variant, d.bug_class);
@@ -213,7 +247,7 @@ std::string diagnosis_text(const Diagnosis& d) {
   }
   std::string text = fmt::format("Diagnosis: no known variant matches ({} of the target's variants tried{})", d.variants_tried,
                                  d.stopped_at_budget ? fmt::format(", stopped at the {:g} s budget", kBudgetSeconds) : "");
-  if (d.shared.empty()) return text + "; the wrong elements share no graph property gnncheck looks for.";
+  if (d.shared.empty()) return text + "; the wrong elements share no property gnncheck looks for.";
   return text + fmt::format("; the wrong elements share: {}.", fmt::join(d.shared, "; "));
 }
 
@@ -291,7 +325,10 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
       d.also_matching.push_back(v->name);
     }
   }
-  if (!d.matched) d.shared = shared_by_wrong_elements(c, compared);
+  if (!d.matched) {
+    d.shared = shared_by_wrong_elements(c, compared);
+    for (std::string& factor : constant_factors(compared)) d.shared.push_back(std::move(factor));
+  }
   d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   d.text = diagnosis_text(d);
   return d;

@@ -12,7 +12,9 @@
 // equals the correct answer on the case cannot be named. When none matches, the diagnosis says so
 // and what the wrong elements share in graph terms (only nodes whose in- and out-degree differ, only
 // rows with duplicate edges, only the last row, only heads > 0, …), each predicate true on every
-// wrong element it speaks about and false on some correct one.
+// wrong element it speaks about and false on some correct one; and, where two or more wrong
+// elements of a tensor are all one factor c ≠ 1 of their exact values within (1 + |c|)·bound, that
+// factor ("gradient x: the wrong values are 2× the exact ones": a scale applied twice or left out).
 //
 // It runs once per failure, on the shrunk counterexample (the suite runner's record of a failure),
 // never on passing cases or shrinking attempts; past 5 s (a large case of a fixed family, which is not

@@ -195,6 +195,43 @@ TEST(Diagnosis, AnAnswerNoVariantMatchesSaysSoAndWhatItsWrongElementsShare) {
   }
 }
 
+// A backward that doubles its gradient (the plugin with a planted bug of suites/tests): no variant of
+// spmm is that, but its wrong values are all one factor of the exact ones, and the text says so.
+class ScaledGradient final : public System {
+ public:
+  explicit ScaledGradient(double factor) : factor_(factor) {}
+  std::string name() const override { return "scaled_gradient"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float64; }
+  Result evaluate(const Case& c) override {
+    Result r = oracle::evaluate(c);
+    if (r.ok() && r.gradients.count("x"))
+      for (index_t k = 0; k < r.gradients.at("x").size(); ++k) r.gradients.at("x")[k] *= factor_;
+    return r;
+  }
+
+ private:
+  double factor_;
+};
+
+TEST(Diagnosis, AScaledAnswerIsSaidToBeOneConstantFactorOfTheExactOne) {
+  for (double factor : {2.0, -1.0, 0.5}) {
+    ScaledGradient sys(factor);
+    const Case c = oracle::make_random_case(oracle::find_target("spmm"), square_graph(), {}, 5);
+    ASSERT_EQ(run_check(CheckKind::differential, sys, c).conclusion, Conclusion::fail);
+    const std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, sys, c, replica_variants("spmm"), {});
+    ASSERT_TRUE(d);
+    EXPECT_FALSE(d->matched) << d->text;
+    EXPECT_THAT(d->text, HasSubstr(fmt::format("gradient x: the wrong values are {:.4g}× the exact ones", factor))) << d->text;
+  }
+  // A wrong answer that is no one factor (duplicates' rows shifted) gets no such sentence.
+  PlantedMistake shifted(PlantedMistake::Where::rows_with_duplicates);
+  const Case c = oracle::make_random_case(oracle::find_target("spmm"), square_graph(), {}, 5);
+  const std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, shifted, c, replica_variants("spmm"), {});
+  ASSERT_TRUE(d);
+  EXPECT_THAT(d->text, ::testing::Not(HasSubstr("constant factor"))) << d->text;
+}
+
 // A system that computes one known-wrong variant of every target (the correct answer where it does not apply).
 class ComputesVariant final : public System {
  public:
