@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/splitmix64.h"
+#include "oracle/edge_softmax.h"
 #include "oracle/layers/gat.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/targets.h"
@@ -463,16 +464,63 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
   Tensor bound_grad = grad_logits_exact ? Tensor(grad_logits_exact->shape()) : Tensor();
   std::vector<char> uncovered(static_cast<size_t>(g.n_dst()), 0);  // rows the analysis bounds nothing on
   const auto row_ptr = g.row_ptr();
+  // Coalesced duplicates (edge_softmax's duplicate_edges): the softmax's entries are the groups of
+  // duplicates, each with the sum of its logits (kept at its first edge) and Σ|ᾱ| of its edges; the
+  // analysis below runs over entries, d their number, and adds the sums' rounding: a group of k
+  // logits is off by at most γ_(k−1)·Σ|s| in the exponent (twice: numerator and normalizer), its
+  // ḡ by γ_(k−1)·Σ|ᾱ| (absorbed in β). Separate duplicates: every edge is its own entry.
+  const bool coalesced = c.attributes.has("duplicate_edges") &&
+                         oracle::parse_duplicate_edges(c.attributes.get_string("duplicate_edges")) ==
+                             oracle::DuplicateEdges::coalesced;
+  std::vector<index_t> leader;
+  Tensor entry_logit, entry_abs_logits, entry_grad;  // per head, at each group's first edge
+  if (coalesced) {
+    leader = oracle::duplicate_leaders(g);
+    entry_logit = Tensor(logits.shape());
+    entry_abs_logits = Tensor(logits.shape());
+    if (grad_alpha) entry_grad = Tensor(logits.shape());
+    for (index_t k = 0; k < g.num_edges(); ++k)
+      for (index_t h = 0; h < heads; ++h) {
+        const index_t u = leader[static_cast<size_t>(k)] * heads + h;
+        entry_logit[u] += logits[k * heads + h];
+        entry_abs_logits[u] += std::abs(logits[k * heads + h]);
+        if (grad_alpha) entry_grad[u] += std::abs((*grad_alpha)[k * heads + h]);
+      }
+  }
+  const auto is_entry = [&](index_t k) { return !coalesced || leader[static_cast<size_t>(k)] == k; };
+  const auto entry_of = [&](index_t k) { return coalesced ? leader[static_cast<size_t>(k)] : k; };
+  const auto logit_of_entry = [&](index_t k, index_t h) {
+    return coalesced ? entry_logit[k * heads + h] : logits[k * heads + h];
+  };
+  const auto grad_of_entry = [&](index_t k, index_t h) {
+    return coalesced ? entry_grad[k * heads + h] : std::abs((*grad_alpha)[k * heads + h]);
+  };
 #pragma omp parallel for schedule(dynamic, 256) if (worth_parallel(g.num_edges() * heads))
   for (index_t i = 0; i < g.n_dst(); ++i) {
     const index_t begin = row_ptr[i], end = row_ptr[i + 1];
     if (begin == end) continue;
-    const double d = static_cast<double>(end - begin);
+    double entries = 0.0, group = 1.0;  // d, and the largest group of duplicates
+    if (coalesced) {
+      std::map<index_t, double> sizes;
+      for (index_t k = begin; k < end; ++k) group = std::max(group, sizes[leader[static_cast<size_t>(k)]] += 1.0);
+      entries = static_cast<double>(sizes.size());
+    } else {
+      entries = static_cast<double>(end - begin);
+    }
+    const double d = entries;
     for (index_t h = 0; h < heads; ++h) {
-      double largest = 0.0, top = -INFINITY;
+      double largest = 0.0, top = -INFINITY, summed_abs = 0.0;
       for (index_t k = begin; k < end; ++k) {
-        largest = std::max(largest, std::abs(logits[k * heads + h]));
-        top = std::max(top, logits[k * heads + h]);
+        if (!is_entry(k)) continue;
+        largest = std::max(largest, std::abs(logit_of_entry(k, h)));
+        top = std::max(top, logit_of_entry(k, h));
+        if (coalesced) summed_abs = std::max(summed_abs, entry_abs_logits[k * heads + h]);
+      }
+      // The computed sums are within half of `summing` of the exact ones: L and m as the computed may be.
+      const double summing = coalesced ? 2.0 * gamma(group - 1.0, u) * summed_abs : 0.0;
+      if (coalesced) {
+        largest += summing / 2.0;
+        top += summing / 2.0;
       }
       const double n = 6.0 * d + 30.0 * largest + 9.0 * std::log(d) + 12.0;
       const double rho = (6.0 + 4.8 * largest + 2.4 * std::log(d)) * u;
@@ -480,11 +528,13 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
       const double rounding = n * u / (1.0 - rho);
       // A term exp(s − c), its shift c ≤ max(0, m), and its rescalings stay normal when s is at least
       // log λ + max(0, m) plus their rounding errors (≤ N·u/(1 − ρ)): only the other terms underflow.
-      const double normal_from = std::log(lambda) + std::max(0.0, top) + rounding;
+      const double normal_from = std::log(lambda) + std::max(0.0, top) + rounding + summing;
       double may_underflow = 0.0;
-      for (index_t k = begin; k < end; ++k) may_underflow += logits[k * heads + h] < normal_from ? 1.0 : 0.0;
-      const double log_error = rounding + (may_underflow + 1.0) * lambda * mu;
-      const double beta = std::expm1(2.0 * log_error + (d + 8.0) * u);
+      for (index_t k = begin; k < end; ++k)
+        if (is_entry(k)) may_underflow += logit_of_entry(k, h) < normal_from ? 1.0 : 0.0;
+      const double log_error = rounding + (may_underflow + 1.0) * lambda * mu + summing;
+      // γ_(k−1) ≤ 2(k−1)·u: the rounding of each group's ḡ.
+      const double beta = std::expm1(2.0 * log_error + (d + 8.0 + 2.0 * (group - 1.0)) * u);
       if (!(rho <= 0.5) || !std::isfinite(beta)) {
         uncovered[static_cast<size_t>(i)] = 1;
         continue;
@@ -494,18 +544,19 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
       const double phi_underflowing = lambda * (1.0 + 2.0 * mu);
       const double phi = may_underflow > 0.0 ? phi_underflowing : lambda;  // the row's largest floor
       for (index_t k = begin; k < end; ++k) {
-        const double phi_k = logits[k * heads + h] < normal_from ? phi_underflowing : lambda;
+        const double phi_k = logit_of_entry(entry_of(k), h) < normal_from ? phi_underflowing : lambda;
         bound_alpha[k * heads + h] = alpha[k * heads + h] * eps + phi_k;
         lowest_alpha[k * heads + h] = alpha[k * heads + h] * shrink - phi_k;
       }
       if (!grad_alpha || !grad_logits_exact) continue;
-      double weighted = 0.0, total = 0.0;  // P = Σ α|ᾱ|, Q = Σ |ᾱ|
+      double weighted = 0.0, total = 0.0;  // P = Σ α|ᾱ|, Q = Σ |ᾱ| over the entries
       for (index_t k = begin; k < end; ++k) {
-        weighted += alpha[k * heads + h] * std::abs((*grad_alpha)[k * heads + h]);
-        total += std::abs((*grad_alpha)[k * heads + h]);
+        if (!is_entry(k)) continue;
+        weighted += alpha[k * heads + h] * grad_of_entry(k, h);
+        total += grad_of_entry(k, h);
       }
       for (index_t k = begin; k < end; ++k) {
-        const double ga = std::abs((*grad_alpha)[k * heads + h]);
+        const double ga = grad_of_entry(entry_of(k), h);
         bound_grad[k * heads + h] =
             alpha[k * heads + h] * (ga + weighted) * beta + phi * (ga + 2.0 * total) * (1.0 + beta) + (d + 3.0) * lambda;
       }

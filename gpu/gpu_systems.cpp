@@ -40,6 +40,9 @@ class GpuSystem final : public System {
 
   bool supports(const std::string& target) const override { return targets_.count(target) != 0; }
   Precision precision(const std::string&) const override { return Precision::float32; }
+  ImplementedAttributes implemented_attributes(const std::string& target) const override {
+    return oracle::find_target(target).spec.gpu.implemented;
+  }
 
   std::optional<std::int64_t> live_bytes() const override {
     if (!ctx_) return std::int64_t{0};

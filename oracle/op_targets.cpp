@@ -268,11 +268,16 @@ TargetDef sddmm_add_target() {
 TargetDef edge_softmax_target() {
   TargetDef def = make_target(
       {"edge_softmax", false, "softmax of edge logits over each destination's in-edges, per head",
-       {{"logits", TensorKind::edges, true}}, {{"alpha", TensorKind::edges, true}}, {heads_attribute()}, false,
+       {{"logits", TensorKind::edges, true}}, {{"alpha", TensorKind::edges, true}},
+       {heads_attribute(), duplicate_edges_attribute()}, false,
        "alpha[k, h] = exp(logits[k, h] − m[i, h]) / Σ_{k' ∈ row i} exp(logits[k', h] − m[i, h]),  i = row_k,  "
        "m[i, h] = max_{k' ∈ row i} logits[k', h]",
        {"The softmax runs over each destination's in-edges (row i of A), per head — never over a source's out-edges.",
-        "Duplicate edges are separate entries; a row of one edge gives alpha = 1; an empty row has no entries.",
+        "Duplicate edges (the same destination and source) are the convention duplicate_edges: separate entries "
+        "(separate), or one entry whose logit is their sum and whose alpha each of them carries (coalesced, as "
+        "torch.sparse.softmax coalesces its input; backward: each duplicate's logit gets the entry's gradient, from "
+        "the sum of the duplicates' grad_alpha).",
+        "A row of one edge gives alpha = 1; an empty row has no entries.",
         "Subtracting the row maximum keeps large logits finite; the value is the plain softmax's.",
         "Backward: grad_logits[k, h] = alpha[k, h] · (grad_alpha[k, h] − Σ_{k' ∈ row i} alpha[k', h] · grad_alpha[k', h])."}},
       [](const Graph& g, const Attributes& a) {
@@ -281,15 +286,20 @@ TargetDef edge_softmax_target() {
       [](const Graph& g, const Attributes& a) {
         return Shapes{{"alpha", {g.num_edges(), positive_attribute(a, "heads", "edge_softmax")}}};
       },
-      []<class T>(const Graph& g, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+      []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
         Evaluation<T> ev;
-        ev.outputs["alpha"] = edge_softmax_forward(g, get(in, "logits"));
-        if (!gout.empty()) ev.gradients["logits"] = edge_softmax_backward(g, ev.outputs["alpha"], get(gout, "alpha"));
+        const DuplicateEdges duplicates = parse_duplicate_edges(a.get_string("duplicate_edges"));
+        ev.outputs["alpha"] = edge_softmax_forward(g, get(in, "logits"), duplicates);
+        if (!gout.empty())
+          ev.gradients["logits"] = edge_softmax_backward(g, ev.outputs["alpha"], get(gout, "alpha"), duplicates);
         return ev;
       });
   def.spec.tolerance = {ToleranceKind::softmax_per_row};
   def.wrong_variants = {softmax_backward_without_subtraction()};
-  def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
+  // The GPU reference's kernel (gpu/edge_softmax.cu) treats duplicates as separate entries.
+  def.spec.gpu = {.device_resident = true,
+                  .reads_edge_perm = false,
+                  .implemented = {{"duplicate_edges", {AttrValue{std::string("separate")}}}}};
   def.receptive_field = rows_read_own_edges;
   return def;
 }
@@ -384,6 +394,11 @@ TargetDef normalized_spmm_target() {
 
 AttributeSpec source_degree_attribute() {
   return {"source_degree", std::string("out"), std::string(kSourceDegreeHelp), {std::string("out"), std::string("in")}};
+}
+
+AttributeSpec duplicate_edges_attribute() {
+  return {"duplicate_edges", std::string("separate"), std::string(kDuplicateEdgesHelp),
+          {std::string("separate"), std::string("coalesced")}};
 }
 
 AttributeSpec zero_degree_attribute() {

@@ -35,6 +35,7 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
     if (attribute.name == "zero_degree")
       variants.push_back({{"source_degree", std::string("in")}, {"zero_degree", std::string("one")}});
     if (attribute.name == "negative_slope") variants.push_back({{"negative_slope", 0.01}});
+    if (attribute.name == "duplicate_edges") variants.push_back({{"duplicate_edges", std::string("coalesced")}});
   }
   return variants;
 }

@@ -100,6 +100,9 @@ struct GpuFacts {
   // Reads edge values in CSC order (edge_perm); a device-resident target that does not may run on a
   // graph declared symmetric (DeviceGraph::declare_symmetric_pattern()).
   bool reads_edge_perm = true;
+  // The attribute values the GPU reference implements, where fewer than all (core/system.h);
+  // empty: every value.
+  ImplementedAttributes implemented;
 };
 
 struct TargetSpec {
@@ -266,6 +269,7 @@ Result evaluate_f32_right_of_kinks(const Case& c);
 // op_targets.cpp).
 AttributeSpec source_degree_attribute();
 AttributeSpec zero_degree_attribute();
+AttributeSpec duplicate_edges_attribute();  // edge_softmax: separate | coalesced (oracle/edge_softmax.h)
 
 // The lists the catalogue is assembled from (op_targets.cpp and layer_targets.cpp).
 std::vector<TargetDef> op_targets();

@@ -114,8 +114,7 @@ WrongVariant transposed_graph_in_backward() {
 WrongVariant other_choice(const AttributeSpec& attribute, const AttrValue& value) {
   const std::string shown = to_plain_string(value);
   return {fmt::format("{}={}", attribute.name, shown), fmt::format("convention_{}", attribute.name),
-          fmt::format("computes with {} = {} where the case asks for another value (a convention confused: the other "
-                      "degree side or normalization power)",
+          fmt::format("computes with {0} = {1} where the case asks for another value: the convention {0} confused",
                       attribute.name, shown),
           30, [name = attribute.name, value](const Case& c, const VariantContext&) -> std::optional<Result> {
             const Attributes attrs = with_defaults(find_target(c.target).spec, c.attributes);

@@ -520,9 +520,10 @@ LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gat": layer_gat, "sage": layer_sa
 # What the adapter implements where it is fewer values than a target has (PROTOCOL.md §2): a source
 # degree of 0 gets factor 0 (gcn_norm masks 1/sqrt(0) to 0; the adapter's own factors do the same),
 # and GAT runs without attention dropout (PyG draws its own mask; the oracle's is a function of
-# dropout_seed). gnncheck draws no case outside these.
+# dropout_seed), and edge_softmax keeps duplicate edges as separate entries (PyG's softmax). gnncheck
+# draws no case outside these.
 IMPLEMENTS = {"normalized_spmm": {"zero_degree": ["zero"]}, "gcn": {"zero_degree": ["zero"]},
-              "gat": {"attn_dropout": [0.0]}}
+              "gat": {"attn_dropout": [0.0]}, "edge_softmax": {"duplicate_edges": ["separate"]}}
 
 
 def main():

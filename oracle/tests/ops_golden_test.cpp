@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "oracle/degree_norm.h"
+#include "core/error.h"
 #include "oracle/edge_softmax.h"
 #include "oracle/eshuffle.h"
 #include "oracle/sddmm.h"
@@ -138,6 +139,28 @@ TEST(OpsGolden, EdgeSoftmaxIsStableForLargeLogitsAndPerHead) {
   const Tensor gs = edge_softmax_backward(g, alpha, ga);
   EXPECT_THAT(gs.values(), Pointwise(DoubleNear(1e-12), std::vector<double>{0.1875, 0.1875, -0.125, -0.125, -0.0625,
                                                                              -0.0625, -0.5, -0.5, 0.5, 0.5}));
+}
+
+// Row 0 has the edges 0←1 (twice) and 0←2, logits 0.5, 0.25 and 1. Coalesced (torch.sparse.softmax)
+// the duplicates are one entry of logit 0.75 whose alpha both carry: 1/(1 + e^0.25) and e^0.25/(1 +
+// e^0.25); separate, three entries. Backward with grad_alpha 1, 2, 5: the entry's ḡ is 1 + 2 = 3,
+// Σ α·ḡ = 3·α₁ + 5·α₂, and both duplicates get α₁·(3 − Σ).
+TEST(OpsGolden, EdgeSoftmaxCoalescesDuplicateEdgesAsTorchSparseSoftmaxDoes) {
+  const Graph g = Graph::from_edges(1, 3, std::vector<index_t>{0, 0, 0}, std::vector<index_t>{1, 1, 2});
+  const Tensor logits({3, 1}, {0.5, 0.25, 1.0});
+  const double a1 = 1.0 / (1.0 + std::exp(0.25)), a2 = 1.0 - a1;
+  const Tensor alpha = edge_softmax_forward(g, logits, DuplicateEdges::coalesced);
+  EXPECT_THAT(alpha.values(), Pointwise(DoubleNear(1e-15), std::vector<double>{a1, a1, a2}));
+  const Tensor ga({3, 1}, {1.0, 2.0, 5.0});
+  const double weighted = 3.0 * a1 + 5.0 * a2;
+  EXPECT_THAT(edge_softmax_backward(g, alpha, ga, DuplicateEdges::coalesced).values(),
+              Pointwise(DoubleNear(1e-15), std::vector<double>{a1 * (3.0 - weighted), a1 * (3.0 - weighted),
+                                                                a2 * (5.0 - weighted)}));
+  // Separate entries give another answer on the same row: the convention matters.
+  const Tensor separate = edge_softmax_forward(g, logits);
+  EXPECT_GT(std::abs(separate[0] - alpha[0]), 0.05);
+  EXPECT_THAT(duplicate_leaders(g), ElementsAre(0, 0, 2));
+  EXPECT_THROW(parse_duplicate_edges("merged"), InputError);
 }
 
 // eShuffle gathers whole rows into CSC order (edge_perm = [3, 1, 0, 2, 4]); the inverse undoes it,
