@@ -88,3 +88,32 @@ def test_a_parameter_missing_from_the_module_is_named():
 def test_a_layout_mismatch_suggests_transposed():
     with pytest.raises(gnncheck.ParameterMappingError, match=r"map it as gnncheck.transposed\('weight'\)"):
         gnncheck.check("gcn", k.gcn_forward, module=k.gcn_module, parameters={"lin.weight": "weight", "bias": "bias"})
+
+
+def torch_sparse_softmax(case):
+    """edge_softmax through torch.sparse.softmax on a COO tensor of the edges (duplicates included):
+    torch coalesces it first, so duplicates' logits are summed into one entry, and each edge reads
+    its entry's alpha back."""
+    g = case.graph
+    logits = case.inputs["logits"]
+    dst, src = g.row_of_edge, g.col_idx
+    heads = logits.shape[1]
+    a = torch.sparse_coo_tensor(torch.stack([dst, src]), logits, (g.n_dst, g.n_src, heads))
+    alpha = torch.sparse.softmax(a, dim=1).coalesce()
+    # The coalesced entries in (dst, src) order; each edge's entry by its key.
+    idx = alpha.indices()
+    keys = idx[0] * g.n_src + idx[1]
+    position = torch.searchsorted(keys, dst * g.n_src + src)
+    return {"alpha": alpha.values()[position]}
+
+
+def test_torch_sparse_softmax_is_the_coalesced_convention():
+    """PyTorch's own sparse softmax passes edge_softmax declared duplicate_edges = coalesced, on
+    graphs with duplicate edges; declared separate (the default), it fails where a row has duplicates."""
+    run = gnncheck.assert_correct("edge_softmax", torch_sparse_softmax, precision="float64",
+                                  implements={"duplicate_edges": "coalesced"}, suite="ci")
+    assert all(v.outcome in ("pass", "not applicable") for v in run), [v.one_line() for v in run]
+    assert sum(v.outcome == "pass" for v in run) >= 10, [v.one_line() for v in run]
+    with pytest.raises(gnncheck.CheckFailed) as failed:
+        gnncheck.assert_correct("edge_softmax", torch_sparse_softmax, precision="float64", suite="ci")
+    assert "duplicate" in str(failed.value), str(failed.value)
