@@ -56,6 +56,12 @@ Tensor& input_tensor(Case& c, const std::string& name) {
   return c.parameters.at(name);
 }
 
+const Tensor& input_tensor(const Case& c, const std::string& name) {
+  auto it = c.inputs.find(name);
+  if (it != c.inputs.end()) return it->second;
+  return c.parameters.at(name);
+}
+
 double rms(const Tensor& t) {
   double sq = 0.0;
   for (double v : t.values()) sq += v * v;
@@ -71,7 +77,7 @@ struct Points {
 
 Points points(const Case& forward_only, const std::string& input, const Tensor& direction, double step, Precision p) {
   Points pts{step, forward_only, forward_only, Tensor(direction.shape())};
-  const Tensor& x = input_tensor(const_cast<Case&>(forward_only), input);
+  const Tensor& x = input_tensor(forward_only, input);
   Tensor& xp = input_tensor(pts.plus, input);
   Tensor& xm = input_tensor(pts.minus, input);
   for (index_t i = 0; i < x.size(); ++i) {
@@ -130,212 +136,280 @@ index_t element_count(const Case& c) {
 
 constexpr double kFloat64Roundoff = 0x1p-53;
 
-}  // namespace
+// The base point x and the trusted side there: what every input's probes share.
+struct BasePoint {
+  Precision precision = Precision::float64;
+  ToleranceModel model;
+  Case point;                       // x with ȳ: what the system's backward answers
+  Case forward_only;                // x without ȳ: the points x± are made from it
+  std::optional<NearestKink> kink;  // at the last jitter tried
+  Result oracle;                    // the oracle's outputs and gradients at x
+  Bounds bounds;                    // the differential check's bounds at x
+  double sum_output_bound = 0;      // Σ|ȳ|·B_y(x): estimates Σ|ȳ|·(B₊ + B₋)/2 before those are computed
+  double float64_sum = 0;           // γ of the float64 dot products over every element of the case
+  index_t output_elements = 0;      // in ȳ
+};
 
-Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
-  Verdict v = start_verdict(CheckKind::adjoint, system, c, options);
-  const auto& def = oracle::find_target(c.target);
-  const Precision p = v.precision;
-  const double u = unit_roundoff(p);
-  const double h = std::cbrt(u);  // relative to the input's RMS
-  const ToleranceModel model(options.tolerance);
-
-  // The base point: moved off exact kinks (jittered()), representable in p, and no kink argument
-  // within p's rounding of its kink (another jitter seed otherwise).
-  Case base;
-  std::optional<NearestKink> kink;
+// The base point: moved off exact kinks (jittered()), representable in p, and no kink argument
+// within p's rounding of its kink (another jitter seed otherwise); ȳ seeded where the case has none.
+BasePoint base_point(const Case& c, Precision p, const CheckOptions& options) {
+  BasePoint base;
+  base.precision = p;
+  base.model = ToleranceModel(options.tolerance);
   for (std::uint64_t attempt = 0; attempt < 4; ++attempt) {
-    base = jittered(c, c.seed + kSplitMix64Gamma * attempt);
-    for (TensorMap* m : {&base.inputs, &base.parameters})
+    base.point = jittered(c, c.seed + kSplitMix64Gamma * attempt);
+    for (TensorMap* m : {&base.point.inputs, &base.point.parameters})
       for (auto& [name, t] : *m) t = rounded(t, p);
-    kink = nearest_kink(base, p);
-    if (!kink || !kink->near) break;
+    base.kink = nearest_kink(base.point, p);
+    if (!base.kink || !base.kink->near) break;
   }
-  if (base.grad_outputs.empty()) base.grad_outputs = random_like(exact_result(c).outputs, c.seed, "adjoint ȳ");
-  Case forward_only = base;
-  forward_only.grad_outputs.clear();
+  if (base.point.grad_outputs.empty())
+    base.point.grad_outputs = random_like(exact_result(c).outputs, c.seed, "adjoint ȳ");
+  base.forward_only = base.point;
+  base.forward_only.grad_outputs.clear();
+  return base;
+}
 
+// The trusted side at the base point, which the step search and every bound are built from.
+void add_oracle_side(BasePoint& base) {
+  base.oracle = exact_result(base.point);
+  base.bounds = base.model.bounds(base.point, base.oracle, base.precision);
+  for (const auto& [name, gy] : base.point.grad_outputs) {
+    const Tensor& b = base.bounds.tensors.at("output " + name);
+    for (index_t i = 0; i < gy.size(); ++i) base.sum_output_bound += std::abs(gy[i]) * b[i];
+  }
+  base.float64_sum = gamma(static_cast<double>(element_count(base.point) + 8), kFloat64Roundoff);
+  for (const auto& [name, gy] : base.point.grad_outputs) base.output_elements += gy.size();
+}
+
+// The bound and the metric, stated with every verdict.
+void describe_model(Verdict& v, Precision p) {
+  const double h = std::cbrt(unit_roundoff(p));  // relative to the input's RMS
   v.tolerance_model = fmt::format(
       "Σ|ȳ|·(B(x₊) + B(x₋))/2s + Σ B_g(x)·|u_eff| + float64 rounding; B the differential check's bounds in {}; "
       "step s from RMS(input) down to {:.3g}·RMS, where the oracle's own truncation is below that",
       to_string(p), h / 16);
   v.metric_name = "|⟨ȳ, J·u⟩ − ⟨Jᵀȳ, u⟩ − q_oracle| with J·u by central differences of the system's forward, q_oracle "
                   "the same for the float64 oracle at the same points";
+}
 
-  // The trusted side at the base point: the oracle's gradient and outputs, and the bounds there.
-  const Result oracle_base = exact_result(base);
-  const Bounds base_bounds = model.bounds(base, oracle_base, p);
-  double sum_output_bound = 0.0;  // Σ|ȳ|·B_y(x): estimates Σ|ȳ|·(B₊ + B₋)/2 before those are computed
-  for (const auto& [name, gy] : base.grad_outputs) {
-    const Tensor& b = base_bounds.tensors.at("output " + name);
-    for (index_t i = 0; i < gy.size(); ++i) sum_output_bound += std::abs(gy[i]) * b[i];
+// One differentiable input at the base point: its value, the system's gradient and the trusted side.
+struct Input {
+  const std::string& name;
+  const Tensor& x;
+  const Tensor& grad;            // ĝ, the system's backward
+  const Tensor& oracle_grad;     // the oracle's gradient at x
+  const Tensor& gradient_bound;  // B_g(x)
+};
+
+// The oracle at one step s along a direction: the points, its answers there, and what its
+// differences at s/2, s, 2s say about the step.
+struct StepChoice {
+  Points at;
+  Result oracle_plus, oracle_minus;
+  double q_oracle = 0, abs_oracle = 0, rounding_estimate = 0;
+  ProbeFinding finding;
+  double total() const { return std::abs(q_oracle) + rounding_estimate; }
+};
+
+// The oracle's differences at s/2, s, 2s, classified by classify_probe with the rounding part
+// estimated from the bounds at x as its bound: whether the true function's truncation at s is
+// below what the bound allows for rounding.
+StepChoice oracle_at_step(const BasePoint& base, const Input& in, const Tensor& direction, double step) {
+  const Precision p = base.precision;
+  const double u = unit_roundoff(p);
+  StepProbe probes[3];
+  std::optional<StepChoice> here;  // the points and oracle answers at `step` itself
+  int k = 0;
+  for (const double s : {step / 2, step, 2 * step}) {
+    Points pts = points(base.forward_only, in.name, direction, s, p);
+    Result fp = exact_result(pts.plus), fm = exact_result(pts.minus);
+    const Differences diff = differences(base.point.grad_outputs, fp, fm, base.oracle, s);
+    StepProbe& probe = probes[k++];
+    probe.step = s;
+    probe.quotient = diff.quotient;
+    probe.derivative = dot(in.oracle_grad, pts.u_eff, false);
+    probe.jump = diff.jump;
+    // The oracle's own rounding: the bound in p scaled to float64, at both points and x.
+    probe.resolution = 4 * base.sum_output_bound * (kFloat64Roundoff / u) / s +
+                       base.float64_sum * (diff.abs_quotient + dot(in.oracle_grad, pts.u_eff, true));
+    if (s == step) {
+      here.emplace();
+      here->q_oracle = probe.q();
+      here->abs_oracle = diff.abs_quotient + dot(in.oracle_grad, pts.u_eff, true);
+      here->rounding_estimate = base.sum_output_bound / s + dot(in.gradient_bound, pts.u_eff, true);
+      here->at = std::move(pts);
+      here->oracle_plus = std::move(fp);
+      here->oracle_minus = std::move(fm);
+    }
   }
-  const double float64_sum = gamma(static_cast<double>(element_count(base) + 8), kFloat64Roundoff);
+  here->finding = classify_probe({probes[0], probes[1], probes[2], here->rounding_estimate});
+  here->finding.reason = fmt::format("the oracle's differences at s = {:.3g}·RMS: {}", step, here->finding.reason);
+  return std::move(*here);
+}
 
-  index_t output_elements = 0;
-  for (const auto& [name, gy] : base.grad_outputs) output_elements += gy.size();
-  const Result backward = system.evaluate(base);
-  if (system_failed(v, backward, "evaluating the case with output gradients")) return v;
-
-  std::uint64_t stream = 0;
-  for (const auto& slot : def.spec.inputs) {
-    if (!slot.differentiable) continue;
-    if (!base.inputs.count(slot.name) && !base.parameters.count(slot.name)) continue;
-    ++stream;
-    const Tensor& x = input_tensor(base, slot.name);
-    TensorComparison tc;
-    tc.tensor = "gradient " + slot.name + " (⟨ȳ, J·u⟩ vs ⟨Jᵀȳ, u⟩)";
-    tc.input = slot.name;
-    tc.is_gradient = true;
-    tc.elements = 1;
-    auto git = backward.gradients.find(slot.name);
-    if (git == backward.gradients.end() || git->second.shape() != x.shape()) {
-      tc.agreement = Agreement::disagrees;
-      tc.elements_over_bound = 1;
-      tc.worst_ratio = INFINITY;
-      tc.reason = git == backward.gradients.end() ? "missing from the system's answer" : "wrong shape";
-      tc.tensor += " (" + tc.reason + ")";
-      v.comparisons.push_back(tc);
-      continue;
-    }
-    if (kink && kink->near && std::find(kink->upstream.begin(), kink->upstream.end(), slot.name) != kink->upstream.end()) {
-      mark_inconclusive(tc, fmt::format("at every jittered base point a kink lies within rounding: {}; the "
-                                        "derivative there depends on which side the rounding lands",
-                                        kink->description));
-      v.comparisons.push_back(tc);
-      continue;
-    }
-    const Tensor& grad = git->second;
-    const Tensor& oracle_grad = oracle_base.gradients.at(slot.name);
-    const Tensor& gradient_bound = base_bounds.tensors.at("gradient " + slot.name);
-    const double scale = rms(x) > 0 ? rms(x) : 1.0;
-
-    // One direction: the step search on the oracle's side, then the system at the chosen points.
-    struct Probed {
-      double err = 0, bound = 0, expected = 0, actual = 0;
-      bool trivial = false;  // nothing to compare: the input or every output has no elements
-      std::string note;
-    };
-    bool system_error = false;
-    auto probe_along = [&](const Tensor& direction) -> Probed {
-      // The step: from s = RMS(input) down by factors of 4 to h/16, the oracle's differences at
-      // s/2, s, 2s (classify_probe with the rounding part estimated from the bounds at x as its
-      // bound). The first step whose truncation the rounding part covers is taken; if none does,
-      // the step with the smallest |q_oracle(s)| + rounding part, noting what the oracle found there.
-      struct Choice {
-        Points at;
-        Result oracle_plus, oracle_minus;
-        double q_oracle = 0, abs_oracle = 0, rounding_estimate = 0;
-        ProbeFinding finding;
-        double total() const { return std::abs(q_oracle) + rounding_estimate; }
-      };
-      std::optional<Choice> chosen;
-      for (double step = 1.0; step >= h / 16; step /= 4) {
-        StepProbe probes[3];
-        std::optional<Choice> here;  // the points and oracle answers at `step` itself
-        int k = 0;
-        for (const double s : {step / 2, step, 2 * step}) {
-          Points pts = points(forward_only, slot.name, direction, s, p);
-          Result fp = exact_result(pts.plus), fm = exact_result(pts.minus);
-          const Differences diff = differences(base.grad_outputs, fp, fm, oracle_base, s);
-          StepProbe& probe = probes[k++];
-          probe.step = s;
-          probe.quotient = diff.quotient;
-          probe.derivative = dot(oracle_grad, pts.u_eff, false);
-          probe.jump = diff.jump;
-          // The oracle's own rounding: the bound in p scaled to float64, at both points and x.
-          probe.resolution = 4 * sum_output_bound * (kFloat64Roundoff / u) / s +
-                             float64_sum * (diff.abs_quotient + dot(oracle_grad, pts.u_eff, true));
-          if (s == step) {
-            here.emplace();
-            here->q_oracle = probe.q();
-            here->abs_oracle = diff.abs_quotient + dot(oracle_grad, pts.u_eff, true);
-            here->rounding_estimate = sum_output_bound / s + dot(gradient_bound, pts.u_eff, true);
-            here->at = std::move(pts);
-            here->oracle_plus = std::move(fp);
-            here->oracle_minus = std::move(fm);
-          }
-        }
-        here->finding = classify_probe({probes[0], probes[1], probes[2], here->rounding_estimate});
-        here->finding.reason = fmt::format("the oracle's differences at s = {:.3g}·RMS: {}", step, here->finding.reason);
-        const bool clean = here->finding.outcome == ProbeOutcome::agrees;
-        if (!chosen || clean || here->total() < chosen->total()) chosen = std::move(here);
-        if (clean) break;  // smaller steps only add rounding
-      }
-      Probed out;
-      if (chosen->finding.outcome != ProbeOutcome::agrees) out.note = "note: " + chosen->finding.reason;
-
-      // The system at the chosen points, and the bounds there.
-      const Points& pts = chosen->at;
-      const Result fp = system.evaluate(pts.plus);
-      if (system_failed(v, fp, fmt::format("forward at x + s·u for input '{}'", slot.name))) return system_error = true, out;
-      const Result fm = system.evaluate(pts.minus);
-      if (system_failed(v, fm, fmt::format("forward at x − s·u for input '{}'", slot.name))) return system_error = true, out;
-      const Differences mine = differences(base.grad_outputs, fp, fm, Result{}, pts.step);
-      if (!mine.complete) {
-        v.system_status = Status::invalid_output;
-        v.detail = fmt::format("the forward answer for input '{}' lacks an output or has the wrong shape", slot.name);
-        summarize(v);
-        system_error = true;
-        return out;
-      }
-      const Bounds plus_bounds = model.bounds(pts.plus, chosen->oracle_plus, p);
-      const Bounds minus_bounds = model.bounds(pts.minus, chosen->oracle_minus, p);
-      const double lhs = mine.quotient, rhs = dot(grad, pts.u_eff, false);
-      const double output_part = output_bound_sum(base.grad_outputs, plus_bounds, minus_bounds) / (2 * pts.step);
-      const double gradient_part = dot(gradient_bound, pts.u_eff, true);
-      out.bound = output_part + gradient_part +
-                  float64_sum * (mine.abs_quotient + dot(grad, pts.u_eff, true) + chosen->abs_oracle);
-      if (std::getenv("GNNCHECK_ADJOINT_DEBUG"))
-        fmt::print(stderr, "adjoint {} {}: s {:.3g}·RMS, q_oracle {:.3g}, output part {:.3g}, gradient part {:.3g}, "
-                           "⟨ȳ, J·u⟩ {:.9g}, ⟨Jᵀȳ, u⟩ {:.9g}\n",
-                   c.target, slot.name, pts.step, chosen->q_oracle, output_part, gradient_part, lhs, rhs);
-      // q̂ − q_oracle: what the system's forward differences and backward disagree by beyond the
-      // true function's own truncation (and kink crossings) at exactly these points.
-      out.err = std::abs((lhs - rhs) - chosen->q_oracle);
-      out.expected = lhs - chosen->q_oracle;
-      out.actual = rhs;
-      out.trivial = x.size() == 0 || output_elements == 0;
-      return out;
-    };
-
-    // Two directions: a seeded random one, and the system's own gradient (scaled to the input's
-    // RMS), along which a wrong backward's error adds up instead of averaging out.
-    Tensor random_direction = oracle::random_tensor(x.shape(), c.seed + 7919 * stream, "adjoint direction " + slot.name);
-    for (double& e : random_direction.values()) e *= scale;
-    std::vector<std::pair<std::string, Tensor>> directions{{"a random direction", std::move(random_direction)}};
-    if (const double g_rms = rms(grad); g_rms > 0 && std::isfinite(g_rms)) {
-      Tensor along = grad;
-      for (double& e : along.values()) e *= scale / g_rms;
-      directions.emplace_back("the system's gradient", std::move(along));
-    }
-    std::optional<Probed> worst;
-    std::string worst_direction;
-    bool all_trivial = true;
-    for (const auto& [what, direction] : directions) {
-      const Probed r = probe_along(direction);
-      if (system_error) return v;
-      all_trivial = all_trivial && r.trivial;
-      const double ratio = std::isfinite(r.err) ? (r.err == 0 ? 0.0 : (r.bound > 0 ? r.err / r.bound : INFINITY)) : INFINITY;
-      if (!worst || ratio > tc.worst_ratio) {
-        worst = r;
-        worst_direction = what;
-        tc.worst_ratio = ratio;
-      }
-    }
-    if (all_trivial) {
-      mark_inconclusive(tc, "nothing to compare: the input or every output has no elements");
-      v.comparisons.push_back(tc);
-      continue;
-    }
-    tc.worst = ElementReport{0, {}, worst->actual, worst->expected, worst->bound};
-    tc.reason = worst->note.empty() ? "along " + worst_direction : "along " + worst_direction + "; " + worst->note;
-    tc.agreement = tc.worst_ratio <= 1.0 ? Agreement::agrees : Agreement::disagrees;
-    tc.elements_over_bound = tc.agrees() ? 0 : 1;
-    v.comparisons.push_back(tc);
+// The step keeps the identity meaningful: from s = RMS(input) down by factors of 4 to h/16, the
+// first step whose truncation the rounding part covers; if none does, the step with the smallest
+// |q_oracle(s)| + rounding part (its finding says what the oracle found there).
+StepChoice choose_step(const BasePoint& base, const Input& in, const Tensor& direction) {
+  const double h = std::cbrt(unit_roundoff(base.precision));
+  std::optional<StepChoice> chosen;
+  for (double step = 1.0; step >= h / 16; step /= 4) {
+    StepChoice here = oracle_at_step(base, in, direction, step);
+    const bool clean = here.finding.outcome == ProbeOutcome::agrees;
+    if (!chosen || clean || here.total() < chosen->total()) chosen = std::move(here);
+    if (clean) break;  // smaller steps only add rounding
   }
-  if (v.comparisons.empty()) return not_applicable(v, fmt::format("target '{}' has no differentiable input", c.target));
-  summarize(v);
+  return std::move(*chosen);
+}
+
+// What one direction found: |q̂ − q_oracle| against its bound.
+struct Probed {
+  double err = 0, bound = 0, expected = 0, actual = 0;
+  bool trivial = false;  // nothing to compare: the input or every output has no elements
+  std::string note;
+};
+
+// The system at the chosen points, and the bounds there: q̂ − q_oracle is what the system's forward
+// differences and backward disagree by beyond the true function's own truncation (and kink
+// crossings) at exactly these points. nullopt when the system did not answer (`v` says why).
+std::optional<Probed> system_at(Verdict& v, System& system, const BasePoint& base, const Input& in,
+                                const StepChoice& chosen) {
+  Probed out;
+  if (chosen.finding.outcome != ProbeOutcome::agrees) out.note = "note: " + chosen.finding.reason;
+  const Points& pts = chosen.at;
+  const Result fp = system.evaluate(pts.plus);
+  if (system_failed(v, fp, fmt::format("forward at x + s·u for input '{}'", in.name))) return std::nullopt;
+  const Result fm = system.evaluate(pts.minus);
+  if (system_failed(v, fm, fmt::format("forward at x − s·u for input '{}'", in.name))) return std::nullopt;
+  const TensorMap& grad_outputs = base.point.grad_outputs;
+  const Differences mine = differences(grad_outputs, fp, fm, Result{}, pts.step);
+  if (!mine.complete) {
+    v.system_status = Status::invalid_output;
+    v.detail = fmt::format("the forward answer for input '{}' lacks an output or has the wrong shape", in.name);
+    summarize(v);
+    return std::nullopt;
+  }
+  const Bounds plus_bounds = base.model.bounds(pts.plus, chosen.oracle_plus, base.precision);
+  const Bounds minus_bounds = base.model.bounds(pts.minus, chosen.oracle_minus, base.precision);
+  const double lhs = mine.quotient, rhs = dot(in.grad, pts.u_eff, false);
+  const double output_part = output_bound_sum(grad_outputs, plus_bounds, minus_bounds) / (2 * pts.step);
+  const double gradient_part = dot(in.gradient_bound, pts.u_eff, true);
+  out.bound = output_part + gradient_part +
+              base.float64_sum * (mine.abs_quotient + dot(in.grad, pts.u_eff, true) + chosen.abs_oracle);
+  if (std::getenv("GNNCHECK_ADJOINT_DEBUG"))
+    fmt::print(stderr, "adjoint {} {}: s {:.3g}·RMS, q_oracle {:.3g}, output part {:.3g}, gradient part {:.3g}, "
+                       "⟨ȳ, J·u⟩ {:.9g}, ⟨Jᵀȳ, u⟩ {:.9g}\n",
+               base.point.target, in.name, pts.step, chosen.q_oracle, output_part, gradient_part, lhs, rhs);
+  out.err = std::abs((lhs - rhs) - chosen.q_oracle);
+  out.expected = lhs - chosen.q_oracle;
+  out.actual = rhs;
+  out.trivial = in.x.size() == 0 || base.output_elements == 0;
+  return out;
+}
+
+// Two directions: a seeded random one, and the system's own gradient (scaled to the input's RMS),
+// along which a wrong backward's error adds up instead of averaging out.
+std::vector<std::pair<std::string, Tensor>> directions(const BasePoint& base, const Input& in, std::uint64_t stream) {
+  const double scale = rms(in.x) > 0 ? rms(in.x) : 1.0;
+  Tensor random_direction =
+      oracle::random_tensor(in.x.shape(), base.point.seed + 7919 * stream, "adjoint direction " + in.name);
+  for (double& e : random_direction.values()) e *= scale;
+  std::vector<std::pair<std::string, Tensor>> out{{"a random direction", std::move(random_direction)}};
+  if (const double g_rms = rms(in.grad); g_rms > 0 && std::isfinite(g_rms)) {
+    Tensor along = in.grad;
+    for (double& e : along.values()) e *= scale / g_rms;
+    out.emplace_back("the system's gradient", std::move(along));
+  }
+  return out;
+}
+
+// The comparison of one input before it is probed: its label, and what ends it early.
+TensorComparison identity_comparison(const std::string& input) {
+  TensorComparison tc;
+  tc.tensor = "gradient " + input + " (⟨ȳ, J·u⟩ vs ⟨Jᵀȳ, u⟩)";
+  tc.input = input;
+  tc.is_gradient = true;
+  tc.elements = 1;
+  return tc;
+}
+
+// A gradient the system did not answer (or answered in the wrong shape) fails outright.
+void mark_unanswered(TensorComparison& tc, const std::string& reason) {
+  tc.agreement = Agreement::disagrees;
+  tc.elements_over_bound = 1;
+  tc.worst_ratio = INFINITY;
+  tc.reason = reason;
+  tc.tensor += " (" + tc.reason + ")";
+}
+
+// Whether every jittered base point left a kink within rounding upstream of this input: its
+// derivative there depends on which side the rounding lands.
+bool kink_decides(const BasePoint& base, const std::string& input) {
+  const auto& kink = base.kink;
+  return kink && kink->near && std::find(kink->upstream.begin(), kink->upstream.end(), input) != kink->upstream.end();
+}
+
+// Probes one input along every direction and keeps the worst into `tc`; false when the system
+// did not answer (`v` is then final).
+bool probe_input(Verdict& v, System& system, const BasePoint& base, const Input& in, std::uint64_t stream,
+                 TensorComparison& tc) {
+  std::optional<Probed> worst;
+  std::string worst_direction;
+  bool all_trivial = true;
+  for (const auto& [what, direction] : directions(base, in, stream)) {
+    const std::optional<Probed> r = system_at(v, system, base, in, choose_step(base, in, direction));
+    if (!r) return false;
+    all_trivial = all_trivial && r->trivial;
+    const double ratio =
+        std::isfinite(r->err) ? (r->err == 0 ? 0.0 : (r->bound > 0 ? r->err / r->bound : INFINITY)) : INFINITY;
+    if (!worst || ratio > tc.worst_ratio) {
+      worst = *r;
+      worst_direction = what;
+      tc.worst_ratio = ratio;
+    }
+  }
+  if (all_trivial) {
+    mark_inconclusive(tc, "nothing to compare: the input or every output has no elements");
+    return true;
+  }
+  tc.worst = ElementReport{0, {}, worst->actual, worst->expected, worst->bound};
+  tc.reason = worst->note.empty() ? "along " + worst_direction : "along " + worst_direction + "; " + worst->note;
+  tc.agreement = tc.worst_ratio <= 1.0 ? Agreement::agrees : Agreement::disagrees;
+  tc.elements_over_bound = tc.agrees() ? 0 : 1;
+  return true;
+}
+
+// Appends one input's comparison to `v`; false when the system did not answer (`v` is then final).
+bool compare_input(Verdict& v, System& system, const BasePoint& base, const Result& backward,
+                   const std::string& input, std::uint64_t stream) {
+  const Tensor& x = input_tensor(base.point, input);
+  TensorComparison tc = identity_comparison(input);
+  auto git = backward.gradients.find(input);
+  if (git == backward.gradients.end() || git->second.shape() != x.shape()) {
+    mark_unanswered(tc, git == backward.gradients.end() ? "missing from the system's answer" : "wrong shape");
+  } else if (kink_decides(base, input)) {
+    mark_inconclusive(tc, fmt::format("at every jittered base point a kink lies within rounding: {}; the "
+                                      "derivative there depends on which side the rounding lands",
+                                      base.kink->description));
+  } else {
+    const Input in{input, x, git->second, base.oracle.gradients.at(input), base.bounds.tensors.at("gradient " + input)};
+    if (!probe_input(v, system, base, in, stream, tc)) return false;
+  }
+  v.comparisons.push_back(tc);
+  return true;
+}
+
+// The differentiable inputs the case has, in the target's order.
+std::vector<std::string> probed_inputs(const oracle::TargetSpec& spec, const Case& c) {
+  std::vector<std::string> out;
+  for (const auto& slot : spec.inputs)
+    if (slot.differentiable && (c.inputs.count(slot.name) || c.parameters.count(slot.name))) out.push_back(slot.name);
+  return out;
+}
+
+// What an inconclusive or failed verdict tells its reader.
+void explain_conclusion(Verdict& v, const BasePoint& base, const Result& backward, const CheckOptions& options) {
   if (v.conclusion == Conclusion::inconclusive) {
     std::vector<std::string> reasons;
     for (const auto& tc : v.comparisons) reasons.push_back(tc.input + ": " + tc.reason);
@@ -346,8 +420,26 @@ Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
                "is not the transpose of the forward (e.g. A used where Aᵀ is needed, or a missing term), or the "
                "forward is not repeatable within its declared precision.";
     v.message = failure_message(v);
-    lead_with_forward_disagreement(v, base, backward, options);
+    lead_with_forward_disagreement(v, base.point, backward, options);
   }
+}
+
+}  // namespace
+
+Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
+  Verdict v = start_verdict(CheckKind::adjoint, system, c, options);
+  const auto& spec = oracle::find_target(c.target).spec;
+  BasePoint base = base_point(c, v.precision, options);
+  describe_model(v, v.precision);
+  add_oracle_side(base);
+  const Result backward = system.evaluate(base.point);
+  if (system_failed(v, backward, "evaluating the case with output gradients")) return v;
+  std::uint64_t stream = 0;  // one random direction per input
+  for (const std::string& input : probed_inputs(spec, base.point))
+    if (!compare_input(v, system, base, backward, input, ++stream)) return v;
+  if (v.comparisons.empty()) return not_applicable(v, fmt::format("target '{}' has no differentiable input", c.target));
+  summarize(v);
+  explain_conclusion(v, base, backward, options);
   return v;
 }
 
