@@ -310,12 +310,15 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   if (options.stop_wake_fd >= 0 && pipe2(run_done, O_CLOEXEC) == 0) {
     stop_watcher = std::thread([&] {
       bool told = false;
+      int now_fd = options.stop_now ? options.stop_now_wake_fd : -1;
       while (true) {
-        pollfd fds[3] = {{run_done[0], POLLIN, 0},
-                         {told ? -1 : options.stop_wake_fd, POLLIN, 0},
-                         {options.stop_now ? options.stop_now_wake_fd : -1, POLLIN, 0}};
+        pollfd fds[3] = {{run_done[0], POLLIN, 0}, {told ? -1 : options.stop_wake_fd, POLLIN, 0}, {now_fd, POLLIN, 0}};
         if (poll(fds, 3, -1) < 0) continue;  // EINTR: the signal this thread watches for
         if (fds[0].revents != 0) return;
+        // A descriptor that can never become readable (closed, invalid) is no longer watched, so
+        // that poll() does not return at once forever.
+        if (fds[1].revents != 0 && !(fds[1].revents & POLLIN)) told = true;
+        if (fds[2].revents != 0 && !(fds[2].revents & POLLIN)) now_fd = -1;
         std::unique_lock lock(progress_mutex);
         const std::string signal = signal_name(options.stop_requested ? options.stop_requested() : 0);
         if (fds[2].revents & POLLIN) {
