@@ -34,59 +34,66 @@ std::vector<index_t> duplicate_leaders(const Graph& g) {
 
 namespace {
 
-// The coalesced softmax: each group of duplicates is one entry, its logit their sum (in edge order,
-// kept at the group's first edge), its alpha carried by every edge of the group.
-template <class T>
-DenseTensor<T> coalesced_forward(const Graph& g, const DenseTensor<T>& logits) {
-  const index_t heads = logits.row_size();
-  const std::vector<index_t> leader = duplicate_leaders(g);
-  DenseTensor<T> summed(logits.shape());
-  DenseTensor<T> alpha(logits.shape());
-  const auto row_ptr = g.row_ptr();
-#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (worth_parallel(g.num_edges() * heads))
-  for (index_t i = 0; i < g.n_dst(); ++i) {
-    const index_t begin = row_ptr[i], end = row_ptr[i + 1];
-    for (index_t h = 0; h < heads; ++h) {
-      for (index_t k = begin; k < end; ++k) summed[leader[static_cast<size_t>(k)] * heads + h] += logits[k * heads + h];
-      T row_max = -INFINITY;
-      for (index_t k = begin; k < end; ++k)
-        if (leader[static_cast<size_t>(k)] == k) row_max = std::max(row_max, summed[k * heads + h]);
-      T sum = T(0);
-      for (index_t k = begin; k < end; ++k)
-        if (leader[static_cast<size_t>(k)] == k) {
-          alpha[k * heads + h] = std::exp(summed[k * heads + h] - row_max);
-          sum += alpha[k * heads + h];
-        }
-      for (index_t k = begin; k < end; ++k)
-        if (leader[static_cast<size_t>(k)] == k) alpha[k * heads + h] /= sum;
-      for (index_t k = begin; k < end; ++k) alpha[k * heads + h] = alpha[leader[static_cast<size_t>(k)] * heads + h];
-    }
-  }
-  return alpha;
-}
+// Duplicate edges merged: the graph of each row's distinct sources, in the order of their first
+// edge, and each edge's entry in it. The coalesced softmax is the plain one on this graph.
+struct Coalesced {
+  Graph graph;
+  std::vector<index_t> entry;  // per edge of the original graph
+};
 
-template <class T>
-DenseTensor<T> coalesced_backward(const Graph& g, const DenseTensor<T>& alpha, const DenseTensor<T>& grad_alpha) {
-  const index_t heads = alpha.row_size();
+Coalesced coalesce(const Graph& g) {
   const std::vector<index_t> leader = duplicate_leaders(g);
-  DenseTensor<T> group_grad(alpha.shape());  // ḡ_u, kept at the group's first edge
-  DenseTensor<T> grad_logits(alpha.shape());
-  const auto row_ptr = g.row_ptr();
-#pragma omp parallel for schedule(dynamic, detail::kRowChunk) if (worth_parallel(g.num_edges() * heads))
+  std::vector<index_t> row_ptr(static_cast<size_t>(g.n_dst()) + 1, 0), col_idx;
+  std::vector<index_t> entry(static_cast<size_t>(g.num_edges()));
   for (index_t i = 0; i < g.n_dst(); ++i) {
-    const index_t begin = row_ptr[i], end = row_ptr[i + 1];
-    for (index_t h = 0; h < heads; ++h) {
-      for (index_t k = begin; k < end; ++k) group_grad[leader[static_cast<size_t>(k)] * heads + h] += grad_alpha[k * heads + h];
-      T weighted = T(0);  // Σ_u alpha_u · ḡ_u
-      for (index_t k = begin; k < end; ++k)
-        if (leader[static_cast<size_t>(k)] == k) weighted += alpha[k * heads + h] * group_grad[k * heads + h];
-      for (index_t k = begin; k < end; ++k) {
-        const index_t u = leader[static_cast<size_t>(k)];
-        grad_logits[k * heads + h] = alpha[u * heads + h] * (group_grad[u * heads + h] - weighted);
+    for (index_t k = g.row_ptr()[i]; k < g.row_ptr()[i + 1]; ++k) {
+      const auto kk = static_cast<size_t>(k);
+      if (leader[kk] == k) {
+        entry[kk] = static_cast<index_t>(col_idx.size());
+        col_idx.push_back(g.col_idx()[k]);
+      } else {
+        entry[kk] = entry[static_cast<size_t>(leader[kk])];
       }
     }
+    row_ptr[static_cast<size_t>(i) + 1] = static_cast<index_t>(col_idx.size());
   }
-  return grad_logits;
+  return {Graph::from_csr(g.n_dst(), g.n_src(), std::move(row_ptr), std::move(col_idx)), std::move(entry)};
+}
+
+// Per-edge rows summed into their entries, in edge order.
+template <class T>
+DenseTensor<T> summed_into_entries(const DenseTensor<T>& per_edge, const Coalesced& c) {
+  std::vector<index_t> shape = per_edge.shape();
+  shape[0] = c.graph.num_edges();
+  DenseTensor<T> out(shape);
+  const index_t width = per_edge.row_size();
+  for (size_t k = 0; k < c.entry.size(); ++k)
+    for (index_t h = 0; h < width; ++h) out[c.entry[k] * width + h] += per_edge[static_cast<index_t>(k) * width + h];
+  return out;
+}
+
+// Each edge's row read from its entry.
+template <class T>
+DenseTensor<T> read_from_entries(const DenseTensor<T>& per_entry, const Coalesced& c) {
+  std::vector<index_t> shape = per_entry.shape();
+  shape[0] = static_cast<index_t>(c.entry.size());
+  DenseTensor<T> out(shape);
+  const index_t width = per_entry.row_size();
+  for (size_t k = 0; k < c.entry.size(); ++k)
+    for (index_t h = 0; h < width; ++h) out[static_cast<index_t>(k) * width + h] = per_entry[c.entry[k] * width + h];
+  return out;
+}
+
+// An entry's row from the first of its edges (where every edge of an entry holds the same row: alpha).
+template <class T>
+DenseTensor<T> entries_of(const DenseTensor<T>& per_edge, const Coalesced& c) {
+  std::vector<index_t> shape = per_edge.shape();
+  shape[0] = c.graph.num_edges();
+  DenseTensor<T> out(shape);
+  const index_t width = per_edge.row_size();
+  for (size_t k = c.entry.size(); k-- > 0;)  // backwards: the first edge of each entry writes last
+    for (index_t h = 0; h < width; ++h) out[c.entry[k] * width + h] = per_edge[static_cast<index_t>(k) * width + h];
+  return out;
 }
 
 }  // namespace
@@ -94,7 +101,10 @@ DenseTensor<T> coalesced_backward(const Graph& g, const DenseTensor<T>& alpha, c
 template <class T>
 DenseTensor<T> edge_softmax_forward(const Graph& g, const DenseTensor<T>& logits, DuplicateEdges duplicates) {
   require_rows(logits, g.num_edges(), "edge_softmax: logits (one row per edge)");
-  if (duplicates == DuplicateEdges::coalesced) return coalesced_forward(g, logits);
+  if (duplicates == DuplicateEdges::coalesced) {
+    const Coalesced c = coalesce(g);
+    return read_from_entries(edge_softmax_forward(c.graph, summed_into_entries(logits, c)), c);
+  }
   const index_t heads = logits.row_size();
   DenseTensor<T> alpha(logits.shape());
   const auto row_ptr = g.row_ptr();
@@ -122,7 +132,10 @@ DenseTensor<T> edge_softmax_backward(const Graph& g, const DenseTensor<T>& alpha
                                      DuplicateEdges duplicates) {
   require_rows(alpha, g.num_edges(), "edge_softmax backward: alpha (one row per edge)");
   require_shape(grad_alpha, alpha.shape(), "edge_softmax backward: grad_alpha (shaped like alpha)");
-  if (duplicates == DuplicateEdges::coalesced) return coalesced_backward(g, alpha, grad_alpha);
+  if (duplicates == DuplicateEdges::coalesced) {
+    const Coalesced c = coalesce(g);
+    return read_from_entries(edge_softmax_backward(c.graph, entries_of(alpha, c), summed_into_entries(grad_alpha, c)), c);
+  }
   const index_t heads = alpha.row_size();
   DenseTensor<T> grad_logits(alpha.shape());
   const auto row_ptr = g.row_ptr();

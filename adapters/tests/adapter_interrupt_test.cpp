@@ -12,7 +12,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <cstring>
 #include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include <fmt/format.h>
@@ -221,6 +225,35 @@ std::vector<pid_t> live_processes_with(const std::string& marker) {
   return found;
 }
 
+// `gnncheck ARGS…` in a child process, its stdout and stderr into `log`, run in `cwd` (empty: this
+// directory) with `env` ("NAME=value") set.
+pid_t start_gnncheck(const std::vector<std::string>& args, const fs::path& log, const fs::path& cwd = {},
+                     const std::vector<std::string>& env = {}) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 1);
+  dup2(fd, 2);
+  if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(99);
+  for (const std::string& e : env) putenv(strdup(e.c_str()));
+  std::vector<char*> argv = {const_cast<char*>(GNNCHECK_EXE)};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(GNNCHECK_EXE, argv.data());
+  _exit(98);
+}
+
+// The child's wait status once it has ended, or nullopt when it is still running after `limit`.
+std::optional<int> wait_for_exit(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = Clock::now() + limit;
+  int status = 0;
+  pid_t r = 0;
+  while ((r = waitpid(pid, &status, WNOHANG)) == 0 && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (r == 0) return std::nullopt;
+  return status;
+}
+
 // The whole command: `gnncheck run` on an adapter that hangs in its case (with a child of its own),
 // interrupted by SIGINT. No process of the adapter survives, no case directory is left, and gnncheck
 // ends promptly without a pass.
@@ -251,19 +284,9 @@ entries:
                                       testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string(),
                                       pid_file.string());
   const fs::path log = root.path() / "gnncheck.log";
-  const pid_t gnncheck = fork();
+  const pid_t gnncheck = start_gnncheck({"run", suite.string(), "--report", "report", "--jobs", "1", "--progress", "plain"},
+                                        log, work, {"TMPDIR=" + tmp.string(), "PYTHONDONTWRITEBYTECODE=1"});
   ASSERT_GE(gnncheck, 0);
-  if (gnncheck == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    if (chdir(work.c_str()) != 0) _exit(99);
-    setenv("TMPDIR", tmp.c_str(), 1);
-    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
-    execl(GNNCHECK_EXE, GNNCHECK_EXE, "run", suite.c_str(), "--report", "report", "--jobs", "1", "--progress", "plain",
-          static_cast<char*>(nullptr));
-    _exit(98);
-  }
   // The registry starts the adapter once for the whole run (the adapter and its child: two pids);
   // then the case hangs.
   const auto started_deadline = Clock::now() + std::chrono::seconds(60);
@@ -273,12 +296,9 @@ entries:
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the case is under way
 
   kill(gnncheck, SIGINT);
-  const auto interrupted = Clock::now();
-  int status = 0;
-  pid_t r = 0;
-  while ((r = waitpid(gnncheck, &status, WNOHANG)) == 0 && Clock::now() - interrupted < std::chrono::seconds(20))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  if (r == 0) {  // still running: force it (the second signal) so that the test cleans up
+  const std::optional<int> ended = wait_for_exit(gnncheck, std::chrono::seconds(20));
+  int status = ended.value_or(0);
+  if (!ended) {  // still running: force it (the second signal) so that the test cleans up
     kill(gnncheck, SIGINT);
     waitpid(gnncheck, &status, 0);
     ADD_FAILURE() << "gnncheck did not end within 20 s of SIGINT\n" << testing::read_text(log);
@@ -336,16 +356,9 @@ entries:
     checks: [differential]
     graphs: large
 )";
-  const pid_t gnncheck = fork();
+  const pid_t gnncheck =
+      start_gnncheck({"run", suite.string(), "--report", report.string(), "--progress", "plain", "--jobs", "1"}, log);
   ASSERT_GE(gnncheck, 0);
-  if (gnncheck == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    execl(GNNCHECK_EXE, GNNCHECK_EXE, "run", suite.c_str(), "--report", report.c_str(), "--progress", "plain",
-          "--jobs", "1", static_cast<char*>(nullptr));
-    _exit(98);
-  }
   // With one job the large entry starts when the small one has finished (its progress line).
   const auto started = Clock::now() + std::chrono::seconds(60);
   while (testing::read_text(log).find("[1/2]") == std::string::npos && Clock::now() < started)
@@ -361,11 +374,9 @@ entries:
   EXPECT_THAT(first, HasSubstr("Interrupt again to stop at once: the report still gets what has finished."));
   kill(gnncheck, SIGINT);
   const auto second = Clock::now();
-  int status = 0;
-  pid_t r = 0;
-  while ((r = waitpid(gnncheck, &status, WNOHANG)) == 0 && Clock::now() - second < std::chrono::seconds(20))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  if (r == 0) {
+  const std::optional<int> ended = wait_for_exit(gnncheck, std::chrono::seconds(20));
+  int status = ended.value_or(0);
+  if (!ended) {
     kill(gnncheck, SIGKILL);
     waitpid(gnncheck, &status, 0);
     FAIL() << "gnncheck did not end within 20 s of the second SIGINT\n" << testing::read_text(log);

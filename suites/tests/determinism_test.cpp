@@ -16,6 +16,7 @@
 #include <csignal>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -183,105 +184,109 @@ struct StopListener final : ProgressSink {
   std::string said;
 };
 
+// `ci`'s differential entry on HeldSystem, run in a thread with the interrupt's wake-up pipes in the
+// test's hands: signal() is the first interrupt, stop_now() the second. Evaluations after the first
+// `free_evaluations` are held until release().
+class InterruptedRun {
+ public:
+  explicit InterruptedRun(int free_evaluations) {
+    suite_.time_budget_seconds = 0.0;
+    registry_.add({.name = "held", .kind = "builtin", .summary = "cpu_float32, held on request", .bug = {},
+                   .availability = {},
+                   .make = [this, free_evaluations] { return std::make_unique<HeldSystem>(hold_, entered_, free_evaluations); }});
+    if (pipe(stop_pipe_) != 0 || pipe(now_pipe_) != 0) throw std::runtime_error("pipe() failed");
+    options_.only_entries = {"differential"};
+    options_.override_systems = {"held"};
+    options_.jobs = 1;
+    options_.stop_requested = [this] { return signal_.load(); };
+    options_.stop_wake_fd = stop_pipe_[0];
+    options_.stop_now_wake_fd = now_pipe_[0];
+    // A real caller exits here; the test lets the held task end instead.
+    options_.stop_now = [this](reports::RunReport now) {
+      handed_.set_value(std::move(now));
+      release();
+    };
+  }
+  ~InterruptedRun() {
+    release();
+    if (done_.valid()) done_.wait();
+    for (int fd : {stop_pipe_[0], stop_pipe_[1], now_pipe_[0], now_pipe_[1]}) close(fd);
+  }
+  // Starts the run; true once it has made more than `evaluations` evaluations (within 20 s).
+  bool start(ProgressSink* progress, int evaluations) {
+    done_ = std::async(std::launch::async, [this, progress] { return run_suite(suite_, registry_, options_, progress); });
+    for (int i = 0; i < 4000 && entered_.load() <= evaluations; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return entered_.load() > evaluations;
+  }
+  void signal(int sig) {
+    signal_ = sig;
+    if (write(stop_pipe_[1], "x", 1) != 1) throw std::runtime_error("write() failed");
+  }
+  void stop_now() {
+    if (write(now_pipe_[1], "x", 1) != 1) throw std::runtime_error("write() failed");
+  }
+  void release() { hold_ = false; }
+  // The report the second interrupt handed over, within 20 s.
+  std::optional<reports::RunReport> handed() {
+    std::future<reports::RunReport> f = handed_.get_future();
+    if (f.wait_for(std::chrono::seconds(20)) != std::future_status::ready) return std::nullopt;
+    return f.get();
+  }
+
+ private:
+  Suite suite_ = load_suite(std::string(GNNCHECK_TEST_SUITES_DIR) + "/ci.yaml");
+  std::atomic<bool> hold_{true};
+  std::atomic<int> entered_{0}, signal_{0};
+  SystemRegistry registry_ = SystemRegistry::with_builtins();
+  int stop_pipe_[2] = {-1, -1}, now_pipe_[2] = {-1, -1};
+  RunOptions options_;
+  std::promise<reports::RunReport> handed_;
+  std::future<reports::RunReport> done_;
+};
+
 // The first interrupt: the run says at once what it is finishing. The second: the report of what
 // finished is handed over while a task is still in progress, which is `not tested`, never a pass.
 TEST(Determinism, AnInterruptSaysWhatItFinishesAndASecondOneStillGetsAReport) {
-  Suite suite = load_suite(std::string(GNNCHECK_TEST_SUITES_DIR) + "/ci.yaml");
-  suite.time_budget_seconds = 0.0;
-  std::atomic<bool> hold{false};
-  std::atomic<int> entered{0}, signal{0};
-  SystemRegistry registry = SystemRegistry::with_builtins();
-  registry.add({.name = "held", .kind = "builtin", .summary = "cpu_float32, held on request", .bug = {},
-                .availability = {}, .make = [&] { return std::make_unique<HeldSystem>(hold, entered); }});
-  int stop_pipe[2], now_pipe[2];
-  ASSERT_EQ(pipe(stop_pipe), 0);
-  ASSERT_EQ(pipe(now_pipe), 0);
-  RunOptions options;
-  options.only_entries = {"differential"};
-  options.override_systems = {"held"};
-  options.jobs = 1;
-  options.stop_requested = [&] { return signal.load(); };
-  options.stop_wake_fd = stop_pipe[0];
-  options.stop_now_wake_fd = now_pipe[0];
-  std::promise<reports::RunReport> handed;
-  options.stop_now = [&](reports::RunReport now) {
-    handed.set_value(std::move(now));
-    hold = false;  // a real caller exits here; the test lets the held task end instead
-  };
+  InterruptedRun run(/*free_evaluations=*/0);  // the first task is in progress when the stop comes
   StopListener listener;
-  // Held from the first evaluation on: the first task is in progress when the stop comes.
-  hold = true;
-  std::future<reports::RunReport> done = std::async(std::launch::async, [&] {
-    return run_suite(suite, registry, options, &listener);
-  });
-  for (int i = 0; i < 4000 && entered.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_GT(entered.load(), 0) << "the run never evaluated";
-  signal = SIGINT;
-  ASSERT_EQ(write(stop_pipe[1], "x", 1), 1);
+  ASSERT_TRUE(run.start(&listener, 0)) << "the run never evaluated";
+  run.signal(SIGINT);
   for (int i = 0; i < 400 && listener.what_was_said().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const std::string said = listener.what_was_said();
   EXPECT_EQ(said.rfind("SIGINT 1 ", 0), 0u) << said;
   EXPECT_NE(said.find(" true held/"), std::string::npos) << said;
-  ASSERT_EQ(write(now_pipe[1], "x", 1), 1);
-  std::future<reports::RunReport> handed_future = handed.get_future();
-  ASSERT_EQ(handed_future.wait_for(std::chrono::seconds(20)), std::future_status::ready);
-  const reports::RunReport now = handed_future.get();
-  EXPECT_EQ(now.interrupted_by, "SIGINT");
-  ASSERT_FALSE(now.results.empty());
+  run.stop_now();
+  const std::optional<reports::RunReport> now = run.handed();
+  ASSERT_TRUE(now) << "no report within 20 s of the second interrupt";
+  EXPECT_EQ(now->interrupted_by, "SIGINT");
+  ASSERT_FALSE(now->results.empty());
   int stopped_while_running = 0;
-  for (const reports::ResultRecord& r : now.results) {
+  for (const reports::ResultRecord& r : now->results) {
     EXPECT_NE(r.outcome, reports::Outcome::pass) << r.target << " " << r.check;
     if (r.message.find("stopped at once by a second interrupt") != std::string::npos) ++stopped_while_running;
   }
   EXPECT_EQ(stopped_while_running, 1);
-  EXPECT_FALSE(now.all_expectations_held());
-  done.get();
-  for (int fd : {stop_pipe[0], stop_pipe[1], now_pipe[0], now_pipe[1]}) close(fd);
+  EXPECT_FALSE(now->all_expectations_held());
 }
 
 // Two signals at once (`timeout` sends its signal to the command and to its process group): the
 // task in progress still returns at its next case with what it counted, inside the grace a second
 // interrupt gives, so the report keeps its cases.
 TEST(Determinism, TwoInterruptsAtOnceKeepWhatTheTaskInProgressCounted) {
-  Suite suite = load_suite(std::string(GNNCHECK_TEST_SUITES_DIR) + "/ci.yaml");
-  suite.time_budget_seconds = 0.0;
-  std::atomic<bool> hold{true};
-  std::atomic<int> entered{0}, signal{0};
-  SystemRegistry registry = SystemRegistry::with_builtins();
-  registry.add({.name = "held", .kind = "builtin", .summary = "cpu_float32, held on request", .bug = {},
-                .availability = {}, .make = [&] { return std::make_unique<HeldSystem>(hold, entered, 6); }});
-  int stop_pipe[2], now_pipe[2];
-  ASSERT_EQ(pipe(stop_pipe), 0);
-  ASSERT_EQ(pipe(now_pipe), 0);
-  RunOptions options;
-  options.only_entries = {"differential"};
-  options.override_systems = {"held"};
-  options.jobs = 1;
-  options.stop_requested = [&] { return signal.load(); };
-  options.stop_wake_fd = stop_pipe[0];
-  options.stop_now_wake_fd = now_pipe[0];
-  std::promise<reports::RunReport> handed;
-  options.stop_now = [&](reports::RunReport now) { handed.set_value(std::move(now)); };
-  std::future<reports::RunReport> done =
-      std::async(std::launch::async, [&] { return run_suite(suite, registry, options, nullptr); });
   // Held at its 7th evaluation (each case evaluates the system once or more): cases before it counted.
-  for (int i = 0; i < 4000 && entered.load() <= 6; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_GT(entered.load(), 6) << "the run never reached its 7th evaluation";
-  signal = SIGTERM;
-  ASSERT_EQ(write(stop_pipe[1], "x", 1), 1);
-  ASSERT_EQ(write(now_pipe[1], "x", 1), 1);
-  hold = false;  // the evaluation in flight returns; the check stops before its next case
-  std::future<reports::RunReport> handed_future = handed.get_future();
-  ASSERT_EQ(handed_future.wait_for(std::chrono::seconds(20)), std::future_status::ready);
-  const reports::RunReport now = handed_future.get();
-  ASSERT_FALSE(now.results.empty());
-  const reports::ResultRecord& first = now.results.front();
+  InterruptedRun run(/*free_evaluations=*/6);
+  ASSERT_TRUE(run.start(nullptr, 6)) << "the run never reached its 7th evaluation";
+  run.signal(SIGTERM);
+  run.stop_now();
+  run.release();  // the evaluation in flight returns; the check stops before its next case
+  const std::optional<reports::RunReport> now = run.handed();
+  ASSERT_TRUE(now) << "no report within 20 s of the second interrupt";
+  ASSERT_FALSE(now->results.empty());
+  const reports::ResultRecord& first = now->results.front();
   EXPECT_EQ(first.outcome, reports::Outcome::not_tested);
   EXPECT_GT(first.cases, 0) << first.message;
   EXPECT_NE(first.message.find("interrupted by SIGTERM before this check finished"), std::string::npos)
       << first.message;
-  done.get();
-  for (int fd : {stop_pipe[0], stop_pipe[1], now_pipe[0], now_pipe[1]}) close(fd);
 }
 
 TEST(Determinism, ATaskThatDrawsNoCasesRunsWholeInExactlyOneShard) {
