@@ -107,6 +107,7 @@ Differences differences(const TensorMap& grad_outputs, const Result& fp, const R
     const bool have_mid = m != at_x.outputs.end() && m->second.shape() == gy.shape();
     double second = 0.0;
     for (index_t i = 0; i < gy.size(); ++i) {
+      if (same_infinity(a->second[i], b->second[i])) continue;  // constant there (an empty row's −∞): no change
       d.quotient += gy[i] * (a->second[i] - b->second[i]) / (2 * step);
       d.abs_quotient += std::abs(gy[i]) * (std::abs(a->second[i]) + std::abs(b->second[i])) / (2 * step);
       if (have_mid) second += gy[i] * (a->second[i] - 2 * m->second[i] + b->second[i]);

@@ -147,11 +147,13 @@ void screen_kinks(Verdict& v, const Case& c, bool same_inputs) {
   for (const auto& tc : v.comparisons) any_gradient = any_gradient || (tc.is_gradient && !tc.inconclusive());
   if (!any_gradient) return;
   const std::optional<NearestKink> kink = nearest_kink(c, v.precision);
-  if (!kink || !kink->near || (same_inputs && kink->distance == 0)) return;
+  if (!kink || !kink->near || (same_inputs && kink->distance == 0 && !kink->tie)) return;
   for (auto& tc : v.comparisons)
     if (tc.is_gradient && !tc.inconclusive() && tc.reason.empty() &&
         std::find(kink->upstream.begin(), kink->upstream.end(), tc.input) != kink->upstream.end())
-      mark_inconclusive(tc, fmt::format("{}: either one-sided derivative is valid there", kink->description));
+      mark_inconclusive(tc, fmt::format("{}: {}", kink->description,
+                                        kink->tie ? "any of the tied candidates may receive the gradient"
+                                                  : "either one-sided derivative is valid there"));
 }
 
 void mark_inconclusive(TensorComparison& tc, const std::string& reason) {

@@ -9,6 +9,7 @@
 //   if (system_failed(v, got)) return v;
 #pragma once
 
+#include <cmath>
 #include <string>
 
 #include "checks/case_transforms.h"
@@ -76,8 +77,13 @@ Verdict not_applicable(Verdict v, const std::string& reason);
 // gradients stay compared.
 // `same_inputs`: the answers compared come from evaluations of the same inputs (state, linearity),
 // so an argument exactly at its kink lands on the same side in every one of them (exact values
-// sum exactly in any order) and only a non-zero distance within rounding can differ.
+// sum exactly in any order) and only a non-zero distance within rounding can differ — except at a
+// tie of a max or min, which an implementation may break differently from call to call.
 void screen_kinks(Verdict& v, const Case& c, bool same_inputs = false);
+
+// Both the same infinity: an output that is constant at ±∞ near the point (a max over an empty row
+// with the identity convention), whose finite difference is 0, not ∞ − ∞.
+inline bool same_infinity(double a, double b) { return std::isinf(a) && a == b; }
 
 // Makes `tc` inconclusive with `reason` (its ratio no longer counts toward any headline).
 void mark_inconclusive(TensorComparison& tc, const std::string& reason);

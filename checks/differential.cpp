@@ -1,6 +1,8 @@
-// The differential check: the system against the oracle, forward and every gradient. Near a kink
-// of the forward (checks/kinks.h) gradients are inconclusive.
+// The differential check: the system against the oracle, forward and every gradient. At a tie of a
+// max or min the gradients are compared with every valid one (checks/subgradient_set.h); near
+// another kink of the forward (checks/kinks.h) they are inconclusive.
 #include "checks/check_support.h"
+#include "checks/subgradient_set.h"
 
 namespace gnncheck::checks {
 
@@ -8,13 +10,15 @@ using namespace detail;
 
 Verdict differential(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::differential, system, c, options);
-  const auto& spec = oracle::find_target(c.target).spec;
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const auto& spec = def.spec;
   const Result exact = exact_result(c);
   const Result got = system.evaluate(c);
   if (system_failed(v, got)) return v;
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
   v.tolerance_model = bounds.model;
   compare_with_exact(v, spec, exact, got, bounds);
+  compare_gradients_at_ties(v, def, c, got, bounds);
   screen_kinks(v, c);
   summarize(v);
   return v;

@@ -91,6 +91,7 @@ std::optional<DerivativeProbe> self_probe(System& system, const Case& at, const 
         return false;
       }
       for (index_t i = 0; i < gy.size(); ++i) {
+        if (same_infinity(a->second[i], b->second[i])) continue;  // constant there (an empty row's −∞): no change
         const double d = (a->second[i] - b->second[i]) / (2 * step);
         quotient += gy[i] * d;
         abs_quotient += std::abs(gy[i] * d);

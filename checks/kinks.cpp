@@ -7,6 +7,7 @@
 
 #include "checks/tolerance.h"
 #include "oracle/kink_arguments.h"
+#include "oracle/targets.h"
 
 namespace gnncheck::checks {
 
@@ -21,8 +22,9 @@ std::optional<NearestKink> nearest_kink(const Case& c, Precision p) {
     const double ratio = margin > 0 ? distance / margin : (distance == 0 ? 0.0 : std::numeric_limits<double>::infinity());
     if (ratio >= best_ratio) continue;
     best_ratio = ratio;
-    best = NearestKink{k.describe(n), distance, margin, distance <= margin, k.upstream, ""};
+    best = NearestKink{k.describe(n), distance, margin, distance <= margin, k.upstream, "", false};
   }
+  if (best) best->tie = oracle::find_target(c.target).kinks.ties;
   if (best)
     best->description =
         fmt::format("{} is {:.3g} from its kink, {} the {:.3g} that a correct {} implementation may err in computing it",

@@ -33,6 +33,9 @@ struct NearestKink {
   // gin x, weight1, bias1, eps (not weight2, bias2); gat x, weight, att_src, att_dst (not bias); agnn x.
   std::vector<std::string> upstream;
   std::string description;  // one sentence with the numbers
+  // The kink is a tie of a max or min (oracle::KinkHooks::ties): even at distance 0 a correct
+  // implementation may choose differently from one call to the next.
+  bool tie = false;
 };
 
 // The kink argument of `c` with the smallest distance/margin; nullopt for a target without kinks

@@ -28,12 +28,6 @@ namespace gnncheck::checks {
 
 using oracle::TensorKind;
 
-double gamma(double n, double u) {
-  const double nu = n * u;
-  if (nu >= 0.5) return 1.0;
-  return nu / (1.0 - nu);
-}
-
 namespace {
 
 // The smallest normal number of the format: below it results flush to zero or lose relative precision.
@@ -104,8 +98,14 @@ struct ClosedFormEvaluations {
   std::shared_future<Result> abs_sums, term_counts;
 };
 
-ClosedFormEvaluations start_closed_form_evaluations(const Case& c) {
+ClosedFormEvaluations start_closed_form_evaluations(const oracle::TargetDef& def, const Case& c, Precision precision) {
   const bool async = worth_tasks(c);
+  if (def.closed_form_terms) {
+    // The target's own Σ|terms| and counts: one task, whose two results the evaluations share.
+    auto terms = start_task(async, [&def, &c, precision] { return def.closed_form_terms(c, unit_roundoff(precision)); });
+    return {start_task(false, [terms] { return terms.get().abs_sums; }),
+            start_task(false, [terms] { return terms.get().term_counts; })};
+  }
   return {start_task(async, [&c] { return must_evaluate(abs_case(c), Precision::float64, "|inputs|"); }),
           start_task(async, [&c] { return must_evaluate(ones_case(c), Precision::float64, "all-ones inputs"); })};
 }
@@ -175,7 +175,7 @@ Bounds closed_form_from(const oracle::TargetDef& def, const Case& c, const Close
 
 Bounds ToleranceModel::closed_form(const oracle::TargetDef& def, const Case& c, const Result& exact,
                                    Precision precision) const {
-  return closed_form_from(def, c, start_closed_form_evaluations(c), exact, precision, options_.safety_factor);
+  return closed_form_from(def, c, start_closed_form_evaluations(def, c, precision), exact, precision, options_.safety_factor);
 }
 
 // The measured model's helper cases and evaluations, each a shared future (see
@@ -281,7 +281,7 @@ ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision
   const oracle::ToleranceRule& rule = def.spec.tolerance;
   if (rule.kind == oracle::ToleranceKind::closed_form) {
     // The two helper evaluations run beside the reference (they refer to c: their futures wait).
-    const ClosedFormEvaluations evaluations = start_closed_form_evaluations(c);
+    const ClosedFormEvaluations evaluations = start_closed_form_evaluations(def, c, precision);
     out.reference = oracle::evaluate(c, Precision::float64);
     if (out.reference.ok()) out.bounds = closed_form_from(def, c, evaluations, out.reference, precision, options_.safety_factor);
     return out;

@@ -41,8 +41,7 @@ struct ToleranceOptions {
   int concurrent_evaluations = 3;
 };
 
-// γ_n = n·u / (1 − n·u), capped at 1 when n·u ≥ 1/2 (the bound then only says "same magnitude").
-double gamma(double n, double u);
+using gnncheck::gamma;  // core/case.h: γ_n = n·u / (1 − n·u), capped at 1
 
 struct Bounds {
   // By label ("output <name>", "gradient <name>"): how far from the exact value a correct result

@@ -105,6 +105,12 @@ Precision parse_precision(std::string_view name) {
   throw InputError(fmt::format("unknown precision '{}': expected float64, float32, tf32, bfloat16 or float16", name));
 }
 
+double gamma(double n, double u) {
+  const double nu = n * u;
+  if (nu >= 0.5) return 1.0;
+  return nu / (1.0 - nu);
+}
+
 double unit_roundoff(Precision p) {
   // Round-to-nearest unit roundoff u = 2^-t for a t-bit significand (including the hidden bit).
   switch (p) {

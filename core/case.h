@@ -104,5 +104,8 @@ enum class Precision { float64, float32, tf32, bfloat16, float16 };
 std::string_view to_string(Precision p);
 Precision parse_precision(std::string_view name);  // throws InputError listing the accepted names
 double unit_roundoff(Precision p);                 // u = 2^-p: 2^-53, 2^-24, 2^-11, 2^-8, 2^-11
+// γ_n = n·u / (1 − n·u), capped at 1 when n·u ≥ 1/2 (the bound then only says "same magnitude"):
+// the relative error of n roundings (Higham, Lemma 3.1).
+double gamma(double n, double u);
 
 }  // namespace gnncheck

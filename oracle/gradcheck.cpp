@@ -11,6 +11,11 @@
 namespace gnncheck::oracle {
 namespace {
 
+// The same infinity on both sides of a step: an output constant at ±∞ (a max over an empty row
+// with the identity convention), whose derivative is 0.
+bool constant_infinity(double plus, double minus) { return std::isinf(plus) && plus == minus; }
+
+
 // The input or parameter called `name` (a Case keeps them in two maps); CaseT is Case or const Case.
 template <class CaseT>
 auto& input_tensor(CaseT& c, const std::string& name) {
@@ -152,7 +157,8 @@ Jacobian numerical_jacobian(const CaseEvaluator& evaluate, const Case& c, const 
     x[j] = original;
     const double taken = plus_x - minus_x;  // the step actually represented, not 2h
     jac.column_resolution[static_cast<size_t>(j)] = kGradcheckRoundings * u * largest_output / (taken / 2);
-    for (index_t i = 0; i < jac.rows; ++i) jac.values[static_cast<size_t>(i * jac.cols + j)] = (plus[i] - minus[i]) / taken;
+    for (index_t i = 0; i < jac.rows; ++i)
+      jac.values[static_cast<size_t>(i * jac.cols + j)] = constant_infinity(plus[i], minus[i]) ? 0.0 : (plus[i] - minus[i]) / taken;
   }
   return jac;
 }
@@ -316,7 +322,7 @@ GradcheckReport check_random_directions(const CaseEvaluator& evaluate, const Cas
         const std::vector<double> minus = flatten_outputs(layout, evaluate_ok(evaluate, minus_case, "forward (x - hu)"), c.target);
         double numerical = 0.0, numerical_scale = 0.0;
         for (size_t i = 0; i < v.size(); ++i) {
-          const double derivative = (plus[i] - minus[i]) / (2.0 * h);
+          const double derivative = constant_infinity(plus[i], minus[i]) ? 0.0 : (plus[i] - minus[i]) / (2.0 * h);
           numerical += v[i] * derivative;
           numerical_scale += std::abs(v[i] * derivative);
         }

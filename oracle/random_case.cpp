@@ -46,6 +46,15 @@ Tensor random_tensor(const std::vector<index_t>& shape, std::uint64_t seed, cons
   return t;
 }
 
+void keep_divisors_off_zero(const TargetDef& def, Case& c) {
+  if (!def.divisors) return;
+  for (const std::string& name : def.divisors(with_defaults(def.spec, c.attributes))) {
+    const auto it = c.inputs.find(name);
+    if (it == c.inputs.end()) continue;
+    for (double& v : it->second.values()) v = std::copysign(0.5 + std::abs(v), v);
+  }
+}
+
 Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, const Attributes& attributes,
                       std::uint64_t seed, const RandomCaseOptions& options) {
   check_options(options);
@@ -60,11 +69,9 @@ Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, 
   const auto input_shapes = def.input_shapes(*graph, c.attributes);
   for (const TensorSlot& slot : def.spec.inputs) {
     auto shape = input_shapes.find(slot.name);
-    // An optional parameter the attributes switch off (a layer's bias with bias = false) has no shape.
-    if (shape == input_shapes.end() && slot.kind == TensorKind::parameter) continue;
-    if (shape == input_shapes.end())
-      throw InternalError(fmt::format("target '{}' declares input '{}' but gives no shape for it", def.spec.name,
-                                      slot.name));
+    // An input the attributes switch off (a layer's bias with bias = false, gspmm's e with
+    // message = copy_u) has no shape.
+    if (shape == input_shapes.end()) continue;
     TensorMap& into = slot.kind == TensorKind::parameter ? c.parameters : c.inputs;
     into[slot.name] = random_tensor(shape->second, seed, "input:" + slot.name, options);
   }
@@ -72,6 +79,7 @@ Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, 
     for (const auto& [name, shape] : def.output_shapes(*graph, c.attributes))
       c.grad_outputs[name] = random_tensor(shape, seed, "grad_output:" + name, options);
   }
+  keep_divisors_off_zero(def, c);
   return c;
 }
 

@@ -32,6 +32,10 @@ struct RandomCaseOptions {
 Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, const Attributes& attributes,
                       std::uint64_t seed, const RandomCaseOptions& options = {});
 
+// Moves every value of the case's divisors (TargetDef::divisors) at least 1/2 away from 0, keeping
+// its sign: v ← sign(v)·(1/2 + |v|) (0 becomes 1/2). Every case source calls it after drawing values.
+void keep_divisors_off_zero(const TargetDef& def, Case& c);
+
 // A tensor of `shape` with the same value stream make_random_case uses for a tensor called
 // `stream_name` (exposed for generators that need extra tensors sized by hand).
 Tensor random_tensor(const std::vector<index_t>& shape, std::uint64_t seed, const std::string& stream_name,

@@ -18,6 +18,7 @@
 #include "core/case.h"
 #include "core/system.h"
 #include "oracle/kink_arguments.h"
+#include "oracle/subgradients.h"
 
 namespace gnncheck::oracle {
 
@@ -44,6 +45,9 @@ struct AttributeSpec {
   // Every value an enumerated attribute takes (a convention or a mode: norm, source_degree); empty
   // for numbers (any value of the default's type the target's shapes accept) and booleans.
   std::vector<AttrValue> choices = {};
+  // Generators draw it from its choices (the ones a system implements) in every case; otherwise
+  // they keep the default unless a suite or the system's declaration pins it.
+  bool drawn = false;
 };
 
 // How the tolerance model (checks/tolerance.cpp) bounds a target's outputs and gradients. The
@@ -178,6 +182,11 @@ struct KinkHooks {
   // The float32 evaluation taking the other one-sided derivative (KinkSide::right) at every kink:
   // the `cpu_float32_right_derivatives` system (oracle/cpu_systems.h).
   EvaluateFn<float> evaluate_f32_right = {};
+  // The kinks are ties of a max or min: at one a correct implementation may send the gradient to
+  // any tied candidate or split it, and may choose differently from call to call (a race decides).
+  // The differential check compares the gradients there with every valid subgradient
+  // (TargetDef::subgradients); generators keep such cases, since tie bugs hide there.
+  bool ties = false;
 };
 
 // Dropout drawn per (seed, edge id): with it on, a target computes a function of its edges' ids,
@@ -223,6 +232,20 @@ struct TargetDef {
   KinkHooks kinks = {};
   DropoutHooks dropout = {};
   ReceptiveFieldFn receptive_field = {};
+  // The closed form's Σ|terms| and term counts per element (ToleranceKind::closed_form), where the
+  // target evaluated on |inputs| and on all-ones inputs does not give them: a max selects by sign, a
+  // difference's or quotient's derivative has one. The counts include each term's roundings (the
+  // rule's extra_roundings is then 0). Unset: those two evaluations.
+  struct ClosedFormTerms {
+    Result abs_sums, term_counts;
+  };
+  std::function<ClosedFormTerms(const Case& c, double unit_roundoff)> closed_form_terms = {};
+  // Every valid gradient of a case whose kinks are ties (KinkHooks::ties), at the declared
+  // precision's unit roundoff (oracle/subgradients.h).
+  std::function<SubgradientChoices(const Case& c, double unit_roundoff)> subgradients = {};
+  // The inputs a case's attributes make divisors (gspmm's e with message = div): generators keep
+  // their values at least 1/2 from 0, where the quotient is finite and its derivative modest.
+  std::function<std::vector<std::string>(const Attributes& attrs)> divisors = {};
   // Its known-wrong variants (WrongVariant above): the entry's own, then the generic transforms
   // that apply to its spec (oracle/wrong_variants.h), added when the catalogue is assembled.
   std::vector<WrongVariant> wrong_variants = {};

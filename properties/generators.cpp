@@ -365,6 +365,8 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
           c.attributes.set(a.name, nodes_equal_width || *rc::gen::arbitrary<bool>());
         } else if (a.name == "self_loops" || a.name == "concat") {
           c.attributes.set(a.name, *rc::gen::arbitrary<bool>());
+        } else if (a.drawn && !a.choices.empty()) {
+          c.attributes.set(a.name, pick(a.choices));
         }
       }
       c.values = pick(options.value_styles);
@@ -402,10 +404,12 @@ Case build_case(const CaseSpec& spec) {
     for (auto& [name, t] : c.inputs)
       for (double& v : t.values()) v *= 1e3;
   }
+  oracle::keep_divisors_off_zero(def, c);
   c.seed = spec.value_seed;
-  // Off the kinks (see the header): the point itself, or up to 4 jittered ones.
+  // Off the kinks (see the header): the point itself, or up to 4 jittered ones. Ties of a max or
+  // min stay: the checks decide there, and tie bugs hide there.
   const Case drawn = c;
-  for (std::uint64_t attempt = 0; attempt < 4; ++attempt) {
+  for (std::uint64_t attempt = 0; attempt < 4 && !def.kinks.ties; ++attempt) {
     const auto kink = checks::nearest_kink(c, Precision::float32);
     if (!kink || !kink->near) break;
     c = checks::jittered(drawn, spec.value_seed + 0x632be59bd9b4e019ull * (attempt + 1));

@@ -1,0 +1,212 @@
+#include "checks/subgradient_set.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "checks/check_support.h"
+
+namespace gnncheck::checks {
+namespace {
+
+// A bound below this is taken as this, so that residuals in bound units stay finite when squared.
+constexpr double kSmallestBound = 1e-150;
+
+// One alternative's terms as (position in the flattened gradients, value in bound units).
+struct ScaledTerm {
+  std::size_t at;
+  double value;
+};
+
+struct Problem {
+  std::vector<std::string> inputs;           // in the order they are flattened
+  std::vector<std::size_t> offsets;          // where each input starts
+  std::vector<double> target;                // (actual − base) / bound, flattened
+  std::vector<double> bound;                 // the bounds, flattened
+  std::vector<std::vector<std::vector<ScaledTerm>>> groups;  // group → alternative → terms
+};
+
+Problem scaled_problem(const oracle::SubgradientChoices& set, const std::map<std::string, const Tensor*>& actual,
+                       const std::map<std::string, const Tensor*>& bound) {
+  Problem p;
+  std::map<std::string, std::size_t> offset_of;
+  for (const auto& [input, base] : set.base) {
+    const auto a = actual.find(input);
+    const auto b = bound.find(input);
+    if (a == actual.end() || b == bound.end() || a->second->shape() != base.shape() || b->second->shape() != base.shape())
+      throw InternalError(fmt::format("decide_subgradient: gradient {} or its bound is missing or misshapen", input));
+    offset_of[input] = p.target.size();
+    p.inputs.push_back(input);
+    p.offsets.push_back(p.target.size());
+    for (index_t i = 0; i < base.size(); ++i) {
+      const double scale = std::max((*b->second)[i], kSmallestBound);
+      p.bound.push_back(scale);
+      p.target.push_back(((*a->second)[i] - base[i]) / scale);
+    }
+  }
+  for (const oracle::TieGroup& group : set.groups) {
+    auto& alternatives = p.groups.emplace_back();
+    for (const oracle::TieAlternative& alternative : group.alternatives) {
+      auto& terms = alternatives.emplace_back();
+      for (const oracle::GradientTerm& t : alternative.terms) {
+        const std::size_t at = offset_of.at(t.input) + static_cast<std::size_t>(t.flat_index);
+        terms.push_back({at, t.value / p.bound[at]});
+      }
+    }
+  }
+  return p;
+}
+
+// Euclidean projection onto the probability simplex (Held, Wolfe and Crowder; sort-based).
+void project_to_simplex(std::vector<double>& w) {
+  std::vector<double> sorted = w;
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  double sum = 0, theta = 0;
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    sum += sorted[i];
+    const double t = (sum - 1.0) / double(i + 1);
+    if (sorted[i] - t > 0) theta = t;
+  }
+  for (double& x : w) x = std::max(x - theta, 0.0);
+}
+
+// Least squares over the product of simplices: block coordinate descent, each block by projected
+// gradient steps of 1/L (L = Σ_a ‖v_a‖², at least the block Hessian's largest eigenvalue).
+// Returns the weights; `residual` ends as target − Σ w·v.
+std::vector<std::vector<double>> nearest_weights(const Problem& p, std::vector<double>& residual) {
+  residual = p.target;
+  std::vector<std::vector<double>> weights;
+  for (const auto& group : p.groups) {
+    weights.emplace_back(group.size(), 1.0 / double(group.size()));  // the even split to start
+    for (std::size_t a = 0; a < group.size(); ++a)
+      for (const ScaledTerm& t : group[a]) residual[t.at] -= weights.back()[a] * t.value;
+  }
+  const auto objective = [&] { return std::inner_product(residual.begin(), residual.end(), residual.begin(), 0.0); };
+  double previous = objective();
+  for (int sweep = 0; sweep < 200; ++sweep) {
+    for (std::size_t gi = 0; gi < p.groups.size(); ++gi) {
+      const auto& group = p.groups[gi];
+      auto& w = weights[gi];
+      double lipschitz = 0;
+      for (const auto& terms : group)
+        for (const ScaledTerm& t : terms) lipschitz += t.value * t.value;
+      if (lipschitz == 0) continue;
+      for (int step = 0; step < 20; ++step) {
+        std::vector<double> next = w;
+        for (std::size_t a = 0; a < group.size(); ++a) {
+          double gradient = 0;  // ∂(½‖r‖²)/∂w_a = −⟨r, v_a⟩
+          for (const ScaledTerm& t : group[a]) gradient -= residual[t.at] * t.value;
+          next[a] -= gradient / lipschitz;
+        }
+        project_to_simplex(next);
+        for (std::size_t a = 0; a < group.size(); ++a)
+          for (const ScaledTerm& t : group[a]) residual[t.at] -= (next[a] - w[a]) * t.value;
+        w = std::move(next);
+      }
+    }
+    const double now = objective();
+    if (now <= 1e-30 || previous - now <= 1e-12 * previous) break;
+    previous = now;
+  }
+  return weights;
+}
+
+// Whether direction φ (bound units) separates the target from P' ⊕ [−1, 1]^n:
+// ⟨φ, target⟩ − Σ_groups max_a ⟨φ, v_a⟩ > ‖φ‖₁ (the base is already subtracted from the target).
+bool separates(const Problem& p, const std::vector<double>& phi) {
+  double lhs = 0, l1 = 0;
+  for (std::size_t j = 0; j < phi.size(); ++j) lhs += phi[j] * p.target[j], l1 += std::abs(phi[j]);
+  if (l1 == 0) return false;
+  for (const auto& group : p.groups) {
+    double best = -std::numeric_limits<double>::infinity();
+    for (const auto& terms : group) {
+      double dot = 0;
+      for (const ScaledTerm& t : terms) dot += phi[t.at] * t.value;
+      best = std::max(best, dot);
+    }
+    lhs -= best;
+  }
+  return lhs > l1 * (1 + 1e-9);
+}
+
+}  // namespace
+
+SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
+                                       const std::map<std::string, const Tensor*>& actual,
+                                       const std::map<std::string, const Tensor*>& bound) {
+  const Problem p = scaled_problem(set, actual, bound);
+  std::vector<double> residual;
+  const auto weights = nearest_weights(p, residual);
+
+  SubgradientDecision d;
+  for (const auto& [input, base] : set.base) d.nearest.emplace(input, base);
+  for (std::size_t gi = 0; gi < set.groups.size(); ++gi)
+    for (std::size_t a = 0; a < set.groups[gi].alternatives.size(); ++a)
+      for (const oracle::GradientTerm& t : set.groups[gi].alternatives[a].terms)
+        d.nearest.at(t.input)[t.flat_index] += weights[gi][a] * t.value;
+
+  double worst = 0;
+  std::size_t worst_at = 0;
+  for (std::size_t j = 0; j < residual.size(); ++j)
+    if (std::abs(residual[j]) > worst) worst = std::abs(residual[j]), worst_at = j;
+  const std::size_t groups = set.groups.size();
+  if (worst <= 1.0 - 1e-6) {  // a margin for rebuilding the nearest gradient in its own units
+    d.outcome = SubgradientOutcome::inside;
+    d.how = fmt::format("compared with the valid gradient nearest to it at the {} tie{} ({} of bound at worst)",
+                        groups, groups == 1 ? "" : "s", fmt::format("{:.3g}", worst));
+    return d;
+  }
+  std::vector<double> over_bound(residual.size(), 0.0), single(residual.size(), 0.0);
+  for (std::size_t j = 0; j < residual.size(); ++j)
+    if (std::abs(residual[j]) > 1.0) over_bound[j] = residual[j] > 0 ? 1.0 : -1.0;
+  single[worst_at] = residual[worst_at] > 0 ? 1.0 : -1.0;
+  for (const auto* phi : {&residual, &over_bound, &single})
+    if (separates(p, *phi)) {
+      d.outcome = SubgradientOutcome::outside;
+      d.how = fmt::format("no valid gradient at the {} tie{} is within the bounds (any convex combination of the tied "
+                          "edges); expected: the valid one nearest to it",
+                          groups, groups == 1 ? "" : "s");
+      return d;
+    }
+  d.outcome = SubgradientOutcome::undecided;
+  d.how = fmt::format("at the {} tie{} the nearest valid gradient found is {:.3g}× a bound away, yet none is shown to be "
+                      "out of reach: either may hold",
+                      groups, groups == 1 ? "" : "s", worst);
+  return d;
+}
+
+void compare_gradients_at_ties(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& got,
+                               const Bounds& bounds) {
+  if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty()) return;
+  const oracle::SubgradientChoices set = def.subgradients(c, unit_roundoff(v.precision));
+  if (set.groups.empty()) return;
+  std::map<std::string, const Tensor*> actual, bound;
+  for (const auto& [input, base] : set.base) {
+    const auto a = got.gradients.find(input);
+    const auto b = bounds.tensors.find("gradient " + input);
+    if (a == got.gradients.end() || b == bounds.tensors.end() || a->second.shape() != base.shape()) return;
+    for (double x : a->second.values())
+      if (!std::isfinite(x)) return;
+    actual[input] = &a->second;
+    bound[input] = &b->second;
+  }
+  const SubgradientDecision d = decide_subgradient(set, actual, bound);
+  for (TensorComparison& tc : v.comparisons) {
+    if (!tc.is_gradient || !actual.count(tc.input)) continue;
+    if (d.outcome == SubgradientOutcome::undecided) {
+      detail::mark_inconclusive(tc, d.how);
+      continue;
+    }
+    TensorComparison decided = compare_elementwise(tc.tensor, *actual.at(tc.input), d.nearest.at(tc.input),
+                                                   *bound.at(tc.input));
+    decided.input = tc.input;
+    decided.is_gradient = true;
+    decided.reason = d.how;
+    tc = std::move(decided);
+  }
+}
+
+}  // namespace gnncheck::checks

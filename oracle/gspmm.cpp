@@ -1,0 +1,413 @@
+#include "oracle/gspmm.h"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace gnncheck::oracle {
+namespace {
+
+template <class E>
+E parse_choice(const Attributes& attrs, const char* name, std::initializer_list<E> choices) {
+  const std::string value = attrs.get_string(name);
+  std::string accepted;
+  for (E choice : choices) {
+    if (to_string(choice) == value) return choice;
+    accepted += (accepted.empty() ? "" : ", ") + std::string(to_string(choice));
+  }
+  throw InputError(fmt::format("target 'gspmm': attribute '{}' is '{}'; expected one of {}", name, value, accepted));
+}
+
+index_t positive(const Attributes& attrs, const char* name) {
+  const std::int64_t value = attrs.get_int(name);
+  if (value < 1) throw InputError(fmt::format("target 'gspmm': attribute '{}' must be at least 1, got {}", name, value));
+  return value;
+}
+
+template <class T>
+T message(MessageOp op, T a, T b) {
+  switch (op) {
+    case MessageOp::copy_u: return a;
+    case MessageOp::copy_e: return b;
+    case MessageOp::add: return a + b;
+    case MessageOp::sub: return a - b;
+    case MessageOp::mul: return a * b;
+    case MessageOp::div: return a / b;
+  }
+  return a;
+}
+
+// ∂m/∂u and ∂m/∂e at (a, b).
+template <class T>
+std::pair<T, T> message_derivatives(MessageOp op, T a, T b) {
+  switch (op) {
+    case MessageOp::copy_u: return {T(1), T(0)};
+    case MessageOp::copy_e: return {T(0), T(1)};
+    case MessageOp::add: return {T(1), T(1)};
+    case MessageOp::sub: return {T(1), T(-1)};
+    case MessageOp::mul: return {b, a};
+    case MessageOp::div: return {T(1) / b, -a / (b * b)};
+  }
+  return {T(0), T(0)};
+}
+
+// The operands of every message of one output column, read through the broadcast.
+template <class T>
+struct Operands {
+  const Graph& g;
+  const GspmmConfig& config;
+  const DenseTensor<T>* u;
+  const DenseTensor<T>* e;
+
+  T u_at(index_t k, index_t c) const {
+    return u ? (*u)[g.col_idx()[k] * config.columns(config.u_broadcast) + config.column(config.u_broadcast, c)] : T(0);
+  }
+  T e_at(index_t k, index_t c) const {
+    return e ? (*e)[k * config.columns(config.e_broadcast) + config.column(config.e_broadcast, c)] : T(0);
+  }
+  T message_at(index_t k, index_t c) const { return message(config.message, u_at(k, c), e_at(k, c)); }
+  // Σ|terms| of the message: what its rounding scales with.
+  double magnitude_at(index_t k, index_t c) const {
+    const double a = std::abs(double(u_at(k, c))), b = std::abs(double(e_at(k, c)));
+    switch (config.message) {
+      case MessageOp::copy_u: return a;
+      case MessageOp::copy_e: return b;
+      case MessageOp::add:
+      case MessageOp::sub: return a + b;
+      case MessageOp::mul: return a * b;
+      case MessageOp::div: return a / b;
+    }
+    return a + b;
+  }
+};
+
+template <class T>
+void validate(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u, const DenseTensor<T>* e) {
+  const auto check = [&](const DenseTensor<T>* t, bool used, const char* name, index_t rows, Broadcast b,
+                         const char* where) {
+    if (!used) return;
+    if (!t) throw InputError(fmt::format("gspmm: message {} reads input {}, which is missing", to_string(config.message), name));
+    require_rows(*t, rows, fmt::format("gspmm: input {} (one row per {})", name, where));
+    if (t->row_size() != config.columns(b))
+      throw InputError(fmt::format("gspmm: input {} has {} values per row; {}_broadcast = {} with heads = {} and "
+                                   "features = {} needs {}",
+                                   name, t->row_size(), name, to_string(b), config.heads, config.features,
+                                   config.columns(b)));
+  };
+  check(u, config.uses_u(), "u", g.n_src(), config.u_broadcast, "source node");
+  check(e, config.uses_e(), "e", g.num_edges(), config.e_broadcast, "edge, in edge-id order");
+}
+
+// The edge a max or min selects in row i, column c: the first extreme in CSR order; -1 for an empty row.
+template <class T>
+index_t selected_edge(const Operands<T>& ops, index_t i, index_t c) {
+  const auto row_ptr = ops.g.row_ptr();
+  index_t best = -1;
+  T best_value{};
+  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+    const T m = ops.message_at(k, c);
+    const bool better = ops.config.reduce == Reduction::max ? m > best_value : m < best_value;
+    if (best < 0 || better) best = k, best_value = m;
+  }
+  return best;
+}
+
+// Roundings of one message from float64 inputs: each operand rounded to the declared precision, and the operation.
+int message_roundings(MessageOp op) { return op == MessageOp::copy_u || op == MessageOp::copy_e ? 1 : 3; }
+
+// Whether candidate k may be selected instead of `sel` by a correct implementation at unit roundoff u:
+// the two messages lie within the rounding each may make (2·γ_r·(|terms of sel| + |terms of k|)).
+bool ties(const Operands<double>& ops, index_t sel, index_t k, index_t c, double u) {
+  if (k == sel) return true;
+  const double gap = std::abs(ops.message_at(sel, c) - ops.message_at(k, c));
+  return gap <= 2 * gamma(message_roundings(ops.config.message), u) * (ops.magnitude_at(sel, c) + ops.magnitude_at(k, c));
+}
+
+// The candidates of row i, column c a correct implementation may select: every edge for sum and mean.
+std::vector<index_t> candidates(const Operands<double>& ops, index_t i, index_t c, double u) {
+  const auto row_ptr = ops.g.row_ptr();
+  std::vector<index_t> out;
+  if (!ops.config.selects()) {
+    for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) out.push_back(k);
+    return out;
+  }
+  const index_t sel = selected_edge(ops, i, c);
+  if (sel < 0) return out;
+  out.push_back(sel);
+  for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+    if (k != sel && ties(ops, sel, k, c, u)) out.push_back(k);
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(MessageOp op) {
+  switch (op) {
+    case MessageOp::copy_u: return "copy_u";
+    case MessageOp::copy_e: return "copy_e";
+    case MessageOp::add: return "add";
+    case MessageOp::sub: return "sub";
+    case MessageOp::mul: return "mul";
+    case MessageOp::div: return "div";
+  }
+  return "?";
+}
+std::string_view to_string(Reduction r) {
+  switch (r) {
+    case Reduction::sum: return "sum";
+    case Reduction::mean: return "mean";
+    case Reduction::max: return "max";
+    case Reduction::min: return "min";
+  }
+  return "?";
+}
+std::string_view to_string(Broadcast b) {
+  switch (b) {
+    case Broadcast::none: return "none";
+    case Broadcast::features: return "features";
+    case Broadcast::heads: return "heads";
+    case Broadcast::both: return "both";
+  }
+  return "?";
+}
+std::string_view to_string(EmptyRows e) { return e == EmptyRows::zero ? "zero" : "identity"; }
+
+index_t GspmmConfig::columns(Broadcast b) const {
+  switch (b) {
+    case Broadcast::none: return heads * features;
+    case Broadcast::features: return heads;
+    case Broadcast::heads: return features;
+    case Broadcast::both: return 1;
+  }
+  return 1;
+}
+
+index_t GspmmConfig::column(Broadcast b, index_t c) const {
+  switch (b) {
+    case Broadcast::none: return c;
+    case Broadcast::features: return c / features;
+    case Broadcast::heads: return c % features;
+    case Broadcast::both: return 0;
+  }
+  return 0;
+}
+
+GspmmConfig gspmm_config(const Attributes& attrs) {
+  using enum MessageOp;
+  GspmmConfig config;
+  config.message = parse_choice(attrs, "message", {copy_u, copy_e, add, sub, mul, div});
+  config.reduce = parse_choice(attrs, "reduce", {Reduction::sum, Reduction::mean, Reduction::max, Reduction::min});
+  config.heads = positive(attrs, "heads");
+  config.features = positive(attrs, "features");
+  const std::initializer_list<Broadcast> broadcasts = {Broadcast::none, Broadcast::features, Broadcast::heads,
+                                                        Broadcast::both};
+  config.u_broadcast = parse_choice(attrs, "u_broadcast", broadcasts);
+  config.e_broadcast = parse_choice(attrs, "e_broadcast", broadcasts);
+  config.empty_rows = parse_choice(attrs, "empty_rows", {EmptyRows::zero, EmptyRows::identity});
+  return config;
+}
+
+template <class T>
+DenseTensor<T> gspmm_forward(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u, const DenseTensor<T>* e) {
+  validate(g, config, u, e);
+  const Operands<T> ops{g, config, u, e};
+  const index_t width = config.width();
+  const auto row_ptr = g.row_ptr();
+  DenseTensor<T> y({g.n_dst(), width});
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t degree = row_ptr[i + 1] - row_ptr[i];
+    for (index_t c = 0; c < width; ++c) {
+      T out{};
+      if (config.selects()) {
+        const index_t sel = selected_edge(ops, i, c);
+        if (sel >= 0) out = ops.message_at(sel, c);
+        else if (config.empty_rows == EmptyRows::identity)
+          out = config.reduce == Reduction::max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+      } else {
+        for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) out += ops.message_at(k, c);
+        if (config.reduce == Reduction::mean && degree > 0) out /= T(degree);
+      }
+      y[i * width + c] = out;
+    }
+  }
+  return y;
+}
+
+template <class T>
+GspmmGrads<T> gspmm_backward(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u, const DenseTensor<T>* e,
+                             const DenseTensor<T>& grad_y, TiePolicy ties) {
+  validate(g, config, u, e);
+  require_rows(grad_y, g.n_dst(), "gspmm backward: grad_y (one row per destination node)");
+  const index_t width = config.width();
+  if (grad_y.row_size() != width)
+    throw InputError(fmt::format("gspmm backward: grad_y has {} values per row, expected heads·features = {}",
+                                 grad_y.row_size(), width));
+  const Operands<T> ops{g, config, u, e};
+  const auto row_ptr = g.row_ptr();
+  const auto col_idx = g.col_idx();
+  const index_t u_cols = config.columns(config.u_broadcast), e_cols = config.columns(config.e_broadcast);
+  GspmmGrads<T> grads;
+  if (config.uses_u()) grads.grad_u = DenseTensor<T>({g.n_src(), u_cols});
+  if (config.uses_e()) grads.grad_e = DenseTensor<T>({g.num_edges(), e_cols});
+  const auto add_edge = [&](index_t k, index_t c, T g_out) {
+    const auto [du, de] = message_derivatives(config.message, ops.u_at(k, c), ops.e_at(k, c));
+    if (config.uses_u()) grads.grad_u[col_idx[k] * u_cols + config.column(config.u_broadcast, c)] += g_out * du;
+    if (config.uses_e()) grads.grad_e[k * e_cols + config.column(config.e_broadcast, c)] += g_out * de;
+  };
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t degree = row_ptr[i + 1] - row_ptr[i];
+    for (index_t c = 0; c < width; ++c) {
+      T g_out = grad_y[i * width + c];
+      if (config.selects()) {
+        const index_t sel = selected_edge(ops, i, c);
+        if (sel < 0) continue;
+        std::vector<index_t> tied;  // every edge whose message equals the selected one exactly
+        for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+          if (ops.message_at(k, c) == ops.message_at(sel, c)) tied.push_back(k);
+        if (ties == TiePolicy::first || tied.empty()) add_edge(sel, c, g_out);
+        else if (ties == TiePolicy::last) add_edge(tied.back(), c, g_out);
+        else for (index_t k : tied) add_edge(k, c, g_out / T(tied.size()));
+        continue;
+      }
+      if (config.reduce == Reduction::mean && degree > 0) g_out /= T(degree);
+      for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) add_edge(k, c, g_out);
+    }
+  }
+  return grads;
+}
+
+GspmmTerms gspmm_closed_form_terms(const Graph& g, const GspmmConfig& config, const Tensor* u, const Tensor* e,
+                                   const Tensor* grad_y, double unit_roundoff) {
+  validate(g, config, u, e);
+  const Operands<double> ops{g, config, u, e};
+  const index_t width = config.width();
+  const auto row_ptr = g.row_ptr();
+  const auto col_idx = g.col_idx();
+  const index_t u_cols = config.columns(config.u_broadcast), e_cols = config.columns(config.e_broadcast);
+  const bool mean = config.reduce == Reduction::mean;
+  // Roundings of one term besides the sum's additions (derived in checks/README.md, "The generalized SpMM").
+  const int forward_roundings = message_roundings(config.message) + (mean ? 2 : 0);
+  const int derivative_u = config.message == MessageOp::mul || config.message == MessageOp::div ? 2 : 0;
+  const int derivative_e = config.message == MessageOp::mul ? 2 : config.message == MessageOp::div ? 5 : 0;
+  const int gradient_u_roundings = 1 + derivative_u + (mean ? 2 : 0);
+  const int gradient_e_roundings = 1 + derivative_e + (mean ? 2 : 0);
+
+  GspmmTerms t;
+  t.y_abs = Tensor({g.n_dst(), width});
+  t.y_count = Tensor({g.n_dst(), width});
+  if (grad_y && config.uses_u()) t.grad_u_abs = Tensor({g.n_src(), u_cols}), t.grad_u_count = Tensor({g.n_src(), u_cols});
+  if (grad_y && config.uses_e()) t.grad_e_abs = Tensor({g.num_edges(), e_cols}), t.grad_e_count = Tensor({g.num_edges(), e_cols});
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t degree = row_ptr[i + 1] - row_ptr[i];
+    for (index_t c = 0; c < width; ++c) {
+      const std::vector<index_t> ks = candidates(ops, i, c, unit_roundoff);
+      const double scale = mean && degree > 0 ? 1.0 / double(degree) : 1.0;
+      double y_abs = 0;
+      for (index_t k : ks)
+        y_abs = config.selects() ? std::max(y_abs, ops.magnitude_at(k, c)) : y_abs + scale * ops.magnitude_at(k, c);
+      t.y_abs[i * width + c] = y_abs;
+      t.y_count[i * width + c] = (config.selects() ? 1 : double(ks.size())) + forward_roundings;
+      if (!grad_y) continue;
+      const double g_abs = std::abs((*grad_y)[i * width + c]) * scale;
+      for (index_t k : ks) {
+        const auto [du, de] = message_derivatives(config.message, ops.u_at(k, c), ops.e_at(k, c));
+        if (config.uses_u()) {
+          const index_t at = col_idx[k] * u_cols + config.column(config.u_broadcast, c);
+          t.grad_u_abs[at] += g_abs * std::abs(du);
+          t.grad_u_count[at] += 1;
+        }
+        if (config.uses_e()) {
+          const index_t at = k * e_cols + config.column(config.e_broadcast, c);
+          t.grad_e_abs[at] += g_abs * std::abs(de);
+          t.grad_e_count[at] += 1;
+        }
+      }
+    }
+  }
+  for (double& n : t.grad_u_count.values()) n += gradient_u_roundings;
+  for (double& n : t.grad_e_count.values()) n += gradient_e_roundings;
+  return t;
+}
+
+SubgradientChoices gspmm_subgradients(const Graph& g, const GspmmConfig& config, const Tensor* u, const Tensor* e,
+                                      const Tensor& grad_y, double unit_roundoff) {
+  validate(g, config, u, e);
+  SubgradientChoices s;
+  // The base is the oracle's gradient without the tied groups' terms; each group's alternatives add them back.
+  GspmmGrads<double> oracle_grads = gspmm_backward(g, config, u, e, grad_y);
+  if (config.uses_u()) s.base["u"] = std::move(oracle_grads.grad_u);
+  if (config.uses_e()) s.base["e"] = std::move(oracle_grads.grad_e);
+  if (!config.selects()) return s;
+  const Operands<double> ops{g, config, u, e};
+  const index_t width = config.width();
+  const index_t u_cols = config.columns(config.u_broadcast), e_cols = config.columns(config.e_broadcast);
+  const auto col_idx = g.col_idx();
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t c = 0; c < width; ++c) {
+      const std::vector<index_t> ks = candidates(ops, i, c, unit_roundoff);
+      if (ks.size() < 2) continue;
+      TieGroup group;
+      group.what = fmt::format("y[{}, {}]", i, c);
+      for (index_t k : ks) {
+        const auto [du, de] = message_derivatives(config.message, ops.u_at(k, c), ops.e_at(k, c));
+        const double g_out = grad_y[i * width + c];
+        TieAlternative alternative{fmt::format("edge {} (source {})", k, col_idx[k]), {}};
+        if (config.uses_u())
+          alternative.terms.push_back({"u", col_idx[k] * u_cols + config.column(config.u_broadcast, c), g_out * du});
+        if (config.uses_e())
+          alternative.terms.push_back({"e", k * e_cols + config.column(config.e_broadcast, c), g_out * de});
+        group.alternatives.push_back(std::move(alternative));
+      }
+      // ks[0] is the oracle's selection: its terms are in the base; take them out.
+      for (const GradientTerm& term : group.alternatives.front().terms) s.base.at(term.input)[term.flat_index] -= term.value;
+      s.groups.push_back(std::move(group));
+    }
+  return s;
+}
+
+void gspmm_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k) {
+  const GspmmConfig config = gspmm_config(attrs);
+  if (!config.selects()) return;
+  const Graph& g = *c.graph;
+  const auto find = [&](const char* name) -> const Tensor* {
+    const auto it = c.inputs.find(name);
+    return it == c.inputs.end() ? nullptr : &it->second;
+  };
+  const Operands<double> ops{g, config, find("u"), find("e")};
+  validate(g, config, ops.u, ops.e);
+  const auto row_ptr = g.row_ptr();
+  struct Where {
+    index_t row, column, edge, selected;
+  };
+  auto where = std::make_shared<std::vector<Where>>();
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t col = 0; col < config.width(); ++col) {
+      const index_t sel = selected_edge(ops, i, col);
+      for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+        if (e == sel) continue;
+        const double gap = ops.message_at(sel, col) - ops.message_at(e, col);
+        k.offsets.push_back(config.reduce == Reduction::max ? gap : -gap);
+        k.abs_terms.push_back(ops.magnitude_at(sel, col) + ops.magnitude_at(e, col));
+        k.terms.push_back(message_roundings(config.message));
+        where->push_back({i, col, e, sel});
+      }
+    }
+  if (config.uses_u()) k.upstream.push_back("u");
+  if (config.uses_e()) k.upstream.push_back("e");
+  k.describe = [where, reduce = config.reduce](std::size_t n) {
+    const Where& w = (*where)[n];
+    return fmt::format("the {} of y[{}, {}]: edge {}'s message against the selected edge {}'s", to_string(reduce), w.row,
+                       w.column, w.edge, w.selected);
+  };
+}
+
+#define GNNCHECK_INSTANTIATE(T)                                                                                       \
+  template DenseTensor<T> gspmm_forward<T>(const Graph&, const GspmmConfig&, const DenseTensor<T>*, const DenseTensor<T>*); \
+  template GspmmGrads<T> gspmm_backward<T>(const Graph&, const GspmmConfig&, const DenseTensor<T>*,                  \
+                                           const DenseTensor<T>*, const DenseTensor<T>&, TiePolicy);
+GNNCHECK_INSTANTIATE(double)
+GNNCHECK_INSTANTIATE(float)
+#undef GNNCHECK_INSTANTIATE
+
+}  // namespace gnncheck::oracle

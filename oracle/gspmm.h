@@ -1,0 +1,102 @@
+// gnncheck/oracle/gspmm.h — the generalized SpMM: a message per edge, reduced per destination.
+//
+//   m[k, c] = op(u[col_k, c_u], e[k, c_e])        op ∈ {copy_u, copy_e, add, sub, mul, div}
+//   y[i, c] = reduce_{k ∈ row i} m[k, c]          reduce ∈ {sum, mean, max, min}
+//
+// Output columns are c = h·F + f (H heads of F features). Each operand is [rows, H·F] or broadcast
+// over features ([rows, H]: one value per head), over heads ([rows, F]) or both ([rows, 1]), the way
+// NumPy broadcasts [H, 1] or [1, F] against [H, F]; c_u and c_e are c's column in each.
+//
+// Conventions (the catalogue entry's, oracle/op_targets.cpp):
+// - An empty row gives 0 for sum and mean; for max and min the attribute empty_rows says: 0 (PyG,
+//   DGL) or the reduction's identity, −∞ for max and +∞ for min (torch.scatter_reduce with
+//   include_self on a −∞/+∞-filled output).
+// - Backward of max and min: the whole output gradient goes to the selected edge. At a tie any
+//   convex combination of the tied edges is valid (SubgradientChoices); the oracle's own choice is
+//   the first tied edge in CSR order (the lowest edge id of the row).
+// - Backward through a broadcast operand sums over the axes it was broadcast along.
+//
+// Every quantity is written plainly over the CSR in one fixed order, so results are bit-identical
+// for any thread count. Bad attributes or shapes throw InputError naming the op and the tensor.
+#pragma once
+
+#include <string_view>
+
+#include "core/case.h"
+#include "core/graph.h"
+#include "core/tensor.h"
+#include "oracle/kink_arguments.h"
+#include "oracle/subgradients.h"
+
+namespace gnncheck::oracle {
+
+enum class MessageOp { copy_u, copy_e, add, sub, mul, div };
+enum class Reduction { sum, mean, max, min };
+// Which axes of [H, F] an operand is broadcast over (its values per row: H·F, H, F, 1).
+enum class Broadcast { none, features, heads, both };
+enum class EmptyRows { zero, identity };
+
+struct GspmmConfig {
+  MessageOp message = MessageOp::copy_u;
+  Reduction reduce = Reduction::sum;
+  index_t heads = 1;
+  index_t features = 1;
+  Broadcast u_broadcast = Broadcast::none;
+  Broadcast e_broadcast = Broadcast::features;
+  EmptyRows empty_rows = EmptyRows::zero;
+
+  bool uses_u() const { return message != MessageOp::copy_e; }
+  bool uses_e() const { return message != MessageOp::copy_u; }
+  bool selects() const { return reduce == Reduction::max || reduce == Reduction::min; }
+  index_t width() const { return heads * features; }
+  index_t columns(Broadcast b) const;         // values per row of an operand broadcast by b
+  index_t column(Broadcast b, index_t c) const;  // the operand's column for output column c
+};
+
+// The attributes message, reduce, heads, features, u_broadcast, e_broadcast, empty_rows (defaults
+// filled in); throws InputError naming the attribute and the accepted values.
+GspmmConfig gspmm_config(const Attributes& attrs);
+std::string_view to_string(MessageOp op);
+std::string_view to_string(Reduction r);
+std::string_view to_string(Broadcast b);
+std::string_view to_string(EmptyRows e);
+
+// u: [n_src, columns(u_broadcast)] or null when the message does not read it; e likewise [E, …].
+template <class T>
+DenseTensor<T> gspmm_forward(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u,
+                             const DenseTensor<T>* e);
+
+// Where the whole output gradient of a max or min goes when candidates are exactly equal: the first
+// (the oracle's), the last, or split evenly among them (torch.scatter_reduce's amax and amin).
+enum class TiePolicy { first, last, split };
+
+template <class T>
+struct GspmmGrads {
+  DenseTensor<T> grad_u;  // empty when the message does not read u
+  DenseTensor<T> grad_e;  // empty when the message does not read e
+};
+template <class T>
+GspmmGrads<T> gspmm_backward(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u,
+                             const DenseTensor<T>* e, const DenseTensor<T>& grad_y, TiePolicy ties = TiePolicy::first);
+
+// For the closed-form tolerance (checks/tolerance.h), per element of y and of each gradient: Σ|terms|
+// (of every candidate a correct implementation may select within the rounding of unit roundoff
+// `unit_roundoff`) and the count of terms and roundings of the element.
+struct GspmmTerms {
+  Tensor y_abs, y_count;
+  Tensor grad_u_abs, grad_u_count;  // empty when the message does not read u
+  Tensor grad_e_abs, grad_e_count;  // likewise for e
+};
+GspmmTerms gspmm_closed_form_terms(const Graph& g, const GspmmConfig& config, const Tensor* u, const Tensor* e,
+                                   const Tensor* grad_y, double unit_roundoff);
+
+// Every valid gradient of a max or min reduction: one group per output element whose candidates tie
+// within the rounding of `unit_roundoff` (no group for sum and mean).
+SubgradientChoices gspmm_subgradients(const Graph& g, const GspmmConfig& config, const Tensor* u, const Tensor* e,
+                                      const Tensor& grad_y, double unit_roundoff);
+
+// The catalogue's kink hook: for max and min, per output element and non-selected edge of its row,
+// the gap between the selected message and that edge's (a kink where it reaches 0).
+void gspmm_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
+
+}  // namespace gnncheck::oracle
