@@ -1,6 +1,7 @@
 // The diagnosis of a failure: which known-wrong variant of the target reproduces the system's
 // answer on the counterexample (checks/diagnosis.h).
 #include "checks/diagnosis.h"
+#include "checks/subgradient_set.h"
 
 #include <algorithm>
 #include <chrono>
@@ -271,7 +272,11 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
   if (!exact.ok()) return std::nullopt;
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, precision);
   Verdict scratch;
+  scratch.precision = precision;
   compare_with_exact(scratch, def.spec, exact, answer, bounds);
+  // At ties the gradients are held to the valid gradient nearest the answer, not to the oracle's choice.
+  const std::optional<SubgradientDecision> ties = decide_at_ties(def, c, answer, bounds, precision);
+  compare_gradients_at_ties(scratch, def, c, answer, bounds);
   screen_kinks(scratch, c);
 
   // The elements compared: every tensor whose comparison is conclusive, with the wrong ones marked.
@@ -281,7 +286,9 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
     const auto it = std::find_if(scratch.comparisons.begin(), scratch.comparisons.end(),
                                  [&](const TensorComparison& tc) { return tc.tensor == nt.label; });
     if (it != scratch.comparisons.end() && it->inconclusive()) continue;
-    Compared t{nt, find_tensor(exact, nt), find_tensor(answer, nt), &bounds.tensors.at(nt.label), bounds.lowest_of(nt.label), {}};
+    const Tensor* reference = find_tensor(exact, nt);
+    if (ties && nt.is_gradient && ties->nearest.count(nt.name)) reference = &ties->nearest.at(nt.name);
+    Compared t{nt, reference, find_tensor(answer, nt), &bounds.tensors.at(nt.label), bounds.lowest_of(nt.label), {}};
     if (!t.got || t.got->shape() != t.exact->shape()) return std::nullopt;  // nothing element-wise to match
     t.wrong.resize(static_cast<size_t>(t.exact->size()));
     for (index_t i = 0; i < t.exact->size(); ++i) {

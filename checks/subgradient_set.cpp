@@ -178,33 +178,39 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
   return d;
 }
 
-void compare_gradients_at_ties(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& got,
-                               const Bounds& bounds) {
-  if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty()) return;
-  const oracle::SubgradientChoices set = def.subgradients(c, unit_roundoff(v.precision));
-  if (set.groups.empty()) return;
+std::optional<SubgradientDecision> decide_at_ties(const oracle::TargetDef& def, const Case& c, const Result& got,
+                                                  const Bounds& bounds, Precision precision) {
+  if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty()) return std::nullopt;
+  const oracle::SubgradientChoices set = def.subgradients(c, unit_roundoff(precision));
+  if (set.groups.empty()) return std::nullopt;
   std::map<std::string, const Tensor*> actual, bound;
   for (const auto& [input, base] : set.base) {
     const auto a = got.gradients.find(input);
     const auto b = bounds.tensors.find("gradient " + input);
-    if (a == got.gradients.end() || b == bounds.tensors.end() || a->second.shape() != base.shape()) return;
+    if (a == got.gradients.end() || b == bounds.tensors.end() || a->second.shape() != base.shape()) return std::nullopt;
     for (double x : a->second.values())
-      if (!std::isfinite(x)) return;
+      if (!std::isfinite(x)) return std::nullopt;
     actual[input] = &a->second;
     bound[input] = &b->second;
   }
-  const SubgradientDecision d = decide_subgradient(set, actual, bound);
+  return decide_subgradient(set, actual, bound);
+}
+
+void compare_gradients_at_ties(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& got,
+                               const Bounds& bounds) {
+  const std::optional<SubgradientDecision> d = decide_at_ties(def, c, got, bounds, v.precision);
+  if (!d) return;
   for (TensorComparison& tc : v.comparisons) {
-    if (!tc.is_gradient || !actual.count(tc.input)) continue;
-    if (d.outcome == SubgradientOutcome::undecided) {
-      detail::mark_inconclusive(tc, d.how);
+    if (!tc.is_gradient || !d->nearest.count(tc.input)) continue;
+    if (d->outcome == SubgradientOutcome::undecided) {
+      detail::mark_inconclusive(tc, d->how);
       continue;
     }
-    TensorComparison decided = compare_elementwise(tc.tensor, *actual.at(tc.input), d.nearest.at(tc.input),
-                                                   *bound.at(tc.input));
+    TensorComparison decided = compare_elementwise(tc.tensor, got.gradients.at(tc.input), d->nearest.at(tc.input),
+                                                   bounds.tensors.at("gradient " + tc.input));
     decided.input = tc.input;
     decided.is_gradient = true;
-    decided.reason = d.how;
+    decided.reason = d->how;
     tc = std::move(decided);
   }
 }

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "checks/tolerance.h"
@@ -44,6 +45,12 @@ struct SubgradientDecision {
 SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
                                        const std::map<std::string, const Tensor*>& actual,
                                        const std::map<std::string, const Tensor*>& bound);
+
+// For a target whose kinks are ties (oracle::KinkHooks::ties) and a case with output gradients that
+// has ties at `precision`: the decision on the system's gradients `got`. nullopt where there is no
+// tie, or where a gradient is missing, misshapen or not finite (the element-wise comparison decides).
+std::optional<SubgradientDecision> decide_at_ties(const oracle::TargetDef& def, const Case& c, const Result& got,
+                                                  const Bounds& bounds, Precision precision);
 
 // For a target whose kinks are ties (oracle::KinkHooks::ties): where the case has ties at the
 // verdict's precision, replaces v's gradient comparisons with comparisons against the nearest valid

@@ -149,8 +149,11 @@ Bounds closed_form_from(const oracle::TargetDef& def, const Case& c, const Close
   Bounds b;
   b.precision = precision;
   b.unit_roundoff = u;
-  b.model = fmt::format("closed form {}·γ_(k+{})·Σ|a||b| (k = terms per element, r = {}: {}; u = {})",
-                        safety_factor, rule.extra_roundings, rule.extra_roundings, rule.why, u_text(precision));
+  b.model = rule.extra_roundings == 0
+                ? fmt::format("closed form {}·γ_k·Σ|terms| (k = terms per element plus the roundings of one: {}; u = {})",
+                              safety_factor, rule.why, u_text(precision))
+                : fmt::format("closed form {}·γ_(k+{})·Σ|a||b| (k = terms per element, r = {}: {}; u = {})",
+                              safety_factor, rule.extra_roundings, rule.extra_roundings, rule.why, u_text(precision));
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");
     const Tensor& s = must_find(abs_sums, nt, "the |inputs| evaluation");

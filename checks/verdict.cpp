@@ -246,6 +246,7 @@ std::string failure_message(const Verdict& v) {
                          " ({:.3g}× the bound); {} of {} elements over their bound.",
                          w.index, w.flat_index, w.actual, w.expected, std::abs(w.actual - w.expected), w.bound,
                          c.worst_ratio, c.elements_over_bound, c.elements);
+      if (!c.reason.empty()) msg += fmt::format(" ({})", c.reason);
     } else {
       msg += fmt::format(" The tensor has the wrong shape or is missing ({} elements expected{}).", c.elements,
                          c.reason.empty() ? "" : "; " + c.reason);

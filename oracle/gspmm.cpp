@@ -26,63 +26,6 @@ index_t positive(const Attributes& attrs, const char* name) {
 }
 
 template <class T>
-T message(MessageOp op, T a, T b) {
-  switch (op) {
-    case MessageOp::copy_u: return a;
-    case MessageOp::copy_e: return b;
-    case MessageOp::add: return a + b;
-    case MessageOp::sub: return a - b;
-    case MessageOp::mul: return a * b;
-    case MessageOp::div: return a / b;
-  }
-  return a;
-}
-
-// ∂m/∂u and ∂m/∂e at (a, b).
-template <class T>
-std::pair<T, T> message_derivatives(MessageOp op, T a, T b) {
-  switch (op) {
-    case MessageOp::copy_u: return {T(1), T(0)};
-    case MessageOp::copy_e: return {T(0), T(1)};
-    case MessageOp::add: return {T(1), T(1)};
-    case MessageOp::sub: return {T(1), T(-1)};
-    case MessageOp::mul: return {b, a};
-    case MessageOp::div: return {T(1) / b, -a / (b * b)};
-  }
-  return {T(0), T(0)};
-}
-
-// The operands of every message of one output column, read through the broadcast.
-template <class T>
-struct Operands {
-  const Graph& g;
-  const GspmmConfig& config;
-  const DenseTensor<T>* u;
-  const DenseTensor<T>* e;
-
-  T u_at(index_t k, index_t c) const {
-    return u ? (*u)[g.col_idx()[k] * config.columns(config.u_broadcast) + config.column(config.u_broadcast, c)] : T(0);
-  }
-  T e_at(index_t k, index_t c) const {
-    return e ? (*e)[k * config.columns(config.e_broadcast) + config.column(config.e_broadcast, c)] : T(0);
-  }
-  T message_at(index_t k, index_t c) const { return message(config.message, u_at(k, c), e_at(k, c)); }
-  // Σ|terms| of the message: what its rounding scales with.
-  double magnitude_at(index_t k, index_t c) const {
-    const double a = std::abs(double(u_at(k, c))), b = std::abs(double(e_at(k, c)));
-    switch (config.message) {
-      case MessageOp::copy_u: return a;
-      case MessageOp::copy_e: return b;
-      case MessageOp::add:
-      case MessageOp::sub: return a + b;
-      case MessageOp::mul: return a * b;
-      case MessageOp::div: return a / b;
-    }
-    return a + b;
-  }
-};
-
-template <class T>
 void validate(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u, const DenseTensor<T>* e) {
   const auto check = [&](const DenseTensor<T>* t, bool used, const char* name, index_t rows, Broadcast b,
                          const char* where) {
@@ -101,7 +44,7 @@ void validate(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u
 
 // The edge a max or min selects in row i, column c: the first extreme in CSR order; -1 for an empty row.
 template <class T>
-index_t selected_edge(const Operands<T>& ops, index_t i, index_t c) {
+index_t selected_edge(const GspmmOperands<T>& ops, index_t i, index_t c) {
   const auto row_ptr = ops.g.row_ptr();
   index_t best = -1;
   T best_value{};
@@ -118,14 +61,14 @@ int message_roundings(MessageOp op) { return op == MessageOp::copy_u || op == Me
 
 // Whether candidate k may be selected instead of `sel` by a correct implementation at unit roundoff u:
 // the two messages lie within the rounding each may make (2·γ_r·(|terms of sel| + |terms of k|)).
-bool ties(const Operands<double>& ops, index_t sel, index_t k, index_t c, double u) {
+bool ties(const GspmmOperands<double>& ops, index_t sel, index_t k, index_t c, double u) {
   if (k == sel) return true;
   const double gap = std::abs(ops.message_at(sel, c) - ops.message_at(k, c));
   return gap <= 2 * gamma(message_roundings(ops.config.message), u) * (ops.magnitude_at(sel, c) + ops.magnitude_at(k, c));
 }
 
 // The candidates of row i, column c a correct implementation may select: every edge for sum and mean.
-std::vector<index_t> candidates(const Operands<double>& ops, index_t i, index_t c, double u) {
+std::vector<index_t> candidates(const GspmmOperands<double>& ops, index_t i, index_t c, double u) {
   const auto row_ptr = ops.g.row_ptr();
   std::vector<index_t> out;
   if (!ops.config.selects()) {
@@ -141,6 +84,8 @@ std::vector<index_t> candidates(const Operands<double>& ops, index_t i, index_t 
 }
 
 }  // namespace
+
+index_t gspmm_selected_edge(const GspmmOperands<double>& ops, index_t i, index_t c) { return selected_edge(ops, i, c); }
 
 std::string_view to_string(MessageOp op) {
   switch (op) {
@@ -211,7 +156,7 @@ GspmmConfig gspmm_config(const Attributes& attrs) {
 template <class T>
 DenseTensor<T> gspmm_forward(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u, const DenseTensor<T>* e) {
   validate(g, config, u, e);
-  const Operands<T> ops{g, config, u, e};
+  const GspmmOperands<T> ops{g, config, u, e};
   const index_t width = config.width();
   const auto row_ptr = g.row_ptr();
   DenseTensor<T> y({g.n_dst(), width});
@@ -243,7 +188,7 @@ GspmmGrads<T> gspmm_backward(const Graph& g, const GspmmConfig& config, const De
   if (grad_y.row_size() != width)
     throw InputError(fmt::format("gspmm backward: grad_y has {} values per row, expected heads·features = {}",
                                  grad_y.row_size(), width));
-  const Operands<T> ops{g, config, u, e};
+  const GspmmOperands<T> ops{g, config, u, e};
   const auto row_ptr = g.row_ptr();
   const auto col_idx = g.col_idx();
   const index_t u_cols = config.columns(config.u_broadcast), e_cols = config.columns(config.e_broadcast);
@@ -251,7 +196,7 @@ GspmmGrads<T> gspmm_backward(const Graph& g, const GspmmConfig& config, const De
   if (config.uses_u()) grads.grad_u = DenseTensor<T>({g.n_src(), u_cols});
   if (config.uses_e()) grads.grad_e = DenseTensor<T>({g.num_edges(), e_cols});
   const auto add_edge = [&](index_t k, index_t c, T g_out) {
-    const auto [du, de] = message_derivatives(config.message, ops.u_at(k, c), ops.e_at(k, c));
+    const auto [du, de] = ops.derivatives_at(k, c);
     if (config.uses_u()) grads.grad_u[col_idx[k] * u_cols + config.column(config.u_broadcast, c)] += g_out * du;
     if (config.uses_e()) grads.grad_e[k * e_cols + config.column(config.e_broadcast, c)] += g_out * de;
   };
@@ -280,7 +225,7 @@ GspmmGrads<T> gspmm_backward(const Graph& g, const GspmmConfig& config, const De
 GspmmTerms gspmm_closed_form_terms(const Graph& g, const GspmmConfig& config, const Tensor* u, const Tensor* e,
                                    const Tensor* grad_y, double unit_roundoff) {
   validate(g, config, u, e);
-  const Operands<double> ops{g, config, u, e};
+  const GspmmOperands<double> ops{g, config, u, e};
   const index_t width = config.width();
   const auto row_ptr = g.row_ptr();
   const auto col_idx = g.col_idx();
@@ -311,7 +256,7 @@ GspmmTerms gspmm_closed_form_terms(const Graph& g, const GspmmConfig& config, co
       if (!grad_y) continue;
       const double g_abs = std::abs((*grad_y)[i * width + c]) * scale;
       for (index_t k : ks) {
-        const auto [du, de] = message_derivatives(config.message, ops.u_at(k, c), ops.e_at(k, c));
+        const auto [du, de] = ops.derivatives_at(k, c);
         if (config.uses_u()) {
           const index_t at = col_idx[k] * u_cols + config.column(config.u_broadcast, c);
           t.grad_u_abs[at] += g_abs * std::abs(du);
@@ -339,7 +284,7 @@ SubgradientChoices gspmm_subgradients(const Graph& g, const GspmmConfig& config,
   if (config.uses_u()) s.base["u"] = std::move(oracle_grads.grad_u);
   if (config.uses_e()) s.base["e"] = std::move(oracle_grads.grad_e);
   if (!config.selects()) return s;
-  const Operands<double> ops{g, config, u, e};
+  const GspmmOperands<double> ops{g, config, u, e};
   const index_t width = config.width();
   const index_t u_cols = config.columns(config.u_broadcast), e_cols = config.columns(config.e_broadcast);
   const auto col_idx = g.col_idx();
@@ -350,7 +295,7 @@ SubgradientChoices gspmm_subgradients(const Graph& g, const GspmmConfig& config,
       TieGroup group;
       group.what = fmt::format("y[{}, {}]", i, c);
       for (index_t k : ks) {
-        const auto [du, de] = message_derivatives(config.message, ops.u_at(k, c), ops.e_at(k, c));
+        const auto [du, de] = ops.derivatives_at(k, c);
         const double g_out = grad_y[i * width + c];
         TieAlternative alternative{fmt::format("edge {} (source {})", k, col_idx[k]), {}};
         if (config.uses_u())
@@ -374,7 +319,7 @@ void gspmm_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments&
     const auto it = c.inputs.find(name);
     return it == c.inputs.end() ? nullptr : &it->second;
   };
-  const Operands<double> ops{g, config, find("u"), find("e")};
+  const GspmmOperands<double> ops{g, config, find("u"), find("e")};
   validate(g, config, ops.u, ops.e);
   const auto row_ptr = g.row_ptr();
   struct Where {

@@ -20,7 +20,9 @@
 // for any thread count. Bad attributes or shapes throw InputError naming the op and the tensor.
 #pragma once
 
+#include <cmath>
 #include <string_view>
+#include <utility>
 
 #include "core/case.h"
 #include "core/graph.h"
@@ -60,6 +62,67 @@ std::string_view to_string(MessageOp op);
 std::string_view to_string(Reduction r);
 std::string_view to_string(Broadcast b);
 std::string_view to_string(EmptyRows e);
+
+// The operands of edge k's message for output column c, read through the broadcast (a missing
+// operand reads 0), the message and its derivatives: what the oracle, its tolerance terms and the
+// bug replicas of gspmm (adapters/replicas) share.
+template <class T>
+struct GspmmOperands {
+  const Graph& g;
+  const GspmmConfig& config;
+  const DenseTensor<T>* u;
+  const DenseTensor<T>* e;
+
+  index_t u_index(index_t k, index_t c) const {
+    return g.col_idx()[k] * config.columns(config.u_broadcast) + config.column(config.u_broadcast, c);
+  }
+  index_t e_index(index_t k, index_t c) const {
+    return k * config.columns(config.e_broadcast) + config.column(config.e_broadcast, c);
+  }
+  T u_at(index_t k, index_t c) const { return u ? (*u)[u_index(k, c)] : T(0); }
+  T e_at(index_t k, index_t c) const { return e ? (*e)[e_index(k, c)] : T(0); }
+  T message_at(index_t k, index_t c) const {
+    const T a = u_at(k, c), b = e_at(k, c);
+    switch (config.message) {
+      case MessageOp::copy_u: return a;
+      case MessageOp::copy_e: return b;
+      case MessageOp::add: return a + b;
+      case MessageOp::sub: return a - b;
+      case MessageOp::mul: return a * b;
+      case MessageOp::div: return a / b;
+    }
+    return a;
+  }
+  // ∂m/∂u and ∂m/∂e of edge k's message in column c.
+  std::pair<T, T> derivatives_at(index_t k, index_t c) const {
+    const T a = u_at(k, c), b = e_at(k, c);
+    switch (config.message) {
+      case MessageOp::copy_u: return {T(1), T(0)};
+      case MessageOp::copy_e: return {T(0), T(1)};
+      case MessageOp::add: return {T(1), T(1)};
+      case MessageOp::sub: return {T(1), T(-1)};
+      case MessageOp::mul: return {b, a};
+      case MessageOp::div: return {T(1) / b, -a / (b * b)};
+    }
+    return {T(0), T(0)};
+  }
+  // Σ|terms| of the message: what its rounding scales with.
+  double magnitude_at(index_t k, index_t c) const {
+    const double a = std::abs(double(u_at(k, c))), b = std::abs(double(e_at(k, c)));
+    switch (config.message) {
+      case MessageOp::copy_u: return a;
+      case MessageOp::copy_e: return b;
+      case MessageOp::add:
+      case MessageOp::sub: return a + b;
+      case MessageOp::mul: return a * b;
+      case MessageOp::div: return a / b;
+    }
+    return a + b;
+  }
+};
+
+// The edge a max or min selects in row i, column c: the first extreme in CSR order; −1 for an empty row.
+index_t gspmm_selected_edge(const GspmmOperands<double>& ops, index_t i, index_t c);
 
 // u: [n_src, columns(u_broadcast)] or null when the message does not read it; e likewise [E, …].
 template <class T>

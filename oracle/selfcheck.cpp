@@ -36,7 +36,30 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
       variants.push_back({{"source_degree", std::string("in")}, {"zero_degree", std::string("one")}});
     if (attribute.name == "negative_slope") variants.push_back({{"negative_slope", 0.01}});
     if (attribute.name == "duplicate_edges") variants.push_back({{"duplicate_edges", std::string("coalesced")}});
+    // gspmm: every message with every reduction, each broadcast of each operand (with mul, which
+    // reads both), and the identity on empty rows.
+    if (attribute.name == "message")
+      for (const AttrValue& message : attribute.choices)
+        for (const char* reduce : {"sum", "mean", "max", "min"})
+          if (!(message == AttrValue{std::string("copy_u")} && std::string(reduce) == "sum"))  // the defaults
+            variants.push_back({{"message", message}, {"reduce", std::string(reduce)}});
+    if (attribute.name == "u_broadcast" || attribute.name == "e_broadcast")
+      for (const AttrValue& broadcast : attribute.choices)
+        variants.push_back({{"message", std::string("mul")}, {attribute.name, broadcast}, {"heads", std::int64_t{2}}});
+    if (attribute.name == "empty_rows")
+      variants.push_back({{"reduce", std::string("max")}, {"empty_rows", std::string("identity")}});
   }
+  return variants;
+}
+
+// On the large graph: the defaults, and for gspmm the two operands through a selection and a mean.
+std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
+  std::vector<Attributes> variants = {Attributes{}};
+  for (const AttributeSpec& attribute : spec.attributes)
+    if (attribute.name == "message") {
+      variants.push_back({{"message", std::string("mul")}, {"reduce", std::string("max")}});
+      variants.push_back({{"message", std::string("div")}, {"reduce", std::string("mean")}});
+    }
   return variants;
 }
 
@@ -116,6 +139,11 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& options) {
     std::vector<SelfcheckLine> lines;
     for (const std::string& input : inputs)
       lines.push_back(SelfcheckLine{def->spec.name, input, 0, 0.0, {}, 0, 0.0, {}, gradcheck.bound, {}, false});
+    auto line_of = [&](const std::string& input) -> SelfcheckLine& {
+      for (SelfcheckLine& line : lines)
+        if (line.input == input) return line;
+      throw InternalError(fmt::format("selfcheck: {} has no differentiable input '{}'", def->spec.name, input));
+    };
     auto record_failure = [&](const std::string& where, const std::string& message) {
       for (SelfcheckLine& line : lines)
         if (line.failure.empty()) line.failure = fmt::format("{}: {}", where, message);
@@ -128,14 +156,14 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& options) {
           const Case c = make_random_case(*def, named.graph, variant, options.seed);
           const GradcheckReport r = check_full_jacobian(oracle, c, def->spec, gradcheck);
           if (!r.failure.empty()) record_failure(where, r.failure);
-          for (size_t k = 0; k < r.inputs.size() && k < lines.size(); ++k) {
-            SelfcheckLine& line = lines[k];
-            line.left_out_at_kinks += r.inputs[k].left_out_at_kinks;
-            if (r.inputs[k].comparisons == 0 && r.inputs[k].left_out_at_kinks > 0) continue;  // nothing compared
+          for (const InputAgreement& in : r.inputs) {
+            SelfcheckLine& line = line_of(in.input);
+            line.left_out_at_kinks += in.left_out_at_kinks;
+            if (in.comparisons == 0 && in.left_out_at_kinks > 0) continue;  // nothing compared
             line.full_cases += 1;
-            if (line.full_worst_where.empty() || r.inputs[k].worst_relative_error > line.full_worst_error) {
-              line.full_worst_error = r.inputs[k].worst_relative_error;
-              line.full_worst_where = fmt::format("{}: {}", where, r.inputs[k].worst_location);
+            if (line.full_worst_where.empty() || in.worst_relative_error > line.full_worst_error) {
+              line.full_worst_error = in.worst_relative_error;
+              line.full_worst_where = fmt::format("{}: {}", where, in.worst_location);
             }
           }
         } catch (const InputError& e) {
@@ -144,19 +172,24 @@ SelfcheckReport run_selfcheck(const SelfcheckOptions& options) {
       }
     }
     if (large && !(def->spec.needs_square_graph && !large->is_square())) {
-      const std::string where = fmt::format("large {}", large->summary());
-      try {
-        const Case c = make_random_case(*def, large, {}, options.seed);
-        const GradcheckReport r = check_random_directions(oracle, c, def->spec, gradcheck);
-        if (!r.failure.empty()) record_failure(where, r.failure);
-        for (size_t k = 0; k < r.inputs.size() && k < lines.size(); ++k) {
-          lines[k].directions = r.inputs[k].comparisons;
-          lines[k].left_out_at_kinks += r.inputs[k].left_out_at_kinks;
-          lines[k].directions_worst_error = r.inputs[k].worst_relative_error;
-          lines[k].directions_worst_where = fmt::format("{}: {}", where, r.inputs[k].worst_location);
+      for (const Attributes& variant : large_graph_variants(def->spec)) {
+        const std::string where = fmt::format("large {} {}", large->summary(), describe(variant));
+        try {
+          const Case c = make_random_case(*def, large, variant, options.seed);
+          const GradcheckReport r = check_random_directions(oracle, c, def->spec, gradcheck);
+          if (!r.failure.empty()) record_failure(where, r.failure);
+          for (const InputAgreement& in : r.inputs) {
+            SelfcheckLine& line = line_of(in.input);
+            line.directions += in.comparisons;
+            line.left_out_at_kinks += in.left_out_at_kinks;
+            if (line.directions_worst_where.empty() || in.worst_relative_error > line.directions_worst_error) {
+              line.directions_worst_error = in.worst_relative_error;
+              line.directions_worst_where = fmt::format("{}: {}", where, in.worst_location);
+            }
+          }
+        } catch (const InputError& e) {
+          record_failure(where, e.what());
         }
-      } catch (const InputError& e) {
-        record_failure(where, e.what());
       }
     }
     for (SelfcheckLine& line : lines) {

@@ -36,8 +36,11 @@ std::string describe(const ToleranceRule& rule) {
   std::string out;
   switch (rule.kind) {
     case ToleranceKind::closed_form:
-      out = fmt::format("closed form: 2·γ_(k+{})·Σ|a||b| per element, k = the terms summed into it, r = {}: {}",
-                        rule.extra_roundings, rule.extra_roundings, rule.why);
+      out = rule.extra_roundings == 0
+                ? fmt::format("closed form: 2·γ_k·Σ|terms| per element, k = the terms summed into it plus the roundings "
+                              "of one term: {}", rule.why)
+                : fmt::format("closed form: 2·γ_(k+{})·Σ|a||b| per element, k = the terms summed into it, r = {}: {}",
+                              rule.extra_roundings, rule.extra_roundings, rule.why);
       break;
     case ToleranceKind::measured:
       out = "measured: 16 × the float32 oracle's largest error over three summation orders (CSR, rows reversed, rows "

@@ -327,8 +327,9 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
   for (std::int64_t w : {1, 2, 3, 5, 7, 8, 16, 31, 33, 40, 64})
     if (w <= options.max_width) widths.push_back(w);
   if (options.value_styles.empty()) throw InputError("case generator: at least one value style is needed");
-  return rc::gen::mapcat(arbitrary_graph(options.graph), [spec, options, widths](const GraphSpec& graph) {
-    return rc::gen::exec([spec, options, widths, graph] {
+  const bool ties = oracle::find_target(target).kinks.ties;
+  return rc::gen::mapcat(arbitrary_graph(options.graph), [spec, options, widths, ties](const GraphSpec& graph) {
+    return rc::gen::exec([spec, options, widths, graph, ties] {
       CaseSpec c;
       c.graph = graph;
       c.target = spec.name;
@@ -369,7 +370,11 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
           c.attributes.set(a.name, pick(a.choices));
         }
       }
-      c.values = pick(options.value_styles);
+      // A max or min ties where values repeat: small integers in at least 3/4 of its cases.
+      std::vector<ValueStyle> styles = options.value_styles;
+      if (ties && std::count(styles.begin(), styles.end(), ValueStyle::small_integers))
+        styles.insert(styles.begin(), 3 * styles.size(), ValueStyle::small_integers);
+      c.values = pick(styles);
       c.value_seed = *rc::gen::noShrink(rc::gen::arbitrary<std::uint64_t>());
       return c;
     });

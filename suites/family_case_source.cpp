@@ -1,5 +1,7 @@
 #include "suites/family_case_source.h"
 
+#include <cmath>
+
 #include <filesystem>
 #include <random>
 
@@ -48,7 +50,17 @@ std::optional<properties::CaseFailure> FamilyCaseSource::draw(properties::CaseJu
           fmt::format("target '{}' needs a square graph; graphs.{} gives {}", target_, family_.name, graph->summary()));
     Attributes attributes;
     for (const auto& choice : attributes_) attributes.set(choice.name, choice.values[attribute_rng() % choice.values.size()]);
+    // Attributes the catalogue draws (gspmm's message and reduction) that the entry leaves open.
+    for (const auto& a : def.spec.attributes)
+      if (a.drawn && !a.choices.empty() && !attributes.has(a.name))
+        attributes.set(a.name, a.choices[attribute_rng() % a.choices.size()]);
     Case c = oracle::make_random_case(def, graph, attributes, case_seed);
+    if (def.kinks.ties && i % 2 == 0) {
+      // A max or min ties where values repeat: every other case has integers in [−2, 2].
+      for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+        for (auto& [name, t] : *m)
+          for (double& v : t.values()) v = std::round(2.0 * v);
+    }
     if (def.spec.is_layer && graph->n_dst() > graph->n_src()) {
       // A layer that pairs destination i with source i (self-loops, a node's own features) is not
       // defined on a block with more destinations than sources: nothing to check, by design.

@@ -435,6 +435,7 @@ std::unique_ptr<Bug> make_bug(const ReplicaInfo& info) {
     case 15: return std::make_unique<Tf32EdgeValueGradient>();
     case 16: return std::make_unique<ForwardNotRepeatable>();
   }
+  if (auto bug = make_gspmm_bug(info.number)) return bug;
   throw InternalError(fmt::format("replica '{}' (number {}) has no implementation", info.name, info.number));
 }
 

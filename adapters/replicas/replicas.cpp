@@ -155,6 +155,52 @@ std::vector<CatalogueEntry> entries() {
         "state_repeat", "an output that is not zero",
         {"spmm", "spmm_ve", "sddmm_dot", "edge_softmax"}, std::nullopt, 0},
        false},
+      {{17, "gspmm_tie_gradient_to_every_edge",
+        "Generalized SpMM kernels whose max/min backward compares each edge's message with the row's "
+        "result and gives the output gradient to every edge that equals it, counting a tie twice",
+        "max and min backward: every edge whose message equals the selected one exactly receives the whole "
+        "output gradient (a valid subgradient splits it among them)",
+        "differential", "a row whose max (or min) two edges reach exactly (small-integer values, duplicate edges)",
+        {"gspmm"}, std::nullopt, 0},
+       false},
+      {{18, "gspmm_stale_argmax",
+        "Max/min kernels that keep the forward's argmax in a buffer shared across calls: the backward reads "
+        "the selections of the last forward run, not of its own",
+        "a forward-only call stores its selected edges per output element; a call with output gradients "
+        "routes its max/min backward through the stored selections when the buffer's shape matches",
+        "state_interleaved", "two forwards on different inputs of the same shape before a backward, with max or min",
+        {"gspmm"}, std::nullopt, 0},
+       false},
+      {{19, "gspmm_edge_gradient_at_source_index",
+        "DGL-style max/min kernels record the selected source (arg_u) and the selected edge (arg_e); a "
+        "backward that scatters the edge gradient with arg_u writes to the wrong edges",
+        "max and min backward: the gradient of e goes to row col_k (the selected edge's source id) of grad_e "
+        "instead of row k (dropped where col_k ≥ E)",
+        "differential", "max or min with an edge operand, an edge whose id differs from its source's",
+        {"gspmm"}, std::nullopt, 0},
+       false},
+      {{20, "gspmm_mean_source_degree",
+        "A mean aggregation whose backward divides by the degree of the node it scatters to (the source's "
+        "out-degree) instead of the destination's in-degree that the forward divided by",
+        "mean backward: g / out_degree(col_k) instead of g / in_degree(i); forward exact",
+        "differential", "mean over a graph whose in- and out-degrees differ",
+        {"gspmm"}, std::nullopt, 0},
+       false},
+      {{21, "gspmm_div_no_quotient_term",
+        "A division message whose backward for the denominator forgets the quotient factor of "
+        "∂(u/e)/∂e = −(u/e)·(1/e)",
+        "message div: the gradient of e is −g/e instead of −g·u/e²; forward and the gradient of u exact",
+        "differential", "message div with u ≠ 1",
+        {"gspmm"}, std::nullopt, 0},
+       false},
+      {{22, "gspmm_broadcast_grad_not_summed",
+        "Broadcasting backward that keeps the first broadcast copy instead of summing over the broadcast "
+        "axis (a gradient shaped like the operand, read from one slice)",
+        "the gradient of a broadcast operand collects only the first output column of each group it was "
+        "broadcast to (features = 0, or head 0) instead of their sum",
+        "differential", "an operand broadcast over features or heads of more than one",
+        {"gspmm"}, std::nullopt, 0},
+       false},
   };
 }
 
@@ -196,7 +242,32 @@ constexpr BugClass kBugClasses[] = {
     {14, "lost_updates", "updates lost on rows and columns of many edges (a race in the accumulation)", true},
     {15, "scaled_edge_gradient", "the edge-value gradient scaled by a constant (a scale applied twice)", true},
     {16, "nondeterministic", "an answer that changes from call to call far beyond rounding", false},
+    {17, "tie_gradient_copied", "the output gradient copied to every tied candidate of a max or min instead of split", true},
+    {18, "stale_state", "max/min backward through the selections a previous call left (state left over)", false, false,
+     true},
+    {19, "index_confusion", "the edge gradient scattered with the source index instead of the edge index", true},
+    {20, "degree_side", "the mean's backward divides by the source's degree instead of the destination's", true},
+    {21, "quotient_term_dropped", "the division's backward for the denominator without its quotient factor u/e", true},
+    {22, "broadcast_not_summed", "the backward through a broadcast operand not summed over the broadcast axis", true},
 };
+
+// The attributes under which each gspmm replica's bug shows (ReplicaInfo::shows_with).
+struct ShowsWith {
+  int number;
+  std::vector<std::pair<const char*, const char*>> attributes;
+  bool tied_values = false;
+};
+const std::vector<ShowsWith>& shows_with() {
+  static const std::vector<ShowsWith> table = {
+      {17, {{"reduce", "max"}}, true},
+      {18, {{"reduce", "max"}, {"message", "mul"}}},
+      {19, {{"reduce", "min"}, {"message", "add"}}},
+      {20, {{"reduce", "mean"}}},
+      {21, {{"message", "div"}}},
+      {22, {{"message", "mul"}}},
+  };
+  return table;
+}
 
 // Targets with a node tensor (input or output): the only ones a feature width applies to.
 bool has_node_tensor(const oracle::TargetDef& def) {
@@ -231,6 +302,11 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
       info.bug_class_description = c.description;
       info.single_evaluation = c.single_evaluation;
       info.after_previous_call = c.after_previous_call;
+    }
+  for (const ShowsWith& w : shows_with())
+    if (w.number == info.number) {
+      for (const auto& [name, value] : w.attributes) info.shows_with.set(name, std::string(value));
+      info.needs_tied_values = w.tied_values;
     }
   return info;
 }

@@ -27,7 +27,7 @@
 namespace gnncheck {
 
 struct ReplicaInfo {
-  int number = 0;              // 1..12 in the order of issue 6, 13..16 from issue 15
+  int number = 0;              // 1..12 in the order of issue 6, 13..16 from issue 15, 17..22 for gspmm
   std::string name;            // system name, e.g. "tcgnn_backward_uses_A"
   std::string origin;          // the published system and what went wrong there, in our words
   std::string bug;             // precisely what this replica computes wrongly
@@ -49,6 +49,10 @@ struct ReplicaInfo {
   // Whether it shows on a case evaluated right after another one (state left from that call): a
   // known-wrong variant of the state checks' case, given the case before it.
   bool after_previous_call = false;
+  // The attribute values a case needs for the bug to show (gspmm's reduce = max), and whether its
+  // values must repeat (small integers: a tie of a max or min). Tests and docs build the case from them.
+  Attributes shows_with = {};
+  bool needs_tied_values = false;
 };
 
 // The replicas in catalogue order. Targets are filtered to those present in oracle::all_targets(),

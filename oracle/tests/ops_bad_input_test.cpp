@@ -6,6 +6,7 @@
 #include "oracle/degree_norm.h"
 #include "oracle/edge_softmax.h"
 #include "oracle/eshuffle.h"
+#include "oracle/gspmm.h"
 #include "oracle/random_case.h"
 #include "oracle/sddmm.h"
 #include "oracle/spmm.h"
@@ -109,6 +110,31 @@ TEST(OpsBadInput, CatalogueReportsBadAttributesAndShapesAsErrors) {
   r = evaluate(c);
   EXPECT_EQ(r.status, Status::error);
   EXPECT_THAT(r.message, HasSubstr("gradient of output 'y': expected shape [3, 4]"));
+}
+
+// gspmm's attributes name the accepted values; an operand the message reads must be there, with
+// the width its broadcast gives.
+TEST(OpsBadInput, GspmmNamesTheAttributeAndTheOperand) {
+  const auto g = std::make_shared<const Graph>(graph());
+  Case c = make_random_case(find_target("gspmm"), g, {{"message", std::string("mul")}}, 1);
+  c.attributes.set("reduce", std::string("median"));
+  Result r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("attribute 'reduce' is 'median'; expected one of sum, mean, max, min"));
+
+  c = make_random_case(find_target("gspmm"), g, {{"message", std::string("mul")}}, 1);
+  c.attributes.set("e_broadcast", std::string("none"));
+  r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("target 'gspmm', input 'e': expected shape"));
+
+  const GspmmConfig config = gspmm_config(with_defaults(find_target("gspmm").spec, {{"message", std::string("add")}}));
+  const Tensor u({g->n_src(), 4});
+  EXPECT_THAT(input_error_of([&] { gspmm_forward<double>(*g, config, &u, nullptr); }),
+              HasSubstr("gspmm: message add reads input e, which is missing"));
+  const Tensor narrow({g->num_edges(), 3});
+  EXPECT_THAT(input_error_of([&] { gspmm_forward<double>(*g, config, &u, &narrow); }),
+              HasSubstr("gspmm: input e has 3 values per row; e_broadcast = features with heads = 1 and features = 4 needs 1"));
 }
 
 // validate_case is the one validation the oracle, the GPU systems and the adapter protocol share;

@@ -2,6 +2,8 @@
 // can re-derive it; the comment above each test says what the case is for.
 #include <cmath>
 
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -251,18 +253,62 @@ TEST(OpsGolden, CatalogueEvaluatesSpmmVeByName) {
   }
 }
 
+// gspmm by hand on 3 destinations and 2 sources, edges 0←0, 0←1, 2←1 (row 1 empty), u [2, 2], e one
+// value per edge: mul with max (edge 1 wins both columns of row 0) and sub with mean.
+TEST(OpsGolden, GspmmMulMaxAndSubMeanByHand) {
+  const std::vector<index_t> dst = {0, 0, 2}, src = {0, 1, 1};
+  auto g = std::make_shared<const Graph>(Graph::from_edges(3, 2, dst, src));
+  Case c;
+  c.target = "gspmm";
+  c.graph = g;
+  c.inputs["u"] = Tensor({2, 2}, {1, -2, 3, 4});
+  c.inputs["e"] = Tensor({3, 1}, {2, 5, -1});
+  c.grad_outputs["y"] = Tensor({3, 2}, {1, 2, 3, 4, 5, 6});
+  c.attributes = {{"message", std::string("mul")}, {"reduce", std::string("max")}, {"features", std::int64_t{2}}};
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const Result r = evaluate(c, p);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_THAT(r.outputs.at("y").values(), ElementsAre(15, 20, 0, 0, -3, -4));
+    EXPECT_THAT(r.gradients.at("u").values(), ElementsAre(0, 0, 0, 4));
+    EXPECT_THAT(r.gradients.at("e").values(), ElementsAre(0, 11, 39));
+  }
+  c.attributes = {{"message", std::string("sub")}, {"reduce", std::string("mean")}, {"features", std::int64_t{2}},
+                  {"e_broadcast", std::string("both")}};
+  const Result r = evaluate(c);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.outputs.at("y").values(), ElementsAre(-1.5, -2.5, 0, 0, 4, 5));
+  EXPECT_THAT(r.gradients.at("u").values(), ElementsAre(0.5, 1, 5.5, 7));
+  EXPECT_THAT(r.gradients.at("e").values(), ElementsAre(-1.5, -1.5, -11));
+  // copy_u reads no e; identity on the empty row.
+  c.inputs.erase("e");
+  c.attributes = {{"reduce", std::string("min")}, {"empty_rows", std::string("identity")}, {"features", std::int64_t{2}}};
+  const Result m = evaluate(c);
+  ASSERT_TRUE(m.ok()) << m.message;
+  EXPECT_THAT(m.outputs.at("y").values(), ElementsAre(1, -2, INFINITY, INFINITY, 3, 4));
+  EXPECT_EQ(m.gradients.count("e"), 0u);
+}
+
 // Every op target is registered once, with unique names and a shape for every declared slot.
 TEST(OpsGolden, CatalogueListsEveryOp) {
   std::vector<std::string> names;
   for (const auto& def : op_targets()) names.push_back(def.spec.name);
   EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
                                        "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
-                                       "normalized_spmm"}));
+                                       "normalized_spmm", "gspmm"}));
   const Graph g = workhorse();
   for (const auto& def : op_targets()) {
     const Attributes attrs = with_defaults(def.spec, {});
-    const auto in = def.input_shapes(g, attrs);
-    for (const auto& slot : def.spec.inputs) EXPECT_TRUE(in.count(slot.name)) << def.spec.name << " " << slot.name;
+    // Every input has a shape under the defaults or under some value of one enumerated attribute
+    // (gspmm's e appears with a message that reads it).
+    std::set<std::string> shaped;
+    for (const auto& [name, shape] : def.input_shapes(g, attrs)) shaped.insert(name);
+    for (const auto& a : def.spec.attributes)
+      for (const AttrValue& value : a.choices) {
+        Attributes varied = attrs;
+        varied.set(a.name, value);
+        for (const auto& [name, shape] : def.input_shapes(g, varied)) shaped.insert(name);
+      }
+    for (const auto& slot : def.spec.inputs) EXPECT_TRUE(shaped.count(slot.name)) << def.spec.name << " " << slot.name;
     const auto out = def.output_shapes(g, attrs);
     for (const auto& slot : def.spec.outputs) EXPECT_TRUE(out.count(slot.name)) << def.spec.name << " " << slot.name;
   }

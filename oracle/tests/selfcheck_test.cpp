@@ -28,7 +28,8 @@ TEST(Selfcheck, EveryTargetAndInputPassesAndIsPrinted) {
   EXPECT_EQ(report.lines.size(), expected_lines);
   for (const SelfcheckLine& line : report.lines) {
     EXPECT_GT(line.full_cases, 0) << line.target << " " << line.input;
-    EXPECT_EQ(line.directions, 1) << line.target << " " << line.input;
+    // One direction per large-graph variant that has the input (gspmm: three for u, two for e).
+    EXPECT_GE(line.directions, 1) << line.target << " " << line.input;
     EXPECT_LE(line.full_worst_error, line.bound);
   }
   EXPECT_THAT(out.str(), HasSubstr("spmm_ve              edge_values"));

@@ -1,0 +1,118 @@
+// Gradients at ties of a max or min: every valid subgradient passes, anything outside the set fails.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "adapters/replicas/replicas.h"
+#include "checks/checks.h"
+#include "checks/diagnosis.h"
+#include "checks/subgradient_set.h"
+#include "oracle/cpu_systems.h"
+#include "oracle/gspmm.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+namespace {
+
+using ::testing::HasSubstr;
+
+// One tie between u[0] and u[1], the gradient 1 to share; bounds 10⁻⁶.
+oracle::SubgradientChoices one_tie() {
+  oracle::SubgradientChoices s;
+  s.base["u"] = Tensor({2, 1});
+  s.groups.push_back({"y[0, 0]", {{"edge 0", {{"u", 0, 1.0}}}, {"edge 1", {{"u", 1, 1.0}}}}});
+  return s;
+}
+
+SubgradientOutcome decide(std::vector<double> grad) {
+  const Tensor actual({2, 1}, std::move(grad));
+  const Tensor bound({2, 1}, 1e-6);
+  return decide_subgradient(one_tie(), {{"u", &actual}}, {{"u", &bound}}).outcome;
+}
+
+TEST(SubgradientSet, EveryConvexCombinationIsInsideAndNothingElse) {
+  EXPECT_EQ(decide({1, 0}), SubgradientOutcome::inside);     // all to the first
+  EXPECT_EQ(decide({0, 1}), SubgradientOutcome::inside);     // all to the last
+  EXPECT_EQ(decide({0.5, 0.5}), SubgradientOutcome::inside); // an even split
+  EXPECT_EQ(decide({0.3, 0.7}), SubgradientOutcome::inside);
+  EXPECT_EQ(decide({1, 1}), SubgradientOutcome::outside);    // copied to both
+  EXPECT_EQ(decide({0, 0}), SubgradientOutcome::outside);    // dropped
+  EXPECT_EQ(decide({2, 0}), SubgradientOutcome::outside);    // doubled
+  EXPECT_EQ(decide({1.2, -0.2}), SubgradientOutcome::outside);  // not a convex combination
+}
+
+// The nearest valid gradient is what an outside answer is compared with.
+TEST(SubgradientSet, TheNearestValidGradientIsReported) {
+  const Tensor actual({2, 1}, {1, 1});
+  const Tensor bound({2, 1}, 1e-6);
+  const SubgradientDecision d = decide_subgradient(one_tie(), {{"u", &actual}}, {{"u", &bound}});
+  EXPECT_NEAR(d.nearest.at("u")[0], 0.5, 1e-9);
+  EXPECT_NEAR(d.nearest.at("u")[1], 0.5, 1e-9);
+  EXPECT_THAT(d.how, HasSubstr("no valid gradient at the 1 tie is within the bounds"));
+}
+
+// copy_u with max over a row of three duplicate edges (0 ← 1 three times) and one other: all tie.
+Case tied_case(const std::string& reduce) {
+  Case c;
+  c.target = "gspmm";
+  const std::vector<index_t> dst = {0, 0, 0, 1}, src = {1, 1, 1, 0};
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(2, 2, dst, src));
+  c.inputs["u"] = Tensor({2, 2}, {1, 2, 1, 2});
+  c.grad_outputs["y"] = Tensor({2, 2}, {1, -2, 3, 4});
+  c.attributes = {{"reduce", reduce}, {"features", std::int64_t{2}}};
+  return c;
+}
+
+// The oracle's float64 answer with the gradient of every tie split evenly (torch.scatter_reduce's amax).
+class SplitTies final : public System {
+ public:
+  std::string name() const override { return "split_ties"; }
+  bool supports(const std::string& target) const override { return target == "gspmm"; }
+  Precision precision(const std::string&) const override { return Precision::float64; }
+  Result evaluate(const Case& c) override {
+    Result r = oracle::evaluate(c);
+    const oracle::GspmmConfig config = oracle::gspmm_config(oracle::with_defaults(oracle::find_target("gspmm").spec, c.attributes));
+    r.gradients["u"] = oracle::gspmm_backward<double>(*c.graph, config, &c.inputs.at("u"), nullptr, c.grad_outputs.at("y"),
+                                                      oracle::TiePolicy::split)
+                           .grad_u;
+    return r;
+  }
+};
+
+TEST(SubgradientSet, TheFirstTheLastAndAnEvenSplitAllPassTheDifferentialCheck) {
+  for (const std::string reduce : {"max", "min"}) {
+    const Case c = tied_case(reduce);
+    SplitTies split;
+    for (System* system : std::initializer_list<System*>{make_cpu_float32_system().release(),
+                                                          make_cpu_float32_right_derivatives_system().release(), &split}) {
+      const Verdict v = differential(*system, c);
+      EXPECT_EQ(v.conclusion, Conclusion::pass) << system->name() << " " << reduce << ": " << v.message;
+      for (const auto& tc : v.comparisons)
+        if (tc.is_gradient) EXPECT_THAT(tc.reason, HasSubstr("compared with the valid gradient nearest to it"));
+      if (system != &split) delete system;
+    }
+  }
+}
+
+TEST(SubgradientSet, AGradientCopiedToEveryTiedEdgeFailsAndTheDiagnosisNamesIt) {
+  auto wrong = make_replica("gspmm_tie_gradient_to_every_edge", make_cpu_float32_system());
+  const Verdict v = differential(*wrong, tied_case("max"));
+  ASSERT_EQ(v.conclusion, Conclusion::fail) << one_line(v);
+  EXPECT_THAT(v.message, HasSubstr("no valid gradient at the"));
+  const std::optional<Diagnosis> d = diagnose_failure(CheckKind::differential, *wrong, tied_case("max"),
+                                                      replica_variants("gspmm"), {});
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->bug_class, "tie_gradient_copied") << d->text;
+}
+
+// The same systems pass the state checks although a tie may be broken differently on every call.
+TEST(SubgradientSet, StateAndMetamorphicChecksDoNotHoldATieToOneChoice) {
+  const Case c = tied_case("max");
+  auto last = make_cpu_float32_right_derivatives_system();
+  for (CheckKind kind : {CheckKind::state_repeat, CheckKind::metamorphic_edge_order, CheckKind::metamorphic_relabel}) {
+    const Verdict v = run_check(kind, *last, c);
+    EXPECT_NE(v.conclusion, Conclusion::fail) << to_string(kind) << ": " << v.message;
+  }
+}
+
+}  // namespace
+}  // namespace gnncheck::checks
