@@ -198,19 +198,22 @@ std::optional<SubgradientDecision> decide_at_ties(const oracle::TargetDef& def, 
 
 void compare_gradients_at_ties(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& got,
                                const Bounds& bounds) {
-  const std::optional<SubgradientDecision> d = decide_at_ties(def, c, got, bounds, v.precision);
-  if (!d) return;
+  if (const std::optional<SubgradientDecision> d = decide_at_ties(def, c, got, bounds, v.precision))
+    compare_gradients_at_ties(v, *d, got, bounds);
+}
+
+void compare_gradients_at_ties(Verdict& v, const SubgradientDecision& d, const Result& got, const Bounds& bounds) {
   for (TensorComparison& tc : v.comparisons) {
-    if (!tc.is_gradient || !d->nearest.count(tc.input)) continue;
-    if (d->outcome == SubgradientOutcome::undecided) {
-      detail::mark_inconclusive(tc, d->how);
+    if (!tc.is_gradient || !d.nearest.count(tc.input)) continue;
+    if (d.outcome == SubgradientOutcome::undecided) {
+      detail::mark_inconclusive(tc, d.how);
       continue;
     }
-    TensorComparison decided = compare_elementwise(tc.tensor, got.gradients.at(tc.input), d->nearest.at(tc.input),
+    TensorComparison decided = compare_elementwise(tc.tensor, got.gradients.at(tc.input), d.nearest.at(tc.input),
                                                    bounds.tensors.at("gradient " + tc.input));
     decided.input = tc.input;
     decided.is_gradient = true;
-    decided.reason = d->how;
+    decided.reason = d.how;
     tc = std::move(decided);
   }
 }

@@ -59,5 +59,7 @@ std::optional<SubgradientDecision> decide_at_ties(const oracle::TargetDef& def, 
 // missing, misshapen or not finite (the element-wise comparison already says so).
 void compare_gradients_at_ties(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& got,
                                const Bounds& bounds);
+// The same with a decision already made (decide_at_ties) for `got`.
+void compare_gradients_at_ties(Verdict& v, const SubgradientDecision& decision, const Result& got, const Bounds& bounds);
 
 }  // namespace gnncheck::checks

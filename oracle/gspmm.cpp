@@ -4,19 +4,19 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace gnncheck::oracle {
 namespace {
 
-template <class E>
-E parse_choice(const Attributes& attrs, const char* name, std::initializer_list<E> choices) {
+// The enumerator whose name (in `names`, declaration order) is the attribute's value.
+template <class E, std::size_t N>
+E parse_choice(const Attributes& attrs, const char* name, const std::array<std::string_view, N>& names) {
   const std::string value = attrs.get_string(name);
-  std::string accepted;
-  for (E choice : choices) {
-    if (to_string(choice) == value) return choice;
-    accepted += (accepted.empty() ? "" : ", ") + std::string(to_string(choice));
-  }
-  throw InputError(fmt::format("target 'gspmm': attribute '{}' is '{}'; expected one of {}", name, value, accepted));
+  for (std::size_t k = 0; k < N; ++k)
+    if (names[k] == value) return static_cast<E>(k);
+  throw InputError(fmt::format("target 'gspmm': attribute '{}' is '{}'; expected one of {}", name, value,
+                               fmt::join(names, ", ")));
 }
 
 index_t positive(const Attributes& attrs, const char* name) {
@@ -87,37 +87,6 @@ std::vector<index_t> candidates(const GspmmOperands<double>& ops, index_t i, ind
 
 index_t gspmm_selected_edge(const GspmmOperands<double>& ops, index_t i, index_t c) { return selected_edge(ops, i, c); }
 
-std::string_view to_string(MessageOp op) {
-  switch (op) {
-    case MessageOp::copy_u: return "copy_u";
-    case MessageOp::copy_e: return "copy_e";
-    case MessageOp::add: return "add";
-    case MessageOp::sub: return "sub";
-    case MessageOp::mul: return "mul";
-    case MessageOp::div: return "div";
-  }
-  return "?";
-}
-std::string_view to_string(Reduction r) {
-  switch (r) {
-    case Reduction::sum: return "sum";
-    case Reduction::mean: return "mean";
-    case Reduction::max: return "max";
-    case Reduction::min: return "min";
-  }
-  return "?";
-}
-std::string_view to_string(Broadcast b) {
-  switch (b) {
-    case Broadcast::none: return "none";
-    case Broadcast::features: return "features";
-    case Broadcast::heads: return "heads";
-    case Broadcast::both: return "both";
-  }
-  return "?";
-}
-std::string_view to_string(EmptyRows e) { return e == EmptyRows::zero ? "zero" : "identity"; }
-
 index_t GspmmConfig::columns(Broadcast b) const {
   switch (b) {
     case Broadcast::none: return heads * features;
@@ -139,17 +108,14 @@ index_t GspmmConfig::column(Broadcast b, index_t c) const {
 }
 
 GspmmConfig gspmm_config(const Attributes& attrs) {
-  using enum MessageOp;
   GspmmConfig config;
-  config.message = parse_choice(attrs, "message", {copy_u, copy_e, add, sub, mul, div});
-  config.reduce = parse_choice(attrs, "reduce", {Reduction::sum, Reduction::mean, Reduction::max, Reduction::min});
+  config.message = parse_choice<MessageOp>(attrs, "message", kMessageOpNames);
+  config.reduce = parse_choice<Reduction>(attrs, "reduce", kReductionNames);
   config.heads = positive(attrs, "heads");
   config.features = positive(attrs, "features");
-  const std::initializer_list<Broadcast> broadcasts = {Broadcast::none, Broadcast::features, Broadcast::heads,
-                                                        Broadcast::both};
-  config.u_broadcast = parse_choice(attrs, "u_broadcast", broadcasts);
-  config.e_broadcast = parse_choice(attrs, "e_broadcast", broadcasts);
-  config.empty_rows = parse_choice(attrs, "empty_rows", {EmptyRows::zero, EmptyRows::identity});
+  config.u_broadcast = parse_choice<Broadcast>(attrs, "u_broadcast", kBroadcastNames);
+  config.e_broadcast = parse_choice<Broadcast>(attrs, "e_broadcast", kBroadcastNames);
+  config.empty_rows = parse_choice<EmptyRows>(attrs, "empty_rows", kEmptyRowsNames);
   return config;
 }
 
@@ -207,10 +173,14 @@ GspmmGrads<T> gspmm_backward(const Graph& g, const GspmmConfig& config, const De
       if (config.selects()) {
         const index_t sel = selected_edge(ops, i, c);
         if (sel < 0) continue;
+        if (ties == TiePolicy::first) {
+          add_edge(sel, c, g_out);
+          continue;
+        }
         std::vector<index_t> tied;  // every edge whose message equals the selected one exactly
         for (index_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
           if (ops.message_at(k, c) == ops.message_at(sel, c)) tied.push_back(k);
-        if (ties == TiePolicy::first || tied.empty()) add_edge(sel, c, g_out);
+        if (tied.empty()) add_edge(sel, c, g_out);  // a NaN message equals nothing
         else if (ties == TiePolicy::last) add_edge(tied.back(), c, g_out);
         else for (index_t k : tied) add_edge(k, c, g_out / T(tied.size()));
         continue;

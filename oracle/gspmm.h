@@ -20,6 +20,7 @@
 // for any thread count. Bad attributes or shapes throw InputError naming the op and the tensor.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <string_view>
 #include <utility>
@@ -55,13 +56,20 @@ struct GspmmConfig {
   index_t column(Broadcast b, index_t c) const;  // the operand's column for output column c
 };
 
+// Each enumeration's names in declaration order: its attribute's values in the catalogue, what
+// gspmm_config parses and what to_string prints.
+inline constexpr std::array<std::string_view, 6> kMessageOpNames = {"copy_u", "copy_e", "add", "sub", "mul", "div"};
+inline constexpr std::array<std::string_view, 4> kReductionNames = {"sum", "mean", "max", "min"};
+inline constexpr std::array<std::string_view, 4> kBroadcastNames = {"none", "features", "heads", "both"};
+inline constexpr std::array<std::string_view, 2> kEmptyRowsNames = {"zero", "identity"};
+inline std::string_view to_string(MessageOp op) { return kMessageOpNames[static_cast<std::size_t>(op)]; }
+inline std::string_view to_string(Reduction r) { return kReductionNames[static_cast<std::size_t>(r)]; }
+inline std::string_view to_string(Broadcast b) { return kBroadcastNames[static_cast<std::size_t>(b)]; }
+inline std::string_view to_string(EmptyRows e) { return kEmptyRowsNames[static_cast<std::size_t>(e)]; }
+
 // The attributes message, reduce, heads, features, u_broadcast, e_broadcast, empty_rows (defaults
 // filled in); throws InputError naming the attribute and the accepted values.
 GspmmConfig gspmm_config(const Attributes& attrs);
-std::string_view to_string(MessageOp op);
-std::string_view to_string(Reduction r);
-std::string_view to_string(Broadcast b);
-std::string_view to_string(EmptyRows e);
 
 // The operands of edge k's message for output column c, read through the broadcast (a missing
 // operand reads 0), the message and its derivatives: what the oracle, its tolerance terms and the

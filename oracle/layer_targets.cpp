@@ -7,6 +7,7 @@
 // model learns it is the training driver's choice).
 #include <type_traits>
 
+#include "oracle/catalogue_support.h"
 #include "oracle/kink_arguments.h"
 #include "oracle/layers/agnn.h"
 #include "oracle/layers/gat.h"
@@ -20,6 +21,7 @@ namespace gnncheck::oracle {
 namespace {
 
 using namespace layers;
+using catalogue::make_target;
 using Shapes = std::map<std::string, std::vector<index_t>>;
 
 template <class T>
@@ -33,20 +35,6 @@ const DenseTensor<T>& input(const TensorMapOf<T>& inputs, const std::string& nam
 template <class T>
 DenseTensor<T> optional_input(const TensorMapOf<T>& inputs, const std::string& name, bool enabled) {
   return enabled ? input(inputs, name) : DenseTensor<T>{};
-}
-
-// Builds the float64 and float32 evaluations from one generic lambda.
-template <class Fn>
-TargetDef make_target(TargetSpec spec, ShapesFn inputs, ShapesFn outputs, Fn evaluate) {
-  TargetDef def;
-  def.spec = std::move(spec);
-  def.input_shapes = std::move(inputs);
-  def.output_shapes = std::move(outputs);
-  def.evaluate_f64 = [evaluate](const Graph& g, const Attributes& a, const TensorMapOf<double>& in,
-                                const TensorMapOf<double>& go) { return evaluate(g, a, in, go); };
-  def.evaluate_f32 = [evaluate](const Graph& g, const Attributes& a, const TensorMapOf<float>& in,
-                                const TensorMapOf<float>& go) { return evaluate(g, a, in, go); };
-  return def;
 }
 
 // The float32 evaluation of one generic lambda (a layer's evaluation at the other side of its kinks).

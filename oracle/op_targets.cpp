@@ -6,11 +6,11 @@
 // Output and input names follow the op headers (x, y, z, edge_values, u, v, a, b, e, logits, alpha).
 #include <fmt/format.h>
 
+#include "oracle/catalogue_support.h"
 #include "oracle/degree_norm.h"
 #include "oracle/edge_softmax.h"
 #include "oracle/wrong_variants.h"
 #include "oracle/eshuffle.h"
-#include "oracle/gspmm.h"
 #include "oracle/sddmm.h"
 #include "oracle/spmm.h"
 #include "oracle/spmm_ve.h"
@@ -19,14 +19,8 @@
 namespace gnncheck::oracle {
 namespace {
 
-using Shapes = std::map<std::string, std::vector<index_t>>;
+using namespace catalogue;
 
-AttributeSpec features_attribute() {
-  return {"features", std::int64_t{4}, "feature width C of each node row (per head for multi-head ops); ≥ 1"};
-}
-AttributeSpec heads_attribute() {
-  return {"heads", std::int64_t{1}, "number of attention heads H; node rows hold H·features values; ≥ 1"};
-}
 AttributeSpec norm_attribute() {
   return {"norm", std::string("symmetric"),
           "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) or row_mean (D_dst^-1 A)",
@@ -48,28 +42,6 @@ Sizes sizes(const Attributes& attrs, const std::string& target, bool has_heads) 
   const index_t heads = has_heads ? positive_attribute(attrs, "heads", target) : 1;
   const index_t features = positive_attribute(attrs, "features", target);
   return {heads, heads * features};
-}
-
-// Looks up a tensor that evaluate() has already validated against input_shapes/output_shapes.
-template <class T>
-const DenseTensor<T>& get(const TensorMapOf<T>& map, const char* name) {
-  auto it = map.find(name);
-  if (it == map.end()) throw InternalError(fmt::format("oracle op evaluation: tensor '{}' was not supplied", name));
-  return it->second;
-}
-
-// Builds a target from one template lambda evaluated at both precisions.
-template <class Fn>
-TargetDef make_target(TargetSpec spec, ShapesFn input_shapes, ShapesFn output_shapes, Fn fn) {
-  TargetDef def;
-  def.spec = std::move(spec);
-  def.input_shapes = std::move(input_shapes);
-  def.output_shapes = std::move(output_shapes);
-  def.evaluate_f64 = [fn](const Graph& g, const Attributes& a, const TensorMapOf<double>& in,
-                          const TensorMapOf<double>& gout) { return fn.template operator()<double>(g, a, in, gout); };
-  def.evaluate_f32 = [fn](const Graph& g, const Attributes& a, const TensorMapOf<float>& in,
-                          const TensorMapOf<float>& gout) { return fn.template operator()<float>(g, a, in, gout); };
-  return def;
 }
 
 // Every input arrives in float64 and is rounded once to the declared precision (one rounding per
@@ -391,127 +363,6 @@ TargetDef normalized_spmm_target() {
   return def;
 }
 
-AttributeSpec choice_attribute(std::string name, std::string default_value, std::string help,
-                               std::vector<std::string> values) {
-  std::vector<AttrValue> choices(values.begin(), values.end());
-  return {std::move(name), std::move(default_value), std::move(help), std::move(choices), /*drawn=*/true};
-}
-
-std::vector<AttributeSpec> gspmm_attributes() {
-  const std::vector<std::string> broadcasts = {"none", "features", "heads", "both"};
-  return {choice_attribute("message", "copy_u", "the message per edge: copy_u, copy_e, add, sub, mul or div of u and e",
-                           {"copy_u", "copy_e", "add", "sub", "mul", "div"}),
-          choice_attribute("reduce", "sum", "the reduction per destination: sum, mean, max or min",
-                           {"sum", "mean", "max", "min"}),
-          heads_attribute(), features_attribute(),
-          choice_attribute("u_broadcast", "none",
-                           "u's values per row: none (heads·features), features (one per head), heads (one per "
-                           "feature) or both (one)",
-                           broadcasts),
-          choice_attribute("e_broadcast", "features",
-                           "e's values per edge: none (heads·features), features (one per head), heads (one per "
-                           "feature) or both (one)",
-                           broadcasts),
-          choice_attribute("empty_rows", "zero",
-                           "max and min over an empty row: zero (PyG, DGL) or identity (−∞ for max, +∞ for min)",
-                           {"zero", "identity"})};
-}
-
-// Evaluates gspmm on a case's inputs, by name (the unused operand is absent).
-template <class T>
-Evaluation<T> evaluate_gspmm(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout,
-                             TiePolicy ties) {
-  const GspmmConfig config = gspmm_config(a);
-  const auto find = [&](const char* name) -> const DenseTensor<T>* {
-    const auto it = in.find(name);
-    return it == in.end() ? nullptr : &it->second;
-  };
-  Evaluation<T> ev;
-  ev.outputs["y"] = gspmm_forward(g, config, find("u"), find("e"));
-  if (!gout.empty()) {
-    auto grads = gspmm_backward(g, config, find("u"), find("e"), get(gout, "y"), ties);
-    if (config.uses_u()) ev.gradients["u"] = std::move(grads.grad_u);
-    if (config.uses_e()) ev.gradients["e"] = std::move(grads.grad_e);
-  }
-  return ev;
-}
-
-const Tensor* find_input(const Case& c, const char* name) {
-  const auto it = c.inputs.find(name);
-  return it == c.inputs.end() ? nullptr : &it->second;
-}
-
-// DGL's generalized SpMM (update_all with a binary message and a reduce) and PyG's aggregations.
-TargetDef gspmm_target() {
-  TargetDef def = make_target(
-      {"gspmm", false, "y[i] = reduce over row i of op(u[col_e], e[e]): the generalized SpMM (message × reduction)",
-       {{"u", TensorKind::src_nodes, true}, {"e", TensorKind::edges, true}},
-       {{"y", TensorKind::dst_nodes, true}},
-       gspmm_attributes(), false,
-       "m[k, h·F + f] = op(u[col_k, ·], e[k, ·]);  y[i, h·F + f] = reduce_{k ∈ row i} m[k, h·F + f]    "
-       "(F = features, h < heads; op: copy_u = u, copy_e = e, add u + e, sub u − e, mul u·e, div u / e)",
-       {"u is [n_src, W_u] and e is [E, W_e] in edge-id order, where W = heads·features (broadcast none), heads "
-        "(features: one value per head, used for each of its features), features (heads: one value per feature, "
-        "used for every head) or 1 (both), as NumPy broadcasts [H, 1], [1, F] or [1, 1] against [H, F]. copy_u has no "
-        "input e and copy_e no input u.",
-        "mean divides the row's sum by the destination's in-degree, duplicate edges counted; sum and mean give 0 on an "
-        "empty row. max and min give the convention empty_rows there: 0 (zero) or −∞ / +∞ (identity).",
-        "Backward: grad_u[j] and grad_e[k] collect g·∂m/∂u and g·∂m/∂e of every message they enter (∂(u/e)/∂e = "
-        "−u/e²), with g = grad_y[i] for sum, grad_y[i] / in_degree(i) for mean, and for max and min grad_y[i] on the "
-        "selected edge only; a broadcast operand sums over the axes it was broadcast along.",
-        "Ties: where several edges of a row give the max (or min) within rounding, any convex combination of them may "
-        "receive the gradient — all to the first or the last, an even split (torch.scatter_reduce) — and every one "
-        "is accepted; the oracle sends it to the first in edge-id order.",
-        "Divisors: with message div the generators keep e at least 1/2 from 0; a case with e = 0 has no finite "
-        "answer to check."}},
-      [](const Graph& g, const Attributes& a) {
-        const GspmmConfig config = gspmm_config(a);
-        Shapes shapes;
-        if (config.uses_u()) shapes["u"] = {g.n_src(), config.columns(config.u_broadcast)};
-        if (config.uses_e()) shapes["e"] = {g.num_edges(), config.columns(config.e_broadcast)};
-        return shapes;
-      },
-      [](const Graph& g, const Attributes& a) { return Shapes{{"y", {g.n_dst(), gspmm_config(a).width()}}}; },
-      []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
-        return evaluate_gspmm(g, a, in, gout, TiePolicy::first);
-      });
-  def.spec.tolerance = {ToleranceKind::closed_form, 0,
-                        "per term: the operands and grad_y rounded, the operation and its derivative, mean's 1/deg "
-                        "(1 to 9 roundings by op and reduction; oracle/gspmm.cpp)"};
-  def.closed_form_terms = [](const Case& c, double u) {
-    const Attributes attrs = with_defaults(find_target("gspmm").spec, c.attributes);
-    const auto grad_y = c.grad_outputs.find("y");
-    const GspmmConfig config = gspmm_config(attrs);
-    const bool gradients = grad_y != c.grad_outputs.end();
-    GspmmTerms t = gspmm_closed_form_terms(*c.graph, config, find_input(c, "u"), find_input(c, "e"),
-                                           gradients ? &grad_y->second : nullptr, u);
-    TargetDef::ClosedFormTerms out;
-    out.abs_sums.outputs["y"] = std::move(t.y_abs);
-    out.term_counts.outputs["y"] = std::move(t.y_count);
-    if (gradients && config.uses_u())
-      out.abs_sums.gradients["u"] = std::move(t.grad_u_abs), out.term_counts.gradients["u"] = std::move(t.grad_u_count);
-    if (gradients && config.uses_e())
-      out.abs_sums.gradients["e"] = std::move(t.grad_e_abs), out.term_counts.gradients["e"] = std::move(t.grad_e_count);
-    return out;
-  };
-  def.subgradients = [](const Case& c, double u) {
-    const Attributes attrs = with_defaults(find_target("gspmm").spec, c.attributes);
-    return gspmm_subgradients(*c.graph, gspmm_config(attrs), find_input(c, "u"), find_input(c, "e"),
-                              c.grad_outputs.at("y"), u);
-  };
-  def.kinks.arguments = gspmm_kink_arguments;
-  def.kinks.ties = true;
-  // The other one-sided derivative at a tie: the last tied edge instead of the first.
-  def.kinks.evaluate_f32_right = [](const Graph& g, const Attributes& a, const TensorMapOf<float>& in,
-                                    const TensorMapOf<float>& gout) {
-    return evaluate_gspmm(g, a, in, gout, TiePolicy::last);
-  };
-  def.divisors = [](const Attributes& a) {
-    return gspmm_config(a).message == MessageOp::div ? std::vector<std::string>{"e"} : std::vector<std::string>{};
-  };
-  return def;
-}
-
 }  // namespace
 
 AttributeSpec source_degree_attribute() {
@@ -530,7 +381,7 @@ AttributeSpec zero_degree_attribute() {
 std::vector<TargetDef> op_targets() {
   return {spmm_target(),          spmm_transposed_target(), spmm_ve_target(),     spmm_ve_transposed_target(),
           sddmm_dot_target(),     sddmm_add_target(),       edge_softmax_target(), eshuffle_target(false),
-          eshuffle_target(true),  normalized_spmm_target(),   gspmm_target()};
+          eshuffle_target(true),  normalized_spmm_target(),   gspmm_target()};  // gspmm: gspmm_target.cpp
 }
 
 }  // namespace gnncheck::oracle

@@ -46,6 +46,12 @@ Tensor random_tensor(const std::vector<index_t>& shape, std::uint64_t seed, cons
   return t;
 }
 
+void round_to_small_integers(Case& c) {
+  for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+    for (auto& [name, t] : *m)
+      for (double& v : t.values()) v = std::round(2.0 * v);
+}
+
 void keep_divisors_off_zero(const TargetDef& def, Case& c) {
   if (!def.divisors) return;
   for (const std::string& name : def.divisors(with_defaults(def.spec, c.attributes))) {

@@ -32,6 +32,11 @@ struct RandomCaseOptions {
 Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, const Attributes& attributes,
                       std::uint64_t seed, const RandomCaseOptions& options = {});
 
+// Every value of the case's inputs, parameters and output gradients v ← round(2v): from uniform
+// [−1, 1), integers in [−2, 2] — exact in every format, and repeated, so a max or min ties. Divisors
+// moved off 0 first stay off it.
+void round_to_small_integers(Case& c);
+
 // Moves every value of the case's divisors (TargetDef::divisors) at least 1/2 away from 0, keeping
 // its sign: v ← sign(v)·(1/2 + |v|) (0 becomes 1/2). Every case source calls it after drawing values.
 void keep_divisors_off_zero(const TargetDef& def, Case& c);

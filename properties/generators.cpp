@@ -402,9 +402,7 @@ Case build_case(const CaseSpec& spec) {
   for (const auto& [name, shape] : def.output_shapes(*graph, c.attributes))
     c.grad_outputs[name] = oracle::random_tensor(shape, spec.value_seed, "grad_output:" + name, range);
   if (spec.values == ValueStyle::small_integers) {
-    for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-      for (auto& [name, t] : *m)
-        for (double& v : t.values()) v = std::round(2.0 * v);
+    oracle::round_to_small_integers(c);
   } else if (spec.values == ValueStyle::large) {
     for (auto& [name, t] : c.inputs)
       for (double& v : t.values()) v *= 1e3;

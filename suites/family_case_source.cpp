@@ -1,7 +1,5 @@
 #include "suites/family_case_source.h"
 
-#include <cmath>
-
 #include <filesystem>
 #include <random>
 
@@ -55,12 +53,7 @@ std::optional<properties::CaseFailure> FamilyCaseSource::draw(properties::CaseJu
       if (a.drawn && !a.choices.empty() && !attributes.has(a.name))
         attributes.set(a.name, a.choices[attribute_rng() % a.choices.size()]);
     Case c = oracle::make_random_case(def, graph, attributes, case_seed);
-    if (def.kinks.ties && i % 2 == 0) {
-      // A max or min ties where values repeat: every other case has integers in [−2, 2].
-      for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-        for (auto& [name, t] : *m)
-          for (double& v : t.values()) v = std::round(2.0 * v);
-    }
+    if (def.kinks.ties && i % 2 == 0) oracle::round_to_small_integers(c);  // a max or min ties where values repeat
     if (def.spec.is_layer && graph->n_dst() > graph->n_src()) {
       // A layer that pairs destination i with source i (self-loops, a node's own features) is not
       // defined on a block with more destinations than sources: nothing to check, by design.

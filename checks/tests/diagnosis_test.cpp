@@ -7,8 +7,6 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <cmath>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -71,9 +69,7 @@ Attributes attributes_for(const ReplicaInfo& info, const oracle::TargetDef& def)
 // Values in small integers where the bug shows only at ties.
 Case case_for(const ReplicaInfo& info, const oracle::TargetDef& def, std::uint64_t seed) {
   Case c = oracle::make_random_case(def, graph_for(info), attributes_for(info, def), seed);
-  if (info.needs_tied_values)
-    for (auto& [name, t] : c.inputs)
-      for (double& v : t.values()) v = std::round(2 * v);
+  if (info.needs_tied_values) oracle::round_to_small_integers(c);
   return c;
 }
 
