@@ -9,7 +9,26 @@ when torch_geometric is installed, with the oracle's parameters copied into them
     gnncheck run --adapter "python3 adapters/python/torch_adapter.py --device cuda"
 
 Options: --device cpu|cuda (default: cuda when available), --dtype float32|float64 (default
-float32), --tf32 (allow TF32 matmuls and declare tf32), --no-pyg (ops only).
+float32), --tf32 (allow TF32 matmuls and declare tf32), --no-pyg (ops only), --gspmm-reductions
+torch|pyg (below).
+
+gspmm (DGL's generalized SpMM) is PyTorch's own broadcasting and reductions: each edge's message
+op(u[col_k], e[k]) from u.index_select over the sources and views [E, H or 1, F or 1] of u and e that
+torch broadcasts (expand's backward sums a broadcast operand's gradient), reduced per destination
+by Tensor.scatter_reduce(0, rows, messages, sum | mean | amax | amin, include_self=False). Ties of
+max and min: the amax / amin backward splits the gradient evenly among the tied edges, a valid
+subgradient (gnncheck accepts any convex combination). max and min start from their identity
+(-inf / +inf), which an empty row keeps (empty_rows = identity) or the adapter sets to 0 (zero);
+both conventions are implemented. They do not start from zeros: torch's amax / amin backward
+counts the output's initial value among the tied entries even with include_self=False, so a row
+whose max is exactly 0 would get k/(k+1) of its gradient (seen with torch 1.13; torch 2.x's
+scatter_reduce_backward has the same formula; gnncheck's differential check fails that form,
+python/tests/test_torch_adapter.py). --gspmm-reductions pyg
+reduces with PyG's own torch_geometric.utils.scatter(messages, rows, dim=0, dim_size=n_dst,
+reduce=sum | mean | max | min) instead, and declares empty_rows = zero (PyG's scatter gives 0
+there). PyG's max and min are that scatter_reduce_ on zeros wherever torch_scatter is not used (on
+the CPU, and on CUDA without torch_scatter as on the H200 machine), so they are expected to fail
+the differential check where a row's extreme is exactly 0 — PyTorch's backward, not the mapping.
 
 Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h), the adapter maps it:
 - self-loops: GCNConv/GATConv/AGNNConv add their own (and GATConv/AGNNConv first remove existing
@@ -46,6 +65,7 @@ elsewhere, 16 processes at once ran 1.6–1.9 times faster.
 import argparse
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -56,9 +76,10 @@ import torch  # noqa: E402
 
 
 class Context:
-    def __init__(self, device, dtype):
+    def __init__(self, device, dtype, pyg_scatter=None):
         self.device = torch.device(device)
         self.dtype = dtype
+        self.pyg_scatter = pyg_scatter  # torch_geometric.utils.scatter with --gspmm-reductions pyg
 
 
 CTX = None
@@ -294,6 +315,87 @@ def op_normalized_spmm(case):
                     lambda x: {"y": sum_into(values.unsqueeze(1) * x[g.cols], g.rows, g.n_dst)})
 
 
+# gspmm (oracle/gspmm.h): a message per edge from u and e read through their broadcasts, reduced per
+# destination by PyTorch's scatter_reduce (or, with --gspmm-reductions pyg, PyG's scatter).
+
+# An operand's values per row as [heads, features] broadcasts them: none [H, F], features [H, 1]
+# (one per head), heads [1, F] (one per feature), both [1, 1].
+def broadcast_shape(broadcast, heads, features):
+    shapes = {"none": (heads, features), "features": (heads, 1), "heads": (1, features), "both": (1, 1)}
+    if broadcast not in shapes:
+        raise kit.Unsupported("broadcast '%s' is not none, features, heads or both" % broadcast)
+    return shapes[broadcast]
+
+
+GSPMM_MESSAGES = {"copy_u": lambda u, e: u, "copy_e": lambda u, e: e, "add": torch.add, "sub": torch.sub,
+                  "mul": torch.mul, "div": torch.div}
+
+
+def gspmm_messages(g, attributes, u, e):
+    """m [E, H·F]: op(u[col_k], e[k]) per edge k, each operand a view [E, H or 1, F or 1] that torch
+    broadcasts; expand's backward sums a broadcast operand's gradient over the axes it was broadcast
+    along. u or e is None where the message does not read it."""
+    heads, features, message = int(attributes["heads"]), int(attributes["features"]), attributes["message"]
+    if message not in GSPMM_MESSAGES:
+        raise kit.Unsupported("message '%s' is not one of %s" % (message, ", ".join(GSPMM_MESSAGES)))
+    # Explicit sizes, never -1: on a graph without edges a -1 is ambiguous for torch.
+    if u is not None:
+        u = u.index_select(0, g.cols).view((g.num_edges,) + broadcast_shape(attributes["u_broadcast"], heads, features))
+    if e is not None:
+        e = e.view((g.num_edges,) + broadcast_shape(attributes["e_broadcast"], heads, features))
+    m = GSPMM_MESSAGES[message](u, e)
+    return m.expand(g.num_edges, heads, features).reshape(g.num_edges, heads * features)
+
+
+def scatter_reduce(out, index, src, reduce):
+    """out.scatter_reduce(0, index, src, reduce, include_self=False), without torch 1.13's warning
+    that scatter_reduce is in beta (one per call site; torch 2.x has none)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return out.scatter_reduce(0, index, src, reduce=reduce, include_self=False)
+
+
+def torch_gspmm_reduction(g, reduce, messages, empty_rows):
+    """y [n_dst, W]: the messages reduced per destination row by torch's scatter_reduce. sum and mean
+    start from zeros (an empty row stays 0); max and min start from their identity -inf / +inf, and
+    an empty row keeps it (empty_rows = identity) or is set to 0 (zero). Not from zeros: the amax /
+    amin backward counts the output's initial value among the tied entries even with
+    include_self=False, so on zeros a row whose extreme is exactly 0 would pass its gradient on
+    only in part (k/(k+1) for k tied edges; torch 1.13 and 2.x have the same formula)."""
+    index = g.rows.unsqueeze(1).expand(g.num_edges, messages.shape[1])
+    shape = (g.n_dst, messages.shape[1])
+    if reduce in ("sum", "mean"):
+        return scatter_reduce(messages.new_zeros(shape), index, messages, reduce)
+    if reduce not in ("max", "min"):
+        raise kit.Unsupported("reduce '%s' is not sum, mean, max or min" % reduce)
+    identity = -float("inf") if reduce == "max" else float("inf")
+    y = scatter_reduce(messages.new_full(shape, identity), index, messages, "a" + reduce)
+    if empty_rows == "identity":
+        return y
+    if empty_rows != "zero":
+        raise kit.Unsupported("empty_rows '%s' is not zero or identity" % empty_rows)
+    empty = torch.bincount(g.rows, minlength=g.n_dst) == 0
+    return y.masked_fill(empty.unsqueeze(1), 0)
+
+
+def pyg_gspmm_reduction(g, reduce, messages, empty_rows):
+    """y [n_dst, W] through PyG's own torch_geometric.utils.scatter (reduce sum, mean, max, min), which
+    gives 0 on an empty row for every reduction (empty_rows = zero, declared)."""
+    if empty_rows != "zero":
+        raise kit.Unsupported("empty_rows '%s': PyG's scatter gives 0 on an empty row" % empty_rows)
+    with warnings.catch_warnings():  # "can be accelerated via the 'torch-scatter' package" on CUDA
+        warnings.simplefilter("ignore")
+        return CTX.pyg_scatter(messages, g.rows, dim=0, dim_size=g.n_dst, reduce=reduce)
+
+
+def op_gspmm(case):
+    g = Edges(case.graph)
+    a = case.attributes
+    reduction = pyg_gspmm_reduction if CTX.pyg_scatter is not None else torch_gspmm_reduction
+    return evaluate(case, lambda u=None, e=None: {
+        "y": reduction(g, a["reduce"], gspmm_messages(g, a, u, e), a["empty_rows"])})
+
+
 OPS = {
     "spmm": op_spmm,
     "spmm_transposed": op_spmm_transposed,
@@ -305,6 +407,7 @@ OPS = {
     "eshuffle": op_eshuffle,
     "eshuffle_inverse": op_eshuffle_inverse,
     "normalized_spmm": op_normalized_spmm,
+    "gspmm": op_gspmm,
 }
 
 
@@ -533,23 +636,34 @@ def main():
     parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     parser.add_argument("--tf32", action="store_true", help="allow TF32 matmuls (declared as tf32)")
     parser.add_argument("--no-pyg", action="store_true", help="ops only, even when torch_geometric is installed")
+    parser.add_argument("--gspmm-reductions", choices=["torch", "pyg"], default="torch",
+                        help="gspmm's reduction: torch's scatter_reduce (default) or PyG's "
+                             "torch_geometric.utils.scatter (needs torch_geometric)")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = args.tf32
     torch.backends.cudnn.allow_tf32 = args.tf32
-    CTX = Context(args.device, torch.float64 if args.dtype == "float64" else torch.float32)
+    implements = dict(IMPLEMENTS)
+    pyg_scatter = None
+    if args.gspmm_reductions == "pyg":
+        try:
+            from torch_geometric.utils import scatter as pyg_scatter
+        except ImportError as error:
+            parser.error("--gspmm-reductions pyg needs torch_geometric: %s" % error)
+        implements["gspmm"] = {"empty_rows": ["zero"]}  # PyG's scatter gives 0 on an empty row
+    CTX = Context(args.device, torch.float64 if args.dtype == "float64" else torch.float32, pyg_scatter)
     precision = "tf32" if args.tf32 and args.dtype == "float32" else args.dtype
-    targets = {name: (precision, measured(fn), IMPLEMENTS.get(name)) for name, fn in OPS.items()}
+    targets = {name: (precision, measured(fn), implements.get(name)) for name, fn in OPS.items()}
     pyg_version = None
     if not args.no_pyg:
         try:
             import torch_geometric
 
             pyg_version = torch_geometric.__version__
-            targets.update({name: (precision, measured(fn), IMPLEMENTS.get(name)) for name, fn in LAYERS.items()})
+            targets.update({name: (precision, measured(fn), implements.get(name)) for name, fn in LAYERS.items()})
         except ImportError:
             pass
-    sys.stderr.write("torch adapter: torch %s on %s, %s, torch_geometric %s\n" %
-                     (torch.__version__, CTX.device, precision, pyg_version or "not used"))
+    sys.stderr.write("torch adapter: torch %s on %s, %s, torch_geometric %s, gspmm reductions by %s\n" %
+                     (torch.__version__, CTX.device, precision, pyg_version or "not used", args.gspmm_reductions))
     # Between cases the adapter should hold no tensor of a case: device memory that torch's allocator
     # still counts as allocated is what a leak (tensors kept alive across cases) shows. torch's own
     # count, not torch.cuda.mem_get_info(): the device-wide figure moves with every other process on

@@ -8,8 +8,10 @@ add_self_loops=False (torch_geometric/nn/conv/gcn_conv.py: deg = scatter-add of 
 over the targets, deg^-1/2 with inf set to 0, weight = dinv[source] * w * dinv[target]). The GPU
 machine runs the adapter against the real GCNConv."""
 
+import json
 import os
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -134,25 +136,152 @@ entries:
 """
 
 
-def test_every_op_passes_through_the_process_protocol(tmp_path):
-    """The adapter as gnncheck runs it (one process, the case's tensors moved in one copy each way):
-    a correct system, so every op passes every check on random graphs (empty ones, duplicate edges,
-    several heads, rectangular shapes among them)."""
+def run_adapter_suite(tmp_path, suite_text, adapter_options="", pythonpath=None):
+    """The torch adapter as gnncheck runs it (one process, the case's tensors moved in one copy each
+    way) under the suite `suite_text`: report.json's results. pythonpath goes first on the adapter's
+    PYTHONPATH."""
     import json
     import subprocess
 
     if not os.environ.get("GNNCHECK_BUILD_DIR"):
         pytest.skip("GNNCHECK_BUILD_DIR is not set (ctest sets it): this test runs the gnncheck command, which "
                     "the Python package does not carry")
-    gnncheck = os.path.join(os.environ["GNNCHECK_BUILD_DIR"], "suites", "gnncheck")
-    adapter = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "adapters", "python", "torch_adapter.py")
-    suite = tmp_path / "ops.yaml"
-    suite.write_text(OPS_SUITE)
-    command = [gnncheck, "run", str(suite), "--adapter", "%s %s --device cpu --no-pyg" % (sys.executable, adapter),
+    command_path = os.path.join(os.environ["GNNCHECK_BUILD_DIR"], "suites", "gnncheck")
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(suite_text)
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join([pythonpath] + [p for p in [env.get("PYTHONPATH")] if p])
+    command = [command_path, "run", str(suite), "--adapter",
+               "%s %s --device cpu --no-pyg %s" % (sys.executable, ADAPTER, adapter_options),
                "--jobs", "1", "--progress", "plain", "--report", str(tmp_path / "report")]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=280)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=280, env=env)
+    report = tmp_path / "report" / "report.json"
+    assert report.exists(), done.stdout + done.stderr
+    return json.loads(report.read_text())["results"], done
+
+
+ADAPTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "adapters", "python", "torch_adapter.py")
+
+
+def test_every_op_passes_through_the_process_protocol(tmp_path):
+    """A correct system, so every op passes every check on random graphs (empty ones, duplicate
+    edges, several heads, rectangular shapes among them)."""
+    results, done = run_adapter_suite(tmp_path, OPS_SUITE)
     assert done.returncode == 0, done.stdout + done.stderr
-    results = json.loads((tmp_path / "report" / "report.json").read_text())["results"]
-    assert len(results) == 30  # 10 ops x 3 checks
+    assert len(results) == 3 * len(torch_adapter.OPS)  # every op x 3 checks
     for r in results:
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+# gspmm's attribute values (gnncheck list gspmm).
+MESSAGES = ["copy_u", "copy_e", "add", "sub", "mul", "div"]
+REDUCTIONS = ["sum", "mean", "max", "min"]
+BROADCASTS = ["none", "features", "heads", "both"]
+
+
+def gspmm_suite(entries, cases):
+    """A suite of gspmm entries {name: pinned attributes}, each under differential, adjoint and
+    state_interleaved on small random graphs (empty rows and duplicate edges among them). max and
+    min cases are mostly small integers (the generators' choice), so their rows tie."""
+    lines = ["name: torch-adapter-gspmm", "seed: 17", "cases_per_property: %d" % cases, "graphs:",
+             "  small: {family: random, max_nodes: 12, max_avg_degree: 3}", "entries:"]
+    for name, attributes in entries.items():
+        pinned = ", ".join("%s: [%s]" % (k, ", ".join(str(v) for v in values)) for k, values in attributes.items())
+        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: gspmm, attributes: {%s}}], "
+                     "checks: [differential, adjoint, state_interleaved], graphs: small}" % (name, pinned))
+    return "\n".join(lines) + "\n"
+
+
+def test_gspmm_passes_on_every_message_reduction_and_broadcast(tmp_path):
+    """Every message x reduction (both empty-row conventions drawn), then every pair of u and e
+    broadcasts with several heads and features, so that [H, 1] and [1, F] differ."""
+    entries = {"%s-%s" % (m, r): {"message": [m], "reduce": [r]} for m in MESSAGES for r in REDUCTIONS}
+    entries.update({"u-%s-e-%s" % (ub, eb): {"message": ["add", "sub", "mul", "div"], "u_broadcast": [ub],
+                                              "e_broadcast": [eb], "heads": [2, 3], "features": [2, 3]}
+                    for ub in BROADCASTS for eb in BROADCASTS})
+    results, done = run_adapter_suite(tmp_path, gspmm_suite(entries, cases=12))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(entries)
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+def scatter_reduce_counts_the_excluded_initial_value():
+    """Whether this torch's amax backward with include_self=False counts the output's initial value
+    among the tied entries where it equals the maximum: then a row of one edge whose message is 0,
+    reduced on a zero tensor, passes on half of its gradient (torch 1.13, 2.x)."""
+    src = torch.zeros(1, requires_grad=True)
+    with torch_adapter.warnings.catch_warnings():
+        torch_adapter.warnings.simplefilter("ignore")
+        out = torch.zeros(1).scatter_reduce(0, torch.zeros(1, dtype=torch.int64), src, reduce="amax",
+                                            include_self=False)
+    (grad,) = torch.autograd.grad(out.sum(), src)
+    return grad.item() != 1.0
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_the_reduction_passes_the_whole_gradient_where_a_rows_extreme_is_zero(reduce):
+    """Row 0: one edge of message 0; row 1: two tied edges of 0 (an even split); row 2: empty."""
+    edges = types.SimpleNamespace(rows=torch.tensor([0, 1, 1]), n_dst=3, num_edges=3)
+    messages = torch.zeros(3, 1, requires_grad=True)
+    for empty_rows, empty_value in (("zero", 0.0), ("identity", -float("inf") if reduce == "max" else float("inf"))):
+        y = torch_adapter.torch_gspmm_reduction(edges, reduce, messages, empty_rows)
+        assert y[:, 0].tolist() == [0.0, 0.0, empty_value]
+        (grad,) = torch.autograd.grad(y[:2].sum(), messages)
+        assert grad[:, 0].tolist() == [1.0, 0.5, 0.5]
+
+
+def pyg_scatter_module(directory):
+    """A torch_geometric package holding only utils.scatter as PyG 2.x computes sum, mean, max and min
+    where torch_scatter is not used (the CPU; CUDA without torch_scatter, as on the GPU machine, or
+    without gradients; torch_geometric/utils/_scatter.py): sum scatter_add_ on zeros, mean that sum
+    divided by the count clamped to 1, max and min scatter_reduce_ amax / amin with
+    include_self=False on zeros."""
+    package = directory / "torch_geometric"
+    (package / "utils").mkdir(parents=True)
+    (package / "__init__.py").write_text('__version__ = "utils.scatter only"\n')
+    (package / "utils" / "__init__.py").write_text('''
+def scatter(src, index, dim=0, dim_size=None, reduce="sum"):
+    assert dim == 0 and index.dim() == 1
+    size = (dim_size,) + tuple(src.shape[1:])
+    spread = index.view((-1,) + (1,) * (src.dim() - 1)).expand_as(src)
+    if reduce in ("sum", "mean"):
+        out = src.new_zeros(size).scatter_add_(0, spread, src)
+        if reduce == "sum":
+            return out
+        count = src.new_zeros(dim_size).scatter_add_(0, index, src.new_ones(src.shape[0])).clamp(min=1)
+        return out / count.view((-1,) + (1,) * (src.dim() - 1)).expand_as(out)
+    return src.new_zeros(size).scatter_reduce_(0, spread, src, reduce="a" + reduce[-3:], include_self=False)
+''')
+    return str(directory)
+
+
+def test_gspmm_through_pygs_scatter(tmp_path):
+    """--gspmm-reductions pyg hands the messages to torch_geometric.utils.scatter. sum and mean pass;
+    max and min are PyG's scatter_reduce_ on zeros, which fails the differential check where a row's
+    extreme is exactly 0 (the gradient passed on in part) as long as torch's backward counts the
+    excluded initial value, and passes once it does not."""
+    stub = pyg_scatter_module(tmp_path / "pyg")
+    entries = {r: {"reduce": [r]} for r in REDUCTIONS}
+    results, done = run_adapter_suite(tmp_path, gspmm_suite(entries, cases=24), "--gspmm-reductions pyg", stub)
+    verdicts = {(r["entry"], r["check"]): r for r in results}
+    assert len(verdicts) == 3 * len(entries), [r["verdict"] for r in results]
+    torch_bug = scatter_reduce_counts_the_excluded_initial_value()
+    for (entry, check), r in verdicts.items():
+        expected = "fail" if torch_bug and entry in ("max", "min") and check == "differential" else "pass"
+        assert r["verdict"] == expected, r
+        if expected == "fail":
+            assert "gradient" in json.dumps(r, ensure_ascii=False), r
+
+
+def test_gspmm_reductions_pyg_refuses_to_start_without_torch_geometric(tmp_path):
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("torch_geometric") is not None:
+        pytest.skip("torch_geometric is installed here")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))  # no torch_geometric there
+    done = subprocess.run([sys.executable, ADAPTER, "--device", "cpu", "--gspmm-reductions", "pyg"],
+                          capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "--gspmm-reductions pyg needs torch_geometric" in done.stderr, done.stderr
