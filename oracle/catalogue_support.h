@@ -1,10 +1,12 @@
 // gnncheck/oracle/catalogue_support.h — what the catalogue's entry files share (op_targets.cpp,
-// gspmm_target.cpp, layer_targets.cpp): building a TargetDef from one evaluation written over the
-// scalar type, the size attributes, and reading an evaluation's tensors. Internal to oracle/.
+// gspmm_target.cpp, gsddmm_target.cpp, layer_targets.cpp): building a TargetDef from one evaluation
+// written over the scalar type, the size and drawn attributes, and reading an evaluation's tensors. Internal to oracle/.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -20,6 +22,23 @@ inline AttributeSpec features_attribute() {
 }
 inline AttributeSpec heads_attribute() {
   return {"heads", std::int64_t{1}, "number of attention heads H; node rows hold H·features values; ≥ 1"};
+}
+
+// An attribute drawn in every case from an enumeration's names (AttributeSpec::drawn; gspmm's
+// message, gsddmm's op and sides).
+template <std::size_t N>
+AttributeSpec drawn_choice(std::string name, std::string default_value, std::string help,
+                           const std::array<std::string_view, N>& names) {
+  std::vector<AttrValue> choices;
+  for (std::string_view value : names) choices.emplace_back(std::string(value));
+  return {std::move(name), std::move(default_value), std::move(help), std::move(choices), /*drawn=*/true};
+}
+
+// A tensor by name, or null: an input the attributes switch off (gspmm's e with copy_u).
+template <class T>
+const DenseTensor<T>* optional_tensor(const TensorMapOf<T>& map, const std::string& name) {
+  const auto it = map.find(name);
+  return it == map.end() ? nullptr : &it->second;
 }
 
 // Looks up a tensor that evaluate() has already validated against input_shapes/output_shapes.

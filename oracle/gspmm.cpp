@@ -9,34 +9,14 @@
 namespace gnncheck::oracle {
 namespace {
 
-// The enumerator whose name (in `names`, declaration order) is the attribute's value.
-template <class E, std::size_t N>
-E parse_choice(const Attributes& attrs, const char* name, const std::array<std::string_view, N>& names) {
-  const std::string value = attrs.get_string(name);
-  for (std::size_t k = 0; k < N; ++k)
-    if (names[k] == value) return static_cast<E>(k);
-  throw InputError(fmt::format("target 'gspmm': attribute '{}' is '{}'; expected one of {}", name, value,
-                               fmt::join(names, ", ")));
-}
-
-index_t positive(const Attributes& attrs, const char* name) {
-  const std::int64_t value = attrs.get_int(name);
-  if (value < 1) throw InputError(fmt::format("target 'gspmm': attribute '{}' must be at least 1, got {}", name, value));
-  return value;
-}
-
 template <class T>
 void validate(const Graph& g, const GspmmConfig& config, const DenseTensor<T>* u, const DenseTensor<T>* e) {
   const auto check = [&](const DenseTensor<T>* t, bool used, const char* name, index_t rows, Broadcast b,
                          const char* where) {
     if (!used) return;
     if (!t) throw InputError(fmt::format("gspmm: message {} reads input {}, which is missing", to_string(config.message), name));
-    require_rows(*t, rows, fmt::format("gspmm: input {} (one row per {})", name, where));
-    if (t->row_size() != config.columns(b))
-      throw InputError(fmt::format("gspmm: input {} has {} values per row; {}_broadcast = {} with heads = {} and "
-                                   "features = {} needs {}",
-                                   name, t->row_size(), name, to_string(b), config.heads, config.features,
-                                   config.columns(b)));
+    require_broadcast_operand(*t, rows, config, b, fmt::format("gspmm: input {}", name), where,
+                              fmt::format("{}_broadcast", name));
   };
   check(u, config.uses_u(), "u", g.n_src(), config.u_broadcast, "source node");
   check(e, config.uses_e(), "e", g.num_edges(), config.e_broadcast, "edge, in edge-id order");
@@ -57,7 +37,7 @@ index_t selected_edge(const GspmmOperands<T>& ops, index_t i, index_t c) {
 }
 
 // Roundings of one message from float64 inputs: each operand rounded to the declared precision, and the operation.
-int message_roundings(MessageOp op) { return op == MessageOp::copy_u || op == MessageOp::copy_e ? 1 : 3; }
+int message_roundings(MessageOp op) { return binary_roundings(binary_op(op)); }
 
 // Whether candidate k may be selected instead of `sel` by a correct implementation at unit roundoff u:
 // the two messages lie within the rounding each may make (2·γ_r·(|terms of sel| + |terms of k|)).
@@ -87,35 +67,15 @@ std::vector<index_t> candidates(const GspmmOperands<double>& ops, index_t i, ind
 
 index_t gspmm_selected_edge(const GspmmOperands<double>& ops, index_t i, index_t c) { return selected_edge(ops, i, c); }
 
-index_t GspmmConfig::columns(Broadcast b) const {
-  switch (b) {
-    case Broadcast::none: return heads * features;
-    case Broadcast::features: return heads;
-    case Broadcast::heads: return features;
-    case Broadcast::both: return 1;
-  }
-  return 1;
-}
-
-index_t GspmmConfig::column(Broadcast b, index_t c) const {
-  switch (b) {
-    case Broadcast::none: return c;
-    case Broadcast::features: return c / features;
-    case Broadcast::heads: return c % features;
-    case Broadcast::both: return 0;
-  }
-  return 0;
-}
-
 GspmmConfig gspmm_config(const Attributes& attrs) {
   GspmmConfig config;
-  config.message = parse_choice<MessageOp>(attrs, "message", kMessageOpNames);
-  config.reduce = parse_choice<Reduction>(attrs, "reduce", kReductionNames);
-  config.heads = positive(attrs, "heads");
-  config.features = positive(attrs, "features");
-  config.u_broadcast = parse_choice<Broadcast>(attrs, "u_broadcast", kBroadcastNames);
-  config.e_broadcast = parse_choice<Broadcast>(attrs, "e_broadcast", kBroadcastNames);
-  config.empty_rows = parse_choice<EmptyRows>(attrs, "empty_rows", kEmptyRowsNames);
+  config.message = parse_choice<MessageOp>(attrs, "gspmm", "message", kMessageOpNames);
+  config.reduce = parse_choice<Reduction>(attrs, "gspmm", "reduce", kReductionNames);
+  config.heads = positive_size(attrs, "gspmm", "heads");
+  config.features = positive_size(attrs, "gspmm", "features");
+  config.u_broadcast = parse_choice<Broadcast>(attrs, "gspmm", "u_broadcast", kBroadcastNames);
+  config.e_broadcast = parse_choice<Broadcast>(attrs, "gspmm", "e_broadcast", kBroadcastNames);
+  config.empty_rows = parse_choice<EmptyRows>(attrs, "gspmm", "empty_rows", kEmptyRowsNames);
   return config;
 }
 
@@ -203,8 +163,8 @@ GspmmTerms gspmm_closed_form_terms(const Graph& g, const GspmmConfig& config, co
   const bool mean = config.reduce == Reduction::mean;
   // Roundings of one term besides the sum's additions (derived in checks/README.md, "The generalized SpMM").
   const int forward_roundings = message_roundings(config.message) + (mean ? 2 : 0);
-  const int derivative_u = config.message == MessageOp::mul || config.message == MessageOp::div ? 2 : 0;
-  const int derivative_e = config.message == MessageOp::mul ? 2 : config.message == MessageOp::div ? 5 : 0;
+  const int derivative_u = lhs_partial_roundings(binary_op(config.message));
+  const int derivative_e = rhs_partial_roundings(binary_op(config.message));
   const int gradient_u_roundings = 1 + derivative_u + (mean ? 2 : 0);
   const int gradient_e_roundings = 1 + derivative_e + (mean ? 2 : 0);
 

@@ -28,6 +28,7 @@
 #include "core/case.h"
 #include "core/graph.h"
 #include "core/tensor.h"
+#include "oracle/broadcast_operands.h"
 #include "oracle/kink_arguments.h"
 #include "oracle/subgradients.h"
 
@@ -35,36 +36,41 @@ namespace gnncheck::oracle {
 
 enum class MessageOp { copy_u, copy_e, add, sub, mul, div };
 enum class Reduction { sum, mean, max, min };
-// Which axes of [H, F] an operand is broadcast over (its values per row: H·F, H, F, 1).
-enum class Broadcast { none, features, heads, both };
 enum class EmptyRows { zero, identity };
 
-struct GspmmConfig {
+// The message as an operation of u (the left operand) and e (the right; oracle/broadcast_operands.h).
+inline BinaryOp binary_op(MessageOp m) {
+  switch (m) {
+    case MessageOp::copy_u: return BinaryOp::copy_lhs;
+    case MessageOp::copy_e: return BinaryOp::copy_rhs;
+    case MessageOp::add: return BinaryOp::add;
+    case MessageOp::sub: return BinaryOp::sub;
+    case MessageOp::mul: return BinaryOp::mul;
+    case MessageOp::div: return BinaryOp::div;
+  }
+  return BinaryOp::copy_lhs;
+}
+
+// heads, features and the operands' broadcasts: oracle/broadcast_operands.h.
+struct GspmmConfig : BroadcastShape {
   MessageOp message = MessageOp::copy_u;
   Reduction reduce = Reduction::sum;
-  index_t heads = 1;
-  index_t features = 1;
   Broadcast u_broadcast = Broadcast::none;
   Broadcast e_broadcast = Broadcast::features;
   EmptyRows empty_rows = EmptyRows::zero;
 
-  bool uses_u() const { return message != MessageOp::copy_e; }
-  bool uses_e() const { return message != MessageOp::copy_u; }
+  bool uses_u() const { return reads_lhs(binary_op(message)); }
+  bool uses_e() const { return reads_rhs(binary_op(message)); }
   bool selects() const { return reduce == Reduction::max || reduce == Reduction::min; }
-  index_t width() const { return heads * features; }
-  index_t columns(Broadcast b) const;         // values per row of an operand broadcast by b
-  index_t column(Broadcast b, index_t c) const;  // the operand's column for output column c
 };
 
 // Each enumeration's names in declaration order: its attribute's values in the catalogue, what
 // gspmm_config parses and what to_string prints.
 inline constexpr std::array<std::string_view, 6> kMessageOpNames = {"copy_u", "copy_e", "add", "sub", "mul", "div"};
 inline constexpr std::array<std::string_view, 4> kReductionNames = {"sum", "mean", "max", "min"};
-inline constexpr std::array<std::string_view, 4> kBroadcastNames = {"none", "features", "heads", "both"};
 inline constexpr std::array<std::string_view, 2> kEmptyRowsNames = {"zero", "identity"};
 inline std::string_view to_string(MessageOp op) { return kMessageOpNames[static_cast<std::size_t>(op)]; }
 inline std::string_view to_string(Reduction r) { return kReductionNames[static_cast<std::size_t>(r)]; }
-inline std::string_view to_string(Broadcast b) { return kBroadcastNames[static_cast<std::size_t>(b)]; }
 inline std::string_view to_string(EmptyRows e) { return kEmptyRowsNames[static_cast<std::size_t>(e)]; }
 
 // The attributes message, reduce, heads, features, u_broadcast, e_broadcast, empty_rows (defaults
@@ -89,43 +95,14 @@ struct GspmmOperands {
   }
   T u_at(index_t k, index_t c) const { return u ? (*u)[u_index(k, c)] : T(0); }
   T e_at(index_t k, index_t c) const { return e ? (*e)[e_index(k, c)] : T(0); }
-  T message_at(index_t k, index_t c) const {
-    const T a = u_at(k, c), b = e_at(k, c);
-    switch (config.message) {
-      case MessageOp::copy_u: return a;
-      case MessageOp::copy_e: return b;
-      case MessageOp::add: return a + b;
-      case MessageOp::sub: return a - b;
-      case MessageOp::mul: return a * b;
-      case MessageOp::div: return a / b;
-    }
-    return a;
-  }
+  T message_at(index_t k, index_t c) const { return apply_binary(binary_op(config.message), u_at(k, c), e_at(k, c)); }
   // ∂m/∂u and ∂m/∂e of edge k's message in column c.
   std::pair<T, T> derivatives_at(index_t k, index_t c) const {
-    const T a = u_at(k, c), b = e_at(k, c);
-    switch (config.message) {
-      case MessageOp::copy_u: return {T(1), T(0)};
-      case MessageOp::copy_e: return {T(0), T(1)};
-      case MessageOp::add: return {T(1), T(1)};
-      case MessageOp::sub: return {T(1), T(-1)};
-      case MessageOp::mul: return {b, a};
-      case MessageOp::div: return {T(1) / b, -a / (b * b)};
-    }
-    return {T(0), T(0)};
+    return binary_partials(binary_op(config.message), u_at(k, c), e_at(k, c));
   }
   // Σ|terms| of the message: what its rounding scales with.
   double magnitude_at(index_t k, index_t c) const {
-    const double a = std::abs(double(u_at(k, c))), b = std::abs(double(e_at(k, c)));
-    switch (config.message) {
-      case MessageOp::copy_u: return a;
-      case MessageOp::copy_e: return b;
-      case MessageOp::add:
-      case MessageOp::sub: return a + b;
-      case MessageOp::mul: return a * b;
-      case MessageOp::div: return a / b;
-    }
-    return a + b;
+    return binary_magnitude(binary_op(config.message), double(u_at(k, c)), double(e_at(k, c)));
   }
 };
 

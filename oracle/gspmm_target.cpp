@@ -1,7 +1,5 @@
 // The catalogue entry of the generalized SpMM (oracle/gspmm.h): its spec, shapes, evaluation, the
 // closed form's own terms, the valid gradients at ties, and the divisors generators keep off 0.
-#include <array>
-
 #include "oracle/catalogue_support.h"
 #include "oracle/gspmm.h"
 
@@ -9,15 +7,6 @@ namespace gnncheck::oracle {
 namespace {
 
 using namespace catalogue;
-
-// An attribute drawn in every case from an enumeration's names (oracle/gspmm.h).
-template <std::size_t N>
-AttributeSpec drawn_choice(std::string name, std::string default_value, std::string help,
-                       const std::array<std::string_view, N>& names) {
-  std::vector<AttrValue> choices;
-  for (std::string_view value : names) choices.emplace_back(std::string(value));
-  return {std::move(name), std::move(default_value), std::move(help), std::move(choices), /*drawn=*/true};
-}
 
 std::vector<AttributeSpec> gspmm_attributes() {
   return {drawn_choice("message", "copy_u", "the message per edge: copy_u, copy_e, add, sub, mul or div of u and e",
@@ -43,23 +32,14 @@ template <class T>
 Evaluation<T> evaluate_gspmm(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout,
                          TiePolicy ties) {
   const GspmmConfig config = gspmm_config(a);
-  const auto find = [&](const char* name) -> const DenseTensor<T>* {
-    const auto it = in.find(name);
-    return it == in.end() ? nullptr : &it->second;
-  };
   Evaluation<T> ev;
-  ev.outputs["y"] = gspmm_forward(g, config, find("u"), find("e"));
+  ev.outputs["y"] = gspmm_forward(g, config, optional_tensor(in, "u"), optional_tensor(in, "e"));
   if (!gout.empty()) {
-    auto grads = gspmm_backward(g, config, find("u"), find("e"), get(gout, "y"), ties);
+    auto grads = gspmm_backward(g, config, optional_tensor(in, "u"), optional_tensor(in, "e"), get(gout, "y"), ties);
     if (config.uses_u()) ev.gradients["u"] = std::move(grads.grad_u);
     if (config.uses_e()) ev.gradients["e"] = std::move(grads.grad_e);
   }
   return ev;
-}
-
-const Tensor* find_input(const Case& c, const char* name) {
-  const auto it = c.inputs.find(name);
-  return it == c.inputs.end() ? nullptr : &it->second;
 }
 
 }  // namespace
@@ -106,7 +86,7 @@ TargetDef gspmm_target() {
     const auto grad_y = c.grad_outputs.find("y");
     const GspmmConfig config = gspmm_config(attrs);
     const bool gradients = grad_y != c.grad_outputs.end();
-    GspmmTerms t = gspmm_closed_form_terms(*c.graph, config, find_input(c, "u"), find_input(c, "e"),
+    GspmmTerms t = gspmm_closed_form_terms(*c.graph, config, optional_tensor(c.inputs, "u"), optional_tensor(c.inputs, "e"),
                                        gradients ? &grad_y->second : nullptr, u);
     TargetDef::ClosedFormTerms out;
     out.abs_sums.outputs["y"] = std::move(t.y_abs);
@@ -119,7 +99,7 @@ TargetDef gspmm_target() {
   };
   def.subgradients = [](const Case& c, double u) {
     const Attributes attrs = with_defaults(find_target("gspmm").spec, c.attributes);
-    return gspmm_subgradients(*c.graph, gspmm_config(attrs), find_input(c, "u"), find_input(c, "e"),
+    return gspmm_subgradients(*c.graph, gspmm_config(attrs), optional_tensor(c.inputs, "u"), optional_tensor(c.inputs, "e"),
                           c.grad_outputs.at("y"), u);
   };
   def.kinks.arguments = gspmm_kink_arguments;

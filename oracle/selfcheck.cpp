@@ -48,18 +48,39 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
         variants.push_back({{"message", std::string("mul")}, {attribute.name, broadcast}, {"heads", std::int64_t{2}}});
     if (attribute.name == "empty_rows")
       variants.push_back({{"reduce", std::string("max")}, {"empty_rows", std::string("identity")}});
+    // gsddmm: every op on every pair of sides (the same side twice included), and each broadcast of
+    // each operand through a quotient and an inner product.
+    if (attribute.name == "op")
+      for (const AttrValue& op : attribute.choices)
+        for (const char* lhs : {"u", "v", "e"})
+          for (const char* rhs : {"u", "v", "e"})
+            if (!(op == AttrValue{std::string("dot")} && std::string(lhs) == "u" && std::string(rhs) == "v"))  // the defaults
+              variants.push_back({{"op", op}, {"lhs", std::string(lhs)}, {"rhs", std::string(rhs)}});
+    if (attribute.name == "lhs_broadcast" || attribute.name == "rhs_broadcast")
+      for (const AttrValue& broadcast : attribute.choices)
+        for (const char* op : {"div", "dot"})
+          variants.push_back({{"op", std::string(op)}, {attribute.name, broadcast}, {"lhs", std::string("e")},
+                              {"heads", std::int64_t{2}}});
   }
   return variants;
 }
 
-// On the large graph: the defaults, and for gspmm the two operands through a selection and a mean.
+// On the large graph: the defaults, for gspmm the two operands through a selection and a mean, for
+// gsddmm an edge operand divided by a source operand and a broadcast inner product of a destination
+// and an edge operand (with the defaults' u·v, every one of its six inputs).
 std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
   std::vector<Attributes> variants = {Attributes{}};
-  for (const AttributeSpec& attribute : spec.attributes)
+  for (const AttributeSpec& attribute : spec.attributes) {
     if (attribute.name == "message") {
       variants.push_back({{"message", std::string("mul")}, {"reduce", std::string("max")}});
       variants.push_back({{"message", std::string("div")}, {"reduce", std::string("mean")}});
     }
+    if (attribute.name == "op") {
+      variants.push_back({{"op", std::string("div")}, {"lhs", std::string("e")}, {"rhs", std::string("u")}});
+      variants.push_back({{"op", std::string("dot")}, {"lhs", std::string("v")}, {"rhs", std::string("e")},
+                          {"rhs_broadcast", std::string("heads")}, {"heads", std::int64_t{2}}});
+    }
+  }
   return variants;
 }
 

@@ -296,7 +296,8 @@ AttributeSpec duplicate_edges_attribute();  // edge_softmax: separate | coalesce
 
 // The lists the catalogue is assembled from (op_targets.cpp and layer_targets.cpp).
 std::vector<TargetDef> op_targets();
-TargetDef gspmm_target();  // gspmm_target.cpp, one of op_targets()
+TargetDef gspmm_target();   // gspmm_target.cpp, one of op_targets()
+TargetDef gsddmm_target();  // gsddmm_target.cpp, one of op_targets()
 std::vector<TargetDef> layer_targets();
 
 }  // namespace gnncheck::oracle

@@ -6,6 +6,7 @@
 #include "oracle/degree_norm.h"
 #include "oracle/edge_softmax.h"
 #include "oracle/eshuffle.h"
+#include "oracle/gsddmm.h"
 #include "oracle/gspmm.h"
 #include "oracle/random_case.h"
 #include "oracle/sddmm.h"
@@ -135,6 +136,50 @@ TEST(OpsBadInput, GspmmNamesTheAttributeAndTheOperand) {
   const Tensor narrow({g->num_edges(), 3});
   EXPECT_THAT(input_error_of([&] { gspmm_forward<double>(*g, config, &u, &narrow); }),
               HasSubstr("gspmm: input e has 3 values per row; e_broadcast = features with heads = 1 and features = 4 needs 1"));
+}
+
+// gsddmm's attributes name the accepted values; an operand its op reads must be there, with the rows
+// of its side and the width of its broadcast, and the output gradient one value per head for dot.
+TEST(OpsBadInput, GsddmmNamesTheAttributeAndTheOperand) {
+  const auto g = std::make_shared<const Graph>(graph());
+  Case c = make_random_case(find_target("gsddmm"), g, {}, 1);
+  c.attributes.set("op", std::string("max"));
+  Result r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("target 'gsddmm': attribute 'op' is 'max'; expected one of add, sub, mul, div, dot, "
+                                   "copy_lhs, copy_rhs"));
+
+  c = make_random_case(find_target("gsddmm"), g, {}, 1);
+  c.attributes.set("rhs", std::string("w"));
+  r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("target 'gsddmm': attribute 'rhs' is 'w'; expected one of u, v, e"));
+
+  c = make_random_case(find_target("gsddmm"), g, {}, 1);
+  c.attributes.set("heads", std::int64_t{0});
+  r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("target 'gsddmm': attribute 'heads' must be at least 1, got 0"));
+
+  c = make_random_case(find_target("gsddmm"), g, {}, 1);
+  c.attributes.set("lhs", std::string("e"));  // the case still carries lhs_u
+  r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("target 'gsddmm': input 'lhs_e' is missing"));
+
+  const GsddmmConfig dot = gsddmm_config(with_defaults(find_target("gsddmm").spec, {}));
+  const Tensor lhs_u({g->n_src(), 4});
+  EXPECT_THAT(input_error_of([&] { gsddmm_forward<double>(*g, dot, &lhs_u, nullptr); }),
+              HasSubstr("gsddmm: op dot reads input rhs_v, which is missing"));
+  const Tensor narrow({g->n_dst(), 3}), too_few_rows({g->n_src(), 4});
+  EXPECT_THAT(input_error_of([&] { gsddmm_forward<double>(*g, dot, &lhs_u, &narrow); }),
+              HasSubstr("gsddmm: input rhs_v has 3 values per row; rhs_broadcast = none with heads = 1 and features = "
+                        "4 needs 4"));
+  EXPECT_THAT(input_error_of([&] { gsddmm_forward<double>(*g, dot, &lhs_u, &too_few_rows); }),
+              HasSubstr("gsddmm: input rhs_v (one row per destination node): expected 3 rows"));
+  const Tensor rhs_v({g->n_dst(), 4}), per_feature({g->num_edges(), 4});
+  EXPECT_THAT(input_error_of([&] { gsddmm_backward<double>(*g, dot, &lhs_u, &rhs_v, per_feature); }),
+              HasSubstr("gsddmm backward: grad_out has 4 values per row, expected 1 (heads with heads = 1 and features = 4)"));
 }
 
 // validate_case is the one validation the oracle, the GPU systems and the adapter protocol share;

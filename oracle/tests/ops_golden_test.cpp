@@ -288,18 +288,67 @@ TEST(OpsGolden, GspmmMulMaxAndSubMeanByHand) {
   EXPECT_EQ(m.gradients.count("e"), 0u);
 }
 
+// gsddmm by hand on the graph of the gspmm case (edges 0←0, 0←1, 2←1): the attention score u·v, a
+// division of an edge operand broadcast over both axes by a source operand, a difference of two
+// source operands (the same side) and a copy of the destination operand.
+TEST(OpsGolden, GsddmmDotDivSameSideAndCopyByHand) {
+  const std::vector<index_t> dst = {0, 0, 2}, src = {0, 1, 1};
+  Case c;
+  c.target = "gsddmm";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(3, 2, dst, src));
+  c.attributes = {{"features", std::int64_t{2}}};  // op dot, lhs u, rhs v
+  c.inputs["lhs_u"] = Tensor({2, 2}, {1, -2, 3, 4});
+  c.inputs["rhs_v"] = Tensor({3, 2}, {2, 1, 5, 5, -1, 3});
+  c.grad_outputs["out"] = Tensor({3, 1}, {1, 2, 3});
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const Result r = evaluate(c, p);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_THAT(r.outputs.at("out").values(), ElementsAre(0, 10, 9));
+    EXPECT_THAT(r.gradients.at("lhs_u").values(), ElementsAre(2, 1, 1, 11));
+    EXPECT_THAT(r.gradients.at("rhs_v").values(), ElementsAre(7, 6, 0, 0, 9, 12));  // row 1 is empty
+  }
+  // out[k, h] = lhs_e[k] / rhs_u[col_k, h]: heads 2 of 1 feature, lhs one value per edge.
+  c.attributes = {{"op", std::string("div")}, {"lhs", std::string("e")}, {"rhs", std::string("u")},
+                  {"lhs_broadcast", std::string("both")}, {"heads", std::int64_t{2}}, {"features", std::int64_t{1}}};
+  c.inputs = {{"lhs_e", Tensor({3, 1}, {2, 6, -3})}, {"rhs_u", Tensor({2, 2}, {1, -2, 4, 0.5})}};
+  c.grad_outputs["out"] = Tensor({3, 2}, {1, 2, 3, 4, 5, 6});
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const Result r = evaluate(c, p);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_THAT(r.outputs.at("out").values(), ElementsAre(2, -1, 1.5, 12, -0.75, -6));
+    EXPECT_THAT(r.gradients.at("lhs_e").values(), ElementsAre(0, 8.75, 13.25));
+    EXPECT_THAT(r.gradients.at("rhs_u").values(), ElementsAre(-2, -1, -0.1875, -24));
+  }
+  // lhs and rhs both on sources: two tensors.
+  c.attributes = {{"op", std::string("sub")}, {"rhs", std::string("u")}, {"features", std::int64_t{2}}};
+  c.inputs = {{"lhs_u", Tensor({2, 2}, {1, -2, 3, 4})}, {"rhs_u", Tensor({2, 2}, {0.5, 1, 2, 2})}};
+  Result r = evaluate(c);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.outputs.at("out").values(), ElementsAre(0.5, -3, 1, 2, 1, 2));
+  EXPECT_THAT(r.gradients.at("lhs_u").values(), ElementsAre(1, 2, 8, 10));
+  EXPECT_THAT(r.gradients.at("rhs_u").values(), ElementsAre(-1, -2, -8, -10));
+  // copy_rhs reads no lhs.
+  c.attributes = {{"op", std::string("copy_rhs")}, {"features", std::int64_t{2}}};
+  c.inputs = {{"rhs_v", Tensor({3, 2}, {2, 1, 5, 5, -1, 3})}};
+  r = evaluate(c);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.outputs.at("out").values(), ElementsAre(2, 1, 2, 1, -1, 3));
+  EXPECT_THAT(r.gradients.at("rhs_v").values(), ElementsAre(4, 6, 0, 0, 5, 6));
+  EXPECT_EQ(r.gradients.size(), 1u);
+}
+
 // Every op target is registered once, with unique names and a shape for every declared slot.
 TEST(OpsGolden, CatalogueListsEveryOp) {
   std::vector<std::string> names;
   for (const auto& def : op_targets()) names.push_back(def.spec.name);
   EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
                                        "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
-                                       "normalized_spmm", "gspmm"}));
+                                       "normalized_spmm", "gspmm", "gsddmm"}));
   const Graph g = workhorse();
   for (const auto& def : op_targets()) {
     const Attributes attrs = with_defaults(def.spec, {});
     // Every input has a shape under the defaults or under some value of one enumerated attribute
-    // (gspmm's e appears with a message that reads it).
+    // (gspmm's e appears with a message that reads it, gsddmm's lhs_e with lhs = e).
     std::set<std::string> shaped;
     for (const auto& [name, shape] : def.input_shapes(g, attrs)) shaped.insert(name);
     for (const auto& a : def.spec.attributes)

@@ -1,6 +1,9 @@
 // The oracle's backward of every op and every differentiable input agrees with central finite
 // differences: the full Jacobian on small graphs (non-square, duplicate edges, empty row, directed
 // with a self-loop, multi-head), and random directions vᵀJu on a graph with more than 100,000 edges.
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "platform/process_heap.h"
@@ -14,8 +17,9 @@ namespace {
 Result oracle_f64(const Case& c) { return evaluate(c, Precision::float64); }
 
 // Default attributes, two heads where the op has heads, the other normalization and the other
-// source-degree convention.
-std::vector<Attributes> variants(const TargetSpec& spec) {
+// source-degree convention. `every_pair`: gsddmm's every op on every pair of sides (small graphs);
+// otherwise each op once, on pairs that still give each operand every side (the large graph).
+std::vector<Attributes> variants(const TargetSpec& spec, bool every_pair = true) {
   std::vector<Attributes> out = {Attributes{}};
   for (const auto& a : spec.attributes) {
     if (a.name == "heads") out.push_back({{"heads", std::int64_t{2}}});
@@ -30,6 +34,29 @@ std::vector<Attributes> variants(const TargetSpec& spec) {
       for (const char* u : {"features", "heads", "both"})
         out.push_back({{"message", std::string("div")}, {"u_broadcast", std::string(u)}, {"e_broadcast", std::string("none")},
                        {"heads", std::int64_t{2}}});
+    // gsddmm: each op on each pair of sides (the same side twice included), and each broadcast of
+    // each operand through a quotient, an inner product and a difference.
+    const auto gsddmm = [&](const AttrValue& op, const char* lhs, const char* rhs) {
+      out.push_back({{"op", op}, {"lhs", std::string(lhs)}, {"rhs", std::string(rhs)}, {"heads", std::int64_t{2}}});
+    };
+    if (a.name == "op" && every_pair)
+      for (const AttrValue& op : a.choices)
+        for (const char* lhs : {"u", "v", "e"})
+          for (const char* rhs : {"u", "v", "e"}) gsddmm(op, lhs, rhs);
+    if (a.name == "op" && !every_pair) {
+      const std::vector<std::pair<const char*, const char*>> sides = {{"u", "v"}, {"v", "e"}, {"e", "u"}, {"u", "u"},
+                                                                      {"v", "v"}, {"e", "e"}, {"e", "v"}};
+      for (std::size_t k = 0; k < a.choices.size(); ++k) {
+        const auto& [lhs, rhs] = sides[k % sides.size()];
+        gsddmm(a.choices[k], lhs, rhs);
+      }
+    }
+    if (a.name == "lhs_broadcast" || a.name == "rhs_broadcast")
+      for (const char* broadcast : {"features", "heads", "both"})
+        for (const char* op : {"div", "dot", "sub"})
+          if (every_pair || std::string(op) != "sub")
+            out.push_back({{"op", std::string(op)}, {a.name, std::string(broadcast)}, {"lhs", std::string("e")},
+                           {"rhs", std::string("u")}, {"heads", std::int64_t{2}}});
   }
   return out;
 }
@@ -65,7 +92,7 @@ TEST(OpsGradcheck, RandomDirectionsOnGraphWithOver100kEdges) {
   GradcheckOptions options;
   options.directions = 2;
   for (const TargetDef& def : op_targets()) {
-    for (const Attributes& attrs : variants(def.spec)) {
+    for (const Attributes& attrs : variants(def.spec, /*every_pair=*/false)) {
       const Case c = make_random_case(def, large, attrs, /*seed=*/12);
       const GradcheckReport r = check_random_directions(oracle_f64, c, def.spec, options);
       EXPECT_TRUE(r.all_passed) << def.spec.name << describe(r);
