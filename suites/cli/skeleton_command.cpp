@@ -3,7 +3,9 @@
 #include <cctype>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -61,22 +63,40 @@ Skeleton make_skeleton(const oracle::TargetDef& def) {
   Skeleton s;
   s.def = &def;
   for (const auto& t : oracle::list_tensors(def)) s.tensors.push_back({t.name, t.role, t.lives, t.shape, t.differentiable, ""});
-  // A tensor is optional when turning a boolean attribute from its default removes it (bias = false).
+  // A tensor is optional when some value of one boolean or enumerated attribute, the others at their
+  // defaults, leaves it out (bias = false; gspmm's e with message = copy_u, gsddmm's lhs_v with lhs = u or e).
   const Attributes defaults = oracle::with_defaults(def.spec, {});
-  const std::set<std::string> always = present_inputs(def, defaults);
+  std::map<std::string, std::vector<std::string>> absent_with;  // tensor -> "attribute = values" where it is absent
   for (const auto& a : def.spec.attributes) {
-    if (!std::holds_alternative<bool>(a.default_value)) continue;
-    Attributes flipped = defaults;
-    flipped.set(a.name, !std::get<bool>(a.default_value));
-    std::set<std::string> present;
-    try {
-      present = present_inputs(def, flipped);
-    } catch (const InputError&) {
-      continue;  // not a valid combination on the probe graph: it says nothing about optional tensors
+    std::vector<AttrValue> values = a.choices;
+    if (std::holds_alternative<bool>(a.default_value)) values = {AttrValue{false}, AttrValue{true}};
+    if (values.empty()) continue;
+    std::map<std::string, std::vector<std::string>> absent_values;
+    for (const AttrValue& value : values) {
+      Attributes varied = defaults;
+      varied.set(a.name, value);
+      std::set<std::string> present;
+      try {
+        present = present_inputs(def, varied);
+      } catch (const InputError&) {
+        continue;  // not a valid combination on the probe graph: it says nothing about optional tensors
+      }
+      for (const auto& t : s.tensors)
+        if (t.role != "output" && !present.count(t.name)) absent_values[t.name].push_back(to_plain_string(value));
     }
-    for (auto& t : s.tensors)
-      if (t.role != "output" && always.count(t.name) && !present.count(t.name) && t.absent_when.empty())
-        t.absent_when = fmt::format("{} = {}", a.name, std::get<bool>(a.default_value) ? "false" : "true");
+    for (const auto& [tensor, absent] : absent_values) {
+      if (absent.size() == values.size()) continue;  // absent whatever this attribute says: another one decides
+      std::string listed = absent.back();
+      if (absent.size() > 1)
+        listed = fmt::format("{} or {}", fmt::join(absent.begin(), absent.end() - 1, ", "), absent.back());
+      absent_with[tensor].push_back(fmt::format("{} = {}", a.name, listed));
+    }
+  }
+  const std::set<std::string> at_defaults = present_inputs(def, defaults);
+  for (auto& t : s.tensors) {
+    if (t.role == "output") continue;
+    if (absent_with.count(t.name)) t.absent_when = fmt::format("{}", fmt::join(absent_with.at(t.name), " or "));
+    else if (!at_defaults.count(t.name)) t.absent_when = "the attributes do not read it";
   }
   std::set<std::string> tensor_names;
   for (const auto& t : s.tensors) tensor_names.insert(t.name);

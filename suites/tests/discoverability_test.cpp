@@ -99,7 +99,8 @@ void expect_all_not_tested(const CommandResult& r, const std::string& target) {
 
 TEST(SkeletonTest, PythonAdapterRunsAndIsNotTested) {
   const fs::path dir = scratch("python");
-  for (const std::string target : {"spmm", "gcn"}) {
+  // gsddmm: inputs its attributes switch on and off (lhs_v only with lhs = v), read with .get.
+  for (const std::string target : {"spmm", "gcn", "gsddmm"}) {
     const fs::path file = dir / (target + "_adapter.py");
     const CommandResult w = gnncheck(fmt::format("skeleton --target {} --lang python --output '{}'", target, file.string()));
     ASSERT_EQ(w.exit_code, 0) << w.output;
@@ -115,6 +116,8 @@ TEST(SkeletonTest, PythonAdapterRunsAndIsNotTested) {
                         "bias = case.parameters.get(\"bias\")", "absent when bias = false", "negative_slope = case.attributes",
                         "answer[\"gradients\"][\"att_src\"] = ...  # [heads, out_features]", "att_dst pairs with the destination"})
     EXPECT_THAT(gat, HasSubstr(s));
+  EXPECT_THAT(gnncheck("skeleton --target gsddmm --lang python").output,
+              HasSubstr("lhs_v = case.inputs.get(\"lhs_v\")  # (depends on the attributes) on dst_nodes; absent when lhs = u or e"));
   // An existing file is never overwritten.
   const CommandResult again = gnncheck(fmt::format("skeleton --target spmm --lang python --output '{}'", (dir / "spmm_adapter.py").string()));
   EXPECT_EQ(again.exit_code, 2);
