@@ -318,9 +318,9 @@ def op_normalized_spmm(case):
 # gspmm (oracle/gspmm.h): a message per edge from u and e read through their broadcasts, reduced per
 # destination by PyTorch's scatter_reduce (or, with --gspmm-reductions pyg, PyG's scatter).
 
-# An operand's values per row as [heads, features] broadcasts them: none [H, F], features [H, 1]
-# (one per head), heads [1, F] (one per feature), both [1, 1].
 def broadcast_shape(broadcast, heads, features):
+    """An operand's values per row as [heads, features] broadcasts them: none [H, F], features
+    [H, 1] (one per head), heads [1, F] (one per feature), both [1, 1]."""
     shapes = {"none": (heads, features), "features": (heads, 1), "heads": (1, features), "both": (1, 1)}
     if broadcast not in shapes:
         raise kit.Unsupported("broadcast '%s' is not none, features, heads or both" % broadcast)
@@ -349,7 +349,7 @@ def gspmm_messages(g, attributes, u, e):
 
 def scatter_reduce(out, index, src, reduce):
     """out.scatter_reduce(0, index, src, reduce, include_self=False), without torch 1.13's warning
-    that scatter_reduce is in beta (one per call site; torch 2.x has none)."""
+    that scatter_reduce is in beta."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return out.scatter_reduce(0, index, src, reduce=reduce, include_self=False)
