@@ -58,7 +58,15 @@ struct BroadcastShape {
     }
     return 0;
   }
+  // The flat index of output column c's value in row `row` of an operand broadcast by b.
+  index_t index(Broadcast b, index_t row, index_t c) const { return row * columns(b) + column(b, c); }
 };
+
+// The value at flat index `at` of an operand, or 0 for one the op does not read (null).
+template <class T>
+T operand_value(const DenseTensor<T>* operand, index_t at) {
+  return operand ? (*operand)[at] : T(0);
+}
 
 // An elementwise operation of a left and a right operand (gspmm: u and e; gsddmm: lhs and rhs).
 enum class BinaryOp { copy_lhs, copy_rhs, add, sub, mul, div };
@@ -132,6 +140,11 @@ inline index_t positive_size(const Attributes& attrs, std::string_view target, c
   const std::int64_t value = attrs.get_int(name);
   if (value < 1) throw InputError(fmt::format("target '{}': attribute '{}' must be at least 1, got {}", target, name, value));
   return value;
+}
+
+// The attributes heads and features, each at least 1.
+inline BroadcastShape broadcast_shape(const Attributes& attrs, std::string_view target) {
+  return {positive_size(attrs, target, "heads"), positive_size(attrs, target, "features")};
 }
 
 // Checks an operand's rows and its values per row against its broadcast; `what` names the op and

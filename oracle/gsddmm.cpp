@@ -51,8 +51,7 @@ GsddmmConfig gsddmm_config(const Attributes& attrs) {
   config.op = parse_choice<SddmmOp>(attrs, "gsddmm", "op", kSddmmOpNames);
   config.lhs = parse_choice<OperandSide>(attrs, "gsddmm", "lhs", kOperandSideNames);
   config.rhs = parse_choice<OperandSide>(attrs, "gsddmm", "rhs", kOperandSideNames);
-  config.heads = positive_size(attrs, "gsddmm", "heads");
-  config.features = positive_size(attrs, "gsddmm", "features");
+  static_cast<BroadcastShape&>(config) = broadcast_shape(attrs, "gsddmm");
   config.lhs_broadcast = parse_choice<Broadcast>(attrs, "gsddmm", "lhs_broadcast", kBroadcastNames);
   config.rhs_broadcast = parse_choice<Broadcast>(attrs, "gsddmm", "rhs_broadcast", kBroadcastNames);
   return config;
@@ -139,8 +138,14 @@ GsddmmTerms gsddmm_closed_form_terms(const Graph& g, const GsddmmConfig& config,
       if (!grad_out) continue;
       const double g_abs = std::abs((*grad_out)[o]);
       const auto [d_lhs, d_rhs] = binary_partials(binary, a, b);
-      if (lhs_gradient) t.grad_lhs_abs[ops.lhs_index(k, c)] += g_abs * std::abs(d_lhs), t.grad_lhs_count[ops.lhs_index(k, c)] += 1;
-      if (rhs_gradient) t.grad_rhs_abs[ops.rhs_index(k, c)] += g_abs * std::abs(d_rhs), t.grad_rhs_count[ops.rhs_index(k, c)] += 1;
+      if (lhs_gradient) {
+        const index_t at = ops.lhs_index(k, c);
+        t.grad_lhs_abs[at] += g_abs * std::abs(d_lhs), t.grad_lhs_count[at] += 1;
+      }
+      if (rhs_gradient) {
+        const index_t at = ops.rhs_index(k, c);
+        t.grad_rhs_abs[at] += g_abs * std::abs(d_rhs), t.grad_rhs_count[at] += 1;
+      }
     }
   // One term's roundings (checks/README.md, "The bound of gsddmm"): the operation's, and for a
   // gradient grad_out rounded with the partial's.

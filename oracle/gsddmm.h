@@ -90,14 +90,10 @@ struct GsddmmOperands {
   const DenseTensor<T>* lhs;
   const DenseTensor<T>* rhs;
 
-  index_t lhs_index(index_t k, index_t c) const {
-    return side_row(g, config.lhs, k) * config.columns(config.lhs_broadcast) + config.column(config.lhs_broadcast, c);
-  }
-  index_t rhs_index(index_t k, index_t c) const {
-    return side_row(g, config.rhs, k) * config.columns(config.rhs_broadcast) + config.column(config.rhs_broadcast, c);
-  }
-  T lhs_at(index_t k, index_t c) const { return lhs ? (*lhs)[lhs_index(k, c)] : T(0); }
-  T rhs_at(index_t k, index_t c) const { return rhs ? (*rhs)[rhs_index(k, c)] : T(0); }
+  index_t lhs_index(index_t k, index_t c) const { return config.index(config.lhs_broadcast, side_row(g, config.lhs, k), c); }
+  index_t rhs_index(index_t k, index_t c) const { return config.index(config.rhs_broadcast, side_row(g, config.rhs, k), c); }
+  T lhs_at(index_t k, index_t c) const { return operand_value(lhs, lhs_index(k, c)); }
+  T rhs_at(index_t k, index_t c) const { return operand_value(rhs, rhs_index(k, c)); }
 };
 
 // lhs: [side_rows(lhs), columns(lhs_broadcast)] or null when op does not read it; rhs likewise.

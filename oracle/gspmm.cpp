@@ -71,8 +71,7 @@ GspmmConfig gspmm_config(const Attributes& attrs) {
   GspmmConfig config;
   config.message = parse_choice<MessageOp>(attrs, "gspmm", "message", kMessageOpNames);
   config.reduce = parse_choice<Reduction>(attrs, "gspmm", "reduce", kReductionNames);
-  config.heads = positive_size(attrs, "gspmm", "heads");
-  config.features = positive_size(attrs, "gspmm", "features");
+  static_cast<BroadcastShape&>(config) = broadcast_shape(attrs, "gspmm");
   config.u_broadcast = parse_choice<Broadcast>(attrs, "gspmm", "u_broadcast", kBroadcastNames);
   config.e_broadcast = parse_choice<Broadcast>(attrs, "gspmm", "e_broadcast", kBroadcastNames);
   config.empty_rows = parse_choice<EmptyRows>(attrs, "gspmm", "empty_rows", kEmptyRowsNames);

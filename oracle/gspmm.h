@@ -87,14 +87,10 @@ struct GspmmOperands {
   const DenseTensor<T>* u;
   const DenseTensor<T>* e;
 
-  index_t u_index(index_t k, index_t c) const {
-    return g.col_idx()[k] * config.columns(config.u_broadcast) + config.column(config.u_broadcast, c);
-  }
-  index_t e_index(index_t k, index_t c) const {
-    return k * config.columns(config.e_broadcast) + config.column(config.e_broadcast, c);
-  }
-  T u_at(index_t k, index_t c) const { return u ? (*u)[u_index(k, c)] : T(0); }
-  T e_at(index_t k, index_t c) const { return e ? (*e)[e_index(k, c)] : T(0); }
+  index_t u_index(index_t k, index_t c) const { return config.index(config.u_broadcast, g.col_idx()[k], c); }
+  index_t e_index(index_t k, index_t c) const { return config.index(config.e_broadcast, k, c); }
+  T u_at(index_t k, index_t c) const { return operand_value(u, u_index(k, c)); }
+  T e_at(index_t k, index_t c) const { return operand_value(e, e_index(k, c)); }
   T message_at(index_t k, index_t c) const { return apply_binary(binary_op(config.message), u_at(k, c), e_at(k, c)); }
   // ∂m/∂u and ∂m/∂e of edge k's message in column c.
   std::pair<T, T> derivatives_at(index_t k, index_t c) const {
