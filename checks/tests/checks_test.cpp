@@ -73,6 +73,40 @@ TEST(Tolerance, ClosedFormIsGammaKTimesAbsoluteSum) {
   EXPECT_NE(b.model.find("closed form"), std::string::npos);
 }
 
+// gsddmm's bound is conditioned by its terms, not a constant: a quotient's rhs gradient is bounded by
+// Σ|g|·|L|/R² (2·γ_n, n = its terms + 6 roundings), a dot product by Σ_f |L_f·R_f| (n = F + 3); and
+// the rhs gradient without the quotient factor, −g/R, lies far outside the bound.
+TEST(Tolerance, GsddmmBoundsScaleWithEachTermsSensitivity) {
+  const double u = std::ldexp(1.0, -24), tiny = std::ldexp(1.0, -149);
+  const auto gamma_bound = [&](double n, double abs_sum) { return 2 * n * u / (1 - n * u) * abs_sum + n * tiny; };
+  const std::vector<index_t> dst{0, 0, 1}, src{0, 1, 1};
+  const auto g = std::make_shared<const Graph>(Graph::from_edges(2, 2, dst, src));
+  Case c;
+  c.target = "gsddmm";
+  c.graph = g;
+  c.attributes = {{"op", std::string("div")}, {"lhs", std::string("e")}, {"features", std::int64_t{1}}};
+  c.inputs["lhs_e"] = Tensor({3, 1}, {3, -5, 7});
+  c.inputs["rhs_v"] = Tensor({2, 1}, {0.5, 4});  // rows 0 and 1 of edge k's destination
+  c.grad_outputs["out"] = Tensor({3, 1}, {1, -2, 3});
+  const Result exact = oracle::evaluate(c);
+  ASSERT_TRUE(exact.ok()) << exact.message;
+  const Bounds b = ToleranceModel().bounds(c, exact, Precision::float32);
+  // Destination 0 reads R = 0.5 on edges 0 and 1: Σ|g|·|L|/R² = (1·3 + 2·5) / 0.25; destination 1, R = 4 on edge 2.
+  const Tensor& grad_r = b.tensors.at("gradient rhs_v");
+  EXPECT_NEAR(grad_r[0], gamma_bound(2 + 6, 13 / 0.25), 1e-18);
+  EXPECT_NEAR(grad_r[1], gamma_bound(1 + 6, 21 / 16.0), 1e-18);
+  EXPECT_NEAR(b.tensors.at("gradient lhs_e")[1], gamma_bound(1 + 3, 2 / 0.5), 1e-18);  // |g|/|R| for edge 1
+  EXPECT_NEAR(b.tensors.at("output out")[2], gamma_bound(1 + 3, 7 / 4.0), 1e-18);
+  const double without_quotient = -(1 + -2) / 0.5;  // Σ −g/R over destination 0's edges
+  EXPECT_GT(std::abs(without_quotient - exact.gradients.at("rhs_v")[0]), 1e4 * grad_r[0]);
+
+  c.attributes = {{"features", std::int64_t{3}}};  // dot of u and v
+  c.inputs = {{"lhs_u", Tensor({2, 3}, {1, -2, 3, 0.5, 0.25, -4})}, {"rhs_v", Tensor({2, 3}, {2, 2, -1, 1, 8, 1})}};
+  const Bounds dot = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
+  // Edge 0: u[0]·v[0] = 2 − 4 − 3: Σ|terms| = 9 over F = 3 products, each rounding 3 times.
+  EXPECT_NEAR(dot.tensors.at("output out")[0], gamma_bound(3 + 3, 9), 1e-18);
+}
+
 TEST(Tolerance, MeasuredModelForLayers) {
   const Case c = random_case("gat");
   const Bounds b = ToleranceModel().bounds(c, oracle::evaluate(c), Precision::float32);
