@@ -244,6 +244,8 @@ std::string diagnosis_text(const Diagnosis& d) {
   if (d.matched) {
     std::string text = fmt::format("Diagnosis: matches: {} (variant {}, bug class {}", d.description, d.variant, d.bug_class);
     if (!d.also_matching.empty()) text += fmt::format("; also matching: {}", fmt::join(d.also_matching, ", "));
+    if (!d.ruled_out_as_drawn.empty())
+      text += fmt::format("; fits the case as drawn too, which {} do not", fmt::join(d.ruled_out_as_drawn, ", "));
     return text + ").";
   }
   std::string text = fmt::format("Diagnosis: no known variant matches ({} of the target's variants tried{})", d.variants_tried,
@@ -341,8 +343,58 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
   return d;
 }
 
+namespace {
+
+// The matches of `d` that also fit `witness` (the case as drawn): kept in d's order, the simplest
+// named; d unchanged when the witness keeps them all or none.
+void narrow_by_witness(Diagnosis& d, System& system, CheckKind kind, const Case& witness,
+                       const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options) {
+  if (!d.matched || d.also_matching.empty() || kind == CheckKind::state_interleaved) return;
+  const std::optional<Case> c = compared_case(kind, witness, options);
+  if (!c) return;
+  std::optional<Diagnosis> there;
+  try {
+    there = diagnose_answer(*c, system.evaluate(*c), system.precision(c->target), extra, options, nullptr);
+  } catch (const std::exception&) {
+    return;
+  }
+  if (!there || !there->matched) return;
+  std::vector<std::string> fits{there->variant};
+  fits.insert(fits.end(), there->also_matching.begin(), there->also_matching.end());
+  std::vector<std::string> matches{d.variant};
+  matches.insert(matches.end(), d.also_matching.begin(), d.also_matching.end());
+  std::vector<std::string> kept, ruled_out;
+  for (const auto& name : matches) (std::find(fits.begin(), fits.end(), name) != fits.end() ? kept : ruled_out).push_back(name);
+  if (kept.empty() || ruled_out.empty()) return;
+  // The named variant is the simplest that fits both; the classes are those of the variants kept.
+  const auto& own = oracle::find_target(witness.target).wrong_variants;
+  const auto variant_named = [&](const std::string& name) -> const oracle::WrongVariant* {
+    for (const auto* list : {&own, &extra})
+      for (const auto& v : *list)
+        if (v.name == name) return &v;
+    return nullptr;
+  };
+  std::vector<std::string> classes;
+  for (const auto& name : kept) {
+    const oracle::WrongVariant* v = variant_named(name);
+    if (!v) return;  // a variant unknown here: keep the minimal case's own diagnosis
+    if (std::find(classes.begin(), classes.end(), v->bug_class) == classes.end()) classes.push_back(v->bug_class);
+  }
+  d.matching_classes = classes;
+  const oracle::WrongVariant* named = variant_named(kept.front());
+  d.variant = named->name;
+  d.bug_class = named->bug_class;
+  d.description = named->description;
+  d.also_matching.assign(kept.begin() + 1, kept.end());
+  d.ruled_out_as_drawn = ruled_out;
+  d.text = diagnosis_text(d);
+}
+
+}  // namespace
+
 std::optional<Diagnosis> diagnose_failure(CheckKind kind, System& system, const Case& counterexample,
-                                          const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options) {
+                                          const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options,
+                                          const std::optional<Case>& as_drawn) {
   const auto start = std::chrono::steady_clock::now();
   std::optional<Case> c = compared_case(kind, counterexample, options);
   if (!c) return std::nullopt;
@@ -362,6 +414,7 @@ std::optional<Diagnosis> diagnose_failure(CheckKind kind, System& system, const 
   }
   std::optional<Diagnosis> d =
       diagnose_answer(*c, answer, system.precision(c->target), extra, options, previous ? &*previous : nullptr);
+  if (d && as_drawn) narrow_by_witness(*d, system, kind, *as_drawn, extra, options);
   if (d) d->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return d;
 }

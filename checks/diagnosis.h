@@ -40,6 +40,8 @@ struct Diagnosis {
   std::string bug_class;                   // its class ("a_for_at")
   std::string description;                 // its mistake in words
   std::vector<std::string> also_matching;  // the other matching variants' names, simplest first
+  // The variants that fit the minimal case only, set aside by the case as drawn (diagnose_failure).
+  std::vector<std::string> ruled_out_as_drawn;
   std::vector<std::string> matching_classes;  // the bug classes of every matching variant, distinct, the named one first
   std::vector<std::string> shared;         // none matched: what every wrong element shares, in graph terms
   int variants_tried = 0;                  // variants that applied to the case and were evaluated
@@ -64,7 +66,14 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
 // — for state_interleaved, A after A's and B's forwards, B's forward then being the previous case —
 // and diagnoses its answer; nullopt when the system does not answer it or the answer is correct
 // there (a failure that needs repeats or memory readings).
+//
+// Where several variants fit the (shrunk) counterexample — a minimal case often has a zero where a
+// transposed product or a dropped term would put one — and the case it was shrunk from
+// (`as_drawn`) is given, the system's answer there decides among them: the variants that fit both
+// are kept, the simplest named ("fits the case as drawn too"); when none fits both, the minimal
+// case's own matches stand.
 std::optional<Diagnosis> diagnose_failure(CheckKind kind, System& system, const Case& counterexample,
-                                          const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options);
+                                          const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options,
+                                          const std::optional<Case>& as_drawn = std::nullopt);
 
 }  // namespace gnncheck::checks

@@ -178,6 +178,8 @@ CaseLoopResult run_case_loop(CaseSource& source, const CaseLoopOptions& options)
   }
   if (!out.failure && judge.chosen())  // a source that does not shrink, or ran out while looking ahead
     out.failure = CaseFailure{.c = judge.chosen()->c, .verdict = judge.chosen()->verdict, .how_found = "", .provenance = {}};
+  if (out.failure && judge.chosen() && !out.failure->how_found.empty())  // shrunk from the chosen case
+    out.failure->as_drawn = judge.chosen()->c;
   if (out.failure) {
     std::string& story = out.failure->how_found;
     for (const std::string& note : {judge.look_ahead_note(), judge.why_not_shrunk().empty() ? std::string()

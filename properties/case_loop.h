@@ -71,6 +71,9 @@ struct CaseFailure {
   checks::Verdict verdict;
   std::string how_found;                 // how the source reached it ("Falsifiable after …"); "" when it did not shrink
   CounterexampleProvenance provenance;   // RapidCheck's seed and reproduce string, for a source that has them
+  // The failing case as drawn, before shrinking (unset when `c` is it): a larger witness the
+  // diagnosis reads where the minimal case fits several mistakes.
+  std::optional<Case> as_drawn = {};
 };
 
 // The loop's side, as a source sees it.

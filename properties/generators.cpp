@@ -300,7 +300,9 @@ void showValue(const CaseSpec& spec, std::ostream& os) {
     os << (first ? "" : ", ") << name << "=" << gnncheck::to_string(value);
     first = false;
   }
-  os << fmt::format("}}, values {} (seed {}), ", to_string(spec.values), spec.value_seed);
+  os << "}";
+  if (!spec.shape.empty()) os << " (shape: " << spec.shape << ")";
+  os << fmt::format(", values {} (seed {}), ", to_string(spec.values), spec.value_seed);
   showValue(spec.graph, os);
 }
 
@@ -313,6 +315,103 @@ bool is_width(const std::string& name) { return name.find("features") != std::st
 template <class T>
 T pick(const std::vector<T>& choices) {
   return choices[*rc::gen::inRange<size_t>(0, choices.size())];
+}
+
+// pick() at every RapidCheck size alike (inRange alone draws the first choices at small sizes): a
+// drawn shape must reach its far choices — widths past 64 — in the first cases of a short run too.
+template <class T>
+T uniform_pick(const std::vector<T>& choices) {
+  return choices[*rc::gen::resize(100, rc::gen::inRange<size_t>(0, choices.size()))];
+}
+
+// What a case of these attributes holds, roughly: node and edge rows times the widest row, plus a
+// layer's widest weight matrix (the cost a drawn shape adds; CaseOptions::max_case_elements).
+std::int64_t case_elements(const GraphSpec& g, const Attributes& a, const std::vector<std::string>& widths) {
+  std::int64_t widest = 1;
+  for (const auto& name : widths) widest = std::max(widest, a.get_int(name));
+  const std::int64_t heads = a.has("heads") ? a.get_int("heads") : 1;
+  const std::int64_t rows = g.n_dst + g.n_src + static_cast<std::int64_t>(g.dst.size());
+  return rows * heads * widest + (widths.size() > 1 ? heads * widest * widest : 0);
+}
+
+// The shapes where kernels change path (properties/README.md, "Shapes"), drawn into a case whose
+// attributes are drawn already. `widths` are the case's width attributes a suite left open,
+// `free_heads` whether heads is open too. Returns what was drawn, for the counterexample ("" when
+// the case keeps its ordinary shape: half the cases, and a shape that would exceed the size limit).
+std::string draw_shape(const GraphSpec& g, const CaseOptions& options, const std::vector<std::string>& widths,
+                       bool free_heads, bool bias_open, Attributes& a) {
+  if (widths.empty() && !free_heads) return "";
+  const int kind = fixed_fraction_draw(4);  // 0, 1 ordinary; 2 a path width; 3 a dimension coincidence
+  if (kind < 2 || (kind == 2 && widths.empty())) return "";
+  Attributes drawn = a;
+  std::string what;
+  const auto set_widths = [&](std::int64_t w) {
+    for (const auto& name : widths) drawn.set(name, w);
+  };
+  if (kind == 2) {
+    // One width (the others keep theirs) on either side of a warp, a 64- or 128-column tile or a
+    // 256-thread block; heads halved until the case fits.
+    const std::string name = uniform_pick(widths);
+    const auto fits = [&](std::int64_t w) {
+      drawn = a;
+      drawn.set(name, w);
+      while (free_heads && drawn.get_int("heads") > 1 && case_elements(g, drawn, widths) > options.max_case_elements)
+        drawn.set("heads", drawn.get_int("heads") / 2);
+      return case_elements(g, drawn, widths) <= options.max_case_elements;
+    };
+    std::vector<std::int64_t> fitting;
+    for (std::int64_t w : options.path_widths)
+      if (fits(w)) fitting.push_back(w);
+    if (fitting.empty()) return "";
+    const std::int64_t w = uniform_pick(fitting);
+    (void)fits(w);
+    what = fmt::format("{}={} (a path boundary)", name, w);
+  } else {
+    // Dimensions equal where a layout mix-up keeps the right shape, or a layout read from the shape
+    // goes wrong: every width = a node count (n_dst = n_src = width on a square graph), heads =
+    // width, heads·width = a node count.
+    // With heads: heads = width in half of them (a head axis told from extents needs it exactly),
+    // heads·width = nodes and width = nodes in a quarter each. A target with heads and no width:
+    // heads = a node count.
+    std::vector<std::string> kinds;
+    if (!widths.empty()) kinds.push_back("width = nodes");
+    if (free_heads) kinds.insert(kinds.end(), {"heads = width", "heads = width", "heads·width = nodes"});
+    if (widths.empty()) kinds = {"heads = nodes"};
+    const std::string coincidence = uniform_pick(kinds);
+    const bool dst_side = *rc::gen::resize(100, rc::gen::arbitrary<bool>());
+    const std::int64_t n = dst_side ? g.n_dst : g.n_src;
+    const std::string side = g.n_dst == g.n_src ? "n_dst = n_src" : (dst_side ? "n_dst" : "n_src");
+    if (coincidence == "heads = nodes") {
+      if (n < 2 || n > options.max_heads) return "";
+      drawn.set("heads", n);
+      what = fmt::format("heads = {} = {}", side, n);
+    } else if (coincidence == "heads = width") {
+      const std::int64_t h = *rc::gen::resize(100, rc::gen::inRange<std::int64_t>(2, options.max_heads + 1));
+      drawn.set("heads", h);
+      set_widths(h);
+      what = fmt::format("heads = width = {}", h);
+    } else {
+      std::vector<std::int64_t> divisors;
+      if (coincidence == "heads·width = nodes")
+        for (std::int64_t h = 2; h <= std::min(options.max_heads, n); ++h)
+          if (n % h == 0) divisors.push_back(h);
+      if (n < 1) return "";
+      if (divisors.empty()) {
+        set_widths(n);
+        what = fmt::format("width = {} = {}", side, n);
+      } else {
+        const std::int64_t h = uniform_pick(divisors);
+        drawn.set("heads", h);
+        set_widths(n / h);
+        what = fmt::format("heads·width = {}·{} = {} = {}", h, n / h, side, n);
+      }
+    }
+    // A layer's bias broadcast along the wrong axis keeps its shape here too.
+    if (bias_open) drawn.set("bias", true);
+    if (case_elements(g, drawn, widths) > options.max_case_elements) return "";
+  }
+  a = drawn;
+  return what;
 }
 
 }  // namespace
@@ -333,17 +432,13 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
       CaseSpec c;
       c.graph = graph;
       c.target = spec.name;
-      // Layers: 1/8 of the cases have every feature width equal to the node count n_dst and a bias,
-      // where a tensor read along the wrong axis (a bias broadcast over nodes, X for Xᵀ) still has
-      // the right shape (n_dst from 1 to max_width; shrinks toward the ordinary draw).
-      const bool has_width =
-          std::any_of(spec.attributes.begin(), spec.attributes.end(), [](const auto& a) { return is_width(a.name); });
-      const bool widths_drawn = std::none_of(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) {
-        return is_width(a.name) && options.attribute_values.count(a.name);
-      });
-      const bool nodes_equal_width = spec.is_layer && has_width && widths_drawn && graph.n_dst >= 1 &&
-                                     graph.n_dst <= options.max_width && fixed_fraction_draw(8) == 7;
+      const auto open = [&](const std::string& name) { return !options.attribute_values.count(name); };
+      std::vector<std::string> open_widths;
+      bool has_heads = false, has_bias = false;
       for (const auto& a : spec.attributes) {
+        if (is_width(a.name) && open(a.name)) open_widths.push_back(a.name);
+        has_heads = has_heads || a.name == "heads";
+        has_bias = has_bias || a.name == "bias";
         if (const auto fixed = options.attribute_values.find(a.name); fixed != options.attribute_values.end()) {
           c.attributes.set(a.name, pick(fixed->second));
         } else if (a.name == "heads") {
@@ -351,7 +446,7 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
           const bool one = options.max_heads < 2 || fixed_fraction_draw(4) == 0;
           c.attributes.set(a.name, one ? std::int64_t{1} : *rc::gen::inRange<std::int64_t>(2, options.max_heads + 1));
         } else if (is_width(a.name)) {
-          c.attributes.set(a.name, nodes_equal_width ? std::int64_t{graph.n_dst} : pick(widths));
+          c.attributes.set(a.name, pick(widths));
         } else if (a.name == "norm") {
           c.attributes.set(a.name, pick(std::vector<std::string>{"symmetric", "row_mean"}));
         } else if (a.name == "source_degree") {
@@ -362,14 +457,14 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
           c.attributes.set(a.name, pick(std::vector<double>{0.0, 0.0, 0.3, 0.6}));
         } else if (a.name == "dropout_seed") {
           c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(0, 1000));
-        } else if (a.name == "bias") {
-          c.attributes.set(a.name, nodes_equal_width || *rc::gen::arbitrary<bool>());
-        } else if (a.name == "self_loops" || a.name == "concat") {
+        } else if (a.name == "self_loops" || a.name == "concat" || a.name == "bias") {
           c.attributes.set(a.name, *rc::gen::arbitrary<bool>());
         } else if (a.drawn && !a.choices.empty()) {
           c.attributes.set(a.name, pick(a.choices));
         }
       }
+      const bool free_heads = has_heads && open("heads") && options.max_heads >= 2;
+      c.shape = draw_shape(graph, options, open_widths, free_heads, has_bias && open("bias"), c.attributes);
       // A max or min ties where values repeat: small integers in at least 3/4 of its cases.
       std::vector<ValueStyle> styles = options.value_styles;
       if (ties && std::count(styles.begin(), styles.end(), ValueStyle::small_integers))

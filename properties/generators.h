@@ -17,13 +17,14 @@
 // square graph stays square and a block keeps n_dst ≤ n_src.
 //
 // A CaseSpec is a graph plus everything else of a case: attributes (heads: 1 in 1/4 of the cases,
-// 2–8 otherwise; feature widths that are odd or not multiples of 32 — for layers, in 1/8 of the
-// cases every width equal to n_dst with a bias —; normalization kind, self-loops, bias), a value
-// style (small integers, uniform [-1, 1], uniform with exact zeros, large magnitudes up to 1e3)
-// and a value seed.
+// 2–8 otherwise; feature widths that are odd or not multiples of 32; normalization kind,
+// self-loops, bias), the shapes where kernels change path (1/4 of the cases: one width on either
+// side of 32, 64, 128 or 256; 1/4: a dimension coincidence — every width = a node count, heads =
+// width or heads·width = a node count, with a bias), a value style (small integers, uniform
+// [-1, 1], uniform with exact zeros, large magnitudes up to 1e3) and a value seed.
 // arbitrary_case() generates the graph first and the rest sized to it (gen::mapcat), so RapidCheck
-// shrinks the graph first, then attributes toward 1 head and width 1, then the value style toward
-// small integers. build_case() turns a CaseSpec into a Case with tensors from oracle/random_case.
+// shrinks the graph first, then attributes toward 1 head and width 1 and the shape toward an
+// ordinary one, then the value style toward small integers. build_case() turns a CaseSpec into a Case with tensors from oracle/random_case.
 //
 //   rc::check([] {
 //     const auto spec = *gnncheck::properties::arbitrary_case("spmm");
@@ -84,13 +85,21 @@ struct CaseSpec {
   Attributes attributes;
   ValueStyle values = ValueStyle::uniform;
   std::uint64_t value_seed = 0;
+  std::string shape;  // the path width or dimension coincidence drawn, in words ("" for an ordinary shape)
 };
 void showValue(const CaseSpec& spec, std::ostream& os);
 
 struct CaseOptions {
   GraphOptions graph;
-  std::int64_t max_width = 40;  // feature widths are drawn from {1,2,3,5,7,8,16,31,33,…} up to this
+  std::int64_t max_width = 40;  // ordinary feature widths are drawn from {1,2,3,5,7,8,16,31,33,…} up to this
   std::int64_t max_heads = 8;
+  // The widths where kernels change path: each side of a warp (32), of 64- and 128-column tiles and
+  // of a 256-thread block. One width attribute of 1/4 of the cases is one of these.
+  std::vector<std::int64_t> path_widths = {31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257};
+  // A drawn shape (path width or coincidence) that would make a case larger than this — node and
+  // edge rows times the widest row, plus a layer's widest weight — is not drawn (heads are halved
+  // first): path widths on small graphs, which keeps them cheap.
+  std::int64_t max_case_elements = std::int64_t{1} << 19;
   std::vector<ValueStyle> value_styles = {ValueStyle::small_integers, ValueStyle::uniform, ValueStyle::with_zeros,
                                           ValueStyle::large};
   // Attributes drawn from these values only (a suite's pins within what the system implements,

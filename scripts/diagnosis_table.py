@@ -33,6 +33,15 @@ REPLICAS = [
     ("hub_row_race", "lost_updates"),
     ("tf32_edge_value_grad", "scaled_edge_gradient"),
     ("forward_not_repeatable", "nondeterministic"),
+    ("gspmm_tie_gradient_to_every_edge", "tie_gradient_copied"),
+    ("gspmm_stale_argmax", "stale_state"),
+    ("gspmm_edge_gradient_at_source_index", "index_confusion"),
+    ("gspmm_mean_source_degree", "degree_side"),
+    ("gspmm_div_no_quotient_term", "quotient_term_dropped"),
+    ("gspmm_broadcast_grad_not_summed", "broadcast_not_summed"),
+    ("wide_rows_partial_tile_dropped", "width_tail"),
+    ("square_features_read_transposed", "layout_from_shape"),
+    ("heads_and_features_swapped", "layout_from_shape"),
 ]
 
 

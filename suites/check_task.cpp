@@ -205,7 +205,8 @@ class CheckTask final : public TaskKind {
   // what the system had evaluated before (a stateful bug): the saved case alone would not reproduce
   // it, so the re-run line is the whole entry's sequence.
   // The diagnosis (checks/diagnosis.h) is made here, once per failure, on the shrunk case: the
-  // system's answer to it against the target's known-wrong variants and its replicas.
+  // system's answer to it against the target's known-wrong variants and its replicas (the case as
+  // drawn decides among several that fit).
   void record_failure(const Task& t, const properties::CaseFailure& failure, System& sys, const RunContext& run,
                       ResultRecord& r) const {
     checks::Verdict v = failure.verdict;
@@ -226,7 +227,7 @@ class CheckTask final : public TaskKind {
                "before it (state kept between calls). The re-run line repeats the run's whole sequence in one order.";
     }
     if (system_answered && !run.stopping()) {
-      if (const auto d = diagnose(v.check, fresh ? *fresh : sys, failing, run.check_options(t))) {
+      if (const auto d = diagnose(v.check, fresh ? *fresh : sys, failing, failure.as_drawn, run.check_options(t))) {
         r.diagnosis = *d;
         v.detail = v.detail.empty() ? d->text : v.detail + " " + d->text;
       }
@@ -259,10 +260,11 @@ class CheckTask final : public TaskKind {
   }
 
   static std::optional<reports::DiagnosisRecord> diagnose(checks::CheckKind kind, System& system, const Case& c,
+                                                          const std::optional<Case>& as_drawn,
                                                           const checks::CheckOptions& options) {
     std::optional<checks::Diagnosis> d;
     try {
-      d = checks::diagnose_failure(kind, system, c, replica_variants(c.target), options);
+      d = checks::diagnose_failure(kind, system, c, replica_variants(c.target), options, as_drawn);
     } catch (const std::exception&) {  // the diagnosis adds to a failure; it never turns it into an error
       return std::nullopt;
     }

@@ -246,27 +246,6 @@ class MemoryGrowth final : public Bug {
   std::int64_t held_ = 0;
 };
 
-// 10. Huang et al.: the last (width mod 32) feature columns are never written.
-void zero_tail_columns(Tensor& t) {
-  const index_t width = t.row_size(), tail = width % 32;
-  if (t.rank() < 2 || tail == 0) return;
-  for (index_t r = 0; r < t.rows(); ++r)
-    for (index_t col = width - tail; col < width; ++col) t.at(r, col) = 0.0;
-}
-
-bool is_node_kind(TensorKind kind) { return kind == TensorKind::dst_nodes || kind == TensorKind::src_nodes; }
-
-class WidthTail final : public Bug {
-  void inject(BugContext& ctx) override {
-    for (const auto& slot : ctx.def.spec.outputs)
-      if (is_node_kind(slot.kind))
-        if (auto it = ctx.result.outputs.find(slot.name); it != ctx.result.outputs.end()) zero_tail_columns(it->second);
-    for (const auto& slot : ctx.def.spec.inputs)
-      if (is_node_kind(slot.kind))
-        if (auto it = ctx.result.gradients.find(slot.name); it != ctx.result.gradients.end()) zero_tail_columns(it->second);
-  }
-};
-
 // 11. Missing eShuffle: CSR-ordered edge values read in CSC order.
 class MissingEshuffle final : public Bug {
   void inject(BugContext& ctx) override {
@@ -427,7 +406,6 @@ std::unique_ptr<Bug> make_bug(const ReplicaInfo& info) {
     case 7: return std::make_unique<SharedEdgeBuffer>();
     case 8: return std::make_unique<SoftmaxNoMax>();
     case 9: return std::make_unique<MemoryGrowth>();
-    case 10: return std::make_unique<WidthTail>();
     case 11: return std::make_unique<MissingEshuffle>();
     case 12: return std::make_unique<MissingBiasGrad>();
     case 13: return std::make_unique<BackwardAssumesSquare>();
@@ -436,6 +414,7 @@ std::unique_ptr<Bug> make_bug(const ReplicaInfo& info) {
     case 16: return std::make_unique<ForwardNotRepeatable>();
   }
   if (auto bug = make_gspmm_bug(info.number)) return bug;
+  if (auto bug = make_shape_bug(info.number)) return bug;
   throw InternalError(fmt::format("replica '{}' (number {}) has no implementation", info.name, info.number));
 }
 

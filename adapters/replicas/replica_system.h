@@ -65,5 +65,6 @@ void gat_softmax_no_max(BugContext& ctx, const std::function<Tensor(const Graph&
 // The bug of catalogue entry `info` (by name); InternalError for a name without an implementation.
 std::unique_ptr<Bug> make_bug(const ReplicaInfo& info);
 std::unique_ptr<Bug> make_gspmm_bug(int number);  // 17 to 22 (gspmm_bugs.cpp); null for another number
+std::unique_ptr<Bug> make_shape_bug(int number);  // 10, 23 to 25 (shape_bugs.cpp); null for another number
 
 }  // namespace gnncheck::replicas

@@ -201,6 +201,30 @@ std::vector<CatalogueEntry> entries() {
         "differential", "an operand broadcast over features or heads of more than one",
         {"gspmm"}, std::nullopt, 0},
        false},
+      {{23, "wide_rows_partial_tile_dropped",
+        "Kernels that switch to a tiled path for rows wider than 64 values (64 columns a tile) and never "
+        "write the partial last tile; rows of at most 64 values take the warp path and are right",
+        "in every node output and node gradient with rows wider than 64 values, the last (width mod 64) "
+        "columns of each row are left zero",
+        "differential", "a node row of more than 64 values that is not a multiple of 64 (65, 127, 129, 257)",
+        {}, std::nullopt, 0},
+       false},
+      {{24, "square_features_read_transposed",
+        "Kernels that accept node features in either layout, node-major [n, width] or feature-major "
+        "[width, n], and tell them apart by shape: a square matrix is taken for the feature-major one",
+        "every node input whose rows are as many as its row's values (n = heads·width) is read transposed, "
+        "forward and backward; its gradient is written back transposed",
+        "differential", "a node input of n rows of n values (heads·width = n, n ≥ 2)",
+        {}, std::nullopt, 0},
+       false},
+      {{25, "heads_and_features_swapped",
+        "Multi-head kernels that find the head axis of a [n, heads, features] node tensor by matching "
+        "extents against the edge tensor's heads: with heads = features they take the wrong axis",
+        "every node input of heads·features values a row is read as [features, heads] when heads = "
+        "features ≥ 2, forward and backward; its gradient is written back in that layout",
+        "differential", "heads = features ≥ 2 on a target with both",
+        {}, std::nullopt, 0},
+       false},
   };
 }
 
@@ -249,7 +273,24 @@ constexpr BugClass kBugClasses[] = {
     {20, "degree_side", "the mean's backward divides by the source's degree instead of the destination's", true},
     {21, "quotient_term_dropped", "the division's backward for the denominator without its quotient factor u/e", true},
     {22, "broadcast_not_summed", "the backward through a broadcast operand not summed over the broadcast axis", true},
+    {23, "width_tail", "the partial last tile of rows wider than 64 values never written (a tiled path for wide rows)",
+     true},
+    {24, "layout_from_shape",
+     "a node input read in another layout that its shape cannot tell apart (a square matrix read transposed)", true},
+    {25, "layout_from_shape",
+     "a node input read in another layout that its shape cannot tell apart (heads and features swapped when equal)",
+     true},
 };
+
+// The shape each replica's bug needs (ReplicaInfo::shape).
+ReplicaInfo::Shape shape_of(int number) {
+  switch (number) {
+    case 23: return ReplicaInfo::Shape::row_wider_than_64;
+    case 24: return ReplicaInfo::Shape::square_node_matrix;
+    case 25: return ReplicaInfo::Shape::heads_equal_features;
+    default: return ReplicaInfo::Shape::any;
+  }
+}
 
 // The attributes under which each gspmm replica's bug shows (ReplicaInfo::shows_with).
 struct ShowsWith {
@@ -277,6 +318,25 @@ bool has_node_tensor(const oracle::TargetDef& def) {
   return false;
 }
 
+bool has_node_input(const oracle::TargetDef& def) {
+  for (const auto& slot : def.spec.inputs)
+    if (slot.kind == oracle::TensorKind::dst_nodes || slot.kind == oracle::TensorKind::src_nodes) return true;
+  return false;
+}
+
+bool has_attribute(const oracle::TargetDef& def, const std::string& name) {
+  for (const auto& a : def.spec.attributes)
+    if (a.name == name) return true;
+  return false;
+}
+
+// A feature width attribute (rows of more than 64 values need one: heads alone stay few).
+bool has_width(const oracle::TargetDef& def) {
+  for (const auto& a : def.spec.attributes)
+    if (a.name.find("features") != std::string::npos) return true;
+  return false;
+}
+
 bool bias_target(const oracle::TargetDef& def) {
   for (const auto& slot : def.spec.inputs)
     if (slot.kind == oracle::TensorKind::parameter && slot.name.find("bias") != std::string::npos) return true;
@@ -292,6 +352,9 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
     bool wanted = entry.every_target;
     for (const auto& t : info.targets) wanted = wanted || t == name;
     if (info.number == 10) wanted = has_node_tensor(def);
+    if (info.number == 23) wanted = has_node_tensor(def) && has_width(def);
+    if (info.number == 24) wanted = has_node_input(def);
+    if (info.number == 25) wanted = has_node_input(def) && has_attribute(def, "heads") && has_attribute(def, "features");
     if (info.number == 12) wanted = bias_target(def);
     if (wanted) known.push_back(name);
   }
@@ -303,6 +366,7 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
       info.single_evaluation = c.single_evaluation;
       info.after_previous_call = c.after_previous_call;
     }
+  info.shape = shape_of(info.number);
   for (const ShowsWith& w : shows_with())
     if (w.number == info.number) {
       for (const auto& [name, value] : w.attributes) info.shows_with.set(name, std::string(value));
@@ -361,6 +425,40 @@ class ReplicaSystem final : public System {
 };
 
 }  // namespace
+
+Attributes revealing_attributes(const ReplicaInfo& info, const oracle::TargetSpec& target, const Graph& graph,
+                                Attributes base) {
+  for (const auto& [name, value] : info.shows_with.values()) base.set(name, value);
+  bool heads = false;
+  std::vector<std::string> widths;
+  for (const auto& a : target.attributes) {
+    heads = heads || a.name == "heads";
+    if (a.name.find("features") != std::string::npos) widths.push_back(a.name);
+  }
+  const auto set_widths = [&](std::int64_t w) {
+    for (const auto& name : widths) base.set(name, w);
+  };
+  switch (info.shape) {
+    case ReplicaInfo::Shape::any: break;
+    case ReplicaInfo::Shape::row_wider_than_64:
+      set_widths(127);
+      if (heads) base.set("heads", std::int64_t{1});
+      break;
+    case ReplicaInfo::Shape::square_node_matrix:
+      if (widths.empty()) {
+        if (heads) base.set("heads", std::int64_t{graph.n_src()});
+      } else {
+        set_widths(graph.n_src());
+        if (heads) base.set("heads", std::int64_t{1});
+      }
+      break;
+    case ReplicaInfo::Shape::heads_equal_features:
+      base.set("heads", std::int64_t{2});
+      base.set("features", std::int64_t{2});
+      break;
+  }
+  return base;
+}
 
 std::vector<ReplicaInfo> replica_catalogue() {
   std::vector<ReplicaInfo> out;

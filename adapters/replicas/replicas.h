@@ -27,7 +27,8 @@
 namespace gnncheck {
 
 struct ReplicaInfo {
-  int number = 0;              // 1..12 in the order of issue 6, 13..16 from issue 15, 17..22 for gspmm
+  int number = 0;              // 1..12 in the order of issue 6, 13..16 from issue 15, 17..22 for gspmm,
+                               // 23..25 for the shapes where kernels change path
   std::string name;            // system name, e.g. "tcgnn_backward_uses_A"
   std::string origin;          // the published system and what went wrong there, in our words
   std::string bug;             // precisely what this replica computes wrongly
@@ -53,7 +54,17 @@ struct ReplicaInfo {
   // values must repeat (small integers: a tie of a max or min). Tests and docs build the case from them.
   Attributes shows_with = {};
   bool needs_tied_values = false;
+  // The shape a case needs for the bug to show, beyond fixed attribute values (revealing_attributes).
+  enum class Shape { any, row_wider_than_64, square_node_matrix, heads_equal_features };
+  Shape shape = Shape::any;
 };
+
+// The attributes of a case of `target` on `graph` under which the bug of `info` shows: `base` with
+// the replica's shows_with and the shape it needs — every width 127 (a row wider than 64 whose
+// partial tile differs from its partial warp), every width = n_src with one head (a square node
+// matrix; heads = n_src where the target has heads and no width), or heads = features = 2.
+Attributes revealing_attributes(const ReplicaInfo& info, const oracle::TargetSpec& target, const Graph& graph,
+                                Attributes base = {});
 
 // The replicas in catalogue order. Targets are filtered to those present in oracle::all_targets(),
 // so layer targets appear as soon as they are registered.

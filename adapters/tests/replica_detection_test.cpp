@@ -42,9 +42,9 @@ Case case_for(const Trial& t) {
     return testing::random_case(t.target, c.graph, narrower, 7);
   }
   const ReplicaInfo info = find_replica(t.replica);
-  if (!info.shows_with.values().empty() || info.needs_tied_values) {  // gspmm's: a message and reduction, maybe ties
-    Attributes attributes = c.attributes;
-    for (const auto& [name, value] : info.shows_with.values()) attributes.set(name, value);
+  // gspmm's: a message and reduction, maybe ties; the shape bugs': a width, heads, a square matrix.
+  if (!info.shows_with.values().empty() || info.needs_tied_values || info.shape != ReplicaInfo::Shape::any) {
+    const Attributes attributes = revealing_attributes(info, oracle::find_target(t.target).spec, *c.graph, c.attributes);
     c = testing::random_case(t.target, c.graph, attributes, 7);
     if (info.needs_tied_values) oracle::round_to_small_integers(c);
   }

@@ -60,15 +60,10 @@ Attributes attributes_for(const oracle::TargetDef& def) {
   return a;
 }
 
-Attributes attributes_for(const ReplicaInfo& info, const oracle::TargetDef& def) {
-  Attributes a = attributes_for(def);
-  for (const auto& [name, value] : info.shows_with.values()) a.set(name, value);
-  return a;
-}
-
 // Values in small integers where the bug shows only at ties.
 Case case_for(const ReplicaInfo& info, const oracle::TargetDef& def, std::uint64_t seed) {
-  Case c = oracle::make_random_case(def, graph_for(info), attributes_for(info, def), seed);
+  const auto graph = graph_for(info);
+  Case c = oracle::make_random_case(def, graph, revealing_attributes(info, def.spec, *graph, attributes_for(def)), seed);
   if (info.needs_tied_values) oracle::round_to_small_integers(c);
   return c;
 }
@@ -122,6 +117,30 @@ TEST(Diagnosis, TheSimplestMatchIsNamedAndTheOthersListed) {
   EXPECT_EQ(d->variant, "transposed_graph_in_backward");
   EXPECT_THAT(d->text, HasSubstr("backward uses A where Aᵀ is needed (the TC-GNN bug class)"));
   EXPECT_EQ(d->also_matching, std::vector<std::string>{"tcgnn_backward_uses_A"});
+}
+
+TEST(Diagnosis, TheCaseAsDrawnDecidesAmongTheMistakesAMinimalCaseFits) {
+  // One edge 0 <- 1 with ḡ = (1, 0): A·ḡ is 0 everywhere, so "backward uses A" and "no gradient"
+  // both fit the minimal case; the larger case it was shrunk from tells them apart.
+  auto sys = make_replica("tcgnn_backward_uses_A", make_cpu_float32_system());
+  const auto& def = oracle::find_target("spmm");
+  const auto edge = std::make_shared<const Graph>(Graph::from_edges(2, 2, std::vector<index_t>{0}, std::vector<index_t>{1}));
+  Case minimal = oracle::make_random_case(def, edge, {{"features", std::int64_t{1}}}, 5);
+  minimal.grad_outputs.at("y") = Tensor({2, 1}, std::vector<double>{1.0, 0.0});
+  ASSERT_EQ(run_check(CheckKind::differential, *sys, minimal).conclusion, Conclusion::fail);
+  const std::optional<Diagnosis> alone = diagnose_failure(CheckKind::differential, *sys, minimal, replica_variants("spmm"), {});
+  ASSERT_TRUE(alone && alone->matched);
+  EXPECT_EQ(alone->bug_class, "gradient_dropped") << alone->text;  // the simplest fit of the minimal case alone
+
+  const Case drawn = oracle::make_random_case(def, square_graph(), {}, 7);
+  const std::optional<Diagnosis> d =
+      diagnose_failure(CheckKind::differential, *sys, minimal, replica_variants("spmm"), {}, drawn);
+  ASSERT_TRUE(d && d->matched);
+  EXPECT_EQ(d->bug_class, "a_for_at") << d->text;
+  EXPECT_EQ(d->matching_classes, std::vector<std::string>{"a_for_at"});
+  EXPECT_THAT(d->ruled_out_as_drawn, ::testing::Contains("zero_gradient_x"));
+  EXPECT_THAT(d->text, HasSubstr("Diagnosis: matches: backward uses A where Aᵀ is needed"));
+  EXPECT_THAT(d->text, HasSubstr("fits the case as drawn too, which zero_gradient_x"));
 }
 
 TEST(Diagnosis, AnAnswerCloseToAnotherVariantOnlyWithinTheLongSumsRoundingIsNotNamedByIt) {

@@ -142,6 +142,7 @@ TEST(CaseLoop, TheRandomFamilyShrinksTheClearestFailure) {
   options.seed = 11;
   RandomCaseSource source("clearest spmm", "spmm", options);
   std::vector<double> metrics;  // of every check, drawn cases first
+  std::vector<bool> failed;
   const CaseLoopResult out = run_case_loop(
       source, {.check =
                    [&](const Case& c) {
@@ -151,6 +152,7 @@ TEST(CaseLoop, TheRandomFamilyShrinksTheClearestFailure) {
                      v.metric = 1.0 + static_cast<double>(c.seed % 997);  // how clear: varies from case to case
                      v.conclusion = c.graph->num_edges() >= 2 ? Conclusion::fail : Conclusion::pass;
                      metrics.push_back(v.metric);
+                     failed.push_back(v.conclusion == Conclusion::fail);
                      return v;
                    },
                .stopping = {},
@@ -158,11 +160,15 @@ TEST(CaseLoop, TheRandomFamilyShrinksTheClearestFailure) {
   ASSERT_TRUE(out.failure);
   const auto drawn = static_cast<std::size_t>(out.tally.drawn);
   ASSERT_GT(metrics.size(), drawn);
-  const double clearest = *std::max_element(metrics.begin(), metrics.begin() + static_cast<std::ptrdiff_t>(drawn));
+  double clearest = 0;  // of the drawn cases that failed
+  for (std::size_t k = 0; k < drawn; ++k)
+    if (failed[k]) clearest = std::max(clearest, metrics[k]);
   EXPECT_EQ(metrics[drawn], clearest) << "the first case checked after the drawing is the clearest, drawn again";
   EXPECT_THAT(out.failure->how_found, ::testing::StartsWith("Falsifiable after "));
   EXPECT_THAT(out.failure->how_found, ::testing::HasSubstr("Led by the clearest of "));
   EXPECT_EQ(out.failure->c.graph->num_edges(), 2) << "shrunk from there to the smallest failing case";
+  ASSERT_TRUE(out.failure->as_drawn) << "the case it was shrunk from is kept for the diagnosis";
+  EXPECT_EQ(1.0 + static_cast<double>(out.failure->as_drawn->seed % 997), clearest);
 }
 
 // A system that answers nothing understandable (an adapter printing garbage: every case a timeout)

@@ -1,8 +1,11 @@
 // The generators make valid graphs and cases of every shape, shrink to valid graphs, and a saved
 // counterexample loads back bit-identical.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -130,26 +133,86 @@ TEST(Generators, DrawShapesInTheirDocumentedFractions) {
   EXPECT_EQ(count_shapes(square, 1000).square, 1000);
 }
 
-TEST(Generators, DrawSeveralHeadsAndNodeCountsEqualToTheWidth) {
-  // Attention: heads > 1 in 3/4 of the cases. Layers: every width = n_dst with a bias in 1/8.
+TEST(Generators, DrawSeveralHeads) {
+  // Attention: heads > 1 in 3/4 of the cases, less the few a drawn shape sets to 1 (a coincidence
+  // on a node count without a divisor, heads halved to fit a path width).
   const int draws = 2000;
   int several_heads = 0;
   const rc::Gen<CaseSpec> gat = arbitrary_case("gat");
   for (int k = 0; k < draws; ++k) several_heads += gat(rc::Random(k), 100).value().attributes.get_int("heads") > 1 ? 1 : 0;
-  EXPECT_NEAR(several_heads / static_cast<double>(draws), 0.75, 0.04);
-  for (const std::string target : {"gcn", "gin", "sage"}) {
-    int equal = 0;
+  EXPECT_NEAR(several_heads / static_cast<double>(draws), 0.75, 0.05);
+}
+
+// The widths of a case (every attribute named like features).
+std::vector<std::int64_t> widths_of(const CaseSpec& spec) {
+  std::vector<std::int64_t> widths;
+  for (const auto& [name, value] : spec.attributes.values())
+    if (name.find("features") != std::string::npos) widths.push_back(spec.attributes.get_int(name));
+  return widths;
+}
+
+TEST(Generators, DrawPathWidthsAndDimensionCoincidencesInTheirFractions) {
+  // 1/4 of the cases one width on either side of 32, 64, 128 or 256; 1/4 a coincidence (less the
+  // edgeless 0-node graphs, which have no node count to match). Each shape holds as its name says.
+  // A target with heads and no width draws heads = a node count instead.
+  const int draws = 2000;
+  const CaseOptions defaults;
+  for (const std::string target : {"spmm", "spmm_ve", "sddmm_dot", "gspmm", "gcn", "gat", "sage", "sddmm_add"}) {
     const rc::Gen<CaseSpec> gen = arbitrary_case(target);
+    int path = 0, coincidence = 0;
+    std::set<std::int64_t> path_widths_seen;
+    std::set<std::string> coincidences_seen;
     for (int k = 0; k < draws; ++k) {
       const CaseSpec spec = gen(rc::Random(k), 100).value();
-      bool all_equal = spec.attributes.get_bool("bias");
-      for (const auto& [name, value] : spec.attributes.values())
-        if (name.find("features") != std::string::npos)
-          all_equal = all_equal && spec.attributes.get_int(name) == spec.graph.n_dst;
-      equal += all_equal ? 1 : 0;
+      const std::vector<std::int64_t> widths = widths_of(spec);
+      const std::int64_t heads = spec.attributes.has("heads") ? spec.attributes.get_int("heads") : 1;
+      const auto all = [&](std::int64_t w) { return std::all_of(widths.begin(), widths.end(), [&](auto x) { return x == w; }); };
+      if (spec.shape.find("path boundary") != std::string::npos) {
+        ++path;
+        const bool one_is_path = std::any_of(widths.begin(), widths.end(), [&](std::int64_t w) {
+          if (std::find(defaults.path_widths.begin(), defaults.path_widths.end(), w) == defaults.path_widths.end()) return false;
+          path_widths_seen.insert(w);
+          return true;
+        });
+        EXPECT_TRUE(one_is_path) << target << ": " << spec.shape;
+      } else if (!spec.shape.empty()) {
+        ++coincidence;
+        coincidences_seen.insert(spec.shape.substr(0, spec.shape.find(" = ")));
+        const bool nodes = all(spec.graph.n_dst) || all(spec.graph.n_src);
+        const bool heads_times = all(spec.graph.n_dst / heads) || all(spec.graph.n_src / heads);
+        const bool heads_nodes = heads == spec.graph.n_dst || heads == spec.graph.n_src;
+        const bool holds = spec.shape.rfind("heads = width", 0) == 0   ? all(heads) && heads >= 2
+                           : spec.shape.rfind("heads = n", 0) == 0     ? widths.empty() && heads_nodes && heads >= 2
+                           : spec.shape.rfind("heads·width", 0) == 0   ? heads >= 2 && heads_times
+                                                                       : nodes;
+        EXPECT_TRUE(holds) << target << ": " << spec.shape << " with heads " << heads << ", " << spec.graph.n_dst << "×"
+                           << spec.graph.n_src << " nodes, widths " << fmt::format("{}", fmt::join(widths, ","));
+        if (spec.attributes.has("bias")) EXPECT_TRUE(spec.attributes.get_bool("bias")) << target << ": " << spec.shape;
+      }
     }
-    // 1/8 on purpose, a little more by coincidence (widths 1, 2, 3, … and small graphs).
-    EXPECT_NEAR(equal / static_cast<double>(draws), 0.14, 0.04) << target;
+    if (target == "sddmm_add") {  // heads and no width: heads = a node count of 2 to max_heads
+      EXPECT_EQ(path, 0);
+      EXPECT_GT(coincidence / static_cast<double>(draws), 0.1) << target;
+      continue;
+    }
+    EXPECT_NEAR(path / static_cast<double>(draws), 0.25, 0.04) << target;
+    EXPECT_NEAR(coincidence / static_cast<double>(draws), 0.25, 0.05) << target;
+    EXPECT_EQ(path_widths_seen.size(), defaults.path_widths.size()) << target << ": every path width is drawn";
+    const bool with_heads = target == "spmm_ve" || target == "sddmm_dot" || target == "gspmm" || target == "gat";
+    EXPECT_EQ(coincidences_seen.size(), with_heads ? 3u : 1u) << target << ": " << fmt::format("{}", fmt::join(coincidences_seen, "; "));
+  }
+}
+
+TEST(Generators, ASuitesPinnedWidthsAndHeadsKeepTheirValues) {
+  CaseOptions pinned;
+  pinned.attribute_values["heads"] = {std::int64_t{2}, std::int64_t{3}};
+  pinned.attribute_values["features"] = {std::int64_t{4}};
+  const rc::Gen<CaseSpec> gen = arbitrary_case("spmm_ve", pinned);
+  for (int k = 0; k < 500; ++k) {
+    const CaseSpec spec = gen(rc::Random(k), 100).value();
+    EXPECT_EQ(spec.attributes.get_int("features"), 4);
+    EXPECT_GE(spec.attributes.get_int("heads"), 2);
+    EXPECT_EQ(spec.shape, "") << "no width left open to draw a shape into";
   }
 }
 

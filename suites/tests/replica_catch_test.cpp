@@ -1,4 +1,5 @@
-// The shipped suites catch the replicas of issue 15's blind spots: `ci` (as a downstream project
+// The shipped suites catch the replicas of issue 15's blind spots and of the shapes where kernels
+// change path (23–25): `ci` (as a downstream project
 // runs it, `gnncheck run ci --system R --expect caught`) over many seeds, the TF32 edge-value
 // gradient by `adjoint` alone and the unrepeatable forward by `state_repeat` alone; and `default`
 // names every replica of both catalogues in an entry that expects `caught`.
@@ -60,7 +61,7 @@ bool caught(const reports::RunReport& run, const std::string& check = "") {
 
 class CiCatches : public testing::TestWithParam<std::string> {};
 
-TEST_P(CiCatches, EveryReplicaOfIssue15OnEverySeed) {
+TEST_P(CiCatches, EveryBlindSpotReplicaOnEverySeed) {
   std::vector<int> missed;
   for (int seed = 1; seed <= GNNCHECK_CATCH_SEEDS; ++seed) {
     const reports::RunReport run = run_ci_against(GetParam(), static_cast<std::uint64_t>(seed));
@@ -73,9 +74,10 @@ TEST_P(CiCatches, EveryReplicaOfIssue15OnEverySeed) {
   EXPECT_GE(caught_seeds * 100, 99 * GNNCHECK_CATCH_SEEDS) << "missed seeds: " << fmt::format("{}", fmt::join(missed, ", "));
 }
 
-INSTANTIATE_TEST_SUITE_P(Issue15, CiCatches,
+INSTANTIATE_TEST_SUITE_P(BlindSpots, CiCatches,
                          testing::Values("backward_assumes_square", "hub_row_race", "tf32_edge_value_grad",
-                                         "forward_not_repeatable"));
+                                         "forward_not_repeatable", "wide_rows_partial_tile_dropped",
+                                         "square_features_read_transposed", "heads_and_features_swapped"));
 
 TEST(CiCatches, TheTf32EdgeValueGradientByAdjointAlone) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
