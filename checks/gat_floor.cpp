@@ -5,6 +5,7 @@
 
 #include "checks/tolerance.h"
 #include "core/parallel.h"
+#include "oracle/edge_softmax.h"
 #include "oracle/layers/gat.h"
 #include "oracle/layers/self_loops.h"
 
@@ -143,6 +144,39 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
   floors.emplace_back("gradient att_dst", std::move(floor_dst));
   floors.emplace_back("gradient weight", std::move(floor_w));
   floors.emplace_back("gradient x", std::move(floor_x));
+  return floors;
+}
+
+Floors attention_logits_floor(const Case& c, double u) {
+  const auto logits = c.inputs.find("logits"), x = c.inputs.find("x");
+  const auto gy = c.grad_outputs.find("y");
+  if (logits == c.inputs.end() || x == c.inputs.end() || gy == c.grad_outputs.end()) return {};
+  const Graph& g = *c.graph;
+  const Tensor alpha = oracle::edge_softmax_forward(g, logits->second);
+  const index_t H = std::max<index_t>(1, alpha.row_size()), C = x->second.row_size() / H;
+  Tensor floor(alpha.shape());
+  // Each row adds to its own edges only: rows run in parallel.
+#pragma omp parallel for schedule(dynamic, 64) if (worth_parallel(g.num_edges() * H * C))
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t begin = g.row_ptr()[i], end = g.row_ptr()[i + 1];
+    const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
+    const double* gyi = gy->second.row(i);
+    for (index_t h = 0; h < H; ++h) {
+      std::vector<double> G(static_cast<size_t>(end - begin));
+      double weighted = 0.0;
+      for (index_t e = begin; e < end; ++e) {
+        const double* xj = x->second.row(g.col_idx()[e]);
+        double sum = 0.0;
+        for (index_t ch = 0; ch < C; ++ch) sum += std::abs(gyi[h * C + ch]) * std::abs(xj[h * C + ch]);
+        G[static_cast<size_t>(e - begin)] = sum;
+        weighted += std::abs(alpha[e * H + h]) * sum;
+      }
+      for (index_t e = begin; e < end; ++e)
+        floor[e * H + h] = gamma(d, u) * std::abs(alpha[e * H + h]) * (G[static_cast<size_t>(e - begin)] + weighted);
+    }
+  }
+  Floors floors;
+  floors.emplace_back("gradient logits", std::move(floor));
   return floors;
 }
 

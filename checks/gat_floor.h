@@ -36,6 +36,13 @@ using Floors = std::vector<std::pair<std::string, Tensor>>;
 // gradient.
 Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
 
+// Fused attention (the `attention` target): edge_softmax's backward floor on "gradient logits",
+// γ_(d+C+4)·α_k·(G_k + Σ_row α·G) with G_k = Σ_c |grad_y[row_k, h·C + c]|·|x[col_k, h·C + c]| — the
+// rounding of ḡ = ⟨grad_y, x⟩ and of the softmax backward's short sum, which a near one-hot row
+// cancels to ~0 in exact arithmetic (GAT's δ without the layer around it). None without the case's
+// logits, x and output gradient.
+Floors attention_logits_floor(const Case& c, double u);
+
 // Adds safety·floor to each bound of `tensors` with the floor's label and shape.
 void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors);
 

@@ -58,6 +58,9 @@ std::string describe(const ToleranceRule& rule) {
   for (ToleranceFloor f : rule.floors) {
     if (f == ToleranceFloor::gat_attention)
       out += "; plus edge_softmax's backward rounding propagated through the layer into att_src, att_dst, weight and x";
+    if (f == ToleranceFloor::attention_logits)
+      out += "; plus edge_softmax's backward rounding on the logits' gradient, γ_(d+C+4)·α_k·(G_k + Σ_row α·G) with "
+             "G_k = Σ_c |grad_y[row_k]|·|x[col_k]| (near one-hot rows, where it cancels)";
     if (f == ToleranceFloor::agnn_attention)
       out += "; plus the softmax backward's rounding per edge carried to beta through |cos| and to x through the "
              "normalization's Jacobian (growing as 1/‖x_j‖ near zero rows)";

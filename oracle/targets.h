@@ -74,6 +74,9 @@ enum class ToleranceFloor {
   // AGNN: the softmax backward's rounding per edge carried to beta through |cos| and to x through
   // the normalization's Jacobian (checks/agnn_floor.h; identical edges, small norms).
   agnn_attention,
+  // Fused attention: edge_softmax's backward rounding on the logits' gradient, its ḡ a dot product
+  // of grad_y and x (checks/gat_floor.h, attention_logits_floor).
+  attention_logits,
 };
 
 struct ToleranceRule {
@@ -298,6 +301,7 @@ AttributeSpec duplicate_edges_attribute();  // edge_softmax: separate | coalesce
 std::vector<TargetDef> op_targets();
 TargetDef gspmm_target();   // gspmm_target.cpp, one of op_targets()
 TargetDef gsddmm_target();  // gsddmm_target.cpp, one of op_targets()
+TargetDef attention_target();  // attention_target.cpp, one of op_targets()
 std::vector<TargetDef> layer_targets();
 
 }  // namespace gnncheck::oracle

@@ -12,6 +12,10 @@ Options: --device cpu|cuda (default: cuda when available), --dtype float32|float
 float32), --tf32 (allow TF32 matmuls and declare tf32), --no-pyg (ops only), --gspmm-reductions
 torch|pyg (below).
 
+attention (fused edge softmax and aggregation) is the adapter's edge softmax followed by the
+weighted aggregation, differentiated by autograd through exp and the division: another formulation
+of the fused op's backward than the oracle's closed form.
+
 gspmm (DGL's generalized SpMM) is PyTorch's own broadcasting and reductions: each edge's message
 op(u[col_k], e[k]) from u.index_select over the sources and views [E, H or 1, F or 1] of u and e that
 torch broadcasts (expand's backward sums a broadcast operand's gradient), reduced per destination
@@ -277,6 +281,14 @@ def op_edge_softmax(case):
     return evaluate(case, lambda logits: {"alpha": edge_softmax(g, logits)})
 
 
+def op_attention(case):
+    """Fused attention written unfused: the edge softmax, then the weighted aggregation; torch's
+    autograd differentiates through exp and the division (not the softmax backward's closed form)."""
+    g = Edges(case.graph)
+    return evaluate(case, lambda logits, x: {
+        "y": sum_into(weighted_messages(edge_softmax(g, logits), x, g.cols), g.rows, g.n_dst)})
+
+
 def op_eshuffle(case):
     g = Edges(case.graph)
     return evaluate(case, lambda x: {"y": x[g.edge_perm]})
@@ -408,6 +420,7 @@ OPS = {
     "eshuffle_inverse": op_eshuffle_inverse,
     "normalized_spmm": op_normalized_spmm,
     "gspmm": op_gspmm,
+    "attention": op_attention,
 }
 
 

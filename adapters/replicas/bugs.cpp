@@ -156,8 +156,10 @@ class UntransposedAttention final : public Bug {
           Tensor(ctx.input(b).shape(), std::move(oracle::sddmm_add_backward(ctx.graph(), ctx.output_gradient()).grad_u.values()));
       return;
     }
-    ctx.result.gradients[ctx.slot(TensorKind::src_nodes)] =
-        oracle::spmm_ve_forward(ctx.graph(), ctx.input(ctx.slot(TensorKind::edges)), ctx.output_gradient());
+    // Fused attention: the aggregation's edge values are the softmax of the logits.
+    const Tensor& edges = ctx.input(ctx.slot(TensorKind::edges));
+    const Tensor weights = ctx.c.target == "attention" ? oracle::edge_softmax_forward(ctx.graph(), edges) : edges;
+    ctx.result.gradients[ctx.slot(TensorKind::src_nodes)] = oracle::spmm_ve_forward(ctx.graph(), weights, ctx.output_gradient());
   }
 };
 
@@ -223,6 +225,16 @@ class SoftmaxNoMax final : public Bug {
     const Graph& g = ctx.graph();
     const Tensor& logits = ctx.input(ctx.slot(TensorKind::edges));
     Tensor alpha = naive(g, logits);
+    if (ctx.c.target == "attention") {  // fused: the naive attention aggregated, forward and backward
+      const Tensor& x = ctx.input("x");
+      ctx.result.outputs[ctx.output_name()] = oracle::spmm_ve_forward(g, alpha, x);
+      if (ctx.wants_gradients()) {
+        auto grads = oracle::spmm_ve_backward(g, alpha, x, ctx.output_gradient());
+        ctx.result.gradients["logits"] = oracle::edge_softmax_backward(g, alpha, grads.grad_edge_values);
+        ctx.result.gradients["x"] = std::move(grads.grad_x);
+      }
+      return;
+    }
     if (ctx.wants_gradients())
       ctx.result.gradients[ctx.slot(TensorKind::edges)] = oracle::edge_softmax_backward(g, alpha, ctx.output_gradient());
     ctx.result.outputs[ctx.output_name()] = std::move(alpha);

@@ -62,14 +62,14 @@ std::vector<CatalogueEntry> entries() {
         "gradient of the logits is the row sum of their gradient instead of the column sum (sddmm_add's "
         "grad b; in GAT it reaches att_src and the features) (square graphs only)",
         "adjoint", "a square graph with A ≠ Aᵀ",
-        {"spmm_ve", "sddmm_add", "gat"}, std::nullopt, 0},
+        {"spmm_ve", "sddmm_add", "gat", "attention"}, std::nullopt, 0},
        false},
       {{6, "tlpgnn_no_attention_grad",
         "TLPGNN and Huang et al.: fused attention kernels implemented forward only, so no gradient reached "
         "the attention logits and the attention parameters never trained",
         "gradient of the attention logits (edge_softmax) and of the edge values (spmm_ve) is zero",
         "differential", "any graph with an edge",
-        {"edge_softmax", "spmm_ve", "gat"}, std::nullopt, 0},
+        {"edge_softmax", "spmm_ve", "gat", "attention"}, std::nullopt, 0},
        false},
       {{7, "shared_edge_buffer",
         "Huang et al.: one edge buffer shared across layers and calls, so a layer's backward read the "
@@ -86,7 +86,7 @@ std::vector<CatalogueEntry> entries() {
         "edge softmax without max subtraction, in the base system's precision (GAT: its attention, in "
         "forward and backward)",
         "numerics", "logits above 88 (float32) or 709 (float64)",
-        {"edge_softmax", "gat"}, std::nullopt, 0},
+        {"edge_softmax", "gat", "attention"}, std::nullopt, 0},
        false},
       {{9, "dgnn_memory_growth",
         "dgNN: buffers allocated every iteration and never freed, so memory grew until the run died",

@@ -337,13 +337,32 @@ TEST(OpsGolden, GsddmmDotDivSameSideAndCopyByHand) {
   EXPECT_EQ(r.gradients.size(), 1u);
 }
 
+// Fused attention on one row of two edges: logits (0, ln 3) give alpha (1/4, 3/4); x = (4, 8) gives
+// y = 1 + 6 = 7; with grad_y = 1, grad_x = alpha and grad_logits = alpha·(x − 7) = (−3/4, 3/4).
+TEST(OpsGolden, AttentionSoftmaxThenAggregationByHand) {
+  Case c;
+  c.target = "attention";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(1, 2, std::vector<index_t>{0, 0}, std::vector<index_t>{0, 1}));
+  c.attributes.set("features", std::int64_t{1});
+  c.inputs["logits"] = Tensor({2, 1}, std::vector<double>{0.0, std::log(3.0)});
+  c.inputs["x"] = Tensor({2, 1}, std::vector<double>{4.0, 8.0});
+  c.grad_outputs["y"] = Tensor({1, 1}, std::vector<double>{1.0});
+  const Result r = evaluate(c);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_NEAR(r.outputs.at("y")[0], 7.0, 1e-14);
+  EXPECT_NEAR(r.gradients.at("x")[0], 0.25, 1e-15);
+  EXPECT_NEAR(r.gradients.at("x")[1], 0.75, 1e-15);
+  EXPECT_NEAR(r.gradients.at("logits")[0], -0.75, 1e-14);
+  EXPECT_NEAR(r.gradients.at("logits")[1], 0.75, 1e-14);
+}
+
 // Every op target is registered once, with unique names and a shape for every declared slot.
 TEST(OpsGolden, CatalogueListsEveryOp) {
   std::vector<std::string> names;
   for (const auto& def : op_targets()) names.push_back(def.spec.name);
   EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
                                        "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
-                                       "normalized_spmm", "gspmm", "gsddmm"}));
+                                       "normalized_spmm", "gspmm", "gsddmm", "attention"}));
   const Graph g = workhorse();
   for (const auto& def : op_targets()) {
     const Attributes attrs = with_defaults(def.spec, {});
