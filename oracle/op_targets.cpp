@@ -205,6 +205,51 @@ TargetDef sddmm_dot_target() {
   return def;
 }
 
+// FusedMM (Rahman et al.): SDDMM and SpMM in one kernel, the edge scores never written.
+TargetDef sddmm_spmm_target() {
+  TargetDef def = with_closed_form(make_target(
+      {"sddmm_spmm", false, "y[i,h] = Σ_e ⟨U[i,h], V[col_e,h]⟩·X[col_e,h]: SDDMM and SpMM fused (FusedMM)",
+       {{"u", TensorKind::dst_nodes, true}, {"v", TensorKind::src_nodes, true}, {"x", TensorKind::src_nodes, true}},
+       {{"y", TensorKind::dst_nodes, true}},
+       {heads_attribute(), features_attribute()}, false,
+       "s[k, h] = Σ_c u[row_k, h·C + c] · v[col_k, h·C + c];  y[i, h·C + c] = Σ_{k ∈ row i} s[k, h] · x[col_k, h·C + c]"
+       "    (C = features)",
+       {"u lives on destinations, v and x on sources; all three are [rows, heads·features], head-major. The edge "
+        "scores s are never an output: a fused kernel does not write them.",
+        "Duplicate edges each contribute; an empty row gives y[i] = 0.",
+        "Backward: with grad_s[k, h] = Σ_c grad_y[row_k, h·C + c] · x[col_k, h·C + c]: "
+        "grad_x[j, h·C + c] = Σ_{k: col_k = j} s[k, h] · grad_y[row_k, h·C + c]; "
+        "grad_u[i, h·C + c] = Σ_{k ∈ row i} grad_s[k, h] · v[col_k, h·C + c]; "
+        "grad_v[j, h·C + c] = Σ_{k: col_k = j} grad_s[k, h] · u[row_k, h·C + c]."}},
+      [](const Graph& g, const Attributes& a) {
+        const Sizes s = sizes(a, "sddmm_spmm", true);
+        return Shapes{{"u", {g.n_dst(), s.width}}, {"v", {g.n_src(), s.width}}, {"x", {g.n_src(), s.width}}};
+      },
+      [](const Graph& g, const Attributes& a) { return Shapes{{"y", {g.n_dst(), sizes(a, "sddmm_spmm", true).width}}}; },
+      []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        const index_t heads = a.get_int("heads");
+        const auto& u = get(in, "u");
+        const auto& v = get(in, "v");
+        const auto& x = get(in, "x");
+        const DenseTensor<T> scores = sddmm_dot_forward(g, u, v, heads);
+        ev.outputs["y"] = spmm_ve_forward(g, scores, x);
+        if (!gout.empty()) {
+          auto aggregation = spmm_ve_backward(g, scores, x, get(gout, "y"));
+          auto products = sddmm_dot_backward(g, u, v, heads, aggregation.grad_edge_values);
+          ev.gradients["u"] = std::move(products.grad_u);
+          ev.gradients["v"] = std::move(products.grad_v);
+          ev.gradients["x"] = std::move(aggregation.grad_x);
+        }
+        return ev;
+      }),
+      // Each term is a product of three inputs (or of grad_y and two inputs), k = the row's terms
+      // times C; the nested sums' C + d roundings are within k + 1.
+      6, "three factors rounded, their two products, the edge score rounded");
+  def.receptive_field = rows_read_own_edges;
+  return def;
+}
+
 TargetDef sddmm_add_target() {
   TargetDef def = with_closed_form(make_target(
       {"sddmm_add", false, "e[k,h] = a[row_k,h] + b[col_k,h] on every edge (GAT's logits)",
@@ -383,7 +428,7 @@ std::vector<TargetDef> op_targets() {
   return {spmm_target(),          spmm_transposed_target(), spmm_ve_target(),     spmm_ve_transposed_target(),
           sddmm_dot_target(),     sddmm_add_target(),       edge_softmax_target(), eshuffle_target(false),
           eshuffle_target(true),  normalized_spmm_target(),   gspmm_target(),       gsddmm_target(),
-          attention_target()};
+          attention_target(),     sddmm_spmm_target()};
 }
 
 }  // namespace gnncheck::oracle

@@ -14,7 +14,8 @@ torch|pyg (below).
 
 attention (fused edge softmax and aggregation) is the adapter's edge softmax followed by the
 weighted aggregation, differentiated by autograd through exp and the division: another formulation
-of the fused op's backward than the oracle's closed form.
+of the fused op's backward than the oracle's closed form. sddmm_spmm (FusedMM) is the per-head
+scores ⟨u[row], v[col]⟩ followed by the same aggregation.
 
 gspmm (DGL's generalized SpMM) is PyTorch's own broadcasting and reductions: each edge's message
 op(u[col_k], e[k]) from u.index_select over the sources and views [E, H or 1, F or 1] of u and e that
@@ -289,6 +290,20 @@ def op_attention(case):
         "y": sum_into(weighted_messages(edge_softmax(g, logits), x, g.cols), g.rows, g.n_dst)})
 
 
+def op_sddmm_spmm(case):
+    """FusedMM written unfused: the per-head scores ⟨u[row], v[col]⟩, then the weighted aggregation."""
+    g = Edges(case.graph)
+    heads = int(case.attribute("heads", 1))
+
+    def compute(u, v, x):
+        channels = row_width(u) // heads
+        scores = (u[g.rows].reshape(g.num_edges, heads, channels) *
+                  v[g.cols].reshape(g.num_edges, heads, channels)).sum(-1)
+        return {"y": sum_into(weighted_messages(scores, x, g.cols), g.rows, g.n_dst)}
+
+    return evaluate(case, compute)
+
+
 def op_eshuffle(case):
     g = Edges(case.graph)
     return evaluate(case, lambda x: {"y": x[g.edge_perm]})
@@ -421,6 +436,7 @@ OPS = {
     "normalized_spmm": op_normalized_spmm,
     "gspmm": op_gspmm,
     "attention": op_attention,
+    "sddmm_spmm": op_sddmm_spmm,
 }
 
 

@@ -356,13 +356,33 @@ TEST(OpsGolden, AttentionSoftmaxThenAggregationByHand) {
   EXPECT_NEAR(r.gradients.at("logits")[1], 0.75, 1e-14);
 }
 
+// FusedMM on one row of two edges, one feature: scores u·v = (2·1, 2·3) = (2, 6); x = (4, 5) gives
+// y = 8 + 30 = 38. With grad_y = 1: grad_x = scores, grad_s = x, grad_u = 4·1 + 5·3 = 19,
+// grad_v = grad_s·u = (8, 10).
+TEST(OpsGolden, SddmmSpmmFusedByHand) {
+  Case c;
+  c.target = "sddmm_spmm";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(1, 2, std::vector<index_t>{0, 0}, std::vector<index_t>{0, 1}));
+  c.attributes.set("features", std::int64_t{1});
+  c.inputs["u"] = Tensor({1, 1}, std::vector<double>{2.0});
+  c.inputs["v"] = Tensor({2, 1}, std::vector<double>{1.0, 3.0});
+  c.inputs["x"] = Tensor({2, 1}, std::vector<double>{4.0, 5.0});
+  c.grad_outputs["y"] = Tensor({1, 1}, std::vector<double>{1.0});
+  const Result r = evaluate(c);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.outputs.at("y").values(), ElementsAre(38));
+  EXPECT_THAT(r.gradients.at("x").values(), ElementsAre(2, 6));
+  EXPECT_THAT(r.gradients.at("u").values(), ElementsAre(19));
+  EXPECT_THAT(r.gradients.at("v").values(), ElementsAre(8, 10));
+}
+
 // Every op target is registered once, with unique names and a shape for every declared slot.
 TEST(OpsGolden, CatalogueListsEveryOp) {
   std::vector<std::string> names;
   for (const auto& def : op_targets()) names.push_back(def.spec.name);
   EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
                                        "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
-                                       "normalized_spmm", "gspmm", "gsddmm", "attention"}));
+                                       "normalized_spmm", "gspmm", "gsddmm", "attention", "sddmm_spmm"}));
   const Graph g = workhorse();
   for (const auto& def : op_targets()) {
     const Attributes attrs = with_defaults(def.spec, {});

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -275,7 +276,7 @@ class CountingSystem final : public System {
 
 // `ci` is what a downstream project runs against its own system, often a Python adapter on a
 // shared CI machine. Its budget leaves 40 ms for each evaluation the suite asks of a correct system
-// (9,134 at seed 1 with 299 results; this test holds the budget to them): a numpy adapter measured 5-7 ms an evaluation on a loaded 2-core
+// (9,784 at seed 1 with 315 results; this test holds the budget to them): a numpy adapter measured 5-7 ms an evaluation on a loaded 2-core
 // machine (36-50 s), so a system several times slower still finishes. The 60 s it had allowed 8 ms.
 TEST(SuiteTest, CiTimeBudgetAllowsFortyMillisecondsForEveryEvaluationItAsks) {
   const Suite ci = load_suite(std::filesystem::path(GNNCHECK_TEST_SUITES_DIR) / "ci.yaml");
@@ -290,6 +291,7 @@ TEST(SuiteTest, CiTimeBudgetAllowsFortyMillisecondsForEveryEvaluationItAsks) {
   const reports::RunReport run = run_suite(unlimited, registry, options, nullptr);
   ASSERT_EQ(run.totals().expectations_unmet, 0);
   EXPECT_GT(evaluations.load(), 5000);
+  std::printf("ci asks %lld evaluations of a correct system\n", static_cast<long long>(evaluations.load()));
   EXPECT_GE(ci.time_budget_seconds, 0.040 * static_cast<double>(evaluations.load()))
       << evaluations.load() << " evaluations";
 }
