@@ -68,6 +68,13 @@ std::string describe(const ToleranceRule& rule) {
   return out;
 }
 
+std::vector<std::string> width_attributes(const TargetSpec& spec) {
+  std::vector<std::string> widths;
+  for (const auto& a : spec.attributes)
+    if (a.name.find("features") != std::string::npos) widths.push_back(a.name);
+  return widths;
+}
+
 const std::vector<TargetDef>& all_targets() {
   static const std::vector<TargetDef> targets = [] {
     std::vector<TargetDef> all = op_targets();

@@ -254,6 +254,11 @@ struct TargetDef {
   std::vector<WrongVariant> wrong_variants = {};
 };
 
+// The feature-width attributes of a target (those named like `features`: features, in_features,
+// hidden_features, out_features), in spec order — what the generators draw path widths into and
+// the shape replicas size.
+std::vector<std::string> width_attributes(const TargetSpec& spec);
+
 // The catalogue: ops first, then layers, each list in a fixed order.
 const std::vector<TargetDef>& all_targets();
 // Throws InputError "unknown target 'x'; known targets: …". A hash lookup: call it freely.

@@ -308,8 +308,6 @@ void showValue(const CaseSpec& spec, std::ostream& os) {
 
 namespace {
 
-bool is_width(const std::string& name) { return name.find("features") != std::string::npos; }
-
 // gen::element/elementOf do not shrink in RapidCheck; an index from inRange shrinks toward 0, so
 // choices shrink toward the first (simplest) entry.
 template <class T>
@@ -433,6 +431,10 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
       c.graph = graph;
       c.target = spec.name;
       const auto open = [&](const std::string& name) { return !options.attribute_values.count(name); };
+      const std::vector<std::string> width_names = oracle::width_attributes(spec);
+      const auto is_width = [&](const std::string& name) {
+        return std::find(width_names.begin(), width_names.end(), name) != width_names.end();
+      };
       std::vector<std::string> open_widths;
       bool has_heads = false, has_bias = false;
       for (const auto& a : spec.attributes) {

@@ -27,7 +27,7 @@ subgradient (gnncheck accepts any convex combination). max and min start from th
 both conventions are implemented. They do not start from zeros: torch's amax / amin backward
 counts the output's initial value among the tied entries even with include_self=False, so a row
 whose max is exactly 0 would get k/(k+1) of its gradient (seen with torch 1.13; torch 2.x's
-scatter_reduce_backward has the same formula; gnncheck's differential check fails that form,
+scatter_reduce_backward has the same formula in its source, not run here; gnncheck's differential check fails that form,
 python/tests/test_torch_adapter.py). --gspmm-reductions pyg
 reduces with PyG's own torch_geometric.utils.scatter(messages, rows, dim=0, dim_size=n_dst,
 reduce=sum | mean | max | min) instead, and declares empty_rows = zero (PyG's scatter gives 0

@@ -310,30 +310,20 @@ const std::vector<ShowsWith>& shows_with() {
   return table;
 }
 
-// Targets with a node tensor (input or output): the only ones a feature width applies to.
-bool has_node_tensor(const oracle::TargetDef& def) {
-  for (const auto* slots : {&def.spec.inputs, &def.spec.outputs})
+// Targets with a node tensor among their inputs (and outputs, when asked): where a feature width
+// or a node layout applies.
+bool has_node_tensor(const oracle::TargetDef& def, bool outputs_too = true) {
+  for (const auto* slots : {&def.spec.inputs, &def.spec.outputs}) {
     for (const auto& slot : *slots)
       if (slot.kind == oracle::TensorKind::dst_nodes || slot.kind == oracle::TensorKind::src_nodes) return true;
-  return false;
-}
-
-bool has_node_input(const oracle::TargetDef& def) {
-  for (const auto& slot : def.spec.inputs)
-    if (slot.kind == oracle::TensorKind::dst_nodes || slot.kind == oracle::TensorKind::src_nodes) return true;
+    if (!outputs_too) break;
+  }
   return false;
 }
 
 bool has_attribute(const oracle::TargetDef& def, const std::string& name) {
   for (const auto& a : def.spec.attributes)
     if (a.name == name) return true;
-  return false;
-}
-
-// A feature width attribute (rows of more than 64 values need one: heads alone stay few).
-bool has_width(const oracle::TargetDef& def) {
-  for (const auto& a : def.spec.attributes)
-    if (a.name.find("features") != std::string::npos) return true;
   return false;
 }
 
@@ -352,9 +342,10 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
     bool wanted = entry.every_target;
     for (const auto& t : info.targets) wanted = wanted || t == name;
     if (info.number == 10) wanted = has_node_tensor(def);
-    if (info.number == 23) wanted = has_node_tensor(def) && has_width(def);
-    if (info.number == 24) wanted = has_node_input(def);
-    if (info.number == 25) wanted = has_node_input(def) && has_attribute(def, "heads") && has_attribute(def, "features");
+    // 23: rows of more than 64 values need a feature width (heads alone stay few).
+    if (info.number == 23) wanted = has_node_tensor(def) && !oracle::width_attributes(def.spec).empty();
+    if (info.number == 24) wanted = has_node_tensor(def, false);
+    if (info.number == 25) wanted = has_node_tensor(def, false) && has_attribute(def, "heads") && has_attribute(def, "features");
     if (info.number == 12) wanted = bias_target(def);
     if (wanted) known.push_back(name);
   }
@@ -429,12 +420,9 @@ class ReplicaSystem final : public System {
 Attributes revealing_attributes(const ReplicaInfo& info, const oracle::TargetSpec& target, const Graph& graph,
                                 Attributes base) {
   for (const auto& [name, value] : info.shows_with.values()) base.set(name, value);
-  bool heads = false;
-  std::vector<std::string> widths;
-  for (const auto& a : target.attributes) {
-    heads = heads || a.name == "heads";
-    if (a.name.find("features") != std::string::npos) widths.push_back(a.name);
-  }
+  const std::vector<std::string> widths = oracle::width_attributes(target);
+  const bool heads = std::any_of(target.attributes.begin(), target.attributes.end(),
+                                 [](const oracle::AttributeSpec& a) { return a.name == "heads"; });
   const auto set_widths = [&](std::int64_t w) {
     for (const auto& name : widths) base.set(name, w);
   };
