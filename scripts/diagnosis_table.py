@@ -2,8 +2,10 @@
 """The table of docs/diagnosis.md: every CPU bug replica run through the `ci` suite in place of its
 systems (`gnncheck run ci --system REPLICA --expect caught`), and for every failing result the
 diagnosis report.json carries — which variant was named, and whether its bug class is the replica's own.
+With --gpu, the GPU replicas instead (a CUDA build on a machine with a device): gpu-replica-N is the
+GPU reference with CPU replica N's bug in one kernel, so its own class is replica N's.
 
-    scripts/diagnosis_table.py build/suites/gnncheck [--suite ci] [--out DIR]
+    scripts/diagnosis_table.py build/suites/gnncheck [--suite ci] [--out DIR] [--gpu]
 
 Prints the Markdown table, the fraction named and the run times on stdout.
 """
@@ -44,16 +46,22 @@ REPLICAS = [
     ("heads_and_features_swapped", "layout_from_shape"),
 ]
 
+# The GPU replicas by the number of the CPU replica whose bug they carry
+# (adapters/replicas/gpu/gpu_replica_catalogue.cpp).
+GPU_REPLICAS = [("gpu-replica-%d" % n, REPLICAS[n - 1][1]) for n in (1, 5, 8, 10, 11)]
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("gnncheck")
     parser.add_argument("--suite", default="ci")
     parser.add_argument("--out", default=None, help="where the reports go (default: a temporary folder)")
+    parser.add_argument("--gpu", action="store_true", help="the GPU replicas instead of the CPU ones")
     args = parser.parse_args()
+    replicas = GPU_REPLICAS if args.gpu else REPLICAS
     out = args.out or tempfile.mkdtemp(prefix="gnncheck-diagnosis-")
     rows, seconds = [], {}
-    for replica, own_class in REPLICAS:
+    for replica, own_class in replicas:
         report = os.path.join(out, replica)
         start = time.perf_counter()
         subprocess.run([args.gnncheck, "run", args.suite, "--system", replica, "--expect", "caught", "--report", report,
@@ -93,7 +101,7 @@ def main():
     print("\n| replica | failures | named by its own class | own class among the matches | `gnncheck run %s` seconds |"
           % args.suite)
     print("|---|---|---|---|---|")
-    for replica, _ in REPLICAS:
+    for replica, _ in replicas:
         n, m, total = by_replica.get(replica, (0, 0, 0))
         print("| %s | %d | %d | %d | %.1f |" % (replica, total, n, m, seconds[replica]))
     return 0
