@@ -42,6 +42,9 @@ struct SeriesGrowth {
   // The reading between them where the criterion splits the window in halves; then growth exceeds
   // the allowance only when each half gains more than half of it (a step inside one half does not).
   std::optional<std::int64_t> middle;
+  // The most the readings moved inside one block (largest max − min of a block; 0 for blocks of
+  // one reading): how far a reading may stray from its block's floor without any growth.
+  std::int64_t spread = 0;
   std::int64_t first_half() const { return middle ? *middle - first : growth; }
   std::int64_t second_half() const { return middle ? last - *middle : growth; }
   bool exceeds() const {
@@ -94,7 +97,8 @@ struct CounterGrowthCriterion {
            (has_middle() && k >= middle_start() && k < middle_start() + block());
   }
   // first = min(r_w … r_(w+k−1)), last = min(r_(n−k) … r_(n−1)), middle = the least of the middle
-  // block where there is one, growth = last − first, allowance 0 (the caller may set another).
+  // block where there is one, growth = last − first, spread = the largest max − min of a block,
+  // allowance 0 (the caller may set another).
   // InputError for a count of readings other than n, a reading of the blocks missing, or window() < 1.
   SeriesGrowth assess(const Readings& readings) const;
   SeriesGrowth assess(const std::vector<std::int64_t>& readings) const;
