@@ -5,10 +5,14 @@
 #include "gpu/edge_softmax.cuh"
 #include "gpu/eshuffle.cuh"
 #include "gpu/gpu_targets.h"
+#include "gpu/gsddmm.cuh"
+#include "gpu/gspmm.cuh"
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
 #include "oracle/degree_norm.h"
+#include "oracle/gsddmm.h"
+#include "oracle/gspmm.h"
 #include "core/graph.h"
 
 namespace gnncheck::gpu {
@@ -169,6 +173,131 @@ void normalized_spmm_target(TargetRun& run) {
   normalized_spmm_backward(run.ctx, g, norm, source_degree, run.grad_output("y").data(), f, gx.data(), zero_degree);
 }
 
+// An input the target's attributes may leave out (gspmm's u under copy_e): its data, or nullptr.
+const float* optional_input(const TargetRun& run, const std::string& name) {
+  return run.has_input(name) ? run.input(name).data() : nullptr;
+}
+
+// A gradient of an input the case carries, zero-filled in its shape; nullptr when it carries none.
+float* optional_gradient(TargetRun& run, const std::string& name) {
+  return run.has_input(name) ? run.new_gradient(name, run.input(name).shape()).data() : nullptr;
+}
+
+// The kernels' copies of the oracle's enumerations (gpu/broadcast.h) list the same values in the same order.
+static_assert(static_cast<int>(OperandBroadcast::both) == static_cast<int>(oracle::Broadcast::both) &&
+              static_cast<int>(OperandBroadcast::heads) == static_cast<int>(oracle::Broadcast::heads) &&
+              static_cast<int>(OperandBroadcast::features) == static_cast<int>(oracle::Broadcast::features));
+static_assert(static_cast<int>(ElementwiseOp::div) == static_cast<int>(oracle::BinaryOp::div) &&
+              static_cast<int>(ElementwiseOp::mul) == static_cast<int>(oracle::BinaryOp::mul) &&
+              static_cast<int>(ElementwiseOp::sub) == static_cast<int>(oracle::BinaryOp::sub) &&
+              static_cast<int>(ElementwiseOp::add) == static_cast<int>(oracle::BinaryOp::add) &&
+              static_cast<int>(ElementwiseOp::copy_rhs) == static_cast<int>(oracle::BinaryOp::copy_rhs));
+static_assert(static_cast<int>(OperandRows::e) == static_cast<int>(oracle::OperandSide::e) &&
+              static_cast<int>(OperandRows::v) == static_cast<int>(oracle::OperandSide::v));
+static_assert(static_cast<int>(RowReduction::min) == static_cast<int>(oracle::Reduction::min) &&
+              static_cast<int>(RowReduction::max) == static_cast<int>(oracle::Reduction::max) &&
+              static_cast<int>(RowReduction::mean) == static_cast<int>(oracle::Reduction::mean));
+
+BroadcastOperand operand(const oracle::BroadcastShape& shape, oracle::Broadcast b) {
+  return {static_cast<OperandBroadcast>(b), shape.columns(b)};
+}
+
+GspmmShape gspmm_shape(const oracle::GspmmConfig& config) {
+  GspmmShape s;
+  s.heads = config.heads;
+  s.features = config.features;
+  s.message = static_cast<ElementwiseOp>(oracle::binary_op(config.message));
+  s.reduce = static_cast<RowReduction>(config.reduce);
+  s.empty_rows_identity = config.empty_rows == oracle::EmptyRows::identity;
+  s.u = operand(config, config.u_broadcast);
+  s.e = operand(config, config.e_broadcast);
+  return s;
+}
+
+GsddmmShape gsddmm_shape(const oracle::GsddmmConfig& config) {
+  GsddmmShape s;
+  s.heads = config.heads;
+  s.features = config.features;
+  s.op = static_cast<ElementwiseOp>(config.binary());
+  s.dot = config.op == oracle::SddmmOp::dot;
+  s.lhs_rows = static_cast<OperandRows>(config.lhs);
+  s.rhs_rows = static_cast<OperandRows>(config.rhs);
+  s.lhs = operand(config, config.lhs_broadcast);
+  s.rhs = operand(config, config.rhs_broadcast);
+  return s;
+}
+
+void gspmm_target(TargetRun& run) {
+  const GspmmShape config = gspmm_shape(oracle::gspmm_config(run.attributes));
+  const float* u = config.uses_u() ? optional_input(run, "u") : nullptr;
+  const float* e = config.uses_e() ? optional_input(run, "e") : nullptr;
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), config.width()});
+  gspmm_forward(run.ctx, g, config, u, e, y.data());
+  if (!run.backward()) return;
+  float* gu = u ? optional_gradient(run, "u") : nullptr;
+  float* ge = e ? optional_gradient(run, "e") : nullptr;
+  gspmm_backward(run.ctx, g, config, u, e, run.grad_output("y").data(), gu, ge);
+}
+
+void gsddmm_target(TargetRun& run) {
+  const oracle::GsddmmConfig attributes = oracle::gsddmm_config(run.attributes);
+  const GsddmmShape config = gsddmm_shape(attributes);
+  const std::string lhs_name = oracle::lhs_input_name(attributes), rhs_name = oracle::rhs_input_name(attributes);
+  const float* lhs = config.uses_lhs() ? optional_input(run, lhs_name) : nullptr;
+  const float* rhs = config.uses_rhs() ? optional_input(run, rhs_name) : nullptr;
+  DeviceGraph& g = run.graph();
+  DeviceTensor& out = run.new_output("out", {g.num_edges(), config.out_width()});
+  gsddmm_forward(run.ctx, g, config, lhs, rhs, out.data());
+  if (!run.backward()) return;
+  float* gl = lhs ? optional_gradient(run, lhs_name) : nullptr;
+  float* gr = rhs ? optional_gradient(run, rhs_name) : nullptr;
+  gsddmm_backward(run.ctx, g, config, lhs, rhs, run.grad_output("out").data(), gl, gr);
+}
+
+// attention: the edge softmax into a scratch alpha, then the weighted aggregation; the backward
+// runs the aggregation's (grad_alpha, grad_x) and then the softmax's. alpha is the kernels' own
+// intermediate, never an output.
+void attention_target(TargetRun& run) {
+  const DeviceTensor& logits = run.input("logits");
+  const DeviceTensor& x = run.input("x");
+  const index_t heads = heads_of(run), channels = features_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor alpha(run.ctx, logits.shape());
+  edge_softmax_forward(run.ctx, g, logits.data(), heads, alpha.data());
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
+  spmm_ve_forward(run.ctx, g, alpha.data(), heads, x.data(), channels, y.data(), ForwardMethod::row_kernel);
+  if (!run.backward()) return;
+  DeviceTensor grad_alpha(run.ctx, logits.shape());
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  spmm_ve_backward(run.ctx, g, alpha.data(), heads, x.data(), channels, run.grad_output("y").data(), grad_alpha.data(),
+                   gx.data(), TransposeMethod::fused_csc_kernel);
+  DeviceTensor& gl = run.new_gradient("logits", logits.shape());
+  edge_softmax_backward(run.ctx, g, alpha.data(), grad_alpha.data(), heads, gl.data());
+}
+
+// sddmm_spmm: the per-head scores into a scratch tensor, then the weighted aggregation; the
+// backward runs the aggregation's (grad_s, grad_x) and then the scores' (grad_u, grad_v).
+void sddmm_spmm_target(TargetRun& run) {
+  const DeviceTensor& u = run.input("u");
+  const DeviceTensor& v = run.input("v");
+  const DeviceTensor& x = run.input("x");
+  const index_t heads = heads_of(run), channels = features_of(run);
+  DeviceGraph& g = run.graph();
+  DeviceTensor scores(run.ctx, {g.num_edges(), heads});
+  sddmm_dot_forward(run.ctx, g, u.data(), v.data(), heads, channels, scores.data());
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
+  spmm_ve_forward(run.ctx, g, scores.data(), heads, x.data(), channels, y.data(), ForwardMethod::row_kernel);
+  if (!run.backward()) return;
+  DeviceTensor grad_scores(run.ctx, {g.num_edges(), heads});
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  spmm_ve_backward(run.ctx, g, scores.data(), heads, x.data(), channels, run.grad_output("y").data(),
+                   grad_scores.data(), gx.data(), TransposeMethod::fused_csc_kernel);
+  DeviceTensor& gu = run.new_gradient("u", u.shape());
+  DeviceTensor& gv = run.new_gradient("v", v.shape());
+  sddmm_dot_backward(run.ctx, g, u.data(), v.data(), heads, channels, grad_scores.data(), gu.data(), gv.data());
+}
+
 }  // namespace
 
 // The `cusparse` system evaluates only what cuSPARSE computes; a CSR cuSPARSE refuses is unsupported.
@@ -204,6 +333,10 @@ std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
   targets.emplace("eshuffle", [](TargetRun& r) { eshuffle_target(r, false); });
   targets.emplace("eshuffle_inverse", [](TargetRun& r) { eshuffle_target(r, true); });
   targets.emplace("normalized_spmm", normalized_spmm_target);
+  targets.emplace("gspmm", gspmm_target);
+  targets.emplace("gsddmm", gsddmm_target);
+  targets.emplace("attention", attention_target);
+  targets.emplace("sddmm_spmm", sddmm_spmm_target);
   return targets;
 }
 

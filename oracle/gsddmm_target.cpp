@@ -116,6 +116,8 @@ TargetDef gsddmm_target() {
     const GsddmmConfig config = gsddmm_config(a);
     return config.op == SddmmOp::div ? std::vector<std::string>{rhs_input_name(config)} : std::vector<std::string>{};
   };
+  // gpu/gsddmm.cu: the row-ordered COO and atomics, no edge_perm.
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   return def;
 }
 

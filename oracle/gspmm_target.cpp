@@ -105,6 +105,8 @@ TargetDef gspmm_target() {
   def.kinks.arguments = gspmm_kink_arguments;
   def.kinks.ties = true;
   // The other one-sided derivative at a tie: the last tied edge instead of the first.
+  // gpu/gspmm.cu: CSR rows and atomics, no edge_perm.
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   def.kinks.evaluate_f32_right = [](const Graph& g, const Attributes& a, const TensorMapOf<float>& in,
                                 const TensorMapOf<float>& gout) {
     return evaluate_gspmm(g, a, in, gout, TiePolicy::last);

@@ -246,6 +246,8 @@ TargetDef sddmm_spmm_target() {
       // Each term is a product of three inputs (or of grad_y and two inputs), k = the row's terms
       // times C; the nested sums' C + d roundings are within k + 1.
       6, "three factors rounded, their two products, the edge score rounded");
+  // gpu/op_targets.cpp: sddmm_dot, then spmm_ve, whose backward walks the CSC (edge_perm).
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   def.receptive_field = rows_read_own_edges;
   return def;
 }
