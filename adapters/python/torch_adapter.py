@@ -35,6 +35,10 @@ there). PyG's max and min are that scatter_reduce_ on zeros wherever torch_scatt
 the CPU, and on CUDA without torch_scatter as on the H200 machine), so they are expected to fail
 the differential check where a row's extreme is exactly 0 — PyTorch's backward, not the mapping.
 
+gsddmm (DGL's generalized SDDMM) is the same broadcasting: each operand gathered from its side
+(index_select over the edge's source for u, its destination for v, the edge itself for e) as a view
+[E, H or 1, F or 1], then op(lhs, rhs), dot being (lhs * rhs).sum(-1); autograd scatters and sums.
+
 Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h), the adapter maps it:
 - self-loops: GCNConv/GATConv/AGNNConv add their own (and GATConv/AGNNConv first remove existing
   ones); the oracle appends one (i, i) to every destination row and keeps existing loops. The adapter
@@ -423,6 +427,44 @@ def op_gspmm(case):
         "y": reduction(g, a["reduce"], gspmm_messages(g, a, u, e), a["empty_rows"])})
 
 
+# gsddmm (oracle/gsddmm.h): op(lhs, rhs) per edge, each operand gathered from its side (u: the
+# edge's source, v: its destination, e: the edge) as a view [E, H or 1, F or 1] that torch
+# broadcasts; dot is NumPy's (L * R).sum(-1). Autograd's gather and expand backwards scatter and sum.
+
+GSDDMM_OPS = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "dot": torch.mul,
+              "copy_lhs": lambda l, r: l, "copy_rhs": lambda l, r: r}
+
+
+def gsddmm_operand(g, side, broadcast, heads, features, x):
+    """Edge k's row of x as [E, H or 1, F or 1] (None stays None)."""
+    if x is None:
+        return None
+    rows = {"u": g.cols, "v": g.rows, "e": None}
+    if side not in rows:
+        raise kit.Unsupported("operand side '%s' is not u, v or e" % side)
+    if rows[side] is not None:
+        x = x.index_select(0, rows[side])
+    return x.view((g.num_edges,) + broadcast_shape(broadcast, heads, features))
+
+
+def op_gsddmm(case):
+    g = Edges(case.graph)
+    a = case.attributes
+    heads, features, op = int(a["heads"]), int(a["features"]), a["op"]
+    if op not in GSDDMM_OPS:
+        raise kit.Unsupported("op '%s' is not one of %s" % (op, ", ".join(GSDDMM_OPS)))
+    lhs_name, rhs_name = "lhs_" + a["lhs"], "rhs_" + a["rhs"]
+
+    def compute(**inputs):
+        lhs = gsddmm_operand(g, a["lhs"], a["lhs_broadcast"], heads, features, inputs.get(lhs_name))
+        rhs = gsddmm_operand(g, a["rhs"], a["rhs_broadcast"], heads, features, inputs.get(rhs_name))
+        out = GSDDMM_OPS[op](lhs, rhs).expand(g.num_edges, heads, features)
+        if op == "dot":
+            return {"out": out.sum(-1)}
+        return {"out": out.reshape(g.num_edges, heads * features)}
+    return evaluate(case, compute)
+
+
 OPS = {
     "spmm": op_spmm,
     "spmm_transposed": op_spmm_transposed,
@@ -435,6 +477,7 @@ OPS = {
     "eshuffle_inverse": op_eshuffle_inverse,
     "normalized_spmm": op_normalized_spmm,
     "gspmm": op_gspmm,
+    "gsddmm": op_gsddmm,
     "attention": op_attention,
     "sddmm_spmm": op_sddmm_spmm,
 }

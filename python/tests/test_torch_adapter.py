@@ -184,17 +184,21 @@ REDUCTIONS = ["sum", "mean", "max", "min"]
 BROADCASTS = ["none", "features", "heads", "both"]
 
 
-def gspmm_suite(entries, cases):
-    """A suite of gspmm entries {name: pinned attributes}, each under differential, adjoint and
-    state_interleaved on small random graphs (empty rows and duplicate edges among them). max and
-    min cases are mostly small integers (the generators' choice), so their rows tie."""
-    lines = ["name: torch-adapter-gspmm", "seed: 17", "cases_per_property: %d" % cases, "graphs:",
+def pinned_suite(target, entries, cases):
+    """A suite of `target` entries {name: pinned attributes}, each under differential, adjoint and
+    state_interleaved on small random graphs (empty rows and duplicate edges among them). gspmm's
+    max and min cases are mostly small integers (the generators' choice), so their rows tie."""
+    lines = ["name: torch-adapter-%s" % target, "seed: 17", "cases_per_property: %d" % cases, "graphs:",
              "  small: {family: random, max_nodes: 12, max_avg_degree: 3}", "entries:"]
     for name, attributes in entries.items():
         pinned = ", ".join("%s: [%s]" % (k, ", ".join(str(v) for v in values)) for k, values in attributes.items())
-        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: gspmm, attributes: {%s}}], "
-                     "checks: [differential, adjoint, state_interleaved], graphs: small}" % (name, pinned))
+        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: %s, attributes: {%s}}], "
+                     "checks: [differential, adjoint, state_interleaved], graphs: small}" % (name, target, pinned))
     return "\n".join(lines) + "\n"
+
+
+def gspmm_suite(entries, cases):
+    return pinned_suite("gspmm", entries, cases)
 
 
 def test_gspmm_passes_on_every_message_reduction_and_broadcast(tmp_path):
@@ -205,6 +209,25 @@ def test_gspmm_passes_on_every_message_reduction_and_broadcast(tmp_path):
                                               "e_broadcast": [eb], "heads": [2, 3], "features": [2, 3]}
                     for ub in BROADCASTS for eb in BROADCASTS})
     results, done = run_adapter_suite(tmp_path, gspmm_suite(entries, cases=12))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(entries)
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+SDDMM_OPS = ["add", "sub", "mul", "div", "dot", "copy_lhs", "copy_rhs"]
+SIDES = ["u", "v", "e"]
+
+
+def test_gsddmm_passes_on_every_op_side_and_broadcast(tmp_path):
+    """Every op x pair of operand sides, then every pair of broadcasts under add and dot with
+    several heads and features: torch's own gather and broadcasting against the oracle."""
+    entries = {"%s-%s-%s" % (op, l, r): {"op": [op], "lhs": [l], "rhs": [r]}
+               for op in SDDMM_OPS for l in SIDES for r in SIDES}
+    entries.update({"%s-%s-%s" % (op, lb, rb): {"op": [op], "lhs_broadcast": [lb], "rhs_broadcast": [rb],
+                                                "heads": [2, 3], "features": [2, 3]}
+                    for op in ("add", "dot") for lb in BROADCASTS for rb in BROADCASTS})
+    results, done = run_adapter_suite(tmp_path, pinned_suite("gsddmm", entries, cases=6))
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(results) == 3 * len(entries)
     for r in results:
