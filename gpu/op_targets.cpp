@@ -240,6 +240,24 @@ void gspmm_target(TargetRun& run) {
   gspmm_backward(run.ctx, g, config, u, e, run.grad_output("y").data(), gu, ge);
 }
 
+// segment_reduce is gspmm under copy_e on one head (oracle/segment_reduce_target.cpp): the same kernels.
+void segment_reduce_target(TargetRun& run) {
+  const DeviceTensor& x = run.input("x");
+  GspmmShape shape;
+  shape.features = x.row_size();
+  shape.message = ElementwiseOp::copy_rhs;
+  shape.reduce = static_cast<RowReduction>(
+      oracle::parse_choice<oracle::Reduction>(run.attributes, "segment_reduce", "reduce", oracle::kReductionNames));
+  shape.empty_rows_identity = run.attributes.get_string("empty_rows") == "identity";
+  shape.e = {OperandBroadcast::none, shape.features};
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), shape.features});
+  gspmm_forward(run.ctx, g, shape, nullptr, x.data(), y.data());
+  if (!run.backward()) return;
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  gspmm_backward(run.ctx, g, shape, nullptr, x.data(), run.grad_output("y").data(), nullptr, gx.data());
+}
+
 void gsddmm_target(TargetRun& run) {
   const oracle::GsddmmConfig attributes = oracle::gsddmm_config(run.attributes);
   const GsddmmShape config = gsddmm_shape(attributes);
@@ -335,6 +353,7 @@ std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
   targets.emplace("normalized_spmm", normalized_spmm_target);
   targets.emplace("gspmm", gspmm_target);
   targets.emplace("gsddmm", gsddmm_target);
+  targets.emplace("segment_reduce", segment_reduce_target);
   targets.emplace("attention", attention_target);
   targets.emplace("sddmm_spmm", sddmm_spmm_target);
   return targets;

@@ -205,13 +205,13 @@ GspmmTerms gspmm_closed_form_terms(const Graph& g, const GspmmConfig& config, co
 }
 
 SubgradientChoices gspmm_subgradients(const Graph& g, const GspmmConfig& config, const Tensor* u, const Tensor* e,
-                                      const Tensor& grad_y, double unit_roundoff) {
+                                      const Tensor& grad_y, double unit_roundoff, const GspmmInputNames& names) {
   validate(g, config, u, e);
   SubgradientChoices s;
   // The base is the oracle's gradient without the tied groups' terms; each group's alternatives add them back.
   GspmmGrads<double> oracle_grads = gspmm_backward(g, config, u, e, grad_y);
-  if (config.uses_u()) s.base["u"] = std::move(oracle_grads.grad_u);
-  if (config.uses_e()) s.base["e"] = std::move(oracle_grads.grad_e);
+  if (config.uses_u()) s.base[names.u] = std::move(oracle_grads.grad_u);
+  if (config.uses_e()) s.base[names.e] = std::move(oracle_grads.grad_e);
   if (!config.selects()) return s;
   const GspmmOperands<double> ops{g, config, u, e};
   const index_t width = config.width();
@@ -228,9 +228,9 @@ SubgradientChoices gspmm_subgradients(const Graph& g, const GspmmConfig& config,
         const double g_out = grad_y[i * width + c];
         TieAlternative alternative{fmt::format("edge {} (source {})", k, col_idx[k]), {}};
         if (config.uses_u())
-          alternative.terms.push_back({"u", col_idx[k] * u_cols + config.column(config.u_broadcast, c), g_out * du});
+          alternative.terms.push_back({names.u, col_idx[k] * u_cols + config.column(config.u_broadcast, c), g_out * du});
         if (config.uses_e())
-          alternative.terms.push_back({"e", k * e_cols + config.column(config.e_broadcast, c), g_out * de});
+          alternative.terms.push_back({names.e, k * e_cols + config.column(config.e_broadcast, c), g_out * de});
         group.alternatives.push_back(std::move(alternative));
       }
       // ks[0] is the oracle's selection: its terms are in the base; take them out.
@@ -241,14 +241,18 @@ SubgradientChoices gspmm_subgradients(const Graph& g, const GspmmConfig& config,
 }
 
 void gspmm_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k) {
-  const GspmmConfig config = gspmm_config(attrs);
+  gspmm_kink_arguments(c, gspmm_config(attrs), GspmmInputNames{}, k);
+}
+
+void gspmm_kink_arguments(const Case& c, const GspmmConfig& config, const GspmmInputNames& names, KinkArguments& k) {
   if (!config.selects()) return;
   const Graph& g = *c.graph;
-  const auto find = [&](const char* name) -> const Tensor* {
+  const auto find = [&](const std::string& name) -> const Tensor* {
     const auto it = c.inputs.find(name);
     return it == c.inputs.end() ? nullptr : &it->second;
   };
-  const GspmmOperands<double> ops{g, config, find("u"), find("e")};
+  const GspmmOperands<double> ops{g, config, config.uses_u() ? find(names.u) : nullptr,
+                                  config.uses_e() ? find(names.e) : nullptr};
   validate(g, config, ops.u, ops.e);
   const auto row_ptr = g.row_ptr();
   struct Where {
@@ -267,8 +271,8 @@ void gspmm_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments&
         where->push_back({i, col, e, sel});
       }
     }
-  if (config.uses_u()) k.upstream.push_back("u");
-  if (config.uses_e()) k.upstream.push_back("e");
+  if (config.uses_u()) k.upstream.push_back(names.u);
+  if (config.uses_e()) k.upstream.push_back(names.e);
   k.describe = [where, reduce = config.reduce](std::size_t n) {
     const Where& w = (*where)[n];
     return fmt::format("the {} of y[{}, {}]: edge {}'s message against the selected edge {}'s", to_string(reduce), w.row,

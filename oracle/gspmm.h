@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cmath>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -134,13 +135,22 @@ struct GspmmTerms {
 GspmmTerms gspmm_closed_form_terms(const Graph& g, const GspmmConfig& config, const Tensor* u, const Tensor* e,
                                    const Tensor* grad_y, double unit_roundoff);
 
+// The case's input names of u and e: gspmm's own, or those of a target built on it (segment_reduce's
+// x is e under copy_e).
+struct GspmmInputNames {
+  std::string u = "u";
+  std::string e = "e";
+};
+
 // Every valid gradient of a max or min reduction: one group per output element whose candidates tie
-// within the rounding of `unit_roundoff` (no group for sum and mean).
+// within the rounding of `unit_roundoff` (no group for sum and mean); gradients named by `names`.
 SubgradientChoices gspmm_subgradients(const Graph& g, const GspmmConfig& config, const Tensor* u, const Tensor* e,
-                                      const Tensor& grad_y, double unit_roundoff);
+                                      const Tensor& grad_y, double unit_roundoff, const GspmmInputNames& names = {});
 
 // The catalogue's kink hook: for max and min, per output element and non-selected edge of its row,
 // the gap between the selected message and that edge's (a kink where it reaches 0).
 void gspmm_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
+// The same for a target built on gspmm: its configuration and the names its case gives u and e.
+void gspmm_kink_arguments(const Case& c, const GspmmConfig& config, const GspmmInputNames& names, KinkArguments& k);
 
 }  // namespace gnncheck::oracle

@@ -102,11 +102,11 @@ TargetDef gspmm_target() {
     return gspmm_subgradients(*c.graph, gspmm_config(attrs), optional_tensor(c.inputs, "u"), optional_tensor(c.inputs, "e"),
                           c.grad_outputs.at("y"), u);
   };
-  def.kinks.arguments = gspmm_kink_arguments;
+  def.kinks.arguments = [](const Case& c, const Attributes& a, KinkArguments& k) { gspmm_kink_arguments(c, a, k); };
   def.kinks.ties = true;
-  // The other one-sided derivative at a tie: the last tied edge instead of the first.
   // gpu/gspmm.cu: CSR rows and atomics, no edge_perm.
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
+  // The other one-sided derivative at a tie: the last tied edge instead of the first.
   def.kinks.evaluate_f32_right = [](const Graph& g, const Attributes& a, const TensorMapOf<float>& in,
                                 const TensorMapOf<float>& gout) {
     return evaluate_gspmm(g, a, in, gout, TiePolicy::last);

@@ -10,7 +10,7 @@ when torch_geometric is installed, with the oracle's parameters copied into them
 
 Options: --device cpu|cuda (default: cuda when available), --dtype float32|float64 (default
 float32), --tf32 (allow TF32 matmuls and declare tf32), --no-pyg (ops only), --gspmm-reductions
-torch|pyg (below).
+torch|pyg and --segment-reduce scatter|torch (below).
 
 attention (fused edge softmax and aggregation) is the adapter's edge softmax followed by the
 weighted aggregation, differentiated by autograd through exp and the division: another formulation
@@ -38,6 +38,14 @@ the differential check where a row's extreme is exactly 0 — PyTorch's backward
 gsddmm (DGL's generalized SDDMM) is the same broadcasting: each operand gathered from its side
 (index_select over the edge's source for u, its destination for v, the edge itself for e) as a view
 [E, H or 1, F or 1], then op(lhs, rhs), dot being (lhs * rhs).sum(-1); autograd scatters and sums.
+
+segment_reduce is gspmm's scatter_reduce on x as the messages. With --segment-reduce torch it is
+torch.segment_reduce(x, reduce, lengths=in-degrees) itself (an empty segment's mean, 0/0 there, set
+to 0; empty data refused by torch: unsupported). Expected to fail the differential check at ties:
+its max and min backward (ATen's SegmentReduce CPU and CUDA kernels) gives every tied row the whole
+output gradient and then divides only the positive ones by the count of ties ("if (grad_input >
+0) grad_input /= counter"), so a gradient <= 0 reaches every tied row in full — the "gradient
+copied to every tied entry" bug class (python/tests/test_torch_adapter.py; docs/campaigns.md).
 
 Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h), the adapter maps it:
 - self-loops: GCNConv/GATConv/AGNNConv add their own (and GATConv/AGNNConv first remove existing
@@ -85,10 +93,11 @@ import torch  # noqa: E402
 
 
 class Context:
-    def __init__(self, device, dtype, pyg_scatter=None):
+    def __init__(self, device, dtype, pyg_scatter=None, segment_reduce="scatter"):
         self.device = torch.device(device)
         self.dtype = dtype
         self.pyg_scatter = pyg_scatter  # torch_geometric.utils.scatter with --gspmm-reductions pyg
+        self.segment_reduce = segment_reduce  # --segment-reduce: scatter (scatter_reduce) or torch
 
 
 CTX = None
@@ -465,6 +474,35 @@ def op_gsddmm(case):
     return evaluate(case, compute)
 
 
+def op_segment_reduce(case):
+    """The segments of x's rows that the destinations' in-degrees give, reduced by scatter_reduce
+    (gspmm's reduction: x is the messages), or with --segment-reduce torch by torch.segment_reduce
+    itself, without `initial` (which takes part in the reduction: min with initial 0 over [1, 1]
+    is 0). An empty segment's max and min are then -inf / +inf, kept (empty_rows = identity) or set
+    to 0 (zero); its mean, 0/0 there, is set to 0."""
+    g = Edges(case.graph)
+    a = case.attributes
+    reduce, empty_rows = a["reduce"], a["empty_rows"]
+    if reduce not in ("sum", "mean", "max", "min"):
+        raise kit.Unsupported("reduce '%s' is not sum, mean, max or min" % reduce)
+    if empty_rows not in ("zero", "identity"):
+        raise kit.Unsupported("empty_rows '%s' is not zero or identity" % empty_rows)
+    if CTX.segment_reduce != "torch":
+        return evaluate(case, lambda x: {"y": torch_gspmm_reduction(g, reduce, x, empty_rows)})
+    if g.num_edges == 0:
+        raise kit.Unsupported("torch.segment_reduce refuses empty data (\"Expected data.numel() > 0\")")
+    lengths = torch.bincount(g.rows, minlength=g.n_dst)
+    empty = (lengths == 0).unsqueeze(1)
+
+    def compute(x):
+        with warnings.catch_warnings():  # "segment_reduce is in beta" on some versions
+            warnings.simplefilter("ignore")
+            y = torch.segment_reduce(x, reduce, lengths=lengths, axis=0)
+        if reduce == "mean" or (reduce in ("max", "min") and empty_rows == "zero"):
+            y = y.masked_fill(empty, 0)
+        return {"y": y}
+    return evaluate(case, compute)
+
 OPS = {
     "spmm": op_spmm,
     "spmm_transposed": op_spmm_transposed,
@@ -478,6 +516,7 @@ OPS = {
     "normalized_spmm": op_normalized_spmm,
     "gspmm": op_gspmm,
     "gsddmm": op_gsddmm,
+    "segment_reduce": op_segment_reduce,
     "attention": op_attention,
     "sddmm_spmm": op_sddmm_spmm,
 }
@@ -711,6 +750,9 @@ def main():
     parser.add_argument("--gspmm-reductions", choices=["torch", "pyg"], default="torch",
                         help="gspmm's reduction: torch's scatter_reduce (default) or PyG's "
                              "torch_geometric.utils.scatter (needs torch_geometric)")
+    parser.add_argument("--segment-reduce", choices=["scatter", "torch"], default="scatter",
+                        help="segment_reduce by scatter_reduce (default) or by torch.segment_reduce, whose max and "
+                             "min backward copies a gradient <= 0 to every tied row (below)")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = args.tf32
     torch.backends.cudnn.allow_tf32 = args.tf32
@@ -722,7 +764,8 @@ def main():
         except ImportError as error:
             parser.error("--gspmm-reductions pyg needs torch_geometric: %s" % error)
         implements["gspmm"] = {"empty_rows": ["zero"]}  # PyG's scatter gives 0 on an empty row
-    CTX = Context(args.device, torch.float64 if args.dtype == "float64" else torch.float32, pyg_scatter)
+    CTX = Context(args.device, torch.float64 if args.dtype == "float64" else torch.float32, pyg_scatter,
+                  args.segment_reduce)
     precision = "tf32" if args.tf32 and args.dtype == "float32" else args.dtype
     targets = {name: (precision, measured(fn), implements.get(name)) for name, fn in OPS.items()}
     pyg_version = None

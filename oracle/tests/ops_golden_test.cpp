@@ -288,6 +288,34 @@ TEST(OpsGolden, GspmmMulMaxAndSubMeanByHand) {
   EXPECT_EQ(m.gradients.count("e"), 0u);
 }
 
+// segment_reduce by hand: segments of lengths 3, 0 and 1 (rows 0, 1, 2 of edges 0←0, 0←1, 0←1, 2←0)
+// over x [4, 2]; the max of segment 0's first column ties (rows 0 and 2): the first gets it all.
+TEST(OpsGolden, SegmentReduceByHand) {
+  const std::vector<index_t> dst = {0, 0, 0, 2}, src = {0, 1, 1, 0};
+  auto g = std::make_shared<const Graph>(Graph::from_edges(3, 2, dst, src));
+  Case c;
+  c.target = "segment_reduce";
+  c.graph = g;
+  c.inputs["x"] = Tensor({4, 2}, {3, -1, 1, 4, 3, 2, -5, 6});
+  c.grad_outputs["y"] = Tensor({3, 2}, {1, 2, 3, 4, 5, 6});
+  c.attributes = {{"reduce", std::string("max")}, {"features", std::int64_t{2}}};
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const Result r = evaluate(c, p);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_THAT(r.outputs.at("y").values(), ElementsAre(3, 4, 0, 0, -5, 6));
+    EXPECT_THAT(r.gradients.at("x").values(), ElementsAre(1, 0, 0, 2, 0, 0, 5, 6));
+  }
+  c.attributes = {{"reduce", std::string("mean")}, {"features", std::int64_t{2}}};
+  const Result mean = evaluate(c);
+  ASSERT_TRUE(mean.ok()) << mean.message;
+  EXPECT_THAT(mean.outputs.at("y").values(), ElementsAre(7.0 / 3, 5.0 / 3, 0, 0, -5, 6));
+  EXPECT_THAT(mean.gradients.at("x").values(), ElementsAre(1.0 / 3, 2.0 / 3, 1.0 / 3, 2.0 / 3, 1.0 / 3, 2.0 / 3, 5, 6));
+  c.attributes = {{"reduce", std::string("min")}, {"empty_rows", std::string("identity")}, {"features", std::int64_t{2}}};
+  const Result min = evaluate(c);
+  ASSERT_TRUE(min.ok()) << min.message;
+  EXPECT_THAT(min.outputs.at("y").values(), ElementsAre(1, -1, INFINITY, INFINITY, -5, 6));
+}
+
 // gsddmm by hand on the graph of the gspmm case (edges 0←0, 0←1, 2←1): the attention score u·v, a
 // division of an edge operand broadcast over both axes by a source operand, a difference of two
 // source operands (the same side) and a copy of the destination operand.
@@ -382,7 +410,8 @@ TEST(OpsGolden, CatalogueListsEveryOp) {
   for (const auto& def : op_targets()) names.push_back(def.spec.name);
   EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
                                        "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
-                                       "normalized_spmm", "gspmm", "gsddmm", "attention", "sddmm_spmm"}));
+                                       "normalized_spmm", "gspmm", "gsddmm", "attention", "sddmm_spmm",
+                                       "segment_reduce"}));
   const Graph g = workhorse();
   for (const auto& def : op_targets()) {
     const Attributes attrs = with_defaults(def.spec, {});

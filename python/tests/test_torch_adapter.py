@@ -234,6 +234,45 @@ def test_gsddmm_passes_on_every_op_side_and_broadcast(tmp_path):
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
 
 
+def test_segment_reduce_passes_on_every_reduction(tmp_path):
+    """The adapter's default segment_reduce (scatter_reduce) under both empty-segment conventions."""
+    entries = {r: {"reduce": [r]} for r in REDUCTIONS}
+    results, done = run_adapter_suite(tmp_path, pinned_suite("segment_reduce", entries, cases=20))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(entries)
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+def segment_reduce_copies_nonpositive_tie_gradients():
+    """Whether this torch's segment_reduce max backward gives a negative output gradient in full to
+    each of two tied rows (ATen divides only positive ones by the count of ties)."""
+    x = torch.ones(2, 1, requires_grad=True)
+    with torch_adapter.warnings.catch_warnings():
+        torch_adapter.warnings.simplefilter("ignore")
+        y = torch.segment_reduce(x, "max", lengths=torch.tensor([2]), axis=0)
+    (grad,) = torch.autograd.grad(y, x, -torch.ones_like(y))
+    return grad[:, 0].tolist() == [-1.0, -1.0]
+
+
+def test_torch_segment_reduce_is_caught_where_its_tie_backward_copies_the_gradient(tmp_path):
+    """torch.segment_reduce itself (--segment-reduce torch): where this torch copies a gradient <= 0 to
+    every tied row, max and min fail the differential check (tied small integers, both signs of
+    grad_y); where it splits it, they pass."""
+    entries = {r: {"reduce": [r]} for r in ("max", "min")}
+    results, done = run_adapter_suite(tmp_path, pinned_suite("segment_reduce", entries, cases=40),
+                                      adapter_options="--segment-reduce torch")
+    differential = [r for r in results if r["check"] == "differential"]
+    assert len(differential) == 2, results
+    if segment_reduce_copies_nonpositive_tie_gradients():
+        assert done.returncode != 0
+        for r in differential:
+            assert r["verdict"] == "fail", r
+            assert "gradient x" in r["message"] and "ties" in r["message"], r["message"]
+    else:
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
 def gspmm_in_process(case):
     """The adapter's gspmm on the Python package's case (its torch tensors, its graph)."""
     g = case.graph
