@@ -115,21 +115,48 @@ std::vector<std::vector<double>> nearest_weights(const Problem& p, std::vector<d
 }
 
 // Whether direction φ (bound units) separates the target from P' ⊕ [−1, 1]^n:
-// ⟨φ, target⟩ − Σ_groups max_a ⟨φ, v_a⟩ > ‖φ‖₁ (the base is already subtracted from the target).
+// ⟨φ, target⟩ − Σ_groups max_a ⟨φ, v_a⟩ > ‖φ‖₁ (the base is already subtracted from the target),
+// by more than the rounding of computing it. In bound units a float64 system's terms are about 1/u
+// (its bounds are a few units of its own rounding), so the sums' rounding — γ_n·Σ|products|, and
+// the target's own (actual − base)/bound, 3 roundings of each |target_j| — is a bound unit or more
+// and must not pass for a separation.
 bool separates(const Problem& p, const std::vector<double>& phi) {
-  double lhs = 0, l1 = 0;
-  for (std::size_t j = 0; j < phi.size(); ++j) lhs += phi[j] * p.target[j], l1 += std::abs(phi[j]);
+  double lhs = 0, l1 = 0, magnitude = 0;
+  std::size_t products = phi.size();
+  for (std::size_t j = 0; j < phi.size(); ++j) {
+    lhs += phi[j] * p.target[j], l1 += std::abs(phi[j]);
+    magnitude += std::abs(phi[j] * p.target[j]);
+  }
   if (l1 == 0) return false;
   for (const auto& group : p.groups) {
-    double best = -std::numeric_limits<double>::infinity();
+    double best = -std::numeric_limits<double>::infinity(), best_magnitude = 0;
     for (const auto& terms : group) {
-      double dot = 0;
-      for (const ScaledTerm& t : terms) dot += phi[t.at] * t.value;
-      best = std::max(best, dot);
+      double dot = 0, dot_magnitude = 0;
+      for (const ScaledTerm& t : terms) dot += phi[t.at] * t.value, dot_magnitude += std::abs(phi[t.at] * t.value);
+      if (dot > best) best = dot, best_magnitude = dot_magnitude;
+      products += terms.size();
     }
     lhs -= best;
+    magnitude += best_magnitude;
+    ++products;
   }
-  return lhs > l1 * (1 + 1e-9);
+  constexpr double u = std::numeric_limits<double>::epsilon() / 2;
+  const double n = static_cast<double>(products + 3);
+  const double rounding = n * u / (1 - n * u) * magnitude;
+  return lhs > l1 * (1 + 1e-9) + rounding;
+}
+
+// Weights within 1e-9 of a vertex of their simplex become that vertex exactly: a tie's valid
+// gradient is most often one candidate's (the oracle's own, a system's "first" or "last"), and a
+// weight of 1 − 4e-16 would move that candidate's term by more than a float64 system's bound.
+void snap_to_vertices(std::vector<std::vector<double>>& weights) {
+  for (auto& w : weights)
+    for (std::size_t a = 0; a < w.size(); ++a)
+      if (std::abs(w[a] - 1.0) <= 1e-9) {
+        std::fill(w.begin(), w.end(), 0.0);
+        w[a] = 1.0;
+        break;
+      }
 }
 
 }  // namespace
@@ -139,7 +166,8 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
                                        const std::map<std::string, const Tensor*>& bound) {
   const Problem p = scaled_problem(set, actual, bound);
   std::vector<double> residual;
-  const auto weights = nearest_weights(p, residual);
+  auto weights = nearest_weights(p, residual);
+  snap_to_vertices(weights);
 
   SubgradientDecision d;
   for (const auto& [input, base] : set.base) d.nearest.emplace(input, base);
@@ -147,6 +175,16 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
     for (std::size_t a = 0; a < set.groups[gi].alternatives.size(); ++a)
       for (const oracle::GradientTerm& t : set.groups[gi].alternatives[a].terms)
         d.nearest.at(t.input)[t.flat_index] += weights[gi][a] * t.value;
+  // The residual again, from the nearest gradient in its own units: the solver's running residual
+  // in bound units has rounded by up to a bound unit where terms are about 1/u (float64 systems).
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    const Tensor& nearest = d.nearest.at(p.inputs[i]);
+    const Tensor& got = *actual.at(p.inputs[i]);
+    for (index_t k = 0; k < nearest.size(); ++k) {
+      const std::size_t j = p.offsets[i] + static_cast<std::size_t>(k);
+      residual[j] = (got[k] - nearest[k]) / p.bound[j];
+    }
+  }
 
   double worst = 0;
   std::size_t worst_at = 0;

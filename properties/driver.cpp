@@ -140,7 +140,7 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
                .stopping = {},
                .on_counted =
                    [&](const checks::Verdict& v) {
-                     if (v.passed() && v.bound > 0) worst_passing_ratio = std::max(worst_passing_ratio, v.metric / v.bound);
+                     if (v.passed() && v.bound > 0 && std::isfinite(v.metric)) worst_passing_ratio = std::max(worst_passing_ratio, v.metric / v.bound);
                      if (options.on_verdict) options.on_verdict(v);
                    }});
   const RapidcheckRun& run = source.run();

@@ -40,6 +40,26 @@ TEST(SubgradientSet, EveryConvexCombinationIsInsideAndNothingElse) {
   EXPECT_EQ(decide({1.2, -0.2}), SubgradientOutcome::outside);  // not a convex combination
 }
 
+// A float64 system's bounds are a few units of its own rounding, so in bound units its terms are
+// about 1/u: the solver's weights (1 − 4e-16 for a vertex) and its running residual round by a bound
+// unit there (the oracle's own answer at 122 ties was once "outside": the saved case is
+// properties/tests/data/oracle-gspmm-differential-tie-rounding). At that scale every vertex and the
+// even split are inside, and a gradient copied to every candidate is outside.
+TEST(SubgradientSet, AFloat64SystemsOwnChoiceAtATieIsInsideAtBoundsOfItsRounding) {
+  oracle::SubgradientChoices s;
+  s.base["e"] = Tensor({3, 1}, {0, 0, 0.7});
+  s.groups.push_back({"y[0, 0]", {{"edge 0", {{"e", 0, -1.0}}}, {"edge 1", {{"e", 1, -1.0}}}, {"edge 2", {{"e", 2, -1.0}}}}});
+  const Tensor bound({3, 1}, 4.440892098500626e-16);
+  for (const std::vector<double>& got : {std::vector<double>{-1, 0, 0.7}, {0, -1, 0.7}, {0, 0, -0.30000000000000004},
+                                         {-0.5, -0.5, 0.7}}) {
+    const Tensor actual({3, 1}, got);
+    const SubgradientDecision d = decide_subgradient(s, {{"e", &actual}}, {{"e", &bound}});
+    EXPECT_EQ(d.outcome, SubgradientOutcome::inside) << got[0] << " " << got[1] << " " << got[2] << ": " << d.how;
+  }
+  const Tensor copied({3, 1}, {-1, -1, -0.30000000000000004});
+  EXPECT_EQ(decide_subgradient(s, {{"e", &copied}}, {{"e", &bound}}).outcome, SubgradientOutcome::outside);
+}
+
 // The nearest valid gradient is what an outside answer is compared with.
 TEST(SubgradientSet, TheNearestValidGradientIsReported) {
   const Tensor actual({2, 1}, {1, 1});

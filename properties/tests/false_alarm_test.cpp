@@ -72,6 +72,21 @@ TEST(Regression, OracleGatLinearityOnANearOneHotRowWithLargeInputs) {
   EXPECT_EQ(v.system_status, Status::ok);
 }
 
+// Regression: `gnncheck check --system oracle --target gspmm --check differential --cases 3000 --seed 1`
+// failed the oracle after 52 cases: at 122 ties (max of sub messages, 127 features) its own gradient
+// was "1.25× the bound" of 4.4e-16 from the nearest valid one, the tie solver's rounding in bound
+// units (checks/subgradient_set.cpp). The shrunk case as it was saved.
+TEST(Regression, OracleGspmmAtTiesAtBoundsOfFloat64Rounding) {
+  const auto dir = std::filesystem::path(GNNCHECK_PROPERTIES_TEST_DATA) / "oracle-gspmm-differential-tie-rounding";
+  const SavedCase saved = load_counterexample(dir);
+  auto oracle_system = make_oracle_system();
+  const checks::Verdict v = checks::run_check(CheckKind::differential, *oracle_system, saved.c);
+  EXPECT_TRUE(v.passed()) << v.message;
+  // The gradients were held to the set of valid ones: the case ties.
+  const auto& def = oracle::find_target("gspmm");
+  EXPECT_GT(def.subgradients(saved.c, unit_roundoff(Precision::float64)).groups.size(), 100u);
+}
+
 std::vector<std::string> target_names() {
   std::vector<std::string> names;
   for (const auto& def : oracle::all_targets()) names.push_back(def.spec.name);
