@@ -240,6 +240,60 @@ std::vector<std::string> constant_factors(const std::vector<Compared>& compared)
   return out;
 }
 
+// Where the case ties (a max or min whose candidates are equal within rounding) and every wrong
+// element is a gradient element a tied candidate receives: says so, and how many ties gave the
+// whole output gradient to every candidate (their gradients, less the rest of the gradient, sum to
+// the candidates' count times one candidate's share) rather than one convex combination of it.
+std::vector<std::string> tie_findings(const Case& c, const std::vector<Compared>& compared, Precision precision) {
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty()) return {};
+  const oracle::SubgradientChoices set = def.subgradients(c, unit_roundoff(precision));
+  if (set.groups.empty()) return {};
+  std::set<std::pair<std::string, index_t>> at_ties;
+  for (const oracle::TieGroup& group : set.groups)
+    for (const oracle::TieAlternative& a : group.alternatives)
+      for (const oracle::GradientTerm& term : a.terms) at_ties.insert({term.input, term.flat_index});
+  std::map<std::string, const Compared*> gradient_of;
+  bool any_wrong = false;
+  for (const Compared& t : compared)
+    for (index_t i = 0; i < t.exact->size(); ++i) {
+      if (!t.wrong[static_cast<size_t>(i)]) continue;
+      if (!t.which.is_gradient || !at_ties.count({t.which.name, i})) return {};
+      any_wrong = true;
+      gradient_of[t.which.name] = &t;
+    }
+  if (!any_wrong) return {};
+  std::vector<std::string> out{fmt::format("only gradient elements at the case's {} ties of a max or min (where any "
+                                           "convex combination of the tied candidates is valid)",
+                                           set.groups.size())};
+  // A tie "copied": every candidate received its whole share. Read where each candidate has one term.
+  std::size_t copied = 0, judged = 0;
+  for (const oracle::TieGroup& group : set.groups) {
+    bool single_terms = true, all_full = true, any_wrong_here = false;
+    for (const oracle::TieAlternative& a : group.alternatives) {
+      if (a.terms.size() != 1) { single_terms = false; break; }
+      const oracle::GradientTerm& term = a.terms.front();
+      const auto it = gradient_of.find(term.input);
+      const auto base = set.base.find(term.input);
+      if (it == gradient_of.end() || base == set.base.end()) { single_terms = false; break; }
+      const Compared& t = *it->second;
+      const double got = (*t.got)[term.flat_index] - base->second[term.flat_index];
+      any_wrong_here = any_wrong_here || t.wrong[static_cast<size_t>(term.flat_index)];
+      all_full = all_full && term.value != 0 &&
+                 std::abs(got - term.value) <= (*t.bound)[term.flat_index] + 0x1p-20 * std::abs(term.value);
+    }
+    if (!single_terms || !any_wrong_here) continue;
+    ++judged;
+    if (all_full) ++copied;
+  }
+  if (copied > 0)
+    out.push_back(fmt::format("at {} of the {} ties with a wrong element every tied candidate received the whole "
+                              "output gradient: the gradient copied to every tied entry instead of shared among them "
+                              "(the tie_gradient_copied bug class)",
+                              copied, judged));
+  return out;
+}
+
 std::string diagnosis_text(const Diagnosis& d) {
   if (d.matched) {
     std::string text = fmt::format("Diagnosis: matches: {} (variant {}, bug class {}", d.description, d.variant, d.bug_class);
@@ -336,6 +390,7 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
   }
   if (!d.matched) {
     d.shared = shared_by_wrong_elements(c, compared);
+    for (std::string& finding : tie_findings(c, compared, precision)) d.shared.push_back(std::move(finding));
     for (std::string& factor : constant_factors(compared)) d.shared.push_back(std::move(factor));
   }
   d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

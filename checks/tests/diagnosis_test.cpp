@@ -264,6 +264,35 @@ TEST(Diagnosis, AScaledAnswerIsSaidToBeOneConstantFactorOfTheExactOne) {
   EXPECT_THAT(d->text, ::testing::Not(HasSubstr("constant factor"))) << d->text;
 }
 
+// torch.segment_reduce's max backward (torch 1.13 to 2.x): every tied row gets the whole output
+// gradient, and only a positive one is then divided by the count of ties. No variant reproduces
+// that; the diagnosis says the wrong elements all sit at ties and that the gradient was copied there.
+TEST(Diagnosis, AGradientCopiedToTiedEntriesIsSaidToBeTheTieClassWithoutAVariant) {
+  Case c;
+  c.target = "segment_reduce";
+  const std::vector<index_t> dst = {0, 0, 1, 1}, src = {0, 0, 0, 0};
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(2, 1, dst, src));
+  c.attributes = {{"reduce", std::string("max")}, {"features", std::int64_t{1}}};
+  c.inputs["x"] = Tensor({4, 1}, {2, 2, 3, 3});
+  c.grad_outputs["y"] = Tensor({2, 1}, {-1, 1});
+  Result answer = oracle::evaluate(c);
+  answer.gradients.at("x") = Tensor({4, 1}, {-1, -1, 0.5, 0.5});  // row 0 copied, row 1 split
+  const std::optional<Diagnosis> d = diagnose_answer(c, answer, Precision::float32, {}, {});
+  ASSERT_TRUE(d);
+  EXPECT_FALSE(d->matched) << d->text;
+  EXPECT_THAT(d->text, HasSubstr("only gradient elements at the case's 2 ties")) << d->text;
+  EXPECT_THAT(d->text, HasSubstr("at 1 of the 1 ties with a wrong element every tied candidate received the whole "
+                                 "output gradient"))
+      << d->text;
+  EXPECT_THAT(d->text, HasSubstr("tie_gradient_copied")) << d->text;
+  // A wrong gradient away from the ties says nothing of them.
+  answer.gradients.at("x") = Tensor({4, 1}, {-1, 0, 0.5, 0.5});
+  answer.outputs.at("y") = Tensor({2, 1}, {2, 4});
+  const std::optional<Diagnosis> other = diagnose_answer(c, answer, Precision::float32, {}, {});
+  ASSERT_TRUE(other);
+  EXPECT_THAT(other->text, ::testing::Not(HasSubstr("ties of a max or min"))) << other->text;
+}
+
 // A system that computes one known-wrong variant of every target (the correct answer where it does not apply).
 class ComputesVariant final : public System {
  public:
