@@ -1,5 +1,6 @@
 #include "reports/run_report.h"
 
+#include <ctime>
 #include <map>
 
 #include <fmt/format.h>
@@ -8,6 +9,15 @@
 #include "core/error.h"
 
 namespace gnncheck::reports {
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 std::string_view to_string(Outcome o) {
   switch (o) {

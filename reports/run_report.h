@@ -40,6 +40,9 @@ enum class Outcome {
 };
 std::string_view to_string(Outcome o);
 Outcome parse_outcome(std::string_view name);  // throws InputError on an unknown name
+
+// The current time as ISO 8601 UTC ("2026-12-01T12:00:00Z"), as reports record it.
+std::string utc_timestamp();
 const std::vector<Outcome>& all_outcomes();
 
 // What the suite expected: a correct system passes; a bug replica is caught (a check fails on it;

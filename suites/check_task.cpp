@@ -21,6 +21,7 @@
 #include "properties/driver.h"
 #include "reports/counterexample_case.h"
 #include "suites/family_case_source.h"
+#include "suites/planner.h"
 #include "suites/task.h"
 
 namespace gnncheck::suites {

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "core/splitmix64.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::suites {
@@ -321,6 +322,63 @@ class Planner {
 
 std::vector<Task> plan_tasks(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, std::uint64_t seed) {
   return Planner(suite, systems, options, seed).plan();
+}
+
+namespace {
+
+std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
+  for (unsigned char ch : s) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  return h ^ 0xff;  // separates "ab","c" from "a","bc"
+}
+
+}  // namespace
+
+std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& target, const std::string& check) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const auto* s : {&entry, &target, &check}) h = fnv1a(h, *s);
+  // Keep seeds below 2^53 so that every JSON reader holds them exactly.
+  return splitmix64(h ^ splitmix64(suite_seed)) >> 11;
+}
+
+std::uint64_t chunk_seed(std::uint64_t task_seed, std::int64_t chunk) {
+  if (chunk == 0) return task_seed;
+  return splitmix64(task_seed ^ splitmix64(0x4368756e6bull + static_cast<std::uint64_t>(chunk))) >> 11;
+}
+
+// The units of the plan this run runs (RunOptions::share): a check task's chunks, or a task whole;
+// unit u falls to part u mod OF + 1. A shard's report records the plan; tasks with no unit here drop out.
+std::vector<Task> units_of_this_run(std::vector<Task> tasks, const RunOptions& options, reports::RunReport& run) {
+  std::vector<Task> here;
+  std::int64_t unit = 0;
+  for (auto& t : tasks) {
+    const bool chunked = !t.decided && t.kind->draws_cases();
+    const std::int64_t units = chunked ? chunk_count(t.entry->cases) : 1;
+    if (run.share)
+      run.plan.push_back({t.label.entry, t.label.system, t.label.target, t.label.check, units, t.overridden, t.expect, t.seed});
+    for (std::int64_t j = 0; j < units; ++j)
+      if ((unit + j) % options.share.of == options.share.part - 1) t.chunks.push_back(j);
+    unit += units;
+    if (!t.chunks.empty()) here.push_back(std::move(t));
+  }
+  if (run.share) run.override_systems = options.override_systems;
+  return here;
+}
+
+std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry) {
+  std::vector<std::string> labels = {"e2e"};
+  auto add = [&](const std::string& l) {
+    if (std::find(labels.begin(), labels.end(), l) == labels.end()) labels.push_back(l);
+  };
+  const bool gpu = std::any_of(entry.systems.begin(), entry.systems.end(), [](const auto& s) { return s == "gpu" || s == "cusparse"; });
+  add(gpu ? "gpu" : "cpu");
+  if (suite.graphs.count(entry.graphs) && suite.graphs.at(entry.graphs).family == "dataset") add("dataset");
+  for (const auto& c : entry.checks)
+    if (const TaskKind* kind = find_task_kind(c); kind && kind->slow()) add("slow");
+  for (const auto& l : entry.labels) add(l);
+  return labels;
 }
 
 }  // namespace gnncheck::suites

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <ctime>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -20,7 +19,6 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
-#include "core/splitmix64.h"
 #include "suites/planner.h"
 #include "suites/run_merge.h"
 #include "suites/sanitizer_results.h"
@@ -37,184 +35,14 @@ using Clock = std::chrono::steady_clock;
 // How long a second interrupt waits for the tasks in progress to return what they counted.
 constexpr auto kStopNowGrace = std::chrono::seconds(2);
 
-std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  return h ^ 0xff;  // separates "ab","c" from "a","bc"
-}
 
-// Runs one planned task through its kind. In-process systems are cheap to make: a fresh one per
-// task keeps one task's state from reaching the next, so results do not depend on --jobs or task
-// order. GPU contexts are kept per thread (`instances`); an adapter or plugin is one process for the
-// whole run (the registry's instance, its calls serialized), started before the run so its start-up
-// costs no budget. Every field the kind does not decide is written here, once.
-ResultRecord run_task(const Task& t, const RunContext& run, std::map<std::string, std::unique_ptr<System>>& instances) {
-  const auto start = Clock::now();
-  ResultRecord r = result_record(t);
-  r.repro = t.kind->rerun_line(t, run);
-  r.precision = "float64";  // a kind that runs on no system verifies the float64 oracle
-  try {
-    System* sys = nullptr;
-    if (t.kind->runs_on_systems()) {
-      // In-process systems are cheap to make: a fresh one per task keeps one task's state from
-      // reaching the next, so results do not depend on --jobs or task order. GPU contexts are
-      // kept per thread; an adapter or plugin is one process for the whole run (the registry's
-      // instance, its calls serialized), started before the run so its start-up costs no budget.
-      const SystemEntry& entry = run.systems.find(t.label.system);
-      std::unique_ptr<System> fresh;
-      if (entry.instance) {
-        sys = entry.instance.get();
-      } else if (entry.kind == "builtin" || entry.kind == "replica") {
-        fresh = entry.make();
-        sys = fresh.get();
-      } else {
-        auto& slot = instances[t.label.system];
-        if (!slot) slot = entry.make();
-        sys = slot.get();
-      }
-      r.precision = std::string(to_string(sys->precision(t.label.target)));
-      t.kind->run(t, sys, run, r);
-    } else {
-      t.kind->run(t, nullptr, run, r);
-    }
-  } catch (const InputError& e) {
-    // The case could not be built (the family's parameters, a dataset that is missing): a
-    // problem of the suite or of this machine, reported on this result rather than ending the run.
-    r.outcome = Outcome::error;
-    r.error_not_of_the_system = true;
-    r.message = fmt::format("{}: could not run: {}", t.entry->location.where(), e.what());
-  } catch (const std::exception& e) {
-    r.outcome = Outcome::error;
-    r.error_not_of_the_system = true;
-    r.message = fmt::format("internal error while running: {}", e.what());
-  }
-  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  r.expectation_held = reports::expectation_held(r.expectation, r.outcome);
-  std::string notes = t.coverage_note;
-  if (t.entry->tolerance && t.kind->runs_on_systems()) {
-    // A loosened bound is never silent: every result it applied to says so, and why.
-    const std::string note = fmt::format("bounds multiplied by {} by the suite ({}): {}", t.entry->tolerance->factor,
-                                         t.entry->location.where(), t.entry->tolerance->reason);
-    notes = notes.empty() ? note : notes + "\n" + note;
-  }
-  if (!notes.empty()) r.message = r.message.empty() ? notes : r.message + "\n" + notes;
-  if (r.chunked) r.chunked->notes = notes;  // the merge rebuilds the message from the chunks, then adds them
-  return r;
-}
 
-// The units of the plan this run runs (RunOptions::share): a check task's chunks, or a task whole;
-// unit u falls to part u mod OF + 1. A shard's report records the plan; tasks with no unit here drop out.
-std::vector<Task> units_of_this_run(std::vector<Task> tasks, const RunOptions& options, reports::RunReport& run) {
-  std::vector<Task> here;
-  std::int64_t unit = 0;
-  for (auto& t : tasks) {
-    const bool chunked = !t.decided && t.kind->draws_cases();
-    const std::int64_t units = chunked ? chunk_count(t.entry->cases) : 1;
-    if (run.share)
-      run.plan.push_back({t.label.entry, t.label.system, t.label.target, t.label.check, units, t.overridden, t.expect, t.seed});
-    for (std::int64_t j = 0; j < units; ++j)
-      if ((unit + j) % options.share.of == options.share.part - 1) t.chunks.push_back(j);
-    unit += units;
-    if (!t.chunks.empty()) here.push_back(std::move(t));
-  }
-  if (run.share) run.override_systems = options.override_systems;
-  return here;
-}
 
 }  // namespace
 
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
-std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& target, const std::string& check) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const auto* s : {&entry, &target, &check}) h = fnv1a(h, *s);
-  // Keep seeds below 2^53 so that every JSON reader holds them exactly.
-  return splitmix64(h ^ splitmix64(suite_seed)) >> 11;
-}
 
-std::uint64_t chunk_seed(std::uint64_t task_seed, std::int64_t chunk) {
-  if (chunk == 0) return task_seed;
-  return splitmix64(task_seed ^ splitmix64(0x4368756e6bull + static_cast<std::uint64_t>(chunk))) >> 11;
-}
 
-CaseShare parse_case_share(const std::string& text) {
-  const auto slash = text.find('/');
-  auto number = [&](const std::string& s) -> int {
-    if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](unsigned char ch) { return std::isdigit(ch); }))
-      return 0;
-    return std::stoi(s);
-  };
-  const int part = slash == std::string::npos ? 0 : number(text.substr(0, slash));
-  const int of = slash == std::string::npos ? 0 : number(text.substr(slash + 1));
-  if (part < 1 || of < 1 || part > of)
-    throw InputError(fmt::format("--share '{}': expected PART/OF with 1 <= PART <= OF (e.g. 3/8: the third of eight "
-                                 "disjoint parts of every check's cases)",
-                                 text));
-  return {part, of};
-}
-
-std::optional<CaseShare> share_from_environment(const std::function<const char*(const char*)>& lookup,
-                                                const std::optional<CaseShare>& given) {
-  struct Found {
-    std::string names;
-    CaseShare share;
-  };
-  std::vector<Found> found;
-  for (const auto& [total_name, index_name] : {std::pair{"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"},
-                                                std::pair{"TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX"}}) {
-    const char* total = lookup(total_name);
-    const char* index = lookup(index_name);
-    if (!total && !index) continue;
-    if (!total || !index)
-      throw InputError(fmt::format("{} is set but {} is not: a test runner sets both to run one shard", total ? total_name : index_name,
-                                   total ? index_name : total_name));
-    auto number = [](const std::string& s) -> long {
-      if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](unsigned char ch) { return std::isdigit(ch); })) return -1;
-      return std::stol(s);
-    };
-    const long n = number(total), i = number(index);
-    if (n < 1 || i < 0 || i >= n)
-      throw InputError(fmt::format("{}='{}' and {}='{}': expected 0 <= index < total", total_name, total, index_name, index));
-    found.push_back({fmt::format("{}={} {}={}", total_name, total, index_name, index), {static_cast<int>(i) + 1, static_cast<int>(n)}});
-  }
-  if (found.empty()) return std::nullopt;
-  for (const auto& f : found) {
-    const CaseShare& a = found.front().share;
-    if (f.share.part != a.part || f.share.of != a.of)
-      throw InputError(fmt::format("{} and {} ask for different shards", found.front().names, f.names));
-    if (given && (given->part != f.share.part || given->of != f.share.of))
-      throw InputError(fmt::format("--share {}/{} and {} (shard {}/{}) disagree", given->part, given->of, f.names, f.share.part,
-                                   f.share.of));
-  }
-  if (const char* status = lookup("TEST_SHARD_STATUS_FILE"); status && *status) {
-    std::ofstream touch(status, std::ios::app);
-    if (!touch) throw InputError(fmt::format("TEST_SHARD_STATUS_FILE='{}': cannot write it", status));
-  }
-  return found.front().share;
-}
-
-std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry) {
-  std::vector<std::string> labels = {"e2e"};
-  auto add = [&](const std::string& l) {
-    if (std::find(labels.begin(), labels.end(), l) == labels.end()) labels.push_back(l);
-  };
-  const bool gpu = std::any_of(entry.systems.begin(), entry.systems.end(), [](const auto& s) { return s == "gpu" || s == "cusparse"; });
-  add(gpu ? "gpu" : "cpu");
-  if (suite.graphs.count(entry.graphs) && suite.graphs.at(entry.graphs).family == "dataset") add("dataset");
-  for (const auto& c : entry.checks)
-    if (const TaskKind* kind = find_task_kind(c); kind && kind->slow()) add("slow");
-  for (const auto& l : entry.labels) add(l);
-  return labels;
-}
 
 reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, ProgressSink* progress) {
   const auto start = Clock::now();
@@ -230,7 +58,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   run.suite_path = suite.path;
   run.seed = seed;
   if (options.sharded || !options.share.whole()) run.share = options.share;
-  run.started_utc = utc_timestamp();
+  run.started_utc = reports::utc_timestamp();
 
   std::vector<Task> tasks = plan_tasks(suite, systems, options, seed);
   for (const auto& s : systems.entries()) {

@@ -25,28 +25,11 @@
 
 #include "reports/run_report.h"
 #include "scale/row_sampling.h"
+#include "suites/run_share.h"
 #include "suites/suite.h"
 #include "suites/system_registry.h"
 
 namespace gnncheck::suites {
-
-// One of `of` shards of a run (`gnncheck run --share PART/OF`): the run's units — each chunk of a
-// check task's cases, and each task that draws none — are numbered in plan order, and part p runs
-// those whose number is p − 1 mod `of`. The shards' reports merged (`gnncheck report merge`) are the
-// whole run's report. The same struct the report records (reports::RunShare).
-using CaseShare = reports::RunShare;
-
-// "P/OF" as given on the command line (1 <= P <= OF); throws InputError naming what was expected.
-CaseShare parse_case_share(const std::string& text);
-
-// The shard the environment asks for, in the protocols test runners speak: GoogleTest's
-// GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX and Bazel's TEST_TOTAL_SHARDS / TEST_SHARD_INDEX (0-based
-// index: index i of N is --share i+1/N); nullopt when neither is set. Touches the file named by
-// TEST_SHARD_STATUS_FILE, which tells Bazel the test honours sharding. Throws InputError, naming the
-// variables, for half a pair, values that are not 0 <= index < total, or pairs (or `given`, an
-// explicit --share) that disagree. `lookup` is getenv or a stand-in.
-std::optional<CaseShare> share_from_environment(const std::function<const char*(const char*)>& lookup,
-                                                const std::optional<CaseShare>& given);
 
 struct RunOptions {
   std::optional<std::uint64_t> seed;       // replaces the suite's seed
@@ -129,21 +112,5 @@ struct ScaleCommandLine {
   bool expect_caught = false;
 };
 std::string scale_command_line(const ScaleCommandLine& c);
-
-// The current time as ISO 8601 UTC ("2026-12-01T12:00:00Z"), as reports record it.
-std::string utc_timestamp();
-
-// The ctest labels of an entry: its own `labels`, plus e2e, and cpu or gpu by its systems, dataset
-// when it reads ../shared/datasets, slow for the accuracy check.
-std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry);
-
-// The seed of one task: a hash of the suite seed, the entry, the target and the check (stable across
-// releases). The system is deliberately not part of it: every system of an entry is given the same
-// cases, so a verdict never depends on the name a system is registered under.
-std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, const std::string& target, const std::string& check);
-
-// The seed of chunk `chunk` of a task's cases: the task seed itself for chunk 0 (so a task of at most
-// kCasesPerChunk cases draws what it drew before chunks existed), a hash of both after.
-std::uint64_t chunk_seed(std::uint64_t task_seed, std::int64_t chunk);
 
 }  // namespace gnncheck::suites

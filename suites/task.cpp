@@ -1,8 +1,11 @@
 #include "suites/task.h"
 
+#include <chrono>
 #include <csignal>
 
 #include <fmt/format.h>
+
+#include "core/error.h"
 
 namespace gnncheck::suites {
 
@@ -83,6 +86,56 @@ std::vector<std::string> known_check_names() {
   std::vector<std::string> out;
   for (const auto& kind : task_kinds()) out.push_back(kind->name());
   return out;
+}
+
+reports::ResultRecord run_task(const Task& t, const RunContext& run, std::map<std::string, std::unique_ptr<System>>& instances) {
+  const auto start = std::chrono::steady_clock::now();
+  reports::ResultRecord r = result_record(t);
+  r.repro = t.kind->rerun_line(t, run);
+  r.precision = "float64";  // a kind that runs on no system verifies the float64 oracle
+  try {
+    System* sys = nullptr;
+    if (t.kind->runs_on_systems()) {
+      const SystemEntry& entry = run.systems.find(t.label.system);
+      std::unique_ptr<System> fresh;
+      if (entry.instance) {
+        sys = entry.instance.get();
+      } else if (entry.kind == "builtin" || entry.kind == "replica") {
+        fresh = entry.make();
+        sys = fresh.get();
+      } else {
+        auto& slot = instances[t.label.system];
+        if (!slot) slot = entry.make();
+        sys = slot.get();
+      }
+      r.precision = std::string(to_string(sys->precision(t.label.target)));
+      t.kind->run(t, sys, run, r);
+    } else {
+      t.kind->run(t, nullptr, run, r);
+    }
+  } catch (const InputError& e) {
+    // The case could not be built (the family's parameters, a dataset that is missing): a
+    // problem of the suite or of this machine, reported on this result rather than ending the run.
+    r.outcome = reports::Outcome::error;
+    r.error_not_of_the_system = true;
+    r.message = fmt::format("{}: could not run: {}", t.entry->location.where(), e.what());
+  } catch (const std::exception& e) {
+    r.outcome = reports::Outcome::error;
+    r.error_not_of_the_system = true;
+    r.message = fmt::format("internal error while running: {}", e.what());
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.expectation_held = reports::expectation_held(r.expectation, r.outcome);
+  std::string notes = t.coverage_note;
+  if (t.entry->tolerance && t.kind->runs_on_systems()) {
+    // A loosened bound is never silent: every result it applied to says so, and why.
+    const std::string note = fmt::format("bounds multiplied by {} by the suite ({}): {}", t.entry->tolerance->factor,
+                                         t.entry->location.where(), t.entry->tolerance->reason);
+    notes = notes.empty() ? note : notes + "\n" + note;
+  }
+  if (!notes.empty()) r.message = r.message.empty() ? notes : r.message + "\n" + notes;
+  if (r.chunked) r.chunked->notes = notes;  // the merge rebuilds the message from the chunks, then adds them
+  return r;
 }
 
 }  // namespace gnncheck::suites

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -100,6 +101,12 @@ class RunContext {
 // The one record a task's result starts from: its labels, expectation and seed. Each field the
 // task's kind decides is written by that kind alone; the runner adds precision, time and notes.
 reports::ResultRecord result_record(const Task& t);
+
+// Runs one planned task through its kind and returns its whole record: what the kind decides, plus
+// precision, time and notes, each written once. In-process systems are made fresh for the task, so
+// that one task's state never reaches the next (results do not depend on --jobs or task order); GPU
+// contexts are kept per thread in `instances`; an adapter or plugin is the registry's one process.
+reports::ResultRecord run_task(const Task& t, const RunContext& run, std::map<std::string, std::unique_ptr<System>>& instances);
 
 // "SIGINT", "SIGTERM" or "signal N".
 std::string signal_name(int signal);

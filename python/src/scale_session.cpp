@@ -67,7 +67,7 @@ void validate_scale_request(const ScaleRequest& request) {
 ScaleSessionResult run_scale_session(const ScaleRequest& request, const std::shared_ptr<CallableState>& state) {
   validate_scale_request(request);
   const scale::ScaleOptions options = scale_options(request);
-  const std::string started = suites::utc_timestamp();
+  const std::string started = reports::utc_timestamp();
   const auto t0 = Clock::now();
   const auto system = make_python_system(state);
   // The dispatch `gnncheck scale` and a suite's scale family use; a Python system's graph is built on the host.

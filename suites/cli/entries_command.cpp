@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "reports/run_report.h"
 #include "suites/cli/command_support.h"
+#include "suites/planner.h"
 #include "suites/suite.h"
 
 namespace gnncheck::suites {

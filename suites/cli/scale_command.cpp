@@ -107,7 +107,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   options.rerun_command = rerun;
   if (args.oracle_evaluations) options.tolerance.concurrent_evaluations = *args.oracle_evaluations;
 
-  const std::string started = utc_timestamp();
+  const std::string started = reports::utc_timestamp();
   const auto t0 = std::chrono::steady_clock::now();
   if (graph_lives_on_device(*system, spec, args.target))
     fmt::print("graph {}: generated on the device (gpu/kronecker.cuh), held there CSR only\n", args.graph);

@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "reports/writers.h"
+#include "suites/planner.h"
 #include "suites/run_merge.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
