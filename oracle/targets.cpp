@@ -89,13 +89,18 @@ const std::vector<TargetDef>& all_targets() {
   return targets;
 }
 
-const TargetDef& find_target(const std::string& name) {
+const TargetDef* lookup_target(const std::string& name) {
   static const std::unordered_map<std::string, const TargetDef*> by_name = [] {
     std::unordered_map<std::string, const TargetDef*> index;
     for (const auto& def : all_targets()) index.emplace(def.spec.name, &def);
     return index;
   }();
-  if (const auto it = by_name.find(name); it != by_name.end()) return *it->second;
+  const auto it = by_name.find(name);
+  return it == by_name.end() ? nullptr : it->second;
+}
+
+const TargetDef& find_target(const std::string& name) {
+  if (const TargetDef* def = lookup_target(name)) return *def;
   std::vector<std::string> names;
   for (const auto& def : all_targets()) names.push_back(def.spec.name);
   throw InputError(fmt::format("unknown target '{}'; known targets: {}", name, fmt::join(names, ", ")));

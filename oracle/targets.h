@@ -263,6 +263,8 @@ std::vector<std::string> width_attributes(const TargetSpec& spec);
 const std::vector<TargetDef>& all_targets();
 // Throws InputError "unknown target 'x'; known targets: …". A hash lookup: call it freely.
 const TargetDef& find_target(const std::string& name);
+// The same lookup for a name that may not be a target (a selector such as "all"): nullptr then.
+const TargetDef* lookup_target(const std::string& name);
 
 // The dropout probability of a case of `def` (attrs with defaults filled in); 0 for a target without dropout.
 double dropout_probability(const TargetDef& def, const Attributes& attrs);

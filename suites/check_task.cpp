@@ -38,8 +38,8 @@ class CheckTask final : public TaskKind {
   bool draws_within_declarations() const override { return true; }
 
   // Properties of the check's design, decided before anything runs.
-  std::optional<std::string> not_applicable(const std::string& target, Precision precision) const override {
-  const auto& spec = oracle::find_target(target).spec;
+  std::optional<std::string> not_applicable(const oracle::TargetDef& target, Precision precision) const override {
+  const auto& spec = target.spec;
   const bool has_differentiable = std::any_of(spec.inputs.begin(), spec.inputs.end(), [](const auto& s) { return s.differentiable; });
   auto edge_tensor = [](const oracle::TensorSlot& s) {
     return s.kind == oracle::TensorKind::edges || s.kind == oracle::TensorKind::edges_csc;
@@ -48,19 +48,19 @@ class CheckTask final : public TaskKind {
     case checks::CheckKind::gradient:
       if (precision != Precision::float64)
         return fmt::format("finite differences need a float64 system; this one declares {} for '{}' (the adjoint check covers it)",
-                           to_string(precision), target);
+                           to_string(precision), target.spec.name);
       break;
     case checks::CheckKind::op_order:
       for (const auto& slot : spec.inputs)
         if (edge_tensor(slot))
-          return fmt::format("target '{}' has the edge input '{}', which has no values for the edges op_order adds", target, slot.name);
+          return fmt::format("target '{}' has the edge input '{}', which has no values for the edges op_order adds", target.spec.name, slot.name);
       for (const auto& slot : spec.outputs)
         if (edge_tensor(slot))
-          return fmt::format("target '{}' has the edge output '{}', which has no values for the edges op_order adds", target, slot.name);
+          return fmt::format("target '{}' has the edge output '{}', which has no values for the edges op_order adds", target.spec.name, slot.name);
       break;
     case checks::CheckKind::adjoint:
     case checks::CheckKind::metamorphic_linearity:
-      if (!has_differentiable) return fmt::format("target '{}' has no differentiable input", target);
+      if (!has_differentiable) return fmt::format("target '{}' has no differentiable input", target.spec.name);
       break;
     default: break;
   }

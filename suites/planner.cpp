@@ -230,6 +230,7 @@ class Planner {
       t.overridden = overridden;
       t.graphs = graphs;
       t.seed = task_seed(seed_, entry.name, target, check);
+      t.target = oracle::lookup_target(target);
       return t;
     };
     std::unique_ptr<System> probe;  // asked which targets it supports; made once per entry and system
@@ -275,7 +276,7 @@ class Planner {
           t.attributes = choice->attributes;
           if (kind.draws_within_declarations()) {
             const AttributeScope scope =
-                attribute_scope(oracle::find_target(target).spec, choice->attributes, asked.implemented_attributes(target),
+                attribute_scope(t.target->spec, choice->attributes, asked.implemented_attributes(target),
                                 system_name);
             t.attributes = scope.choices;
             t.coverage_note = scope.coverage_note;
@@ -291,7 +292,7 @@ class Planner {
           }
           // A check that cannot say anything about this target or precision, whatever the case:
           // shown as such, never as a pass.
-          if (auto why = kind.not_applicable(target, asked.precision(target))) {
+          if (auto why = kind.not_applicable(*t.target, asked.precision(target))) {
             ResultRecord r = result_record(t);
             r.outcome = Outcome::not_applicable;
             r.precision = std::string(to_string(asked.precision(target)));

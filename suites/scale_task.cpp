@@ -85,7 +85,7 @@ class ScaleTask final : public TaskKind {
 
   void run(const Task& t, System* system, const RunContext& run, ResultRecord& r) const override {
     const GraphFamily& f = *t.graphs;
-    const auto& spec = oracle::find_target(t.label.target).spec;
+    const auto& spec = t.target->spec;
     scale::ScaleOptions o;
     o.target = t.label.target;
     for (const auto& a : t.attributes) o.attributes.set(a.name, a.values.front());

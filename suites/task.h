@@ -24,6 +24,7 @@
 
 #include "checks/checks.h"
 #include "core/system.h"
+#include "oracle/targets.h"
 #include "reports/run_report.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
@@ -36,6 +37,9 @@ class TaskKind;
 // One unit of work: one kind of one system on one target (or on every target, for selfcheck).
 struct Task {
   TaskLabel label;
+  // The catalogue entry of label.target, resolved once when planned; null where the task stands for
+  // every target (a kind that runs on no system, a system that is not available: target "all").
+  const oracle::TargetDef* target = nullptr;
   const TaskKind* kind = nullptr;
   const Entry* entry = nullptr;
   const GraphFamily* graphs = nullptr;
@@ -129,7 +133,7 @@ class TaskKind {
   virtual bool slow() const { return false; }
   // Why it can conclude nothing on any case of `target` for a system of `precision` — a property
   // of its design, decided before anything runs — or nullopt.
-  virtual std::optional<std::string> not_applicable(const std::string& /*target*/, Precision /*precision*/) const {
+  virtual std::optional<std::string> not_applicable(const oracle::TargetDef& /*target*/, Precision /*precision*/) const {
     return std::nullopt;
   }
   // Whether it draws its cases from the task's attribute choices, within what the system declares
