@@ -1,5 +1,5 @@
-// edge_softmax's backward floor (checks/README.md, "edge_softmax"): a member of the tolerance model
-// kept apart from its general rules.
+// edge_softmax's backward floor (checks/softmax.md; GAT's use: checks/tolerance.md, "Measured"): a
+// member of the tolerance model kept apart from its general rules.
 #include <cmath>
 
 #include "checks/tolerance.h"

@@ -1,4 +1,4 @@
-// The tolerance model; the derivation is in tolerance.h and checks/README.md.
+// The tolerance model; the derivation is in tolerance.h and checks/tolerance.md.
 #include "checks/tolerance.h"
 
 #include <algorithm>
@@ -440,7 +440,7 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
 
 Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case& c, const Result& exact,
                                        Precision precision) const {
-  // Derivation and the regime it covers: checks/README.md, "Softmax per row". Per destination row i
+  // Derivation and the regime it covers: checks/softmax.md. Per destination row i
   // and head: d = the row's length, L = its largest |logit|, m = its largest logit. Every computed
   // α̂_k = α_k·e^θ with |θ| ≤ Λ, so it lies in [α_k·e^−Λ − φ_k, α_k·e^Λ + φ_k], with
   //   Λ = N·u/(1 − ρ) + (d_u + 1)·λ·μ,   N = 6d + 30L + 9·ln d + 12,   ρ = (6 + 4.8L + 2.4·ln d)·u,
