@@ -1,4 +1,4 @@
-// AGNN's rounding floor (agnn_floor.h); the derivation is in checks/README.md ("AGNN").
+// AGNN's rounding floor (agnn_floor.h); the derivation is in checks/tolerance.md ("AGNN's floor").
 #include "checks/agnn_floor.h"
 
 #include <algorithm>

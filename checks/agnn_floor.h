@@ -5,7 +5,7 @@
 // into x. Where those cancel in exact arithmetic — identical edges (Σ_row grad_logit = 0), a
 // one-feature x (x/‖x‖ = ±1 is piecewise constant) — a correct float32 implementation keeps a
 // rounding of γ·Σ|terms| that neither the measured model's float32 orders nor f(|inputs|) (a
-// difference cancels on |inputs| too) show. The derivation is in checks/README.md ("AGNN").
+// difference cancels on |inputs| too) show. The derivation is in checks/tolerance.md ("AGNN's floor").
 //
 //   add_agnn_attention_floor(c, unit_roundoff(p), 2.0, bounds.tensors);  // adds to "gradient beta", "gradient x"
 #pragma once

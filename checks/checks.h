@@ -36,7 +36,7 @@ struct CheckOptions {
   int resource_warmup = 2;
   std::int64_t resource_allowance_bytes = 0;
   // What a correct process's resident set may gain over one case's series (System::
-  // measured_host_bytes()): its allocators' caches creep by a few pages a call (checks/README.md,
+  // measured_host_bytes()): its allocators' caches creep by a few pages a call (checks/resources.md,
   // "Host memory"); a leak of more than this over the window fails.
   std::int64_t resource_host_allowance_bytes = std::int64_t{1} << 20;
   // Gradient: use the full Jacobian when (input elements + output elements) is at most this.

@@ -277,7 +277,7 @@ struct Series {
   std::int64_t allowance;
   bool counter;
   // Readings that move within a block without growth (the resident set): each half's floor must
-  // rise by more than the largest spread of a block, too (checks/README.md, "Host memory").
+  // rise by more than the largest spread of a block, too (checks/resources.md, "Host memory").
   bool moves_within_blocks = false;
 };
 

@@ -6,7 +6,7 @@
 // may allocate anything. The growth is the last reading minus the first one after warm-up, held to
 // one page: a correct system's device memory stays within it after warm-up, and a per-call leak of
 // at least detectable_leak_bytes() exceeds it whatever the phase of the driver's pages (derivation:
-// checks/README.md, "resources").
+// checks/resources.md).
 //
 //   const checks::PageGrowthCriterion criterion{.evaluations = 67, .warmup = 2, .page_bytes = 2 << 20};
 //   criterion.detectable_leak_bytes();            // 65536: 64 KiB per call is always caught
@@ -19,8 +19,8 @@
 // reading is not growth — and a counter that grows by any byte per call still grows between the
 // two blocks. On a long series a third block in the middle splits the window in two halves, and
 // growth must show in both: a leak grows every half, while a one-time allocation after warm-up (a
-// lazily built cache, a library's handle) steps once (checks/README.md, "The resources growth
-// criterion").
+// lazily built cache, a library's handle) steps once (checks/resources.md, "Steps are not
+// leaks").
 #pragma once
 
 #include <cstdint>

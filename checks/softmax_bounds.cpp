@@ -1,6 +1,6 @@
 // The softmax's own bounds, members of the tolerance model kept apart from its general rules: the
-// per-row rule (checks/README.md, "Softmax per row") and edge_softmax's backward floor
-// (checks/README.md, "edge_softmax").
+// per-row rule and edge_softmax's backward floor (checks/softmax.md; GAT's use of the floor:
+// checks/tolerance.md, "Measured").
 #include <algorithm>
 #include <cmath>
 
@@ -46,7 +46,7 @@ void ToleranceModel::add_softmax_backward_floor(const Case& c, const Result& exa
 
 Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case& c, const Result& exact,
                                        Precision precision) const {
-  // Derivation and the regime it covers: checks/README.md, "Softmax per row". Per destination row i
+  // Derivation and the regime it covers: checks/softmax.md. Per destination row i
   // and head: d = the row's length, L = its largest |logit|, m = its largest logit. Every computed
   // α̂_k = α_k·e^θ with |θ| ≤ Λ, so it lies in [α_k·e^−Λ − φ_k, α_k·e^Λ + φ_k], with
   //   Λ = N·u/(1 − ρ) + (d_u + 1)·λ·μ,   N = 6d + 30L + 9·ln d + 12,   ρ = (6 + 4.8L + 2.4·ln d)·u,

@@ -1,4 +1,4 @@
-// The tolerance model; the derivation is in tolerance.h and checks/README.md.
+// The tolerance model; the derivation is in tolerance.h and checks/tolerance.md.
 #include "checks/tolerance.h"
 
 #include <algorithm>

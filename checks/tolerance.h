@@ -6,8 +6,8 @@
 // classical γ_n·Σ|a||b| bound of a sum of k products (the sparse ops); softmax per row, a bound
 // relative to each alpha from the row's length and logits (edge_softmax); and measured, a stated
 // multiple of the error the oracle's own code makes in float32 in three summation orders plus a γ
-// floor (the layers). Every term and why it is there: checks/README.md, "The
-// tolerance model". The description of the model actually used goes into every verdict. Which
+// floor (the layers). Every term and why it is there: checks/tolerance.md (and
+// checks/softmax.md). The description of the model actually used goes into every verdict. Which
 // model a target gets is declared by its catalogue entry (oracle::TargetSpec::tolerance); this file
 // implements each kind once.
 //

@@ -44,7 +44,7 @@ TargetDef attention_target() {
         return ev;
       });
   // No closed form (exp and a quotient): the measured model, plus the softmax backward's own rounding
-  // where a near one-hot row cancels (checks/README.md, "attention").
+  // where a near one-hot row cancels (checks/tolerance.md, "Fused attention's floor").
   def.spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::attention_logits}};
   // gpu/op_targets.cpp: edge softmax, then spmm_ve, whose backward walks the CSC (edge_perm).
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};

@@ -115,7 +115,7 @@ inline double binary_magnitude(BinaryOp op, double a, double b) {
   return a + b;
 }
 
-// Roundings of a op b from float64 operands in a lower precision (checks/README.md, "The bound of
+// Roundings of a op b from float64 operands in a lower precision (checks/tolerance.md, "The bound of
 // gspmm"): a copy rounds its operand once; otherwise both operands and the operation.
 inline int binary_roundings(BinaryOp op) { return op == BinaryOp::copy_lhs || op == BinaryOp::copy_rhs ? 1 : 3; }
 // Roundings of ∂/∂a besides the output gradient's: the other operand and the product or quotient.

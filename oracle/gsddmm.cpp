@@ -147,7 +147,7 @@ GsddmmTerms gsddmm_closed_form_terms(const Graph& g, const GsddmmConfig& config,
         t.grad_rhs_abs[at] += g_abs * std::abs(d_rhs), t.grad_rhs_count[at] += 1;
       }
     }
-  // One term's roundings (checks/README.md, "The bound of gsddmm"): the operation's, and for a
+  // One term's roundings (checks/tolerance.md, "The bound of gsddmm"): the operation's, and for a
   // gradient grad_out rounded with the partial's.
   for (double& n : t.out_count.values()) n += binary_roundings(binary);
   for (double& n : t.grad_lhs_count.values()) n += 1 + lhs_partial_roundings(binary);

@@ -111,7 +111,7 @@ GsddmmGrads<T> gsddmm_backward(const Graph& g, const GsddmmConfig& config, const
                                const DenseTensor<T>* rhs, const DenseTensor<T>& grad_out);
 
 // For the closed-form tolerance (checks/tolerance.h), per element of out and of each gradient:
-// Σ|terms| and the count of terms plus one term's roundings (checks/README.md, "The bound of gsddmm").
+// Σ|terms| and the count of terms plus one term's roundings (checks/tolerance.md, "The bound of gsddmm").
 struct GsddmmTerms {
   Tensor out_abs, out_count;
   Tensor grad_lhs_abs, grad_lhs_count;  // empty without grad_out or when op does not read lhs

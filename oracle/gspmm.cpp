@@ -160,7 +160,7 @@ GspmmTerms gspmm_closed_form_terms(const Graph& g, const GspmmConfig& config, co
   const auto col_idx = g.col_idx();
   const index_t u_cols = config.columns(config.u_broadcast), e_cols = config.columns(config.e_broadcast);
   const bool mean = config.reduce == Reduction::mean;
-  // Roundings of one term besides the sum's additions (derived in checks/README.md, "The generalized SpMM").
+  // Roundings of one term besides the sum's additions (derived in checks/tolerance.md, "The bound of gspmm").
   const int forward_roundings = message_roundings(config.message) + (mean ? 2 : 0);
   const int derivative_u = lhs_partial_roundings(binary_op(config.message));
   const int derivative_e = rhs_partial_roundings(binary_op(config.message));

@@ -144,7 +144,7 @@ TargetDef gin_target() {
       "eps is a parameter of shape [1] and always gets its gradient. weight1 [in_features, hidden_features], bias1 "
       "[hidden_features], weight2 [hidden_features, out_features], bias2 [out_features]; bias = false removes both biases.",
       "ReLU'(0): the oracle takes 0; 1 (the other one-sided derivative) is as valid, and no check fails a system for "
-      "either choice (checks/README.md). No activation after the second linear map."};
+      "either choice (checks/kinks-and-ties.md). No activation after the second linear map."};
   auto inputs = [](const Graph& g, const Attributes& a) {
     const auto cfg = GinConfig::from_attributes(a);
     Shapes s{{"x", {g.n_src(), cfg.in_features}},

@@ -158,7 +158,7 @@ std::string describe_target(const TargetDef& def) {
     out += "\nAttributes (default; meaning):\n";
     for (const auto& a : spec.attributes) out += fmt::format("  {:<16} {:<10} {}\n", a.name, gnncheck::to_string(a.default_value), a.help);
   }
-  out += fmt::format("\nTolerance (how checks bound each element; checks/README.md derives it):\n  {}\n", describe(spec.tolerance));
+  out += fmt::format("\nTolerance (how checks bound each element; checks/tolerance.md derives it):\n  {}\n", describe(spec.tolerance));
   if (!def.wrong_variants.empty()) {
     out += "\nKnown-wrong variants (a failure names the one its answer matches, after these the target's bug replicas; "
            "checks/README.md, \"Diagnosis\"):\n";

@@ -52,7 +52,7 @@ struct AttributeSpec {
 
 // How the tolerance model (checks/tolerance.cpp) bounds a target's outputs and gradients. The
 // catalogue declares the rule; checks/ implements each kind once and dispatches on the declaration.
-// Derivations: checks/README.md, "The tolerance model".
+// Derivations: checks/tolerance.md.
 enum class ToleranceKind {
   // 2·γ_(k+r)·Σ|a||b| per element: a sum of k products with nonnegative structural coefficients,
   // each term seeing r further roundings.

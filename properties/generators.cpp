@@ -332,7 +332,7 @@ std::int64_t case_elements(const GraphSpec& g, const Attributes& a, const std::v
   return rows * heads * widest + (widths.size() > 1 ? heads * widest * widest : 0);
 }
 
-// The shapes where kernels change path (properties/README.md, "Shapes"), drawn into a case whose
+// The shapes where kernels change path (properties/README.md, "Fixed fractions"), drawn into a case whose
 // attributes are drawn already. `widths` are the case's width attributes a suite left open,
 // `free_heads` whether heads is open too. Returns what was drawn, for the counterexample ("" when
 // the case keeps its ordinary shape: half the cases, and a shape that would exceed the size limit).

@@ -34,8 +34,8 @@ std::string_view to_string(Stratum s);
 const std::vector<Stratum>& all_strata();
 
 // The hub stratum's budgets: the oracle's cost follows the neighbourhood's edges and its distinct
-// sources, and the largest rows of a power-law graph grow in both with the graph (scale/README.md,
-// "Sampled rows"): a hub's in-edges come from more nearly distinct nodes in a bigger graph.
+// sources, and the largest rows of a power-law graph grow in both with the graph (scale/sampling.md,
+// "What each stratum is for"): a hub's in-edges come from more nearly distinct nodes in a bigger graph.
 inline constexpr index_t kDefaultHubEdgeBudget = index_t{1} << 24;
 inline constexpr index_t kDefaultHubSourceBudget = index_t{1} << 20;
 

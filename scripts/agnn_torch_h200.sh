@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# AGNN on the H200 with PyTorch Geometric, after AGNN's floor (checks/README.md, "AGNN's floor"; figures in docs/campaigns.md):
+# AGNN on the H200 with PyTorch Geometric, after AGNN's floor (checks/tolerance.md, "AGNN's floor"; figures in docs/campaigns.md):
 # the two saved false alarms re-run against the torch/PyG adapter on CUDA, then the AGNN slice of the
 # torch/PyG false-alarm campaign (suites/torch_campaign.yaml, 10^4 cases each of differential and adjoint).
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Holds every source file to the declared folder order (README.md, "Layout").
+"""Holds every source file to the declared folder order (README.md, "Where things are").
 
     check_layering.py ROOT --order core oracle ... suites --top python fuzz examples
                       [--internal oracle/sparse_kernels.h=oracle ...]

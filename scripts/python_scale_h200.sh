@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gnncheck.check_scale on the H200 (python/README.md, "At scale"): the package's CUDA tests
+# gnncheck.check_scale on the H200 (python/check-scale.md): the package's CUDA tests
 # (python/tests/test_cuda.py, the scale tests included) and python/benchmarks/check_scale_h200.py —
 # a correct torch SpMM on rmat:22 and kronecker:22, the A-for-Aᵀ backward caught on rmat:22, PyG's
 # GCNConv on rmat:20 and kronecker:20 — with their seconds.

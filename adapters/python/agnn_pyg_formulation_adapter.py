@@ -16,7 +16,7 @@ A + I built here).
 --interleave K sums each message's features in the order 0, K, 2K, …, 1, K+1, … instead of 0, 1, 2, …
 (the features are permuted before x_j * alpha and back after the aggregation: the same function, the
 reduction order of a GPU kernel whose lanes take every K-th element). With K = 4 the saved H200 case
-of checks/README.md's AGNN section gives PyG-on-CUDA's beta gradient bit for bit.
+of checks/tolerance.md's section "AGNN's floor" gives PyG-on-CUDA's beta gradient bit for bit.
 
 --bug drops a gradient on purpose (a wrong AGNN every check must fail): `beta` (no beta gradient),
 `attention` (the attention's x gradient dropped: the normalized rows

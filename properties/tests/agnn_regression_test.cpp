@@ -1,7 +1,7 @@
 // AGNN's false alarms on the H200 (torch/PyG adapter, PyG 2.8's AGNNConv on CUDA, float32), replayed
 // against AGNN in PyG's formulation on the CPU (adapters/python/agnn_pyg_formulation_adapter.py,
 // torch's CPU kernels): the saved cases pass now, and wrong AGNNs in that formulation still fail.
-// The cause and the floor that fixed it: checks/README.md ("AGNN"); the cases as they were saved:
+// The cause and the floor that fixed it: checks/tolerance.md ("AGNN's floor"); the cases as they were saved:
 // properties/tests/data/torch-agnn-*.
 #include <gtest/gtest.h>
 
@@ -89,7 +89,7 @@ TEST(AgnnPygFormulation, WrongAgnnsFailOnTheSavedCases) {
   // the adjoint case's attention gradient of x is 0 (one feature: x/‖x‖ is piecewise constant), so
   // those bugs compute the right gradients there. A-for-Aᵀ shows on the first, a missing beta
   // gradient on the second (its exact beta gradient is 0 at x_0 = 0, not at the adjoint's jittered
-  // point). A-for-Aᵀ on the adjoint case is caught by neither check: checks/README.md, AGNN.
+  // point). A-for-Aᵀ on the adjoint case is caught by neither check: checks/tolerance.md, "Known limit".
   EXPECT_FALSE(checks::run_check(CheckKind::differential, *pyg_formulation({"--bug", "a_for_at"}), differential_case.c).passed());
   EXPECT_FALSE(checks::run_check(CheckKind::adjoint, *pyg_formulation({"--bug", "beta"}), adjoint_case.c).passed());
 }

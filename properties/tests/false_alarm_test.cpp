@@ -60,7 +60,7 @@ TEST_P(EveryTarget, ShuffledOrderFloat32PassesTheDifferentialCheck) {
 
 // Regression: with 300 cases per check (seed 777) the oracle failed metamorphic_linearity on GAT after
 // 187 cases (1.5× the bound on an att_src gradient of ~6e-11: float64's softmax-backward rounding on
-// a near one-hot row, multiplied by |h| ~ 700; checks/README.md). The shrunk case as it was saved.
+// a near one-hot row, multiplied by |h| ~ 700; checks/README.md, "Known limits"). The shrunk case as it was saved.
 TEST(Regression, OracleGatLinearityOnANearOneHotRowWithLargeInputs) {
   // The data folder by absolute path: __FILE__ is relative to the build folder when the compiler
   // cache rewrites paths, and the test runs from the project's root.

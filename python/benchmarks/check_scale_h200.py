@@ -3,7 +3,7 @@
     PYTHONPATH=BUILD/python python3 python/benchmarks/check_scale_h200.py            # the H200 figures
     PYTHONPATH=BUILD/python python3 python/benchmarks/check_scale_h200.py --quick --device cpu   # a smoke run, any machine
 
-Every case is one check_scale call (python/README.md, "At scale"): the graph built on the host, the
+Every case is one check_scale call (python/check-scale.md): the graph built on the host, the
 callable run once on the whole graph with its tensors on the device, the sampled rows held to the
 exact oracle. A correct torch SpMM (python/tests/example_kernels.py) must pass on rmat:22 and
 kronecker:22, the A-for-Aᵀ backward must be caught on rmat:22, and PyG's GCNConv must pass on rmat:20

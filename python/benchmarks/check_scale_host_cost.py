@@ -3,7 +3,7 @@ graph's build time, the callable's own seconds, the oracle's part and the proces
 
     cd python/tests && PYTHONPATH=../../build/python OMP_NUM_THREADS=1 python3 ../benchmarks/check_scale_host_cost.py rmat:20
 
-Prints one line (python/README.md, "At scale", the table of the cost).
+Prints one line (python/check-scale.md, "Cost"; the table in docs/python-compatibility.md).
 """
 
 import os

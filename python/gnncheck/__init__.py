@@ -13,8 +13,9 @@ counterexamples as the ``gnncheck`` command — on a Python callable::
     gnncheck.assert_correct("spmm", forward, precision="float32", suite="ci", device="cpu")
 
 The backward that is tested is the extension's own: gnncheck calls ``torch.autograd.grad`` of the
-returned outputs with the case's output gradients. See python/README.md for the case object, layers
-(nn.Module factories and parameter mapping), precisions, the pytest plugin and re-run lines.
+returned outputs with the case's output gradients. See python/API.md for the case object, layers
+(nn.Module factories and parameter mapping) and precisions, python/README.md for the pytest plugin
+and re-run lines.
 
 ``gnncheck.check_scale(target, forward, graph="rmat:20,10", rows=1000)`` runs ``gnncheck scale`` on the
 same callable: one evaluation on a big graph, its sampled rows and every gradient held to the exact

@@ -1,5 +1,5 @@
 """SpMM as a torch.autograd.Function: the correct one passes the ci suite, the A-for-Aᵀ one fails
-with a shrunk counterexample, and the case object is what python/README.md says it is."""
+with a shrunk counterexample, and the case object is what python/API.md says it is."""
 
 import os
 import re

@@ -243,7 +243,7 @@ It runs as it is — `python3 THIS_FILE`, or `python3 -m pytest THIS_FILE` — a
 gnncheck.Unsupported for every case (so the run is `not tested`, which fails) until the math is
 written: compute the outputs in {0}_forward() below with your kernel and delete its
 `raise gnncheck.Unsupported(...)` line. The gradients are your kernel's own backward, reached through
-torch.autograd from the returned outputs (python/README.md says how, and how to pass backward=).
+torch.autograd from the returned outputs (python/API.md says how, and how to pass backward=).
 
 The target, from gnncheck's catalogue (`gnncheck list {0}`, gnncheck.describe("{0}")):
 

@@ -5,7 +5,8 @@
 // more than 10^5 entries. Where the bug does not fire each computes a correct result (its kernel
 // is then a plain, correct one: the softmax subtracts the max, no chunk is lost, offsets fit), so
 // checks on small graphs pass them, as they must: `gnncheck scale` on Kronecker scale 25–27
-// catches them (scale/README.md has the commands and what they printed).
+// catches them (scale/README.md, "Scale-only replicas"; the commands and what they printed:
+// docs/scale-figures.md, "Measured on the H200").
 // Unavailable (with the reason) where there is no CUDA device; the kernels are built only with CUDA.
 //
 //   for (const auto& r : gnncheck::gpu_scale_replica_catalogue()) fmt::print("{}: {}\n", r.name, r.bug);
