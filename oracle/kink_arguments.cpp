@@ -1,10 +1,12 @@
 #include "oracle/kink_arguments.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "oracle/layers/dense.h"
+#include "oracle/layers/gin.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/sddmm.h"
 #include "oracle/spmm.h"
@@ -28,14 +30,17 @@ const Tensor& tensor_of(const Case& c, const std::string& name) {
 
 }  // namespace
 
-void gin_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
+namespace {
+
+// GIN's and GINE's MLP ReLU at z₁ = h·W₁ + b₁, given h's aggregated part (A·x, or GINE's Σ ReLU(m))
+// and the same on |inputs|, and how many terms and roundings each row of it carries.
+void gin_mlp_kink_arguments(const Case& c, Tensor h, Tensor h_abs, const std::function<double(index_t)>& row_terms,
+                            KinkArguments& k) {
   const Graph& g = *c.graph;
   const Tensor& x = tensor_of(c, "x");
   const Tensor& w1 = tensor_of(c, "weight1");
   const double eps = tensor_of(c, "eps")[0];
   const bool bias = c.parameters.count("bias1") || c.inputs.count("bias1");
-  // z₁ = ((1+ε)·x_dst + A·x)·W₁ + b₁, and the same on |inputs| for Σ|terms|.
-  Tensor h = spmm_forward(g, x), h_abs = spmm_forward(g, absolute(x));
   for (index_t i = 0; i < g.n_dst(); ++i)
     for (index_t f = 0; f < x.row_size(); ++f) {
       h.at(i, f) += (1 + eps) * x.at(i, f);
@@ -47,20 +52,65 @@ void gin_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
     layers::add_bias(z_abs, absolute(tensor_of(c, "bias1")));
   }
   const index_t width = z.row_size();
+  const std::size_t first = k.offsets.size();
   for (index_t i = 0; i < z.rows(); ++i) {
-    // Terms: the row's in-degree + 1 aggregated, in_features products, the bias; roundings: the
-    // inputs, (1+ε), each product.
-    const double terms = static_cast<double>(g.in_degree(i) + 1 + x.row_size() + 1 + 4);
+    // Terms: the row's aggregated ones + 1, in_features products, the bias; roundings: the inputs,
+    // (1+ε), each product.
+    const double terms = row_terms(i) + static_cast<double>(1 + x.row_size() + 1 + 4);
     for (index_t f = 0; f < width; ++f) {
       k.offsets.push_back(z.at(i, f));
       k.abs_terms.push_back(z_abs.at(i, f));
       k.terms.push_back(terms);
     }
   }
-  k.upstream = {"x", "weight1", "bias1", "eps"};
-  k.describe = [width](std::size_t n) {
+  auto before = k.describe;
+  k.describe = [width, first, before](std::size_t n) {
+    if (n < first) return before(n);
+    n -= first;
     return fmt::format("ReLU pre-activation z1[{}, {}]", static_cast<index_t>(n) / width, static_cast<index_t>(n) % width);
   };
+}
+
+}  // namespace
+
+void gin_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
+  const Graph& g = *c.graph;
+  const Tensor& x = tensor_of(c, "x");
+  // z₁ = ((1+ε)·x_dst + A·x)·W₁ + b₁, and the same on |inputs| for Σ|terms|.
+  gin_mlp_kink_arguments(c, spmm_forward(g, x), spmm_forward(g, absolute(x)),
+                         [&g](index_t i) { return static_cast<double>(g.in_degree(i)); }, k);
+  k.upstream = {"x", "weight1", "bias1", "eps"};
+}
+
+void gine_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
+  const Graph& g = *c.graph;
+  const Tensor& x = tensor_of(c, "x");
+  const Tensor& edge_attr = tensor_of(c, "edge_attr");
+  // The messages' ReLU at m_e = x[col_e] + edge_attr[e]: one sum of two terms, each an input.
+  const Tensor m = layers::gine_messages(g, x, edge_attr);
+  const Tensor m_abs = layers::gine_messages(g, absolute(x), absolute(edge_attr));
+  const index_t width = x.row_size();
+  for (index_t n = 0; n < m.size(); ++n) {
+    k.offsets.push_back(m[n]);
+    k.abs_terms.push_back(m_abs[n]);
+    k.terms.push_back(2 + 2);
+  }
+  k.describe = [width](std::size_t n) {
+    return fmt::format("message ReLU pre-activation x[col_e] + edge_attr[e] at e = {}, column {}", static_cast<index_t>(n) / width,
+                       static_cast<index_t>(n) % width);
+  };
+  // The MLP's ReLU, over h's aggregated part Σ_row ReLU(m) (on |inputs|: Σ_row |x_j| + |edge_attr_e|,
+  // which bounds each |ReLU(m)|).
+  Tensor h({g.n_dst(), width}), h_abs({g.n_dst(), width});
+  const auto row_of = g.row_of_edge();
+  for (index_t e = 0; e < g.num_edges(); ++e)
+    for (index_t f = 0; f < width; ++f) {
+      h.at(row_of[e], f) += std::max(0.0, m.at(e, f));
+      h_abs.at(row_of[e], f) += m_abs.at(e, f);
+    }
+  gin_mlp_kink_arguments(c, std::move(h), std::move(h_abs),
+                         [&g](index_t i) { return 2.0 * static_cast<double>(g.in_degree(i)); }, k);
+  k.upstream = {"x", "edge_attr", "weight1", "bias1", "eps"};
 }
 
 void gat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {

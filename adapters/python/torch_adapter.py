@@ -599,19 +599,20 @@ MODULES = ModuleCache()
 
 def layer_answer(case, t, run, parameter_map):
     """Evaluates run(x) -> y with the module's parameters already set from the case (t: its tensors
-    on the device); gradients of x and of the oracle's parameters (through parameter_map: oracle name
-    -> (torch parameter, transpose?))."""
+    on the device); gradients of the case's inputs (x, and an edge input such as GINE's edge_attr,
+    which run reads from t) and of the oracle's parameters (through parameter_map: oracle name ->
+    (torch parameter, transpose?))."""
     x = t.inputs["x"]
     with autograd_if(case.wants_gradients):
         y = run(x)[: case.graph.n_dst]
         gradients = {}
         if case.wants_gradients:
             names = [e["name"] for e in case.gradients]
-            targets = [x if n == "x" else parameter_map[n][0] for n in names]
+            targets = [t.inputs[n] if n in t.inputs else parameter_map[n][0] for n in names]
             grads = torch.autograd.grad((y * t.grad_outputs["y"]).sum(), targets, allow_unused=True)
             for n, target, grad in zip(names, targets, grads):
                 grad = torch.zeros_like(target) if grad is None else grad
-                if n != "x" and parameter_map[n][1]:
+                if n not in t.inputs and parameter_map[n][1]:
                     grad = grad.T
                 expected_shape = next(e["shape"] for e in case.gradients if e["name"] == n)
                 gradients[n] = grad.reshape(expected_shape)
@@ -639,9 +640,9 @@ def layer_gcn(case):
     return layer_answer(case, t, lambda x: conv(padded_rows(x, num_nodes), edge_index, edge_weight), pmap)
 
 
-def layer_gin(case):
-    from torch_geometric.nn import GINConv
-
+def gin_family_answer(case, conv_class, with_edge_attr):
+    """GINConv, or GINEConv (with_edge_attr: messages ReLU(x_j + edge_attr), edge_dim None), with the
+    case's MLP and eps."""
     a = case.attributes
     t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
 
@@ -651,22 +652,37 @@ def layer_gin(case):
             torch.nn.ReLU(),
             torch.nn.Linear(a["hidden_features"], a["out_features"], bias=a["bias"]),
         )
-        return GINConv(mlp, eps=0.0, train_eps=True)
+        return conv_class(mlp, eps=0.0, train_eps=True)
 
-    conv = MODULES.get(("gin", a["in_features"], a["hidden_features"], a["out_features"], a["bias"]), make)
+    key = (conv_class.__name__, a["in_features"], a["hidden_features"], a["out_features"], a["bias"])
+    conv = MODULES.get(key, make)
     mlp = conv.nn
     p = t.parameters
     copy_linear(mlp[0], p["weight1"], p["bias1"] if a["bias"] else None)
     copy_linear(mlp[2], p["weight2"], p["bias2"] if a["bias"] else None)
     with torch.no_grad():
         conv.eps.copy_(p["eps"].reshape(conv.eps.shape))
-    edge_index = aggregation_edges(case, False)
+    edge_index = aggregation_edges(case, False)  # edge-id order: edge_attr's rows
     n_dst = case.graph.n_dst
     pmap = {"weight1": (mlp[0].weight, True), "weight2": (mlp[2].weight, True), "eps": (conv.eps, False)}
     if a["bias"]:
         pmap.update({"bias1": (mlp[0].bias, False), "bias2": (mlp[2].bias, False)})
     size = (case.graph.n_src, n_dst)
+    if with_edge_attr:
+        return layer_answer(case, t, lambda x: conv((x, x[:n_dst]), edge_index, t.inputs["edge_attr"], size=size), pmap)
     return layer_answer(case, t, lambda x: conv((x, x[:n_dst]), edge_index, size=size), pmap)
+
+
+def layer_gin(case):
+    from torch_geometric.nn import GINConv
+
+    return gin_family_answer(case, GINConv, False)
+
+
+def layer_gine(case):
+    from torch_geometric.nn import GINEConv
+
+    return gin_family_answer(case, GINEConv, True)
 
 
 def layer_gat(case):
@@ -730,7 +746,7 @@ def layer_agnn(case):
     return layer_answer(case, t, lambda x: conv(x, edge_index), {"beta": (conv.beta, False)})
 
 
-LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gat": layer_gat, "sage": layer_sage, "agnn": layer_agnn}
+LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gine": layer_gine, "gat": layer_gat, "sage": layer_sage, "agnn": layer_agnn}
 # What the adapter implements where it is fewer values than a target has (PROTOCOL.md §2): a source
 # degree of 0 gets factor 0 (gcn_norm masks 1/sqrt(0) to 0; the adapter's own factors do the same),
 # and GAT runs without attention dropout (PyG draws its own mask; the oracle's is a function of

@@ -291,6 +291,16 @@ class MissingBiasGrad final : public Bug {
   }
 };
 
+// 26. GINE's edge-feature gradient dropped: every edge input's gradient is zero.
+class EdgeInputGradDropped final : public Bug {
+  void inject(BugContext& ctx) override {
+    for (const auto& slot : ctx.def.spec.inputs)
+      if (slot.kind == TensorKind::edges || slot.kind == TensorKind::edges_csc)
+        if (auto it = ctx.result.gradients.find(slot.name); it != ctx.result.gradients.end())
+          it->second = Tensor(it->second.shape(), 0.0);
+  }
+};
+
 // 13. A backward written for square graphs: the transposed product's loops run to min(n_dst, n_src)
 // on both sides, so on a rectangular graph the gradient rows of sources j ≥ n_dst stay zero and
 // the contributions of destinations i ≥ n_src are dropped. Square graphs are computed exactly.
@@ -424,6 +434,7 @@ std::unique_ptr<Bug> make_bug(const ReplicaInfo& info) {
     case 14: return std::make_unique<HubRowRace>();
     case 15: return std::make_unique<Tf32EdgeValueGradient>();
     case 16: return std::make_unique<ForwardNotRepeatable>();
+    case 26: return std::make_unique<EdgeInputGradDropped>();
   }
   if (auto bug = make_gspmm_bug(info.number)) return bug;
   if (auto bug = make_shape_bug(info.number)) return bug;

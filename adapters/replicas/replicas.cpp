@@ -225,6 +225,13 @@ std::vector<CatalogueEntry> entries() {
         "differential", "heads = features ≥ 2 on a target with both",
         {}, std::nullopt, 0},
        false},
+      {{26, "gine_edge_attr_grad_dropped",
+        "GINE kernels that add the edge features into the messages but treat them as constants in "
+        "backward (edge features taken as fixed inputs, never learned through)",
+        "the gradient of edge_attr is zero; forward and every other gradient exact",
+        "differential", "a graph with at least one edge whose message is positive",
+        {"gine"}, std::nullopt, 0},
+       false},
   };
 }
 
@@ -261,6 +268,7 @@ constexpr BugClass kBugClasses[] = {
     {11, "missing_eshuffle", "edge values read in CSR order where the CSC traversal needs them shuffled (missing eShuffle)",
      true},
     {12, "gradient_dropped", "the bias receives no gradient (a gradient term dropped)", true},
+    {26, "gradient_dropped", "the edge features receive no gradient (a gradient term dropped)", true},
     {13, "square_only_backward", "the backward's loops stop at min(n_dst, n_src) (a kernel written for square graphs)",
      true},
     {14, "lost_updates", "updates lost on rows and columns of many edges (a race in the accumulation)", true},

@@ -186,6 +186,7 @@ std::vector<Case> cases_on_kinks() {
   std::vector<Case> out;
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     out.push_back(integer_case("gin", seed));
+    out.push_back(integer_case("gine", seed));
     out.push_back(integer_case("gat", seed, {{"negative_slope", seed % 2 ? 0.2 : 0.01}, {"heads", std::int64_t{2}}}));
     if (seed % 4 == 0) out.push_back(integer_case("gat", seed, {{"attn_dropout", 0.3}, {"dropout_seed", std::int64_t{5}}}));
     Case agnn = oracle::make_random_case(oracle::find_target("agnn"), square_graph(6, seed), {}, seed);
@@ -213,7 +214,7 @@ TEST(Kinks, TheOtherOneSidedDerivativeAtEveryKinkPassesEveryCheck) {
       }
     }
   }
-  for (const std::string target : {"gin", "gat", "agnn"})
+  for (const std::string target : {"gin", "gine", "gat", "agnn"})
     EXPECT_GT(differs[target], 2) << target << ": the cases should sit exactly on the kinks";
 }
 
@@ -243,7 +244,7 @@ Case layer_case(const std::string& target, std::uint64_t seed, index_t n = 12) {
 // signs in ⟨ȳ, J·u⟩ while the bound sums |ȳ|·B: it fails state_repeat (every call) or differential
 // (a function of the input) instead, both element-wise.
 TEST(AdjointBound, ARandomOrNoisyForwardFails) {
-  for (const std::string target : {"spmm", "spmm_ve", "edge_softmax", "gcn", "gin", "gat", "agnn"}) {
+  for (const std::string target : {"spmm", "spmm_ve", "edge_softmax", "gcn", "gin", "gine", "gat", "agnn"}) {
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
       const Case c = layer_case(target, seed);
       testing::NoisyForward random(1.0, true), noisy(1e-2, true), repeatable_noise(1e-2, false);

@@ -12,6 +12,8 @@
 #include "gpu/edge_softmax.cuh"
 #include "gpu/elementwise.cuh"
 #include "gpu/gpu_targets.h"
+#include "gpu/gsddmm.cuh"
+#include "gpu/gspmm.cuh"
 #include "gpu/layers/dense.h"
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
@@ -72,10 +74,32 @@ void gcn_layer(TargetRun& run) {
   ctx.synchronize();
 }
 
+// GINE's messages x[col_e] + edge_attr[e] and its sum over each row, as the generalized SDDMM and
+// SpMM compute them (gpu/gsddmm.cuh, gpu/gspmm.cuh).
+GsddmmShape gine_messages_shape(index_t width) {
+  GsddmmShape s;
+  s.features = width;
+  s.op = ElementwiseOp::add;
+  s.lhs_rows = OperandRows::u;
+  s.rhs_rows = OperandRows::e;
+  s.lhs = {OperandBroadcast::none, width};
+  s.rhs = {OperandBroadcast::none, width};
+  return s;
+}
+GspmmShape gine_row_sums_shape(index_t width) {
+  GspmmShape s;
+  s.features = width;
+  s.message = ElementwiseOp::copy_rhs;
+  s.reduce = RowReduction::sum;
+  s.e = {OperandBroadcast::none, width};
+  return s;
+}
+
 // ---- GIN: y = ReLU(((1 + ε)·x_dst + A·x) · W1 + b1) · W2 + b2 ------------------------------------
-void gin_layer(TargetRun& run) {
+// GINE (edge_messages): A·x becomes Σ_{e ∈ row} ReLU(x[col_e] + edge_attr[e]).
+void gin_family_layer(TargetRun& run, bool edge_messages) {
   const auto cfg = ol::GinConfig::from_attributes(run.attributes);
-  ol::require_destinations_are_sources(run.host_graph, "gin");
+  ol::require_destinations_are_sources(run.host_graph, edge_messages ? "gine" : "gin");
   GpuContext& ctx = run.ctx;
   DeviceGraph& g = run.graph();
   const index_t n_dst = g.n_dst(), in = cfg.in_features, hidden = cfg.hidden_features, out = cfg.out_features;
@@ -85,7 +109,17 @@ void gin_layer(TargetRun& run) {
   const float one_plus_eps = static_cast<float>(1.0 + (*run.host_inputs.at("eps"))[0]);
 
   DeviceTensor h(ctx, {n_dst, in});
-  spmm_forward(ctx, g, x.data(), in, h.data(), ForwardMethod::row_kernel);
+  DeviceTensor m, r;  // GINE's messages before and after their ReLU, [E, in]
+  if (edge_messages) {
+    const DeviceTensor& edge_attr = run.input("edge_attr");
+    m = DeviceTensor(ctx, {g.num_edges(), in});
+    r = DeviceTensor(ctx, {g.num_edges(), in});
+    gsddmm_forward(ctx, g, gine_messages_shape(in), x.data(), edge_attr.data(), m.data());
+    relu_forward(ctx, g.num_edges() * in, m.data(), r.data());
+    gspmm_forward(ctx, g, gine_row_sums_shape(in), nullptr, r.data(), h.data());
+  } else {
+    spmm_forward(ctx, g, x.data(), in, h.data(), ForwardMethod::row_kernel);
+  }
   axpby(ctx, n_dst * in, one_plus_eps, x.data(), 1.0f, h.data());  // first n_dst rows of x
   DeviceTensor z1(ctx, {n_dst, hidden});
   matmul(ctx, n_dst, in, hidden, h.data(), w1.data(), z1.data());
@@ -108,7 +142,16 @@ void gin_layer(TargetRun& run) {
   DeviceTensor gh(ctx, {n_dst, in});
   matmul_a_bt(ctx, n_dst, hidden, in, gz1.data(), w1.data(), gh.data());
   DeviceTensor& gx = run.new_gradient("x", x.shape());
-  spmm_backward(ctx, g, gh.data(), in, gx.data(), TransposeMethod::fused_csc_kernel);
+  if (edge_messages) {
+    // Each message's gradient is its row's gh (the row sum's backward) through the message's ReLU;
+    // the messages' sum's backward then gives edge_attr's and the sources' shares of x's.
+    DeviceTensor& gm = run.new_gradient("edge_attr", {g.num_edges(), in});
+    gspmm_backward(ctx, g, gine_row_sums_shape(in), nullptr, r.data(), gh.data(), nullptr, gm.data());
+    relu_backward(ctx, g.num_edges() * in, m.data(), gm.data(), gm.data());
+    gsddmm_backward(ctx, g, gine_messages_shape(in), x.data(), run.input("edge_attr").data(), gm.data(), gx.data(), nullptr);
+  } else {
+    spmm_backward(ctx, g, gh.data(), in, gx.data(), TransposeMethod::fused_csc_kernel);
+  }
   axpby(ctx, n_dst * in, one_plus_eps, gh.data(), 1.0f, gx.data());
   const float grad_eps = dot(ctx, n_dst * in, gh.data(), x.data());
   DeviceTensor& geps = run.new_gradient("eps", {1});
@@ -276,7 +319,12 @@ void agnn_layer(TargetRun& run) {
 }  // namespace
 
 std::map<std::string, GpuTargetFn> gpu_layer_targets() {
-  return {{"gcn", gcn_layer}, {"gin", gin_layer}, {"gat", gat_layer}, {"sage", sage_layer}, {"agnn", agnn_layer}};
+  return {{"gcn", gcn_layer},
+          {"gin", [](TargetRun& run) { gin_family_layer(run, false); }},
+          {"gine", [](TargetRun& run) { gin_family_layer(run, true); }},
+          {"gat", gat_layer},
+          {"sage", sage_layer},
+          {"agnn", agnn_layer}};
 }
 
 }  // namespace gnncheck::gpu

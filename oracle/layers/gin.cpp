@@ -19,9 +19,11 @@ GinConfig GinConfig::from_attributes(const Attributes& attrs) {
 namespace {
 
 template <class T>
-void check_inputs(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p) {
+void check_inputs(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p,
+                  const DenseTensor<T>& edge_attr) {
   require_destinations_are_sources(g, "gin");
   require_shape(x, {g.n_src(), cfg.in_features}, "gin: x");
+  if (cfg.edge_messages) require_shape(edge_attr, {g.num_edges(), cfg.in_features}, "gine: edge_attr");
   require_matrix(p.weight1, cfg.in_features, cfg.hidden_features, "gin: weight1");
   require_matrix(p.weight2, cfg.hidden_features, cfg.out_features, "gin: weight2");
   if (cfg.bias) {
@@ -35,17 +37,27 @@ void check_inputs(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x,
 template <class T>
 struct GinActivations {
   DenseTensor<T> x_dst;  // x's first n_dst rows
-  DenseTensor<T> h;      // (1 + ε) x_dst + A x
+  DenseTensor<T> m;      // GINE: x[col_e] + edge_attr[e]
+  DenseTensor<T> h;      // (1 + ε) x_dst + A x (GINE: + Σ_row ReLU(m))
   DenseTensor<T> z1;     // h W1 + b1
   DenseTensor<T> a1;     // ReLU(z1)
 };
 
 template <class T>
 GinActivations<T> gin_activations(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x,
-                                  const GinParameters<T>& p) {
+                                  const GinParameters<T>& p, const DenseTensor<T>& edge_attr) {
   GinActivations<T> act;
   act.x_dst = first_rows(x, g.n_dst());
-  act.h = spmm_forward(g, x);
+  if (cfg.edge_messages) {
+    act.m = gine_messages(g, x, edge_attr);
+    const DenseTensor<T> r = relu(act.m);
+    act.h = DenseTensor<T>({g.n_dst(), x.row_size()});
+    const auto row_of = g.row_of_edge();
+    for (index_t e = 0; e < g.num_edges(); ++e)
+      for (index_t f = 0; f < x.row_size(); ++f) act.h.at(row_of[e], f) += r.at(e, f);
+  } else {
+    act.h = spmm_forward(g, x);
+  }
   add_scaled(act.h, T(1) + p.eps[0], act.x_dst);
   act.z1 = matmul(act.h, p.weight1);
   if (cfg.bias) add_bias(act.z1, p.bias1);
@@ -56,9 +68,19 @@ GinActivations<T> gin_activations(const Graph& g, const GinConfig& cfg, const De
 }  // namespace
 
 template <class T>
-DenseTensor<T> gin_forward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p) {
-  check_inputs(g, cfg, x, p);
-  const GinActivations<T> act = gin_activations(g, cfg, x, p);
+DenseTensor<T> gine_messages(const Graph& g, const DenseTensor<T>& x, const DenseTensor<T>& edge_attr) {
+  DenseTensor<T> m({g.num_edges(), x.row_size()});
+  const auto col = g.col_idx();
+  for (index_t e = 0; e < g.num_edges(); ++e)
+    for (index_t f = 0; f < x.row_size(); ++f) m.at(e, f) = x.at(col[e], f) + edge_attr.at(e, f);
+  return m;
+}
+
+template <class T>
+DenseTensor<T> gin_forward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p,
+                           const DenseTensor<T>& edge_attr) {
+  check_inputs(g, cfg, x, p, edge_attr);
+  const GinActivations<T> act = gin_activations(g, cfg, x, p, edge_attr);
   DenseTensor<T> y = matmul(act.a1, p.weight2);
   if (cfg.bias) add_bias(y, p.bias2);
   return y;
@@ -66,10 +88,10 @@ DenseTensor<T> gin_forward(const Graph& g, const GinConfig& cfg, const DenseTens
 
 template <class T>
 GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p,
-                         const DenseTensor<T>& grad_y) {
-  check_inputs(g, cfg, x, p);
+                         const DenseTensor<T>& grad_y, const DenseTensor<T>& edge_attr) {
+  check_inputs(g, cfg, x, p, edge_attr);
   require_shape(grad_y, {g.n_dst(), cfg.out_features}, "gin: grad_y");
-  const GinActivations<T> act = gin_activations(g, cfg, x, p);
+  const GinActivations<T> act = gin_activations(g, cfg, x, p, edge_attr);
   GinGrads<T> grads;
   grads.grad.weight2 = matmul_at_b(act.a1, grad_y);
   const DenseTensor<T> grad_z1 = relu_backward(act.z1, matmul_a_bt(grad_y, p.weight2), cfg.kink_side);
@@ -79,7 +101,21 @@ GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor
     grads.grad.bias1 = column_sums(grad_z1);
   }
   const DenseTensor<T> grad_h = matmul_a_bt(grad_z1, p.weight1);
-  grads.grad_x = spmm_backward(g, grad_h);  // Aᵀ · grad_h
+  if (cfg.edge_messages) {
+    // Each message's gradient is its row's grad_h through the message's ReLU; it reaches the edge's
+    // features and its source's row (Aᵀ over the messages).
+    DenseTensor<T> grad_r({g.num_edges(), cfg.in_features});
+    const auto row_of = g.row_of_edge();
+    const auto col = g.col_idx();
+    for (index_t e = 0; e < g.num_edges(); ++e)
+      for (index_t f = 0; f < cfg.in_features; ++f) grad_r.at(e, f) = grad_h.at(row_of[e], f);
+    grads.grad_edge_attr = relu_backward(act.m, grad_r, cfg.kink_side);
+    grads.grad_x = DenseTensor<T>({g.n_src(), cfg.in_features});
+    for (index_t e = 0; e < g.num_edges(); ++e)
+      for (index_t f = 0; f < cfg.in_features; ++f) grads.grad_x.at(col[e], f) += grads.grad_edge_attr.at(e, f);
+  } else {
+    grads.grad_x = spmm_backward(g, grad_h);  // Aᵀ · grad_h
+  }
   add_into_first_rows(grads.grad_x, T(1) + p.eps[0], grad_h);
   T grad_eps = 0;
   for (index_t k = 0; k < grad_h.size(); ++k) grad_eps += grad_h[k] * act.x_dst[k];
@@ -87,11 +123,15 @@ GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor
   return grads;
 }
 
-template DenseTensor<double> gin_forward(const Graph&, const GinConfig&, const Tensor&, const GinParameters<double>&);
-template DenseTensor<float> gin_forward(const Graph&, const GinConfig&, const TensorF&, const GinParameters<float>&);
+template DenseTensor<double> gin_forward(const Graph&, const GinConfig&, const Tensor&, const GinParameters<double>&,
+                                         const Tensor&);
+template DenseTensor<float> gin_forward(const Graph&, const GinConfig&, const TensorF&, const GinParameters<float>&,
+                                        const TensorF&);
 template GinGrads<double> gin_backward(const Graph&, const GinConfig&, const Tensor&, const GinParameters<double>&,
-                                       const Tensor&);
+                                       const Tensor&, const Tensor&);
 template GinGrads<float> gin_backward(const Graph&, const GinConfig&, const TensorF&, const GinParameters<float>&,
-                                      const TensorF&);
+                                      const TensorF&, const TensorF&);
+template Tensor gine_messages(const Graph&, const Tensor&, const Tensor&);
+template TensorF gine_messages(const Graph&, const TensorF&, const TensorF&);
 
 }  // namespace gnncheck::oracle::layers

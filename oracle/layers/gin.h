@@ -1,6 +1,8 @@
-// gnncheck/oracle/layers/gin.h — the graph isomorphism network layer of Xu et al. (ICLR 2019).
+// gnncheck/oracle/layers/gin.h — the graph isomorphism network layer of Xu et al. (ICLR 2019), and
+// GINE (Hu et al., ICLR 2020; PyG's GINEConv), whose messages carry the edge's features.
 //
 //   h = (1 + ε) · x_i + Σ_{j ∈ N(i)} x_j           (spmm: the sum of in-neighbors, duplicates counted)
+//   GINE: h = (1 + ε) · x_i + Σ_{e ∈ row i} ReLU(x[col_e] + edge_attr[e])
 //   y = ReLU(h · W1 + b1) · W2 + b2                 (a two-layer MLP; no activation after it)
 // ε is the parameter "eps" of shape [1] and always gets its gradient; whether it is learned or held
 // fixed (GIN-ε vs GIN-0) is the training driver's choice, not the layer's. Biases are optional (both
@@ -8,7 +10,10 @@
 // Backward, chained through the ops:
 //   grad_h = (ReLU'(z1) ⊙ (grad_y · W2ᵀ)) · W1ᵀ,
 //   grad_x = Aᵀ · grad_h + (1 + ε) · grad_h on the first n_dst rows,  grad_ε = Σ grad_h ⊙ x_dst.
-// Shapes: x [n_src, in], W1 [in, hidden], b1 [hidden], W2 [hidden, out], b2 [out] -> y [n_dst, out].
+//   GINE: grad_m[e] = ReLU'(m_e) ⊙ grad_h[row_e] with m_e = x[col_e] + edge_attr[e];
+//         grad_edge_attr[e] = grad_m[e],  grad_x[j] = Σ_{e: col_e = j} grad_m[e] + (1 + ε)·grad_h[j] (j < n_dst).
+// Shapes: x [n_src, in], edge_attr [E, in] (edge-id order), W1 [in, hidden], b1 [hidden],
+// W2 [hidden, out], b2 [out] -> y [n_dst, out].
 //
 //   GinConfig cfg{.in_features = 1433, .hidden_features = 64, .out_features = 64};
 //   Tensor y = gin_forward(g, cfg, x, params);
@@ -26,7 +31,8 @@ struct GinConfig {
   index_t hidden_features = 8;
   index_t out_features = 4;
   bool bias = true;
-  KinkSide kink_side = KinkSide::left;  // ReLU′(0): 0 (left, the oracle's) or 1; not an attribute
+  KinkSide kink_side = KinkSide::left;  // ReLU′(0): 0 (left, the oracle's) or 1, at every ReLU; not an attribute
+  bool edge_messages = false;           // GINE: messages ReLU(x_j + edge_attr); the target's, not an attribute
 
   // Reads in_features, hidden_features, out_features, bias.
   static GinConfig from_attributes(const Attributes& attrs);
@@ -44,13 +50,20 @@ struct GinParameters {
 template <class T>
 struct GinGrads {
   DenseTensor<T> grad_x;
+  DenseTensor<T> grad_edge_attr;  // GINE only
   GinParameters<T> grad;  // the gradient of every parameter the layer has, same shapes
 };
 
+// edge_attr: GINE's edge features (cfg.edge_messages), ignored otherwise.
 template <class T>
-DenseTensor<T> gin_forward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p);
+DenseTensor<T> gin_forward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p,
+                           const DenseTensor<T>& edge_attr = {});
 template <class T>
 GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p,
-                         const DenseTensor<T>& grad_y);
+                         const DenseTensor<T>& grad_y, const DenseTensor<T>& edge_attr = {});
+
+// GINE's messages before their ReLU, m[e] = x[col_e] + edge_attr[e] ([E, in]), in T.
+template <class T>
+DenseTensor<T> gine_messages(const Graph& g, const DenseTensor<T>& x, const DenseTensor<T>& edge_attr);
 
 }  // namespace gnncheck::oracle::layers

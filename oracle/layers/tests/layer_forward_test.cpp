@@ -208,10 +208,43 @@ TEST(LayerForward, AgnnZeroFeatureRowStaysFinite) {
   for (double v : r.outputs.at("y").values()) EXPECT_TRUE(std::isfinite(v));
 }
 
+// GINE by hand on 0 ← 1 (edge 0) and 1 ← 0 (edge 1), eps = 0.5, W1 = [1; 2], W2 = [2], no bias:
+// messages m = x[col] + edge_attr = [2, 2] and [1.5, −6], ReLU [2, 2] and [1.5, 0];
+// h = 1.5·x + those = [3.5, −1] and [6, 1.5]; z1 = h·W1 = 1.5 and 9; y = 2·z1 = 3 and 18.
+// Backward with grad_y = [1, −1]: grad_z1 = [2, −2], grad_h = [[2, 4], [−2, −4]], grad_m = grad_h[row]
+// through ReLU'(m) = [2, 4] and [−2, 0] (m[1, 1] < 0), which is grad_edge_attr; grad_x gathers
+// grad_m at col and adds 1.5·grad_h: [1, 6] and [−1, −2]; grad_eps = Σ grad_h ⊙ x = −16.
+TEST(LayerForward, GineMessagesPassTheirEdgeFeaturesThroughAReluByHand) {
+  const std::vector<index_t> dst{0, 1}, src{1, 0};
+  Case c;
+  c.target = "gine";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(2, 2, dst, src));
+  c.attributes = {{"in_features", std::int64_t{2}}, {"hidden_features", std::int64_t{1}}, {"out_features", std::int64_t{1}},
+                  {"bias", false}};
+  c.inputs = {{"x", Tensor({2, 2}, {1, -2, 3, 1})}, {"edge_attr", Tensor({2, 2}, {-1, 1, 0.5, -4})}};
+  c.parameters = {{"weight1", Tensor({2, 1}, {1, 2})}, {"weight2", scalar_matrix(2)}, {"eps", vec({0.5})}};
+  c.grad_outputs = {{"y", column({1, -1})}};
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const Result r = evaluate(c, p);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_THAT(r.outputs.at("y").values(), ::testing::ElementsAre(3, 18));
+    EXPECT_THAT(r.gradients.at("edge_attr").values(), ::testing::ElementsAre(2, 4, -2, 0));
+    EXPECT_THAT(r.gradients.at("x").values(), ::testing::ElementsAre(1, 6, -1, -2));
+    EXPECT_THAT(r.gradients.at("weight1").values(), ::testing::ElementsAre(-5, -5));
+    EXPECT_THAT(r.gradients.at("weight2").values(), ::testing::ElementsAre(-7.5));
+    EXPECT_THAT(r.gradients.at("eps").values(), ::testing::ElementsAre(-16));
+  }
+  // An edge_attr that is not [E, in_features] is refused by name.
+  c.inputs["edge_attr"] = Tensor({2, 1}, {1, 2});
+  const Result bad = evaluate(c);
+  EXPECT_EQ(bad.status, Status::error);
+  EXPECT_THAT(bad.message, HasSubstr("edge_attr"));
+}
+
 TEST(LayerForward, Float32EvaluationAgreesWithFloat64) {
   const std::vector<std::pair<std::string, Attributes>> variants = {
       {"gcn", {}}, {"gcn", {{"source_degree", std::string("in")}}}, {"gin", {}}, {"gat", {}},
-      {"gat", {{"negative_slope", 0.01}, {"attn_dropout", 0.3}}}, {"sage", {}}, {"agnn", {}}};
+      {"gat", {{"negative_slope", 0.01}, {"attn_dropout", 0.3}}}, {"sage", {}}, {"agnn", {}}, {"gine", {}}};
   for (const auto& [target, attrs] : variants) {
     const Case c = layer_case(target, random_graph(200, 5, 3), attrs, 4);
     const Result r64 = evaluate(c, Precision::float64), r32 = evaluate(c, Precision::float32);

@@ -46,6 +46,8 @@ std::vector<LayerVariant> variants() {
       {"gcn_source_in_degree_no_self_loops", "gcn", small({{"source_degree", std::string("in")}, {"self_loops", false}})},
       {"gin", "gin", small({{"hidden_features", std::int64_t{3}}})},
       {"gin_no_bias", "gin", small({{"hidden_features", std::int64_t{2}}, {"bias", false}})},
+      {"gine", "gine", small({{"hidden_features", std::int64_t{3}}})},
+      {"gine_no_bias", "gine", small({{"hidden_features", std::int64_t{2}}, {"bias", false}})},
       {"gat_one_head", "gat", small({{"heads", std::int64_t{1}}})},
       {"gat_three_heads_concat", "gat", small({{"heads", std::int64_t{3}}})},
       {"gat_three_heads_mean", "gat", small({{"heads", std::int64_t{3}}, {"concat", false}})},
