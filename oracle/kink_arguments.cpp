@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "oracle/layers/dense.h"
 #include "oracle/layers/gin.h"
+#include "oracle/layers/sage.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/sddmm.h"
 #include "oracle/spmm.h"
@@ -65,7 +68,7 @@ void gin_mlp_kink_arguments(const Case& c, Tensor h, Tensor h_abs, const std::fu
   }
   auto before = k.describe;
   k.describe = [width, first, before](std::size_t n) {
-    if (n < first) return before(n);
+    if (n < first && before) return before(n);
     n -= first;
     return fmt::format("ReLU pre-activation z1[{}, {}]", static_cast<index_t>(n) / width, static_cast<index_t>(n) % width);
   };
@@ -73,44 +76,178 @@ void gin_mlp_kink_arguments(const Case& c, Tensor h, Tensor h_abs, const std::fu
 
 }  // namespace
 
-void gin_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
+namespace {
+
+// GIN's and GINE's kinks: GINE's message ReLUs, a max aggregation's ties, and the MLP's ReLU over
+// h's aggregated part (computed for the case's aggregation, and on |inputs| for Σ|terms|).
+void gin_family_kink_arguments(const Case& c, const Attributes& attrs, bool edge_messages, KinkArguments& k) {
+  auto cfg = layers::GinConfig::from_attributes(attrs);
+  cfg.edge_messages = edge_messages;
   const Graph& g = *c.graph;
   const Tensor& x = tensor_of(c, "x");
-  // z₁ = ((1+ε)·x_dst + A·x)·W₁ + b₁, and the same on |inputs| for Σ|terms|.
-  gin_mlp_kink_arguments(c, spmm_forward(g, x), spmm_forward(g, absolute(x)),
-                         [&g](index_t i) { return static_cast<double>(g.in_degree(i)); }, k);
+  const index_t width = x.row_size();
+  const Tensor edge_attr = edge_messages ? tensor_of(c, "edge_attr") : Tensor();
+  const auto col = g.col_idx();
+  // Each edge's message on |inputs|: |x[col_e]| (+ |edge_attr[e]|), which bounds |its message|.
+  Tensor v_abs({g.num_edges(), width});
+  for (index_t e = 0; e < g.num_edges(); ++e)
+    for (index_t f = 0; f < width; ++f)
+      v_abs.at(e, f) = std::abs(x.at(col[e], f)) + (edge_messages ? std::abs(edge_attr.at(e, f)) : 0.0);
+  struct Where {
+    int kind;  // 0: a message's ReLU (edge, column), 1: a max's tie (row, column, edge, selected)
+    index_t row, column, edge, selected;
+  };
+  auto where = std::make_shared<std::vector<Where>>();
+  if (edge_messages) {
+    // The messages' ReLU at m_e = x[col_e] + edge_attr[e]: one sum of two terms, each an input.
+    const Tensor m = layers::gine_messages(g, x, edge_attr);
+    for (index_t e = 0; e < g.num_edges(); ++e)
+      for (index_t f = 0; f < width; ++f) {
+        k.offsets.push_back(m.at(e, f));
+        k.abs_terms.push_back(v_abs.at(e, f));
+        k.terms.push_back(2 + 2);
+        where->push_back({0, -1, f, e, -1});
+      }
+  }
+  const Tensor v = layers::gin_edge_messages(g, cfg, x, edge_attr);
+  const auto row_ptr = g.row_ptr();
+  const bool max = cfg.aggregation == layers::GinAggregation::max;
+  if (max)
+    // A max's kink is a tie: per row and column, the selected edge's message against every other
+    // edge's. GIN's edges from the selected edge's own source carry the same message to the same
+    // row of x: no kink (an infinite offset keeps the count per edge fixed). GINE's messages are the
+    // edges' own.
+    for (index_t i = 0; i < g.n_dst(); ++i)
+      for (index_t f = 0; f < width; ++f) {
+        const index_t sel = layers::gin_selected_edge(g, v, i, f, layers::KinkSide::left);
+        for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+          if (e == sel) continue;
+          const bool same = !edge_messages && col[e] == col[sel];
+          k.offsets.push_back(same ? std::numeric_limits<double>::infinity() : v.at(sel, f) - v.at(e, f));
+          k.abs_terms.push_back(same ? 0.0 : v_abs.at(sel, f) + v_abs.at(e, f));
+          k.terms.push_back(edge_messages ? 4 + 4 : 2);
+          where->push_back({1, i, f, e, sel});
+        }
+      }
+  // h's aggregated part and its |inputs| counterpart, and the terms each row of it carries.
+  Tensor h({g.n_dst(), width}), h_abs({g.n_dst(), width});
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t d = row_ptr[i + 1] - row_ptr[i];
+    for (index_t f = 0; f < width; ++f) {
+      if (max) {
+        if (const index_t sel = layers::gin_selected_edge(g, v, i, f, layers::KinkSide::left); sel >= 0) h.at(i, f) = v.at(sel, f);
+        for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) h_abs.at(i, f) = std::max(h_abs.at(i, f), v_abs.at(e, f));
+        continue;
+      }
+      for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+        h.at(i, f) += v.at(e, f);
+        h_abs.at(i, f) += v_abs.at(e, f);
+      }
+      if (cfg.aggregation == layers::GinAggregation::mean && d > 0) {
+        h.at(i, f) /= static_cast<double>(d);
+        h_abs.at(i, f) /= static_cast<double>(d);
+      }
+    }
+  }
+  // Terms and roundings of a row of h's aggregated part: each message's (GINE: a sum and a ReLU), a
+  // mean's division; a max passes one message through.
+  const double per_message = edge_messages ? 2.0 : 1.0;
+  const auto aggregation = cfg.aggregation;
+  gin_mlp_kink_arguments(c, std::move(h), std::move(h_abs),
+                         [&g, per_message, aggregation](index_t i) {
+                           const double d = static_cast<double>(g.in_degree(i));
+                           if (aggregation == layers::GinAggregation::max) return per_message;
+                           return per_message * d + (aggregation == layers::GinAggregation::mean ? 1.0 : 0.0);
+                         },
+                         k);
   k.upstream = {"x", "weight1", "bias1", "eps"};
+  if (edge_messages) k.upstream.push_back("edge_attr");
+  const std::size_t before = where->size();
+  auto mlp = k.describe;
+  k.describe = [where, before, mlp](std::size_t n) {
+    if (n >= before) return mlp(n);
+    const Where& w = (*where)[n];
+    if (w.kind == 0)
+      return fmt::format("message ReLU pre-activation x[col_e] + edge_attr[e] at e = {}, column {}", w.edge, w.column);
+    return fmt::format("the max of row {}, column {}: edge {}'s message against the selected edge {}'s", w.row, w.column,
+                       w.edge, w.selected);
+  };
 }
 
-void gine_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
+}  // namespace
+
+void gin_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k) {
+  gin_family_kink_arguments(c, attrs, false, k);
+}
+
+void gine_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k) {
+  gin_family_kink_arguments(c, attrs, true, k);
+}
+
+void sage_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k) {
+  const auto cfg = layers::SageConfig::from_attributes(attrs);
+  if (cfg.aggregation == layers::SageAggregation::mean && !cfg.project) return;  // a linear layer
   const Graph& g = *c.graph;
   const Tensor& x = tensor_of(c, "x");
-  const Tensor& edge_attr = tensor_of(c, "edge_attr");
-  // The messages' ReLU at m_e = x[col_e] + edge_attr[e]: one sum of two terms, each an input.
-  const Tensor m = layers::gine_messages(g, x, edge_attr);
-  const Tensor m_abs = layers::gine_messages(g, absolute(x), absolute(edge_attr));
-  const index_t width = x.row_size();
-  for (index_t n = 0; n < m.size(); ++n) {
-    k.offsets.push_back(m[n]);
-    k.abs_terms.push_back(m_abs[n]);
-    k.terms.push_back(2 + 2);
+  const index_t width = cfg.in_features;
+  // The projection's pre-activation z = x·W_pool + b_pool and |x|·|W_pool| + |b_pool| (Σ|terms|).
+  layers::SageParameters<double> p;
+  Tensor z, z_abs;
+  if (cfg.project) {
+    p.weight_pool = tensor_of(c, "weight_pool");
+    p.bias_pool = tensor_of(c, "bias_pool");
+    z = matmul(x, p.weight_pool);
+    layers::add_bias(z, p.bias_pool);
+    z_abs = matmul(absolute(x), absolute(p.weight_pool));
+    layers::add_bias(z_abs, absolute(p.bias_pool));
   }
-  k.describe = [width](std::size_t n) {
-    return fmt::format("message ReLU pre-activation x[col_e] + edge_attr[e] at e = {}, column {}", static_cast<index_t>(n) / width,
-                       static_cast<index_t>(n) % width);
+  const Tensor messages = layers::sage_messages(cfg, x, p);
+  const double projection_terms = cfg.project ? static_cast<double>(width + 2 + 4) : 0.0;
+  auto magnitude = [&](index_t j, index_t f) { return cfg.project ? z_abs.at(j, f) : std::abs(x.at(j, f)); };
+  struct Where {
+    index_t row, column, edge, selected;  // row < 0: the projection's ReLU at source `edge`, column
   };
-  // The MLP's ReLU, over h's aggregated part Σ_row ReLU(m) (on |inputs|: Σ_row |x_j| + |edge_attr_e|,
-  // which bounds each |ReLU(m)|).
-  Tensor h({g.n_dst(), width}), h_abs({g.n_dst(), width});
-  const auto row_of = g.row_of_edge();
-  for (index_t e = 0; e < g.num_edges(); ++e)
-    for (index_t f = 0; f < width; ++f) {
-      h.at(row_of[e], f) += std::max(0.0, m.at(e, f));
-      h_abs.at(row_of[e], f) += m_abs.at(e, f);
-    }
-  gin_mlp_kink_arguments(c, std::move(h), std::move(h_abs),
-                         [&g](index_t i) { return 2.0 * static_cast<double>(g.in_degree(i)); }, k);
-  k.upstream = {"x", "edge_attr", "weight1", "bias1", "eps"};
+  auto where = std::make_shared<std::vector<Where>>();
+  if (cfg.aggregation == layers::SageAggregation::max) {
+    // A max's kink is a tie: per row and column, the selected edge's message against every other
+    // edge's. An edge from the selected edge's own source carries the same message and sends the
+    // gradient to the same row of x: no kink (an infinite offset keeps the count per edge fixed).
+    const auto row_ptr = g.row_ptr();
+    const auto col = g.col_idx();
+    for (index_t i = 0; i < g.n_dst(); ++i)
+      for (index_t f = 0; f < width; ++f) {
+        const index_t sel = layers::sage_selected_edge(g, messages, i, f, layers::KinkSide::left);
+        for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+          if (e == sel) continue;
+          const bool same_source = col[e] == col[sel];
+          k.offsets.push_back(same_source ? std::numeric_limits<double>::infinity()
+                                          : messages.at(col[sel], f) - messages.at(col[e], f));
+          k.abs_terms.push_back(same_source ? 0.0 : magnitude(col[sel], f) + magnitude(col[e], f));
+          k.terms.push_back(2 + projection_terms);
+          where->push_back({i, f, e, sel});
+        }
+      }
+  }
+  if (cfg.project) {
+    // The projection's ReLU, at every source some edge reads.
+    std::vector<char> read(static_cast<std::size_t>(g.n_src()), 0);
+    for (const index_t j : g.col_idx()) read[static_cast<std::size_t>(j)] = 1;
+    for (index_t j = 0; j < g.n_src(); ++j)
+      if (read[static_cast<std::size_t>(j)])
+        for (index_t f = 0; f < width; ++f) {
+          k.offsets.push_back(z.at(j, f));
+          k.abs_terms.push_back(z_abs.at(j, f));
+          k.terms.push_back(projection_terms);
+          where->push_back({-1, f, j, -1});
+        }
+  }
+  k.upstream = {"x", "weight_pool", "bias_pool"};
+  k.describe = [where](std::size_t n) {
+    const Where& w = (*where)[n];
+    if (w.row < 0) return fmt::format("the projection's ReLU pre-activation z[{}, {}]", w.edge, w.column);
+    return fmt::format("the max of row {}, column {}: edge {}'s message against the selected edge {}'s", w.row, w.column,
+                       w.edge, w.selected);
+  };
 }
 
 void gat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {

@@ -1,10 +1,12 @@
 // gnncheck/oracle/kink_arguments.h — the arguments of the kinks in a target's forward, at a case.
 //
-// Four targets apply a function with a kink (each entry's KinkHooks in oracle/targets.h says so); the oracle's backward takes the derivative on one
+// Five layers apply a function with a kink (each entry's KinkHooks in oracle/targets.h says so); the oracle's backward takes the derivative on one
 // side of it (oracle/layers/dense.h: the kink counts as negative, as PyTorch does):
 //
 //   gin   ReLU of z₁ = ((1+ε)·x_i + Σ_j x_j)·W₁ + b₁          kink at z₁ = 0
 //   gine  ReLU of each message x[col_e] + edge_attr[e], and of z₁ (its h sums those ReLUs)
+//   sage  aggr = max: a tie of two sources' messages in a row and column; project: ReLU of
+//         z = x·W_pool + b_pool at every source an edge reads
 //   gat   LeakyReLU of the logits s_dst[i] + s_src[j] per edge and head (A + I with self-loops)
 //                                                             kink at 0 unless negative_slope = 1
 //   agnn  x / max(‖x_i‖, 10⁻¹²)                              kink at ‖x_i‖ = 10⁻¹²
@@ -33,7 +35,8 @@ struct KinkArguments {
   std::vector<double> abs_terms;  // the argument computed on |inputs|
   std::vector<double> terms;      // terms and roundings that make up the argument
   // The inputs whose gradients the side of a kink changes (the ones before it in the layer):
-  // gin x, weight1, bias1, eps (not weight2, bias2); gine those and edge_attr; gat x, weight, att_src, att_dst (not bias); agnn x.
+  // gin x, weight1, bias1, eps (not weight2, bias2); gine those and edge_attr; sage x, weight_pool,
+  // bias_pool; gat x, weight, att_src, att_dst (not bias); agnn x.
   std::vector<std::string> upstream;
   std::function<std::string(std::size_t)> describe;  // "ReLU pre-activation z1[3, 5]", …
 };
@@ -46,6 +49,7 @@ KinkArguments kink_arguments(const Case& c);
 // the case's attributes with defaults filled in.
 void gin_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void gine_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
+void sage_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void gat_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void agnn_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 

@@ -140,12 +140,16 @@ TargetDef gin_family_target(bool edge_messages) {
                      : in_features_attr(),
        {"hidden_features", std::int64_t{8}, "width of the MLP's hidden layer"},
        out_features_attr(),
-       bias_attr()},
+       bias_attr(),
+       {"aggr", std::string("sum"), "the messages' aggregation per feature: sum (the paper's) | mean | max",
+        {std::string("sum"), std::string("mean"), std::string("max")}, true}},
       false};
-  spec.formula = edge_messages ? "h[i] = (1 + eps) · x[i] + Σ_{e ∈ row i} ReLU(x[col_e] + edge_attr[e])\n"
-                                 "y = ReLU(h · weight1 + bias1) · weight2 + bias2"
-                               : "h[i] = (1 + eps) · x[i] + Σ_{e ∈ row i} x[col_e]\n"
-                                 "y = ReLU(h · weight1 + bias1) · weight2 + bias2";
+  spec.formula = edge_messages ? "h[i] = (1 + eps) · x[i] + agg_{e ∈ row i} ReLU(x[col_e] + edge_attr[e])\n"
+                                 "y = ReLU(h · weight1 + bias1) · weight2 + bias2,  agg = Σ (aggr = sum), Σ / in_degree(i) "
+                                 "(mean) or the maximum per feature (max)"
+                               : "h[i] = (1 + eps) · x[i] + agg_{e ∈ row i} x[col_e]\n"
+                                 "y = ReLU(h · weight1 + bias1) · weight2 + bias2,  agg = Σ (aggr = sum), Σ / in_degree(i) "
+                                 "(mean) or the maximum per feature (max)";
   spec.conventions = {
       "Destination i's own features are x[i], the i-th source row (the destinations are the first n_dst sources): "
       "n_dst ≤ n_src is required.",
@@ -154,6 +158,10 @@ TargetDef gin_family_target(bool edge_messages) {
                       "h[i] = (1 + eps) · x[i]."
                     : "The sum counts every edge of A, duplicates and self-loops included; no self-loops are added ((1 + eps) · x[i] is "
                       "the node's own term). An empty row gives h[i] = (1 + eps) · x[i].",
+      "aggr = mean divides by the row's edge count; aggr = max takes each feature's largest message, and at a tie (two "
+      "or more edges hold it) the oracle sends the gradient to the first in edge-id order; any tied edge, or any split "
+      "among them (torch.scatter_reduce's even split), is as valid and no check fails a system for its choice "
+      "(checks/kinks-and-ties.md). An empty row aggregates 0 under every aggr (PyG's convention).",
       "eps is a parameter of shape [1] and always gets its gradient. weight1 [in_features, hidden_features], bias1 "
       "[hidden_features], weight2 [hidden_features, out_features], bias2 [out_features]; bias = false removes both biases.",
       edge_messages ? "ReLU'(0), at the messages and in the MLP: the oracle takes 0; 1 (the other one-sided derivative) is as "
@@ -306,44 +314,75 @@ TargetDef gat_target() {
 }
 
 TargetDef sage_target() {
-  TargetSpec spec{"sage", true, "GraphSAGE-mean layer: y = x_i W_self + mean_j(x_j) W_neigh + b",
-                  {kX, parameter("weight_self"), parameter("weight_neigh"), parameter("bias")},
+  TargetSpec spec{"sage", true,
+                  "GraphSAGE layer: y = x_i W_self + agg_j(p_j) W_neigh + b, agg mean or max, p = x or ReLU(x W_pool + b_pool)",
+                  {kX, parameter("weight_self"), parameter("weight_neigh"), parameter("bias"), parameter("weight_pool"),
+                   parameter("bias_pool")},
                   {kY},
-                  {in_features_attr(), out_features_attr(), bias_attr()},
+                  {in_features_attr(), out_features_attr(), bias_attr(),
+                   {"aggr", std::string("mean"), "the neighbours' aggregation per feature: mean | max",
+                    {std::string("mean"), std::string("max")}, true},
+                   {"project", false,
+                    "aggregate p = ReLU(x · weight_pool + bias_pool) instead of x (GraphSAGE's pool aggregator; PyG's "
+                    "project = true)",
+                    {false, true}, true}},
                   false};
-  spec.formula = "y[i] = x[i] · weight_self + ((1 / in_degree(i)) · Σ_{e ∈ row i} x[col_e]) · weight_neigh + bias";
+  spec.formula =
+      "p[j] = x[j], or ReLU(x[j] · weight_pool + bias_pool) with project\n"
+      "y[i] = x[i] · weight_self + agg_{e ∈ row i} p[col_e] · weight_neigh + bias,  agg = (1 / in_degree(i)) · Σ "
+      "(aggr = mean) or the maximum per feature (aggr = max)";
   spec.conventions = {
       "Destination i's own features are x[i], the i-th source row (the destinations are the first n_dst sources): "
-      "n_dst ≤ n_src is required.",
-      "The mean is over destination i's in-edges in A, duplicates counted; no self-loops are added; an empty row has mean 0.",
-      "weight_self and weight_neigh are [in_features, out_features]; bias is [out_features], absent with bias = false."};
+      "n_dst ≤ n_src is required; x[i] is never projected (the projection is the neighbours' side only, as PyG's).",
+      "The aggregation is over destination i's in-edges in A, duplicates counted (the mean's denominator is the row "
+      "length); no self-loops are added; an empty row aggregates 0 (mean and max alike, PyG's convention).",
+      "Max at a tie (two or more sources hold a column's maximum): the oracle sends the gradient to the first such edge "
+      "in edge-id order; any tied source, or any split among them (torch.scatter_reduce's even split), is as valid, and "
+      "no check fails a system for its choice (checks/kinks-and-ties.md). Duplicate edges of one source are no tie.",
+      "ReLU'(0) in the projection: the oracle takes 0; 1 is as valid.",
+      "weight_self and weight_neigh are [in_features, out_features]; bias is [out_features], absent with bias = false; "
+      "weight_pool [in_features, in_features] and bias_pool [in_features] are present only with project (PyG's "
+      "projection always has its bias)."};
   auto inputs = [](const Graph& g, const Attributes& a) {
     const auto cfg = SageConfig::from_attributes(a);
     Shapes s{{"x", {g.n_src(), cfg.in_features}},
              {"weight_self", {cfg.in_features, cfg.out_features}},
              {"weight_neigh", {cfg.in_features, cfg.out_features}}};
     if (cfg.bias) s["bias"] = {cfg.out_features};
+    if (cfg.project) {
+      s["weight_pool"] = {cfg.in_features, cfg.in_features};
+      s["bias_pool"] = {cfg.in_features};
+    }
     return s;
   };
   auto outputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"y", {g.n_dst(), SageConfig::from_attributes(a).out_features}}};
   };
-  auto evaluate = [](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
-    using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
-    const auto cfg = SageConfig::from_attributes(a);
-    const SageParameters<T> p{input(in, "weight_self"), input(in, "weight_neigh"), optional_input(in, "bias", cfg.bias)};
-    Evaluation<T> ev;
-    ev.outputs["y"] = sage_forward(g, cfg, input(in, "x"), p);
-    if (!grad_out.empty()) {
-      auto grads = sage_backward(g, cfg, input(in, "x"), p, input(grad_out, "y"));
-      ev.gradients["x"] = std::move(grads.grad_x);
-      ev.gradients["weight_self"] = std::move(grads.grad.weight_self);
-      ev.gradients["weight_neigh"] = std::move(grads.grad.weight_neigh);
-      if (cfg.bias) ev.gradients["bias"] = std::move(grads.grad.bias);
-    }
-    return ev;
+  auto evaluate_at = [](KinkSide side) {
+    return [side](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+      using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
+      auto cfg = SageConfig::from_attributes(a);
+      cfg.kink_side = side;
+      const SageParameters<T> p{input(in, "weight_self"), input(in, "weight_neigh"), optional_input(in, "bias", cfg.bias),
+                                optional_input(in, "weight_pool", cfg.project), optional_input(in, "bias_pool", cfg.project)};
+      Evaluation<T> ev;
+      ev.outputs["y"] = sage_forward(g, cfg, input(in, "x"), p);
+      if (!grad_out.empty()) {
+        auto grads = sage_backward(g, cfg, input(in, "x"), p, input(grad_out, "y"));
+        ev.gradients["x"] = std::move(grads.grad_x);
+        ev.gradients["weight_self"] = std::move(grads.grad.weight_self);
+        ev.gradients["weight_neigh"] = std::move(grads.grad.weight_neigh);
+        if (cfg.bias) ev.gradients["bias"] = std::move(grads.grad.bias);
+        if (cfg.project) {
+          ev.gradients["weight_pool"] = std::move(grads.grad.weight_pool);
+          ev.gradients["bias_pool"] = std::move(grads.grad.bias_pool);
+        }
+      }
+      return ev;
+    };
   };
-  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate);
+  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
+  def.kinks = {sage_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
   def.receptive_field = reads_own_features;
   return def;
 }

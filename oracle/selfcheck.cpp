@@ -35,6 +35,13 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
     if (attribute.name == "zero_degree")
       variants.push_back({{"source_degree", std::string("in")}, {"zero_degree", std::string("one")}});
     if (attribute.name == "negative_slope") variants.push_back({{"negative_slope", 0.01}});
+    if (attribute.name == "aggr")
+      for (const AttrValue& aggr : attribute.choices)
+        if (aggr != attribute.default_value) variants.push_back({{"aggr", aggr}});
+    if (attribute.name == "project") {
+      variants.push_back({{"project", true}});
+      variants.push_back({{"project", true}, {"aggr", std::string("max")}});
+    }
     if (attribute.name == "duplicate_edges") variants.push_back({{"duplicate_edges", std::string("coalesced")}});
     // gspmm: every message with every reduction, each broadcast of each operand (with mul, which
     // reads both), and the identity on empty rows.
@@ -67,7 +74,8 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
 
 // On the large graph: the defaults, for gspmm the two operands through a selection and a mean, for
 // gsddmm an edge operand divided by a source operand and a broadcast inner product of a destination
-// and an edge operand (with the defaults' u·v, every one of its six inputs).
+// and an edge operand (with the defaults' u·v, every one of its six inputs), for sage the max over
+// the projection (its two parameters).
 std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
   std::vector<Attributes> variants = {Attributes{}};
   for (const AttributeSpec& attribute : spec.attributes) {
@@ -75,6 +83,7 @@ std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
       variants.push_back({{"message", std::string("mul")}, {"reduce", std::string("max")}});
       variants.push_back({{"message", std::string("div")}, {"reduce", std::string("mean")}});
     }
+    if (attribute.name == "project") variants.push_back({{"project", true}, {"aggr", std::string("max")}});
     if (attribute.name == "op") {
       variants.push_back({{"op", std::string("div")}, {"lhs", std::string("e")}, {"rhs", std::string("u")}});
       variants.push_back({{"op", std::string("dot")}, {"lhs", std::string("v")}, {"rhs", std::string("e")},

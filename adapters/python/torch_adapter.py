@@ -652,9 +652,12 @@ def gin_family_answer(case, conv_class, with_edge_attr):
             torch.nn.ReLU(),
             torch.nn.Linear(a["hidden_features"], a["out_features"], bias=a["bias"]),
         )
-        return conv_class(mlp, eps=0.0, train_eps=True)
+        # aggr: PyG's MessagePassing reduction ("add" for sum); max splits a tie's gradient evenly
+        # (torch.scatter_reduce's amax), a valid subgradient.
+        return conv_class(mlp, eps=0.0, train_eps=True, aggr={"sum": "add"}.get(aggr, aggr))
 
-    key = (conv_class.__name__, a["in_features"], a["hidden_features"], a["out_features"], a["bias"])
+    aggr = a.get("aggr", "sum")
+    key = (conv_class.__name__, a["in_features"], a["hidden_features"], a["out_features"], a["bias"], aggr)
     conv = MODULES.get(key, make)
     mlp = conv.nn
     p = t.parameters
@@ -719,15 +722,19 @@ def layer_sage(case):
 
     a = case.attributes
     t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
-    conv = MODULES.get(("sage", a["in_features"], a["out_features"], a["bias"]),
-                       lambda: SAGEConv(a["in_features"], a["out_features"], aggr="mean", root_weight=True,
-                                        bias=a["bias"]))
+    aggr, project = a.get("aggr", "mean"), a.get("project", False)
+    conv = MODULES.get(("sage", a["in_features"], a["out_features"], a["bias"], aggr, project),
+                       lambda: SAGEConv(a["in_features"], a["out_features"], aggr=aggr, project=project,
+                                        root_weight=True, bias=a["bias"]))
     p = t.parameters
     copy_linear(conv.lin_l, p["weight_neigh"], p["bias"] if a["bias"] else None)
     copy_linear(conv.lin_r, p["weight_self"])
     pmap = {"weight_neigh": (conv.lin_l.weight, True), "weight_self": (conv.lin_r.weight, True)}
     if a["bias"]:
         pmap["bias"] = (conv.lin_l.bias, False)
+    if project:  # PyG's projection of the neighbours' side: Linear(in, in) with its bias, then ReLU
+        copy_linear(conv.lin, p["weight_pool"], p["bias_pool"])
+        pmap.update({"weight_pool": (conv.lin.weight, True), "bias_pool": (conv.lin.bias, False)})
     edge_index = aggregation_edges(case, False)
     n_dst = case.graph.n_dst
     size = (case.graph.n_src, n_dst)

@@ -187,6 +187,9 @@ std::vector<Case> cases_on_kinks() {
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     out.push_back(integer_case("gin", seed));
     out.push_back(integer_case("gine", seed));
+    out.push_back(integer_case("gin", seed, {{"aggr", std::string(seed % 2 ? "max" : "mean")}}));
+    out.push_back(integer_case("gine", seed, {{"aggr", std::string("max")}}));
+    out.push_back(integer_case("sage", seed, {{"aggr", std::string("max")}, {"project", seed % 2 == 0}}));
     out.push_back(integer_case("gat", seed, {{"negative_slope", seed % 2 ? 0.2 : 0.01}, {"heads", std::int64_t{2}}}));
     if (seed % 4 == 0) out.push_back(integer_case("gat", seed, {{"attn_dropout", 0.3}, {"dropout_seed", std::int64_t{5}}}));
     Case agnn = oracle::make_random_case(oracle::find_target("agnn"), square_graph(6, seed), {}, seed);
@@ -214,7 +217,7 @@ TEST(Kinks, TheOtherOneSidedDerivativeAtEveryKinkPassesEveryCheck) {
       }
     }
   }
-  for (const std::string target : {"gin", "gine", "gat", "agnn"})
+  for (const std::string target : {"gin", "gine", "sage", "gat", "agnn"})
     EXPECT_GT(differs[target], 2) << target << ": the cases should sit exactly on the kinks";
 }
 

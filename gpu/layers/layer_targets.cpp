@@ -86,17 +86,22 @@ GsddmmShape gine_messages_shape(index_t width) {
   s.rhs = {OperandBroadcast::none, width};
   return s;
 }
-GspmmShape gine_row_sums_shape(index_t width) {
+// The row aggregation of GIN's sources (copy_u) or GINE's edge messages (copy_e): sum, mean or max,
+// as the oracle's aggr (max: the first extreme in edge-id order, 0 on an empty row).
+GspmmShape gin_aggregation_shape(index_t width, bool edge_messages, ol::GinAggregation aggregation) {
   GspmmShape s;
   s.features = width;
-  s.message = ElementwiseOp::copy_rhs;
-  s.reduce = RowReduction::sum;
-  s.e = {OperandBroadcast::none, width};
+  s.message = edge_messages ? ElementwiseOp::copy_rhs : ElementwiseOp::copy_lhs;
+  s.reduce = aggregation == ol::GinAggregation::max    ? RowReduction::max
+             : aggregation == ol::GinAggregation::mean ? RowReduction::mean
+                                                       : RowReduction::sum;
+  (edge_messages ? s.e : s.u) = {OperandBroadcast::none, width};
   return s;
 }
 
 // ---- GIN: y = ReLU(((1 + ε)·x_dst + A·x) · W1 + b1) · W2 + b2 ------------------------------------
-// GINE (edge_messages): A·x becomes Σ_{e ∈ row} ReLU(x[col_e] + edge_attr[e]).
+// GINE (edge_messages): A·x becomes Σ_{e ∈ row} ReLU(x[col_e] + edge_attr[e]); aggr mean or max
+// replaces the sum (gspmm's reductions).
 void gin_family_layer(TargetRun& run, bool edge_messages) {
   const auto cfg = ol::GinConfig::from_attributes(run.attributes);
   ol::require_destinations_are_sources(run.host_graph, edge_messages ? "gine" : "gin");
@@ -116,9 +121,11 @@ void gin_family_layer(TargetRun& run, bool edge_messages) {
     r = DeviceTensor(ctx, {g.num_edges(), in});
     gsddmm_forward(ctx, g, gine_messages_shape(in), x.data(), edge_attr.data(), m.data());
     relu_forward(ctx, g.num_edges() * in, m.data(), r.data());
-    gspmm_forward(ctx, g, gine_row_sums_shape(in), nullptr, r.data(), h.data());
-  } else {
+    gspmm_forward(ctx, g, gin_aggregation_shape(in, true, cfg.aggregation), nullptr, r.data(), h.data());
+  } else if (cfg.aggregation == ol::GinAggregation::sum) {
     spmm_forward(ctx, g, x.data(), in, h.data(), ForwardMethod::row_kernel);
+  } else {
+    gspmm_forward(ctx, g, gin_aggregation_shape(in, false, cfg.aggregation), x.data(), nullptr, h.data());
   }
   axpby(ctx, n_dst * in, one_plus_eps, x.data(), 1.0f, h.data());  // first n_dst rows of x
   DeviceTensor z1(ctx, {n_dst, hidden});
@@ -146,11 +153,15 @@ void gin_family_layer(TargetRun& run, bool edge_messages) {
     // Each message's gradient is its row's gh (the row sum's backward) through the message's ReLU;
     // the messages' sum's backward then gives edge_attr's and the sources' shares of x's.
     DeviceTensor& gm = run.new_gradient("edge_attr", {g.num_edges(), in});
-    gspmm_backward(ctx, g, gine_row_sums_shape(in), nullptr, r.data(), gh.data(), nullptr, gm.data());
+    gspmm_backward(ctx, g, gin_aggregation_shape(in, true, cfg.aggregation), nullptr, r.data(), gh.data(), nullptr,
+                   gm.data());
     relu_backward(ctx, g.num_edges() * in, m.data(), gm.data(), gm.data());
     gsddmm_backward(ctx, g, gine_messages_shape(in), x.data(), run.input("edge_attr").data(), gm.data(), gx.data(), nullptr);
-  } else {
+  } else if (cfg.aggregation == ol::GinAggregation::sum) {
     spmm_backward(ctx, g, gh.data(), in, gx.data(), TransposeMethod::fused_csc_kernel);
+  } else {
+    gspmm_backward(ctx, g, gin_aggregation_shape(in, false, cfg.aggregation), x.data(), nullptr, gh.data(), gx.data(),
+                   nullptr);
   }
   axpby(ctx, n_dst * in, one_plus_eps, gh.data(), 1.0f, gx.data());
   const float grad_eps = dot(ctx, n_dst * in, gh.data(), x.data());
@@ -169,9 +180,30 @@ void sage_layer(TargetRun& run) {
   const DeviceTensor& x = run.input("x");
   const DeviceTensor& w_self = run.input("weight_self");
   const DeviceTensor& w_neigh = run.input("weight_neigh");
+  const bool max = cfg.aggregation == ol::SageAggregation::max;
 
-  DeviceTensor mean(ctx, {n_dst, in});
-  normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, x.data(), in, mean.data());
+  // The neighbours' side p: x, or ReLU(x · W_pool + b_pool) with project.
+  DeviceTensor z, projected;
+  if (cfg.project) {
+    z = DeviceTensor(ctx, {g.n_src(), in});
+    projected = DeviceTensor(ctx, {g.n_src(), in});
+    matmul(ctx, g.n_src(), in, in, x.data(), run.input("weight_pool").data(), z.data());
+    add_bias(ctx, g.n_src(), in, run.input("bias_pool").data(), z.data());
+    relu_forward(ctx, g.n_src() * in, z.data(), projected.data());
+  }
+  const float* messages = cfg.project ? projected.data() : x.data();
+  // max: gspmm's copy_u max, which selects the first extreme of a row in edge-id order (the oracle's
+  // choice at a tie) and gives an empty row 0.
+  GspmmShape max_shape;
+  max_shape.features = in;
+  max_shape.message = ElementwiseOp::copy_lhs;
+  max_shape.reduce = RowReduction::max;
+  max_shape.u = {OperandBroadcast::none, in};
+  DeviceTensor mean(ctx, {n_dst, in});  // the aggregation, mean or max
+  if (max)
+    gspmm_forward(ctx, g, max_shape, messages, nullptr, mean.data());
+  else
+    normalized_spmm_forward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, messages, in, mean.data());
   DeviceTensor& y = run.new_output("y", {n_dst, out});
   matmul(ctx, n_dst, in, out, x.data(), w_self.data(), y.data());
   matmul(ctx, n_dst, in, out, mean.data(), w_neigh.data(), y.data(), 1.0f);
@@ -185,7 +217,22 @@ void sage_layer(TargetRun& run) {
   DeviceTensor g_mean(ctx, {n_dst, in});
   matmul_a_bt(ctx, n_dst, out, in, gy, w_neigh.data(), g_mean.data());
   DeviceTensor& gx = run.new_gradient("x", x.shape());
-  normalized_spmm_backward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, g_mean.data(), in, gx.data());
+  DeviceTensor g_projected;
+  float* g_messages = gx.data();
+  if (cfg.project) {
+    g_projected = DeviceTensor(ctx, {g.n_src(), in});
+    g_messages = g_projected.data();
+  }
+  if (max)
+    gspmm_backward(ctx, g, max_shape, messages, nullptr, g_mean.data(), g_messages, nullptr);
+  else
+    normalized_spmm_backward(ctx, g, DegreeNorm::row_mean, SourceDegree::out, g_mean.data(), in, g_messages);
+  if (cfg.project) {
+    relu_backward(ctx, g.n_src() * in, z.data(), g_projected.data(), g_projected.data());
+    matmul_at_b(ctx, g.n_src(), in, in, x.data(), g_projected.data(), run.new_gradient("weight_pool", {in, in}).data());
+    column_sums(ctx, g.n_src(), in, g_projected.data(), run.new_gradient("bias_pool", {in}).data());
+    matmul_a_bt(ctx, g.n_src(), in, in, g_projected.data(), run.input("weight_pool").data(), gx.data());
+  }
   matmul_a_bt(ctx, n_dst, out, in, gy, w_self.data(), gx.data(), 1.0f);  // first n_dst rows
   ctx.synchronize();
 }

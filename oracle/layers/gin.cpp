@@ -1,5 +1,9 @@
 #include "oracle/layers/gin.h"
 
+#include <fmt/format.h>
+
+#include "core/error.h"
+
 #include "oracle/layers/dense.h"
 #include "oracle/layers/layer_config.h"
 #include "oracle/layers/self_loops.h"
@@ -13,6 +17,16 @@ GinConfig GinConfig::from_attributes(const Attributes& attrs) {
   cfg.hidden_features = positive_attribute(attrs, "hidden_features", "gin");
   cfg.out_features = positive_attribute(attrs, "out_features", "gin");
   cfg.bias = attrs.get_bool("bias");
+  const std::string aggr = attrs.get_string("aggr", "sum");
+  if (aggr == "sum") {
+    cfg.aggregation = GinAggregation::sum;
+  } else if (aggr == "mean") {
+    cfg.aggregation = GinAggregation::mean;
+  } else if (aggr == "max") {
+    cfg.aggregation = GinAggregation::max;
+  } else {
+    throw InputError(fmt::format("layer 'gin': attribute 'aggr' must be sum, mean or max, got '{}'", aggr));
+  }
   return cfg;
 }
 
@@ -48,15 +62,26 @@ GinActivations<T> gin_activations(const Graph& g, const GinConfig& cfg, const De
                                   const GinParameters<T>& p, const DenseTensor<T>& edge_attr) {
   GinActivations<T> act;
   act.x_dst = first_rows(x, g.n_dst());
-  if (cfg.edge_messages) {
-    act.m = gine_messages(g, x, edge_attr);
-    const DenseTensor<T> r = relu(act.m);
+  if (cfg.edge_messages) act.m = gine_messages(g, x, edge_attr);
+  if (!cfg.edge_messages && cfg.aggregation == GinAggregation::sum) {
+    act.h = spmm_forward(g, x);
+  } else {
+    // The messages of every edge, aggregated per row and feature.
+    const DenseTensor<T> v = cfg.edge_messages ? relu(act.m) : gin_edge_messages(g, cfg, x, edge_attr);
     act.h = DenseTensor<T>({g.n_dst(), x.row_size()});
     const auto row_of = g.row_of_edge();
-    for (index_t e = 0; e < g.num_edges(); ++e)
-      for (index_t f = 0; f < x.row_size(); ++f) act.h.at(row_of[e], f) += r.at(e, f);
-  } else {
-    act.h = spmm_forward(g, x);
+    if (cfg.aggregation == GinAggregation::max) {
+      for (index_t i = 0; i < g.n_dst(); ++i)
+        for (index_t f = 0; f < x.row_size(); ++f)
+          if (const index_t e = gin_selected_edge(g, v, i, f, cfg.kink_side); e >= 0) act.h.at(i, f) = v.at(e, f);
+    } else {
+      for (index_t e = 0; e < g.num_edges(); ++e)
+        for (index_t f = 0; f < x.row_size(); ++f) act.h.at(row_of[e], f) += v.at(e, f);
+      if (cfg.aggregation == GinAggregation::mean)
+        for (index_t i = 0; i < g.n_dst(); ++i)
+          if (const index_t d = g.in_degree(i); d > 0)
+            for (index_t f = 0; f < x.row_size(); ++f) act.h.at(i, f) /= static_cast<T>(d);
+    }
   }
   add_scaled(act.h, T(1) + p.eps[0], act.x_dst);
   act.z1 = matmul(act.h, p.weight1);
@@ -66,6 +91,27 @@ GinActivations<T> gin_activations(const Graph& g, const GinConfig& cfg, const De
 }
 
 }  // namespace
+
+template <class T>
+DenseTensor<T> gin_edge_messages(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const DenseTensor<T>& edge_attr) {
+  if (cfg.edge_messages) return relu(gine_messages(g, x, edge_attr));
+  DenseTensor<T> v({g.num_edges(), x.row_size()});
+  const auto col = g.col_idx();
+  for (index_t e = 0; e < g.num_edges(); ++e)
+    for (index_t f = 0; f < x.row_size(); ++f) v.at(e, f) = x.at(col[e], f);
+  return v;
+}
+
+template <class T>
+index_t gin_selected_edge(const Graph& g, const DenseTensor<T>& messages, index_t i, index_t f, KinkSide side) {
+  const auto row_ptr = g.row_ptr();
+  index_t selected = -1;
+  for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e)
+    if (selected < 0 || messages.at(e, f) > messages.at(selected, f) ||
+        (side == KinkSide::right && messages.at(e, f) == messages.at(selected, f)))
+      selected = e;
+  return selected;
+}
 
 template <class T>
 DenseTensor<T> gine_messages(const Graph& g, const DenseTensor<T>& x, const DenseTensor<T>& edge_attr) {
@@ -101,20 +147,33 @@ GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor
     grads.grad.bias1 = column_sums(grad_z1);
   }
   const DenseTensor<T> grad_h = matmul_a_bt(grad_z1, p.weight1);
-  if (cfg.edge_messages) {
-    // Each message's gradient is its row's grad_h through the message's ReLU; it reaches the edge's
-    // features and its source's row (Aᵀ over the messages).
-    DenseTensor<T> grad_r({g.num_edges(), cfg.in_features});
+  if (!cfg.edge_messages && cfg.aggregation == GinAggregation::sum) {
+    grads.grad_x = spmm_backward(g, grad_h);  // Aᵀ · grad_h
+  } else {
+    // Each message's gradient: its row's grad_h (sum), divided by the row's length (mean), or only
+    // where its edge is the selected one (max); through GINE's ReLU it reaches the edge's features.
+    // Then the messages' sources gather them (Aᵀ over the messages).
+    DenseTensor<T> grad_v({g.num_edges(), cfg.in_features});
     const auto row_of = g.row_of_edge();
     const auto col = g.col_idx();
-    for (index_t e = 0; e < g.num_edges(); ++e)
-      for (index_t f = 0; f < cfg.in_features; ++f) grad_r.at(e, f) = grad_h.at(row_of[e], f);
-    grads.grad_edge_attr = relu_backward(act.m, grad_r, cfg.kink_side);
+    if (cfg.aggregation == GinAggregation::max) {
+      const DenseTensor<T> v = gin_edge_messages(g, cfg, x, edge_attr);
+      for (index_t i = 0; i < g.n_dst(); ++i)
+        for (index_t f = 0; f < cfg.in_features; ++f)
+          if (const index_t e = gin_selected_edge(g, v, i, f, cfg.kink_side); e >= 0) grad_v.at(e, f) = grad_h.at(i, f);
+    } else {
+      for (index_t e = 0; e < g.num_edges(); ++e) {
+        const T scale = cfg.aggregation == GinAggregation::mean ? T(1) / static_cast<T>(g.in_degree(row_of[e])) : T(1);
+        for (index_t f = 0; f < cfg.in_features; ++f) grad_v.at(e, f) = grad_h.at(row_of[e], f) * scale;
+      }
+    }
+    if (cfg.edge_messages) {
+      grads.grad_edge_attr = relu_backward(act.m, grad_v, cfg.kink_side);
+      grad_v = grads.grad_edge_attr;
+    }
     grads.grad_x = DenseTensor<T>({g.n_src(), cfg.in_features});
     for (index_t e = 0; e < g.num_edges(); ++e)
-      for (index_t f = 0; f < cfg.in_features; ++f) grads.grad_x.at(col[e], f) += grads.grad_edge_attr.at(e, f);
-  } else {
-    grads.grad_x = spmm_backward(g, grad_h);  // Aᵀ · grad_h
+      for (index_t f = 0; f < cfg.in_features; ++f) grads.grad_x.at(col[e], f) += grad_v.at(e, f);
   }
   add_into_first_rows(grads.grad_x, T(1) + p.eps[0], grad_h);
   T grad_eps = 0;
@@ -132,6 +191,10 @@ template GinGrads<double> gin_backward(const Graph&, const GinConfig&, const Ten
 template GinGrads<float> gin_backward(const Graph&, const GinConfig&, const TensorF&, const GinParameters<float>&,
                                       const TensorF&, const TensorF&);
 template Tensor gine_messages(const Graph&, const Tensor&, const Tensor&);
+template Tensor gin_edge_messages(const Graph&, const GinConfig&, const Tensor&, const Tensor&);
+template TensorF gin_edge_messages(const Graph&, const GinConfig&, const TensorF&, const TensorF&);
+template index_t gin_selected_edge(const Graph&, const Tensor&, index_t, index_t, KinkSide);
+template index_t gin_selected_edge(const Graph&, const TensorF&, index_t, index_t, KinkSide);
 template TensorF gine_messages(const Graph&, const TensorF&, const TensorF&);
 
 }  // namespace gnncheck::oracle::layers

@@ -26,6 +26,11 @@
 
 namespace gnncheck::oracle::layers {
 
+// How GIN and GINE aggregate the neighbours' messages per feature (PyG's aggr): sum (the paper's),
+// mean (over the row's edges; an empty row gives 0) or max (an empty row gives 0; at a tie the first
+// edge in edge-id order gets the gradient, the last with KinkSide::right).
+enum class GinAggregation { sum, mean, max };
+
 struct GinConfig {
   index_t in_features = 8;
   index_t hidden_features = 8;
@@ -33,8 +38,9 @@ struct GinConfig {
   bool bias = true;
   KinkSide kink_side = KinkSide::left;  // ReLU′(0): 0 (left, the oracle's) or 1, at every ReLU; not an attribute
   bool edge_messages = false;           // GINE: messages ReLU(x_j + edge_attr); the target's, not an attribute
+  GinAggregation aggregation = GinAggregation::sum;
 
-  // Reads in_features, hidden_features, out_features, bias.
+  // Reads in_features, hidden_features, out_features, bias, aggr.
   static GinConfig from_attributes(const Attributes& attrs);
 };
 
@@ -61,6 +67,15 @@ DenseTensor<T> gin_forward(const Graph& g, const GinConfig& cfg, const DenseTens
 template <class T>
 GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const GinParameters<T>& p,
                          const DenseTensor<T>& grad_y, const DenseTensor<T>& edge_attr = {});
+
+// The message of every edge, [E, in]: x[col_e] (GIN) or ReLU(x[col_e] + edge_attr[e]) (GINE).
+template <class T>
+DenseTensor<T> gin_edge_messages(const Graph& g, const GinConfig& cfg, const DenseTensor<T>& x, const DenseTensor<T>& edge_attr);
+
+// The edge a max aggregation selects for destination i and column f of the edge messages: the first
+// in edge-id order holding the row's maximum (the last with KinkSide::right); -1 for an empty row.
+template <class T>
+index_t gin_selected_edge(const Graph& g, const DenseTensor<T>& messages, index_t i, index_t f, KinkSide side);
 
 // GINE's messages before their ReLU, m[e] = x[col_e] + edge_attr[e] ([E, in]), in T.
 template <class T>

@@ -241,10 +241,48 @@ TEST(LayerForward, GineMessagesPassTheirEdgeFeaturesThroughAReluByHand) {
   EXPECT_THAT(bad.message, HasSubstr("edge_attr"));
 }
 
+// SAGE with aggr = max on the directed triangle (0 ← 1, 0 ← 2, 1 ← 2), x = [1, 5, 5], W_self = 1,
+// W_neigh = 2: row 0's maximum ties between sources 1 and 2, row 2 is empty (aggregates 0).
+// y = x + 2·max = [11, 15, 5]; with grad_y = 1 the tie's gradient goes to the first edge's source
+// (the oracle's choice): grad_x = grad_y·W_self + 2 at sources 1 and 2 = [1, 3, 3]; the other
+// one-sided choice (the control system's, cpu_float32_right_derivatives) sends row 0's to source 2.
+TEST(LayerForward, SageMaxSendsATiesGradientToOneSourceByHand) {
+  Case c;
+  c.target = "sage";
+  c.graph = directed_triangle();
+  c.attributes = width1({{"bias", false}, {"aggr", std::string("max")}});
+  c.inputs = {{"x", column({1, 5, 5})}};
+  c.parameters = {{"weight_self", scalar_matrix(1)}, {"weight_neigh", scalar_matrix(2)}};
+  c.grad_outputs = {{"y", column({1, 1, 1})}};
+  const Result r = evaluate(c);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.outputs.at("y").values(), ::testing::ElementsAre(11, 15, 5));
+  EXPECT_THAT(r.gradients.at("x").values(), ::testing::ElementsAre(1, 3, 3));
+  EXPECT_THAT(r.gradients.at("weight_neigh").values(), ::testing::ElementsAre(10));
+  EXPECT_THAT(r.gradients.at("weight_self").values(), ::testing::ElementsAre(11));
+  const Result right = evaluate_f32_right_of_kinks(c);
+  ASSERT_TRUE(right.ok()) << right.message;
+  EXPECT_THAT(right.gradients.at("x").values(), ::testing::ElementsAre(1, 1, 5));
+  // The pool aggregator: p = ReLU(x·W_pool + b_pool) with W_pool = −1, b_pool = 4: p = [3, 0, 0]
+  // (source 0 is read by no edge); both rows' maxima tie at 0, so max = [0, 0, 0], y = x, and the
+  // ReLU's kink at sources 1, 2 (z = −1 < 0) stops every neighbour gradient: grad_W_pool = 0.
+  c.attributes.set("project", true);
+  c.parameters["weight_pool"] = scalar_matrix(-1);
+  c.parameters["bias_pool"] = vec({4});
+  const Result pooled = evaluate(c);
+  ASSERT_TRUE(pooled.ok()) << pooled.message;
+  EXPECT_THAT(pooled.outputs.at("y").values(), ::testing::ElementsAre(1, 5, 5));
+  EXPECT_THAT(pooled.gradients.at("x").values(), ::testing::ElementsAre(1, 1, 1));
+  EXPECT_THAT(pooled.gradients.at("weight_pool").values(), ::testing::ElementsAre(0));
+  c.attributes.set("aggr", std::string("min"));
+  EXPECT_THAT(evaluate(c).message, HasSubstr("aggr"));
+}
+
 TEST(LayerForward, Float32EvaluationAgreesWithFloat64) {
   const std::vector<std::pair<std::string, Attributes>> variants = {
       {"gcn", {}}, {"gcn", {{"source_degree", std::string("in")}}}, {"gin", {}}, {"gat", {}},
-      {"gat", {{"negative_slope", 0.01}, {"attn_dropout", 0.3}}}, {"sage", {}}, {"agnn", {}}, {"gine", {}}};
+      {"gat", {{"negative_slope", 0.01}, {"attn_dropout", 0.3}}}, {"sage", {}}, {"agnn", {}}, {"gine", {}},
+      {"sage", {{"aggr", std::string("max")}, {"project", true}}}};
   for (const auto& [target, attrs] : variants) {
     const Case c = layer_case(target, random_graph(200, 5, 3), attrs, 4);
     const Result r64 = evaluate(c, Precision::float64), r32 = evaluate(c, Precision::float32);
