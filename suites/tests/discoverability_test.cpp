@@ -64,7 +64,7 @@ TEST(ListTest, LayersStateTheirConventions) {
   EXPECT_THAT(gat, HasSubstr("att_dst pairs with the destination"));
   EXPECT_THAT(gat, HasSubstr("bias is [heads·C] with concat = true and [C] with concat = false"));
   EXPECT_THAT(gnncheck("list agnn").output, HasSubstr("A zero row of x stays zero"));
-  EXPECT_THAT(gnncheck("list sage").output, HasSubstr("an empty row has mean 0"));
+  EXPECT_THAT(gnncheck("list sage").output, HasSubstr("an empty row aggregates 0"));
   EXPECT_THAT(gnncheck("list gin").output, HasSubstr("Destination i's own features are x[i]"));
 }
 
