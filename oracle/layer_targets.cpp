@@ -142,7 +142,7 @@ TargetDef gin_family_target(bool edge_messages) {
        out_features_attr(),
        bias_attr(),
        {"aggr", std::string("sum"), "the messages' aggregation per feature: sum (the paper's) | mean | max",
-        {std::string("sum"), std::string("mean"), std::string("max")}, true}},
+        {std::string("sum"), std::string("mean"), std::string("max")}, true, !edge_messages}},
       false};
   spec.formula = edge_messages ? "h[i] = (1 + eps) · x[i] + agg_{e ∈ row i} ReLU(x[col_e] + edge_attr[e])\n"
                                  "y = ReLU(h · weight1 + bias1) · weight2 + bias2,  agg = Σ (aggr = sum), Σ / in_degree(i) "
@@ -321,11 +321,11 @@ TargetDef sage_target() {
                   {kY},
                   {in_features_attr(), out_features_attr(), bias_attr(),
                    {"aggr", std::string("mean"), "the neighbours' aggregation per feature: mean | max",
-                    {std::string("mean"), std::string("max")}, true},
+                    {std::string("mean"), std::string("max")}, true, true},
                    {"project", false,
                     "aggregate p = ReLU(x · weight_pool + bias_pool) instead of x (GraphSAGE's pool aggregator; PyG's "
                     "project = true)",
-                    {false, true}, true}},
+                    {false, true}, true, true}},
                   false};
   spec.formula =
       "p[j] = x[j], or ReLU(x[j] · weight_pool + bias_pool) with project\n"

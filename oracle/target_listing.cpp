@@ -156,7 +156,11 @@ std::string describe_target(const TargetDef& def) {
          "tensor lives on edges_csc)\n";
   if (!spec.attributes.empty()) {
     out += "\nAttributes (default; meaning):\n";
-    for (const auto& a : spec.attributes) out += fmt::format("  {:<16} {:<10} {}\n", a.name, gnncheck::to_string(a.default_value), a.help);
+    for (const auto& a : spec.attributes)
+      out += fmt::format("  {:<16} {:<10} {}{}\n", a.name, gnncheck::to_string(a.default_value), a.help,
+                         a.opt_in ? " (opt-in: a system outside gnncheck is asked the default unless it declares it; "
+                                    "PROTOCOL.md §2)"
+                                  : "");
   }
   out += fmt::format("\nTolerance (how checks bound each element; checks/tolerance.md derives it):\n  {}\n", describe(spec.tolerance));
   if (!def.wrong_variants.empty()) {
@@ -196,7 +200,9 @@ std::string targets_markdown() {
     }
     if (!spec.attributes.empty()) {
       out += "\nAttributes:\n";
-      for (const auto& a : spec.attributes) out += fmt::format("- `{}` (default {}): {}\n", a.name, gnncheck::to_string(a.default_value), a.help);
+      for (const auto& a : spec.attributes)
+        out += fmt::format("- `{}` (default {}): {}{}\n", a.name, gnncheck::to_string(a.default_value), a.help,
+                           a.opt_in ? " (opt-in: asked only of a system that declares it, §2)" : "");
     }
     out += fmt::format("\nTolerance: {}.\n", describe(spec.tolerance));
   }

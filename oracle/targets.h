@@ -48,6 +48,12 @@ struct AttributeSpec {
   // Generators draw it from its choices (the ones a system implements) in every case; otherwise
   // they keep the default unless a suite or the system's declaration pins it.
   bool drawn = false;
+  // Added to a target that systems were already written against (sage's aggr and project, gin's
+  // aggr): its default is what the target computed before. A system outside gnncheck (an adapter,
+  // a plugin, a Python callable) that does not declare it is asked the default only — a kernel
+  // written before the attribute existed is never held to values it never heard of; declaring it
+  // (PROTOCOL.md §2) asks the values declared. gnncheck's own systems implement every value.
+  bool opt_in = false;
 };
 
 // How the tolerance model (checks/tolerance.cpp) bounds a target's outputs and gradients. The

@@ -43,8 +43,23 @@ std::string shown_values(const std::vector<AttrValue>& values) {
 }
 
 AttributeScope attribute_scope(const oracle::TargetSpec& spec, const std::vector<AttributeChoice>& pinned,
-                               const ImplementedAttributes& implemented, const std::string& system) {
+                               const ImplementedAttributes& declared, const std::string& system, bool own_system) {
   AttributeScope scope;
+  // A system outside gnncheck that does not declare an opt-in attribute implements its default.
+  ImplementedAttributes implemented = declared;
+  std::vector<std::string> opted_out;
+  if (!own_system)
+    for (const auto& a : spec.attributes)
+      if (a.opt_in && !implemented.count(a.name)) {
+        implemented[a.name] = {a.default_value};
+        opted_out.push_back(a.name);
+      }
+  const std::string opt_in_note =
+      opted_out.empty() ? std::string()
+                        : fmt::format("; {} added to '{}' after systems were written against it: asked only the default "
+                                      "unless '{}' declares {} (PROTOCOL.md §2)",
+                                      fmt::join(opted_out, " and "), spec.name, system,
+                                      opted_out.size() == 1 ? "it" : "them");
   if (implemented.empty()) {
     scope.choices = pinned;
     return scope;
@@ -83,10 +98,11 @@ AttributeScope attribute_scope(const oracle::TargetSpec& spec, const std::vector
     const std::vector<AttrValue> missing = oracle::values_not_implemented(*attribute, values);
     if (!missing.empty()) left_out.push_back(fmt::format("{} = {}", name, shown_values(missing)));
   }
-  scope.coverage_note = fmt::format("cases drawn within what '{}' implements of '{}': {}{}", system, spec.name,
+  scope.coverage_note = fmt::format("cases drawn within what '{}' implements of '{}': {}{}{}", system, spec.name,
                                     oracle::describe(implemented),
                                     left_out.empty() ? std::string()
-                                                     : fmt::format(" (not covered: {})", fmt::join(left_out, "; ")));
+                                                     : fmt::format(" (not covered: {})", fmt::join(left_out, "; ")),
+                                    opt_in_note);
   return scope;
 }
 
@@ -277,7 +293,8 @@ class Planner {
           if (kind.draws_within_declarations()) {
             const AttributeScope scope =
                 attribute_scope(t.target->spec, choice->attributes, asked.implemented_attributes(target),
-                                system_name);
+                                system_name, sys.kind == "builtin" || sys.kind == "gpu" || sys.kind == "replica" ||
+                                                 sys.kind == "scale-replica");
             t.attributes = scope.choices;
             t.coverage_note = scope.coverage_note;
             if (scope.nothing_left) {

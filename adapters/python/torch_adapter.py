@@ -760,7 +760,10 @@ LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gine": layer_gine, "gat": layer_g
 # dropout_seed), and edge_softmax keeps duplicate edges as separate entries (PyG's softmax). gnncheck
 # draws no case outside these.
 IMPLEMENTS = {"normalized_spmm": {"zero_degree": ["zero"]}, "gcn": {"zero_degree": ["zero"]},
-              "gat": {"attn_dropout": [0.0]}, "edge_softmax": {"duplicate_edges": ["separate"]}}
+              "gat": {"attn_dropout": [0.0]}, "edge_softmax": {"duplicate_edges": ["separate"]},
+              # Opt-in attributes (added to these layers later; asked only where declared): PyG's modules
+              # implement every value.
+              "sage": {"aggr": ["mean", "max"], "project": [False, True]}, "gin": {"aggr": ["sum", "mean", "max"]}}
 
 
 def main():

@@ -70,6 +70,44 @@ TEST(DeclaredAttributes, WithoutItsDeclarationTheSameSystemIsAskedForWhatItDoesN
   fs::remove_all(dir);
 }
 
+std::string sage_mean_adapter(const std::string& flags = "") {
+  return fmt::format("{} {}/adapters/tests/sage_mean_adapter.py{}", GNNCHECK_TEST_PYTHON, GNNCHECK_TEST_SOURCE_DIR, flags);
+}
+
+// sage's aggr and project came after adapters were written against sage (opt-in attributes): a
+// correct SAGE-mean that never heard of them passes ci, asked the mean only, and the results say
+// so; declaring aggr = [mean, max] gets it max cases too.
+TEST(DeclaredAttributes, AnOptInAttributeIsAskedOnlyOfASystemThatDeclaresIt) {
+  const auto dir = scratch("opt-in");
+  const CommandResult r = shell(fmt::format("gnncheck run ci --target sage --adapter \"{}\" --progress plain --report out",
+                                            sage_mean_adapter(" --log drawn.jsonl")),
+                                dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  auto cases = drawn(dir / "drawn.jsonl");
+  ASSERT_GT(cases.size(), 20u);
+  for (const auto& a : cases) {
+    EXPECT_EQ(a.at("aggr"), "mean") << a.dump();
+    EXPECT_EQ(a.at("project"), false) << a.dump();
+  }
+  EXPECT_THAT(read_file(dir / "out" / "report.json"),
+              HasSubstr("aggr and project added to 'sage' after systems were written against it: asked only the "
+                        "default unless 'sage_mean' declares them (PROTOCOL.md §2)"));
+  fs::remove(dir / "drawn.jsonl");
+  const CommandResult declared = shell(
+      fmt::format("gnncheck run ci --target sage --adapter \"{}\" --progress plain --report out2",
+                  sage_mean_adapter(" --declare-max --log drawn.jsonl")),
+      dir);
+  EXPECT_EQ(declared.exit_code, 0) << declared.output;
+  cases = drawn(dir / "drawn.jsonl");
+  int max = 0;
+  for (const auto& a : cases) {
+    max += a.at("aggr") == "max" ? 1 : 0;
+    EXPECT_EQ(a.at("project"), false) << a.dump();
+  }
+  EXPECT_GT(max, 5) << "a system that declares max is asked max";
+  fs::remove_all(dir);
+}
+
 TEST(DeclaredAttributes, AttributesPinnedOnTheRandomFamilyAreTheOnlyOnesDrawn) {
   const auto dir = scratch("random-pins");
   std::ofstream(dir / "pins.yaml") << R"(name: pins
