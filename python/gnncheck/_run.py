@@ -416,7 +416,9 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
     precision   the declared arithmetic: float64, float32, tf32, bfloat16, float16 (default float32)
     implements  {attribute: value or [values]}: what the callable implements where it is fewer values
                 than the target has — a convention, a mode, a shape ({"source_degree": "in"},
-                {"heads": [1]}); every case is drawn within it and each result says what it left out
+                {"heads": [1]}); every case is drawn within it and each result says what it left out.
+                An opt-in attribute (`gnncheck.describe(target)`: sage's aggr and project, gin's
+                aggr) is asked only where named here: {"aggr": ["mean", "max"]} to be tested on max
     device      "cpu" (the default), "cuda" or "cuda:N" (torch): where the case's tensors are
     suite       a suite file, or a shipped suite's name (default "ci"; "leaks": the resources check)
     framework   "auto" (torch when importable), "torch" or "numpy"
