@@ -44,6 +44,7 @@ REPLICAS = [
     ("wide_rows_partial_tile_dropped", "width_tail"),
     ("square_features_read_transposed", "layout_from_shape"),
     ("heads_and_features_swapped", "layout_from_shape"),
+    ("gine_edge_attr_grad_dropped", "gradient_dropped"),
 ]
 
 # The GPU replicas by the number of the CPU replica whose bug they carry
