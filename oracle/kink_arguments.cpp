@@ -283,6 +283,30 @@ void gat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
   };
 }
 
+void gatv2_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
+  if (a.get_double("negative_slope") == 1.0) return;  // LeakyReLU with slope 1 is the identity
+  const Graph& g = *c.graph;
+  const index_t width = a.get_int("heads") * a.get_int("out_features");
+  const bool self_loops = a.get_bool("self_loops");
+  const layers::AggregationGraph agg(g, self_loops);
+  const Tensor& x = tensor_of(c, "x");
+  const Tensor x_dst = layers::first_rows(x, g.n_dst()), x_dst_abs = absolute(x_dst);
+  const Tensor& w_src = tensor_of(c, "weight_src");
+  const Tensor& w_dst = tensor_of(c, "weight_dst");
+  const Tensor z = sddmm_add_forward(*agg, matmul(x_dst, w_dst), matmul(x, w_src));
+  const Tensor z_abs = sddmm_add_forward(*agg, matmul(x_dst_abs, absolute(w_dst)), matmul(absolute(x), absolute(w_src)));
+  // Terms: in_features products for each side, their sum; roundings: the inputs and each product.
+  const double terms = static_cast<double>(x.row_size() + 2 + 4);
+  k.offsets = z.values();
+  k.abs_terms = z_abs.values();
+  k.terms.assign(k.offsets.size(), terms);
+  k.upstream = {"x", "weight_src", "weight_dst", "att"};
+  k.describe = [width, self_loops](std::size_t n) {
+    return fmt::format("LeakyReLU pre-activation z of edge {} (of A{}), channel {} (head·C + c)",
+                       static_cast<index_t>(n) / width, self_loops ? " + I" : "", static_cast<index_t>(n) % width);
+  };
+}
+
 void agnn_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
   constexpr double kNormFloor = 1e-12;  // oracle/layers/agnn.cpp
   const Tensor& x = tensor_of(c, "x");

@@ -1,6 +1,6 @@
 // gnncheck/oracle/kink_arguments.h — the arguments of the kinks in a target's forward, at a case.
 //
-// Five layers apply a function with a kink (each entry's KinkHooks in oracle/targets.h says so); the oracle's backward takes the derivative on one
+// Six layers apply a function with a kink (each entry's KinkHooks in oracle/targets.h says so); the oracle's backward takes the derivative on one
 // side of it (oracle/layers/dense.h: the kink counts as negative, as PyTorch does):
 //
 //   gin   ReLU of z₁ = ((1+ε)·x_i + Σ_j x_j)·W₁ + b₁          kink at z₁ = 0
@@ -9,6 +9,7 @@
 //         z = x·W_pool + b_pool at every source an edge reads
 //   gat   LeakyReLU of the logits s_dst[i] + s_src[j] per edge and head (A + I with self-loops)
 //                                                             kink at 0 unless negative_slope = 1
+//   gatv2 LeakyReLU of z = h_dst[i] + h_src[j] per edge and channel (A + I with self-loops)
 //   agnn  x / max(‖x_i‖, 10⁻¹²)                              kink at ‖x_i‖ = 10⁻¹²
 //
 // kink_arguments() evaluates every such argument in float64: its signed offset from the kink, the
@@ -36,7 +37,7 @@ struct KinkArguments {
   std::vector<double> terms;      // terms and roundings that make up the argument
   // The inputs whose gradients the side of a kink changes (the ones before it in the layer):
   // gin x, weight1, bias1, eps (not weight2, bias2); gine those and edge_attr; sage x, weight_pool,
-  // bias_pool; gat x, weight, att_src, att_dst (not bias); agnn x.
+  // bias_pool; gat x, weight, att_src, att_dst (not bias); gatv2 x, weight_src, weight_dst, att; agnn x.
   std::vector<std::string> upstream;
   std::function<std::string(std::size_t)> describe;  // "ReLU pre-activation z1[3, 5]", …
 };
@@ -51,6 +52,7 @@ void gin_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k
 void gine_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void sage_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void gat_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
+void gatv2_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void agnn_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 
 // True when some kink argument that differs between `a` and `b` (two cases of the same target and

@@ -45,6 +45,7 @@ REPLICAS = [
     ("square_features_read_transposed", "layout_from_shape"),
     ("heads_and_features_swapped", "layout_from_shape"),
     ("gine_edge_attr_grad_dropped", "gradient_dropped"),
+    ("gatv2_att_grad_from_pre_activation", "pre_activation_used"),
 ]
 
 # The GPU replicas by the number of the CPU replica whose bug they carry

@@ -3,8 +3,8 @@
 
 Every target is a differentiable PyTorch computation; gradients come from autograd
 (torch.autograd.grad of sum(output * grad_output)). Ops are written here with index_add /
-scatter_reduce (no PyG needed). Layers use PyG's GCNConv, GINConv, GATConv, SAGEConv and AGNNConv
-when torch_geometric is installed, with the oracle's parameters copied into them.
+scatter_reduce (no PyG needed). Layers use PyG's GCNConv, GINConv, GINEConv, GATConv, GATv2Conv, SAGEConv
+and AGNNConv when torch_geometric is installed, with the oracle's parameters copied into them.
 
     gnncheck run --adapter "python3 adapters/python/torch_adapter.py --device cuda"
 
@@ -48,8 +48,8 @@ output gradient and then divides only the positive ones by the count of ties ("i
 copied to every tied entry" bug class (python/tests/test_torch_adapter.py; docs/campaigns.md).
 
 Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h), the adapter maps it:
-- self-loops: GCNConv/GATConv/AGNNConv add their own (and GATConv/AGNNConv first remove existing
-  ones); the oracle appends one (i, i) to every destination row and keeps existing loops. The adapter
+- self-loops: GCNConv/GATConv/GATv2Conv/AGNNConv add their own (and the attention layers first remove
+  existing ones); the oracle appends one (i, i) to every destination row and keeps existing loops. The adapter
   builds the oracle's A + I itself and passes add_self_loops=False.
 - non-square graphs: the oracle's destinations are the first n_dst sources; the layer runs on the
   n_src nodes and the first n_dst output rows are kept (GIN/SAGE take x[:n_dst] as the root features).
@@ -717,6 +717,34 @@ def layer_gat(case):
     return layer_answer(case, t, lambda x: conv(x, edge_index), pmap)
 
 
+def layer_gatv2(case):
+    from torch_geometric.nn import GATv2Conv
+
+    a = case.attributes
+    heads, channels = a["heads"], a["out_features"]
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
+    key = ("gatv2", a["in_features"], channels, heads, a["concat"], float(a["negative_slope"]), a["bias"])
+    conv = MODULES.get(key, lambda: GATv2Conv(a["in_features"], channels, heads=heads, concat=a["concat"],
+                                              negative_slope=a["negative_slope"], dropout=0.0, add_self_loops=False,
+                                              bias=a["bias"], share_weights=False))
+    p = t.parameters
+    # lin_l transforms the sources (the messages), lin_r the destinations; their own biases are not
+    # the oracle's (whose one bias is added after the heads are joined): zero, and not compared.
+    zero = torch.zeros(heads * channels, device=CTX.device, dtype=CTX.dtype) if a["bias"] else None
+    copy_linear(conv.lin_l, p["weight_src"], zero)
+    copy_linear(conv.lin_r, p["weight_dst"], zero)
+    with torch.no_grad():
+        conv.att.copy_(p["att"].reshape(conv.att.shape))
+        if a["bias"]:
+            conv.bias.copy_(p["bias"])
+    pmap = {"weight_src": (conv.lin_l.weight, True), "weight_dst": (conv.lin_r.weight, True), "att": (conv.att, False)}
+    if a["bias"]:
+        pmap["bias"] = (conv.bias, False)
+    edge_index = aggregation_edges(case, a["self_loops"])
+    conv.eval()
+    return layer_answer(case, t, lambda x: conv(x, edge_index), pmap)
+
+
 def layer_sage(case):
     from torch_geometric.nn import SAGEConv
 
@@ -753,7 +781,8 @@ def layer_agnn(case):
     return layer_answer(case, t, lambda x: conv(x, edge_index), {"beta": (conv.beta, False)})
 
 
-LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gine": layer_gine, "gat": layer_gat, "sage": layer_sage, "agnn": layer_agnn}
+LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gine": layer_gine, "gat": layer_gat, "gatv2": layer_gatv2,
+          "sage": layer_sage, "agnn": layer_agnn}
 # What the adapter implements where it is fewer values than a target has (PROTOCOL.md §2): a source
 # degree of 0 gets factor 0 (gcn_norm masks 1/sqrt(0) to 0; the adapter's own factors do the same),
 # and GAT runs without attention dropout (PyG draws its own mask; the oracle's is a function of

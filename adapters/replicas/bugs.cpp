@@ -301,6 +301,13 @@ class EdgeInputGradDropped final : public Bug {
   }
 };
 
+// 27. GATv2's attention gradient from the pre-activation z instead of LeakyReLU(z).
+class Gatv2AttGradFromPreActivation final : public Bug {
+  void inject(BugContext& ctx) override {
+    if (ctx.wants_gradients()) gatv2_att_grad_from_pre_activation(ctx);
+  }
+};
+
 // 13. A backward written for square graphs: the transposed product's loops run to min(n_dst, n_src)
 // on both sides, so on a rectangular graph the gradient rows of sources j ≥ n_dst stay zero and
 // the contributions of destinations i ≥ n_src are dropped. Square graphs are computed exactly.
@@ -435,6 +442,7 @@ std::unique_ptr<Bug> make_bug(const ReplicaInfo& info) {
     case 15: return std::make_unique<Tf32EdgeValueGradient>();
     case 16: return std::make_unique<ForwardNotRepeatable>();
     case 26: return std::make_unique<EdgeInputGradDropped>();
+    case 27: return std::make_unique<Gatv2AttGradFromPreActivation>();
   }
   if (auto bug = make_gspmm_bug(info.number)) return bug;
   if (auto bug = make_shape_bug(info.number)) return bug;

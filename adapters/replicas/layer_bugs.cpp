@@ -1,4 +1,4 @@
-// Layer-level versions of the replica bugs (GCN, GIN, GAT): the layer's backward re-derived from the
+// Layer-level versions of the replica bugs (GCN, GIN, GAT, GATv2): the layer's backward re-derived from the
 // oracle's ops with the one wrong step. Where only one step of a correct backward changes, the
 // replica adds the difference (wrong step − right step) pushed through the rest of the chain to the
 // base system's correct gradients, so the rest stays exactly the base's answer.
@@ -14,6 +14,7 @@
 #include "oracle/eshuffle.h"
 #include "oracle/layers/dense.h"
 #include "oracle/layers/dropout.h"
+#include "oracle/layers/gatv2.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/sddmm.h"
 #include "oracle/spmm.h"
@@ -298,6 +299,21 @@ void gat_softmax_no_max(BugContext& ctx, const std::function<Tensor(const Graph&
   if (ctx.attributes.get_bool("bias")) oracle::layers::add_bias(y, ctx.input("bias"));
   ctx.result.outputs.at(ctx.output_name()) = std::move(y);
   if (ctx.wants_gradients()) gat_backward_with_softmax(ctx, a, softmax);
+}
+
+// 27. GATv2: the attention's gradient Σ_e grad_logit[e, k] · z[e, k·C + c] with the pre-activation z
+// where the forward multiplied LeakyReLU(z); the oracle's float64 backward gives z and grad_logit.
+void gatv2_att_grad_from_pre_activation(BugContext& ctx) {
+  const auto cfg = oracle::layers::Gatv2Config::from_attributes(ctx.attributes);
+  const oracle::layers::Gatv2Parameters<double> p{ctx.input("weight_src"), ctx.input("weight_dst"), ctx.input("att"),
+                                                  cfg.bias ? ctx.input("bias") : Tensor()};
+  const auto exact = oracle::layers::gatv2_backward(ctx.graph(), cfg, ctx.input("x"), p, ctx.output_gradient());
+  Tensor wrong({cfg.heads, cfg.out_features});
+  for (index_t e = 0; e < exact.grad_logits.rows(); ++e)
+    for (index_t k = 0; k < cfg.heads; ++k)
+      for (index_t c = 0; c < cfg.out_features; ++c)
+        wrong.at(k, c) += exact.grad_logits.at(e, k) * exact.pre_activation.at(e, k * cfg.out_features + c);
+  ctx.result.gradients.at("att") = std::move(wrong);
 }
 
 // 2. AGNN: the attention gradient from the output gradient with itself, ⟨ḡ[row], ḡ[col]⟩ instead

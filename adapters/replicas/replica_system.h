@@ -57,6 +57,7 @@ void gat_untransposed_attention(BugContext& ctx);  // 5
 void gat_no_attention_grad(BugContext& ctx);       // 6
 void gat_missing_eshuffle(BugContext& ctx);        // 11
 void agnn_attention_grad(BugContext& ctx);         // 2 (square graphs)
+void gatv2_att_grad_from_pre_activation(BugContext& ctx);  // 27
 // 7: a forward-only call stores its attention in `buffer`; a backward of the same shape reads it.
 void gat_shared_edge_buffer(BugContext& ctx, Tensor& buffer);
 // 8: `naive_softmax` is the edge softmax without max subtraction, in the base's precision.

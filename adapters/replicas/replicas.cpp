@@ -232,6 +232,15 @@ std::vector<CatalogueEntry> entries() {
         "differential", "a graph with at least one edge whose message is positive",
         {"gine"}, std::nullopt, 0},
        false},
+      {{27, "gatv2_att_grad_from_pre_activation",
+        "GATv2 kernels ported from GAT's, where the attention vector met the scores before the "
+        "nonlinearity: the attention's gradient reads the pre-activation z saved for the LeakyReLU's "
+        "backward instead of the activated LeakyReLU(z) it multiplied",
+        "the gradient of att is Σ_e grad_logit[e, k] · z[e, k, c] instead of Σ_e grad_logit[e, k] · "
+        "LeakyReLU(z[e, k, c]); forward and every other gradient exact",
+        "differential", "a row of two or more edges with a negative pre-activation channel",
+        {"gatv2"}, std::nullopt, 0},
+       false},
   };
 }
 
@@ -269,6 +278,10 @@ constexpr BugClass kBugClasses[] = {
      true},
     {12, "gradient_dropped", "the bias receives no gradient (a gradient term dropped)", true},
     {26, "gradient_dropped", "the edge features receive no gradient (a gradient term dropped)", true},
+    {27, "pre_activation_used",
+     "the backward reads the saved pre-activation where the activated value is needed (a nonlinearity skipped in "
+     "backward)",
+     true},
     {13, "square_only_backward", "the backward's loops stop at min(n_dst, n_src) (a kernel written for square graphs)",
      true},
     {14, "lost_updates", "updates lost on rows and columns of many edges (a race in the accumulation)", true},

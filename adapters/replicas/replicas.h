@@ -28,7 +28,7 @@ namespace gnncheck {
 
 struct ReplicaInfo {
   int number = 0;              // 1..12 in the order of issue 6, 13..16 from issue 15, 17..22 for gspmm,
-                               // 23..25 for the shapes where kernels change path, 26 for GINE
+                               // 23..25 for the shapes where kernels change path, 26 for GINE, 27 for GATv2
   std::string name;            // system name, e.g. "tcgnn_backward_uses_A"
   std::string origin;          // the published system and what went wrong there, in our words
   std::string bug;             // precisely what this replica computes wrongly

@@ -192,6 +192,7 @@ std::vector<Case> cases_on_kinks() {
     out.push_back(integer_case("sage", seed, {{"aggr", std::string("max")}, {"project", seed % 2 == 0}}));
     out.push_back(integer_case("gat", seed, {{"negative_slope", seed % 2 ? 0.2 : 0.01}, {"heads", std::int64_t{2}}}));
     if (seed % 4 == 0) out.push_back(integer_case("gat", seed, {{"attn_dropout", 0.3}, {"dropout_seed", std::int64_t{5}}}));
+    out.push_back(integer_case("gatv2", seed, {{"negative_slope", seed % 2 ? 0.2 : 0.01}, {"heads", std::int64_t{2}}}));
     Case agnn = oracle::make_random_case(oracle::find_target("agnn"), square_graph(6, seed), {}, seed);
     Tensor& x = agnn.inputs.at("x");
     for (index_t c = 0; c < x.row_size(); ++c) x.at(1, c) = c == 0 ? static_cast<double>(1e-12f) : 0.0;
@@ -247,7 +248,7 @@ Case layer_case(const std::string& target, std::uint64_t seed, index_t n = 12) {
 // signs in ⟨ȳ, J·u⟩ while the bound sums |ȳ|·B: it fails state_repeat (every call) or differential
 // (a function of the input) instead, both element-wise.
 TEST(AdjointBound, ARandomOrNoisyForwardFails) {
-  for (const std::string target : {"spmm", "spmm_ve", "edge_softmax", "gcn", "gin", "gine", "gat", "agnn"}) {
+  for (const std::string target : {"spmm", "spmm_ve", "edge_softmax", "gcn", "gin", "gine", "gat", "gatv2", "agnn"}) {
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
       const Case c = layer_case(target, seed);
       testing::NoisyForward random(1.0, true), noisy(1e-2, true), repeatable_noise(1e-2, false);

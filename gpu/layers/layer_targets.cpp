@@ -5,7 +5,8 @@
 //
 // Graph storage per layer: gpu/device_graph.h. Edge activations kept for the backward: GAT
 // logits, LeakyReLU scores and alpha ([E, H] each, + the dropout factors and the dropped alpha
-// when attn_dropout > 0); AGNN cosine, logits and alpha ([E] each).
+// when attn_dropout > 0); GATv2 z and LeakyReLU(z) ([E, H·C] each), alpha ([E, H]); AGNN cosine,
+// logits and alpha ([E] each).
 #include <fmt/format.h>
 
 #include "gpu/degree_norm.cuh"
@@ -21,6 +22,7 @@
 #include "oracle/layers/agnn.h"
 #include "oracle/layers/dropout.h"
 #include "oracle/layers/gat.h"
+#include "oracle/layers/gatv2.h"
 #include "oracle/layers/gcn.h"
 #include "oracle/layers/gin.h"
 #include "oracle/layers/sage.h"
@@ -317,6 +319,69 @@ void gat_layer(TargetRun& run) {
   ctx.synchronize();
 }
 
+// ---- GATv2: attention after each channel's LeakyReLU (oracle/layers/gatv2.h) --------------------
+void gatv2_layer(TargetRun& run) {
+  const auto cfg = ol::Gatv2Config::from_attributes(run.attributes);
+  run.require_destinations_are_sources("gatv2");
+  GpuContext& ctx = run.ctx;
+  DeviceGraph& g = run.aggregation_graph(cfg.self_loops, "gatv2");
+  const index_t n_src = g.n_src(), n_dst = g.n_dst(), edges = g.num_edges();
+  const index_t heads = cfg.heads, channels = cfg.out_features, width = heads * channels, in = cfg.in_features;
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& w_src = run.input("weight_src");
+  const DeviceTensor& w_dst = run.input("weight_dst");
+  const DeviceTensor& att = run.input("att");
+  const float slope = static_cast<float>(cfg.negative_slope);
+
+  DeviceTensor h_src(ctx, {n_src, width}), h_dst(ctx, {n_dst, width});
+  matmul(ctx, n_src, in, width, x.data(), w_src.data(), h_src.data());
+  matmul(ctx, n_dst, in, width, x.data(), w_dst.data(), h_dst.data());  // x's first n_dst rows
+  DeviceTensor z(ctx, {edges, width}), activated(ctx, {edges, width});
+  sddmm_add_forward(ctx, g, h_dst.data(), h_src.data(), width, z.data());
+  leaky_relu_forward(ctx, edges * width, slope, z.data(), activated.data());
+  DeviceTensor logits(ctx, {edges, heads});
+  head_dot(ctx, edges, heads, channels, activated.data(), att.data(), logits.data());
+  DeviceTensor alpha(ctx, {edges, heads});
+  edge_softmax_forward(ctx, g, logits.data(), heads, alpha.data());
+  DeviceTensor out(ctx, {n_dst, width});
+  spmm_ve_forward(ctx, g, alpha.data(), heads, h_src.data(), channels, out.data(), ForwardMethod::row_kernel);
+  DeviceTensor& y = run.new_output("y", {n_dst, cfg.output_width()});
+  if (cfg.concat) GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(y.data(), out.data(), static_cast<std::size_t>(n_dst * width) * sizeof(float),
+                                                      cudaMemcpyDeviceToDevice, ctx.stream));
+  else mean_over_heads(ctx, n_dst, heads, channels, out.data(), y.data());
+  if (cfg.bias) add_bias(ctx, n_dst, cfg.output_width(), bias_or_null(run, true), y.data());
+  if (!run.backward()) return;
+
+  const float* gy = run.grad_output("y").data();
+  if (cfg.bias) column_sums(ctx, n_dst, cfg.output_width(), gy, run.new_gradient("bias", {cfg.output_width()}).data());
+  DeviceTensor grad_out_heads;
+  const float* grad_out = gy;
+  if (!cfg.concat) {
+    grad_out_heads = DeviceTensor(ctx, {n_dst, width});
+    mean_over_heads_backward(ctx, n_dst, heads, channels, gy, grad_out_heads.data());
+    grad_out = grad_out_heads.data();
+  }
+  DeviceTensor grad_alpha(ctx, {edges, heads});
+  DeviceTensor grad_h_src(ctx, {n_src, width});
+  spmm_ve_backward(ctx, g, alpha.data(), heads, h_src.data(), channels, grad_out, grad_alpha.data(), grad_h_src.data(),
+                   TransposeMethod::fused_csc_kernel);
+  DeviceTensor grad_logits(ctx, {edges, heads});
+  edge_softmax_backward(ctx, g, alpha.data(), grad_alpha.data(), heads, grad_logits.data());
+  DeviceTensor grad_z(ctx, {edges, width});  // first the gradient at LeakyReLU(z), then at z
+  head_dot_backward(ctx, edges, heads, channels, activated.data(), att.data(), grad_logits.data(), false, grad_z.data(),
+                    run.new_gradient("att", {heads, channels}).data());
+  leaky_relu_backward(ctx, edges * width, slope, z.data(), grad_z.data(), grad_z.data());
+  DeviceTensor grad_h_dst(ctx, {n_dst, width}), grad_h_src_scores(ctx, {n_src, width});
+  sddmm_add_backward(ctx, g, grad_z.data(), width, grad_h_dst.data(), grad_h_src_scores.data());
+  axpby(ctx, n_src * width, 1.0f, grad_h_src_scores.data(), 1.0f, grad_h_src.data());
+  matmul_at_b(ctx, n_src, in, width, x.data(), grad_h_src.data(), run.new_gradient("weight_src", {in, width}).data());
+  matmul_at_b(ctx, n_dst, in, width, x.data(), grad_h_dst.data(), run.new_gradient("weight_dst", {in, width}).data());
+  DeviceTensor& grad_x = run.new_gradient("x", x.shape());
+  matmul_a_bt(ctx, n_src, width, in, grad_h_src.data(), w_src.data(), grad_x.data());
+  matmul_a_bt(ctx, n_dst, width, in, grad_h_dst.data(), w_dst.data(), grad_x.data(), 1.0f);  // x's first n_dst rows
+  ctx.synchronize();
+}
+
 // ---- AGNN -----------------------------------------------------------------------------------------
 void agnn_layer(TargetRun& run) {
   const auto cfg = ol::AgnnConfig::from_attributes(run.attributes);
@@ -370,6 +435,7 @@ std::map<std::string, GpuTargetFn> gpu_layer_targets() {
           {"gin", [](TargetRun& run) { gin_family_layer(run, false); }},
           {"gine", [](TargetRun& run) { gin_family_layer(run, true); }},
           {"gat", gat_layer},
+          {"gatv2", gatv2_layer},
           {"sage", sage_layer},
           {"agnn", agnn_layer}};
 }

@@ -5,6 +5,7 @@
 #include "oracle/edge_softmax.h"
 #include "oracle/layers/dense.h"
 #include "oracle/layers/dropout.h"
+#include "oracle/layers/heads.h"
 #include "oracle/layers/layer_config.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/sddmm.h"
@@ -39,49 +40,6 @@ void check_inputs(const Graph& g, const GatConfig& cfg, const DenseTensor<T>& x,
   if (cfg.bias) require_shape(p.bias, {cfg.output_width()}, "gat: bias");
 }
 
-// score[j, h] = Σ_c h[j, h, c] · att[h, c] for the first `rows` rows of h.
-template <class T>
-DenseTensor<T> attention_scores(const DenseTensor<T>& h, const DenseTensor<T>& att, index_t rows, index_t heads,
-                                index_t channels) {
-  DenseTensor<T> score({rows, heads});
-#pragma omp parallel for schedule(static) if (worth_parallel(rows * heads * channels))
-  for (index_t j = 0; j < rows; ++j)
-    for (index_t k = 0; k < heads; ++k) {
-      T sum = 0;
-      for (index_t c = 0; c < channels; ++c) sum += h.at(j, k * channels + c) * att.at(k, c);
-      score.at(j, k) = sum;
-    }
-  return score;
-}
-
-// Backward of attention_scores: accumulates into grad_h (row by row, rows in parallel) and grad_att
-// (a sum over rows: over row_groups, as matmul_at_b — the same for any thread count, and the plain
-// row-order sum below 8192 rows).
-template <class T>
-void attention_scores_backward(const DenseTensor<T>& h, const DenseTensor<T>& att, const DenseTensor<T>& grad_score,
-                               index_t heads, index_t channels, DenseTensor<T>& grad_h, DenseTensor<T>& grad_att) {
-  const index_t rows = grad_score.rows();
-#pragma omp parallel for schedule(static) if (worth_parallel(rows * heads * channels))
-  for (index_t j = 0; j < rows; ++j)
-    for (index_t k = 0; k < heads; ++k) {
-      const T gs = grad_score.at(j, k);
-      for (index_t c = 0; c < channels; ++c) grad_h.at(j, k * channels + c) += gs * att.at(k, c);
-    }
-  const index_t groups = row_groups(rows);
-  std::vector<DenseTensor<T>> partial(static_cast<size_t>(groups), DenseTensor<T>(grad_att.shape()));
-#pragma omp parallel for schedule(dynamic, 1) if (groups > 1)
-  for (index_t g = 0; g < groups; ++g) {
-    DenseTensor<T>& sum = partial[static_cast<size_t>(g)];
-    for (index_t j = rows * g / groups; j < rows * (g + 1) / groups; ++j)
-      for (index_t k = 0; k < heads; ++k) {
-        const T gs = grad_score.at(j, k);
-        for (index_t c = 0; c < channels; ++c) sum.at(k, c) += gs * h.at(j, k * channels + c);
-      }
-  }
-  for (const auto& sum : partial)
-    for (index_t i = 0; i < grad_att.size(); ++i) grad_att[i] += sum[i];
-}
-
 // The attention-dropout factor of every edge and head: 0 or 1/(1−p). Only built when p > 0.
 template <class T>
 DenseTensor<T> dropout_factors(const GatConfig& cfg, index_t num_edges) {
@@ -112,8 +70,8 @@ GatActivations<T> gat_activations(const Graph& g, const GatConfig& cfg, const De
   GatActivations<T> act{AggregationGraph(g, cfg.self_loops), {}, {}, {}, {}, {}};
   const index_t heads = cfg.heads, channels = cfg.out_features;
   act.h = matmul(x, p.weight);
-  const DenseTensor<T> score_src = attention_scores(act.h, p.att_src, g.n_src(), heads, channels);
-  const DenseTensor<T> score_dst = attention_scores(act.h, p.att_dst, g.n_dst(), heads, channels);
+  const DenseTensor<T> score_src = head_scores(act.h, p.att_src, g.n_src(), heads, channels);
+  const DenseTensor<T> score_dst = head_scores(act.h, p.att_dst, g.n_dst(), heads, channels);
   act.logits = sddmm_add_forward(*act.graph, score_dst, score_src);
   act.alpha = edge_softmax_forward(*act.graph, leaky_relu(act.logits, static_cast<T>(cfg.negative_slope)));
   if (cfg.attn_dropout > 0.0) {
@@ -127,18 +85,9 @@ GatActivations<T> gat_activations(const Graph& g, const GatConfig& cfg, const De
 
 // y from the activations: aggregate every head, concatenate or average the heads, add the bias.
 template <class T>
-DenseTensor<T> gat_output(const Graph& g, const GatConfig& cfg, const GatActivations<T>& act, const GatParameters<T>& p) {
-  const DenseTensor<T> out = spmm_ve_forward(*act.graph, act.weights(), act.h);
-  DenseTensor<T> y;
-  if (cfg.concat) {
-    y = out;
-  } else {
-    y = DenseTensor<T>({g.n_dst(), cfg.out_features});
-    const T inv_heads = T(1) / static_cast<T>(cfg.heads);
-    for (index_t i = 0; i < g.n_dst(); ++i)
-      for (index_t k = 0; k < cfg.heads; ++k)
-        for (index_t c = 0; c < cfg.out_features; ++c) y.at(i, c) += inv_heads * out.at(i, k * cfg.out_features + c);
-  }
+DenseTensor<T> gat_output(const Graph&, const GatConfig& cfg, const GatActivations<T>& act, const GatParameters<T>& p) {
+  DenseTensor<T> y = join_heads(spmm_ve_forward(*act.graph, act.weights(), act.h), cfg.concat, cfg.heads,
+                                cfg.out_features);
   if (cfg.bias) add_bias(y, p.bias);
   return y;
 }
@@ -163,16 +112,7 @@ GatGrads<T> gat_backward(const Graph& g, const GatConfig& cfg, const DenseTensor
   if (cfg.bias) grads.grad.bias = column_sums(grad_y);
 
   // Undo the head reduction: every head receives grad_y (concat) or grad_y / H (mean).
-  DenseTensor<T> grad_out;
-  if (cfg.concat) {
-    grad_out = grad_y;
-  } else {
-    grad_out = DenseTensor<T>({g.n_dst(), heads * channels});
-    const T inv_heads = T(1) / static_cast<T>(heads);
-    for (index_t i = 0; i < g.n_dst(); ++i)
-      for (index_t k = 0; k < heads; ++k)
-        for (index_t c = 0; c < channels; ++c) grad_out.at(i, k * channels + c) = inv_heads * grad_y.at(i, c);
-  }
+  const DenseTensor<T> grad_out = join_heads_backward(grad_y, cfg.concat, heads, channels);
 
   SpmmVeGrads<T> aggregation = spmm_ve_backward(*act.graph, act.weights(), act.h, grad_out);
   DenseTensor<T> grad_alpha = std::move(aggregation.grad_edge_values);
@@ -187,8 +127,8 @@ GatGrads<T> gat_backward(const Graph& g, const GatConfig& cfg, const DenseTensor
   DenseTensor<T> grad_h = std::move(aggregation.grad_x);
   grads.grad.att_src = DenseTensor<T>({heads, channels});
   grads.grad.att_dst = DenseTensor<T>({heads, channels});
-  attention_scores_backward(act.h, p.att_src, scores.grad_v, heads, channels, grad_h, grads.grad.att_src);
-  attention_scores_backward(act.h, p.att_dst, scores.grad_u, heads, channels, grad_h, grads.grad.att_dst);
+  head_scores_backward(act.h, p.att_src, scores.grad_v, heads, channels, grad_h, grads.grad.att_src);
+  head_scores_backward(act.h, p.att_dst, scores.grad_u, heads, channels, grad_h, grads.grad.att_dst);
 
   grads.grad.weight = matmul_at_b(x, grad_h);
   grads.grad_x = matmul_a_bt(grad_h, p.weight);

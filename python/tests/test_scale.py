@@ -149,7 +149,7 @@ def test_bad_options_raise_usage_error_naming_the_parameter(options, expected):
 
 def test_the_supported_targets_are_the_engines():
     assert gnncheck.scale_targets() == ["spmm", "spmm_ve", "sddmm_dot", "sddmm_add", "edge_softmax", "normalized_spmm",
-                                        "attention", "sddmm_spmm", "gcn", "gin", "gat", "sage", "agnn", "gine"]
+                                        "attention", "sddmm_spmm", "gcn", "gin", "gat", "sage", "agnn", "gine", "gatv2"]
     assert set(gnncheck.scale_targets()) <= {t["name"] for t in gnncheck.targets()}
 
 

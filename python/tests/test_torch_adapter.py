@@ -374,11 +374,13 @@ def test_gspmm_reductions_pyg_refuses_to_start_without_torch_geometric(tmp_path)
 
 
 def pyg_convs_module(directory):
-    """A torch_geometric package holding GINConv, GINEConv and SAGEConv as PyG 2.x computes them
-    (torch_geometric/nn/conv/gin_conv.py, sage_conv.py: messages x_j, ReLU(x_j + edge_attr), the
+    """A torch_geometric package holding GINConv, GINEConv, SAGEConv and GATv2Conv as PyG 2.x computes
+    them (torch_geometric/nn/conv/gin_conv.py, sage_conv.py: messages x_j, ReLU(x_j + edge_attr), the
     projection ReLU(lin(x_j)) on the neighbours' side; aggregation by utils.scatter; (1 + eps)·x_i
-    added before the MLP; lin_l with the bias on the aggregate, lin_r without on the root), with
-    the scatter of pyg_scatter_module. It exercises the adapter's side — parameters copied in,
+    added before the MLP; lin_l with the bias on the aggregate, lin_r without on the root;
+    gatv2_conv.py: x_l = lin_l(x) the sources, x_r = lin_r(x) the targets, LeakyReLU(x_i + x_j) · att
+    summed per head, utils.softmax per target, messages x_j · alpha, heads concatenated or averaged,
+    then the bias), with the scatter of pyg_scatter_module. It exercises the adapter's side — parameters copied in,
     gradients of x, edge_attr and every parameter mapped back — on a machine without PyG; PyG's own
     modules are what the GPU machine runs."""
     pyg_scatter_module(directory)
@@ -427,6 +429,32 @@ class SAGEConv(torch.nn.Module):
             x = (self.lin(x[0]).relu(), x[1])
         out = _aggregate(x[0][edge_index[0]], edge_index[1], size[1], self.aggr)
         return self.lin_l(out) + self.lin_r(x[1])
+
+
+class GATv2Conv(torch.nn.Module):
+    def __init__(self, in_channels, out_channels, heads=1, concat=True, negative_slope=0.2, dropout=0.0,
+                 add_self_loops=True, bias=True, share_weights=False):
+        super().__init__()
+        assert not add_self_loops and not share_weights and dropout == 0.0
+        self.heads, self.out_channels, self.concat, self.negative_slope = heads, out_channels, concat, negative_slope
+        self.lin_l = torch.nn.Linear(in_channels, heads * out_channels, bias=bias)
+        self.lin_r = torch.nn.Linear(in_channels, heads * out_channels, bias=bias)
+        self.att = torch.nn.Parameter(torch.empty(1, heads, out_channels))
+        self.bias = torch.nn.Parameter(torch.empty(heads * out_channels if concat else out_channels)) if bias else None
+
+    def forward(self, x, edge_index):
+        H, C, n = self.heads, self.out_channels, x.shape[0]
+        x_l, x_r = self.lin_l(x).view(-1, H, C), self.lin_r(x).view(-1, H, C)
+        src, dst = edge_index
+        z = torch.nn.functional.leaky_relu(x_l[src] + x_r[dst], self.negative_slope)
+        alpha = (z * self.att).sum(dim=-1)
+        # torch_geometric.utils.softmax: the row's max (detached), exp, the row's sum + 1e-16
+        top = scatter(alpha.detach(), dst, dim=0, dim_size=n, reduce="max")
+        e = (alpha - top[dst]).exp()
+        alpha = e / (scatter(e, dst, dim=0, dim_size=n, reduce="sum")[dst] + 1e-16)
+        out = scatter(x_l[src] * alpha.unsqueeze(-1), dst, dim=0, dim_size=n, reduce="sum")
+        out = out.reshape(n, H * C) if self.concat else out.mean(dim=1)
+        return out + self.bias if self.bias is not None else out
 ''')
     return str(directory)
 
@@ -457,4 +485,23 @@ def test_gin_gine_and_sage_with_every_aggregation_through_the_adapters_pyg_path(
         if torch_bug and r["entry"].endswith("max") and r["verdict"] == "fail":
             assert "FAILED: system 'torch', target '%s', gradient" % r["target"] in r["message"], r["message"]
             continue
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+def test_gatv2_through_the_adapters_pyg_path(tmp_path):
+    """The adapter's GATv2 mapping (lin_l = weight_src, lin_r = weight_dst, their biases zero, att,
+    the bias after the heads) against a transcription of PyG's GATv2Conv: heads concatenated and
+    averaged, with and without self-loops and bias, every gradient mapped back."""
+    stub = pyg_convs_module(tmp_path / "pyg")
+    entries = {"concat": "concat: [true]", "mean": "concat: [false], heads: [3]",
+               "no_loops_no_bias": "self_loops: [false], bias: [false]"}
+    lines = ["name: torch-adapter-gatv2", "seed: 29", "cases_per_property: 12", "graphs:",
+             "  small: {family: random, max_nodes: 10, max_avg_degree: 3}", "entries:"]
+    for name, attributes in entries.items():
+        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: gatv2, attributes: {%s}}], "
+                     "checks: [differential, adjoint], graphs: small}" % (name, attributes))
+    results, done = run_adapter_suite(tmp_path, "\n".join(lines) + "\n", pythonpath=stub, layers=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 2 * len(entries), [(r["entry"], r["check"], r["verdict"]) for r in results]
+    for r in results:
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r

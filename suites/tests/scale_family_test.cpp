@@ -211,7 +211,7 @@ TEST(ScaleFamilyTest, BadFieldsAreNamed) {
               HasSubstr("suite.yaml:5: entry 'e': targets[0]: the scale check supports the targets spmm,"));
   EXPECT_THAT(refused(ok_graph, "  - {name: e, systems: cpu_float32, checks: scale, graphs: big}\n"),
               HasSubstr("targets[0]: the scale check supports the targets spmm, spmm_ve, sddmm_dot, sddmm_add, edge_softmax, "
-                        "normalized_spmm, attention, sddmm_spmm, gcn, gin, gat, sage, agnn, gine; got 'all' (a scale entry names its targets)"));
+                        "normalized_spmm, attention, sddmm_spmm, gcn, gin, gat, sage, agnn, gine, gatv2; got 'all' (a scale entry names its targets)"));
   EXPECT_THAT(refused(ok_graph, "  - {name: e, systems: cpu_float32, checks: scale, graphs: big,\n"
                                 "     targets: [{name: gat, attributes: {attn_dropout: 0.5}}]}\n"),
               HasSubstr("suite.yaml:6: entry 'e': targets[0]: target 'gat' with attn_dropout > 0"));

@@ -241,6 +241,45 @@ TEST(LayerForward, GineMessagesPassTheirEdgeFeaturesThroughAReluByHand) {
   EXPECT_THAT(bad.message, HasSubstr("edge_attr"));
 }
 
+// GATv2 by hand on the single edge 0 ← 1 with self-loops (row 0: 0 ← 1, 0 ← 0; row 1: 1 ← 1),
+// x = [1, 2], one head of C = 2, W_src = [1, −1], W_dst = 0, att = [1, 1], slope 0.2, no bias:
+// z = h_src[j] = x_j·[1, −1], so row 0's logits are Σ_c LeakyReLU(z_c) = 2 − 0.4 = 1.6 (edge) and
+// 1 − 0.2 = 0.8 (loop) — GAT's order (the LeakyReLU after the attention) would give 0 for both.
+// alpha = softmax(1.6, 0.8): a = 1 / (1 + e^−0.8); y[0] = a·[2, −2] + (1 − a)·[1, −1], y[1] = [2, −2].
+// With grad_y = [[1, 0], [0, 0]]: grad_alpha = ⟨grad_y[0], h_src[j]⟩ = 2 and 1, grad_logit = ±a(1 − a),
+// grad_att = a(1 − a)·(LeakyReLU(z_edge) − LeakyReLU(z_loop)) = a(1 − a)·[1, −0.2].
+TEST(LayerForward, Gatv2AppliesTheLeakyReluPerChannelBeforeTheAttentionByHand) {
+  Case c;
+  c.target = "gatv2";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(2, 2, std::vector<index_t>{0}, std::vector<index_t>{1}));
+  c.attributes = {{"in_features", std::int64_t{1}}, {"out_features", std::int64_t{2}}, {"heads", std::int64_t{1}},
+                  {"bias", false}};
+  c.inputs = {{"x", column({1, 2})}};
+  c.parameters = {{"weight_src", Tensor({1, 2}, {1, -1})}, {"weight_dst", Tensor({1, 2}, {0, 0})},
+                  {"att", Tensor({1, 2}, {1, 1})}};
+  c.grad_outputs = {{"y", Tensor({2, 2}, {1, 0, 0, 0})}};
+  const double a = 1 / (1 + std::exp(-0.8)), s = a * (1 - a);
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const double tol = p == Precision::float64 ? 1e-15 : 1e-6;
+    const Result r = evaluate(c, p);
+    ASSERT_TRUE(r.ok()) << r.message;
+    const Tensor& y = r.outputs.at("y");
+    EXPECT_NEAR(y.at(0, 0), a * 2 + (1 - a), tol);
+    EXPECT_NEAR(y.at(0, 1), -(a * 2 + (1 - a)), tol);
+    EXPECT_NEAR(y.at(1, 0), 2, tol);
+    EXPECT_NEAR(y.at(1, 1), -2, tol);
+    const Tensor& att = r.gradients.at("att");
+    EXPECT_NEAR(att[0], s, tol);
+    EXPECT_NEAR(att[1], -0.2 * s, tol);
+    EXPECT_NEAR(r.gradients.at("weight_dst")[0], 0, tol);  // the logits' gradients cancel across the row
+  }
+  // A weight_dst that is not [in_features, heads·C] is refused by name.
+  c.parameters["weight_dst"] = Tensor({2, 1}, {0, 0});
+  const Result bad = evaluate(c);
+  EXPECT_EQ(bad.status, Status::error);
+  EXPECT_THAT(bad.message, HasSubstr("weight_dst"));
+}
+
 // SAGE with aggr = max on the directed triangle (0 ← 1, 0 ← 2, 1 ← 2), x = [1, 5, 5], W_self = 1,
 // W_neigh = 2: row 0's maximum ties between sources 1 and 2, row 2 is empty (aggregates 0).
 // y = x + 2·max = [11, 15, 5]; with grad_y = 1 the tie's gradient goes to the first edge's source
