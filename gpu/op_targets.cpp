@@ -7,12 +7,14 @@
 #include "gpu/gpu_targets.h"
 #include "gpu/gsddmm.cuh"
 #include "gpu/gspmm.cuh"
+#include "gpu/segment_aggregation.cuh"
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
 #include "oracle/degree_norm.h"
 #include "oracle/gsddmm.h"
 #include "oracle/gspmm.h"
+#include "oracle/segment_aggregation.h"
 #include "core/graph.h"
 
 namespace gnncheck::gpu {
@@ -235,8 +237,9 @@ void gspmm_target(TargetRun& run) {
   DeviceTensor& y = run.new_output("y", {g.n_dst(), config.width()});
   gspmm_forward(run.ctx, g, config, u, e, y.data());
   if (!run.backward()) return;
-  float* gu = u ? optional_gradient(run, "u") : nullptr;
-  float* ge = e ? optional_gradient(run, "e") : nullptr;
+  // By the message, not by the pointer: a 0-element operand has no data but still its (empty) gradient.
+  float* gu = config.uses_u() ? optional_gradient(run, "u") : nullptr;
+  float* ge = config.uses_e() ? optional_gradient(run, "e") : nullptr;
   gspmm_backward(run.ctx, g, config, u, e, run.grad_output("y").data(), gu, ge);
 }
 
@@ -258,6 +261,22 @@ void segment_reduce_target(TargetRun& run) {
   gspmm_backward(run.ctx, g, shape, nullptr, x.data(), run.grad_output("y").data(), nullptr, gx.data());
 }
 
+// PyG's var and softmax aggregations (oracle/segment_aggregation.h): gpu/segment_aggregation.cu.
+void segment_aggregation_target(TargetRun& run) {
+  const auto cfg = oracle::SegmentAggregationConfig::from_attributes(run.attributes);
+  const SegmentAggregationKind kind =
+      cfg.aggr == oracle::SegmentAggregation::var ? SegmentAggregationKind::var : SegmentAggregationKind::softmax;
+  const DeviceTensor& x = run.input("x");
+  const float* t = cfg.has_temperature() ? run.input("t").data() : nullptr;
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), cfg.features});
+  segment_aggregation_forward(run.ctx, g, kind, cfg.features, x.data(), t, y.data());
+  if (!run.backward()) return;
+  float* grad_t = cfg.has_temperature() ? run.new_gradient("t", {1}).data() : nullptr;
+  segment_aggregation_backward(run.ctx, g, kind, cfg.features, x.data(), t, run.grad_output("y").data(),
+                               run.new_gradient("x", x.shape()).data(), grad_t);
+}
+
 void gsddmm_target(TargetRun& run) {
   const oracle::GsddmmConfig attributes = oracle::gsddmm_config(run.attributes);
   const GsddmmShape config = gsddmm_shape(attributes);
@@ -268,8 +287,8 @@ void gsddmm_target(TargetRun& run) {
   DeviceTensor& out = run.new_output("out", {g.num_edges(), config.out_width()});
   gsddmm_forward(run.ctx, g, config, lhs, rhs, out.data());
   if (!run.backward()) return;
-  float* gl = lhs ? optional_gradient(run, lhs_name) : nullptr;
-  float* gr = rhs ? optional_gradient(run, rhs_name) : nullptr;
+  float* gl = config.uses_lhs() ? optional_gradient(run, lhs_name) : nullptr;
+  float* gr = config.uses_rhs() ? optional_gradient(run, rhs_name) : nullptr;
   gsddmm_backward(run.ctx, g, config, lhs, rhs, run.grad_output("out").data(), gl, gr);
 }
 
@@ -354,6 +373,7 @@ std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
   targets.emplace("gspmm", gspmm_target);
   targets.emplace("gsddmm", gsddmm_target);
   targets.emplace("segment_reduce", segment_reduce_target);
+  targets.emplace("segment_aggregation", segment_aggregation_target);
   targets.emplace("attention", attention_target);
   targets.emplace("sddmm_spmm", sddmm_spmm_target);
   return targets;

@@ -425,12 +425,13 @@ AttributeSpec zero_degree_attribute() {
   return {"zero_degree", std::string("zero"), std::string(kZeroDegreeHelp), {std::string("zero"), std::string("one")}};
 }
 
-// gspmm, gsddmm, attention and segment_reduce: their own files (gspmm_target.cpp, …).
+// gspmm, gsddmm, attention, segment_reduce and segment_aggregation: their own files (gspmm_target.cpp, …).
 std::vector<TargetDef> op_targets() {
   return {spmm_target(),          spmm_transposed_target(), spmm_ve_target(),     spmm_ve_transposed_target(),
           sddmm_dot_target(),     sddmm_add_target(),       edge_softmax_target(), eshuffle_target(false),
           eshuffle_target(true),  normalized_spmm_target(),   gspmm_target(),       gsddmm_target(),
-          attention_target(),     sddmm_spmm_target(),      segment_reduce_target()};
+          attention_target(),     sddmm_spmm_target(),      segment_reduce_target(),
+          segment_aggregation_target()};
 }
 
 }  // namespace gnncheck::oracle

@@ -75,7 +75,7 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
 // On the large graph: the defaults, for gspmm the two operands through a selection and a mean, for
 // gsddmm an edge operand divided by a source operand and a broadcast inner product of a destination
 // and an edge operand (with the defaults' u·v, every one of its six inputs), for sage the max over
-// the projection (its two parameters).
+// the projection (its two parameters), for segment_aggregation the softmax (its temperature).
 std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
   std::vector<Attributes> variants = {Attributes{}};
   for (const AttributeSpec& attribute : spec.attributes) {
@@ -84,6 +84,10 @@ std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
       variants.push_back({{"message", std::string("div")}, {"reduce", std::string("mean")}});
     }
     if (attribute.name == "project") variants.push_back({{"project", true}, {"aggr", std::string("max")}});
+    if (attribute.name == "aggr" &&
+        std::find(attribute.choices.begin(), attribute.choices.end(), AttrValue(std::string("softmax"))) !=
+            attribute.choices.end())
+      variants.push_back({{"aggr", std::string("softmax")}});
     if (attribute.name == "op") {
       variants.push_back({{"op", std::string("div")}, {"lhs", std::string("e")}, {"rhs", std::string("u")}});
       variants.push_back({{"op", std::string("dot")}, {"lhs", std::string("v")}, {"rhs", std::string("e")},

@@ -316,6 +316,7 @@ TargetDef gspmm_target();   // gspmm_target.cpp, one of op_targets()
 TargetDef gsddmm_target();  // gsddmm_target.cpp, one of op_targets()
 TargetDef attention_target();  // attention_target.cpp, one of op_targets()
 TargetDef segment_reduce_target();  // segment_reduce_target.cpp, one of op_targets()
+TargetDef segment_aggregation_target();  // segment_aggregation_target.cpp, one of op_targets()
 std::vector<TargetDef> layer_targets();
 
 }  // namespace gnncheck::oracle

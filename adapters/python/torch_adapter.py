@@ -46,6 +46,8 @@ its max and min backward (ATen's SegmentReduce CPU and CUDA kernels) gives every
 output gradient and then divides only the positive ones by the count of ties ("if (grad_input >
 0) grad_input /= counter"), so a gradient <= 0 reaches every tied row in full — the "gradient
 copied to every tied entry" bug class (python/tests/test_torch_adapter.py; docs/campaigns.md).
+segment_aggregation is PyG's own VarAggregation and SoftmaxAggregation(learn=True)
+where torch_geometric is used, and their formulas written with scatter_reduce otherwise (--no-pyg).
 
 Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h), the adapter maps it:
 - self-loops: GCNConv/GATConv/GATv2Conv/AGNNConv add their own (and the attention layers first remove
@@ -93,11 +95,14 @@ import torch  # noqa: E402
 
 
 class Context:
-    def __init__(self, device, dtype, pyg_scatter=None, segment_reduce="scatter"):
+    def __init__(self, device, dtype, pyg_scatter=None, segment_reduce="scatter", pyg_aggregations=None):
         self.device = torch.device(device)
         self.dtype = dtype
         self.pyg_scatter = pyg_scatter  # torch_geometric.utils.scatter with --gspmm-reductions pyg
         self.segment_reduce = segment_reduce  # --segment-reduce: scatter (scatter_reduce) or torch
+        # segment_aggregation's modules by aggr (makers of torch_geometric.nn.aggr modules) where
+        # torch_geometric is used; None: the adapter's own torch formulation.
+        self.pyg_aggregations = pyg_aggregations
 
 
 CTX = None
@@ -503,6 +508,44 @@ def op_segment_reduce(case):
         return {"y": y}
     return evaluate(case, compute)
 
+def torch_segment_aggregation(g, aggr, x, temperature):
+    """PyG's var and softmax aggregations written with torch's scatter_reduce (without PyG): the
+    mean of squares minus the squared mean, and the segment softmax of t·x (its largest value, detached, subtracted first)
+    weighting x."""
+    index = g.rows.unsqueeze(1).expand(g.num_edges, x.shape[1])
+    shape = (g.n_dst, x.shape[1])
+    if aggr == "var":
+        mean = scatter_reduce(x.new_zeros(shape), index, x, "mean")
+        return scatter_reduce(x.new_zeros(shape), index, x * x, "mean") - mean * mean
+    scores = x * temperature
+    top = scatter_reduce(x.new_full(shape, -float("inf")), index, scores.detach(), "amax")
+    weights = (scores - top[g.rows]).exp()
+    alpha = weights / sum_into(weights, g.rows, g.n_dst)[g.rows]
+    return sum_into(alpha * x, g.rows, g.n_dst)
+
+
+def op_segment_aggregation(case):
+    """segment_aggregation through PyG's own aggregation modules (VarAggregation,
+    SoftmaxAggregation(learn=True) with the case's t) where torch_geometric is used, else through
+    torch_segment_aggregation."""
+    g = Edges(case.graph)
+    aggr = case.attributes["aggr"]
+    if aggr not in ("var", "softmax"):
+        raise kit.Unsupported("aggr '%s' is not var or softmax" % aggr)
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
+    if CTX.pyg_aggregations is None:
+        temperature = t.parameters["t"].requires_grad_(case.wants_gradients) if aggr == "softmax" else None
+        pmap = {"t": (temperature, False)} if aggr == "softmax" else {}
+        return layer_answer(case, t, lambda x: torch_segment_aggregation(g, aggr, x, temperature), pmap)
+    module = MODULES.get(("aggr", aggr), CTX.pyg_aggregations[aggr])
+    pmap = {}
+    if aggr == "softmax":
+        with torch.no_grad():
+            module.t.copy_(t.parameters["t"].reshape(module.t.shape))
+        pmap["t"] = (module.t, False)
+    return layer_answer(case, t, lambda x: module(x, g.rows, dim_size=g.n_dst), pmap)
+
+
 OPS = {
     "spmm": op_spmm,
     "spmm_transposed": op_spmm_transposed,
@@ -517,6 +560,7 @@ OPS = {
     "gspmm": op_gspmm,
     "gsddmm": op_gsddmm,
     "segment_reduce": op_segment_reduce,
+    "segment_aggregation": op_segment_aggregation,
     "attention": op_attention,
     "sddmm_spmm": op_sddmm_spmm,
 }
@@ -827,9 +871,12 @@ def main():
     if not args.no_pyg:
         try:
             import torch_geometric
+            from torch_geometric.nn import aggr as pyg_aggr
 
             pyg_version = torch_geometric.__version__
             targets.update({name: (precision, measured(fn), implements.get(name)) for name, fn in LAYERS.items()})
+            CTX.pyg_aggregations = {"var": pyg_aggr.VarAggregation,
+                                    "softmax": lambda: pyg_aggr.SoftmaxAggregation(learn=True)}
         except ImportError:
             pass
     sys.stderr.write("torch adapter: torch %s on %s, %s, torch_geometric %s, gspmm reductions by %s\n" %

@@ -316,6 +316,46 @@ TEST(OpsGolden, SegmentReduceByHand) {
   EXPECT_THAT(min.outputs.at("y").values(), ElementsAre(1, -1, INFINITY, INFINITY, -5, 6));
 }
 
+// segment_aggregation by hand on segment_reduce's segments (lengths 3, 0 and 1) and x:
+// var: 19/3 − (7/3)² = 8/9 and 7 − (5/3)² = 38/9, 0 on the
+// empty and the single-row segment; grad (2/n)·(x − mean)·g. softmax at t = 0 is the mean, its x
+// gradient g/n, and its t gradient Σ g·Σ α·x·(x − y) = Σ g·var = 1·8/9 + 2·38/9 = 84/9.
+TEST(OpsGolden, SegmentAggregationByHand) {
+  const std::vector<index_t> dst = {0, 0, 0, 2}, src = {0, 1, 1, 0};
+  Case c;
+  c.target = "segment_aggregation";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(3, 2, dst, src));
+  c.inputs["x"] = Tensor({4, 2}, {3, -1, 1, 4, 3, 2, -5, 6});
+  c.grad_outputs["y"] = Tensor({3, 2}, {1, 2, 3, 4, 5, 6});
+  const auto near = [](std::vector<double> v, double tol) {
+    std::vector<::testing::Matcher<double>> m;
+    for (double x : v) m.push_back(::testing::DoubleNear(x, tol));
+    return ElementsAreArray(m);
+  };
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const double tol = p == Precision::float64 ? 1e-14 : 1e-5;
+    c.attributes = {{"aggr", std::string("var")}, {"features", std::int64_t{2}}};
+    const Result var = evaluate(c, p);
+    ASSERT_TRUE(var.ok()) << var.message;
+    EXPECT_THAT(var.outputs.at("y").values(), near({8.0 / 9, 38.0 / 9, 0, 0, 0, 0}, tol));
+    EXPECT_THAT(var.gradients.at("x").values(),
+                near({4.0 / 9, -32.0 / 9, -8.0 / 9, 28.0 / 9, 4.0 / 9, 4.0 / 9, 0, 0}, tol));
+    c.attributes = {{"aggr", std::string("softmax")}, {"features", std::int64_t{2}}};
+    c.parameters["t"] = Tensor({1}, {0.0});
+    const Result softmax = evaluate(c, p);
+    c.parameters.clear();
+    ASSERT_TRUE(softmax.ok()) << softmax.message;
+    EXPECT_THAT(softmax.outputs.at("y").values(), near({7.0 / 3, 5.0 / 3, 0, 0, -5, 6}, tol));
+    EXPECT_THAT(softmax.gradients.at("x").values(), near({1.0 / 3, 2.0 / 3, 1.0 / 3, 2.0 / 3, 1.0 / 3, 2.0 / 3, 5, 6}, tol));
+    EXPECT_THAT(softmax.gradients.at("t").values(), near({84.0 / 9}, tol * 10));
+  }
+  // softmax without its temperature is refused by name.
+  c.attributes = {{"aggr", std::string("softmax")}, {"features", std::int64_t{2}}};
+  const Result missing = evaluate(c);
+  EXPECT_EQ(missing.status, Status::error);
+  EXPECT_THAT(missing.message, ::testing::HasSubstr("'t'"));
+}
+
 // gsddmm by hand on the graph of the gspmm case (edges 0←0, 0←1, 2←1): the attention score u·v, a
 // division of an edge operand broadcast over both axes by a source operand, a difference of two
 // source operands (the same side) and a copy of the destination operand.
@@ -411,7 +451,7 @@ TEST(OpsGolden, CatalogueListsEveryOp) {
   EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
                                        "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
                                        "normalized_spmm", "gspmm", "gsddmm", "attention", "sddmm_spmm",
-                                       "segment_reduce"}));
+                                       "segment_reduce", "segment_aggregation"}));
   const Graph g = workhorse();
   for (const auto& def : op_targets()) {
     const Attributes attrs = with_defaults(def.spec, {});

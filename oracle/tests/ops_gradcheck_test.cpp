@@ -30,6 +30,8 @@ std::vector<Attributes> variants(const TargetSpec& spec, bool every_pair = true)
       for (const char* message : {"copy_u", "copy_e", "add", "sub", "mul", "div"})
         for (const char* reduce : {"sum", "mean", "max", "min"})
           out.push_back({{"message", std::string(message)}, {"reduce", std::string(reduce)}, {"heads", std::int64_t{2}}});
+    // segment_aggregation: the softmax (the default is var).
+    if (a.name == "aggr") out.push_back({{"aggr", std::string("softmax")}});
     if (a.name == "u_broadcast")
       for (const char* u : {"features", "heads", "both"})
         out.push_back({{"message", std::string("div")}, {"u_broadcast", std::string(u)}, {"e_broadcast", std::string("none")},
@@ -77,7 +79,8 @@ TEST(OpsGradcheck, FullJacobianOnSmallGraphsForEveryOpAndInput) {
         const GradcheckReport r = check_full_jacobian(oracle_f64, c, def.spec);
         EXPECT_TRUE(r.all_passed) << def.spec.name << " on " << graph.name << describe(r);
         std::size_t present = 0;  // an input the attributes switch off (gspmm's e with copy_u) has no gradient
-        for (const std::string& input : differentiable_inputs(def.spec)) present += c.inputs.count(input);
+        for (const std::string& input : differentiable_inputs(def.spec))
+          present += c.inputs.count(input) + c.parameters.count(input);
         EXPECT_EQ(r.inputs.size(), present) << def.spec.name;
         for (const auto& input : r.inputs) EXPECT_GT(input.comparisons, 0) << def.spec.name << " " << input.input;
       }

@@ -456,6 +456,30 @@ class GATv2Conv(torch.nn.Module):
         out = out.reshape(n, H * C) if self.concat else out.mean(dim=1)
         return out + self.bias if self.bias is not None else out
 ''')
+    (package / "nn" / "aggr.py").write_text('''
+import torch
+from torch_geometric.utils import scatter
+
+
+class VarAggregation(torch.nn.Module):
+    def forward(self, x, index, ptr=None, dim_size=None, dim=-2):
+        mean = scatter(x, index, dim=0, dim_size=dim_size, reduce="mean")
+        mean_2 = scatter(x * x, index, dim=0, dim_size=dim_size, reduce="mean")
+        return mean_2 - mean * mean
+
+
+class SoftmaxAggregation(torch.nn.Module):
+    def __init__(self, t=1.0, learn=False):
+        super().__init__()
+        self.t = torch.nn.Parameter(torch.tensor([t])) if learn else t
+
+    def forward(self, x, index, ptr=None, dim_size=None, dim=-2):
+        alpha = x * self.t
+        top = scatter(alpha.detach(), index, dim=0, dim_size=dim_size, reduce="max")
+        e = (alpha - top[index]).exp()
+        alpha = e / (scatter(e, index, dim=0, dim_size=dim_size, reduce="sum")[index] + 1e-16)
+        return scatter(x * alpha, index, dim=0, dim_size=dim_size, reduce="sum")
+''')
     return str(directory)
 
 
@@ -503,5 +527,25 @@ def test_gatv2_through_the_adapters_pyg_path(tmp_path):
     results, done = run_adapter_suite(tmp_path, "\n".join(lines) + "\n", pythonpath=stub, layers=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(results) == 2 * len(entries), [(r["entry"], r["check"], r["verdict"]) for r in results]
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+@pytest.mark.parametrize("path", ["torch", "pyg"])
+def test_segment_aggregation_passes_through_torch_and_pygs_aggregation_modules(tmp_path, path):
+    """segment_aggregation (var, softmax with its temperature) through the adapter's own
+    scatter_reduce formulation (--no-pyg) and through PyG's aggregation modules as transcribed
+    (VarAggregation's mean of squares minus the squared mean, SoftmaxAggregation(learn=True)): every
+    check passes on small random graphs with empty segments, duplicate edges and small-integer values."""
+    entries = {"var": "aggr: [var]", "softmax": "aggr: [softmax]"}
+    lines = ["name: torch-adapter-aggregation", "seed: 31", "cases_per_property: 40", "graphs:",
+             "  small: {family: random, max_nodes: 10, max_avg_degree: 3}", "entries:"]
+    for name, attributes in entries.items():
+        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: segment_aggregation, attributes: {%s}}], "
+                     "checks: [differential, adjoint, state_interleaved], graphs: small}" % (name, attributes))
+    stub = pyg_convs_module(tmp_path / "pyg") if path == "pyg" else None
+    results, done = run_adapter_suite(tmp_path, "\n".join(lines) + "\n", pythonpath=stub, layers=path == "pyg")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(entries), [(r["entry"], r["check"], r["verdict"]) for r in results]
     for r in results:
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r

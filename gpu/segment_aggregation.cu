@@ -1,0 +1,108 @@
+#include "gpu/segment_aggregation.cuh"
+
+#include <cmath>
+
+#include "gpu/launch.cuh"
+
+namespace gnncheck::gpu {
+namespace {
+
+using namespace detail;
+
+// The segment's softmax: its largest t·x and Σ exp(t·x − top).
+__device__ void softmax_norm(const float* x, std::int64_t features, std::int64_t f, offset_t begin, offset_t end,
+                             float t, float& top, float& sum) {
+  top = -INFINITY;
+  for (offset_t k = begin; k < end; ++k) top = fmaxf(top, t * x[k * features + f]);
+  sum = 0.0f;
+  for (offset_t k = begin; k < end; ++k) sum += expf(t * x[k * features + f] - top);
+}
+
+__global__ void forward_kernel(SegmentAggregationKind kind, std::int64_t n_dst, std::int64_t features,
+                               const offset_t* __restrict__ row_ptr, const float* __restrict__ x,
+                               const float* __restrict__ t_ptr, float* __restrict__ y) {
+  const std::int64_t n = n_dst * features;
+  for (std::int64_t id = global_thread(); id < n; id += thread_count()) {
+    const std::int64_t i = id / features, f = id % features;
+    const offset_t begin = row_ptr[i], end = row_ptr[i + 1];
+    if (kind == SegmentAggregationKind::var) {
+      float sum = 0.0f, squares = 0.0f;
+      for (offset_t k = begin; k < end; ++k) {
+        const float v = x[k * features + f];
+        sum += v, squares += v * v;
+      }
+      const float count = static_cast<float>(end - begin), mean = end > begin ? sum / count : 0.0f;
+      y[id] = end > begin ? squares / count - mean * mean : 0.0f;
+    } else {
+      const float t = *t_ptr;
+      float top, norm;
+      softmax_norm(x, features, f, begin, end, t, top, norm);
+      float acc = 0.0f;
+      for (offset_t k = begin; k < end; ++k) {
+        const float v = x[k * features + f];
+        acc += expf(t * v - top) / norm * v;
+      }
+      y[id] = acc;
+    }
+  }
+}
+
+__global__ void backward_kernel(SegmentAggregationKind kind, std::int64_t n_dst, std::int64_t features,
+                                const offset_t* __restrict__ row_ptr, const float* __restrict__ x,
+                                const float* __restrict__ t_ptr, const float* __restrict__ grad_y,
+                                float* __restrict__ grad_x, float* grad_t) {
+  const std::int64_t n = n_dst * features;
+  for (std::int64_t id = global_thread(); id < n; id += thread_count()) {
+    const std::int64_t i = id / features, f = id % features;
+    const offset_t begin = row_ptr[i], end = row_ptr[i + 1];
+    if (end == begin) continue;
+    const float g = grad_y[id];
+    if (kind == SegmentAggregationKind::var) {
+      float sum = 0.0f;
+      for (offset_t k = begin; k < end; ++k) sum += x[k * features + f];
+      const float count = static_cast<float>(end - begin), mean = sum / count;
+      for (offset_t k = begin; k < end; ++k) grad_x[k * features + f] = g * (2.0f / count) * (x[k * features + f] - mean);
+    } else {
+      const float t = *t_ptr;
+      float top, norm;
+      softmax_norm(x, features, f, begin, end, t, top, norm);
+      float y = 0.0f;
+      for (offset_t k = begin; k < end; ++k) {
+        const float v = x[k * features + f];
+        y += expf(t * v - top) / norm * v;
+      }
+      float dt = 0.0f;
+      for (offset_t k = begin; k < end; ++k) {
+        const float v = x[k * features + f], a = expf(t * v - top) / norm;
+        grad_x[k * features + f] = g * a * (1.0f + t * (v - y));
+        dt += a * v * (v - y);
+      }
+      atomicAdd(grad_t, g * dt);
+    }
+  }
+}
+
+}  // namespace
+
+void segment_aggregation_forward(GpuContext& ctx, DeviceGraph& g, SegmentAggregationKind kind, std::int64_t features,
+                                 const float* x, const float* t, float* y) {
+  const std::int64_t n = g.n_dst() * features;
+  if (n == 0) return;
+  forward_kernel<<<blocks_for_threads(n), block_threads, 0, ctx.stream>>>(kind, g.n_dst(), features, g.row_ptr(), x, t,
+                                                                          y);
+  GNNCHECK_CHECK_LAUNCH();
+}
+
+void segment_aggregation_backward(GpuContext& ctx, DeviceGraph& g, SegmentAggregationKind kind, std::int64_t features,
+                                  const float* x, const float* t, const float* grad_y, float* grad_x, float* grad_t) {
+  const std::int64_t edge_values = g.num_edges() * features;
+  if (edge_values > 0) GNNCHECK_CUDA_CHECK(cudaMemsetAsync(grad_x, 0, edge_values * sizeof(float), ctx.stream));
+  if (grad_t) GNNCHECK_CUDA_CHECK(cudaMemsetAsync(grad_t, 0, sizeof(float), ctx.stream));
+  const std::int64_t n = g.n_dst() * features;
+  if (n == 0) return;
+  backward_kernel<<<blocks_for_threads(n), block_threads, 0, ctx.stream>>>(kind, g.n_dst(), features, g.row_ptr(), x,
+                                                                           t, grad_y, grad_x, grad_t);
+  GNNCHECK_CHECK_LAUNCH();
+}
+
+}  // namespace gnncheck::gpu
