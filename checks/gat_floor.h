@@ -36,6 +36,12 @@ using Floors = std::vector<std::pair<std::string, Tensor>>;
 // gradient.
 Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
 
+// GATv2's floors (checks/gatv2_floor.cpp): the same δ_e per edge and head, with GATv2's logit
+// Σ_c att·LeakyReLU(z) and G_e = Σ_c |grad_out_i|·|h_src_j|, carried to att through |LeakyReLU(z)|
+// and to h_src and h_dst through |att|·max(1, |slope|), then to weight_src, weight_dst and x; by
+// label ("gradient att", …), none without the layer's inputs and output gradient.
+Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
+
 // Fused attention (the `attention` target): edge_softmax's backward floor on "gradient logits",
 // γ_(d+C+4)·α_k·(G_k + Σ_row α·G) with G_k = Σ_c |grad_y[row_k, h·C + c]|·|x[col_k, h·C + c]| — the
 // rounding of ḡ = ⟨grad_y, x⟩ and of the softmax backward's short sum, which a near one-hot row

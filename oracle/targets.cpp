@@ -58,6 +58,9 @@ std::string describe(const ToleranceRule& rule) {
   for (ToleranceFloor f : rule.floors) {
     if (f == ToleranceFloor::gat_attention)
       out += "; plus edge_softmax's backward rounding propagated through the layer into att_src, att_dst, weight and x";
+    if (f == ToleranceFloor::gatv2_attention)
+      out += "; plus edge_softmax's backward rounding propagated through each channel's LeakyReLU into att, weight_src, "
+             "weight_dst and x";
     if (f == ToleranceFloor::attention_logits)
       out += "; plus edge_softmax's backward rounding on the logits' gradient, γ_(d+C+4)·α_k·(G_k + Σ_row α·G) with "
              "G_k = Σ_c |grad_y[row_k]|·|x[col_k]| (near one-hot rows, where it cancels)";

@@ -77,6 +77,9 @@ enum class ToleranceFloor {
   // GAT: edge_softmax's backward rounding propagated through the layer into att_src, att_dst,
   // weight and x (near one-hot rows, where the softmax gradient cancels).
   gat_attention,
+  // GATv2: the same rounding carried through GATv2's per-channel LeakyReLU into att, weight_src,
+  // weight_dst and x (checks/gatv2_floor.cpp).
+  gatv2_attention,
   // AGNN: the softmax backward's rounding per edge carried to beta through |cos| and to x through
   // the normalization's Jacobian (checks/agnn_floor.h; identical edges, small norms).
   agnn_attention,

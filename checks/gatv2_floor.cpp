@@ -1,0 +1,93 @@
+// GATv2's rounding floor (checks/gat_floor.h): GAT's δ_e on the logits' gradient, carried through
+// GATv2's own chain — att meets LeakyReLU(z) per channel, z meets att through LeakyReLU′ — into
+// att, weight_src, weight_dst and x.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "checks/gat_floor.h"
+#include "checks/tolerance.h"
+#include "oracle/layers/dense.h"
+#include "oracle/layers/gatv2.h"
+#include "oracle/layers/self_loops.h"
+
+namespace gnncheck::checks {
+namespace {
+
+Tensor absolute(const Tensor& t) {
+  Tensor a = t;
+  for (double& v : a.values()) v = std::abs(v);
+  return a;
+}
+
+}  // namespace
+
+Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, double u) {
+  if (!c.inputs.count("x") || !c.parameters.count("weight_src") || !c.parameters.count("weight_dst") ||
+      !c.parameters.count("att") || !c.grad_outputs.count("y"))
+    return {};
+  namespace ol = oracle::layers;
+  const auto cfg = ol::Gatv2Config::from_attributes(oracle::with_defaults(def.spec, c.attributes));
+  const ol::AggregationGraph looped(*c.graph, cfg.self_loops);
+  const Graph& g = *looped;
+  const Tensor& x = c.inputs.at("x");
+  const Tensor& w_src = c.parameters.at("weight_src");
+  const Tensor& w_dst = c.parameters.at("weight_dst");
+  const Tensor& att = c.parameters.at("att");
+  const Tensor& gy = c.grad_outputs.at("y");
+  const index_t H = cfg.heads, C = cfg.out_features, HC = H * C;
+  const double slope = cfg.negative_slope, steepest = std::max(1.0, std::abs(slope));
+  const Tensor h_src = ol::matmul(x, w_src), h_dst = ol::matmul(ol::first_rows(x, g.n_dst()), w_dst);
+  auto grad_out = [&](index_t i, index_t head, index_t ch) {
+    return cfg.concat ? gy.at(i, head * C + ch) : gy.at(i, ch) / static_cast<double>(H);
+  };
+  Tensor floor_att(att.shape()), floor_h_src(h_src.shape()), floor_h_dst(h_dst.shape());
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t begin = g.row_ptr()[i], end = g.row_ptr()[i + 1];
+    if (begin == end) continue;
+    const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
+    for (index_t head = 0; head < H; ++head) {
+      std::vector<double> weight(static_cast<size_t>(end - begin)), G(weight.size());
+      double top = -INFINITY;
+      for (index_t e = begin; e < end; ++e) {
+        const index_t j = g.col_idx()[e];
+        double logit = 0.0, mag = 0.0;
+        for (index_t ch = 0; ch < C; ++ch) {
+          const double z = h_dst.at(i, head * C + ch) + h_src.at(j, head * C + ch);
+          logit += att.at(head, ch) * (z > 0 ? z : slope * z);
+          mag += std::abs(grad_out(i, head, ch)) * std::abs(h_src.at(j, head * C + ch));
+        }
+        weight[static_cast<size_t>(e - begin)] = logit;
+        G[static_cast<size_t>(e - begin)] = mag;
+        top = std::max(top, logit);
+      }
+      double norm = 0.0, weighted = 0.0;
+      for (double& l : weight) norm += (l = std::exp(l - top));
+      for (size_t k = 0; k < weight.size(); ++k) weighted += weight[k] / norm * G[k];
+      for (index_t e = begin; e < end; ++e) {
+        const index_t j = g.col_idx()[e];
+        const double delta = gamma(d, u) * weight[static_cast<size_t>(e - begin)] / norm *
+                             (G[static_cast<size_t>(e - begin)] + weighted);
+        for (index_t ch = 0; ch < C; ++ch) {
+          const index_t m = head * C + ch;
+          const double z = h_dst.at(i, m) + h_src.at(j, m);
+          floor_att.at(head, ch) += std::abs(z > 0 ? z : slope * z) * delta;
+          const double through_z = std::abs(att.at(head, ch)) * steepest * delta;
+          floor_h_src.at(j, m) += through_z;
+          floor_h_dst.at(i, m) += through_z;
+        }
+      }
+    }
+  }
+  const Tensor x_dst_abs = absolute(ol::first_rows(x, g.n_dst()));
+  Tensor floor_x = ol::matmul_a_bt(floor_h_src, absolute(w_src));
+  ol::add_into_first_rows(floor_x, 1.0, ol::matmul_a_bt(floor_h_dst, absolute(w_dst)));
+  Floors floors;
+  floors.emplace_back("gradient att", std::move(floor_att));
+  floors.emplace_back("gradient weight_src", ol::matmul_at_b(absolute(x), floor_h_src));
+  floors.emplace_back("gradient weight_dst", ol::matmul_at_b(x_dst_abs, floor_h_dst));
+  floors.emplace_back("gradient x", std::move(floor_x));
+  return floors;
+}
+
+}  // namespace gnncheck::checks
