@@ -226,20 +226,30 @@ TargetDef gin_family_target(bool edge_messages) {
 TargetDef gin_target() { return gin_family_target(false); }
 TargetDef gine_target() { return gin_family_target(true); }
 
+// The attributes GAT and GATv2 share: widths, heads and how they are joined, bias, self-loops and
+// the LeakyReLU's slope (`slope_help` says what it is applied to), then `extra`.
+std::vector<AttributeSpec> attention_layer_attributes(const char* slope_help, std::vector<AttributeSpec> extra = {}) {
+  std::vector<AttributeSpec> attributes{
+      in_features_attr(),
+      {"out_features", std::int64_t{4}, "channels per head (C)"},
+      {"heads", std::int64_t{2}, "number of attention heads (H)"},
+      {"concat", true, "concatenate the heads, y [n_dst, H*C] (true), or average them, y [n_dst, C] (false)"},
+      bias_attr(),
+      {"self_loops", true, "attend over A + I (true) or A (false)"},
+      {"negative_slope", 0.2, slope_help}};
+  for (auto& a : extra) attributes.push_back(std::move(a));
+  return attributes;
+}
+
 TargetDef gat_target() {
   TargetSpec spec{
       "gat", true, "GAT layer (Velickovic et al.): multi-head attention, LeakyReLU(0.2) logits, edge softmax",
       {kX, parameter("weight"), parameter("att_src"), parameter("att_dst"), parameter("bias")},
       {kY},
-      {in_features_attr(),
-       {"out_features", std::int64_t{4}, "channels per head (C)"},
-       {"heads", std::int64_t{2}, "number of attention heads (H)"},
-       {"concat", true, "concatenate the heads, y [n_dst, H*C] (true), or average them, y [n_dst, C] (false)"},
-       bias_attr(),
-       {"self_loops", true, "attend over A + I (true) or A (false)"},
-       {"negative_slope", 0.2, "slope of the LeakyReLU applied to the logits"},
-       {"attn_dropout", 0.0, "attention dropout probability in [0, 1); the mask is a function of dropout_seed"},
-       {"dropout_seed", std::int64_t{0}, "seed of the deterministic attention-dropout mask"}},
+      attention_layer_attributes(
+          "slope of the LeakyReLU applied to the logits",
+          {{"attn_dropout", 0.0, "attention dropout probability in [0, 1); the mask is a function of dropout_seed"},
+           {"dropout_seed", std::int64_t{0}, "seed of the deterministic attention-dropout mask"}}),
       false};
   spec.formula =
       "h = x · weight  [n_src, heads·C], C = out_features;  Ã = A + I (self_loops) or A\n"
@@ -320,13 +330,7 @@ TargetDef gatv2_target() {
       "GATv2 layer (Brody et al.): attention after the LeakyReLU, per channel, separate source and destination weights",
       {kX, parameter("weight_src"), parameter("weight_dst"), parameter("att"), parameter("bias")},
       {kY},
-      {in_features_attr(),
-       {"out_features", std::int64_t{4}, "channels per head (C)"},
-       {"heads", std::int64_t{2}, "number of attention heads (H)"},
-       {"concat", true, "concatenate the heads, y [n_dst, H*C] (true), or average them, y [n_dst, C] (false)"},
-       bias_attr(),
-       {"self_loops", true, "attend over A + I (true) or A (false)"},
-       {"negative_slope", 0.2, "slope of the LeakyReLU applied to z, channel by channel"}},
+      attention_layer_attributes("slope of the LeakyReLU applied to z, channel by channel"),
       false};
   spec.formula =
       "h_src = x · weight_src  [n_src, heads·C],  h_dst = x[:n_dst] · weight_dst  [n_dst, heads·C];  "

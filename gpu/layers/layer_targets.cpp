@@ -239,6 +239,32 @@ void sage_layer(TargetRun& run) {
   ctx.synchronize();
 }
 
+// The attention layers' y from out [n_dst, H·C]: out itself (concat) or its mean over the heads,
+// plus the bias.
+void join_heads(TargetRun& run, bool concat, bool bias, index_t heads, index_t channels, const DeviceTensor& out) {
+  GpuContext& ctx = run.ctx;
+  const index_t n_dst = out.shape()[0], width = concat ? heads * channels : channels;
+  DeviceTensor& y = run.new_output("y", {n_dst, width});
+  if (concat) GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(y.data(), out.data(), static_cast<std::size_t>(n_dst * width) * sizeof(float),
+                                                  cudaMemcpyDeviceToDevice, ctx.stream));
+  else mean_over_heads(ctx, n_dst, heads, channels, out.data(), y.data());
+  if (bias) add_bias(ctx, n_dst, width, bias_or_null(run, true), y.data());
+}
+
+// Its backward: the bias's gradient, and the gradient at out — grad_y itself (concat) or grad_y / H
+// for every head, kept in `storage`.
+const float* join_heads_backward(TargetRun& run, bool concat, bool bias, index_t heads, index_t channels,
+                                 DeviceTensor& storage) {
+  GpuContext& ctx = run.ctx;
+  const DeviceTensor& grad_y = run.grad_output("y");
+  const index_t n_dst = grad_y.shape()[0], width = concat ? heads * channels : channels;
+  if (bias) column_sums(ctx, n_dst, width, grad_y.data(), run.new_gradient("bias", {width}).data());
+  if (concat) return grad_y.data();
+  storage = DeviceTensor(ctx, {n_dst, heads * channels});
+  mean_over_heads_backward(ctx, n_dst, heads, channels, grad_y.data(), storage.data());
+  return storage.data();
+}
+
 // ---- GAT ------------------------------------------------------------------------------------------
 void gat_layer(TargetRun& run) {
   const auto cfg = ol::GatConfig::from_attributes(run.attributes);
@@ -282,22 +308,11 @@ void gat_layer(TargetRun& run) {
   }
   DeviceTensor out(ctx, {n_dst, width});
   spmm_ve_forward(ctx, g, attention, heads, h.data(), channels, out.data(), ForwardMethod::row_kernel);
-  DeviceTensor& y = run.new_output("y", {n_dst, cfg.output_width()});
-  if (cfg.concat) GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(y.data(), out.data(), static_cast<std::size_t>(n_dst * width) * sizeof(float),
-                                                      cudaMemcpyDeviceToDevice, ctx.stream));
-  else mean_over_heads(ctx, n_dst, heads, channels, out.data(), y.data());
-  if (cfg.bias) add_bias(ctx, n_dst, cfg.output_width(), bias_or_null(run, true), y.data());
+  join_heads(run, cfg.concat, cfg.bias, heads, channels, out);
   if (!run.backward()) return;
 
-  const float* gy = run.grad_output("y").data();
-  if (cfg.bias) column_sums(ctx, n_dst, cfg.output_width(), gy, run.new_gradient("bias", {cfg.output_width()}).data());
   DeviceTensor grad_out_heads;
-  const float* grad_out = gy;
-  if (!cfg.concat) {
-    grad_out_heads = DeviceTensor(ctx, {n_dst, width});
-    mean_over_heads_backward(ctx, n_dst, heads, channels, gy, grad_out_heads.data());
-    grad_out = grad_out_heads.data();
-  }
+  const float* grad_out = join_heads_backward(run, cfg.concat, cfg.bias, heads, channels, grad_out_heads);
   // Through the aggregation: grad of the attention and of h (fused eShuffle + SpMMve over the CSC).
   DeviceTensor grad_attention(ctx, {edges, heads});
   DeviceTensor grad_h(ctx, {n_src, width});
@@ -345,22 +360,11 @@ void gatv2_layer(TargetRun& run) {
   edge_softmax_forward(ctx, g, logits.data(), heads, alpha.data());
   DeviceTensor out(ctx, {n_dst, width});
   spmm_ve_forward(ctx, g, alpha.data(), heads, h_src.data(), channels, out.data(), ForwardMethod::row_kernel);
-  DeviceTensor& y = run.new_output("y", {n_dst, cfg.output_width()});
-  if (cfg.concat) GNNCHECK_CUDA_CHECK(cudaMemcpyAsync(y.data(), out.data(), static_cast<std::size_t>(n_dst * width) * sizeof(float),
-                                                      cudaMemcpyDeviceToDevice, ctx.stream));
-  else mean_over_heads(ctx, n_dst, heads, channels, out.data(), y.data());
-  if (cfg.bias) add_bias(ctx, n_dst, cfg.output_width(), bias_or_null(run, true), y.data());
+  join_heads(run, cfg.concat, cfg.bias, heads, channels, out);
   if (!run.backward()) return;
 
-  const float* gy = run.grad_output("y").data();
-  if (cfg.bias) column_sums(ctx, n_dst, cfg.output_width(), gy, run.new_gradient("bias", {cfg.output_width()}).data());
   DeviceTensor grad_out_heads;
-  const float* grad_out = gy;
-  if (!cfg.concat) {
-    grad_out_heads = DeviceTensor(ctx, {n_dst, width});
-    mean_over_heads_backward(ctx, n_dst, heads, channels, gy, grad_out_heads.data());
-    grad_out = grad_out_heads.data();
-  }
+  const float* grad_out = join_heads_backward(run, cfg.concat, cfg.bias, heads, channels, grad_out_heads);
   DeviceTensor grad_alpha(ctx, {edges, heads});
   DeviceTensor grad_h_src(ctx, {n_src, width});
   spmm_ve_backward(ctx, g, alpha.data(), heads, h_src.data(), channels, grad_out, grad_alpha.data(), grad_h_src.data(),
