@@ -115,15 +115,21 @@ TEST(ProcessSystem, ANanAnswerToFiniteInputsIsReadAsAnsweredForTheChecks) {
 // limit) and a bounded stderr tail; the next case gets a fresh adapter; no case directory is left.
 TEST(ProcessSystem, ResourceFaultsAreStoppedWithTheirOwnVerdict) {
   TempDir work;
-  auto adapter = faulty_adapter(work);
+  // A flood limit below the 64 MiB default, so that the floods are stopped well within the case
+  // timeout on a loaded machine and under the sanitizers too (reading 64 MiB of lines took over 3 s
+  // there).
+  ProcessSystemOptions options = fast_options(work);
+  options.max_stderr_bytes_per_case = std::int64_t{8} << 20;
+  auto adapter = make_process_system(
+      {testing::python(), (testing::source_dir() / "adapters/tests/faulty_adapter.py").string()}, options);
   const std::vector<Expected> sequence = {
       {17, Status::invalid_output, "output_y.npy"},  // header claims 50 GB: refused before reading
       {0, Status::ok, ""},
       {18, Status::invalid_output, "output too large: the adapter wrote"},
       {0, Status::ok, ""},
-      {19, Status::crashed, "stderr flood: the adapter wrote more than 64.0 MiB to stderr"},
+      {19, Status::crashed, "stderr flood: the adapter wrote more than 8.0 MiB to stderr"},
       {0, Status::ok, ""},
-      {20, Status::crashed, "stdout flood: the adapter printed more than 64.0 MiB"},
+      {20, Status::crashed, "stdout flood: the adapter printed more than 8.0 MiB"},
       {0, Status::ok, ""},
   };
   for (const auto& step : sequence) {
