@@ -5,7 +5,6 @@
 
 #include "checks/tolerance.h"
 #include "core/parallel.h"
-#include "oracle/edge_softmax.h"
 #include "oracle/layers/gat.h"
 #include "oracle/layers/self_loops.h"
 
@@ -51,8 +50,7 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
     if (begin == end) continue;
     const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
     for (index_t head = 0; head < H; ++head) {
-      std::vector<double> weight(static_cast<size_t>(end - begin)), G(weight.size());
-      double top = -INFINITY;
+      std::vector<double> logit(static_cast<size_t>(end - begin)), G(logit.size()), row_delta(logit.size());
       const double* hi = h.row(i) + head * C;
       const double* as = att_src.row(head);
       const double* ad = att_dst.row(head);
@@ -64,15 +62,11 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
           s += hj[ch] * as[ch] + hi[ch] * ad[ch];
           mag += std::abs(grad_out(gyi, head, ch)) * std::abs(hj[ch]);
         }
-        weight[e - begin] = s > 0 ? s : cfg.negative_slope * s;
+        logit[e - begin] = s > 0 ? s : cfg.negative_slope * s;
         G[e - begin] = dropout * mag;
-        top = std::max(top, weight[e - begin]);
       }
-      double norm = 0.0, weighted = 0.0;
-      for (double& l : weight) norm += (l = std::exp(l - top));
-      for (size_t k = 0; k < weight.size(); ++k) weighted += weight[k] / norm * G[k];
-      for (index_t e = begin; e < end; ++e)
-        delta.at(e, head) = gamma(d, u) * weight[e - begin] / norm * (G[e - begin] + weighted);
+      softmax_backward_rounding(logit, G, gamma(d, u), row_delta);
+      for (index_t e = begin; e < end; ++e) delta.at(e, head) = row_delta[e - begin];
     }
   }
   Tensor floor_src(att_src.shape()), floor_dst(att_dst.shape()), floor_h({g.n_src(), HC});
@@ -152,9 +146,9 @@ Floors attention_logits_floor(const Case& c, double u) {
   const auto gy = c.grad_outputs.find("y");
   if (logits == c.inputs.end() || x == c.inputs.end() || gy == c.grad_outputs.end()) return {};
   const Graph& g = *c.graph;
-  const Tensor alpha = oracle::edge_softmax_forward(g, logits->second);
-  const index_t H = std::max<index_t>(1, alpha.row_size()), C = x->second.row_size() / H;
-  Tensor floor(alpha.shape());
+  const Tensor& z = logits->second;
+  const index_t H = std::max<index_t>(1, z.row_size()), C = x->second.row_size() / H;
+  Tensor floor(z.shape());
   // Each row adds to its own edges only: rows run in parallel.
 #pragma omp parallel for schedule(dynamic, 64) if (worth_parallel(g.num_edges() * H * C))
   for (index_t i = 0; i < g.n_dst(); ++i) {
@@ -162,22 +156,35 @@ Floors attention_logits_floor(const Case& c, double u) {
     const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
     const double* gyi = gy->second.row(i);
     for (index_t h = 0; h < H; ++h) {
-      std::vector<double> G(static_cast<size_t>(end - begin));
-      double weighted = 0.0;
+      std::vector<double> logit(static_cast<size_t>(end - begin)), G(logit.size()), row_delta(logit.size());
       for (index_t e = begin; e < end; ++e) {
         const double* xj = x->second.row(g.col_idx()[e]);
         double sum = 0.0;
         for (index_t ch = 0; ch < C; ++ch) sum += std::abs(gyi[h * C + ch]) * std::abs(xj[h * C + ch]);
         G[static_cast<size_t>(e - begin)] = sum;
-        weighted += std::abs(alpha[e * H + h]) * sum;
+        logit[static_cast<size_t>(e - begin)] = z[e * H + h];
       }
-      for (index_t e = begin; e < end; ++e)
-        floor[e * H + h] = gamma(d, u) * std::abs(alpha[e * H + h]) * (G[static_cast<size_t>(e - begin)] + weighted);
+      softmax_backward_rounding(logit, G, gamma(d, u), row_delta);
+      for (index_t e = begin; e < end; ++e) floor[e * H + h] = row_delta[static_cast<size_t>(e - begin)];
     }
   }
   Floors floors;
   floors.emplace_back("gradient logits", std::move(floor));
   return floors;
+}
+
+void softmax_backward_rounding(std::span<const double> logits, std::span<const double> G, double gamma_d,
+                               std::span<double> delta) {
+  double top = -INFINITY;
+  for (double l : logits) top = std::max(top, l);
+  if (!std::isfinite(top)) {  // no finite logit: no softmax to round (the numerics check speaks)
+    std::fill(delta.begin(), delta.end(), 0.0);
+    return;
+  }
+  double norm = 0.0, weighted = 0.0;
+  for (size_t k = 0; k < logits.size(); ++k) norm += (delta[k] = std::exp(logits[k] - top));
+  for (size_t k = 0; k < logits.size(); ++k) weighted += delta[k] / norm * G[k];
+  for (size_t k = 0; k < logits.size(); ++k) delta[k] = gamma_d * delta[k] / norm * (G[k] + weighted);
 }
 
 void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors) {

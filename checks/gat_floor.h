@@ -19,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,12 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
 // cancels to ~0 in exact arithmetic (GAT's δ without the layer around it). None without the case's
 // logits, x and output gradient.
 Floors attention_logits_floor(const Case& c, double u);
+
+// edge_softmax's backward rounding on one row and head: with α = softmax(logits) and G_k the
+// magnitude of the k-th edge's ḡ terms, δ_k = gamma_d·α_k·(G_k + Σ α·G), written into `delta`
+// (the three floors above share it; gamma_d = γ_(d+4+C)(u) for a row of d edges and C channels).
+void softmax_backward_rounding(std::span<const double> logits, std::span<const double> G, double gamma_d,
+                               std::span<double> delta);
 
 // Adds safety·floor to each bound of `tensors` with the floor's label and shape.
 void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors);

@@ -35,7 +35,7 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
   const Tensor& w_dst = c.parameters.at("weight_dst");
   const Tensor& att = c.parameters.at("att");
   const Tensor& gy = c.grad_outputs.at("y");
-  const index_t H = cfg.heads, C = cfg.out_features, HC = H * C;
+  const index_t H = cfg.heads, C = cfg.out_features;
   const double slope = cfg.negative_slope, steepest = std::max(1.0, std::abs(slope));
   const Tensor h_src = ol::matmul(x, w_src), h_dst = ol::matmul(ol::first_rows(x, g.n_dst()), w_dst);
   auto grad_out = [&](index_t i, index_t head, index_t ch) {
@@ -47,8 +47,7 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
     if (begin == end) continue;
     const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
     for (index_t head = 0; head < H; ++head) {
-      std::vector<double> weight(static_cast<size_t>(end - begin)), G(weight.size());
-      double top = -INFINITY;
+      std::vector<double> logits(static_cast<size_t>(end - begin)), G(logits.size()), delta(logits.size());
       for (index_t e = begin; e < end; ++e) {
         const index_t j = g.col_idx()[e];
         double logit = 0.0, mag = 0.0;
@@ -57,22 +56,18 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
           logit += att.at(head, ch) * (z > 0 ? z : slope * z);
           mag += std::abs(grad_out(i, head, ch)) * std::abs(h_src.at(j, head * C + ch));
         }
-        weight[static_cast<size_t>(e - begin)] = logit;
+        logits[static_cast<size_t>(e - begin)] = logit;
         G[static_cast<size_t>(e - begin)] = mag;
-        top = std::max(top, logit);
       }
-      double norm = 0.0, weighted = 0.0;
-      for (double& l : weight) norm += (l = std::exp(l - top));
-      for (size_t k = 0; k < weight.size(); ++k) weighted += weight[k] / norm * G[k];
+      softmax_backward_rounding(logits, G, gamma(d, u), delta);
       for (index_t e = begin; e < end; ++e) {
         const index_t j = g.col_idx()[e];
-        const double delta = gamma(d, u) * weight[static_cast<size_t>(e - begin)] / norm *
-                             (G[static_cast<size_t>(e - begin)] + weighted);
+        const double delta_e = delta[static_cast<size_t>(e - begin)];
         for (index_t ch = 0; ch < C; ++ch) {
           const index_t m = head * C + ch;
           const double z = h_dst.at(i, m) + h_src.at(j, m);
-          floor_att.at(head, ch) += std::abs(z > 0 ? z : slope * z) * delta;
-          const double through_z = std::abs(att.at(head, ch)) * steepest * delta;
+          floor_att.at(head, ch) += std::abs(z > 0 ? z : slope * z) * delta_e;
+          const double through_z = std::abs(att.at(head, ch)) * steepest * delta_e;
           floor_h_src.at(j, m) += through_z;
           floor_h_dst.at(i, m) += through_z;
         }

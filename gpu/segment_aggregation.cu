@@ -9,13 +9,22 @@ namespace {
 
 using namespace detail;
 
-// The segment's softmax: its largest t·x and Σ exp(t·x − top).
-__device__ void softmax_norm(const float* x, std::int64_t features, std::int64_t f, offset_t begin, offset_t end,
-                             float t, float& top, float& sum) {
-  top = -INFINITY;
-  for (offset_t k = begin; k < end; ++k) top = fmaxf(top, t * x[k * features + f]);
-  sum = 0.0f;
-  for (offset_t k = begin; k < end; ++k) sum += expf(t * x[k * features + f] - top);
+// The segment's softmax, shared by forward and backward: its largest t·x, Σ exp(t·x − top), and the
+// aggregation y = Σ softmax(t·x)·x.
+struct SegmentSoftmax {
+  float top, norm, y;
+};
+
+__device__ SegmentSoftmax segment_softmax(const float* x, std::int64_t features, std::int64_t f, offset_t begin,
+                                          offset_t end, float t) {
+  SegmentSoftmax s{-INFINITY, 0.0f, 0.0f};
+  for (offset_t k = begin; k < end; ++k) s.top = fmaxf(s.top, t * x[k * features + f]);
+  for (offset_t k = begin; k < end; ++k) s.norm += expf(t * x[k * features + f] - s.top);
+  for (offset_t k = begin; k < end; ++k) {
+    const float v = x[k * features + f];
+    s.y += expf(t * v - s.top) / s.norm * v;
+  }
+  return s;
 }
 
 __global__ void forward_kernel(SegmentAggregationKind kind, std::int64_t n_dst, std::int64_t features,
@@ -34,15 +43,7 @@ __global__ void forward_kernel(SegmentAggregationKind kind, std::int64_t n_dst, 
       const float count = static_cast<float>(end - begin), mean = end > begin ? sum / count : 0.0f;
       y[id] = end > begin ? squares / count - mean * mean : 0.0f;
     } else {
-      const float t = *t_ptr;
-      float top, norm;
-      softmax_norm(x, features, f, begin, end, t, top, norm);
-      float acc = 0.0f;
-      for (offset_t k = begin; k < end; ++k) {
-        const float v = x[k * features + f];
-        acc += expf(t * v - top) / norm * v;
-      }
-      y[id] = acc;
+      y[id] = segment_softmax(x, features, f, begin, end, *t_ptr).y;
     }
   }
 }
@@ -64,18 +65,12 @@ __global__ void backward_kernel(SegmentAggregationKind kind, std::int64_t n_dst,
       for (offset_t k = begin; k < end; ++k) grad_x[k * features + f] = g * (2.0f / count) * (x[k * features + f] - mean);
     } else {
       const float t = *t_ptr;
-      float top, norm;
-      softmax_norm(x, features, f, begin, end, t, top, norm);
-      float y = 0.0f;
-      for (offset_t k = begin; k < end; ++k) {
-        const float v = x[k * features + f];
-        y += expf(t * v - top) / norm * v;
-      }
+      const SegmentSoftmax s = segment_softmax(x, features, f, begin, end, t);
       float dt = 0.0f;
       for (offset_t k = begin; k < end; ++k) {
-        const float v = x[k * features + f], a = expf(t * v - top) / norm;
-        grad_x[k * features + f] = g * a * (1.0f + t * (v - y));
-        dt += a * v * (v - y);
+        const float v = x[k * features + f], a = expf(t * v - s.top) / s.norm;
+        grad_x[k * features + f] = g * a * (1.0f + t * (v - s.y));
+        dt += a * v * (v - s.y);
       }
       atomicAdd(grad_t, g * dt);
     }

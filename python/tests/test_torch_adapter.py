@@ -514,6 +514,33 @@ def test_gin_gine_and_sage_with_every_aggregation_through_the_adapters_pyg_path(
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
 
 
+def test_sage_and_gin_max_are_declared_only_with_pyg_max(tmp_path):
+    """By default the adapter declares sage's and gin's aggregations without max (PyG's max passes on
+    half the gradient where a row's maximum is exactly 0), so a correct PyG passes `ci` as shipped;
+    --pyg-max declares max too. Read from what `gnncheck list` shows of the adapter's hello."""
+    import subprocess
+
+    if not os.environ.get("GNNCHECK_BUILD_DIR"):
+        pytest.skip("GNNCHECK_BUILD_DIR is not set (ctest sets it): this test runs the gnncheck command")
+    command_path = os.path.join(os.environ["GNNCHECK_BUILD_DIR"], "suites", "gnncheck")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([pyg_convs_module(tmp_path / "pyg")] + [p for p in [env.get("PYTHONPATH")] if p])
+
+    def declared(option):
+        done = subprocess.run([command_path, "list", "layers", "--adapter",
+                               "%s %s --device cpu %s" % (sys.executable, ADAPTER, option)],
+                              capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    default, with_max = declared(""), declared("--pyg-max")
+    assert "implements aggr ∈ {mean}, project ∈ {false, true}" in default, default
+    assert "implements aggr ∈ {sum, mean}" in default, default
+    assert "not covered: aggr = max" in default, default
+    assert "implements aggr ∈ {mean, max}, project ∈ {false, true}" in with_max, with_max
+    assert "implements aggr ∈ {sum, mean, max}" in with_max, with_max
+
+
 def test_gatv2_through_the_adapters_pyg_path(tmp_path):
     """The adapter's GATv2 mapping (lin_l = weight_src, lin_r = weight_dst, their biases zero, att,
     the bias after the heads) against a transcription of PyG's GATv2Conv: heads concatenated and

@@ -96,7 +96,23 @@ void print_graphs(std::ostream& out) {
 
 void print_declarations(std::ostream& out, const SystemRegistry& systems, const std::vector<std::string>& names,
                         const std::string& section) {
-  if (!section.empty()) oracle::find_target(section);  // an unknown target is an InputError naming the known ones
+  // With systems named, the list is what they declare per target: a section narrows it to ops,
+  // layers or one target; the other sections do not speak of a system's declarations.
+  const bool kind_section = section == "targets" || section == "ops" || section == "layers";
+  if (!section.empty() && !kind_section && !oracle::lookup_target(section)) {
+    std::vector<std::string> targets;
+    for (const auto& def : oracle::all_targets()) targets.push_back(def.spec.name);
+    throw InputError(fmt::format(
+        "gnncheck list with --system, --adapter or --plugin shows what those systems declare per target: its section "
+        "may be targets, ops, layers or a target ({}); got '{}'{}",
+        fmt::join(targets, ", "), section,
+        section == "systems" ? " (`gnncheck list systems` without them lists every system)" : ""));
+  }
+  auto shown_target = [&](const oracle::TargetDef& def) {
+    if (section.empty() || section == "targets") return true;
+    if (section == "ops" || section == "layers") return def.spec.is_layer == (section == "layers");
+    return def.spec.name == section;
+  };
   for (const auto& name : names) {
     const SystemEntry& entry = systems.find(name);
     fmt::print(out, "System '{}' ({}):\n", entry.name, entry.kind);
@@ -111,7 +127,7 @@ void print_declarations(std::ostream& out, const SystemRegistry& systems, const 
     int shown = 0;
     for (const auto& def : oracle::all_targets()) {
       const std::string& target = def.spec.name;
-      if ((!section.empty() && target != section) || !system->supports(target)) continue;
+      if (!shown_target(def) || !system->supports(target)) continue;
       ++shown;
       const ImplementedAttributes implemented = system->implemented_attributes(target);
       fmt::print(out, "  {:<22} {:<9} {}\n", target, to_string(system->precision(target)),
@@ -124,7 +140,9 @@ void print_declarations(std::ostream& out, const SystemRegistry& systems, const 
               uncovered.push_back(fmt::format("{} = {}", attribute, to_plain_string(v)));
       if (!uncovered.empty()) fmt::print(out, "  {:<22} {:<9} not covered: {}\n", "", "", fmt::join(uncovered, ", "));
     }
-    if (shown == 0) fmt::print(out, "  {}\n", section.empty() ? "(no target)" : fmt::format("does not compute '{}'", section));
+    if (shown == 0)
+      fmt::print(out, "  {}\n", section.empty() || kind_section ? fmt::format("(no {})", section.empty() ? "target" : section)
+                                                                 : fmt::format("does not compute '{}'", section));
   }
 }
 

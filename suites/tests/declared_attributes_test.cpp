@@ -164,6 +164,17 @@ TEST(DeclaredAttributes, ListShowsWhatAnAdapterImplementsAndWhatThatLeavesOut) {
   EXPECT_THAT(r.output, HasSubstr("not covered: source_degree = out, zero_degree = one"));
   const CommandResult one = shell(fmt::format("gnncheck list gcn --adapter \"{}\"", one_degree_adapter()), dir);
   EXPECT_THAT(one.output, HasSubstr("does not compute 'gcn'"));
+  // ops and layers narrow the list; a section that is not about declarations is refused, naming
+  // what is accepted and, for systems, the command that lists them.
+  const CommandResult ops = shell(fmt::format("gnncheck list ops --adapter \"{}\"", one_degree_adapter()), dir);
+  EXPECT_EQ(ops.exit_code, 0) << ops.output;
+  EXPECT_THAT(ops.output, HasSubstr("normalized_spmm"));
+  const CommandResult layers = shell(fmt::format("gnncheck list layers --adapter \"{}\"", one_degree_adapter()), dir);
+  EXPECT_THAT(layers.output, HasSubstr("(no layers)"));
+  const CommandResult systems = shell(fmt::format("gnncheck list systems --adapter \"{}\"", one_degree_adapter()), dir);
+  EXPECT_EQ(systems.exit_code, 2) << systems.output;
+  EXPECT_THAT(systems.output, HasSubstr("its section may be targets, ops, layers or a target (spmm, "));
+  EXPECT_THAT(systems.output, HasSubstr("(`gnncheck list systems` without them lists every system)"));
   fs::remove_all(dir);
 }
 
