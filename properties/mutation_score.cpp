@@ -10,7 +10,7 @@
 // to every target, stay on their first). --gpu scores the GPU replicas (adapters/replicas/gpu/,
 // kernels with the bug, every target of each) instead; it needs a CUDA build and a device.
 // Exit code 0 when every replica was caught, 1 when one escaped, 2 on bad usage. The tables in
-// adapters/replicas/README.md are this program's output.
+// docs/replicas.md are this program's output.
 #include <chrono>
 #include <cstdlib>
 #include <fstream>

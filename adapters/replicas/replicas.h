@@ -5,7 +5,7 @@
 // The catalogue says, for every replica, where the bug came from (in our words), what the replica
 // does wrong, which check is expected to catch it, and on which targets the bug is injected. A
 // suite that does not catch every replica has a hole; the mutation-score table in
-// adapters/replicas/README.md is produced from this catalogue.
+// docs/replicas.md is produced from this catalogue.
 //
 // On a target the replica supports but a case the bug cannot be expressed on (most "A for Aᵀ" bugs
 // need a square graph, as the original kernels did), evaluate() returns Status::unsupported saying so.

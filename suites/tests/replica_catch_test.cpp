@@ -5,7 +5,7 @@
 // names every replica of both catalogues in an entry that expects `caught`.
 //
 // GNNCHECK_CATCH_SEEDS seeds (10 in CI; the slow twin runs 100, the figure in
-// adapters/replicas/README.md).
+// docs/replicas.md).
 #include <algorithm>
 #include <set>
 #include <string>
