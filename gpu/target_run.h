@@ -3,7 +3,7 @@
 // gpu_systems.cpp validates the case against the target catalogue, uploads every input and output
 // gradient (rounded to float32), hands a TargetRun to the target's GPU implementation, and
 // downloads what it put into `outputs` and `gradients`. Implementations read inputs by the
-// catalogue's names (oracle/op_targets.cpp, oracle/layer_targets.cpp).
+// catalogue's names (oracle/op_targets.cpp, oracle/<layer>_target.cpp).
 //
 //   void spmm_target(TargetRun& run) {
 //     const DeviceTensor& x = run.input("x");

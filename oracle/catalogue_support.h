@@ -1,5 +1,5 @@
 // gnncheck/oracle/catalogue_support.h — what the catalogue's entry files share (op_targets.cpp,
-// gspmm_target.cpp, gsddmm_target.cpp, layer_targets.cpp): building a TargetDef from one evaluation
+// gspmm_target.cpp, gsddmm_target.cpp, <layer>_target.cpp): building a TargetDef from one evaluation
 // written over the scalar type, the size and drawn attributes, and reading an evaluation's tensors. Internal to oracle/.
 #pragma once
 

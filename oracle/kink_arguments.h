@@ -46,7 +46,7 @@ struct KinkArguments {
 // offsets for a target without kinks.
 KinkArguments kink_arguments(const Case& c);
 
-// The catalogue's kink hooks (oracle/layer_targets.cpp), each for a case of its own layer; attrs are
+// The catalogue's kink hooks (oracle/<layer>_target.cpp), each for a case of its own layer; attrs are
 // the case's attributes with defaults filled in.
 void gin_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void gine_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);

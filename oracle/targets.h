@@ -313,7 +313,7 @@ AttributeSpec source_degree_attribute();
 AttributeSpec zero_degree_attribute();
 AttributeSpec duplicate_edges_attribute();  // edge_softmax: separate | coalesced (oracle/edge_softmax.h)
 
-// The lists the catalogue is assembled from (op_targets.cpp and layer_targets.cpp).
+// The lists the catalogue is assembled from (op_targets.cpp and layer_targets.cpp, each layer's entry in <layer>_target.cpp).
 std::vector<TargetDef> op_targets();
 TargetDef gspmm_target();   // gspmm_target.cpp, one of op_targets()
 TargetDef gsddmm_target();  // gsddmm_target.cpp, one of op_targets()
@@ -321,5 +321,12 @@ TargetDef attention_target();  // attention_target.cpp, one of op_targets()
 TargetDef segment_reduce_target();  // segment_reduce_target.cpp, one of op_targets()
 TargetDef segment_aggregation_target();  // segment_aggregation_target.cpp, one of op_targets()
 std::vector<TargetDef> layer_targets();
+TargetDef gcn_target();    // gcn_target.cpp, one of layer_targets()
+TargetDef gin_target();    // gin_target.cpp, one of layer_targets()
+TargetDef gine_target();   // gin_target.cpp, one of layer_targets()
+TargetDef gat_target();    // gat_target.cpp, one of layer_targets()
+TargetDef gatv2_target();  // gatv2_target.cpp, one of layer_targets()
+TargetDef sage_target();   // sage_target.cpp, one of layer_targets()
+TargetDef agnn_target();   // agnn_target.cpp, one of layer_targets()
 
 }  // namespace gnncheck::oracle

@@ -1,6 +1,6 @@
 // gnncheck/training/model.h — multi-layer GNN models described as a list of catalogue targets.
 //
-// A model is a stack of layer targets (oracle/layer_targets.cpp) with an activation and optional
+// A model is a stack of layer targets (oracle/<layer>_target.cpp) with an activation and optional
 // dropout between them; the last layer's output is the class logits. The description is data, so
 // the training driver can ask any System to evaluate each layer. The presets are the two-layer models
 // of the GNN-pitfalls paper (ATC'25) and of the original papers:

@@ -1,7 +1,7 @@
 // gnncheck/oracle/layers/layer_config.h — reading a layer's configuration from case attributes.
 //
 // Every layer has a Config struct with a from_attributes() that reads the attributes the target
-// catalogue declares (oracle/layer_targets.cpp) and rejects values that make no sense, naming the
+// catalogue declares (oracle/<layer>_target.cpp) and rejects values that make no sense, naming the
 // layer, the attribute and what was expected.
 //
 //   index_t in = layers::positive_attribute(attrs, "in_features", "gcn");

@@ -1,0 +1,85 @@
+// The catalogue entry of GraphSAGE (oracle/layers/sage.h).
+#include "oracle/layer_target_support.h"
+#include "oracle/layers/sage.h"
+
+namespace gnncheck::oracle {
+
+using namespace layers;
+using namespace layer_catalogue;
+using catalogue::make_target;
+
+TargetDef sage_target() {
+  TargetSpec spec{"sage", true,
+                  "GraphSAGE layer: y = x_i W_self + agg_j(p_j) W_neigh + b, agg mean or max, p = x or ReLU(x W_pool + b_pool)",
+                  {kX, parameter("weight_self"), parameter("weight_neigh"), parameter("bias"), parameter("weight_pool"),
+                   parameter("bias_pool")},
+                  {kY},
+                  {in_features_attr(), out_features_attr(), bias_attr(),
+                   {"aggr", std::string("mean"), "the neighbours' aggregation per feature: mean | max",
+                    {std::string("mean"), std::string("max")}, true, true},
+                   {"project", false,
+                    "aggregate p = ReLU(x · weight_pool + bias_pool) instead of x (GraphSAGE's pool aggregator; PyG's "
+                    "project = true)",
+                    {false, true}, true, true}},
+                  false};
+  spec.formula =
+      "p[j] = x[j], or ReLU(x[j] · weight_pool + bias_pool) with project\n"
+      "y[i] = x[i] · weight_self + agg_{e ∈ row i} p[col_e] · weight_neigh + bias,  agg = (1 / in_degree(i)) · Σ "
+      "(aggr = mean) or the maximum per feature (aggr = max)";
+  spec.conventions = {
+      "Destination i's own features are x[i], the i-th source row (the destinations are the first n_dst sources): "
+      "n_dst ≤ n_src is required; x[i] is never projected (the projection is the neighbours' side only, as PyG's).",
+      "The aggregation is over destination i's in-edges in A, duplicates counted (the mean's denominator is the row "
+      "length); no self-loops are added; an empty row aggregates 0 (mean and max alike, PyG's convention).",
+      "Max at a tie (two or more sources hold a column's maximum): the oracle sends the gradient to the first such edge "
+      "in edge-id order; any tied source, or any split among them (torch.scatter_reduce's even split), is as valid, and "
+      "no check fails a system for its choice (checks/kinks-and-ties.md). Duplicate edges of one source are no tie.",
+      "ReLU'(0) in the projection: the oracle takes 0; 1 is as valid.",
+      "weight_self and weight_neigh are [in_features, out_features]; bias is [out_features], absent with bias = false; "
+      "weight_pool [in_features, in_features] and bias_pool [in_features] are present only with project (PyG's "
+      "projection always has its bias)."};
+  auto inputs = [](const Graph& g, const Attributes& a) {
+    const auto cfg = SageConfig::from_attributes(a);
+    Shapes s{{"x", {g.n_src(), cfg.in_features}},
+             {"weight_self", {cfg.in_features, cfg.out_features}},
+             {"weight_neigh", {cfg.in_features, cfg.out_features}}};
+    if (cfg.bias) s["bias"] = {cfg.out_features};
+    if (cfg.project) {
+      s["weight_pool"] = {cfg.in_features, cfg.in_features};
+      s["bias_pool"] = {cfg.in_features};
+    }
+    return s;
+  };
+  auto outputs = [](const Graph& g, const Attributes& a) {
+    return Shapes{{"y", {g.n_dst(), SageConfig::from_attributes(a).out_features}}};
+  };
+  auto evaluate_at = [](KinkSide side) {
+    return [side](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+      using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
+      auto cfg = SageConfig::from_attributes(a);
+      cfg.kink_side = side;
+      const SageParameters<T> p{input(in, "weight_self"), input(in, "weight_neigh"), optional_input(in, "bias", cfg.bias),
+                                optional_input(in, "weight_pool", cfg.project), optional_input(in, "bias_pool", cfg.project)};
+      Evaluation<T> ev;
+      ev.outputs["y"] = sage_forward(g, cfg, input(in, "x"), p);
+      if (!grad_out.empty()) {
+        auto grads = sage_backward(g, cfg, input(in, "x"), p, input(grad_out, "y"));
+        ev.gradients["x"] = std::move(grads.grad_x);
+        ev.gradients["weight_self"] = std::move(grads.grad.weight_self);
+        ev.gradients["weight_neigh"] = std::move(grads.grad.weight_neigh);
+        if (cfg.bias) ev.gradients["bias"] = std::move(grads.grad.bias);
+        if (cfg.project) {
+          ev.gradients["weight_pool"] = std::move(grads.grad.weight_pool);
+          ev.gradients["bias_pool"] = std::move(grads.grad.bias_pool);
+        }
+      }
+      return ev;
+    };
+  };
+  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
+  def.kinks = {sage_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
+  def.receptive_field = reads_own_features;
+  return def;
+}
+
+}  // namespace gnncheck::oracle
