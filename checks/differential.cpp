@@ -1,7 +1,9 @@
 // The differential check: the system against the oracle, forward and every gradient. At a tie of a
-// max or min the gradients are compared with every valid one (checks/subgradient_set.h); near
-// another kink of the forward (checks/kinks.h) they are inconclusive.
+// max or min the gradients are compared with every valid one (checks/subgradient_set.h), and so
+// within rounding of a layer's one-sided kinks (checks/kink_set.h); near another kink of the
+// forward (checks/kinks.h) they are inconclusive.
 #include "checks/check_support.h"
+#include "checks/kink_set.h"
 #include "checks/subgradient_set.h"
 
 namespace gnncheck::checks {
@@ -19,6 +21,7 @@ Verdict differential(System& system, const Case& c, const CheckOptions& options)
   v.tolerance_model = bounds.model;
   compare_with_exact(v, spec, exact, got, bounds);
   compare_gradients_at_ties(v, def, c, got, bounds);
+  compare_gradients_near_kinks(v, def, c, exact, got, bounds);
   screen_kinks(v, c);
   summarize(v);
   return v;

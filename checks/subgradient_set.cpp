@@ -191,10 +191,14 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
   for (std::size_t j = 0; j < residual.size(); ++j)
     if (std::abs(residual[j]) > worst) worst = std::abs(residual[j]), worst_at = j;
   const std::size_t groups = set.groups.size();
+  // "the 3 ties" or "the 3 kink units within rounding", for the messages.
+  const std::string where = set.one_sided_kinks
+                                ? fmt::format("{} kink unit{} within rounding", groups, groups == 1 ? "" : "s")
+                                : fmt::format("{} tie{}", groups, groups == 1 ? "" : "s");
   if (worst <= 1.0 - 1e-6) {  // a margin for rebuilding the nearest gradient in its own units
     d.outcome = SubgradientOutcome::inside;
-    d.how = fmt::format("compared with the valid gradient nearest to it at the {} tie{} ({} of bound at worst)",
-                        groups, groups == 1 ? "" : "s", fmt::format("{:.3g}", worst));
+    d.how = fmt::format("compared with the valid gradient nearest to it at the {} ({} of bound at worst)", where,
+                        fmt::format("{:.3g}", worst));
     return d;
   }
   std::vector<double> over_bound(residual.size(), 0.0), single(residual.size(), 0.0);
@@ -204,15 +208,16 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
   for (const auto* phi : {&residual, &over_bound, &single})
     if (separates(p, *phi)) {
       d.outcome = SubgradientOutcome::outside;
-      d.how = fmt::format("no valid gradient at the {} tie{} is within the bounds (any convex combination of the tied "
-                          "edges); expected: the valid one nearest to it",
-                          groups, groups == 1 ? "" : "s");
+      d.how = fmt::format("no valid gradient at the {} is within the bounds ({}); expected: the valid one nearest to it",
+                          where,
+                          set.one_sided_kinks ? "either one-sided derivative at each unit, or any between"
+                                              : "any convex combination of the tied edges");
       return d;
     }
   d.outcome = SubgradientOutcome::undecided;
-  d.how = fmt::format("at the {} tie{} the nearest valid gradient found is {:.3g}× a bound away, yet none is shown to be "
+  d.how = fmt::format("at the {} the nearest valid gradient found is {:.3g}× a bound away, yet none is shown to be "
                       "out of reach: either may hold",
-                      groups, groups == 1 ? "" : "s", worst);
+                      where, worst);
   return d;
 }
 

@@ -48,11 +48,12 @@ TargetDef gat_target() {
   auto outputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"y", {g.n_dst(), GatConfig::from_attributes(a).output_width()}}};
   };
-  auto evaluate_at = [](KinkSide side) {
-    return [side](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+  auto evaluate_at = [](KinkSide side, KinkFlips flips = {}) {
+    return [side, flips](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
       using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
       auto cfg = GatConfig::from_attributes(a);
       cfg.kink_side = side;
+      cfg.kink_flips = flips;
       const GatParameters<T> p{input(in, "weight"), input(in, "att_src"), input(in, "att_dst"),
                                optional_input(in, "bias", cfg.bias)};
       Evaluation<T> ev;
@@ -77,6 +78,9 @@ TargetDef gat_target() {
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = {gat_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
+  def.kinks.evaluate_f64_flipped = [evaluate_at](const KinkFlips& flips) {
+    return EvaluateFn<double>(evaluate_at(KinkSide::left, flips));
+  };
   // Position q of row i is aggregated edge q + i with self-loops (each earlier row gained its loop
   // at its end: layers/self_loops.h), q without; its mask is elements (that edge)·H + h.
   def.dropout = {"attn_dropout", "dropout_seed", [](const Graph&, const Attributes& a, index_t row, index_t position) {

@@ -49,11 +49,12 @@ TargetDef gatv2_target() {
   auto outputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"y", {g.n_dst(), Gatv2Config::from_attributes(a).output_width()}}};
   };
-  auto evaluate_at = [](KinkSide side) {
-    return [side](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+  auto evaluate_at = [](KinkSide side, KinkFlips flips = {}) {
+    return [side, flips](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
       using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
       auto cfg = Gatv2Config::from_attributes(a);
       cfg.kink_side = side;
+      cfg.kink_flips = flips;
       const Gatv2Parameters<T> p{input(in, "weight_src"), input(in, "weight_dst"), input(in, "att"),
                                  optional_input(in, "bias", cfg.bias)};
       Evaluation<T> ev;
@@ -77,6 +78,9 @@ TargetDef gatv2_target() {
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = {gatv2_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
+  def.kinks.evaluate_f64_flipped = [evaluate_at](const KinkFlips& flips) {
+    return EvaluateFn<double>(evaluate_at(KinkSide::left, flips));
+  };
   def.receptive_field = reads_own_features;
   return def;
 }

@@ -77,11 +77,12 @@ TargetDef gin_family_target(bool edge_messages) {
   auto outputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"y", {g.n_dst(), GinConfig::from_attributes(a).out_features}}};
   };
-  auto evaluate_at = [edge_messages](KinkSide side) {
-    return [side, edge_messages](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+  auto evaluate_at = [edge_messages](KinkSide side, KinkFlips flips = {}) {
+    return [side, flips, edge_messages](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
       using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
       auto cfg = GinConfig::from_attributes(a);
       cfg.kink_side = side;
+      cfg.kink_flips = flips;
       cfg.edge_messages = edge_messages;
       const GinParameters<T> p{input(in, "weight1"), optional_input(in, "bias1", cfg.bias), input(in, "weight2"),
                                optional_input(in, "bias2", cfg.bias), input(in, "eps")};
@@ -105,6 +106,9 @@ TargetDef gin_family_target(bool edge_messages) {
   };
   TargetDef def = make_target(std::move(spec), input_shapes, outputs, evaluate_at(KinkSide::left));
   def.kinks = {edge_messages ? gine_kink_arguments : gin_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
+  def.kinks.evaluate_f64_flipped = [evaluate_at](const KinkFlips& flips) {
+    return EvaluateFn<double>(evaluate_at(KinkSide::left, flips));
+  };
   def.receptive_field = reads_own_features;
   return def;
 }

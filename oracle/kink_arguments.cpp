@@ -64,6 +64,7 @@ void gin_mlp_kink_arguments(const Case& c, Tensor h, Tensor h_abs, const std::fu
       k.offsets.push_back(z.at(i, f));
       k.abs_terms.push_back(z_abs.at(i, f));
       k.terms.push_back(terms);
+      k.units.push_back({layers::kGinMlpSite, i * width + f});
     }
   }
   auto before = k.describe;
@@ -106,6 +107,7 @@ void gin_family_kink_arguments(const Case& c, const Attributes& attrs, bool edge
         k.offsets.push_back(m.at(e, f));
         k.abs_terms.push_back(v_abs.at(e, f));
         k.terms.push_back(2 + 2);
+        k.units.push_back({layers::kGineMessageSite, e * width + f});
         where->push_back({0, -1, f, e, -1});
       }
   }
@@ -126,6 +128,7 @@ void gin_family_kink_arguments(const Case& c, const Attributes& attrs, bool edge
           k.offsets.push_back(same ? std::numeric_limits<double>::infinity() : v.at(sel, f) - v.at(e, f));
           k.abs_terms.push_back(same ? 0.0 : v_abs.at(sel, f) + v_abs.at(e, f));
           k.terms.push_back(edge_messages ? 4 + 4 : 2);
+          k.units.push_back({});  // a tie
           where->push_back({1, i, f, e, sel});
         }
       }
@@ -161,7 +164,10 @@ void gin_family_kink_arguments(const Case& c, const Attributes& attrs, bool edge
                          },
                          k);
   k.upstream = {"x", "weight1", "bias1", "eps"};
-  if (edge_messages) k.upstream.push_back("edge_attr");
+  if (edge_messages) {
+    k.upstream.push_back("edge_attr");
+    k.site_inputs[layers::kGineMessageSite] = {"x", "edge_attr"};
+  }
   const std::size_t before = where->size();
   auto mlp = k.describe;
   k.describe = [where, before, mlp](std::size_t n) {
@@ -224,6 +230,7 @@ void sage_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& 
                                           : messages.at(col[sel], f) - messages.at(col[e], f));
           k.abs_terms.push_back(same_source ? 0.0 : magnitude(col[sel], f) + magnitude(col[e], f));
           k.terms.push_back(2 + projection_terms);
+          k.units.push_back({});  // a tie
           where->push_back({i, f, e, sel});
         }
       }
@@ -238,6 +245,7 @@ void sage_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& 
           k.offsets.push_back(z.at(j, f));
           k.abs_terms.push_back(z_abs.at(j, f));
           k.terms.push_back(projection_terms);
+          k.units.push_back({0, j * width + f});
           where->push_back({-1, f, j, -1});
         }
   }
@@ -276,6 +284,7 @@ void gat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
   k.offsets = logits.values();
   k.abs_terms = logits_abs.values();
   k.terms.assign(k.offsets.size(), terms);
+  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
   k.upstream = {"x", "weight", "att_src", "att_dst"};
   k.describe = [heads, self_loops](std::size_t n) {
     return fmt::format("LeakyReLU logit of edge {} (of A{}), head {}", static_cast<index_t>(n) / heads,
@@ -300,6 +309,7 @@ void gatv2_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) 
   k.offsets = z.values();
   k.abs_terms = z_abs.values();
   k.terms.assign(k.offsets.size(), terms);
+  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
   k.upstream = {"x", "weight_src", "weight_dst", "att"};
   k.describe = [width, self_loops](std::size_t n) {
     return fmt::format("LeakyReLU pre-activation z of edge {} (of A{}), channel {} (head·C + c)",
@@ -326,6 +336,9 @@ KinkArguments kink_arguments(const Case& c) {
   KinkArguments k;
   const TargetDef& def = find_target(c.target);
   if (def.kinks.arguments) def.kinks.arguments(c, with_defaults(def.spec, c.attributes), k);
+  if (!k.units.empty() && k.units.size() != k.offsets.size())
+    throw InternalError(fmt::format("kink_arguments of '{}': {} units for {} arguments", c.target, k.units.size(),
+                                    k.offsets.size()));
   return k;
 }
 

@@ -24,12 +24,18 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/case.h"
 
 namespace gnncheck::oracle {
+
+struct KinkUnit {
+  int site = -1;
+  index_t index = 0;
+};
 
 struct KinkArguments {
   std::vector<double> offsets;    // argument − kink, one per argument (empty: no kink in this target)
@@ -40,6 +46,17 @@ struct KinkArguments {
   // bias_pool; gat x, weight, att_src, att_dst (not bias); gatv2 x, weight_src, weight_dst, att; agnn x.
   std::vector<std::string> upstream;
   std::function<std::string(std::size_t)> describe;  // "ReLU pre-activation z1[3, 5]", …
+  // Per argument, the unit of a one-sided kink it is (layers::KinkFlips: a site of the layer and a
+  // flat index into it), which KinkHooks::evaluate_f64_flipped can take to its other side; site −1
+  // for an argument that is no such unit (a tie of a max, AGNN's norm floor). Empty: none is.
+  //   gin, gine  site 0 GINE's message ReLU [E, in] (layers::kGineMessageSite), 1 the MLP's ReLU
+  //              z1 [n_dst, hidden] (kGinMlpSite);  sage  0 the projection's ReLU z [n_src, in];
+  //   gat  0 the logits [E of Ã, heads];  gatv2  0 z [E of Ã, heads·C].
+  std::vector<KinkUnit> units;
+  // The inputs whose gradients a unit of a site changes, where that is fewer than `upstream`: GINE's
+  // message ReLU changes x's and edge_attr's, not weight1's, bias1's or eps's (they are read before
+  // the aggregation). A site not listed changes every input of `upstream`.
+  std::map<int, std::vector<std::string>> site_inputs;
 };
 
 // The arguments of the kinks of c's target (its catalogue entry's KinkHooks::arguments); empty

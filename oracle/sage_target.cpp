@@ -53,11 +53,12 @@ TargetDef sage_target() {
   auto outputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"y", {g.n_dst(), SageConfig::from_attributes(a).out_features}}};
   };
-  auto evaluate_at = [](KinkSide side) {
-    return [side](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
+  auto evaluate_at = [](KinkSide side, KinkFlips flips = {}) {
+    return [side, flips](const Graph& g, const Attributes& a, const auto& in, const auto& grad_out) {
       using T = typename std::decay_t<decltype(in)>::mapped_type::value_type;
       auto cfg = SageConfig::from_attributes(a);
       cfg.kink_side = side;
+      cfg.kink_flips = flips;
       const SageParameters<T> p{input(in, "weight_self"), input(in, "weight_neigh"), optional_input(in, "bias", cfg.bias),
                                 optional_input(in, "weight_pool", cfg.project), optional_input(in, "bias_pool", cfg.project)};
       Evaluation<T> ev;
@@ -78,6 +79,9 @@ TargetDef sage_target() {
   };
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = {sage_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
+  def.kinks.evaluate_f64_flipped = [evaluate_at](const KinkFlips& flips) {
+    return EvaluateFn<double>(evaluate_at(KinkSide::left, flips));
+  };
   def.receptive_field = reads_own_features;
   return def;
 }

@@ -45,6 +45,9 @@ struct TieGroup {
 struct SubgradientChoices {
   std::map<std::string, Tensor> base;  // by input name, shaped as the gradient
   std::vector<TieGroup> groups;
+  // The groups are kink units within rounding (checks/kink_set.h: each unit's one-sided derivatives,
+  // alternatives "the oracle's side" and "the other side"), not ties: only the messages differ.
+  bool one_sided_kinks = false;
 };
 
 }  // namespace gnncheck::oracle

@@ -264,6 +264,22 @@ Result evaluate_f32_right_of_kinks(const Case& c) {
   return r;
 }
 
+Result evaluate_with_flipped_kinks(const Case& c, const layers::KinkFlips& flips) {
+  Result r;
+  try {
+    if (!c.graph) throw InputError("case has no graph");
+    const TargetDef& def = find_target(c.target);
+    if (!def.kinks.evaluate_f64_flipped)
+      throw InputError(fmt::format("target '{}' has no kink unit to flip", def.spec.name));
+    const Attributes attrs = validate_case(def, c);
+    return evaluate_in<double>(def, def.kinks.evaluate_f64_flipped(flips), c, attrs);
+  } catch (const InputError& e) {
+    r.status = Status::error;
+    r.message = e.what();
+  }
+  return r;
+}
+
 Result evaluate(const Case& c, Precision precision) {
   Result r;
   try {

@@ -18,6 +18,7 @@
 #include "core/case.h"
 #include "core/system.h"
 #include "oracle/kink_arguments.h"
+#include "oracle/layers/kink_side.h"
 #include "oracle/subgradients.h"
 
 namespace gnncheck::oracle {
@@ -194,6 +195,10 @@ struct KinkHooks {
   // The float32 evaluation taking the other one-sided derivative (KinkSide::right) at every kink:
   // the `cpu_float32_right_derivatives` system (oracle/cpu_systems.h).
   EvaluateFn<float> evaluate_f32_right = {};
+  // The float64 evaluation with the units of `flips` on the other side of their kinks (the rest
+  // on the oracle's): what a correct implementation computes when rounding puts those units across
+  // (KinkArguments::units names them; checks/kink_set.h). Unset: no unit can be flipped.
+  std::function<EvaluateFn<double>(const layers::KinkFlips& flips)> evaluate_f64_flipped = {};
   // The kinks are ties of a max or min: at one a correct implementation may send the gradient to
   // any tied candidate or split it, and may choose differently from call to call (a race decides).
   // The differential check compares the gradients there with every valid subgradient
@@ -306,6 +311,9 @@ Result evaluate(const Case& c, Precision precision = Precision::float64);
 // The float32 evaluation of a target with kinks taking the other one-sided derivative at each
 // (KinkHooks::evaluate_f32_right); evaluate(c, float32) for a target without.
 Result evaluate_f32_right_of_kinks(const Case& c);
+// The float64 evaluation with the kink units of `flips` on their other side
+// (KinkHooks::evaluate_f64_flipped); an error Result for a target that has none.
+Result evaluate_with_flipped_kinks(const Case& c, const layers::KinkFlips& flips);
 
 // The `source_degree` and `zero_degree` attributes that `normalized_spmm` and `gcn` share (defined in
 // op_targets.cpp).

@@ -166,12 +166,25 @@ DenseTensor<T> relu(const DenseTensor<T>& z) {
   return out;
 }
 
+namespace {
+
+// Whether z's derivative is the positive side's: z > 0 (z ≥ 0 for KinkSide::right), the other way
+// round for a flipped unit (KinkFlips: the side opposite to the one z was computed on).
 template <class T>
-DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad, KinkSide side) {
+bool positive_side(T z, KinkSide side, std::span<const index_t> flipped, index_t i) {
+  const bool positive = side == KinkSide::left ? z > T(0) : !(z < T(0));
+  return flipped.empty() || !std::binary_search(flipped.begin(), flipped.end(), i) ? positive : !positive;
+}
+
+}  // namespace
+
+template <class T>
+DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad, KinkSide side,
+                             std::span<const index_t> flipped) {
   require_same_size(z.size(), grad.size(), "relu_backward", "sizes");
   DenseTensor<T> out = grad;
   for (index_t i = 0; i < z.size(); ++i)
-    if (side == KinkSide::left ? !(z[i] > T(0)) : z[i] < T(0)) out[i] = T(0);
+    if (!positive_side(z[i], side, flipped, i)) out[i] = T(0);
   return out;
 }
 
@@ -187,12 +200,12 @@ DenseTensor<T> leaky_relu(const DenseTensor<T>& z, T negative_slope) {
 
 template <class T>
 DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad,
-                                   KinkSide side) {
+                                   KinkSide side, std::span<const index_t> flipped) {
   require_same_size(z.size(), grad.size(), "leaky_relu_backward", "sizes");
   DenseTensor<T> out = grad;
 #pragma omp parallel for schedule(static) if (worth_parallel(out.size()))
   for (index_t i = 0; i < z.size(); ++i)
-    if (side == KinkSide::left ? !(z[i] > T(0)) : z[i] < T(0)) out[i] *= negative_slope;
+    if (!positive_side(z[i], side, flipped, i)) out[i] *= negative_slope;
   return out;
 }
 
@@ -206,9 +219,9 @@ DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, co
   template DenseTensor<T> first_rows(const DenseTensor<T>&, index_t);                                   \
   template void add_into_first_rows(DenseTensor<T>&, T, const DenseTensor<T>&);                         \
   template DenseTensor<T> relu(const DenseTensor<T>&);                                                  \
-  template DenseTensor<T> relu_backward(const DenseTensor<T>&, const DenseTensor<T>&, KinkSide);                  \
+  template DenseTensor<T> relu_backward(const DenseTensor<T>&, const DenseTensor<T>&, KinkSide, std::span<const index_t>);                  \
   template DenseTensor<T> leaky_relu(const DenseTensor<T>&, T);                                         \
-  template DenseTensor<T> leaky_relu_backward(const DenseTensor<T>&, T, const DenseTensor<T>&, KinkSide);
+  template DenseTensor<T> leaky_relu_backward(const DenseTensor<T>&, T, const DenseTensor<T>&, KinkSide, std::span<const index_t>);
 
 GNNCHECK_INSTANTIATE_DENSE(double)
 GNNCHECK_INSTANTIATE_DENSE(float)

@@ -47,12 +47,14 @@ template <class T> void add_into_first_rows(DenseTensor<T>& y, T alpha, const De
 // ReLU and LeakyReLU with their backwards (taken at the pre-activation z; at z = 0 the side's
 // derivative: left counts the kink as negative, as PyTorch does).
 template <class T> DenseTensor<T> relu(const DenseTensor<T>& z);
+// `flipped`: sorted flat indices of z that take the other side (KinkFlips).
 template <class T>
-DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad, KinkSide side = KinkSide::left);
+DenseTensor<T> relu_backward(const DenseTensor<T>& z, const DenseTensor<T>& grad, KinkSide side = KinkSide::left,
+                             std::span<const index_t> flipped = {});
 template <class T> DenseTensor<T> leaky_relu(const DenseTensor<T>& z, T negative_slope);
 template <class T>
 DenseTensor<T> leaky_relu_backward(const DenseTensor<T>& z, T negative_slope, const DenseTensor<T>& grad,
-                                   KinkSide side = KinkSide::left);
+                                   KinkSide side = KinkSide::left, std::span<const index_t> flipped = {});
 
 // Throws InputError "<what>: expected shape [..], got [..]" unless w is exactly [rows, cols].
 template <class T>

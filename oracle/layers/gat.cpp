@@ -121,7 +121,8 @@ GatGrads<T> gat_backward(const Graph& g, const GatConfig& cfg, const DenseTensor
     for (index_t i = 0; i < grad_alpha.size(); ++i) grad_alpha[i] *= act.factor[i];
   }
   const DenseTensor<T> grad_leaky = edge_softmax_backward(*act.graph, act.alpha, grad_alpha);
-  const DenseTensor<T> grad_logits = leaky_relu_backward(act.logits, static_cast<T>(cfg.negative_slope), grad_leaky, cfg.kink_side);
+  const DenseTensor<T> grad_logits = leaky_relu_backward(act.logits, static_cast<T>(cfg.negative_slope), grad_leaky,
+                                                             cfg.kink_side, cfg.kink_flips.at(0));
   const SddmmGrads<T> scores = sddmm_add_backward(*act.graph, grad_logits);  // grad_u: dst, grad_v: src
 
   DenseTensor<T> grad_h = std::move(aggregation.grad_x);

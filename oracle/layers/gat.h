@@ -37,6 +37,7 @@ struct GatConfig {
   double attn_dropout = 0.0;
   std::uint64_t dropout_seed = 0;
   KinkSide kink_side = KinkSide::left;  // LeakyReLU′(0): the slope (left, the oracle's) or 1; not an attribute
+  KinkFlips kink_flips;  // units taking the other side: site 0, the logits [E of Ã, heads]
 
   // Reads in_features, out_features, heads, concat, bias, self_loops, negative_slope,
   // attn_dropout, dropout_seed.

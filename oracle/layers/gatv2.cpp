@@ -93,7 +93,7 @@ Gatv2Grads<T> gatv2_backward(const Graph& g, const Gatv2Config& cfg, const Dense
   grads.grad.att = DenseTensor<T>({heads, channels});
   head_scores_backward(leaky_relu(act.z, slope), p.att, grads.grad_logits, heads, channels, grad_activated,
                        grads.grad.att);
-  const DenseTensor<T> grad_z = leaky_relu_backward(act.z, slope, grad_activated, cfg.kink_side);
+  const DenseTensor<T> grad_z = leaky_relu_backward(act.z, slope, grad_activated, cfg.kink_side, cfg.kink_flips.at(0));
   const SddmmGrads<T> sides = sddmm_add_backward(*act.graph, grad_z);  // grad_u: h_dst, grad_v: h_src
 
   DenseTensor<T> grad_h_src = std::move(aggregation.grad_x);

@@ -34,6 +34,7 @@ struct Gatv2Config {
   bool self_loops = true;
   double negative_slope = 0.2;
   KinkSide kink_side = KinkSide::left;  // LeakyReLU′(0): the slope (left, the oracle's) or 1; not an attribute
+  KinkFlips kink_flips;  // units taking the other side: site 0, z [E of Ã, heads·C]
 
   // Reads in_features, out_features, heads, concat, bias, self_loops, negative_slope.
   static Gatv2Config from_attributes(const Attributes& attrs);

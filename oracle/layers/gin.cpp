@@ -140,7 +140,8 @@ GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor
   const GinActivations<T> act = gin_activations(g, cfg, x, p, edge_attr);
   GinGrads<T> grads;
   grads.grad.weight2 = matmul_at_b(act.a1, grad_y);
-  const DenseTensor<T> grad_z1 = relu_backward(act.z1, matmul_a_bt(grad_y, p.weight2), cfg.kink_side);
+  const DenseTensor<T> grad_z1 = relu_backward(act.z1, matmul_a_bt(grad_y, p.weight2), cfg.kink_side,
+                                                   cfg.kink_flips.at(kGinMlpSite));
   grads.grad.weight1 = matmul_at_b(act.h, grad_z1);
   if (cfg.bias) {
     grads.grad.bias2 = column_sums(grad_y);
@@ -168,7 +169,7 @@ GinGrads<T> gin_backward(const Graph& g, const GinConfig& cfg, const DenseTensor
       }
     }
     if (cfg.edge_messages) {
-      grads.grad_edge_attr = relu_backward(act.m, grad_v, cfg.kink_side);
+      grads.grad_edge_attr = relu_backward(act.m, grad_v, cfg.kink_side, cfg.kink_flips.at(kGineMessageSite));
       grad_v = grads.grad_edge_attr;
     }
     grads.grad_x = DenseTensor<T>({g.n_src(), cfg.in_features});

@@ -31,12 +31,18 @@ namespace gnncheck::oracle::layers {
 // edge in edge-id order gets the gradient, the last with KinkSide::right).
 enum class GinAggregation { sum, mean, max };
 
+// GIN's and GINE's kink sites (KinkFlips): GINE's message ReLU at m = x[col_e] + edge_attr[e] ([E, in]),
+// and the MLP's ReLU at z1 ([n_dst, hidden]).
+inline constexpr int kGineMessageSite = 0;
+inline constexpr int kGinMlpSite = 1;
+
 struct GinConfig {
   index_t in_features = 8;
   index_t hidden_features = 8;
   index_t out_features = 4;
   bool bias = true;
   KinkSide kink_side = KinkSide::left;  // ReLU′(0): 0 (left, the oracle's) or 1, at every ReLU; not an attribute
+  KinkFlips kink_flips;                 // units taking the other side: sites kGineMessageSite, kGinMlpSite
   bool edge_messages = false;           // GINE: messages ReLU(x_j + edge_attr); the target's, not an attribute
   GinAggregation aggregation = GinAggregation::sum;
 

@@ -119,7 +119,7 @@ SageGrads<T> sage_backward(const Graph& g, const SageConfig& cfg, const DenseTen
           grad_messages.at(g.col_idx()[e], f) += grad_agg.at(i, f);
   }
   if (cfg.project) {
-    const DenseTensor<T> grad_z = relu_backward(z, grad_messages, cfg.kink_side);
+    const DenseTensor<T> grad_z = relu_backward(z, grad_messages, cfg.kink_side, cfg.kink_flips.at(0));
     grads.grad.weight_pool = matmul_at_b(x, grad_z);
     grads.grad.bias_pool = column_sums(grad_z);
     grads.grad_x = matmul_a_bt(grad_z, p.weight_pool);

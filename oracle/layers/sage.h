@@ -38,6 +38,7 @@ struct SageConfig {
   bool project = false;
   // Which tied source a max sends the gradient to, and ReLU'(0) in the projection: not an attribute.
   KinkSide kink_side = KinkSide::left;
+  KinkFlips kink_flips;  // the projection's ReLU units taking the other side: site 0, z [n_src, in]
 
   // Reads in_features, out_features, bias, aggr, project.
   static SageConfig from_attributes(const Attributes& attrs);

@@ -1,0 +1,101 @@
+#include "checks/kink_set.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "oracle/kink_arguments.h"
+
+namespace gnncheck::checks {
+
+std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, const Case& c, const Result& exact,
+                                                     const Result& got, const Bounds& bounds, Precision precision) {
+  if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok()) return std::nullopt;
+  const oracle::KinkArguments k = oracle::kink_arguments(c);
+  if (k.units.empty()) return std::nullopt;
+  const double u = unit_roundoff(precision);
+  std::map<int, std::vector<std::size_t>> near_by_site;
+  std::size_t near_count = 0;
+  for (std::size_t n = 0; n < k.offsets.size(); ++n) {
+    if (std::abs(k.offsets[n]) > 2 * gamma(k.terms[n], u) * k.abs_terms[n]) continue;
+    if (k.units[n].site < 0) return std::nullopt;  // a tie, or AGNN's floor: no unit to flip
+    near_by_site[k.units[n].site].push_back(n);
+    ++near_count;
+  }
+  if (near_by_site.empty()) return std::nullopt;
+  auto changes = [&](int site, const std::string& input) {
+    const auto it = k.site_inputs.find(site);
+    const std::vector<std::string>& inputs = it == k.site_inputs.end() ? k.upstream : it->second;
+    return std::find(inputs.begin(), inputs.end(), input) != inputs.end();
+  };
+
+  // The inputs decided here: those whose gradients the units of at most one near site change (the
+  // effects of two sites on one gradient multiply: kink_set.h). The others stay as they are.
+  oracle::SubgradientChoices set;
+  set.one_sided_kinks = true;
+  std::map<std::string, const Tensor*> actual, bound;
+  for (const std::string& input : k.upstream) {
+    const auto base = exact.gradients.find(input);
+    if (base == exact.gradients.end()) continue;  // not an input of this case (bias = false, …)
+    int sites = 0;
+    for (const auto& [site, units] : near_by_site) sites += changes(site, input);
+    if (sites > 1) continue;
+    const auto a = got.gradients.find(input);
+    const auto b = bounds.tensors.find("gradient " + input);
+    if (a == got.gradients.end() || b == bounds.tensors.end() || a->second.shape() != base->second.shape())
+      return std::nullopt;
+    for (double x : a->second.values())
+      if (!std::isfinite(x)) return std::nullopt;
+    set.base.emplace(input, base->second);
+    actual[input] = &a->second;
+    bound[input] = &b->second;
+  }
+  if (set.base.empty()) return std::nullopt;
+  std::vector<std::size_t> near;  // the units whose side changes a gradient decided here
+  for (const auto& [site, units] : near_by_site)
+    if (std::any_of(set.base.begin(), set.base.end(), [&](const auto& entry) { return changes(site, entry.first); }))
+      near.insert(near.end(), units.begin(), units.end());
+  if (near.size() > kMaxNearKinkUnits) {
+    SubgradientDecision d;
+    d.outcome = SubgradientOutcome::undecided;
+    d.nearest = set.base;
+    d.how = fmt::format("{} kink units are within {}'s rounding, more than the {} whose valid gradients are built "
+                        "(checks/kink_set.h): either side may hold at each",
+                        near.size(), to_string(precision), kMaxNearKinkUnits);
+    return d;
+  }
+  for (const std::size_t n : near) {
+    oracle::layers::KinkFlips flips;
+    flips.units[k.units[n].site] = {k.units[n].index};
+    const Result flipped = oracle::evaluate_with_flipped_kinks(c, flips);
+    if (!flipped.ok())
+      throw InternalError(fmt::format("the oracle's '{}' with {} on its other side: {}", c.target, k.describe(n),
+                                      flipped.message));
+    oracle::TieAlternative other{"the other side", {}};
+    for (const auto& [input, base] : set.base) {
+      const Tensor& g = flipped.gradients.at(input);
+      for (index_t i = 0; i < base.size(); ++i)
+        if (g[i] != base[i]) other.terms.push_back({input, i, g[i] - base[i]});
+    }
+    if (other.terms.empty()) continue;  // the unit's side changes no gradient here
+    set.groups.push_back({k.describe(n), {{"the oracle's side", {}}, std::move(other)}});
+  }
+  SubgradientDecision d = decide_subgradient(set, actual, bound);
+  if (set.groups.empty())  // no near unit moves a gradient: the oracle's is the only valid one
+    d.how = fmt::format("the {} kink unit{} within {}'s rounding change{} no gradient here: compared with the "
+                        "oracle's",
+                        near_count, near_count == 1 ? "" : "s", to_string(precision), near_count == 1 ? "s" : "");
+  return d;
+}
+
+void compare_gradients_near_kinks(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& exact,
+                                  const Result& got, const Bounds& bounds) {
+  if (const std::optional<SubgradientDecision> d = decide_near_kinks(def, c, exact, got, bounds, v.precision))
+    compare_gradients_at_ties(v, *d, got, bounds);
+}
+
+}  // namespace gnncheck::checks
