@@ -59,13 +59,14 @@ std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& de
   for (const auto& [site, units] : near_by_site)
     if (std::any_of(set.base.begin(), set.base.end(), [&](const auto& entry) { return changes(site, entry.first); }))
       near.insert(near.end(), units.begin(), units.end());
-  if (near.size() > kMaxNearKinkUnits) {
+  const double size = static_cast<double>(c.graph->n_dst() + c.graph->n_src() + c.graph->num_edges());
+  if (near.size() > kMaxNearKinkUnits || static_cast<double>(near.size()) * size > kMaxNearKinkWork) {
     SubgradientDecision d;
     d.outcome = SubgradientOutcome::undecided;
     d.nearest = set.base;
-    d.how = fmt::format("{} kink units are within {}'s rounding, more than the {} whose valid gradients are built "
-                        "(checks/kink_set.h): either side may hold at each",
-                        near.size(), to_string(precision), kMaxNearKinkUnits);
+    d.how = fmt::format("{} kink units are within {}'s rounding, more than the valid gradients are built for on a "
+                        "case of {:.0f} nodes and edges (checks/kink_set.h): either side may hold at each",
+                        near.size(), to_string(precision), size);
     return d;
   }
   for (const std::size_t n : near) {

@@ -23,7 +23,8 @@
 // bounds: nothing is widened. No decision (the comparisons stay inconclusive, as before) where
 // near units sit at two sites (GINE's messages and z1 at once: the second's derivative scales the
 // first's gradient, so their effects multiply), where one of them is a tie of a max inside a layer
-// or AGNN's norm floor, or where more than kMaxNearKinkUnits are near.
+// or AGNN's norm floor, or where more than kMaxNearKinkUnits are near (kMaxNearKinkWork on large
+// graphs).
 //
 //   if (auto d = decide_near_kinks(def, c, exact, got, bounds, Precision::bfloat16)) ... d->outcome
 #pragma once
@@ -35,9 +36,11 @@
 
 namespace gnncheck::checks {
 
-// Above this many near units a case is left inconclusive there: each unit costs one float64
-// evaluation of the layer.
+// Above this many near units, or this many near units × (nodes + edges) of the case, a case is left
+// inconclusive there: each unit costs one float64 evaluation of the layer, which on a large graph
+// takes seconds.
 inline constexpr std::size_t kMaxNearKinkUnits = 2000;
+inline constexpr double kMaxNearKinkWork = 5e7;
 
 // The decision on the system's gradients `got` of the inputs before c's kinks, where c has kink
 // units within `precision`'s rounding; nullopt where it has none, where no decision is made (above),

@@ -77,10 +77,7 @@ TargetDef gat_target() {
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::gat_attention}};
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
-  def.kinks = {gat_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
-  def.kinks.evaluate_f64_flipped = [evaluate_at](const KinkFlips& flips) {
-    return EvaluateFn<double>(evaluate_at(KinkSide::left, flips));
-  };
+  def.kinks = one_sided_kink_hooks(gat_kink_arguments, evaluate_at);
   // Position q of row i is aggregated edge q + i with self-loops (each earlier row gained its loop
   // at its end: layers/self_loops.h), q without; its mask is elements (that edge)·H + h.
   def.dropout = {"attn_dropout", "dropout_seed", [](const Graph&, const Attributes& a, index_t row, index_t position) {

@@ -77,10 +77,7 @@ TargetDef gatv2_target() {
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::gatv2_attention}};
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
-  def.kinks = {gatv2_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
-  def.kinks.evaluate_f64_flipped = [evaluate_at](const KinkFlips& flips) {
-    return EvaluateFn<double>(evaluate_at(KinkSide::left, flips));
-  };
+  def.kinks = one_sided_kink_hooks(gatv2_kink_arguments, evaluate_at);
   def.receptive_field = reads_own_features;
   return def;
 }

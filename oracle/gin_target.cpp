@@ -105,10 +105,7 @@ TargetDef gin_family_target(bool edge_messages) {
     };
   };
   TargetDef def = make_target(std::move(spec), input_shapes, outputs, evaluate_at(KinkSide::left));
-  def.kinks = {edge_messages ? gine_kink_arguments : gin_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
-  def.kinks.evaluate_f64_flipped = [evaluate_at](const KinkFlips& flips) {
-    return EvaluateFn<double>(evaluate_at(KinkSide::left, flips));
-  };
+  def.kinks = one_sided_kink_hooks(edge_messages ? gine_kink_arguments : gin_kink_arguments, evaluate_at);
   def.receptive_field = reads_own_features;
   return def;
 }

@@ -46,6 +46,18 @@ EvaluateFn<float> in_float32(Fn evaluate) {
   };
 }
 
+// The kink hooks of a layer whose backward takes KinkSide and KinkFlips (`evaluate_at(side, flips)`
+// returns its evaluation): the arguments, the float32 evaluation on the right side, and the float64
+// one with units flipped.
+template <class EvaluateAt>
+KinkHooks one_sided_kink_hooks(void (*arguments)(const Case&, const Attributes&, KinkArguments&), EvaluateAt evaluate_at) {
+  KinkHooks hooks{arguments, in_float32(evaluate_at(layers::KinkSide::right))};
+  hooks.evaluate_f64_flipped = [evaluate_at](const layers::KinkFlips& flips) {
+    return EvaluateFn<double>(evaluate_at(layers::KinkSide::left, flips));
+  };
+  return hooks;
+}
+
 // The receptive field of a layer that reads destination i's own features as source i.
 inline ReceptiveField reads_own_features(const Attributes&) { return {.own_features = true}; }
 

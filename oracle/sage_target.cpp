@@ -78,10 +78,7 @@ TargetDef sage_target() {
     };
   };
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
-  def.kinks = {sage_kink_arguments, in_float32(evaluate_at(KinkSide::right))};
-  def.kinks.evaluate_f64_flipped = [evaluate_at](const KinkFlips& flips) {
-    return EvaluateFn<double>(evaluate_at(KinkSide::left, flips));
-  };
+  def.kinks = one_sided_kink_hooks(sage_kink_arguments, evaluate_at);
   def.receptive_field = reads_own_features;
   return def;
 }
