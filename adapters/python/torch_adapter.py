@@ -8,8 +8,9 @@ and AGNNConv when torch_geometric is installed, with the oracle's parameters cop
 
     gnncheck run --adapter "python3 adapters/python/torch_adapter.py --device cuda"
 
-Options: --device cpu|cuda (default: cuda when available), --dtype float32|float64 (default
-float32), --tf32 (allow TF32 matmuls and declare tf32), --no-pyg (ops only), --gspmm-reductions
+Options: --device cpu|cuda (default: cuda when available), --dtype
+float32|float64|float16|bfloat16 (default float32: every tensor, parameter and the arithmetic torch
+does on them in that type, declared as that precision), --tf32 (allow TF32 matmuls and declare tf32), --no-pyg (ops only), --gspmm-reductions
 torch|pyg and --segment-reduce scatter|torch (below).
 
 attention (fused edge softmax and aggregation) is the adapter's edge softmax followed by the
@@ -115,9 +116,11 @@ def upload(arrays, dtype):
     """{name: numpy array} on the device as `dtype`, through one host-to-device copy: a copy is a
     synchronizing driver call, which costs more than a small case's arithmetic (a kernel and a copy
     back took 1.57 ms on the H200 machine, docs/campaigns.md). Each tensor is a leaf of its own."""
-    np_dtype = torch.empty(0, dtype=dtype).numpy().dtype
+    # Half precisions travel as float32 (NumPy has no bfloat16) and are rounded once, on the device.
+    np_dtype = np.float64 if dtype == torch.float64 else np.float32
     flats = [np.ascontiguousarray(a, dtype=np_dtype).reshape(-1) for a in arrays.values()]
     flat = torch.from_numpy(np.concatenate(flats) if flats else np.empty(0, dtype=np_dtype)).to(CTX.device)
+    flat = flat.to(dtype)
     tensors, start = {}, 0
     for (name, a), f in zip(arrays.items(), flats):
         tensors[name] = flat[start:start + f.size].view(np.shape(a)).detach()
@@ -843,11 +846,15 @@ IMPLEMENTS = {"normalized_spmm": {"zero_degree": ["zero"]}, "gcn": {"zero_degree
 PYG_MAX = {"sage": {"aggr": ["mean", "max"], "project": [False, True]}, "gin": {"aggr": ["sum", "mean", "max"]}}
 
 
+DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
+          "bfloat16": torch.bfloat16}
+
+
 def main():
     global CTX
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    parser.add_argument("--dtype", choices=list(DTYPES), default="float32")
     parser.add_argument("--tf32", action="store_true", help="allow TF32 matmuls (declared as tf32)")
     parser.add_argument("--no-pyg", action="store_true", help="ops only, even when torch_geometric is installed")
     parser.add_argument("--gspmm-reductions", choices=["torch", "pyg"], default="torch",
@@ -870,7 +877,7 @@ def main():
         except ImportError as error:
             parser.error("--gspmm-reductions pyg needs torch_geometric: %s" % error)
         implements["gspmm"] = {"empty_rows": ["zero"]}  # PyG's scatter gives 0 on an empty row
-    CTX = Context(args.device, torch.float64 if args.dtype == "float64" else torch.float32, pyg_scatter,
+    CTX = Context(args.device, DTYPES[args.dtype], pyg_scatter,
                   args.segment_reduce)
     precision = "tf32" if args.tf32 and args.dtype == "float32" else args.dtype
     targets = {name: (precision, measured(fn), implements.get(name)) for name, fn in OPS.items()}
