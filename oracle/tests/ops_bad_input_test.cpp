@@ -10,6 +10,7 @@
 #include "oracle/gspmm.h"
 #include "oracle/random_case.h"
 #include "oracle/sddmm.h"
+#include "oracle/segment_mm.h"
 #include "oracle/spmm.h"
 #include "oracle/spmm_ve.h"
 
@@ -55,6 +56,27 @@ TEST(OpsBadInput, WrongRowCountsNameTheOpAndArgument) {
   EXPECT_THAT(input_error_of([&] { eshuffle_inverse_backward(g, wrong); }), HasSubstr("eshuffle_inverse backward"));
   EXPECT_THAT(input_error_of([&] { normalized_spmm_forward(g, DegreeNorm::row_mean, dst_nodes); }), HasSubstr("normalized_spmm (row_mean): input x"));
   EXPECT_THAT(input_error_of([&] { normalized_spmm_backward(g, DegreeNorm::symmetric, src_nodes); }), HasSubstr("grad_y"));
+}
+
+// segment_mm: x one row per edge, weight one [in, out] matrix per destination with x's width,
+// grad_y shaped like y.
+TEST(OpsBadInput, SegmentMmNamesTheTensorWhoseShapeIsWrong) {
+  const Graph g = graph();
+  const Tensor x({5, 2}), w({3, 2, 4});
+  EXPECT_THAT(input_error_of([&] { segment_mm_forward(g, Tensor({4, 2}), w); }),
+              HasSubstr("segment_mm: input x (one row per edge): expected 5 rows"));
+  EXPECT_THAT(input_error_of([&] { segment_mm_forward(g, Tensor({5, 2, 1}), w); }),
+              HasSubstr("segment_mm: input x must be [E, in_features]"));
+  EXPECT_THAT(input_error_of([&] { segment_mm_forward(g, x, Tensor({3, 8})); }),
+              HasSubstr("segment_mm: input w must be [n_dst, in_features, out_features]"));
+  EXPECT_THAT(input_error_of([&] { segment_mm_forward(g, x, Tensor({4, 2, 4})); }),
+              HasSubstr("segment_mm: input w (one matrix per segment, i.e. per destination): expected 3 rows"));
+  EXPECT_THAT(input_error_of([&] { segment_mm_forward(g, x, Tensor({3, 3, 4})); }),
+              HasSubstr("segment_mm: x has 2 features per row but w's matrices have 3 rows"));
+  EXPECT_THAT(input_error_of([&] { segment_mm_backward(g, x, w, Tensor({5, 2})); }),
+              HasSubstr("segment_mm backward: grad_y (one row of out_features per edge): expected shape [5, 4]"));
+  EXPECT_THAT(input_error_of([&] { segment_mm_backward(g, x, Tensor({3, 2}), Tensor({5, 4})); }),
+              HasSubstr("segment_mm backward: input w must be"));
 }
 
 TEST(OpsBadInput, HeadsThatDoNotDivideTheWidth) {

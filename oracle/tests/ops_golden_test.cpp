@@ -2,6 +2,7 @@
 // can re-derive it; the comment above each test says what the case is for.
 #include <cmath>
 
+#include <map>
 #include <set>
 
 #include <gmock/gmock.h>
@@ -12,6 +13,7 @@
 #include "oracle/edge_softmax.h"
 #include "oracle/eshuffle.h"
 #include "oracle/sddmm.h"
+#include "oracle/segment_mm.h"
 #include "oracle/spmm.h"
 #include "oracle/spmm_ve.h"
 #include "oracle/targets.h"
@@ -444,6 +446,47 @@ TEST(OpsGolden, SddmmSpmmFusedByHand) {
   EXPECT_THAT(r.gradients.at("v").values(), ElementsAre(8, 10));
 }
 
+// One matrix per segment: destination 0's three edges take weight[0], the empty segment 1 produces
+// no rows and gets a zero weight gradient, destination 2's two edges take weight[2] (a swap).
+//   x = [1 0; 0 1; 1 1; 2 0; 0 3], weight[0] = [1 2; 3 4], weight[1] = 100s, weight[2] = [0 1; 1 0]
+TEST(OpsGolden, SegmentMmAppliesEachSegmentsMatrixAndLeavesAnEmptySegmentsGradientZero) {
+  const Graph g = workhorse();
+  const Tensor x({5, 2}, {1, 0, 0, 1, 1, 1, 2, 0, 0, 3});
+  const Tensor w({3, 2, 2}, {1, 2, 3, 4, 100, 100, 100, 100, 0, 1, 1, 0});
+  const Tensor y = segment_mm_forward(g, x, w);
+  EXPECT_EQ(y.shape(), (std::vector<index_t>{5, 2}));
+  EXPECT_THAT(y.values(), ElementsAre(1, 2, 3, 4, 4, 6, 0, 2, 3, 0));
+  const Tensor grad_y({5, 2}, {1, 0, 0, 1, 1, 1, 1, 2, 0, 1});
+  const auto grads = segment_mm_backward(g, x, w, grad_y);
+  // grad_x[k] = grad_y[k] · weight[i]ᵀ: [1 0]·[1 3; 2 4] = [1 3], …, [1 2]·[0 1; 1 0] = [2 1].
+  EXPECT_THAT(grads.grad_x.values(), ElementsAre(1, 3, 2, 4, 3, 7, 2, 1, 1, 0));
+  // grad_weight[0] = [1 0]ᵀ[1 0] + [0 1]ᵀ[0 1] + [1 1]ᵀ[1 1]; [1] = 0; [2] = [2 0]ᵀ[1 2] + [0 3]ᵀ[0 1].
+  EXPECT_EQ(grads.grad_w.shape(), (std::vector<index_t>{3, 2, 2}));
+  EXPECT_THAT(grads.grad_w.values(), ElementsAre(2, 1, 1, 2, 0, 0, 0, 0, 2, 4, 0, 3));
+}
+
+// segment_mm's own wrong variants on the same case: the weight gradient one segment late, and
+// grad_x from weight[i] untransposed ([1 0]·[1 2; 3 4] = [1 2] for the first row).
+TEST(OpsGolden, SegmentMmWrongVariantsShiftTheWeightGradientAndSkipTheTranspose) {
+  Case c;
+  c.target = "segment_mm";
+  c.graph = std::make_shared<const Graph>(workhorse());
+  c.attributes.set("in_features", std::int64_t{2});
+  c.attributes.set("out_features", std::int64_t{2});
+  c.inputs["x"] = Tensor({5, 2}, {1, 0, 0, 1, 1, 1, 2, 0, 0, 3});
+  c.inputs["weight"] = Tensor({3, 2, 2}, {1, 2, 3, 4, 100, 100, 100, 100, 0, 1, 1, 0});
+  c.grad_outputs["y"] = Tensor({5, 2}, {1, 0, 0, 1, 1, 1, 1, 2, 0, 1});
+  std::map<std::string, Result> answers;
+  for (const auto& v : find_target("segment_mm").wrong_variants)
+    if (auto r = v.evaluate(c, {})) answers.emplace(v.name, std::move(*r));
+  ASSERT_TRUE(answers.count("weight_gradient_to_next_segment"));
+  EXPECT_THAT(answers.at("weight_gradient_to_next_segment").gradients.at("weight").values(),
+              ElementsAre(0, 0, 0, 0, 2, 1, 1, 2, 0, 0, 0, 0));
+  ASSERT_TRUE(answers.count("weight_not_transposed_in_backward"));
+  EXPECT_THAT(answers.at("weight_not_transposed_in_backward").gradients.at("x").values(),
+              ElementsAre(1, 2, 3, 4, 4, 6, 2, 1, 1, 0));
+}
+
 // Every op target is registered once, with unique names and a shape for every declared slot.
 TEST(OpsGolden, CatalogueListsEveryOp) {
   std::vector<std::string> names;
@@ -451,7 +494,7 @@ TEST(OpsGolden, CatalogueListsEveryOp) {
   EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
                                        "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
                                        "normalized_spmm", "gspmm", "gsddmm", "attention", "sddmm_spmm",
-                                       "segment_reduce", "segment_aggregation"}));
+                                       "segment_reduce", "segment_aggregation", "segment_mm"}));
   const Graph g = workhorse();
   for (const auto& def : op_targets()) {
     const Attributes attrs = with_defaults(def.spec, {});

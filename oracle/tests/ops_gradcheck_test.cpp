@@ -32,6 +32,11 @@ std::vector<Attributes> variants(const TargetSpec& spec, bool every_pair = true)
           out.push_back({{"message", std::string(message)}, {"reduce", std::string(reduce)}, {"heads", std::int64_t{2}}});
     // segment_aggregation: the softmax (the default is var).
     if (a.name == "aggr") out.push_back({{"aggr", std::string("softmax")}});
+    // segment_mm: one-wide rows, and square matrices (where weight and its transpose have one shape).
+    if (a.name == "out_features") {
+      out.push_back({{"in_features", std::int64_t{1}}, {"out_features", std::int64_t{1}}});
+      out.push_back({{"in_features", std::int64_t{3}}, {"out_features", std::int64_t{3}}});
+    }
     if (a.name == "u_broadcast")
       for (const char* u : {"features", "heads", "both"})
         out.push_back({{"message", std::string("div")}, {"u_broadcast", std::string(u)}, {"e_broadcast", std::string("none")},
