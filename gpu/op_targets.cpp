@@ -8,6 +8,7 @@
 #include "gpu/gsddmm.cuh"
 #include "gpu/gspmm.cuh"
 #include "gpu/segment_aggregation.cuh"
+#include "gpu/segment_mm.cuh"
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
@@ -277,6 +278,20 @@ void segment_aggregation_target(TargetRun& run) {
                                run.new_gradient("x", x.shape()).data(), grad_t);
 }
 
+// One weight matrix per destination's segment of edge rows (oracle/segment_mm.h): gpu/segment_mm.cu.
+void segment_mm_target(TargetRun& run) {
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& w = run.input("weight");
+  const index_t in = run.attributes.get_int("in_features"), out = run.attributes.get_int("out_features");
+  DeviceGraph& g = run.graph();
+  DeviceTensor& y = run.new_output("y", {g.num_edges(), out});
+  segment_mm_forward(run.ctx, g, in, out, x.data(), w.data(), y.data());
+  if (!run.backward()) return;
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  DeviceTensor& gw = run.new_gradient("weight", w.shape());
+  segment_mm_backward(run.ctx, g, in, out, x.data(), w.data(), run.grad_output("y").data(), gx.data(), gw.data());
+}
+
 void gsddmm_target(TargetRun& run) {
   const oracle::GsddmmConfig attributes = oracle::gsddmm_config(run.attributes);
   const GsddmmShape config = gsddmm_shape(attributes);
@@ -373,6 +388,7 @@ std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
   targets.emplace("gspmm", gspmm_target);
   targets.emplace("gsddmm", gsddmm_target);
   targets.emplace("segment_reduce", segment_reduce_target);
+  targets.emplace("segment_mm", segment_mm_target);
   targets.emplace("segment_aggregation", segment_aggregation_target);
   targets.emplace("attention", attention_target);
   targets.emplace("sddmm_spmm", sddmm_spmm_target);
