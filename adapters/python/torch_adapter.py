@@ -511,6 +511,15 @@ def op_segment_reduce(case):
         return {"y": y}
     return evaluate(case, compute)
 
+
+def op_segment_mm(case):
+    """One weight matrix per destination's segment of edge rows (pyg-lib's segment_matmul, DGL's
+    segment_mm): each row's own matrix gathered by its segment, y[k] = x[k] · weight[row_k], one
+    batched product of 1 × in_features rows; autograd sums grad_weight over each segment."""
+    g = Edges(case.graph)
+    return evaluate(case, lambda x, weight: {"y": torch.bmm(x.unsqueeze(1), weight[g.rows]).squeeze(1)})
+
+
 def torch_segment_aggregation(g, aggr, x, temperature):
     """PyG's var and softmax aggregations written with torch's scatter_reduce (without PyG): the
     mean of squares minus the squared mean, and the segment softmax of t·x (its largest value, detached, subtracted first)
@@ -563,6 +572,7 @@ OPS = {
     "gspmm": op_gspmm,
     "gsddmm": op_gsddmm,
     "segment_reduce": op_segment_reduce,
+    "segment_mm": op_segment_mm,
     "segment_aggregation": op_segment_aggregation,
     "attention": op_attention,
     "sddmm_spmm": op_sddmm_spmm,

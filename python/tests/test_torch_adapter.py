@@ -244,6 +244,19 @@ def test_segment_reduce_passes_on_every_reduction(tmp_path):
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
 
 
+def test_segment_mm_passes_on_one_wide_square_and_wide_matrices(tmp_path):
+    """segment_mm by the gathered batched product: one-wide rows, square matrices (where weight and
+    its transpose have one shape) and widths on both sides of 16 and 32."""
+    entries = {"one-wide": {"in_features": [1], "out_features": [1]},
+               "square": {"in_features": [3], "out_features": [3]},
+               "wide": {"in_features": [15, 33], "out_features": [31, 17]}}
+    results, done = run_adapter_suite(tmp_path, pinned_suite("segment_mm", entries, cases=20))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(entries)
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
 def segment_reduce_copies_nonpositive_tie_gradients():
     """Whether this torch's segment_reduce max backward gives a negative output gradient in full to
     each of two tied rows (ATen divides only positive ones by the count of ties)."""
