@@ -342,6 +342,23 @@ bool has_node_tensor(const oracle::TargetDef& def, bool outputs_too = true) {
   return false;
 }
 
+// Targets whose node inputs (under the default attributes) all have three or more dimensions:
+// segment_mm's weight [n_dst, in, out] has a layout its shape tells, so replica 24's [n, n] matrix
+// read as [width, n] does not apply.
+bool node_inputs_all_beyond_matrices(const oracle::TargetDef& def) {
+  const Graph g = Graph::from_edges(2, 2, std::vector<index_t>{0}, std::vector<index_t>{1});
+  const auto shapes = def.input_shapes(g, oracle::with_defaults(def.spec, {}));
+  bool any = false;
+  for (const auto& slot : def.spec.inputs) {
+    if (slot.kind != oracle::TensorKind::dst_nodes && slot.kind != oracle::TensorKind::src_nodes) continue;
+    const auto it = shapes.find(slot.name);
+    if (it == shapes.end()) continue;
+    if (it->second.size() < 3) return false;
+    any = true;
+  }
+  return any;
+}
+
 bool has_attribute(const oracle::TargetDef& def, const std::string& name) {
   for (const auto& a : def.spec.attributes)
     if (a.name == name) return true;
@@ -365,7 +382,7 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
     if (info.number == 10) wanted = has_node_tensor(def);
     // 23: rows of more than 64 values need a feature width (heads alone stay few).
     if (info.number == 23) wanted = has_node_tensor(def) && !oracle::width_attributes(def.spec).empty();
-    if (info.number == 24) wanted = has_node_tensor(def, false);
+    if (info.number == 24) wanted = has_node_tensor(def, false) && !node_inputs_all_beyond_matrices(def);
     if (info.number == 25) wanted = has_node_tensor(def, false) && has_attribute(def, "heads") && has_attribute(def, "features");
     if (info.number == 12) wanted = bias_target(def);
     if (wanted) known.push_back(name);
