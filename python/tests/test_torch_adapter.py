@@ -178,6 +178,19 @@ def test_every_op_passes_through_the_process_protocol(tmp_path):
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
 
 
+def test_every_op_passes_in_bfloat16_declared_as_bfloat16(tmp_path):
+    """--dtype bfloat16: torch's own bfloat16 kernels (every tensor and parameter in bfloat16, inputs
+    rounded once) declared as bfloat16, whose bounds are built with u = 2^-8: a correct half-precision
+    system passes, and most of its cases are conclusive."""
+    results, done = run_adapter_suite(tmp_path, OPS_SUITE.replace("checks: [differential, adjoint, state_interleaved]",
+                                                                  "checks: [differential, adjoint]"),
+                                      "--dtype bfloat16")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 2 * len(torch_adapter.OPS)
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0 and r["precision"] == "bfloat16", r
+
+
 # gspmm's attribute values (gnncheck list gspmm).
 MESSAGES = ["copy_u", "copy_e", "add", "sub", "mul", "div"]
 REDUCTIONS = ["sum", "mean", "max", "min"]
