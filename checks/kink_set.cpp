@@ -14,7 +14,9 @@ namespace gnncheck::checks {
 
 std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, const Case& c, const Result& exact,
                                                      const Result& got, const Bounds& bounds, Precision precision) {
-  if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok()) return std::nullopt;
+  // Beyond the format's range the comparisons stay inconclusive (Bounds::beyond_range).
+  if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok() || !bounds.beyond_range.empty())
+    return std::nullopt;
   const oracle::KinkArguments k = oracle::kink_arguments(c);
   if (k.units.empty()) return std::nullopt;
   const double u = unit_roundoff(precision);

@@ -7,26 +7,12 @@
 #include <fmt/format.h>
 
 #include "checks/check_support.h"
+#include "checks/tolerance_formats.h"
 #include "core/error.h"
 
 namespace gnncheck::checks {
 
 using namespace detail;
-
-namespace {
-
-double largest_finite(Precision p) {
-  switch (p) {
-    case Precision::float64: return std::numeric_limits<double>::max();
-    case Precision::float32:
-    case Precision::tf32: return std::numeric_limits<float>::max();
-    case Precision::bfloat16: return 3.3895313892515355e38;
-    case Precision::float16: return 65504.0;
-  }
-  return 0.0;
-}
-
-}  // namespace
 
 std::optional<Case> with_large_inputs(const Case& c, double magnitude) {
   double largest = 0.0;

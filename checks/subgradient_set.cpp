@@ -223,7 +223,9 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
 
 std::optional<SubgradientDecision> decide_at_ties(const oracle::TargetDef& def, const Case& c, const Result& got,
                                                   const Bounds& bounds, Precision precision) {
-  if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty()) return std::nullopt;
+  // Beyond the format's range the comparisons stay inconclusive (Bounds::beyond_range).
+  if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty() || !bounds.beyond_range.empty())
+    return std::nullopt;
   const oracle::SubgradientChoices set = def.subgradients(c, unit_roundoff(precision));
   if (set.groups.empty()) return std::nullopt;
   std::map<std::string, const Tensor*> actual, bound;

@@ -83,6 +83,26 @@ ClosedFormEvaluations start_closed_form_evaluations(const oracle::TargetDef& def
 
 }  // namespace
 
+// Notes in b.beyond_range where an element of `label` lies beyond the format's range. Every partial
+// sum of an element lies within its terms' magnitude Σ|terms| (`abs_sum`, the target on |inputs|)
+// times (1 + γ_n); with the safety factor on that, an element whose Σ|terms| or exact value reaches
+// half the largest finite value may overflow to ±∞ in a correct implementation (float16's 65504 is
+// reached by ordinary inputs). Elements whose exact value is not finite (an empty row's identity)
+// are left out.
+void note_range(Bounds& b, const std::string& label, const Tensor& abs_sum, const Tensor& y, double safety_factor) {
+  if (!b.beyond_range.empty()) return;
+  const double largest = largest_finite(b.precision);
+  double peak = 0.0;
+  for (index_t i = 0; i < y.size(); ++i) {
+    if (!std::isfinite(y[i])) continue;
+    peak = std::max({peak, std::abs(y[i]), std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : INFINITY});
+  }
+  if (safety_factor * peak >= largest)
+    b.beyond_range = fmt::format("beyond {}'s range: the terms of {} reach {:.4g} in magnitude, within a factor {} of "
+                                 "its largest finite value {:.6g}, where a correct result may overflow to ±∞",
+                                 to_string(b.precision), label, peak, safety_factor, largest);
+}
+
 const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what) {
   const Tensor* t = find_tensor(r, nt);
   if (!t) throw InternalError(fmt::format("tolerance model: {} lacks {}", what, nt.label));
@@ -135,6 +155,7 @@ Bounds closed_form_from(const oracle::TargetDef& def, const Case& c, const Close
       const double n = std::max(k, 1.0) + rule.extra_roundings;
       bound[i] = safety_factor * gamma(n, u) * s[i] + n * tiny;
     }
+    note_range(b, nt.label, s, y, safety_factor);
     b.tensors.emplace(nt.label, std::move(bound));
   }
   return b;
@@ -393,6 +414,7 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
       bound[i] = options_.measured_multiple * std::max(std::max(order_error(i).first, rms) * scale, order_f64) +
                  options_.safety_factor * gamma(d, u) * magnitude + d * tiny;
     }
+    note_range(b, nt.label, abs_sum, y, options_.safety_factor);
     b.tensors.emplace(nt.label, std::move(bound));
   }
   for (oracle::ToleranceFloor floor : spec.tolerance.floors) {

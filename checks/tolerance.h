@@ -55,6 +55,11 @@ struct Bounds {
   // e^−Λ < 2^−53 and the lower side would be lost on the longest rows. A comparison against the
   // exact answer uses it (compare_elementwise's `lowest`); see lowest_of.
   std::map<std::string, Tensor> lowest;
+  // Non-empty where the case lies beyond the declared format's range: the magnitudes of some element's
+  // terms come within the safety factor of the format's largest finite value (65504 in float16), so a
+  // correct implementation may overflow to ±∞ in a partial sum. Says so with the figures; every
+  // comparison built on these bounds is then inconclusive (the format cannot represent the case).
+  std::string beyond_range;
   Precision precision = Precision::float64;
   double unit_roundoff = 0.0;
   std::string model;  // e.g. "closed form 2·γ_{k+2}·Σ|w||x| (u = 2^-24)"

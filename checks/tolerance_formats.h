@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/case.h"
@@ -19,6 +20,18 @@ double smallest_normal(Precision p) {
     case Precision::tf32:
     case Precision::bfloat16: return std::ldexp(1.0, -126);
     case Precision::float16: return std::ldexp(1.0, -14);
+  }
+  return 0.0;
+}
+
+// The largest finite number of the format: beyond it (after rounding) a result overflows to ±∞.
+inline double largest_finite(Precision p) {
+  switch (p) {
+    case Precision::float64: return std::numeric_limits<double>::max();
+    case Precision::float32:
+    case Precision::tf32: return std::numeric_limits<float>::max();
+    case Precision::bfloat16: return 3.3895313892515355e38;
+    case Precision::float16: return 65504.0;
   }
   return 0.0;
 }

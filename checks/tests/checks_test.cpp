@@ -516,6 +516,51 @@ TEST(Checks, WidthTailAndMissingEshuffleAreCaught) {
 
 using testing::Tf32Emulation;
 
+// A correct float16 kernel: inputs rounded to float16, arithmetic in float32, every result rounded to
+// float16, where a magnitude past 65504 overflows to ±∞ as the format does.
+class Float16Results final : public System {
+ public:
+  std::string name() const override { return "float16_results"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::float16; }
+  Result evaluate(const Case& c) override {
+    Case rounded_case = c;
+    for (TensorMap* m : {&rounded_case.inputs, &rounded_case.parameters, &rounded_case.grad_outputs})
+      for (auto& [name, t] : *m) t = rounded(t, Precision::float16);
+    Result r = oracle::evaluate(rounded_case, Precision::float32);
+    for (TensorMap* m : {&r.outputs, &r.gradients})
+      for (auto& [name, t] : *m)
+        for (double& v : t.values()) v = std::abs(v) >= 65520.0 ? std::copysign(INFINITY, v) : v;
+    return r;
+  }
+};
+
+// Where a case's values reach float16's largest finite value (65504), a correct float16 result is
+// ±∞: the case lies beyond the format's range and every comparison of it is inconclusive, never a
+// failure (sddmm_dot through PyTorch's float16 kernels failed so: got inf, expected 329911). In
+// range the same system is compared, and in float32 the large case is too.
+TEST(Tolerance, ACaseBeyondTheDeclaredFormatsRangeIsInconclusiveNotAFailure) {
+  Float16Results f16;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const Case small = random_case("sddmm_dot", {{"features", std::int64_t{2}}}, seed);
+    Case large = small;
+    for (auto& [name, t] : large.inputs)
+      for (double& v : t.values()) v *= 1000.0;
+    for (auto check : {differential, adjoint, metamorphic_linearity}) {
+      const Verdict in_range = check(f16, small, {});
+      EXPECT_TRUE(in_range.passed()) << in_range.message;
+      const Verdict beyond = check(f16, large, {});
+      EXPECT_NE(beyond.conclusion, Conclusion::fail) << beyond.message;
+      bool said = false;
+      for (const auto& tc : beyond.comparisons) said = said || tc.reason.find("beyond float16's range") != std::string::npos;
+      EXPECT_TRUE(said) << to_string(beyond.check) << " seed " << seed;
+    }
+    const Result exact = oracle::evaluate(large);
+    EXPECT_TRUE(ToleranceModel().bounds(large, exact, Precision::float32).beyond_range.empty());
+    EXPECT_FALSE(ToleranceModel().bounds(large, exact, Precision::float16).beyond_range.empty());
+  }
+}
+
 TEST(Checks, CorrectTf32PassesAndAWrongBackwardFailsWhateverThePrecision) {
   for (const std::string target : {"spmm", "spmm_ve", "sddmm_dot", "normalized_spmm", "gcn", "gat"}) {
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
