@@ -269,6 +269,7 @@ struct Probed {
   double err = 0, bound = 0, expected = 0, actual = 0;
   bool trivial = false;  // nothing to compare: the input or every output has no elements
   std::string note;
+  std::string beyond_range;  // a probe point lies beyond the declared format's range (Bounds::beyond_range)
 };
 
 // The system at the chosen points, and the bounds there: q̂ − q_oracle is what the system's forward
@@ -293,6 +294,7 @@ std::optional<Probed> system_at(Verdict& v, System& system, const BasePoint& bas
   }
   const Bounds plus_bounds = base.model.bounds(pts.plus, chosen.oracle_plus, base.precision);
   const Bounds minus_bounds = base.model.bounds(pts.minus, chosen.oracle_minus, base.precision);
+  out.beyond_range = !plus_bounds.beyond_range.empty() ? plus_bounds.beyond_range : minus_bounds.beyond_range;
   const double lhs = mine.quotient, rhs = dot(in.grad, pts.u_eff, false);
   const double output_part = output_bound_sum(grad_outputs, plus_bounds, minus_bounds) / (2 * pts.step);
   const double gradient_part = dot(in.gradient_bound, pts.u_eff, true);
@@ -362,6 +364,10 @@ bool probe_input(Verdict& v, System& system, const BasePoint& base, const Input&
     const std::optional<Probed> r = system_at(v, system, base, in, choose_step(base, in, direction));
     if (!r) return false;
     all_trivial = all_trivial && r->trivial;
+    if (!r->beyond_range.empty()) {  // the system's forward there may overflow correctly
+      mark_inconclusive(tc, "at a probe point x ± s·u: " + r->beyond_range);
+      return true;
+    }
     const double ratio =
         std::isfinite(r->err) ? (r->err == 0 ? 0.0 : (r->bound > 0 ? r->err / r->bound : INFINITY)) : INFINITY;
     if (!worst || ratio > tc.worst_ratio) {

@@ -561,6 +561,30 @@ TEST(Tolerance, ACaseBeyondTheDeclaredFormatsRangeIsInconclusiveNotAFailure) {
   }
 }
 
+// The adjoint probes the system's forward at x ± s·u, up to about twice the input's size: a case just
+// within float16's range at x lies beyond it there, and a correct forward's ∞ is no failure (GCN with
+// 127 input features through PyTorch's float16 kernels failed so, on the GPU machine).
+TEST(Tolerance, AnAdjointProbePointBeyondTheFormatsRangeIsInconclusive) {
+  Float16Results f16;
+  int probed_beyond = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const Case base = random_case("gcn", {{"in_features", std::int64_t{127}}, {"out_features", std::int64_t{1}}}, seed);
+    // The largest scale (in steps of 5 %) at which the case itself is still within float16's range.
+    Case within = base;
+    for (double scale = 1.0;; scale *= 1.05) {
+      Case next = base;
+      for (auto& [name, t] : next.inputs)
+        for (double& v : t.values()) v *= scale;
+      if (!ToleranceModel().bounds(next, oracle::evaluate(next), Precision::float16).beyond_range.empty()) break;
+      within = std::move(next);
+    }
+    const Verdict v = adjoint(f16, within, {});
+    EXPECT_NE(v.conclusion, Conclusion::fail) << v.message;
+    for (const auto& tc : v.comparisons) probed_beyond += tc.reason.find("at a probe point") != std::string::npos;
+  }
+  EXPECT_GT(probed_beyond, 0);
+}
+
 TEST(Checks, CorrectTf32PassesAndAWrongBackwardFailsWhateverThePrecision) {
   for (const std::string target : {"spmm", "spmm_ve", "sddmm_dot", "normalized_spmm", "gcn", "gat"}) {
     for (std::uint64_t seed = 1; seed <= 5; ++seed) {
