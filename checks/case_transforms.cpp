@@ -19,12 +19,22 @@ namespace gnncheck::checks {
 using oracle::TensorKind;
 
 
+bool is_index_tensor(const Case& c, const std::string& name) {
+  const oracle::TargetDef* def = oracle::lookup_target(c.target);
+  const oracle::TensorSlot* slot = def ? oracle::find_slot(def->spec, name) : nullptr;
+  return slot && slot->is_index();
+}
+
 Case map_values(const Case& c, const std::function<double(double)>& f) {
   Case out{c.target, c.attributes, c.graph, {}, {}, {}, c.seed};  // tensors written once, never copied first
   const std::pair<const TensorMap*, TensorMap*> maps[] = {
       {&c.inputs, &out.inputs}, {&c.parameters, &out.parameters}, {&c.grad_outputs, &out.grad_outputs}};
   for (const auto& [from, to] : maps)
     for (const auto& [name, t] : *from) {
+      if (from != &c.grad_outputs && is_index_tensor(c, name)) {  // a choice, not a value: kept
+        to->emplace(name, t);
+        continue;
+      }
       Tensor& mapped = to->emplace(name, Tensor(t.shape())).first->second;
       // Element-wise (10^8 values for a feature matrix at Reddit scale): any thread order gives the
       // same tensor.
@@ -56,6 +66,7 @@ Case jittered(const Case& c, std::uint64_t seed) {
   for (TensorMap* m : {&out.inputs, &out.parameters}) {
     const TensorMap noise = random_like(*m, seed, "jitter");
     for (auto& [name, t] : *m) {
+      if (is_index_tensor(c, name)) continue;
       double sq = 0.0;
       for (double v : t.values()) sq += v * v;
       const double rms = t.size() ? std::sqrt(sq / static_cast<double>(t.size())) : 0.0;

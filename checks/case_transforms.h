@@ -20,8 +20,12 @@
 
 namespace gnncheck::checks {
 
-// The case with `f` applied to every value of every input, parameter and output gradient (large
-// tensors in parallel: `f` must be a pure function of its argument).
+// Whether `name` is an index tensor of the case's target (oracle::TensorSlot::is_index): a choice per
+// row, which every transform of values leaves as it is.
+bool is_index_tensor(const Case& c, const std::string& name);
+
+// The case with `f` applied to every value of every input, parameter and output gradient, index
+// tensors kept (large tensors in parallel: `f` must be a pure function of its argument).
 Case map_values(const Case& c, const std::function<double(double)>& f);
 // |x| everywhere: with non-negative coefficients, the oracle on this case computes Σ|w||x|.
 Case abs_case(const Case& c);
@@ -33,7 +37,7 @@ Case ones_case(const Case& c);
 TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::string& tag, double lo = -1.0,
                       double hi = 1.0);
 
-// The case moved off exact kinks: every input and parameter value v becomes v + 0.01·s·r, with s the
+// The case moved off exact kinks: every input and parameter value v (index tensors kept) becomes v + 0.01·s·r, with s the
 // root-mean-square of its tensor (1 if that is 0) and r uniform in [-1, 1) from `seed`. Integer
 // and zero inputs put ReLU/LeakyReLU pre-activations exactly at 0, where finite differences say
 // nothing; the adjoint and gradient checks probe this nearby point instead (deterministically).

@@ -18,13 +18,15 @@ std::optional<Case> with_large_inputs(const Case& c, double magnitude) {
   double largest = 0.0;
   for (const auto& m : {c.inputs, c.parameters})
     for (const auto& [name, t] : m)
-      for (double x : t.values()) largest = std::max(largest, std::abs(x));
+      if (!is_index_tensor(c, name))
+        for (double x : t.values()) largest = std::max(largest, std::abs(x));
   if (largest == 0.0) return std::nullopt;
   const double scale = magnitude / largest;
   Case big = c;
   for (TensorMap* m : {&big.inputs, &big.parameters})
     for (auto& [name, t] : *m)
-      for (double& x : t.values()) x *= scale;
+      if (!is_index_tensor(c, name))
+        for (double& x : t.values()) x *= scale;
   return big;
 }
 

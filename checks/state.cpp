@@ -20,12 +20,18 @@ Case other_inputs(const Case& a) {
   double largest = 0.0;
   for (const auto& m : {a.inputs, a.parameters})
     for (const auto& [name, t] : m)
-      for (double x : t.values()) largest = std::max(largest, std::abs(x));
+      if (!is_index_tensor(a, name))
+        for (double x : t.values()) largest = std::max(largest, std::abs(x));
   const double range = largest > 0 ? largest : 1.0;
   Case b = a;
   b.inputs = random_like(a.inputs, a.seed, "state B input", -range, range);
   b.parameters = random_like(a.parameters, a.seed, "state B parameter", -range, range);
   b.grad_outputs = random_like(a.grad_outputs, a.seed, "state B ȳ");
+  // Fresh choices too (each edge's relation): state kept from A's types must show.
+  const auto& spec = oracle::find_target(a.target).spec;
+  for (const auto& [name, count] : oracle::index_tensors(spec, oracle::with_defaults(spec, a.attributes)))
+    if (auto it = b.inputs.find(name); it != b.inputs.end())
+      it->second = oracle::random_index_tensor(it->second.shape(), a.seed, "state B input:" + name, count);
   return b;
 }
 

@@ -221,6 +221,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
     for (TensorMap* m : {&out.inputs, &out.parameters})
       for (auto& [name, t] : *m) {
         const std::uint64_t key = mix64(k.seed ^ mix64(++stream));
+        if (is_index_tensor(k, name)) continue;  // a choice, not a value
 #pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
         for (index_t i = 0; i < t.size(); ++i)
           t[i] *= 1.0 + std::ldexp((mix64(key + static_cast<std::uint64_t>(i)) & 1) ? 1.0 : -1.0, -52);

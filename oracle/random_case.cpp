@@ -46,10 +46,23 @@ Tensor random_tensor(const std::vector<index_t>& shape, std::uint64_t seed, cons
   return t;
 }
 
+Tensor random_index_tensor(const std::vector<index_t>& shape, std::uint64_t seed, const std::string& stream_name,
+                           std::int64_t count) {
+  if (count < 1) throw InputError(fmt::format("random case: index tensor '{}' needs a count of at least 1, got {}", stream_name, count));
+  std::mt19937_64 rng(splitmix64(seed ^ splitmix64(name_hash(stream_name))));
+  Tensor t(shape);
+  for (double& value : t.values()) value = std::floor(unit_uniform(rng) * static_cast<double>(count));
+  return t;
+}
+
 void round_to_small_integers(Case& c) {
+  const TargetSpec& spec = find_target(c.target).spec;
   for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-    for (auto& [name, t] : *m)
+    for (auto& [name, t] : *m) {
+      const TensorSlot* slot = find_slot(spec, name);
+      if (slot && slot->is_index()) continue;  // a choice, not a value
       for (double& v : t.values()) v = std::round(2.0 * v);
+    }
 }
 
 void keep_divisors_off_zero(const TargetDef& def, Case& c) {
@@ -79,7 +92,9 @@ Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, 
     // message = copy_u) has no shape.
     if (shape == input_shapes.end()) continue;
     TensorMap& into = slot.kind == TensorKind::parameter ? c.parameters : c.inputs;
-    into[slot.name] = random_tensor(shape->second, seed, "input:" + slot.name, options);
+    into[slot.name] = slot.is_index() ? random_index_tensor(shape->second, seed, "input:" + slot.name,
+                                                            c.attributes.get_int(slot.index_range))
+                                      : random_tensor(shape->second, seed, "input:" + slot.name, options);
   }
   if (options.with_grad_outputs) {
     for (const auto& [name, shape] : def.output_shapes(*graph, c.attributes))

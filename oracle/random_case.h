@@ -32,7 +32,11 @@ struct RandomCaseOptions {
 Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, const Attributes& attributes,
                       std::uint64_t seed, const RandomCaseOptions& options = {});
 
-// Every value of the case's inputs, parameters and output gradients v ← round(2v): from uniform
+// An index tensor (TensorSlot::is_index) of `shape`: integers uniform in [0, count), from its own
+// stream like random_tensor's.
+Tensor random_index_tensor(const std::vector<index_t>& shape, std::uint64_t seed, const std::string& stream_name,
+                           std::int64_t count);
+// Every value of the case's inputs, parameters and output gradients (index tensors excepted) v ← round(2v): from uniform
 // [−1, 1), integers in [−2, 2] — exact in every format, and repeated, so a max or min ties. Divisors
 // moved off 0 first stay off it.
 void round_to_small_integers(Case& c);

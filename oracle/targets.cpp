@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -76,6 +77,20 @@ std::vector<std::string> width_attributes(const TargetSpec& spec) {
   for (const auto& a : spec.attributes)
     if (a.name.find("features") != std::string::npos) widths.push_back(a.name);
   return widths;
+}
+
+const TensorSlot* find_slot(const TargetSpec& spec, const std::string& name) {
+  for (const auto* slots : {&spec.inputs, &spec.outputs})
+    for (const TensorSlot& slot : *slots)
+      if (slot.name == name) return &slot;
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> index_tensors(const TargetSpec& spec, const Attributes& attrs) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (const TensorSlot& slot : spec.inputs)
+    if (slot.is_index()) out.emplace_back(slot.name, attrs.get_int(slot.index_range));
+  return out;
 }
 
 const std::vector<TargetDef>& all_targets() {
@@ -238,6 +253,17 @@ Attributes validate_case(const TargetDef& def, const Case& c) {
     auto it = from.find(name);
     if (it == from.end()) throw InputError(fmt::format("target '{}': input '{}' is missing", def.spec.name, name));
     require_shape(it->second, shape, fmt::format("target '{}', input '{}'", def.spec.name, name));
+  }
+  for (const auto& [name, count] : index_tensors(def.spec, attrs)) {
+    const TensorMap& from = c.inputs.count(name) ? c.inputs : c.parameters;
+    const auto it = from.find(name);
+    if (it == from.end()) continue;  // switched off by the attributes
+    const auto& values = it->second.values();
+    for (std::size_t k = 0; k < values.size(); ++k)
+      if (!(values[k] >= 0 && values[k] < static_cast<double>(count) && values[k] == std::floor(values[k])))
+        throw InputError(fmt::format("target '{}', input '{}': element {} is {:.17g}; an index tensor holds integers in "
+                                     "[0, {}) ({} = {})",
+                                     def.spec.name, name, k, values[k], count, find_slot(def.spec, name)->index_range, count));
   }
   if (!c.grad_outputs.empty()) {
     for (const auto& [name, shape] : def.output_shapes(g, attrs)) {

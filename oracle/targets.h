@@ -37,6 +37,12 @@ struct TensorSlot {
   std::string name;
   TensorKind kind;
   bool differentiable = true;
+  // An index tensor: not a value but a choice per row (the relation of each edge in a typed graph),
+  // integers in [0, attrs[index_range]) stored as floating-point numbers (exact in every format).
+  // Never differentiable; every transform of values (magnitudes, rounding, jitter, |x|, all-ones)
+  // leaves it as it is, and validate_case refuses any other value. Empty: a tensor of values.
+  std::string index_range = {};
+  bool is_index() const { return !index_range.empty(); }
 };
 
 struct AttributeSpec {
@@ -268,6 +274,12 @@ struct TargetDef {
   std::vector<WrongVariant> wrong_variants = {};
 };
 
+// The slot of an input, parameter or output by name; nullptr for a name the target does not have.
+const TensorSlot* find_slot(const TargetSpec& spec, const std::string& name);
+// The index tensors a target's case holds (TensorSlot::is_index), with the number of values each may
+// take for these attributes: {"edge_type", 3}.
+std::vector<std::pair<std::string, std::int64_t>> index_tensors(const TargetSpec& spec, const Attributes& attrs);
+
 // The feature-width attributes of a target (those named like `features`: features, in_features,
 // hidden_features, out_features), in spec order — what the generators draw path widths into and
 // the shape replicas size.
@@ -328,6 +340,7 @@ TargetDef gsddmm_target();  // gsddmm_target.cpp, one of op_targets()
 TargetDef attention_target();  // attention_target.cpp, one of op_targets()
 TargetDef segment_reduce_target();  // segment_reduce_target.cpp, one of op_targets()
 TargetDef segment_aggregation_target();  // segment_aggregation_target.cpp, one of op_targets()
+TargetDef gather_mm_target();  // gather_mm_target.cpp, one of op_targets()
 TargetDef segment_mm_target();  // segment_mm_target.cpp, one of op_targets()
 std::vector<TargetDef> layer_targets();
 TargetDef gcn_target();    // gcn_target.cpp, one of layer_targets()
@@ -337,5 +350,6 @@ TargetDef gat_target();    // gat_target.cpp, one of layer_targets()
 TargetDef gatv2_target();  // gatv2_target.cpp, one of layer_targets()
 TargetDef sage_target();   // sage_target.cpp, one of layer_targets()
 TargetDef agnn_target();   // agnn_target.cpp, one of layer_targets()
+TargetDef rgcn_target();   // rgcn_target.cpp, one of layer_targets()
 
 }  // namespace gnncheck::oracle

@@ -52,6 +52,7 @@ checks::Verdict check_case(checks::CheckKind check, System& system, const Case& 
     v.seed = c.seed;
     v.conclusion = checks::Conclusion::error;
     v.message = fmt::format("{} check raised an error on this case: {}", to_string(check), e.what());
+    v.detail = fmt::format("The check raised an error on this case: {}", e.what());  // failure_message prints detail
     return v;
   }
 }

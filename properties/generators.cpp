@@ -11,6 +11,7 @@
 #include "checks/kinks.h"
 #include "fixtures/generators.h"
 #include "core/error.h"
+#include "core/splitmix64.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
 
@@ -457,6 +458,12 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
           c.attributes.set(a.name, pick(std::vector<double>{0.2, 0.01, 0.5, 1.0}));
         } else if (a.name == "attn_dropout") {  // off in half the cases (the evaluation mode)
           c.attributes.set(a.name, pick(std::vector<double>{0.0, 0.0, 0.3, 0.6}));
+        } else if (a.name == "relations") {  // one relation, and up to 4 (an empty one is drawn with the types)
+          c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(1, 5));
+        } else if (a.name == "bases") {  // R-GCN: one weight per relation, or 1–2 shared bases
+          c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(0, 3));
+        } else if (a.name == "root_weight") {
+          c.attributes.set(a.name, *rc::gen::arbitrary<bool>());
         } else if (a.name == "dropout_seed") {
           c.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(0, 1000));
         } else if (a.name == "self_loops" || a.name == "concat" || a.name == "bias") {
@@ -478,6 +485,30 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options)
   });
 }
 
+namespace {
+
+// The types of a typed graph (an index tensor: each edge's relation): in 1/4 of the cases every row
+// has one type (the relation drawn for all), in 1/4 the last relation is empty (no row of that type:
+// its weight's gradient must be exactly 0), and otherwise uniform over [0, count).
+Tensor typed_index_tensor(const std::vector<index_t>& shape, std::uint64_t seed, const std::string& name, std::int64_t count) {
+  Tensor t = oracle::random_index_tensor(shape, seed, "input:" + name, count);
+  switch (splitmix64(seed ^ 0x7f4a7c15ULL) % 4) {
+    case 0: {
+      const double one = static_cast<double>(splitmix64(seed) % static_cast<std::uint64_t>(count));
+      for (double& v : t.values()) v = one;
+      break;
+    }
+    case 1:
+      if (count > 1)
+        for (double& v : t.values()) v = std::fmod(v, static_cast<double>(count - 1));
+      break;
+    default: break;
+  }
+  return t;
+}
+
+}  // namespace
+
 Case build_case(const CaseSpec& spec) {
   const oracle::TargetDef& def = oracle::find_target(spec.target);
   auto graph = std::make_shared<const Graph>(to_graph(spec.graph));
@@ -494,7 +525,9 @@ Case build_case(const CaseSpec& spec) {
     auto shape = shapes.find(slot.name);
     if (shape == shapes.end()) continue;
     TensorMap& into = slot.kind == oracle::TensorKind::parameter ? c.parameters : c.inputs;
-    into[slot.name] = oracle::random_tensor(shape->second, spec.value_seed, "input:" + slot.name, range);
+    into[slot.name] = slot.is_index() ? typed_index_tensor(shape->second, spec.value_seed, slot.name,
+                                                           c.attributes.get_int(slot.index_range))
+                                      : oracle::random_tensor(shape->second, spec.value_seed, "input:" + slot.name, range);
   }
   for (const auto& [name, shape] : def.output_shapes(*graph, c.attributes))
     c.grad_outputs[name] = oracle::random_tensor(shape, spec.value_seed, "grad_output:" + name, range);
@@ -502,7 +535,8 @@ Case build_case(const CaseSpec& spec) {
     oracle::round_to_small_integers(c);
   } else if (spec.values == ValueStyle::large) {
     for (auto& [name, t] : c.inputs)
-      for (double& v : t.values()) v *= 1e3;
+      if (!checks::is_index_tensor(c, name))
+        for (double& v : t.values()) v *= 1e3;
   }
   oracle::keep_divisors_off_zero(def, c);
   c.seed = spec.value_seed;

@@ -1,0 +1,126 @@
+// The catalogue entry of gather_mm (DGL's gather_mm(a, b, idx_b), pyg-lib's grouped matmul, the
+// per-relation message x_j · W_r of R-GCN): every edge row multiplied by the weight matrix of its
+// type. The types are an index tensor (TensorSlot::index_range): a typed graph's edge relations.
+#include "oracle/broadcast_operands.h"
+#include "oracle/catalogue_support.h"
+#include "oracle/gather_mm.h"
+
+namespace gnncheck::oracle {
+namespace {
+
+using namespace catalogue;
+
+struct Widths {
+  index_t relations, in, out;
+};
+Widths widths(const Attributes& a) {
+  return {positive_size(a, "gather_mm", "relations"), positive_size(a, "gather_mm", "in_features"),
+          positive_size(a, "gather_mm", "out_features")};
+}
+
+std::optional<Result> float64_answer(const Case& c) {
+  if (c.grad_outputs.empty() || !c.graph) return std::nullopt;
+  Result r = evaluate(c, Precision::float64);
+  if (!r.ok()) return std::nullopt;
+  return r;
+}
+
+// The weight gradient of relation r accumulated into relation r + 1 (mod relations): a relation's
+// gradient summed into the wrong relation, as a type id off by one in the scatter does.
+WrongVariant weight_gradient_to_next_relation() {
+  return {"weight_gradient_to_next_relation", "relation_gradient_misrouted",
+          "the weight gradient of relation r accumulated into relation r + 1 (a relation's gradient summed into the "
+          "wrong relation)",
+          35, [](const Case& c, const VariantContext&) -> std::optional<Result> {
+            std::optional<Result> r = float64_answer(c);
+            if (!r) return std::nullopt;
+            const Tensor& correct = r->gradients.at("weight");
+            Tensor moved(correct.shape(), 0.0);
+            const index_t rows = correct.rows(), w = correct.row_size();
+            for (index_t t = 0; t < rows; ++t)
+              for (index_t v = 0; v < w; ++v) moved[((t + 1) % rows) * w + v] = correct[t * w + v];
+            if (moved.values() == correct.values()) return std::nullopt;
+            r->gradients["weight"] = std::move(moved);
+            return r;
+          }};
+}
+
+// grad_x from weight[t_k] where weight[t_k]ᵀ is needed; only square matrices (in = out ≥ 2) keep the shapes.
+WrongVariant weight_not_transposed_in_backward() {
+  return {"weight_not_transposed_in_backward", "weight_not_transposed",
+          "grad_x = grad_y · weight[t] instead of grad_y · weight[t]ᵀ (the forward weight used where its transpose is "
+          "needed)",
+          36, [](const Case& c, const VariantContext&) -> std::optional<Result> {
+            std::optional<Result> r = float64_answer(c);
+            if (!r) return std::nullopt;
+            const Tensor& weight = c.parameters.at("weight");
+            const Tensor& types = c.inputs.at("edge_type");
+            const index_t n = weight.shape()[1];
+            if (n < 2 || weight.shape()[2] != n) return std::nullopt;
+            const Tensor& grad_y = c.grad_outputs.at("y");
+            Tensor grad_x(r->gradients.at("x").shape(), 0.0);
+            for (index_t k = 0; k < types.size(); ++k) {
+              const auto t = static_cast<index_t>(types[k]);
+              for (index_t f = 0; f < n; ++f) {
+                double sum = 0.0;
+                for (index_t o = 0; o < n; ++o) sum += grad_y[k * n + o] * weight[(t * n + o) * n + f];
+                grad_x[k * n + f] = sum;
+              }
+            }
+            if (grad_x.values() == r->gradients.at("x").values()) return std::nullopt;
+            r->gradients["x"] = std::move(grad_x);
+            return r;
+          }};
+}
+
+}  // namespace
+
+TargetDef gather_mm_target() {
+  TargetDef def = make_target(
+      {"gather_mm", false,
+       "y[k] = x[k] · weight[edge_type[k]] on every edge: one matrix per relation of a typed graph (R-GCN's messages)",
+       {{"x", TensorKind::edges, true},
+        {"edge_type", TensorKind::edges, false, "relations"},
+        {"weight", TensorKind::parameter, true}},
+       {{"y", TensorKind::edges, true}},
+       {{"relations", std::int64_t{3}, "number of relations (edge types) R: weight holds one matrix per relation; ≥ 1"},
+        {"in_features", std::int64_t{8}, "width of x's rows and of each weight matrix's rows; ≥ 1"},
+        {"out_features", std::int64_t{5}, "width of y's rows and of each weight matrix's columns; ≥ 1"}},
+       false,
+       "y[k, o] = Σ_f x[k, f] · weight[edge_type[k], f, o]    (f < in_features, o < out_features)",
+       {"x is [E, in_features] and edge_type is [E], both in edge-id order: edge k's relation is edge_type[k], an "
+        "integer in [0, relations) stored as a number (an index tensor: convert it to integers; it has no gradient).",
+        "weight is [relations, in_features, out_features], applied as x[k] · weight[edge_type[k]] (DGL's "
+        "gather_mm(x, weight, idx_b=edge_type)); y is [E, out_features] in edge-id order. The graph's structure is "
+        "not read: only its edge count.",
+        "A relation no edge has keeps its matrix and gets a zero gradient; one relation only is a plain matmul.",
+        "Backward: grad_x[k] = grad_y[k] · weight[edge_type[k]]ᵀ; grad_weight[r] = Σ_{k: edge_type[k] = r} x[k]ᵀ · "
+        "grad_y[k]."}},
+      [](const Graph& g, const Attributes& a) {
+        const Widths n = widths(a);
+        return Shapes{{"x", {g.num_edges(), n.in}}, {"edge_type", {g.num_edges()}}, {"weight", {n.relations, n.in, n.out}}};
+      },
+      [](const Graph& g, const Attributes& a) { return Shapes{{"y", {g.num_edges(), widths(a).out}}}; },
+      []<class T>(const Graph&, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
+        Evaluation<T> ev;
+        const auto& x = get(in, "x");
+        const auto& types = get(in, "edge_type");
+        const auto& weight = get(in, "weight");
+        ev.outputs["y"] = gather_mm_forward(x, types, weight);
+        if (!gout.empty()) {
+          auto grads = gather_mm_backward(x, types, weight, get(gout, "y"));
+          ev.gradients["x"] = std::move(grads.grad_x);
+          ev.gradients["weight"] = std::move(grads.grad_w);
+        }
+        return ev;
+      });
+  // Every element is a sum of products of two values (x·weight; grad_y·weight with k = out_features
+  // for grad_x; x·grad_y with k = the relation's edges for grad_weight): the target on |inputs| is
+  // Σ|terms| and on ones (the types kept) the term count.
+  def.spec.tolerance = {ToleranceKind::closed_form, 3, "both factors rounded, their product"};
+  def.wrong_variants = {weight_gradient_to_next_relation(), weight_not_transposed_in_backward()};
+  def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
+  return def;
+}
+
+}  // namespace gnncheck::oracle
