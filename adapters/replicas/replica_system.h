@@ -67,5 +67,6 @@ void gat_softmax_no_max(BugContext& ctx, const std::function<Tensor(const Graph&
 std::unique_ptr<Bug> make_bug(const ReplicaInfo& info);
 std::unique_ptr<Bug> make_gspmm_bug(int number);  // 17 to 22 (gspmm_bugs.cpp); null for another number
 std::unique_ptr<Bug> make_shape_bug(int number);  // 10, 23 to 25 (shape_bugs.cpp); null for another number
+std::unique_ptr<Bug> make_relational_bug(int number);  // 28 to 30 (relational_bugs.cpp); null for another number
 
 }  // namespace gnncheck::replicas

@@ -241,6 +241,29 @@ std::vector<CatalogueEntry> entries() {
         "differential", "a row of two or more edges with a negative pre-activation channel",
         {"gatv2"}, std::nullopt, 0},
        false},
+      {{28, "relation_gradient_to_next_relation",
+        "relational kernels (R-GCN's per-relation weights, DGL's gather_mm) whose weight-gradient scatter takes "
+        "the relation id off by one: a relation's gradient summed into the next relation",
+        "the gradient of relation r's weight (R-GCN with bases: its row of comp) is written to relation r + 1 "
+        "(mod relations); forward and every other gradient exact",
+        "differential", "two or more relations with edges",
+        {"gather_mm", "rgcn"}, std::nullopt, 0},
+       false},
+      {{29, "relation_weight_not_transposed",
+        "per-type matmul kernels whose backward multiplies the output gradient by the forward weight where its "
+        "transpose is needed; with square weights (in = out) the shapes agree and nothing fails to run",
+        "grad_x = grad_y · weight[t] instead of grad_y · weight[t]ᵀ (square weights only); forward and the weight "
+        "gradient exact",
+        "differential", "in_features = out_features ≥ 2 and an edge",
+        {"gather_mm", "segment_mm"}, std::nullopt, 0},
+       false},
+      {{30, "segment_boundary_off_by_one",
+        "segment matmul kernels (pyg-lib's segment_matmul, DGL's segment_mm) that read each segment's first row "
+        "with the previous segment's weight: a type boundary off by one",
+        "row k is multiplied by the weight of row k − 1's segment (row 0 by its own), in forward and backward",
+        "differential", "two non-empty segments",
+        {"segment_mm"}, std::nullopt, 0},
+       false},
   };
 }
 
@@ -282,6 +305,11 @@ constexpr BugClass kBugClasses[] = {
      "the backward reads the saved pre-activation where the activated value is needed (a nonlinearity skipped in "
      "backward)",
      true},
+    {28, "relation_gradient_misrouted", "a relation's weight gradient summed into another relation (a type id off by one)",
+     true},
+    {29, "weight_not_transposed", "the forward weight used in backward where its transpose is needed", true},
+    {30, "segment_off_by_one", "a segment boundary off by one row (the first row of each segment takes the previous weight)",
+     true},
     {13, "square_only_backward", "the backward's loops stop at min(n_dst, n_src) (a kernel written for square graphs)",
      true},
     {14, "lost_updates", "updates lost on rows and columns of many edges (a race in the accumulation)", true},
@@ -309,6 +337,7 @@ ReplicaInfo::Shape shape_of(int number) {
     case 23: return ReplicaInfo::Shape::row_wider_than_64;
     case 24: return ReplicaInfo::Shape::square_node_matrix;
     case 25: return ReplicaInfo::Shape::heads_equal_features;
+    case 29: return ReplicaInfo::Shape::square_node_matrix;  // in_features = out_features
     default: return ReplicaInfo::Shape::any;
   }
 }
