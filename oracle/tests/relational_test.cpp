@@ -1,0 +1,159 @@
+// The typed-graph targets by hand: gather_mm and the R-GCN layer on cases worked out on paper, their
+// wrong variants, and what an index tensor refuses.
+#include <map>
+#include <memory>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "oracle/gather_mm.h"
+#include "oracle/layers/rgcn.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::oracle {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+template <class Fn>
+std::string input_error_of(Fn fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError thrown)";
+}
+
+// Three rows of types 0, 2, 0: relation 1 has no row, so its gradient is exactly 0.
+TEST(GatherMm, AppliesEachRowsRelationAndLeavesAnEmptyRelationsGradientZero) {
+  const Tensor x({3, 2}, {1, 0, 0, 1, 2, 1});
+  const Tensor types({3}, {0, 2, 0});
+  const Tensor w({3, 2, 2}, {1, 2, 3, 4, 100, 100, 100, 100, 0, 1, 1, 0});
+  // [1 0]·[1 2; 3 4] = [1 2]; [0 1]·[0 1; 1 0] = [1 0]; [2 1]·[1 2; 3 4] = [5 8].
+  EXPECT_THAT(gather_mm_forward(x, types, w).values(), ElementsAre(1, 2, 1, 0, 5, 8));
+  const Tensor grad_y({3, 2}, {1, 0, 0, 1, 1, 1});
+  const auto grads = gather_mm_backward(x, types, w, grad_y);
+  // grad_x[k] = grad_y[k] · w[t_k]ᵀ: [1 0]·[1 3; 2 4] = [1 3]; [0 1]·[0 1; 1 0] = [1 0]; [1 1]·[1 3; 2 4] = [3 7].
+  EXPECT_THAT(grads.grad_x.values(), ElementsAre(1, 3, 1, 0, 3, 7));
+  // grad_w[0] = [1 0]ᵀ[1 0] + [2 1]ᵀ[1 1]; grad_w[1] = 0; grad_w[2] = [0 1]ᵀ[0 1].
+  EXPECT_THAT(grads.grad_w.values(), ElementsAre(3, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1));
+}
+
+TEST(GatherMm, RefusesATypeOutsideTheRelationsOrNotAnInteger) {
+  const Tensor x({2, 1}, {1, 1}), w({2, 1, 1}, {1, 1});
+  EXPECT_THAT(input_error_of([&] { gather_mm_forward(x, Tensor({2}, {0, 2}), w); }),
+              HasSubstr("gather_mm: row 1 has type 2; types are integers in [0, 2)"));
+  EXPECT_THAT(input_error_of([&] { gather_mm_forward(x, Tensor({2}, {0.5, 1}), w); }), HasSubstr("row 0 has type 0.5"));
+  EXPECT_THAT(input_error_of([&] { gather_mm_forward(x, Tensor({3}, {0, 1, 1}), w); }),
+              HasSubstr("the types must be [rows] (one per row of x, 2 rows)"));
+}
+
+Case gather_case() {
+  Case c;
+  c.target = "gather_mm";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(2, 2, std::vector<index_t>{0, 1, 1}, std::vector<index_t>{1, 0, 1}));
+  c.attributes = {{"relations", std::int64_t{3}}, {"in_features", std::int64_t{2}}, {"out_features", std::int64_t{2}}};
+  c.inputs["x"] = Tensor({3, 2}, {1, 0, 0, 1, 2, 1});
+  c.inputs["edge_type"] = Tensor({3}, {0, 2, 0});
+  c.parameters["weight"] = Tensor({3, 2, 2}, {1, 2, 3, 4, 100, 100, 100, 100, 0, 1, 1, 0});
+  c.grad_outputs["y"] = Tensor({3, 2}, {1, 0, 0, 1, 1, 1});
+  return c;
+}
+
+// Every system shares validate_case: an index tensor holding anything but an integer in range is
+// refused with the tensor, the element and the range.
+TEST(GatherMm, ValidateCaseNamesTheIndexTensorTheElementAndTheRange) {
+  Case c = gather_case();
+  c.inputs["edge_type"] = Tensor({3}, {0, 3, 0});
+  const Result r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("target 'gather_mm', input 'edge_type': element 1 is 3; an index tensor holds integers "
+                                   "in [0, 3) (relations = 3)"));
+}
+
+TEST(GatherMm, WrongVariantsMoveARelationsGradientAndSkipTheTranspose) {
+  const Case c = gather_case();
+  std::map<std::string, Result> answers;
+  for (const auto& v : find_target("gather_mm").wrong_variants)
+    if (auto r = v.evaluate(c, {})) answers.emplace(v.name, std::move(*r));
+  ASSERT_TRUE(answers.count("weight_gradient_to_next_relation"));
+  EXPECT_THAT(answers.at("weight_gradient_to_next_relation").gradients.at("weight").values(),
+              ElementsAre(0, 0, 0, 1, 3, 2, 1, 1, 0, 0, 0, 0));
+  ASSERT_TRUE(answers.count("weight_not_transposed_in_backward"));
+  // [1 0]·[1 2; 3 4] = [1 2]; [0 1]·[0 1; 1 0] = [1 0]; [1 1]·[1 2; 3 4] = [4 6].
+  EXPECT_THAT(answers.at("weight_not_transposed_in_backward").gradients.at("x").values(), ElementsAre(1, 2, 1, 0, 4, 6));
+}
+
+// Index tensors are choices, not values: the random case draws integers in range and the value
+// transforms keep them.
+TEST(GatherMm, RandomCasesDrawIndexTensorsAsIntegersInRange) {
+  const auto g = std::make_shared<const Graph>(Graph::from_edges(3, 3, std::vector<index_t>{0, 0, 1, 2, 2, 2},
+                                                                 std::vector<index_t>{0, 1, 2, 0, 1, 2}));
+  Case c = make_random_case(find_target("gather_mm"), g, {{"relations", std::int64_t{4}}}, 7);
+  round_to_small_integers(c);
+  for (double t : c.inputs.at("edge_type").values()) {
+    EXPECT_GE(t, 0);
+    EXPECT_LT(t, 4);
+    EXPECT_EQ(t, static_cast<double>(static_cast<int>(t)));
+  }
+  EXPECT_TRUE(evaluate(c).ok());
+}
+
+// Two nodes; edges 0<-1 twice (relation 0), 0<-0 and 1<-0 (relation 1). W_0 = 2, W_1 = 3, root 5,
+// bias 1, x = [1, 4].
+//   mean: y0 = mean(4, 4)·2 + 1·3 + 1·5 + 1 = 17;  y1 = 1·3 + 4·5 + 1 = 24;  sum: y0 = 8·2 + 3 + 5 + 1 = 25.
+// grad_y = [1, 2]: grad_x0 = 1·3 + 2·3 + 1·5 = 14; grad_x1 = 2·(1·2/2) + 2·5 = 12; grad_W = [4·1, 1·1 + 1·2] = [4, 3];
+// grad_root = 1·1 + 4·2 = 9; grad_bias = 3. With one basis b = 1 and comp = [2, 3] (the same W): grad_basis =
+// 2·4 + 3·3 = 17, grad_comp = [4, 3].
+struct RgcnHand {
+  Graph g = Graph::from_edges(2, 2, std::vector<index_t>{0, 0, 0, 1}, std::vector<index_t>{1, 1, 0, 0});
+  Tensor x{{2, 1}, {1, 4}};
+  Tensor types{{4}, {0, 0, 1, 1}};
+  layers::RgcnParameters<double> p{Tensor({2, 1, 1}, {2, 3}), {}, Tensor({1, 1}, {5}), Tensor({1}, {1})};
+  layers::RgcnConfig cfg{.in_features = 1, .out_features = 1, .relations = 2};
+};
+
+TEST(Rgcn, AveragesEachRelationApartAndAddsTheRootAndBias) {
+  RgcnHand h;
+  EXPECT_THAT(layers::rgcn_forward(h.g, h.cfg, h.x, h.types, h.p).values(), ElementsAre(17, 24));
+  h.cfg.aggregation = layers::RgcnAggregation::sum;
+  EXPECT_THAT(layers::rgcn_forward(h.g, h.cfg, h.x, h.types, h.p).values(), ElementsAre(25, 24));
+}
+
+TEST(Rgcn, BackwardByHand) {
+  RgcnHand h;
+  const auto grads = layers::rgcn_backward(h.g, h.cfg, h.x, h.types, h.p, Tensor({2, 1}, {1, 2}));
+  EXPECT_THAT(grads.grad_x.values(), ElementsAre(14, 12));
+  EXPECT_THAT(grads.grad.weight.values(), ElementsAre(4, 3));
+  EXPECT_THAT(grads.grad.root.values(), ElementsAre(9));
+  EXPECT_THAT(grads.grad.bias.values(), ElementsAre(3));
+}
+
+TEST(Rgcn, BasisDecompositionGivesTheSameLayerAndSplitsItsGradient) {
+  RgcnHand h;
+  h.cfg.bases = 1;
+  h.p.weight = Tensor({1, 1, 1}, {1});
+  h.p.comp = Tensor({2, 1}, {2, 3});
+  EXPECT_THAT(layers::rgcn_forward(h.g, h.cfg, h.x, h.types, h.p).values(), ElementsAre(17, 24));
+  const auto grads = layers::rgcn_backward(h.g, h.cfg, h.x, h.types, h.p, Tensor({2, 1}, {1, 2}));
+  EXPECT_THAT(grads.grad.weight.values(), ElementsAre(17));
+  EXPECT_THAT(grads.grad.comp.values(), ElementsAre(4, 3));
+  EXPECT_THAT(grads.grad_x.values(), ElementsAre(14, 12));
+}
+
+TEST(Rgcn, RefusesAnEdgeRelationOutOfRangeAndWrongShapes) {
+  RgcnHand h;
+  EXPECT_THAT(input_error_of([&] { layers::rgcn_forward(h.g, h.cfg, h.x, Tensor({4}, {0, 0, 2, 1}), h.p); }),
+              HasSubstr("rgcn: edge 2 has relation 2; relations are integers in [0, 2)"));
+  EXPECT_THAT(input_error_of([&] { layers::rgcn_forward(h.g, h.cfg, h.x, Tensor({3}, {0, 0, 1}), h.p); }),
+              HasSubstr("rgcn: edge_type (one relation per edge)"));
+  h.cfg.bases = 1;
+  EXPECT_THAT(input_error_of([&] { layers::rgcn_forward(h.g, h.cfg, h.x, h.types, h.p); }), HasSubstr("rgcn: weight"));
+}
+
+}  // namespace
+}  // namespace gnncheck::oracle
