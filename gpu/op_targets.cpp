@@ -4,6 +4,7 @@
 #include "gpu/degree_norm.cuh"
 #include "gpu/edge_softmax.cuh"
 #include "gpu/eshuffle.cuh"
+#include "gpu/gather_mm.cuh"
 #include "gpu/gpu_targets.h"
 #include "gpu/gsddmm.cuh"
 #include "gpu/gspmm.cuh"
@@ -292,6 +293,24 @@ void segment_mm_target(TargetRun& run) {
   segment_mm_backward(run.ctx, g, in, out, x.data(), w.data(), run.grad_output("y").data(), gx.data(), gw.data());
 }
 
+// One weight matrix per edge's relation (oracle/gather_mm.h): gpu/gather_mm.cu. The graph is not
+// read: the edge count is x's row count, so nothing is uploaded for it.
+void gather_mm_target(TargetRun& run) {
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& types = run.input("edge_type");
+  const DeviceTensor& w = run.input("weight");  // a parameter slot: run.input holds parameters too
+  const index_t relations = run.attributes.get_int("relations");
+  const index_t in = run.attributes.get_int("in_features"), out = run.attributes.get_int("out_features");
+  const index_t edges = x.rows();
+  DeviceTensor& y = run.new_output("y", {edges, out});
+  gather_mm_forward(run.ctx, edges, in, out, x.data(), types.data(), w.data(), y.data());
+  if (!run.backward()) return;
+  DeviceTensor& gx = run.new_gradient("x", x.shape());
+  DeviceTensor& gw = run.new_gradient("weight", w.shape());
+  gather_mm_backward(run.ctx, edges, relations, in, out, x.data(), types.data(), w.data(), run.grad_output("y").data(),
+                     gx.data(), gw.data());
+}
+
 void gsddmm_target(TargetRun& run) {
   const oracle::GsddmmConfig attributes = oracle::gsddmm_config(run.attributes);
   const GsddmmShape config = gsddmm_shape(attributes);
@@ -389,6 +408,7 @@ std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
   targets.emplace("gsddmm", gsddmm_target);
   targets.emplace("segment_reduce", segment_reduce_target);
   targets.emplace("segment_mm", segment_mm_target);
+  targets.emplace("gather_mm", gather_mm_target);
   targets.emplace("segment_aggregation", segment_aggregation_target);
   targets.emplace("attention", attention_target);
   targets.emplace("sddmm_spmm", sddmm_spmm_target);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -70,6 +71,50 @@ TEST_F(GpuSystemsTest, DuplicateEntriesBeyondTheDenseSizeAreHandled) {
     const Result refused = make_cusparse_system()->evaluate(c);
     EXPECT_EQ(refused.status, Status::unsupported) << target;
     EXPECT_NE(refused.message.find("cuSPARSE refuses"), std::string::npos) << refused.message;
+  }
+}
+
+// gather_mm's awkward relations: one relation only (a plain matmul), a relation no edge has (its
+// weight gradient must be exactly 0, not left over), more relations than edges, and no edges at all.
+TEST_F(GpuSystemsTest, GatherMmMatchesTheOracleWithAnEmptyRelationAndWithOneRelation) {
+  auto gpu = make_gpu_system();
+  struct Setup {
+    std::int64_t relations;
+    std::int64_t unused;  // the relation no edge gets; -1: none left out
+    GraphKind kind;
+  };
+  for (const Setup s : {Setup{1, -1, GraphKind::square_with_duplicates}, Setup{1, -1, GraphKind::tiny},
+                        Setup{4, 2, GraphKind::hub_rows}, Setup{3, 0, GraphKind::non_square_wide},
+                        Setup{5, 4, GraphKind::tiny}, Setup{3, -1, GraphKind::no_edges}}) {
+    const std::uint64_t seed = 8100 + static_cast<std::uint64_t>(s.relations) * 10 + static_cast<std::uint64_t>(s.kind);
+    auto graph = std::make_shared<const Graph>(random_graph(s.kind, seed));
+    Case c = make_case("gather_mm", graph, {{"relations", s.relations}, {"in_features", std::int64_t{13}},
+                                            {"out_features", std::int64_t{7}}},
+                       seed);
+    // Edge k's relation walks the relations in turn, skipping the unused one.
+    Tensor& types = c.inputs.at("edge_type");
+    std::vector<double> used;
+    for (std::int64_t r = 0; r < s.relations; ++r)
+      if (r != s.unused) used.push_back(static_cast<double>(r));
+    for (index_t k = 0; k < types.size(); ++k) types[k] = used[static_cast<std::size_t>(k) % used.size()];
+    SCOPED_TRACE(describe(c));
+    const Result exact = oracle::evaluate(c, Precision::float64);
+    ASSERT_TRUE(exact.ok()) << exact.message;
+    const Result got = gpu->evaluate(c);
+    EXPECT_EQ(compare(exact, got, error_bounds(c, exact)).problem, "");
+    if (!got.ok()) continue;
+    std::vector<index_t> edges_of(static_cast<std::size_t>(s.relations), 0);
+    for (index_t k = 0; k < types.size(); ++k) ++edges_of[static_cast<std::size_t>(types[k])];
+    if (s.unused >= 0) {
+      ASSERT_EQ(edges_of[static_cast<std::size_t>(s.unused)], 0);
+    }
+    const Tensor& grad_w = got.gradients.at("weight");
+    const index_t per_relation = grad_w.size() / s.relations;
+    for (std::int64_t r = 0; r < s.relations; ++r) {
+      if (edges_of[static_cast<std::size_t>(r)] != 0) continue;
+      for (index_t i = r * per_relation; i < (r + 1) * per_relation; ++i)
+        ASSERT_EQ(grad_w[i], 0.0) << "relation " << r << " has no edge; its weight gradient must be 0";
+    }
   }
 }
 
