@@ -70,6 +70,10 @@ TargetDef rgcn_target() {
     }
     return ev;
   };
+  // gpu/layers/layer_targets.cpp reads the graph through run.graph() only, and grad_x walks the CSC
+  // with edge_perm to find each edge's relation.
+  spec.gpu.device_resident = true;
+  spec.gpu.reads_edge_perm = true;
   return make_target(std::move(spec), inputs, outputs, evaluate);
 }
 

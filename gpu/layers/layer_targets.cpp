@@ -1,12 +1,14 @@
 // The GPU layers (definitions: oracle/layers/*.h), forward and backward for the input features and
 // every parameter, as targets of the `gpu` system. Each is the chain of gpu/ ops the oracle's
-// layer is built from; dense products go through cuBLAS (gpu/layers/dense.h). Activations that a
-// backward needs are kept on the device for the duration of the evaluation.
+// layer is built from; dense products go through cuBLAS (gpu/layers/dense.h). R-GCN is its own
+// kernels (gpu/layers/rgcn.cuh): one thread per output element, fixed orders, no cuBLAS. Activations
+// that a backward needs are kept on the device for the duration of the evaluation.
 //
 // Graph storage per layer: gpu/device_graph.h. Edge activations kept for the backward: GAT
 // logits, LeakyReLU scores and alpha ([E, H] each, + the dropout factors and the dropped alpha
 // when attn_dropout > 0); GATv2 z and LeakyReLU(z) ([E, H·C] each), alpha ([E, H]); AGNN cosine,
-// logits and alpha ([E] each).
+// logits and alpha ([E] each). R-GCN keeps per-destination ones only: c_{i,r} and h ([n_dst, R] and
+// [n_dst, R, in]), and W_r ([R, in, out]) with bases.
 #include <fmt/format.h>
 
 #include "gpu/degree_norm.cuh"
@@ -16,6 +18,7 @@
 #include "gpu/gsddmm.cuh"
 #include "gpu/gspmm.cuh"
 #include "gpu/layers/dense.h"
+#include "gpu/layers/rgcn.cuh"
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
 #include "gpu/spmm_ve.cuh"
@@ -25,6 +28,7 @@
 #include "oracle/layers/gatv2.h"
 #include "oracle/layers/gcn.h"
 #include "oracle/layers/gin.h"
+#include "oracle/layers/rgcn.h"
 #include "oracle/layers/sage.h"
 #include "gpu/layers/self_loops.h"
 #include "oracle/layers/self_loops.h"
@@ -432,6 +436,40 @@ void agnn_layer(TargetRun& run) {
   ctx.synchronize();
 }
 
+// ---- R-GCN: y[i] = Σ_r h[i, r] · W_r + x[i] · root + bias (gpu/layers/rgcn.cuh) -------------------
+void rgcn_layer(TargetRun& run) {
+  const auto cfg = ol::RgcnConfig::from_attributes(run.attributes);
+  run.require_destinations_are_sources("rgcn");
+  GpuContext& ctx = run.ctx;
+  DeviceGraph& g = run.graph();
+  const RgcnShape shape{.in_features = cfg.in_features,
+                        .out_features = cfg.out_features,
+                        .relations = cfg.relations,
+                        .bases = cfg.bases,
+                        .mean = cfg.aggregation == ol::RgcnAggregation::mean};
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& types = run.input("edge_type");
+  const DeviceTensor& weight = run.input("weight");  // W_r, or the bases
+  const RgcnParameters params{.weight = weight.data(),
+                              .comp = cfg.bases > 0 ? run.input("comp").data() : nullptr,
+                              .root = cfg.root_weight ? run.input("root").data() : nullptr,
+                              .bias = bias_or_null(run, cfg.bias)};
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), cfg.out_features});
+  const RgcnSaved saved = rgcn_forward(ctx, g, shape, x.data(), types.data(), params, y.data());
+  if (!run.backward()) {
+    ctx.synchronize();  // the saved activations are freed on return
+    return;
+  }
+
+  RgcnGradients grads{.x = run.new_gradient("x", x.shape()).data(),
+                      .weight = run.new_gradient("weight", weight.shape()).data()};
+  if (cfg.bases > 0) grads.comp = run.new_gradient("comp", {cfg.relations, cfg.bases}).data();
+  if (cfg.root_weight) grads.root = run.new_gradient("root", {cfg.in_features, cfg.out_features}).data();
+  if (cfg.bias) grads.bias = run.new_gradient("bias", {cfg.out_features}).data();
+  rgcn_backward(ctx, g, shape, x.data(), types.data(), params, saved, run.grad_output("y").data(), grads);
+  ctx.synchronize();
+}
+
 }  // namespace
 
 std::map<std::string, GpuTargetFn> gpu_layer_targets() {
@@ -441,7 +479,8 @@ std::map<std::string, GpuTargetFn> gpu_layer_targets() {
           {"gat", gat_layer},
           {"gatv2", gatv2_layer},
           {"sage", sage_layer},
-          {"agnn", agnn_layer}};
+          {"agnn", agnn_layer},
+          {"rgcn", rgcn_layer}};
 }
 
 }  // namespace gnncheck::gpu

@@ -118,6 +118,58 @@ TEST_F(GpuSystemsTest, GatherMmMatchesTheOracleWithAnEmptyRelationAndWithOneRela
   }
 }
 
+// R-GCN's awkward settings beyond the random sweep: aggr sum and mean, one relation, a relation no
+// edge has (its weight gradient must be exactly 0), bases (fewer and more than the relations), no
+// root or bias, a block (n_dst < n_src), hub rows and no edges; and two evaluations bit-identical.
+TEST_F(GpuSystemsTest, RgcnMatchesTheOracleAcrossAggregationsBasesAndEmptyRelations) {
+  auto gpu = make_gpu_system();
+  struct Setup {
+    std::int64_t relations;
+    std::int64_t bases;
+    const char* aggr;
+    bool root_weight;
+    bool bias;
+    std::int64_t unused;  // the relation no edge gets; -1: none left out
+    GraphKind kind;
+  };
+  for (const Setup s : {Setup{1, 0, "mean", true, true, -1, GraphKind::square_with_duplicates},
+                        Setup{3, 0, "sum", true, false, 1, GraphKind::hub_rows},
+                        Setup{3, 0, "mean", true, true, 2, GraphKind::hub_rows},
+                        Setup{4, 2, "mean", false, true, 0, GraphKind::non_square_wide},
+                        Setup{2, 5, "sum", true, true, -1, GraphKind::square_with_duplicates},
+                        Setup{7, 3, "mean", true, false, 6, GraphKind::square_with_duplicates},
+                        Setup{5, 0, "mean", true, true, 4, GraphKind::tiny},
+                        Setup{3, 1, "sum", true, true, -1, GraphKind::no_edges}}) {
+    const std::uint64_t seed = 8300 + static_cast<std::uint64_t>(s.relations) * 10 + static_cast<std::uint64_t>(s.kind);
+    auto graph = std::make_shared<const Graph>(random_graph(s.kind, seed));
+    Case c = make_case("rgcn", graph,
+                       {{"relations", s.relations}, {"bases", s.bases}, {"aggr", std::string(s.aggr)},
+                        {"root_weight", s.root_weight}, {"bias", s.bias}, {"in_features", std::int64_t{13}},
+                        {"out_features", std::int64_t{7}}},
+                       seed);
+    // The drawn relations, with the unused one moved to the next.
+    Tensor& types = c.inputs.at("edge_type");
+    for (index_t k = 0; k < types.size(); ++k)
+      if (types[k] == static_cast<double>(s.unused)) types[k] = static_cast<double>((s.unused + 1) % s.relations);
+    SCOPED_TRACE(describe(c));
+    const Result exact = oracle::evaluate(c, Precision::float64);
+    ASSERT_TRUE(exact.ok()) << exact.message;
+    const Result got = gpu->evaluate(c);
+    EXPECT_EQ(compare(exact, got, error_bounds(c, exact)).problem, "");
+    if (!got.ok()) continue;
+    const Result again = gpu->evaluate(c);
+    ASSERT_TRUE(again.ok()) << again.message;
+    for (const auto& [name, t] : got.outputs) EXPECT_EQ(t.values(), again.outputs.at(name).values()) << "output " << name;
+    for (const auto& [name, t] : got.gradients)
+      EXPECT_EQ(t.values(), again.gradients.at(name).values()) << "gradient " << name;
+    if (s.unused < 0 || s.bases > 0) continue;
+    const Tensor& grad_w = got.gradients.at("weight");
+    const index_t per_relation = grad_w.size() / s.relations;
+    for (index_t i = s.unused * per_relation; i < (s.unused + 1) * per_relation; ++i)
+      ASSERT_EQ(grad_w[i], 0.0) << "relation " << s.unused << " has no edge; its weight gradient must be 0";
+  }
+}
+
 TEST_F(GpuSystemsTest, BadCasesAreErrorsThatNameTheProblem) {
   auto gpu = make_gpu_system();
   auto g = std::make_shared<const Graph>(random_graph(GraphKind::square_with_duplicates, 3));

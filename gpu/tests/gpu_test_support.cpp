@@ -145,6 +145,8 @@ Attributes random_attributes(const std::string& target, std::mt19937_64& rng) {
     else if (n == "out_features") a.set(n, pick({1, 3, 4, 7, 16, 33}));
     else if (n == "hidden_features") a.set(n, pick({2, 5, 16}));
     else if (n == "relations") a.set(n, pick({1, 2, 3, 7}));
+    else if (n == "bases") a.set(n, pick({0, 0, 1, 2, 4}));  // 0: a weight per relation; more bases than relations too
+    else if (n == "root_weight") a.set(n, rng() % 4 != 0);
     else if (n == "norm") a.set(n, std::string(rng() % 2 ? "symmetric" : "row_mean"));
     else if (n == "source_degree") a.set(n, std::string(rng() % 2 ? "out" : "in"));
     else if (n == "zero_degree") a.set(n, std::string(rng() % 2 ? "zero" : "one"));

@@ -62,7 +62,8 @@ std::string describe(const Case& c);
 namespace gnncheck::gpu::testing {
 
 // Attributes for a target drawn from the awkward values: heads 1–8, odd and > 32 feature widths,
-// both normalizations, bias/self-loops/concat on and off. Only attributes the spec declares.
+// both normalizations, bias/self-loops/concat/root_weight on and off, relations 1–7 and bases 0–4.
+// Only attributes the spec declares.
 Attributes random_attributes(const std::string& target, std::mt19937_64& rng);
 
 // oracle::make_random_case for any attributes: a layer with bias = false declares a bias input
