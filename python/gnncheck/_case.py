@@ -3,7 +3,9 @@
 Every tensor is of the framework the check runs with (torch tensors on ``case.device``, or numpy
 arrays) and of ``case.dtype``: float64 when the declared precision is float64, float32 for float32,
 tf32, bfloat16 and float16 (narrower formats are computed inside the kernel, as an AMP region
-would; the tolerance model uses the declared precision's unit roundoff). Graph indices are int64.
+would; the tolerance model uses the declared precision's unit roundoff). Graph indices are int64,
+and so are index tensors (an input whose catalogue slot has an ``index_range``, such as ``edge_type``:
+each edge's relation, an integer in [0, attributes[index_range])), which never require grad.
 """
 
 
@@ -48,7 +50,8 @@ class Case:
     seed           the seed the case was generated from (for messages)
     attributes     every attribute of the target, defaults filled in (dict of bool, int, float, str)
     graph          the Graph; n_dst, n_src, num_edges are repeated here
-    inputs         {name: tensor}; requires_grad where the input is differentiable and gradients are wanted
+    inputs         {name: tensor}; requires_grad where the input is differentiable and gradients are wanted;
+                   an index tensor (edge_type) is int64, never requiring grad
     parameters     {name: tensor} of a layer's learnable parameters (empty for ops), by the catalogue's names
     grad_outputs   {name: tensor}, the gradient of each output; empty when only the forward is asked
     wants_gradients  whether gradients are asked (forward-only evaluations happen too)
@@ -75,7 +78,10 @@ class Case:
         self.wants_gradients = bool(self.grad_outputs)
         differentiable = {s["name"] for s in spec["inputs"] + spec["parameters"] if s["differentiable"]}
         grad = self.wants_gradients and wants_inputs_grad
-        self.inputs = {n: backend.floats(a, grad and n in differentiable) for n, a in raw["inputs"].items()}
+        # Index tensors travel as numbers (exact integers); the callable gets them as integers.
+        index = {s["name"] for s in spec["inputs"] if s.get("index_range")}
+        self.inputs = {n: backend.indices(a) if n in index else backend.floats(a, grad and n in differentiable)
+                       for n, a in raw["inputs"].items()}
         self.parameters = {n: backend.floats(a, grad and n in differentiable) for n, a in raw["parameters"].items()}
         self.module = None
         self.saved = {}

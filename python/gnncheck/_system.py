@@ -106,6 +106,15 @@ def answer_array(value):
     return value
 
 
+def integer_array(array):
+    """An int64 array in C order of the graph's indices (int64 already) or of an index tensor, whose
+    integers the engine sends as numbers (float64, exact): rounded, never truncated."""
+    array = np.asarray(array)
+    if array.dtype.kind == "f":
+        array = np.rint(array)
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
 class NumpyBackend:
     name = "numpy"
 
@@ -119,7 +128,7 @@ class NumpyBackend:
         return np.ascontiguousarray(array, dtype=self.dtype)
 
     def indices(self, array):
-        return np.ascontiguousarray(array, dtype=np.int64)
+        return integer_array(array)
 
     def repeat_rows(self, row_ptr, n_dst):
         return np.repeat(np.arange(n_dst, dtype=np.int64), np.diff(row_ptr))
@@ -178,7 +187,7 @@ class TorchBackend:
         return t.requires_grad_(requires_grad)
 
     def indices(self, array):
-        return self.torch.from_numpy(np.ascontiguousarray(array, dtype=np.int64)).to(self.device)
+        return self.torch.from_numpy(integer_array(array)).to(self.device)
 
     def repeat_rows(self, row_ptr, n_dst):
         counts = row_ptr[1:] - row_ptr[:-1]

@@ -44,6 +44,7 @@ py::dict slot_dict(const oracle::TensorSlot& s) {
   d["name"] = s.name;
   d["kind"] = std::string(oracle::to_string(s.kind));
   d["differentiable"] = s.differentiable;
+  d["index_range"] = s.index_range;  // an index tensor's bound attribute ("relations"); empty for a value tensor
   return d;
 }
 
