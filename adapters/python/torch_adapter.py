@@ -3,8 +3,8 @@
 
 Every target is a differentiable PyTorch computation; gradients come from autograd
 (torch.autograd.grad of sum(output * grad_output)). Ops are written here with index_add /
-scatter_reduce (no PyG needed). Layers use PyG's GCNConv, GINConv, GINEConv, GATConv, GATv2Conv, SAGEConv
-and AGNNConv when torch_geometric is installed, with the oracle's parameters copied into them.
+scatter_reduce (no PyG needed). Layers use PyG's GCNConv, GINConv, GINEConv, GATConv, GATv2Conv, SAGEConv,
+AGNNConv and RGCNConv when torch_geometric is installed, with the oracle's parameters copied into them.
 
     gnncheck run --adapter "python3 adapters/python/torch_adapter.py --device cuda"
 
@@ -50,6 +50,23 @@ copied to every tied entry" bug class (python/tests/test_torch_adapter.py; docs/
 segment_aggregation is PyG's own VarAggregation and SoftmaxAggregation(learn=True)
 where torch_geometric is used, and their formulas written with scatter_reduce otherwise (--no-pyg).
 
+Typed graphs: gather_mm and rgcn read edge_type, each edge's relation, an index tensor that
+arrives as numbers like every tensor; the adapter converts it to int64 (rounded in float64, before
+any narrow dtype) and never differentiates it. gather_mm is weight.index_select(0, edge_type) and
+one bmm of 1 × in_features rows; autograd sums each relation's weight gradient. rgcn is PyG's
+RGCNConv(in, out, num_relations=R, num_bases=B or None, aggr='mean' | 'add', root_weight, bias) with
+the case's weight, comp, root and bias (PyG's names and layouts), on (x, x[:n_dst]), edge_index and
+edge_type; RGCNConv loops over the relations, aggregating each one's edges apart (a mean over that
+relation's edges alone) and multiplying by its matrix. Its other path, read in rgcn_conv.py (PyG
+2.x) and not run here: pyg-lib's segment_matmul, taken only with pyg-lib installed, without bases
+and where torch_geometric.backend's size heuristic says so — which gnncheck's small cases do not
+meet: at 8 × 4 features it takes about 270 relations, or 65,000 edges of one relation among 3. It
+averages over all of a destination's edges at once ("TODO Re-weight according to edge type degree
+for `aggr=mean`"), not per relation, and a transcription of it fails the differential check
+(python/tests/test_torch_adapter.py). Without PyG (or with --no-pyg) rgcn is the same layer in
+plain torch: per (destination, relation) sums by index_add, divided by their counts for mean, then
+one product with the R matrices side by side.
+
 Where PyG's definition of a layer differs from the oracle's (oracle/layers/*.h), the adapter maps it:
 - self-loops: GCNConv/GATConv/GATv2Conv/AGNNConv add their own (and the attention layers first remove
   existing ones); the oracle appends one (i, i) to every destination row and keeps existing loops. The adapter
@@ -72,7 +89,9 @@ and declares what cannot be mapped away (IMPLEMENTS below, PROTOCOL.md §2), so 
 - zero_degree = one (a source degree of 0 taken as 1, GNNAdvisor's convention): gcn_norm gives 0.
 Run on an H200 with torch 2.11 and PyG 2.8 (docs/campaigns.md, "The torch/PyG adapter on the
 H200, completed"): 10^4 random differential and 10^4 adjoint cases per target pass on every target,
-and 2·10^3 cases per target of the metamorphic, state, numerics and op_order checks.
+and 2·10^3 cases per target of the metamorphic, state, numerics and op_order checks. gather_mm and
+rgcn came later: they have run on the CPU only (torch 1.13; rgcn in plain torch and against a
+transcription of RGCNConv, python/tests/test_torch_adapter.py), not there.
 
 Each case's tensors go to the device in one copy and come back in one (upload / download), and the
 PyG modules are kept between cases (ModuleCache): on a small graph the driver calls cost more than
@@ -140,13 +159,33 @@ def download(tensors):
     return arrays
 
 
+# Index tensors (oracle/targets.h, TensorSlot::index_range): a choice per row, not a value — each
+# edge's relation, integers sent as numbers like every tensor. Never differentiated. Known by name,
+# and by an input entry's index_range where the case's manifest carries one (PROTOCOL.md).
+INDEX_INPUTS = ("edge_type",)
+
+
+def index_inputs(case):
+    return set(INDEX_INPUTS) | {e["name"] for e in case.manifest.get("inputs", []) if e.get("index_range")}
+
+
+def index_tensor(array):
+    """An index tensor's numbers as int64 on the device: rounded on the host in float64, where they are
+    exact (a narrow dtype such as bfloat16 would round 257 to 256)."""
+    return torch.from_numpy(np.rint(np.asarray(array, dtype=np.float64)).astype(np.int64)).to(CTX.device)
+
+
 class CaseTensors:
-    """A case's inputs, parameters and output gradients on the device (one copy)."""
+    """A case's inputs, parameters and output gradients on the device (one copy; an index tensor in
+    a second one, as int64)."""
 
     def __init__(self, case, inputs_require_grad):
-        groups = (("inputs", case.inputs), ("parameters", case.parameters), ("grad_outputs", case.grad_outputs))
+        index = index_inputs(case)
+        values = {n: a for n, a in case.inputs.items() if n not in index}
+        groups = (("inputs", values), ("parameters", case.parameters), ("grad_outputs", case.grad_outputs))
         on_device = upload({(g, n): a for g, arrays in groups for n, a in arrays.items()}, CTX.dtype)
-        self.inputs = {n: on_device[("inputs", n)].requires_grad_(inputs_require_grad) for n in case.inputs}
+        self.inputs = {n: index_tensor(a) if n in index else
+                       on_device[("inputs", n)].requires_grad_(inputs_require_grad) for n, a in case.inputs.items()}
         self.parameters = {n: on_device[("parameters", n)] for n in case.parameters}
         self.grad_outputs = {n: on_device[("grad_outputs", n)] for n in case.grad_outputs}
 
@@ -217,17 +256,18 @@ def autograd_if(wanted):
 
 
 def evaluate(case, compute):
-    """Runs compute(**inputs) -> {output name: tensor}; adds autograd gradients when asked."""
+    """Runs compute(**inputs, **parameters) -> {output name: tensor}; adds autograd gradients when asked."""
     wants = case.wants_gradients
     t = CaseTensors(case, inputs_require_grad=wants)
+    tensors = dict(t.inputs, **{n: p.requires_grad_(wants) for n, p in t.parameters.items()})
     with autograd_if(wants):
-        outputs = compute(**t.inputs)
+        outputs = compute(**tensors)
         gradients = {}
         if wants:
             names = [e["name"] for e in case.gradients]
             total = sum((outputs[name] * t.grad_outputs[name]).sum() for name in outputs)
-            grads = torch.autograd.grad(total, [t.inputs[n] for n in names], allow_unused=True)
-            gradients = {n: g if g is not None else torch.zeros_like(t.inputs[n]) for n, g in zip(names, grads)}
+            grads = torch.autograd.grad(total, [tensors[n] for n in names], allow_unused=True)
+            gradients = {n: g if g is not None else torch.zeros_like(tensors[n]) for n, g in zip(names, grads)}
         return answer_of(case, outputs, gradients)
 
 
@@ -527,6 +567,17 @@ def op_segment_mm(case):
     return evaluate(case, lambda x, weight: {"y": torch.bmm(x.unsqueeze(1), weight[g.rows]).squeeze(1)})
 
 
+def gather_mm(x, weight, edge_type):
+    """y[k] = x[k] · weight[edge_type[k]] (DGL's gather_mm with idx_b): each row's matrix gathered by
+    its relation (index_select, whose backward sums grad_weight per relation), one batched product of
+    1 × in_features rows. edge_type is int64 (CaseTensors converts the case's numbers)."""
+    return torch.bmm(x.unsqueeze(1), weight.index_select(0, edge_type)).squeeze(1)
+
+
+def op_gather_mm(case):
+    return evaluate(case, lambda x, edge_type, weight: {"y": gather_mm(x, weight, edge_type)})
+
+
 def torch_segment_aggregation(g, aggr, x, temperature):
     """PyG's var and softmax aggregations written with torch's scatter_reduce (without PyG): the
     mean of squares minus the squared mean, and the segment softmax of t·x (its largest value, detached, subtracted first)
@@ -580,6 +631,7 @@ OPS = {
     "gsddmm": op_gsddmm,
     "segment_reduce": op_segment_reduce,
     "segment_mm": op_segment_mm,
+    "gather_mm": op_gather_mm,
     "segment_aggregation": op_segment_aggregation,
     "attention": op_attention,
     "sddmm_spmm": op_sddmm_spmm,
@@ -845,8 +897,83 @@ def layer_agnn(case):
     return layer_answer(case, t, lambda x: conv(x, edge_index), {"beta": (conv.beta, False)})
 
 
+# R-GCN (oracle/layers/rgcn.h): PyG's RGCNConv where torch_geometric is used, else the same layer in
+# plain torch. Both read edge_type as int64 (CaseTensors) and the case's graph as the other layers do:
+# edge_index (source, target), x as the pair (x, x[:n_dst]) so that the root term reads x[i].
+
+RGCN_AGGR = {"mean": "mean", "sum": "add"}  # the case's aggr -> PyG's MessagePassing aggregation
+
+
+def rgcn_setup(case):
+    """(attributes, CaseTensors): the case's aggregation checked, its tensors on the device."""
+    a = case.attributes
+    if a["aggr"] not in RGCN_AGGR:
+        raise kit.Unsupported("aggr '%s' is not mean or sum" % a["aggr"])
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
+    return a, t
+
+
+def relation_weights(weight, comp):
+    """W [R, in, out]: weight itself, or with bases comp [R, B] times the bases weight [B, in, out]."""
+    if comp is None:
+        return weight
+    bases, in_features, out_features = weight.shape
+    return (comp @ weight.reshape(bases, in_features * out_features)).reshape(comp.shape[0], in_features, out_features)
+
+
+def torch_rgcn(g, a, x, edge_type, p):
+    """y [n_dst, out]: each (destination, relation) pair's neighbours summed by index_add (divided by
+    their count with aggr = mean; a pair without edges stays 0), all relations transformed at once as
+    one product [n_dst, R·in] · [R·in, out], then x[i] · root and bias."""
+    relations, n_dst, in_features = int(a["relations"]), g.n_dst, x.shape[1]
+    pair = g.rows * relations + edge_type
+    h = sum_into(x.index_select(0, g.cols), pair, n_dst * relations)
+    if a["aggr"] == "mean":
+        count = torch.bincount(pair, minlength=n_dst * relations).clamp(min=1).to(h.dtype)
+        h = h / count.unsqueeze(1)
+    w = relation_weights(p["weight"], p.get("comp"))
+    y = h.reshape(n_dst, relations * in_features) @ w.reshape(relations * in_features, w.shape[2])
+    if "root" in p:
+        y = y + x[:n_dst] @ p["root"]
+    return y + p["bias"] if "bias" in p else y
+
+
+def layer_rgcn_torch(case):
+    """R-GCN without PyG (torch_rgcn), its parameters the case's own leaves."""
+    a, t = rgcn_setup(case)
+    p = {n: v.requires_grad_(case.wants_gradients) for n, v in t.parameters.items()}
+    g = Edges(case.graph)
+    edge_type = t.inputs["edge_type"]
+    return layer_answer(case, t, lambda x: torch_rgcn(g, a, x, edge_type, p), {n: (v, False) for n, v in p.items()})
+
+
+def layer_rgcn(case):
+    """PyG's RGCNConv(in, out, num_relations=R, num_bases=B or None, aggr, root_weight, bias) with the
+    case's weight, comp, root and bias copied in (PyG's names and layouts: weight [R or B, in, out],
+    comp [R, B], root [in, out], bias [out]), on (x, x[:n_dst]), edge_index and edge_type."""
+    from torch_geometric.nn import RGCNConv
+
+    a, t = rgcn_setup(case)
+    bases = int(a["bases"]) or None
+    key = ("rgcn", a["in_features"], a["out_features"], a["relations"], bases, a["aggr"], a["root_weight"], a["bias"])
+    conv = MODULES.get(key, lambda: RGCNConv(a["in_features"], a["out_features"], num_relations=a["relations"],
+                                             num_bases=bases, aggr=RGCN_AGGR[a["aggr"]], root_weight=a["root_weight"],
+                                             bias=a["bias"]))
+    pmap = {}
+    with torch.no_grad():
+        for name, value in t.parameters.items():
+            getattr(conv, name).copy_(value)
+            pmap[name] = (getattr(conv, name), False)
+    edge_index = aggregation_edges(case, False)
+    edge_type = t.inputs["edge_type"]
+    n_dst = case.graph.n_dst
+    return layer_answer(case, t, lambda x: conv((x, x[:n_dst]), edge_index, edge_type), pmap)
+
+
 LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gine": layer_gine, "gat": layer_gat, "gatv2": layer_gatv2,
-          "sage": layer_sage, "agnn": layer_agnn}
+          "sage": layer_sage, "agnn": layer_agnn, "rgcn": layer_rgcn}
+# Layers the adapter also computes without torch_geometric (--no-pyg, or PyG not installed).
+TORCH_LAYERS = {"rgcn": layer_rgcn_torch}
 # What the adapter implements where it is fewer values than a target has (PROTOCOL.md §2): a source
 # degree of 0 gets factor 0 (gcn_norm masks 1/sqrt(0) to 0; the adapter's own factors do the same),
 # and GAT runs without attention dropout (PyG draws its own mask; the oracle's is a function of
@@ -859,7 +986,10 @@ IMPLEMENTS = {"normalized_spmm": {"zero_degree": ["zero"]}, "gcn": {"zero_degree
               # zeros, whose backward (torch 1.13 to 2.11) counts the excluded initial 0 as a tied
               # entry, so a row whose maximum is exactly 0 passes on half its gradient (caught by
               # `full` on the H100, docs/campaigns.md).
-              "sage": {"aggr": ["mean"], "project": [False, True]}, "gin": {"aggr": ["sum", "mean"]}}
+              "sage": {"aggr": ["mean"], "project": [False, True]}, "gin": {"aggr": ["sum", "mean"]},
+              # Every value of rgcn's modes, through RGCNConv and without PyG alike (bases: any count,
+              # PyG's num_bases; 0 is num_bases=None). gather_mm has no mode: every case is answered.
+              "rgcn": {"aggr": ["mean", "sum"], "root_weight": [False, True], "bias": [False, True]}}
 PYG_MAX = {"sage": {"aggr": ["mean", "max"], "project": [False, True]}, "gin": {"aggr": ["sum", "mean", "max"]}}
 
 
@@ -873,7 +1003,8 @@ def main():
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--dtype", choices=list(DTYPES), default="float32")
     parser.add_argument("--tf32", action="store_true", help="allow TF32 matmuls (declared as tf32)")
-    parser.add_argument("--no-pyg", action="store_true", help="ops only, even when torch_geometric is installed")
+    parser.add_argument("--no-pyg", action="store_true",
+                        help="no torch_geometric, even when installed: the ops, and rgcn in plain torch")
     parser.add_argument("--gspmm-reductions", choices=["torch", "pyg"], default="torch",
                         help="gspmm's reduction: torch's scatter_reduce (default) or PyG's "
                              "torch_geometric.utils.scatter (needs torch_geometric)")
@@ -910,6 +1041,8 @@ def main():
                                     "softmax": lambda: pyg_aggr.SoftmaxAggregation(learn=True)}
         except ImportError:
             pass
+    if pyg_version is None:
+        targets.update({name: (precision, measured(fn), implements.get(name)) for name, fn in TORCH_LAYERS.items()})
     sys.stderr.write("torch adapter: torch %s on %s, %s, torch_geometric %s, gspmm reductions by %s\n" %
                      (torch.__version__, CTX.device, precision, pyg_version or "not used", args.gspmm_reductions))
     # Between cases the adapter should hold no tensor of a case: device memory that torch's allocator

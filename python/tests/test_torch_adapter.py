@@ -10,7 +10,10 @@ machine runs the adapter against the real GCNConv.
 
 gspmm: every message, reduction and broadcast passes through the process protocol and in process;
 max and min keep their whole gradient where a row's extreme is exactly 0; and PyG's scatter
-(`pyg_scatter_module`, transcribed) is told apart there."""
+(`pyg_scatter_module`, transcribed) is told apart there.
+
+Typed graphs: gather_mm and rgcn (plain torch, and PyG's RGCNConv transcribed) pass, edge_type read
+as int64."""
 
 import json
 import os
@@ -400,13 +403,17 @@ def test_gspmm_reductions_pyg_refuses_to_start_without_torch_geometric(tmp_path)
 
 
 def pyg_convs_module(directory):
-    """A torch_geometric package holding GINConv, GINEConv, SAGEConv and GATv2Conv as PyG 2.x computes
-    them (torch_geometric/nn/conv/gin_conv.py, sage_conv.py: messages x_j, ReLU(x_j + edge_attr), the
+    """A torch_geometric package holding GINConv, GINEConv, SAGEConv, GATv2Conv and RGCNConv as PyG 2.x
+    computes them (torch_geometric/nn/conv/gin_conv.py, sage_conv.py: messages x_j, ReLU(x_j + edge_attr), the
     projection ReLU(lin(x_j)) on the neighbours' side; aggregation by utils.scatter; (1 + eps)·x_i
     added before the MLP; lin_l with the bias on the aggregate, lin_r without on the root;
     gatv2_conv.py: x_l = lin_l(x) the sources, x_r = lin_r(x) the targets, LeakyReLU(x_i + x_j) · att
     summed per head, utils.softmax per target, messages x_j · alpha, heads concatenated or averaged,
-    then the bias), with the scatter of pyg_scatter_module. It exercises the adapter's side — parameters copied in,
+    then the bias; rgcn_conv.py's loop over the relations, which pyg-lib's segment_matmul replaces only
+    without bases and for sizes gnncheck's cases do not reach: each relation's edges masked out of
+    edge_index, aggregated apart by propagate (mean or add) over size (n_src, n_dst), times W_r =
+    weight[r] or with bases comp @ weight, summed onto float32 zeros, then x_r @ root and the bias),
+    with the scatter of pyg_scatter_module. It exercises the adapter's side — parameters copied in,
     gradients of x, edge_attr and every parameter mapped back — on a machine without PyG; PyG's own
     modules are what the GPU machine runs."""
     pyg_scatter_module(directory)
@@ -481,6 +488,47 @@ class GATv2Conv(torch.nn.Module):
         out = scatter(x_l[src] * alpha.unsqueeze(-1), dst, dim=0, dim_size=n, reduce="sum")
         out = out.reshape(n, H * C) if self.concat else out.mean(dim=1)
         return out + self.bias if self.bias is not None else out
+
+
+class RGCNConv(torch.nn.Module):
+    def __init__(self, in_channels, out_channels, num_relations, num_bases=None, num_blocks=None, aggr="mean",
+                 root_weight=True, is_sorted=False, bias=True):
+        super().__init__()
+        assert num_blocks is None
+        self.in_channels_l, self.out_channels, self.aggr = in_channels, out_channels, aggr
+        self.num_relations, self.num_bases = num_relations, num_bases
+        if num_bases is not None:
+            self.weight = torch.nn.Parameter(torch.empty(num_bases, in_channels, out_channels))
+            self.comp = torch.nn.Parameter(torch.empty(num_relations, num_bases))
+        else:
+            self.weight = torch.nn.Parameter(torch.empty(num_relations, in_channels, out_channels))
+            self.register_parameter("comp", None)
+        if root_weight:
+            self.root = torch.nn.Parameter(torch.empty(in_channels, out_channels))
+        else:
+            self.register_parameter("root", None)
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(out_channels))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, x, edge_index, edge_type=None):
+        x_l, x_r = x if isinstance(x, tuple) else (x, x)
+        size = (x_l.size(0), x_r.size(0))
+        out = torch.zeros(x_r.size(0), self.out_channels, device=x_r.device)  # the default dtype, as PyG's
+        weight = self.weight
+        if self.num_bases is not None:
+            weight = (self.comp @ weight.view(self.num_bases, -1)).view(
+                self.num_relations, self.in_channels_l, self.out_channels)
+        for i in range(self.num_relations):
+            tmp = edge_index[:, edge_type == i]
+            h = _aggregate(x_l[tmp[0]], tmp[1], size[1], self.aggr)
+            out = out + (h @ weight[i])
+        if self.root is not None:
+            out = out + x_r @ self.root
+        if self.bias is not None:
+            out = out + self.bias
+        return out
 ''')
     (package / "nn" / "aggr.py").write_text('''
 import torch
@@ -604,3 +652,78 @@ def test_segment_aggregation_passes_through_torch_and_pygs_aggregation_modules(t
     assert len(results) == 3 * len(entries), [(r["entry"], r["check"], r["verdict"]) for r in results]
     for r in results:
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+def test_gather_mm_passes_with_one_relation_many_relations_and_one_wide_rows(tmp_path):
+    """gather_mm by index_select and bmm: one relation (a plain matmul), more relations than the
+    generator's usual 1-4 (several of them without an edge), one-wide and square matrices."""
+    entries = {"one-relation": {"relations": [1]}, "many-relations": {"relations": [9]},
+               "one-wide": {"in_features": [1], "out_features": [1]},
+               "square": {"in_features": [3], "out_features": [3]}}
+    results, done = run_adapter_suite(tmp_path, pinned_suite("gather_mm", entries, cases=20))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(entries)
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+RGCN_ENTRIES = {"mean": "aggr: [mean]", "sum": "aggr: [sum]", "bases": "bases: [1, 2], aggr: [mean, sum]",
+                "one_relation": "relations: [1]", "no_root_no_bias": "root_weight: [false], bias: [false]"}
+
+
+@pytest.mark.parametrize("path", ["torch", "pyg"])
+def test_rgcn_passes_without_pyg_and_through_rgcnconv(tmp_path, path):
+    """rgcn in the adapter's plain torch (--no-pyg) and through PyG's RGCNConv as transcribed in
+    pyg_convs_module: edge_type converted to int64, weight, comp, root and bias copied in and their
+    gradients mapped back, (x, x[:n_dst]) on rectangular graphs. Every entry passes."""
+    lines = ["name: torch-adapter-rgcn", "seed: 37", "cases_per_property: 12", "graphs:",
+             "  small: {family: random, max_nodes: 10, max_avg_degree: 3}", "entries:"]
+    for name, attributes in RGCN_ENTRIES.items():
+        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: rgcn, attributes: {%s}}], "
+                     "checks: [differential, adjoint, state_interleaved], graphs: small}" % (name, attributes))
+    stub = pyg_convs_module(tmp_path / "pyg") if path == "pyg" else None
+    results, done = run_adapter_suite(tmp_path, "\n".join(lines) + "\n", pythonpath=stub, layers=path == "pyg")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(RGCN_ENTRIES), [(r["entry"], r["check"], r["verdict"]) for r in results]
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+def test_rgcnconvs_segment_matmul_path_would_fail_the_per_relation_mean(tmp_path):
+    """RGCNConv's other path (rgcn_conv.py, PyG 2.x: pyg-lib's segment_matmul, taken without bases
+    where torch_geometric.backend's size heuristic says so), transcribed: each edge's message
+    x_j · weight[edge_type], then one aggregation over all of a destination's edges ("TODO Re-weight
+    according to edge type degree for `aggr=mean`"). Where a destination has edges of several
+    relations, that mean is not R-GCN's per-relation one: differential fails it, and passes sum. It
+    also shows that the adapter's PyG path is the one that ran."""
+    stub = pyg_convs_module(tmp_path / "pyg")
+    with open(os.path.join(stub, "torch_geometric", "nn", "__init__.py"), "a") as f:
+        f.write('''
+
+class RGCNConv(RGCNConv):
+    def forward(self, x, edge_index, edge_type=None):
+        if self.num_bases is not None:  # segment_matmul reads self.weight: PyG loops over the relations
+            return super().forward(x, edge_index, edge_type)
+        x_l, x_r = x
+        messages = torch.bmm(x_l[edge_index[0]].unsqueeze(1), self.weight[edge_type]).squeeze(1)
+        out = _aggregate(messages, edge_index[1], x_r.size(0), self.aggr)
+        if self.root is not None:
+            out = out + x_r @ self.root
+        return out + self.bias if self.bias is not None else out
+''')
+    lines = ["name: torch-adapter-rgcn-segment-matmul", "seed: 41", "cases_per_property: 12", "graphs:",
+             "  small: {family: random, max_nodes: 10, max_avg_degree: 3}", "entries:"]
+    for aggr in ("mean", "sum"):
+        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: rgcn, attributes: {aggr: [%s], "
+                     "bases: [0]}}], checks: [differential], graphs: small}" % (aggr, aggr))
+    results, done = run_adapter_suite(tmp_path, "\n".join(lines) + "\n", pythonpath=stub, layers=True)
+    verdicts = {r["entry"]: r for r in results}
+    assert set(verdicts) == {"mean", "sum"}, results
+    assert verdicts["mean"]["verdict"] == "fail", verdicts["mean"]
+    assert verdicts["sum"]["verdict"] == "pass" and verdicts["sum"]["conclusive"] > 0, verdicts["sum"]
+
+
+def test_the_adapter_reads_edge_type_as_int64_rounded_before_any_narrow_dtype(monkeypatch):
+    monkeypatch.setattr(torch_adapter, "CTX", torch_adapter.Context("cpu", torch.bfloat16))
+    edge_type = torch_adapter.index_tensor(np.array([0.0, 2.0, 257.0, 1e6]))
+    assert edge_type.dtype == torch.int64 and edge_type.tolist() == [0, 2, 257, 1000000]
