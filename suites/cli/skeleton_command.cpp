@@ -27,6 +27,7 @@ struct SkeletonTensor {
   std::string shape;  // "[n_src, features]"
   bool differentiable = true;
   std::string absent_when;  // "bias = false" for a tensor a case may lack; empty when always present
+  std::string index_range;  // an index tensor's bound attribute ("relations"); empty for a value tensor
 };
 
 struct SkeletonAttribute {
@@ -62,7 +63,10 @@ std::set<std::string> present_inputs(const oracle::TargetDef& def, const Attribu
 Skeleton make_skeleton(const oracle::TargetDef& def) {
   Skeleton s;
   s.def = &def;
-  for (const auto& t : oracle::list_tensors(def)) s.tensors.push_back({t.name, t.role, t.lives, t.shape, t.differentiable, ""});
+  for (const auto& t : oracle::list_tensors(def)) s.tensors.push_back({t.name, t.role, t.lives, t.shape, t.differentiable, "", ""});
+  for (const auto& slot : def.spec.inputs)
+    for (auto& t : s.tensors)
+      if (t.name == slot.name && t.role != "output") t.index_range = slot.index_range;
   // A tensor is optional when some value of one boolean or enumerated attribute, the others at their
   // defaults, leaves it out (bias = false; gspmm's e with message = copy_u, gsddmm's lhs_v with lhs = u or e).
   const Attributes defaults = oracle::with_defaults(def.spec, {});
@@ -127,8 +131,14 @@ std::string not_implemented_message(const std::string& target) {
   return fmt::format("{} is not implemented yet: this is the stub that `gnncheck skeleton` wrote", target);
 }
 
-std::string tensor_comment(const SkeletonTensor& t) {
+// as_int64: the Python package hands an index tensor over as int64; the adapter kit and a plugin
+// get its integers stored as numbers, as every tensor.
+std::string tensor_comment(const SkeletonTensor& t, bool as_int64 = false) {
   std::string c = t.lives == "parameter" ? fmt::format("{}, a parameter", t.shape) : fmt::format("{} on {}", t.shape, t.lives);
+  if (!t.index_range.empty())
+    c += as_int64 ? fmt::format("; an index tensor: int64 in [0, {}), no gradient", t.index_range)
+                  : fmt::format("; an index tensor: integers in [0, {}) stored as numbers (convert to int64), no gradient",
+                                t.index_range);
   if (!t.absent_when.empty()) c += fmt::format("; absent when {}", t.absent_when);
   return c;
 }
@@ -271,9 +281,9 @@ def {0}_forward(case):
     const char* dict = x->role == "parameter" ? "parameters" : "inputs";
     const std::string grad = x->differentiable ? "; requires_grad when gradients are asked" : "";
     if (x->absent_when.empty())
-      out += fmt::format("    {} = case.{}[\"{}\"]  # {}{}\n", x->name, dict, x->name, tensor_comment(*x), grad);
+      out += fmt::format("    {} = case.{}[\"{}\"]  # {}{}\n", x->name, dict, x->name, tensor_comment(*x, true), grad);
     else
-      out += fmt::format("    {} = case.{}.get(\"{}\")  # {}{}\n", x->name, dict, x->name, tensor_comment(*x), grad);
+      out += fmt::format("    {} = case.{}.get(\"{}\")  # {}{}\n", x->name, dict, x->name, tensor_comment(*x, true), grad);
   }
   out += fmt::format("\n    raise gnncheck.Unsupported(\"{}\")\n\n", not_implemented_message(t));
   std::vector<std::string> outputs;
