@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "checks/kinks.h"
 #include "checks/tolerance.h"
 #include "core/error.h"
 
@@ -144,10 +143,15 @@ Verdict not_applicable(Verdict v, const std::string& reason) {
 }
 
 void screen_kinks(Verdict& v, const Case& c, bool same_inputs) {
+  CaseKinks kinks(c);
+  screen_kinks(v, kinks, same_inputs);
+}
+
+void screen_kinks(Verdict& v, CaseKinks& kinks, bool same_inputs) {
   bool any_gradient = false;
   for (const auto& tc : v.comparisons) any_gradient = any_gradient || (tc.is_gradient && !tc.inconclusive());
   if (!any_gradient) return;
-  const std::optional<NearestKink> kink = nearest_kink(c, v.precision);
+  const std::optional<NearestKink> kink = nearest_kink(kinks, v.precision);
   if (!kink || !kink->near || (same_inputs && kink->distance == 0 && !kink->tie)) return;
   for (auto& tc : v.comparisons)
     if (tc.is_gradient && !tc.inconclusive() && tc.reason.empty() &&

@@ -14,6 +14,7 @@
 
 #include "checks/case_transforms.h"
 #include "checks/checks.h"
+#include "checks/kinks.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::checks::detail {
@@ -80,6 +81,8 @@ Verdict not_applicable(Verdict v, const std::string& reason);
 // sum exactly in any order) and only a non-zero distance within rounding can differ — except at a
 // tie of a max or min, which an implementation may break differently from call to call.
 void screen_kinks(Verdict& v, const Case& c, bool same_inputs = false);
+// The same from the case's kink arguments shared with the check's other steps (CaseKinks).
+void screen_kinks(Verdict& v, CaseKinks& kinks, bool same_inputs = false);
 
 // Both the same infinity: an output that is constant at ±∞ near the point (a max over an empty row
 // with the identity convention), whose finite difference is 0, not ∞ − ∞.

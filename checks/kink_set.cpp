@@ -12,12 +12,14 @@
 
 namespace gnncheck::checks {
 
-std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, const Case& c, const Result& exact,
-                                                     const Result& got, const Bounds& bounds, Precision precision) {
+std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, CaseKinks& kinks,
+                                                     const Result& exact, const Result& got, const Bounds& bounds,
+                                                     Precision precision) {
+  const Case& c = kinks.kink_case();
   // Beyond the format's range the comparisons stay inconclusive (Bounds::beyond_range).
   if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok() || !bounds.beyond_range.empty())
     return std::nullopt;
-  const oracle::KinkArguments k = oracle::kink_arguments(c);
+  const oracle::KinkArguments& k = kinks.arguments();
   if (k.units.empty()) return std::nullopt;
   const double u = unit_roundoff(precision);
   std::map<int, std::vector<std::size_t>> near_by_site;
@@ -95,9 +97,9 @@ std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& de
   return d;
 }
 
-void compare_gradients_near_kinks(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& exact,
+void compare_gradients_near_kinks(Verdict& v, const oracle::TargetDef& def, CaseKinks& kinks, const Result& exact,
                                   const Result& got, const Bounds& bounds) {
-  if (const std::optional<SubgradientDecision> d = decide_near_kinks(def, c, exact, got, bounds, v.precision))
+  if (const std::optional<SubgradientDecision> d = decide_near_kinks(def, kinks, exact, got, bounds, v.precision))
     compare_gradients_at_ties(v, *d, got, bounds);
 }
 

@@ -26,12 +26,14 @@
 // or AGNN's norm floor, or where more than kMaxNearKinkUnits are near (kMaxNearKinkWork on large
 // graphs).
 //
-//   if (auto d = decide_near_kinks(def, c, exact, got, bounds, Precision::bfloat16)) ... d->outcome
+//   CaseKinks kinks(c);
+//   if (auto d = decide_near_kinks(def, kinks, exact, got, bounds, Precision::bfloat16)) ... d->outcome
 #pragma once
 
 #include <cstddef>
 #include <optional>
 
+#include "checks/kinks.h"
 #include "checks/subgradient_set.h"
 
 namespace gnncheck::checks {
@@ -42,17 +44,19 @@ namespace gnncheck::checks {
 inline constexpr std::size_t kMaxNearKinkUnits = 2000;
 inline constexpr double kMaxNearKinkWork = 5e7;
 
-// The decision on the system's gradients `got` of the inputs before c's kinks, where c has kink
-// units within `precision`'s rounding; nullopt where it has none, where no decision is made (above),
-// or where a gradient before the kink is missing, misshapen or not finite (the element-wise
-// comparison decides). `exact` is the oracle's result for c.
-std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, const Case& c, const Result& exact,
-                                                     const Result& got, const Bounds& bounds, Precision precision);
+// The decision on the system's gradients `got` of the inputs before the kinks of c (the case of
+// `kinks`, whose arguments it reads only past its own early returns), where c has kink units within
+// `precision`'s rounding; nullopt where it has none, where no decision is made (above), or where a
+// gradient before the kink is missing, misshapen or not finite (the element-wise comparison
+// decides). `exact` is the oracle's result for c.
+std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, CaseKinks& kinks,
+                                                     const Result& exact, const Result& got, const Bounds& bounds,
+                                                     Precision precision);
 
 // Where decide_near_kinks decides, replaces v's comparisons of those gradients with comparisons
 // against the nearest valid gradient (agree when inside, disagree when outside, inconclusive when
 // undecided), each with the decision as its reason; leaves them as they are otherwise.
-void compare_gradients_near_kinks(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& exact,
+void compare_gradients_near_kinks(Verdict& v, const oracle::TargetDef& def, CaseKinks& kinks, const Result& exact,
                                   const Result& got, const Bounds& bounds);
 
 }  // namespace gnncheck::checks

@@ -6,13 +6,23 @@
 #include <fmt/format.h>
 
 #include "checks/tolerance.h"
-#include "oracle/kink_arguments.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::checks {
 
+const oracle::KinkArguments& CaseKinks::arguments() {
+  if (!arguments_) arguments_ = oracle::kink_arguments(case_);
+  return *arguments_;
+}
+
 std::optional<NearestKink> nearest_kink(const Case& c, Precision p) {
-  const oracle::KinkArguments k = oracle::kink_arguments(c);
+  CaseKinks kinks(c);
+  return nearest_kink(kinks, p);
+}
+
+std::optional<NearestKink> nearest_kink(CaseKinks& kinks, Precision p) {
+  const Case& c = kinks.kink_case();
+  const oracle::KinkArguments& k = kinks.arguments();
   const double u = unit_roundoff(p);
   std::optional<NearestKink> best;
   double best_ratio = std::numeric_limits<double>::infinity();

@@ -14,6 +14,9 @@
 // (inconclusive, with this reason); the property generators move their cases off such points.
 //
 //   if (auto k = gnncheck::checks::nearest_kink(c, Precision::float32); k && k->near) ... k->description
+//
+// A check that reads the kinks twice (decide_near_kinks, then screen_kinks) shares one evaluation
+// of the arguments through CaseKinks.
 #pragma once
 
 #include <optional>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "oracle/kink_arguments.h"
 
 namespace gnncheck::checks {
 
@@ -38,8 +42,24 @@ struct NearestKink {
   bool tie = false;
 };
 
+// The kink arguments of one case (oracle::kink_arguments), evaluated on the first call to
+// arguments() and kept: the steps of a check that read them share one evaluation, and a step that
+// returns before reading them costs none. The case must outlive it.
+class CaseKinks {
+ public:
+  explicit CaseKinks(const Case& c) : case_(c) {}
+  const Case& kink_case() const { return case_; }
+  const oracle::KinkArguments& arguments();
+
+ private:
+  const Case& case_;
+  std::optional<oracle::KinkArguments> arguments_;
+};
+
 // The kink argument of `c` with the smallest distance/margin; nullopt for a target without kinks
 // (or a case with no kink argument at all, e.g. an edgeless GAT without self-loops).
 std::optional<NearestKink> nearest_kink(const Case& c, Precision p);
+// The same from arguments evaluated once for the case (CaseKinks).
+std::optional<NearestKink> nearest_kink(CaseKinks& kinks, Precision p);
 
 }  // namespace gnncheck::checks
