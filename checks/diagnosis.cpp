@@ -332,7 +332,7 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
   compare_with_exact(scratch, def.spec, exact, answer, bounds);
   // At ties the gradients are held to the valid gradient nearest the answer, not to the oracle's choice.
   const std::optional<SubgradientDecision> ties = decide_at_ties(def, c, answer, bounds, precision);
-  if (ties) compare_gradients_at_ties(scratch, *ties, answer, bounds);
+  if (ties) compare_gradients_at_valid_subgradients(scratch, *ties, answer, bounds);
   screen_kinks(scratch, c);
 
   // The elements compared: every tensor whose comparison is conclusive, with the wrong ones marked.

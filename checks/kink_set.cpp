@@ -100,7 +100,7 @@ std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& de
 void compare_gradients_near_kinks(Verdict& v, const oracle::TargetDef& def, CaseKinks& kinks, const Result& exact,
                                   const Result& got, const Bounds& bounds) {
   if (const std::optional<SubgradientDecision> d = decide_near_kinks(def, kinks, exact, got, bounds, v.precision))
-    compare_gradients_at_ties(v, *d, got, bounds);
+    compare_gradients_at_valid_subgradients(v, *d, got, bounds);
 }
 
 }  // namespace gnncheck::checks

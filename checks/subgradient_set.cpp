@@ -244,10 +244,11 @@ std::optional<SubgradientDecision> decide_at_ties(const oracle::TargetDef& def, 
 void compare_gradients_at_ties(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& got,
                                const Bounds& bounds) {
   if (const std::optional<SubgradientDecision> d = decide_at_ties(def, c, got, bounds, v.precision))
-    compare_gradients_at_ties(v, *d, got, bounds);
+    compare_gradients_at_valid_subgradients(v, *d, got, bounds);
 }
 
-void compare_gradients_at_ties(Verdict& v, const SubgradientDecision& d, const Result& got, const Bounds& bounds) {
+void compare_gradients_at_valid_subgradients(Verdict& v, const SubgradientDecision& d, const Result& got,
+                                             const Bounds& bounds) {
   for (TensorComparison& tc : v.comparisons) {
     if (!tc.is_gradient || !d.nearest.count(tc.input)) continue;
     if (d.outcome == SubgradientOutcome::undecided) {

@@ -59,7 +59,11 @@ std::optional<SubgradientDecision> decide_at_ties(const oracle::TargetDef& def, 
 // missing, misshapen or not finite (the element-wise comparison already says so).
 void compare_gradients_at_ties(Verdict& v, const oracle::TargetDef& def, const Case& c, const Result& got,
                                const Bounds& bounds);
-// The same with a decision already made (decide_at_ties) for `got`.
-void compare_gradients_at_ties(Verdict& v, const SubgradientDecision& decision, const Result& got, const Bounds& bounds);
+// Replaces v's comparisons of the gradients `decision` holds with comparisons against the valid
+// gradient nearest `got` (agree when inside, disagree when outside, inconclusive when undecided), each
+// with the decision in its reason: a decision at ties (decide_at_ties) or within rounding of one-sided
+// kinks (decide_near_kinks, checks/kink_set.h).
+void compare_gradients_at_valid_subgradients(Verdict& v, const SubgradientDecision& decision, const Result& got,
+                                             const Bounds& bounds);
 
 }  // namespace gnncheck::checks
