@@ -37,6 +37,7 @@ json entry_json(const TensorEntry& e, bool with_kind) {
   if (with_kind) {
     j["kind"] = e.kind;
     j["differentiable"] = e.differentiable;
+    if (!e.index_range.empty()) j["index_range"] = e.index_range;
   }
   return j;
 }
@@ -130,6 +131,7 @@ struct JsonReader {
           throw InputError(fmt::format("{}: {}field 'differentiable' must be true or false", file.string(), where));
         e.differentiable = list[k].at("differentiable").get<bool>();
       }
+      if (list[k].contains("index_range")) e.index_range = string(list[k], "index_range", where);
       out.push_back(std::move(e));
     }
     return out;
@@ -270,7 +272,8 @@ CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
     const Tensor* t = find_input(c, slot.name);
     const bool is_parameter = slot.kind == oracle::TensorKind::parameter;
     TensorEntry e{slot.name, std::string(oracle::to_string(slot.kind)), slot.differentiable,
-                  fmt::format("{}_{}.npy", is_parameter ? "parameter" : "input", slot.name), t->shape(), dtype};
+                  fmt::format("{}_{}.npy", is_parameter ? "parameter" : "input", slot.name), t->shape(), dtype,
+                  slot.index_range};
     write_tensor(dir / e.file, *t, dtype);
     (is_parameter ? m.parameters : m.inputs).push_back(e);
     if (backward && slot.differentiable)

@@ -68,6 +68,9 @@ struct TensorEntry {
   std::string file;
   std::vector<index_t> shape;
   NpyDType dtype = NpyDType::float64;
+  // An index tensor (integers stored in the case's dtype, each edge's relation): the attribute bounding
+  // its values ("relations"); empty for a tensor of values.
+  std::string index_range = {};
 };
 
 // Everything case.json says.

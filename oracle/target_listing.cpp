@@ -86,7 +86,7 @@ std::vector<TensorListing> list_tensors(const TargetDef& def) {
   std::vector<TensorListing> listing;
   for (const auto& slot : def.spec.inputs)
     listing.push_back({slot.name, slot.kind == TensorKind::parameter ? "parameter" : "input", std::string(to_string(slot.kind)),
-                       slot.differentiable, shape_of(in, slot.name)});
+                       slot.differentiable, shape_of(in, slot.name), slot.index_range});
   for (const auto& slot : def.spec.outputs)
     listing.push_back({slot.name, "output", std::string(to_string(slot.kind)), slot.differentiable, shape_of(out, slot.name)});
   return listing;
@@ -96,6 +96,8 @@ namespace {
 
 std::string gradient_note(const TensorListing& t) {
   if (t.role == "output") return t.differentiable ? "receives its output gradient" : "no output gradient";
+  if (!t.index_range.empty())
+    return "index: integers in [0, " + t.index_range + ") stored as numbers; convert them, no gradient";
   return t.differentiable ? "differentiable: return its gradient" : "not differentiable";
 }
 

@@ -26,6 +26,7 @@ struct TensorListing {
   std::string lives;  // "src_nodes", "dst_nodes", "edges", "edges_csc", "parameter"
   bool differentiable = false;  // inputs: the system returns its gradient; outputs: it receives ȳ
   std::string shape;  // "[n_src, features]", "[E, heads]", …
+  std::string index_range = {};  // an index tensor (TensorSlot::is_index): the attribute bounding its integers
 };
 
 // Every tensor of `def`, inputs and parameters first (in the catalogue's order), then outputs.
