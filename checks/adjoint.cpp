@@ -269,7 +269,7 @@ struct Probed {
   double err = 0, bound = 0, expected = 0, actual = 0;
   bool trivial = false;  // nothing to compare: the input or every output has no elements
   std::string note;
-  std::string beyond_range;  // a probe point lies beyond the declared format's range (Bounds::beyond_range)
+  std::string no_bound;  // no bound is known at a probe point, e.g. beyond the format's range (Bounds::no_bound)
 };
 
 // The system at the chosen points, and the bounds there: q̂ − q_oracle is what the system's forward
@@ -294,7 +294,7 @@ std::optional<Probed> system_at(Verdict& v, System& system, const BasePoint& bas
   }
   const Bounds plus_bounds = base.model.bounds(pts.plus, chosen.oracle_plus, base.precision);
   const Bounds minus_bounds = base.model.bounds(pts.minus, chosen.oracle_minus, base.precision);
-  out.beyond_range = !plus_bounds.beyond_range.empty() ? plus_bounds.beyond_range : minus_bounds.beyond_range;
+  out.no_bound = !plus_bounds.no_bound.empty() ? plus_bounds.no_bound : minus_bounds.no_bound;
   const double lhs = mine.quotient, rhs = dot(in.grad, pts.u_eff, false);
   const double output_part = output_bound_sum(grad_outputs, plus_bounds, minus_bounds) / (2 * pts.step);
   const double gradient_part = dot(in.gradient_bound, pts.u_eff, true);
@@ -364,8 +364,8 @@ bool probe_input(Verdict& v, System& system, const BasePoint& base, const Input&
     const std::optional<Probed> r = system_at(v, system, base, in, choose_step(base, in, direction));
     if (!r) return false;
     all_trivial = all_trivial && r->trivial;
-    if (!r->beyond_range.empty()) {  // the system's forward there may overflow correctly
-      mark_inconclusive(tc, "at a probe point x ± s·u: " + r->beyond_range);
+    if (!r->no_bound.empty()) {  // the system's forward there may overflow correctly
+      mark_inconclusive(tc, "at a probe point x ± s·u: " + r->no_bound);
       return true;
     }
     const double ratio =
@@ -395,8 +395,8 @@ bool compare_input(Verdict& v, System& system, const BasePoint& base, const Resu
   auto git = backward.gradients.find(input);
   if (git == backward.gradients.end() || git->second.shape() != x.shape()) {
     mark_unanswered(tc, git == backward.gradients.end() ? "missing from the system's answer" : "wrong shape");
-  } else if (!base.bounds.beyond_range.empty()) {
-    mark_inconclusive(tc, base.bounds.beyond_range);
+  } else if (!base.bounds.no_bound.empty()) {
+    mark_inconclusive(tc, base.bounds.no_bound);
   } else if (kink_decides(base, input)) {
     mark_inconclusive(tc, fmt::format("at every jittered base point a kink lies within rounding: {}; the "
                                       "derivative there depends on which side the rounding lands",

@@ -62,7 +62,7 @@ void compare_every_tensor(Verdict& v, const oracle::TargetSpec& spec, const Resu
     } else if (const Tensor* exact_tensor = exact ? find_tensor(*exact, nt) : nullptr) {
       disagree_where_exact_is_finite(tc, *got, expected, *exact_tensor, bound);
     }
-    if (got && !bounds.beyond_range.empty()) mark_inconclusive(tc, bounds.beyond_range);
+    if (got && !bounds.no_bound.empty()) mark_inconclusive(tc, bounds.no_bound);
     v.comparisons.push_back(std::move(tc));
   }
 }

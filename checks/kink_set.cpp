@@ -16,8 +16,8 @@ std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& de
                                                      const Result& exact, const Result& got, const Bounds& bounds,
                                                      Precision precision) {
   const Case& c = kinks.kink_case();
-  // Beyond the format's range the comparisons stay inconclusive (Bounds::beyond_range).
-  if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok() || !bounds.beyond_range.empty())
+  // Where no bound is known (beyond the format's range) the comparisons stay inconclusive (Bounds::no_bound).
+  if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok() || !bounds.no_bound.empty())
     return std::nullopt;
   const oracle::KinkArguments& k = kinks.arguments();
   if (k.units.empty()) return std::nullopt;

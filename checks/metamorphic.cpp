@@ -145,8 +145,8 @@ Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions&
     TensorComparison tc = compare_elementwise(nt.label, complete && g12 ? *g12 : Tensor(), expected, bound);
     if (complete && g12) disagree_where_exact_is_finite(tc, *g12, expected, exact_combined, bound);
     for (const Bounds* range : {&b1, &b2, &b12})
-      if (complete && g12 && !range->beyond_range.empty()) {
-        mark_inconclusive(tc, range->beyond_range);
+      if (complete && g12 && !range->no_bound.empty()) {
+        mark_inconclusive(tc, range->no_bound);
         break;
       }
     tc.input = nt.name;

@@ -74,6 +74,7 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
   Tensor lowest_alpha(alpha.shape());  // the lower endpoints α·e^−Λ − φ (NaN on the measured model's rows)
   Tensor bound_grad = grad_logits_exact ? Tensor(grad_logits_exact->shape()) : Tensor();
   std::vector<char> uncovered(static_cast<size_t>(g.n_dst()), 0);  // rows the analysis bounds nothing on
+  double widest_uncovered = 0.0;  // the largest |logit| L of those rows
   const auto row_ptr = g.row_ptr();
   // Coalesced duplicates (edge_softmax's duplicate_edges): the softmax's entries are the groups of
   // duplicates, each with the sum of its logits (kept at its first edge) and Σ|ᾱ| of its edges; the
@@ -148,6 +149,8 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
       const double beta = std::expm1(2.0 * log_error + (d + 8.0 + 2.0 * (group - 1.0)) * u);
       if (!(rho <= 0.5) || !std::isfinite(beta)) {
         uncovered[static_cast<size_t>(i)] = 1;
+#pragma omp critical(softmax_uncovered)
+        widest_uncovered = std::max(widest_uncovered, largest);
         continue;
       }
       const double eps = std::expm1(log_error);
@@ -184,6 +187,16 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
       "α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), β = e^(2Λ+(d+8)u) − 1 (u = {}){}",
       lambda, u_text(precision),
       fallback_rows ? fmt::format("; {} of {} rows on the measured model (ρ > 1/2)", fallback_rows, g.n_dst()) : "");
+  // The measured model scales float32's observed error linearly in u. That holds while every exp's
+  // relative error stays first order, as in float32 (ρ > 1/2 needs L > 1.7·10⁶ there); in a coarser
+  // format a row past the analysis (bfloat16: L ≳ 26) is where exp's rounding is no longer small —
+  // e^(L·u) is far from 1 + L·u — and no bound is known: the case says so and stays inconclusive,
+  // never compared under a bound too tight for it (checks/softmax.md, "Past the analysis").
+  if (fallback_rows && u > unit_roundoff(Precision::float32))
+    b.no_bound = fmt::format(
+        "no bound in {}: on {} of {} rows the logits reach |s| = {:.4g}, past the softmax analysis (ρ = (6 + 4.8·L + "
+        "2.4·ln d)·u > 1/2), where exp's rounding is not first order and the measured model, linear in u, does not hold",
+        to_string(precision), fallback_rows, g.n_dst(), widest_uncovered);
   if (fallback_rows) {
     Bounds m = measured(def, c, exact, precision);
     const std::string grad_label = "gradient " + logits_name;

@@ -223,8 +223,8 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
 
 std::optional<SubgradientDecision> decide_at_ties(const oracle::TargetDef& def, const Case& c, const Result& got,
                                                   const Bounds& bounds, Precision precision) {
-  // Beyond the format's range the comparisons stay inconclusive (Bounds::beyond_range).
-  if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty() || !bounds.beyond_range.empty())
+  // Where no bound is known (beyond the format's range) the comparisons stay inconclusive (Bounds::no_bound).
+  if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty() || !bounds.no_bound.empty())
     return std::nullopt;
   const oracle::SubgradientChoices set = def.subgradients(c, unit_roundoff(precision));
   if (set.groups.empty()) return std::nullopt;

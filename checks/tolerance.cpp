@@ -83,14 +83,14 @@ ClosedFormEvaluations start_closed_form_evaluations(const oracle::TargetDef& def
 
 }  // namespace
 
-// Notes in b.beyond_range where an element of `label` lies beyond the format's range. Every partial
+// Notes in b.no_bound where an element of `label` lies beyond the format's range. Every partial
 // sum of an element lies within its terms' magnitude Σ|terms| (`abs_sum`, the target on |inputs|)
 // times (1 + γ_n); with the safety factor on that, an element whose Σ|terms| or exact value reaches
 // half the largest finite value may overflow to ±∞ in a correct implementation (float16's 65504 is
 // reached by ordinary inputs). Elements whose exact value is not finite (an empty row's identity)
 // are left out.
 void note_range(Bounds& b, const std::string& label, const Tensor& abs_sum, const Tensor& y, double safety_factor) {
-  if (!b.beyond_range.empty()) return;
+  if (!b.no_bound.empty()) return;
   const double largest = largest_finite(b.precision);
   double peak = 0.0;
   for (index_t i = 0; i < y.size(); ++i) {
@@ -98,7 +98,7 @@ void note_range(Bounds& b, const std::string& label, const Tensor& abs_sum, cons
     peak = std::max({peak, std::abs(y[i]), std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : INFINITY});
   }
   if (safety_factor * peak >= largest)
-    b.beyond_range = fmt::format("beyond {}'s range: the terms of {} reach {:.4g} in magnitude, within a factor {} of "
+    b.no_bound = fmt::format("beyond {}'s range: the terms of {} reach {:.4g} in magnitude, within a factor {} of "
                                  "its largest finite value {:.6g}, where a correct result may overflow to ±∞",
                                  to_string(b.precision), label, peak, safety_factor, largest);
 }

@@ -55,11 +55,13 @@ struct Bounds {
   // e^−Λ < 2^−53 and the lower side would be lost on the longest rows. A comparison against the
   // exact answer uses it (compare_elementwise's `lowest`); see lowest_of.
   std::map<std::string, Tensor> lowest;
-  // Non-empty where the case lies beyond the declared format's range: the magnitudes of some element's
-  // terms come within the safety factor of the format's largest finite value (65504 in float16), so a
-  // correct implementation may overflow to ±∞ in a partial sum. Says so with the figures; every
-  // comparison built on these bounds is then inconclusive (the format cannot represent the case).
-  std::string beyond_range;
+  // Non-empty where no bound is known for the case in the declared format, with the figures: beyond
+  // its range (the magnitudes of some element's terms come within the safety factor of the format's
+  // largest finite value, 65504 in float16, so a correct implementation may overflow to ±∞ in a
+  // partial sum), or past an analysis where the fallback does not hold (edge_softmax's rows of large
+  // logits at bfloat16, float16 and TF32). Every comparison built on these bounds is then
+  // inconclusive: no bound is ever guessed.
+  std::string no_bound;
   Precision precision = Precision::float64;
   double unit_roundoff = 0.0;
   std::string model;  // e.g. "closed form 2·γ_{k+2}·Σ|w||x| (u = 2^-24)"
