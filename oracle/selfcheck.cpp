@@ -43,6 +43,11 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
       variants.push_back({{"project", true}, {"aggr", std::string("max")}});
     }
     if (attribute.name == "duplicate_edges") variants.push_back({{"duplicate_edges", std::string("coalesced")}});
+    // R-GCN: shared bases (comp), fewer and more than the relations.
+    if (attribute.name == "bases") {
+      variants.push_back({{"bases", std::int64_t{2}}});
+      variants.push_back({{"bases", std::int64_t{5}}, {"aggr", std::string("sum")}});
+    }
     // gspmm: every message with every reduction, each broadcast of each operand (with mul, which
     // reads both), and the identity on empty rows.
     if (attribute.name == "message")
@@ -75,7 +80,8 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
 // On the large graph: the defaults, for gspmm the two operands through a selection and a mean, for
 // gsddmm an edge operand divided by a source operand and a broadcast inner product of a destination
 // and an edge operand (with the defaults' u·v, every one of its six inputs), for sage the max over
-// the projection (its two parameters), for segment_aggregation the softmax (its temperature).
+// the projection (its two parameters), for segment_aggregation the softmax (its temperature), for
+// rgcn two bases (comp).
 std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
   std::vector<Attributes> variants = {Attributes{}};
   for (const AttributeSpec& attribute : spec.attributes) {
@@ -84,6 +90,7 @@ std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
       variants.push_back({{"message", std::string("div")}, {"reduce", std::string("mean")}});
     }
     if (attribute.name == "project") variants.push_back({{"project", true}, {"aggr", std::string("max")}});
+    if (attribute.name == "bases") variants.push_back({{"bases", std::int64_t{2}}});
     if (attribute.name == "aggr" &&
         std::find(attribute.choices.begin(), attribute.choices.end(), AttrValue(std::string("softmax"))) !=
             attribute.choices.end())

@@ -56,9 +56,10 @@ inline Case layer_case(const std::string& target, std::shared_ptr<const Graph> g
   c.graph = graph;
   c.seed = seed;
   for (const auto& [name, shape] : def.input_shapes(*graph, c.attributes)) {
-    bool is_parameter = false;
-    for (const auto& slot : def.spec.inputs) is_parameter = is_parameter || (slot.name == name && slot.kind == TensorKind::parameter);
-    (is_parameter ? c.parameters : c.inputs)[name] = random_tensor(shape, seed, "input:" + name);
+    const TensorSlot& slot = *find_slot(def.spec, name);
+    (slot.kind == TensorKind::parameter ? c.parameters : c.inputs)[name] =
+        slot.is_index() ? random_index_tensor(shape, seed, "input:" + name, c.attributes.get_int(slot.index_range))
+                        : random_tensor(shape, seed, "input:" + name);
   }
   for (const auto& [name, shape] : def.output_shapes(*graph, c.attributes))
     c.grad_outputs[name] = random_tensor(shape, seed, "grad_output:" + name);
