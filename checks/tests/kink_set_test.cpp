@@ -151,21 +151,6 @@ TEST(KinkSet, AScaledGradientFailsWhereKinkUnitsAreNear) {
     }
 }
 
-TEST(KinkSet, AHalfPrecisionImplementationPassesAndIsDecided) {
-  for (const Precision p : {Precision::tf32, Precision::bfloat16, Precision::float16})
-    for (const LayerCase& l : layers_with_one_sided_kinks()) {
-      RoundedInputs system(p);
-      int decided = 0;
-      for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-        const Case c = layer_case(l, 10, seed);
-        const Verdict v = differential(system, c);
-        EXPECT_NE(v.conclusion, Conclusion::fail) << l.target << " " << to_string(p) << " seed " << seed << ": " << v.message;
-        decided += decided_at_kinks(v);
-      }
-      EXPECT_GT(decided, 0) << l.target << " " << to_string(p);
-    }
-}
-
 }  // namespace kink_set_test
 }  // namespace gnncheck::checks
 
@@ -174,7 +159,8 @@ namespace gnncheck::checks::kink_set_test {
 // How often differential reaches a verdict on every gradient, on layers of a few dozen nodes (24),
 // for a correct implementation in TF32, bfloat16 and float16 (RoundedInputs), and how often it did
 // before the set: only on cases without a kink unit within rounding. Prints the table recorded in
-// docs/campaigns.md; fails on any false alarm or where the fraction decided is below 90 %.
+// docs/campaigns.md; fails on any false alarm, where no case of a layer the set decides gets a
+// gradient decided at its kink units, or where the fraction decided is below 90 %.
 // GNNCHECK_KINK_SET_CASES cases per (layer, precision) (default 25).
 TEST(KinkSet, MostCasesOfAFewDozenNodesAreDecidedAtEveryHalfPrecision) {
   const char* env = std::getenv("GNNCHECK_KINK_SET_CASES");
@@ -192,7 +178,7 @@ TEST(KinkSet, MostCasesOfAFewDozenNodesAreDecidedAtEveryHalfPrecision) {
     for (const Precision p : {Precision::tf32, Precision::bfloat16, Precision::float16}) {
       const LayerCase& l = layers[li];
       RoundedInputs system(p);
-      int near = 0, before = 0, after = 0, failed = 0;
+      int near = 0, before = 0, after = 0, failed = 0, at_kinks = 0;
       for (int seed = 1; seed <= cases; ++seed) {
         const Case c = layer_case(l, 24, static_cast<std::uint64_t>(seed));
         const Verdict v = differential(system, c);
@@ -203,6 +189,7 @@ TEST(KinkSet, MostCasesOfAFewDozenNodesAreDecidedAtEveryHalfPrecision) {
         bool every = v.conclusion != Conclusion::inconclusive;
         for (const auto& tc : v.comparisons) every = every && !(tc.is_gradient && tc.inconclusive());
         after += every;
+        at_kinks += decided_at_kinks(v);
         if (v.conclusion == Conclusion::fail) {
           ++failed;
           ADD_FAILURE() << l.target << " " << to_string(p) << " seed " << seed << ": " << v.message;
@@ -212,6 +199,7 @@ TEST(KinkSet, MostCasesOfAFewDozenNodesAreDecidedAtEveryHalfPrecision) {
       for (const auto& [name, value] : l.attributes.values()) attrs += fmt::format(" {}={}", name, to_plain_string(value));
       fmt::print("| {}{} | {} | {} | {} | {} % | {} % | {} |\n", l.target, attrs, to_string(p), cases, near,
                  100 * before / cases, 100 * after / cases, failed);
+      if (li < decided_layers) EXPECT_GT(at_kinks, 0) << l.target << attrs << " " << to_string(p);
       // GINE's x and edge_attr stay inconclusive where both of its sites are near (kink_set.h).
       if (li < decided_layers && l.target != "gine") EXPECT_GE(10 * after, 9 * cases) << l.target << attrs << " " << to_string(p);
     }
