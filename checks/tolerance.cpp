@@ -14,6 +14,7 @@
 
 #include "checks/agnn_floor.h"
 #include "checks/gat_floor.h"
+#include "checks/segment_softmax_floor.h"
 #include "checks/case_transforms.h"
 #include "checks/tolerance_formats.h"
 #include "checks/tolerance_tasks.h"
@@ -425,6 +426,8 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     if (floor == oracle::ToleranceFloor::agnn_attention) add_agnn_attention_floor(c, u, options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::attention_logits)
       add_floors(attention_logits_floor(c, u), options_.safety_factor, b.tensors);
+    if (floor == oracle::ToleranceFloor::segment_softmax)
+      add_floors(segment_softmax_floor(c, u), options_.safety_factor, b.tensors);
   }
   return b;
 }

@@ -65,6 +65,9 @@ std::string describe(const ToleranceRule& rule) {
     if (f == ToleranceFloor::attention_logits)
       out += "; plus edge_softmax's backward rounding on the logits' gradient, γ_(d+C+4)·α_k·(G_k + Σ_row α·G) with "
              "G_k = Σ_c |grad_y[row_k]|·|x[col_k]| (near one-hot rows, where it cancels)";
+    if (f == ToleranceFloor::segment_softmax)
+      out += "; with aggr = softmax, plus the softmax backward's rounding per segment and feature, γ_(d+4)·α_k·(|G_k| + "
+             "Σ α·|G|) with G_k = grad_y·x[k], carried to t through |x| and to x through |t| (near one-hot segments)";
     if (f == ToleranceFloor::agnn_attention)
       out += "; plus the softmax backward's rounding per edge carried to beta through |cos| and to x through the "
              "normalization's Jacobian (growing as 1/‖x_j‖ near zero rows)";

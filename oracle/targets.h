@@ -93,6 +93,10 @@ enum class ToleranceFloor {
   // Fused attention: edge_softmax's backward rounding on the logits' gradient, its ḡ a dot product
   // of grad_y and x (checks/gat_floor.h, attention_logits_floor).
   attention_logits,
+  // segment_aggregation's softmax: the softmax backward's rounding per segment and feature, carried to
+  // t through |x| and to x through |t| (checks/segment_softmax_floor.h; near one-hot segments of large
+  // values). Nothing without t (aggr = var).
+  segment_softmax,
 };
 
 struct ToleranceRule {
