@@ -42,6 +42,10 @@ asan_regex="^($(IFS='|'; echo "${asan_targets[*]}"))\$"
 
 if [[ " ${steps} " == *" asan "* ]]; then
   start=$(date +%s)
+  # The oracle's random-direction gradcheck on a 110,000-edge graph measures numerics, not memory
+  # safety: the same index code runs under the sanitizers on the small graphs of the full-Jacobian
+  # test, and the large one (30 s of CPU uninstrumented, 190 s instrumented) runs in the plain ctest.
+  GTEST_FILTER="-OpsGradcheck.RandomDirectionsOnGraphWithOver100kEdges" \
   BUILD_DIR="${asan_build_dir}" TARGETS="${asan_targets[*]}" "${source_dir}/scripts/sanitize.sh" -R "${asan_regex}" ||
     status=1
   echo "ci-extra.sh: ASan + UBSan step $(( $(date +%s) - start )) s"

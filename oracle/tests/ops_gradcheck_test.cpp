@@ -25,11 +25,17 @@ std::vector<Attributes> variants(const TargetSpec& spec, bool every_pair = true)
     if (a.name == "heads") out.push_back({{"heads", std::int64_t{2}}});
     if (a.name == "norm") out.push_back({{"norm", std::string("row_mean")}});
     if (a.name == "source_degree") out.push_back({{"source_degree", std::string("in")}});
-    // gspmm: each message through each reduction (continuous values: no ties), and a broadcast of each operand.
-    if (a.name == "message")
-      for (const char* message : {"copy_u", "copy_e", "add", "sub", "mul", "div"})
-        for (const char* reduce : {"sum", "mean", "max", "min"})
-          out.push_back({{"message", std::string(message)}, {"reduce", std::string(reduce)}, {"heads", std::int64_t{2}}});
+    // gspmm: each message through each reduction (continuous values: no ties) on small graphs, each
+    // message and each reduction once on the large one; and a broadcast of each operand.
+    if (a.name == "message") {
+      const std::vector<const char*> messages = {"copy_u", "copy_e", "add", "sub", "mul", "div"};
+      const std::vector<const char*> reductions = {"sum", "mean", "max", "min"};
+      for (std::size_t m = 0; m < messages.size(); ++m)
+        for (std::size_t r = 0; r < reductions.size(); ++r)
+          if (every_pair || r == m % reductions.size())
+            out.push_back({{"message", std::string(messages[m])}, {"reduce", std::string(reductions[r])},
+                           {"heads", std::int64_t{2}}});
+    }
     // segment_aggregation: the softmax (the default is var).
     if (a.name == "aggr") out.push_back({{"aggr", std::string("softmax")}});
     // segment_mm: one-wide rows, and square matrices (where weight and its transpose have one shape).
@@ -58,12 +64,17 @@ std::vector<Attributes> variants(const TargetSpec& spec, bool every_pair = true)
         gsddmm(a.choices[k], lhs, rhs);
       }
     }
-    if (a.name == "lhs_broadcast" || a.name == "rhs_broadcast")
-      for (const char* broadcast : {"features", "heads", "both"})
-        for (const char* op : {"div", "dot", "sub"})
-          if (every_pair || std::string(op) != "sub")
-            out.push_back({{"op", std::string(op)}, {a.name, std::string(broadcast)}, {"lhs", std::string("e")},
+    // Each broadcast of each operand through each of the three ops on small graphs; on the large one
+    // each broadcast once, the ops taken in turn.
+    if (a.name == "lhs_broadcast" || a.name == "rhs_broadcast") {
+      const std::vector<const char*> broadcasts = {"features", "heads", "both"};
+      const std::vector<const char*> ops = {"div", "dot", "sub"};
+      for (std::size_t b = 0; b < broadcasts.size(); ++b)
+        for (std::size_t o = 0; o < ops.size(); ++o)
+          if (every_pair || o == b)
+            out.push_back({{"op", std::string(ops[o])}, {a.name, std::string(broadcasts[b])}, {"lhs", std::string("e")},
                            {"rhs", std::string("u")}, {"heads", std::int64_t{2}}});
+    }
   }
   return out;
 }
