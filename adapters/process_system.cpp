@@ -164,6 +164,15 @@ class ProcessSystem final : public System {
     return it == declared_.end() ? Precision::float64 : it->second;
   }
 
+  Precision accumulation(const std::string& target) const override {
+    std::lock_guard lock(mutex_);
+    ensure_started();
+    auto it = accumulation_.find(target);
+    if (it != accumulation_.end()) return it->second;
+    auto declared = declared_.find(target);
+    return declared == declared_.end() ? Precision::float64 : declared->second;
+  }
+
   ImplementedAttributes implemented_attributes(const std::string& target) const override {
     std::lock_guard lock(mutex_);
     ensure_started();
@@ -535,6 +544,7 @@ class ProcessSystem final : public System {
               hello_name_ = std::move(hello.name);
               declared_ = std::move(hello.targets);
               implemented_ = std::move(hello.implemented);
+              accumulation_ = std::move(hello.accumulation);
               return {};
             } catch (const InputError& e) {
               return e.what();
@@ -552,6 +562,7 @@ class ProcessSystem final : public System {
   mutable ChildProcess process_;
   mutable std::map<std::string, Precision> declared_;
   mutable std::map<std::string, ImplementedAttributes> implemented_;
+  mutable std::map<std::string, Precision> accumulation_;  // where it differs from declared_
   mutable std::string hello_name_;
   mutable std::string start_failure_;
   std::vector<std::string> stray_lines_;  // the current case's last non-protocol stdout lines

@@ -222,20 +222,43 @@ Hello parse_hello(std::string_view text) {
     } catch (const InputError& e) {
       throw InputError(fmt::format("the hello line declares {}", e.what()));
     }
-    // "spmm": "float32", or "gcn": {"precision": "float32", "attributes": {"source_degree": ["in"]}}.
+    // "spmm": "float32", or "gcn": {"precision": "float32", "attributes": {"source_degree": ["in"]}},
+    // or "spmm": {"precision": "float16", "accumulation": "float32"}.
     const bool detailed = declaration.is_object();
     const json& precision = detailed && declaration.contains("precision") ? declaration["precision"] : declaration;
     if (detailed)
       for (const auto& [key, value] : declaration.items())
-        if (key != "precision" && key != "attributes")
-          throw InputError(fmt::format("the hello line: target '{}': unknown key '{}'; expected precision and attributes",
+        if (key != "precision" && key != "accumulation" && key != "attributes")
+          throw InputError(fmt::format("the hello line: target '{}': unknown key '{}'; expected precision, "
+                                       "accumulation and attributes",
                                        target, key));
+    if (detailed && declaration.contains("accumulation") && !declaration.contains("precision"))
+      throw InputError(fmt::format("the hello line: target '{}': 'accumulation' without 'precision': declare the "
+                                   "storage precision beside it",
+                                   target));
     if (!precision.is_string())
       throw InputError(fmt::format("the hello line: target '{}': expected a precision string or an object "
                                    "{{\"precision\": …, \"attributes\": {{name: [values]}}}}",
                                    target));
     try {
       hello.targets[target] = parse_precision(precision.get<std::string>());
+      if (detailed && declaration.contains("accumulation")) {
+        const json& accumulation = declaration["accumulation"];
+        if (!accumulation.is_string())
+          throw InputError("field 'accumulation': expected a precision name (float64, float32, tf32, bfloat16, float16)");
+        Precision a;
+        try {
+          a = parse_precision(accumulation.get<std::string>());
+        } catch (const InputError& e) {
+          throw InputError(fmt::format("field 'accumulation': {}", e.what()));
+        }
+        if (!accumulation_fits(hello.targets[target], a))
+          throw InputError(fmt::format("field 'accumulation': {} is coarser than the precision {} (sums must be "
+                                       "computed at least as finely, and with at least the range, as the values are "
+                                       "stored)",
+                                       to_string(a), to_string(hello.targets[target])));
+        if (a != hello.targets[target]) hello.accumulation[target] = a;
+      }
       if (detailed && declaration.contains("attributes"))
         hello.implemented[target] = implemented_from_json(target, declaration["attributes"]);
     } catch (const InputError& e) {

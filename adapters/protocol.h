@@ -44,6 +44,9 @@ std::optional<std::string_view> done_payload(std::string_view line);
 struct Hello {
   std::string name;                           // may be empty
   std::map<std::string, Precision> targets;  // every one a target of oracle::all_targets()
+  // Per target, the accumulation format where the declaration names one (`"spmm": {"precision":
+  // "float16", "accumulation": "float32"}`); a target not listed accumulates in its precision.
+  std::map<std::string, Precision> accumulation;
   // Per target, the attribute values the system implements where it declared fewer than all
   // (`"gcn": {"precision": "float32", "attributes": {"source_degree": ["in"]}}`); validated.
   std::map<std::string, ImplementedAttributes> implemented;
@@ -56,7 +59,8 @@ ImplementedAttributes parse_implemented_attributes(const std::string& target, st
 // Parses the JSON of a hello line. Throws InputError saying what is wrong: not JSON, no integer
 // `protocol` or another version, no `targets` object, no target at all, a target that is not in the
 // catalogue (naming it and listing the known targets: a misspelled target must not be silently
-// unsupported), a precision that is not one of float64, float32, tf32, bfloat16, float16, or an
+// unsupported), a precision or accumulation that is not one of float64, float32, tf32, bfloat16,
+// float16, an accumulation coarser than its target's precision (accumulation_fits), or an
 // attribute declaration that oracle::validated_implemented_attributes refuses.
 Hello parse_hello(std::string_view json);
 

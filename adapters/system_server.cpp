@@ -23,10 +23,15 @@ int serve_system(System& system, const std::string& name) {
   nlohmann::json targets = nlohmann::json::object();
   for (const auto& def : oracle::all_targets())
     if (system.supports(def.spec.name)) {
-      const std::string precision(to_string(system.precision(def.spec.name)));
+      const Precision stored = system.precision(def.spec.name), accumulated = system.accumulation(def.spec.name);
+      const std::string precision(to_string(stored));
       const ImplementedAttributes implemented = system.implemented_attributes(def.spec.name);
-      if (implemented.empty()) {
+      if (implemented.empty() && stored == accumulated) {
         targets[def.spec.name] = precision;
+        continue;
+      }
+      if (implemented.empty()) {
+        targets[def.spec.name] = {{"precision", precision}, {"accumulation", std::string(to_string(accumulated))}};
         continue;
       }
       nlohmann::json attributes = nlohmann::json::object();
@@ -35,6 +40,7 @@ int serve_system(System& system, const std::string& name) {
         for (const auto& v : values) std::visit([&into](const auto& value) { into.push_back(value); }, v);
       }
       targets[def.spec.name] = {{"precision", precision}, {"attributes", attributes}};
+      if (stored != accumulated) targets[def.spec.name]["accumulation"] = std::string(to_string(accumulated));
     }
   const nlohmann::json hello = {{"protocol", protocol::kVersion}, {"name", name}, {"targets", targets}};
 

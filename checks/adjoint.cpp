@@ -139,7 +139,8 @@ constexpr double kFloat64Roundoff = 0x1p-53;
 
 // The base point x and the trusted side there: what every input's probes share.
 struct BasePoint {
-  Precision precision = Precision::float64;
+  Precision precision = Precision::float64;  // the storage format: x± are representable in it
+  Formats formats;                           // storage and accumulation, for the bounds and the kinks
   ToleranceModel model;
   Case point;                       // x with ȳ: what the system's backward answers
   Case forward_only;                // x without ȳ: the points x± are made from it
@@ -153,15 +154,18 @@ struct BasePoint {
 
 // The base point: moved off exact kinks (jittered()), representable in p, and no kink argument
 // within p's rounding of its kink (another jitter seed otherwise); ȳ seeded where the case has none.
-BasePoint base_point(const Case& c, Precision p, const CheckOptions& options) {
+BasePoint base_point(const Case& c, const Formats& formats, const CheckOptions& options) {
+  const Precision p = formats.storage;
   BasePoint base;
   base.precision = p;
+  base.formats = formats;
   base.model = ToleranceModel(options.tolerance);
   for (std::uint64_t attempt = 0; attempt < 4; ++attempt) {
     base.point = jittered(c, c.seed + kSplitMix64Gamma * attempt);
     for (TensorMap* m : {&base.point.inputs, &base.point.parameters})
       for (auto& [name, t] : *m) t = rounded(t, p);
-    base.kink = nearest_kink(base.point, p);
+    CaseKinks kinks(base.point);
+    base.kink = nearest_kink(kinks, formats);
     if (!base.kink || !base.kink->near) break;
   }
   if (base.point.grad_outputs.empty())
@@ -174,7 +178,7 @@ BasePoint base_point(const Case& c, Precision p, const CheckOptions& options) {
 // The trusted side at the base point, which the step search and every bound are built from.
 void add_oracle_side(BasePoint& base) {
   base.oracle = exact_result(base.point);
-  base.bounds = base.model.bounds(base.point, base.oracle, base.precision);
+  base.bounds = base.model.bounds(base.point, base.oracle, base.formats);
   for (const auto& [name, gy] : base.point.grad_outputs) {
     const Tensor& b = base.bounds.tensors.at("output " + name);
     for (index_t i = 0; i < gy.size(); ++i) base.sum_output_bound += std::abs(gy[i]) * b[i];
@@ -292,8 +296,8 @@ std::optional<Probed> system_at(Verdict& v, System& system, const BasePoint& bas
     summarize(v);
     return std::nullopt;
   }
-  const Bounds plus_bounds = base.model.bounds(pts.plus, chosen.oracle_plus, base.precision);
-  const Bounds minus_bounds = base.model.bounds(pts.minus, chosen.oracle_minus, base.precision);
+  const Bounds plus_bounds = base.model.bounds(pts.plus, chosen.oracle_plus, base.formats);
+  const Bounds minus_bounds = base.model.bounds(pts.minus, chosen.oracle_minus, base.formats);
   out.no_bound = !plus_bounds.no_bound.empty() ? plus_bounds.no_bound : minus_bounds.no_bound;
   const double lhs = mine.quotient, rhs = dot(in.grad, pts.u_eff, false);
   const double output_part = output_bound_sum(grad_outputs, plus_bounds, minus_bounds) / (2 * pts.step);
@@ -438,7 +442,7 @@ void explain_conclusion(Verdict& v, const BasePoint& base, const Result& backwar
 Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::adjoint, system, c, options);
   const auto& spec = oracle::find_target(c.target).spec;
-  BasePoint base = base_point(c, v.precision, options);
+  BasePoint base = base_point(c, formats_of(v), options);
   describe_model(v, v.precision);
   add_oracle_side(base);
   const Result backward = system.evaluate(base.point);

@@ -16,6 +16,7 @@ Verdict start_verdict(CheckKind kind, System& system, const Case& c, const Check
   v.system = system.name();
   v.target = c.target;
   v.precision = system.precision(c.target);
+  v.accumulation = system.accumulation(c.target);
   v.seed = c.seed;
   v.rerun_command = options.rerun_command;
   return v;
@@ -151,7 +152,7 @@ void screen_kinks(Verdict& v, CaseKinks& kinks, bool same_inputs) {
   bool any_gradient = false;
   for (const auto& tc : v.comparisons) any_gradient = any_gradient || (tc.is_gradient && !tc.inconclusive());
   if (!any_gradient) return;
-  const std::optional<NearestKink> kink = nearest_kink(kinks, v.precision);
+  const std::optional<NearestKink> kink = nearest_kink(kinks, formats_of(v));
   if (!kink || !kink->near || (same_inputs && kink->distance == 0 && !kink->tie)) return;
   for (auto& tc : v.comparisons)
     if (tc.is_gradient && !tc.inconclusive() && tc.reason.empty() &&

@@ -15,9 +15,13 @@
 #include "checks/case_transforms.h"
 #include "checks/checks.h"
 #include "checks/kinks.h"
+#include "checks/tolerance.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::checks::detail {
+
+// The formats a verdict's system declared for its target (storage and accumulation).
+inline Formats formats_of(const Verdict& v) { return Formats(v.precision, v.accumulation); }
 
 Verdict start_verdict(CheckKind kind, System& system, const Case& c, const CheckOptions& options);
 

@@ -318,7 +318,7 @@ std::optional<Case> compared_case(CheckKind kind, const Case& c, const CheckOpti
   }
 }
 
-std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Precision precision,
+std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, const Formats& formats,
                                          const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options,
                                          const Case* previous) {
   const auto start = std::chrono::steady_clock::now();
@@ -326,9 +326,11 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Pr
   const oracle::TargetDef& def = oracle::find_target(c.target);
   const Result exact = oracle::evaluate(c, Precision::float64);
   if (!exact.ok()) return std::nullopt;
-  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, precision);
+  const Precision precision = formats.storage;
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, formats);
   Verdict scratch;
   scratch.precision = precision;
+  scratch.accumulation = formats.accumulation;
   compare_with_exact(scratch, def.spec, exact, answer, bounds);
   // At ties the gradients are held to the valid gradient nearest the answer, not to the oracle's choice.
   const std::optional<SubgradientDecision> ties = decide_at_ties(def, c, answer, bounds, precision);
@@ -409,7 +411,8 @@ void narrow_by_witness(Diagnosis& d, System& system, CheckKind kind, const Case&
   if (!c) return;
   std::optional<Diagnosis> there;
   try {
-    there = diagnose_answer(*c, system.evaluate(*c), system.precision(c->target), extra, options, nullptr);
+    there = diagnose_answer(*c, system.evaluate(*c), {system.precision(c->target), system.accumulation(c->target)}, extra,
+                            options, nullptr);
   } catch (const std::exception&) {
     return;
   }
@@ -468,7 +471,8 @@ std::optional<Diagnosis> diagnose_failure(CheckKind kind, System& system, const 
     return std::nullopt;
   }
   std::optional<Diagnosis> d =
-      diagnose_answer(*c, answer, system.precision(c->target), extra, options, previous ? &*previous : nullptr);
+      diagnose_answer(*c, answer, {system.precision(c->target), system.accumulation(c->target)}, extra, options,
+                      previous ? &*previous : nullptr);
   if (d && as_drawn) narrow_by_witness(*d, system, kind, *as_drawn, extra, options);
   if (d) d->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return d;

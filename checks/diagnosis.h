@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "checks/checks.h"
+#include "checks/tolerance.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::checks {
@@ -58,7 +59,7 @@ std::optional<Case> compared_case(CheckKind kind, const Case& c, const CheckOpti
 // agrees with the oracle on every compared element (nothing to name) or the oracle rejects the case.
 // `extra`: variants beyond the target's catalogue entry (the replicas of the target); `previous`:
 // the case the system evaluated just before `c`, where state may be involved (null otherwise).
-std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, Precision precision,
+std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, const Formats& formats,
                                          const std::vector<oracle::WrongVariant>& extra, const CheckOptions& options,
                                          const Case* previous = nullptr);
 

@@ -17,7 +17,7 @@ Verdict differential(System& system, const Case& c, const CheckOptions& options)
   const Result exact = exact_result(c);
   const Result got = system.evaluate(c);
   if (system_failed(v, got)) return v;
-  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, formats_of(v));
   v.tolerance_model = bounds.model;
   compare_with_exact(v, spec, exact, got, bounds);
   compare_gradients_at_ties(v, def, c, got, bounds);

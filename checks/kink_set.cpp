@@ -14,18 +14,18 @@ namespace gnncheck::checks {
 
 std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, CaseKinks& kinks,
                                                      const Result& exact, const Result& got, const Bounds& bounds,
-                                                     Precision precision) {
+                                                     const Formats& formats) {
+  const Precision precision = formats.storage;
   const Case& c = kinks.kink_case();
   // Where no bound is known (beyond the format's range) the comparisons stay inconclusive (Bounds::no_bound).
   if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok() || !bounds.no_bound.empty())
     return std::nullopt;
   const oracle::KinkArguments& k = kinks.arguments();
   if (k.units.empty()) return std::nullopt;
-  const double u = unit_roundoff(precision);
   std::map<int, std::vector<std::size_t>> near_by_site;
   std::size_t near_count = 0;
   for (std::size_t n = 0; n < k.offsets.size(); ++n) {
-    if (std::abs(k.offsets[n]) > 2 * gamma(k.terms[n], u) * k.abs_terms[n]) continue;
+    if (std::abs(k.offsets[n]) > kink_margin(k.terms[n], k.abs_terms[n], formats)) continue;
     if (k.units[n].site < 0) return std::nullopt;  // a tie, or AGNN's floor: no unit to flip
     near_by_site[k.units[n].site].push_back(n);
     ++near_count;
@@ -99,7 +99,7 @@ std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& de
 
 void compare_gradients_near_kinks(Verdict& v, const oracle::TargetDef& def, CaseKinks& kinks, const Result& exact,
                                   const Result& got, const Bounds& bounds) {
-  if (const std::optional<SubgradientDecision> d = decide_near_kinks(def, kinks, exact, got, bounds, v.precision))
+  if (const std::optional<SubgradientDecision> d = decide_near_kinks(def, kinks, exact, got, bounds, Formats(v.precision, v.accumulation)))
     compare_gradients_at_valid_subgradients(v, *d, got, bounds);
 }
 

@@ -27,7 +27,7 @@
 // graphs).
 //
 //   CaseKinks kinks(c);
-//   if (auto d = decide_near_kinks(def, kinks, exact, got, bounds, Precision::bfloat16)) ... d->outcome
+//   if (auto d = decide_near_kinks(def, kinks, exact, got, bounds, Formats(Precision::bfloat16))) ... d->outcome
 #pragma once
 
 #include <cstddef>
@@ -51,7 +51,7 @@ inline constexpr double kMaxNearKinkWork = 5e7;
 // decides). `exact` is the oracle's result for c.
 std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, CaseKinks& kinks,
                                                      const Result& exact, const Result& got, const Bounds& bounds,
-                                                     Precision precision);
+                                                     const Formats& formats);
 
 // Where decide_near_kinks decides, replaces v's comparisons of those gradients with comparisons
 // against the nearest valid gradient (agree when inside, disagree when outside, inconclusive when

@@ -20,15 +20,21 @@ std::optional<NearestKink> nearest_kink(const Case& c, Precision p) {
   return nearest_kink(kinks, p);
 }
 
-std::optional<NearestKink> nearest_kink(CaseKinks& kinks, Precision p) {
+std::optional<NearestKink> nearest_kink(CaseKinks& kinks, Precision p) { return nearest_kink(kinks, Formats(p)); }
+
+double kink_margin(double terms, double abs_terms, const Formats& formats) {
+  if (!formats.mixed()) return 2 * gamma(terms, unit_roundoff(formats.storage)) * abs_terms;
+  return 2 * mixed_gamma(kKinkFactors, terms, formats) * abs_terms;
+}
+
+std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats) {
   const Case& c = kinks.kink_case();
   const oracle::KinkArguments& k = kinks.arguments();
-  const double u = unit_roundoff(p);
   std::optional<NearestKink> best;
   double best_ratio = std::numeric_limits<double>::infinity();
   for (std::size_t n = 0; n < k.offsets.size(); ++n) {
     const double distance = std::abs(k.offsets[n]);
-    const double margin = 2 * gamma(k.terms[n], u) * k.abs_terms[n];
+    const double margin = kink_margin(k.terms[n], k.abs_terms[n], formats);
     const double ratio = margin > 0 ? distance / margin : (distance == 0 ? 0.0 : std::numeric_limits<double>::infinity());
     if (ratio >= best_ratio) continue;
     best_ratio = ratio;
@@ -38,7 +44,8 @@ std::optional<NearestKink> nearest_kink(CaseKinks& kinks, Precision p) {
   if (best)
     best->description =
         fmt::format("{} is {:.3g} from its kink, {} the {:.3g} that a correct {} implementation may err in computing it",
-                    best->what, best->distance, best->near ? "within" : "beyond", best->margin, to_string(p));
+                    best->what, best->distance, best->near ? "within" : "beyond", best->margin,
+                    precision_text(formats.storage, formats.accumulation));
   return best;
 }
 

@@ -61,5 +61,13 @@ class CaseKinks {
 std::optional<NearestKink> nearest_kink(const Case& c, Precision p);
 // The same from arguments evaluated once for the case (CaseKinks).
 std::optional<NearestKink> nearest_kink(CaseKinks& kinks, Precision p);
+// For a system that stores in one format and accumulates in another (checks/tolerance.h, Formats):
+// the argument's terms are products of at most kKinkFactors stored inputs (GAT's a·W·x, GIN's
+// (1 + ε)·x·W₁), each rounded once to storage, and the rest of its roundings are the accumulation
+// format's: margin = 2·((1 + γ_3(u_s))·(1 + γ_n(u_a)) − 1)·Σ|terms|. One format: the margin above.
+struct Formats;
+inline constexpr double kKinkFactors = 3.0;
+double kink_margin(double terms, double abs_terms, const Formats& formats);
+std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats);
 
 }  // namespace gnncheck::checks

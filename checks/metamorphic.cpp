@@ -43,7 +43,7 @@ Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const 
     return v;
   }
   const Result exact = exact_result(c);
-  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, formats_of(v));
   v.tolerance_model = fmt::format("{}× ({}) + {}·(|each answer|)", options.nondeterminism_factor, bounds.model,
                                   own_rounding_description(c, v.precision, options));
   v.metric_name = "|answer on the " + what + " case (mapped back) − answer on the original| at the worst element";
@@ -112,8 +112,8 @@ Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions&
 
   const ToleranceModel model(options.tolerance);
   const Result e1 = exact_result(first), e2 = exact_result(second), e12 = exact_result(combined);
-  const Bounds b1 = model.bounds(first, e1, v.precision), b2 = model.bounds(second, e2, v.precision),
-               b12 = model.bounds(combined, e12, v.precision);
+  const Bounds b1 = model.bounds(first, e1, formats_of(v)), b2 = model.bounds(second, e2, formats_of(v)),
+               b12 = model.bounds(combined, e12, formats_of(v));
   // The model's bounds are built from the exact gradient's terms: where that gradient is 0 (an
   // empty column of Aᵀ, a cancelling sum) they are ~0, yet a backward computing some other linear
   // map rounds its own nonzero sums there. Each of the three answers is such a rounded sum, so its

@@ -111,7 +111,7 @@ Verdict op_order(System& system, const Case& c, const CheckOptions& options) {
   const Result exact = exact_result(*skewed);
   const Result got = system.evaluate(*skewed);
   if (system_failed(v, got, "on the degree-asymmetric graph")) return v;
-  const Bounds bounds = ToleranceModel(options.tolerance).bounds(*skewed, exact, v.precision);
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(*skewed, exact, formats_of(v));
   v.tolerance_model = bounds.model;
   compare_with_exact(v, spec, exact, got, bounds, "on the graph with a hub source: ");
   screen_kinks(v, *skewed);

@@ -17,10 +17,13 @@ namespace gnncheck::checks {
 
 using oracle::TensorKind;
 
-void ToleranceModel::add_softmax_backward_floor(const Case& c, const Result& exact, double u, Tensor& bound) const {
+void ToleranceModel::add_softmax_backward_floor(const Case& c, const Result& exact, const Formats& formats,
+                                                Tensor& bound) const {
   // grad_s[k] = α_k·(ḡ_k − Σ_{k' in row} α_k'·ḡ_k'): a short sum whose terms are α_k·ḡ_k and
   // α_k·α_k'·ḡ_k'. When α is one-hot the difference cancels to ~0 and neither |y| nor float32's error
-  // (flushed to 0) reflects the rounding of those terms: γ_(d+4)·α_k·(|ḡ_k| + Σ α|ḡ|) does.
+  // (flushed to 0) reflects the rounding of those terms: γ_(d+4)·α_k·(|ḡ_k| + Σ α|ḡ|) does. With a
+  // wider accumulation format: ḡ and the logits stored and the result stored (3 roundings in u_s),
+  // the rest in u_a.
   auto alpha_it = exact.outputs.find("alpha");
   auto grad_it = c.grad_outputs.find("alpha");
   if (alpha_it == exact.outputs.end() || grad_it == c.grad_outputs.end()) return;
@@ -32,20 +35,21 @@ void ToleranceModel::add_softmax_backward_floor(const Case& c, const Result& exa
 #pragma omp parallel for schedule(dynamic, 64) if (worth_parallel(g.num_edges() * heads))
   for (index_t i = 0; i < g.n_dst(); ++i) {
     const double d = static_cast<double>(g.in_degree(i)) + 4.0;
+    const double factor = formats.mixed() ? mixed_gamma(3.0, d, formats) : gamma(d, unit_roundoff(formats.storage));
     for (index_t h = 0; h < heads; ++h) {
       double weighted = 0.0;
       for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e)
         weighted += std::abs(alpha[e * heads + h] * gy[e * heads + h]);
       for (index_t e = g.row_ptr()[i]; e < g.row_ptr()[i + 1]; ++e) {
         const index_t k = e * heads + h;
-        bound[k] += options_.safety_factor * gamma(d, u) * std::abs(alpha[k]) * (std::abs(gy[k]) + weighted);
+        bound[k] += options_.safety_factor * factor * std::abs(alpha[k]) * (std::abs(gy[k]) + weighted);
       }
     }
   }
 }
 
 Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case& c, const Result& exact,
-                                       Precision precision) const {
+                                       const Formats& formats) const {
   // Derivation and the regime it covers: checks/softmax.md. Per destination row i
   // and head: d = the row's length, L = its largest |logit|, m = its largest logit. Every computed
   // α̂_k = α_k·e^θ with |θ| ≤ Λ, so it lies in [α_k·e^−Λ − φ_k, α_k·e^Λ + φ_k], with
@@ -58,9 +62,17 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
   //   α_k·(|ᾱ_k| + P)·β + φ·(|ᾱ_k| + 2Q)·(1 + β) + (d+3)·λ,   β = e^(2Λ + (d+8)·u) − 1,
   // φ = max_k φ_k, P = Σ_row α|ᾱ|, Q = Σ_row |ᾱ|. Where ρ > 1/2 (or β is past double's range) the analysis gives
   // no bound; those rows keep the measured model (with the softmax backward floor), symmetric.
+  //
+  // Storage and accumulation (softmax.md, "Storage and accumulation"): the computation's roundings
+  // in u = u_a; storing the logits moves each by ≤ |s|·u_s, so every θ by ≤ 2L·u_s more, and storing
+  // α by a relative γ_1(u_s): both added to Λ; storing ᾱ and the gradient adds 2·γ_1(u_s) to β's
+  // exponent. λ is the storage format's smallest normal (the larger of the two).
   const auto& spec = def.spec;
   const Graph& g = *c.graph;
-  const double u = unit_roundoff(precision);
+  const Precision precision = formats.storage;
+  const bool mixed = formats.mixed();
+  const double u = unit_roundoff(formats.accumulation);
+  const double u_storage = unit_roundoff(precision);
   const double lambda = smallest_normal(precision);
   const std::string& logits_name = spec.inputs.at(0).name;
   const std::string& alpha_name = spec.outputs.at(0).name;
@@ -144,9 +156,11 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
       double may_underflow = 0.0;
       for (index_t k = begin; k < end; ++k)
         if (is_entry(k)) may_underflow += logit_of_entry(k, h) < normal_from ? 1.0 : 0.0;
-      const double log_error = rounding + (may_underflow + 1.0) * lambda * mu + summing;
+      const double storing = mixed ? 2.0 * largest * u_storage + gamma(1.0, u_storage) : 0.0;
+      const double log_error = rounding + (may_underflow + 1.0) * lambda * mu + summing + storing;
       // γ_(k−1) ≤ 2(k−1)·u: the rounding of each group's ḡ.
-      const double beta = std::expm1(2.0 * log_error + (d + 8.0 + 2.0 * (group - 1.0)) * u);
+      const double beta = std::expm1(2.0 * log_error + (d + 8.0 + 2.0 * (group - 1.0)) * u +
+                                     (mixed ? 2.0 * gamma(1.0, u_storage) : 0.0));
       if (!(rho <= 0.5) || !std::isfinite(beta)) {
         uncovered[static_cast<size_t>(i)] = 1;
 #pragma omp critical(softmax_uncovered)
@@ -179,13 +193,17 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
   const index_t fallback_rows = std::count(uncovered.begin(), uncovered.end(), char{1});
   Bounds b;
   b.precision = precision;
-  b.unit_roundoff = u;
+  b.accumulation = formats.accumulation;
+  b.unit_roundoff = u_storage;
   b.model = fmt::format(
       "softmax per row: α·e^−Λ − φ ≤ α̂ ≤ α·e^Λ + φ, Λ = N·u/(1 − ρ), N = 6d+30L+9·ln d+12, ρ = (6+4.8L+2.4·ln d)·u "
       "(d = row length, L = largest |logit| of the row), φ from the smallest normal {:g} (and e^−m where a term may "
       "underflow); logits gradient ≤ "
       "α_k·(|ᾱ_k| + Σ_row α|ᾱ|)·β + φ·(…), β = e^(2Λ+(d+8)u) − 1 (u = {}){}",
-      lambda, u_text(precision),
+      lambda,
+      mixed ? fmt::format("{}; stored in {}: Λ + 2L·u_s + γ_1(u_s), β's exponent + 2·γ_1(u_s)",
+                          u_text(formats.accumulation), to_string(precision))
+            : u_text(precision),
       fallback_rows ? fmt::format("; {} of {} rows on the measured model (ρ > 1/2)", fallback_rows, g.n_dst()) : "");
   // The measured model scales float32's observed error linearly in u. That holds while every exp's
   // relative error stays first order, as in float32 (ρ > 1/2 needs L > 1.7·10⁶ there); in a coarser
@@ -196,11 +214,12 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
     b.no_bound = fmt::format(
         "no bound in {}: on {} of {} rows the logits reach |s| = {:.4g}, past the softmax analysis (ρ = (6 + 4.8·L + "
         "2.4·ln d)·u > 1/2), where exp's rounding is not first order and the measured model, linear in u, does not hold",
-        to_string(precision), fallback_rows, g.n_dst(), widest_uncovered);
+        to_string(formats.accumulation), fallback_rows, g.n_dst(), widest_uncovered);
   if (fallback_rows) {
-    Bounds m = measured(def, c, exact, precision);
+    Bounds m = measured(def, c, exact, formats);
     const std::string grad_label = "gradient " + logits_name;
-    if (grad_logits_exact && m.tensors.count(grad_label)) add_softmax_backward_floor(c, exact, u, m.tensors.at(grad_label));
+    if (grad_logits_exact && m.tensors.count(grad_label))
+      add_softmax_backward_floor(c, exact, formats, m.tensors.at(grad_label));
     for (index_t i = 0; i < g.n_dst(); ++i) {
       if (!uncovered[static_cast<size_t>(i)]) continue;
       for (index_t q = row_ptr[i] * heads; q < row_ptr[i + 1] * heads; ++q) {
@@ -210,6 +229,7 @@ Bounds ToleranceModel::softmax_per_row(const oracle::TargetDef& def, const Case&
       }
     }
   }
+  note_inputs_range(b, c, options_.safety_factor);
   b.tensors.emplace("output " + alpha_name, std::move(bound_alpha));
   b.lowest.emplace("output " + alpha_name, std::move(lowest_alpha));
   if (grad_logits_exact) b.tensors.emplace("gradient " + logits_name, std::move(bound_grad));

@@ -40,7 +40,7 @@ Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const Che
   Verdict v = start_verdict(kind, system, c, options);
   const auto& spec = oracle::find_target(c.target).spec;
   const Result exact = exact_result(c);
-  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, v.precision);
+  const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, formats_of(v));
   v.tolerance_model = fmt::format("non-determinism tolerance {}× ({}) + {}·(|each answer|)", options.nondeterminism_factor,
                                   bounds.model, own_rounding_description(c, v.precision, options));
   v.metric_name = "|later answer − first answer| at the worst element";

@@ -74,6 +74,7 @@ ClosedFormEvaluations start_closed_form_evaluations(const oracle::TargetDef& def
   const bool async = worth_tasks(c);
   if (def.closed_form_terms) {
     // The target's own Σ|terms| and counts: one task, whose two results the evaluations share.
+    // `precision` is the storage format's: ties of a max are decided by the values as stored.
     auto terms = start_task(async, [&def, &c, precision] { return def.closed_form_terms(c, unit_roundoff(precision)); });
     return {start_task(false, [terms] { return terms.get().abs_sums; }),
             start_task(false, [terms] { return terms.get().term_counts; })};
@@ -90,18 +91,63 @@ ClosedFormEvaluations start_closed_form_evaluations(const oracle::TargetDef& def
 // half the largest finite value may overflow to ±∞ in a correct implementation (float16's 65504 is
 // reached by ordinary inputs). Elements whose exact value is not finite (an empty row's identity)
 // are left out.
+//
+// With a wider accumulation format (float16 stored, float32 summed) the partial sums live in the
+// accumulation format and only the result is stored: Σ|terms| is held to the accumulation format's
+// largest value, |exact| to the storage format's.
 void note_range(Bounds& b, const std::string& label, const Tensor& abs_sum, const Tensor& y, double safety_factor) {
   if (!b.no_bound.empty()) return;
   const double largest = largest_finite(b.precision);
-  double peak = 0.0;
+  const double largest_sum = largest_finite(b.accumulation);
+  double peak = 0.0, peak_sum = 0.0;
   for (index_t i = 0; i < y.size(); ++i) {
     if (!std::isfinite(y[i])) continue;
-    peak = std::max({peak, std::abs(y[i]), std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : INFINITY});
+    peak = std::max(peak, std::abs(y[i]));
+    peak_sum = std::max(peak_sum, std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : INFINITY);
+  }
+  if (b.precision == b.accumulation) {
+    peak = std::max(peak, peak_sum);
+    if (safety_factor * peak >= largest)
+      b.no_bound = fmt::format("beyond {}'s range: the terms of {} reach {:.4g} in magnitude, within a factor {} of "
+                               "its largest finite value {:.6g}, where a correct result may overflow to ±∞",
+                               to_string(b.precision), label, peak, safety_factor, largest);
+    return;
   }
   if (safety_factor * peak >= largest)
-    b.no_bound = fmt::format("beyond {}'s range: the terms of {} reach {:.4g} in magnitude, within a factor {} of "
-                                 "its largest finite value {:.6g}, where a correct result may overflow to ±∞",
-                                 to_string(b.precision), label, peak, safety_factor, largest);
+    b.no_bound = fmt::format("beyond {}'s range: {} reaches {:.4g} in magnitude, within a factor {} of the storage "
+                             "format's largest finite value {:.6g}, where a correct result may overflow to ±∞",
+                             to_string(b.precision), label, peak, safety_factor, largest);
+  else if (safety_factor * peak_sum >= largest_sum)
+    b.no_bound = fmt::format("beyond {}'s range: the terms of {} reach {:.4g} in magnitude, within a factor {} of the "
+                             "accumulation format's largest finite value {:.6g}, where a partial sum may overflow to ±∞",
+                             to_string(b.accumulation), label, peak_sum, safety_factor, largest_sum);
+}
+
+// With a wider accumulation format, an input is still rounded to the storage format: one beyond its
+// range is stored as ±∞ by a correct implementation (the sums' check above sees only the terms).
+void note_inputs_range(Bounds& b, const Case& c, double safety_factor) {
+  if (!b.no_bound.empty() || b.precision == b.accumulation) return;
+  const double largest = largest_finite(b.precision);
+  for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+    for (const auto& [name, t] : *m) {
+      if (m != &c.grad_outputs && is_index_tensor(c, name)) continue;
+      double peak = 0.0;
+      for (double v : t.values()) peak = std::max(peak, std::abs(v));
+      if (safety_factor * peak >= largest) {
+        b.no_bound = fmt::format("beyond {}'s range: {}{} reaches {:.4g} in magnitude, within a factor {} of its "
+                                 "largest finite value {:.6g}, where a correct implementation stores ±∞",
+                                 to_string(b.precision), m == &c.grad_outputs ? "the output gradient of " : "input ",
+                                 name, peak, safety_factor, largest);
+        return;
+      }
+    }
+}
+
+double mixed_gamma(double storage_roundings, double accumulation_roundings, const Formats& formats) {
+  if (!formats.mixed()) return gamma(storage_roundings + accumulation_roundings, unit_roundoff(formats.storage));
+  return (1.0 + gamma(storage_roundings, unit_roundoff(formats.storage))) *
+             (1.0 + gamma(accumulation_roundings, unit_roundoff(formats.accumulation))) -
+         1.0;
 }
 
 const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what) {
@@ -110,32 +156,50 @@ const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what
   return *t;
 }
 
-Bounds ToleranceModel::bounds(const Case& c, const Result& exact, Precision precision) const {
+Bounds ToleranceModel::bounds(const Case& c, const Result& exact, const Formats& formats) const {
   if (!c.graph) throw InternalError("tolerance model: case has no graph");
+  if (!accumulation_fits(formats.storage, formats.accumulation))
+    throw InternalError(fmt::format("tolerance model: accumulation in {} is coarser than storage in {}",
+                                    to_string(formats.accumulation), to_string(formats.storage)));
   const oracle::TargetDef& def = oracle::find_target(c.target);
   switch (def.spec.tolerance.kind) {
-    case oracle::ToleranceKind::closed_form: return closed_form(def, c, exact, precision);
-    case oracle::ToleranceKind::softmax_per_row: return softmax_per_row(def, c, exact, precision);
+    case oracle::ToleranceKind::closed_form: return closed_form(def, c, exact, formats);
+    case oracle::ToleranceKind::softmax_per_row: return softmax_per_row(def, c, exact, formats);
     case oracle::ToleranceKind::measured: break;
   }
-  return measured(def, c, exact, precision);
+  return measured(def, c, exact, formats);
 }
 
 namespace {
 
 Bounds closed_form_from(const oracle::TargetDef& def, const Case& c, const ClosedFormEvaluations& evaluations,
-                        const Result& exact, Precision precision, double safety_factor) {
+                        const Result& exact, const Formats& formats, double safety_factor) {
   const auto& spec = def.spec;
   const oracle::ToleranceRule& rule = spec.tolerance;
   const Graph& g = *c.graph;
+  const Precision precision = formats.storage;
   const double u = unit_roundoff(precision);
   const double tiny = smallest_subnormal(precision);
   const Result& abs_sums = evaluations.abs_sums.get();
   const Result& term_counts = evaluations.term_counts.get();
+  // Storage and accumulation (tolerance.md, "Storage and accumulation"): the entry's storage
+  // roundings and the result's own rounding to storage in u_s, the additions and the rest of r in
+  // u_a. An entry that does not say which of its r are in storage keeps the storage bound whole.
+  const bool split = formats.mixed() && rule.storage_roundings.has_value();
+  const double storage_part = split ? *rule.storage_roundings + 1.0 : 0.0;
+  const double accumulation_extra = split ? std::max(0, rule.extra_roundings - *rule.storage_roundings) : 0.0;
 
   Bounds b;
   b.precision = precision;
+  b.accumulation = formats.accumulation;
   b.unit_roundoff = u;
+  if (split)
+    b.model = fmt::format(
+        "closed form {}·((1 + γ_(r_s+1)(u_s))·(1 + γ_(k+r_a)(u_a)) − 1)·Σ|terms| (k = terms per element{}, r_s = {} "
+        "roundings in storage and the result's own, r_a = {}: {}; u_s = {}, u_a = {})",
+        safety_factor, rule.extra_roundings == 0 ? " plus the roundings of one" : "", *rule.storage_roundings,
+        rule.extra_roundings - *rule.storage_roundings, rule.why, u_text(precision), u_text(formats.accumulation));
+  else
   b.model = rule.extra_roundings == 0
                 ? fmt::format("closed form {}·γ_k·Σ|terms| (k = terms per element plus the roundings of one: {}; u = {})",
                               safety_factor, rule.why, u_text(precision))
@@ -153,10 +217,16 @@ Bounds closed_form_from(const oracle::TargetDef& def, const Case& c, const Close
       double k = std::ceil(ones[i] - 1e-9);
       if (nt.kind == TensorKind::dst_nodes || nt.kind == TensorKind::src_nodes)
         k = std::max(k, node_row_terms(g, nt.kind, row));
+      if (split) {
+        const double n = std::max(k, 1.0) + accumulation_extra;
+        bound[i] = safety_factor * mixed_gamma(storage_part, n, formats) * s[i] + (n + storage_part) * tiny;
+        continue;
+      }
       const double n = std::max(k, 1.0) + rule.extra_roundings;
       bound[i] = safety_factor * gamma(n, u) * s[i] + n * tiny;
     }
     note_range(b, nt.label, s, y, safety_factor);
+    note_inputs_range(b, c, safety_factor);
     b.tensors.emplace(nt.label, std::move(bound));
   }
   return b;
@@ -165,8 +235,9 @@ Bounds closed_form_from(const oracle::TargetDef& def, const Case& c, const Close
 }  // namespace
 
 Bounds ToleranceModel::closed_form(const oracle::TargetDef& def, const Case& c, const Result& exact,
-                                   Precision precision) const {
-  return closed_form_from(def, c, start_closed_form_evaluations(def, c, precision), exact, precision, options_.safety_factor);
+                                   const Formats& formats) const {
+  return closed_form_from(def, c, start_closed_form_evaluations(def, c, formats.storage), exact, formats,
+                          options_.safety_factor);
 }
 
 // The measured model's helper cases and evaluations, each a shared future (see
@@ -189,12 +260,13 @@ struct ToleranceModel::MeasuredEvaluations {
   }
 };
 
-Bounds ToleranceModel::measured(const oracle::TargetDef& def, const Case& c, const Result& exact, Precision precision) const {
-  return measured_from(def, c, start_measured_evaluations(def, c, precision), exact, precision);
+Bounds ToleranceModel::measured(const oracle::TargetDef& def, const Case& c, const Result& exact,
+                               const Formats& formats) const {
+  return measured_from(def, c, start_measured_evaluations(def, c, formats), exact, formats);
 }
 
 std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measured_evaluations(
-    const oracle::TargetDef& def, const Case& c, Precision precision) const {
+    const oracle::TargetDef& def, const Case& c, const Formats& formats) const {
   auto ev = std::make_shared<MeasuredEvaluations>(std::max(1, options_.concurrent_evaluations));
   // Each evaluation is a task: it waits for the case it needs (the transforms run as tasks too),
   // then for one of `concurrent_evaluations` slots. The slots bound the memory held at once (an
@@ -211,12 +283,15 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   // The target on |inputs|: for the linear parts of a composite (aggregations, matrix products) it is
   // Σ|terms| before cancellation; for the rest a magnitude of the same order.
   ev->absolute = transform([](const Case& k) { return abs_case(k); });
-  const bool float64_system = precision == Precision::float64;
+  const bool float64_system = formats.storage == Precision::float64;
   // The float64 oracle on inputs moved by a relative 2^-52 (signs from a counter-based hash of the
   // seed, the tensor and the index): how much one rounding of every input moves the answer — the
   // conditioning a float64 implementation's own roundings meet (GAT with |logits| ~ 1e6 turns u into
   // a relative 1e-10 change of the attention; float32, saturated to one-hot there, cannot show it).
-  if (float64_system) ev->nudged = transform([](const Case& k) {
+  // With a wider accumulation format the inputs are moved by the storage format's u instead: what
+  // storing them moves the answer by, while the computation's own error scales with u_a.
+  const int nudge_exponent = formats.mixed() ? -static_cast<int>(std::lround(-std::log2(unit_roundoff(formats.storage)))) : -52;
+  if (float64_system || formats.mixed()) ev->nudged = transform([nudge_exponent](const Case& k) {
     Case out = k;
     std::uint64_t stream = 0;
     for (TensorMap* m : {&out.inputs, &out.parameters})
@@ -225,7 +300,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
         if (is_index_tensor(k, name)) continue;  // a choice, not a value
 #pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
         for (index_t i = 0; i < t.size(); ++i)
-          t[i] *= 1.0 + std::ldexp((mix64(key + static_cast<std::uint64_t>(i)) & 1) ? 1.0 : -1.0, -52);
+          t[i] *= 1.0 + std::ldexp((mix64(key + static_cast<std::uint64_t>(i)) & 1) ? 1.0 : -1.0, nudge_exponent);
       }
     return out;
   });
@@ -253,11 +328,13 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   if (float64_system) {
     ev->reversed_f64 = evaluate(ev->reversed, transformed, Precision::float64, "the row-reversed case");
     ev->nudged_f64 = evaluate(ev->nudged, itself, Precision::float64, "the input-nudged case");
+  } else if (formats.mixed()) {
+    ev->nudged_f64 = evaluate(ev->nudged, itself, Precision::float64, "the input-nudged case");
   }
   ev->abs_sums = evaluate(ev->absolute, itself, Precision::float64, "|inputs|");
   const auto& floors = def.spec.tolerance.floors;
   if (std::find(floors.begin(), floors.end(), oracle::ToleranceFloor::gat_attention) != floors.end()) {
-    const double u = unit_roundoff(precision);
+    const double u = unit_roundoff(formats.storage);
     ev->gat_floor = start_task(async, [&def, &c, slots = &ev->slots, u] {
       EvaluationSlot slot(*slots);
       return gat_attention_floors(def, c, u);
@@ -266,31 +343,31 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   return ev;
 }
 
-ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision precision) const {
+ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, const Formats& formats) const {
   if (!c.graph) throw InternalError("tolerance model: case has no graph");
   ReferenceAndBounds out;
   const oracle::TargetDef& def = oracle::find_target(c.target);
   const oracle::ToleranceRule& rule = def.spec.tolerance;
   if (rule.kind == oracle::ToleranceKind::closed_form) {
     // The two helper evaluations run beside the reference (they refer to c: their futures wait).
-    const ClosedFormEvaluations evaluations = start_closed_form_evaluations(def, c, precision);
+    const ClosedFormEvaluations evaluations = start_closed_form_evaluations(def, c, formats.storage);
     out.reference = oracle::evaluate(c, Precision::float64);
-    if (out.reference.ok()) out.bounds = closed_form_from(def, c, evaluations, out.reference, precision, options_.safety_factor);
+    if (out.reference.ok()) out.bounds = closed_form_from(def, c, evaluations, out.reference, formats, options_.safety_factor);
     return out;
   }
   if (rule.kind != oracle::ToleranceKind::measured) {
     out.reference = oracle::evaluate(c, Precision::float64);
-    if (out.reference.ok()) out.bounds = bounds(c, out.reference, precision);
+    if (out.reference.ok()) out.bounds = bounds(c, out.reference, formats);
     return out;
   }
   // The float64 reference runs beside the model's own evaluations, in a slot like them.
-  const std::shared_ptr<MeasuredEvaluations> ev = start_measured_evaluations(def, c, precision);
+  const std::shared_ptr<MeasuredEvaluations> ev = start_measured_evaluations(def, c, formats);
   {
     EvaluationSlot slot(ev->slots);
     out.reference = oracle::evaluate(c, Precision::float64);
   }
   if (out.reference.ok()) {
-    out.bounds = measured_from(def, c, ev, out.reference, precision);
+    out.bounds = measured_from(def, c, ev, out.reference, formats);
   } else {
     ev->wait();  // the tasks refer to c: let them finish before returning
   }
@@ -298,7 +375,7 @@ ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, Precision
 }
 
 Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c, const std::shared_ptr<MeasuredEvaluations>& ev,
-                                     const Result& exact, Precision precision) const {
+                                     const Result& exact, const Formats& formats) const {
   // Root-mean-square over every gradient (or every output) of the answer: the normwise scale a
   // tensor that cancels to ~0 as a whole (GAT's attention gradients on a one-node graph) is judged by.
   auto answer_rms = [&](bool gradients) {
@@ -314,9 +391,14 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
   ev->wait();  // every task ends before anything is thrown here (they refer to c)
   const auto& spec = def.spec;
   const Graph& g = *c.graph;
+  const Precision precision = formats.storage;
+  const bool mixed = formats.mixed();
   const double u = unit_roundoff(precision);
+  // The computation's own error scales with the accumulation format's u (tolerance.md, "Storage and
+  // accumulation"); storing the inputs and the result adds u_s's share below.
+  const double u_compute = unit_roundoff(formats.accumulation);
   const double tiny = smallest_subnormal(precision);
-  const double scale = u / unit_roundoff(Precision::float32);
+  const double scale = u_compute / unit_roundoff(Precision::float32);
   const Relabeling& reversed = ev->reversed.get();
   const Relabeling& shuffled = ev->shuffled.get();
   const Result& in_order = ev->in_order.get();
@@ -325,7 +407,7 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
   const bool float64_system = precision == Precision::float64;
   const Result no_result;
   const Result& reversed_f64 = float64_system ? ev->reversed_f64.get() : no_result;
-  const Result& nudged_f64 = float64_system ? ev->nudged_f64.get() : no_result;
+  const Result& nudged_f64 = float64_system || mixed ? ev->nudged_f64.get() : no_result;
   const Result& abs_sums = ev->abs_sums.get();
   index_t widest = 0;
   for (const TensorMap* m : {&c.inputs, &c.parameters})  // by pointer: a copy of the inputs would be the case's largest tensors
@@ -338,7 +420,16 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
 
   Bounds b;
   b.precision = precision;
+  b.accumulation = formats.accumulation;
   b.unit_roundoff = u;
+  if (mixed)
+    b.model = fmt::format(
+        "measured {0}·(max(e_i, rms e)·(u_a/u_f32) + max(s_i, rms s)) + {1}·u_s·|y| + {1}·γ_(d+w+4)(u_a)·(|y| + rms y + "
+        "|f(|inputs|)| + rms answer) (e = float32 oracle error, CSR, row-reversed and row-shuffled orders; s = float64 "
+        "oracle with every input nudged by u_s vs CSR, storing the inputs; u_s·|y| storing the result; w = widest row, "
+        "for a layer at least the sum of its dense widths; u_s = {2}, u_a = {3})",
+        options_.measured_multiple, options_.safety_factor, u_text(precision), u_text(formats.accumulation));
+  else
   b.model = fmt::format(
       "measured {}·{} + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 oracle error, CSR, "
       "row-reversed and row-shuffled orders; {}w = widest row, for a layer at least the sum of its dense widths; u = {})",
@@ -361,7 +452,8 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     const Tensor& y2 = original_order(reversed_order, reversed, "the row-reversed float32 evaluation");
     // d64: a float64 system only (see start_measured_evaluations).
     const Tensor* y64 = float64_system ? &original_order(reversed_f64, reversed, "the row-reversed float64 evaluation") : nullptr;
-    const Tensor* y_nudged = float64_system ? &must_find(nudged_f64, nt, "the input-nudged evaluation") : nullptr;
+    const Tensor* y_nudged =
+        float64_system || mixed ? &must_find(nudged_f64, nt, "the input-nudged evaluation") : nullptr;
     const Tensor& y3 = original_order(shuffled_order, shuffled, "the row-shuffled float32 evaluation");
     // Element-wise work runs in parallel; the sums over the tensor go through a fixed number of
     // chunks added in chunk order, so the bound is the same for any thread count.
@@ -379,8 +471,12 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
       // Where float32 itself over- or underflowed to a non-finite value, no float32 bound exists.
       return std::pair<double, bool>{any ? err : INFINITY, any};
     };
+    // s_i, storing the inputs' effect (a wider accumulation format only).
+    auto storing_effect = [&](index_t i) {
+      return std::isfinite(y[i]) && std::isfinite((*y_nudged)[i]) ? std::abs((*y_nudged)[i] - y[i]) : 0.0;
+    };
     constexpr index_t chunks = 64;
-    std::vector<double> err_sq(chunks, 0.0), y_sq(chunks, 0.0);
+    std::vector<double> err_sq(chunks, 0.0), y_sq(chunks, 0.0), storing_sq(chunks, 0.0);
     std::vector<index_t> finite_count(chunks, 0);
 #pragma omp parallel for schedule(dynamic, 1) if (worth_parallel(n))
     for (index_t k = 0; k < chunks; ++k)
@@ -391,16 +487,19 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
           ++finite_count[k];
         }
         y_sq[k] += std::isfinite(y[i]) ? y[i] * y[i] : 0.0;
+        if (mixed) storing_sq[k] += storing_effect(i) * storing_effect(i);
       }
-    double sum_sq = 0.0, y_sum_sq = 0.0;
+    double sum_sq = 0.0, y_sum_sq = 0.0, storing_sum_sq = 0.0;
     index_t finite = 0;
     for (index_t k = 0; k < chunks; ++k) {
+      storing_sum_sq += storing_sq[k];
       sum_sq += err_sq[k];
       y_sum_sq += y_sq[k];
       finite += finite_count[k];
     }
     const double rms = finite ? std::sqrt(sum_sq / static_cast<double>(finite)) : 0.0;
     const double y_rms = n ? std::sqrt(y_sum_sq / static_cast<double>(n)) : 0.0;
+    const double storing_rms = n ? std::sqrt(storing_sum_sq / static_cast<double>(n)) : 0.0;
     Tensor bound(y.shape());
     const index_t width = std::max<index_t>(1, y.row_size());
 #pragma omp parallel for schedule(static) if (worth_parallel(n))
@@ -413,10 +512,17 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
       }
       const double magnitude = std::abs(y[i]) + y_rms + (std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : 0.0) +
                                (nt.is_gradient ? gradients_rms : outputs_rms);
+      if (mixed) {
+        const double storing = std::max(storing_effect(i), storing_rms);
+        bound[i] = options_.measured_multiple * (std::max(order_error(i).first, rms) * scale + storing) +
+                   options_.safety_factor * (u * std::abs(y[i]) + gamma(d, u_compute) * magnitude) + (d + 1) * tiny;
+        continue;
+      }
       bound[i] = options_.measured_multiple * std::max(std::max(order_error(i).first, rms) * scale, order_f64) +
                  options_.safety_factor * gamma(d, u) * magnitude + d * tiny;
     }
     note_range(b, nt.label, abs_sum, y, options_.safety_factor);
+    note_inputs_range(b, c, options_.safety_factor);
     b.tensors.emplace(nt.label, std::move(bound));
   }
   for (oracle::ToleranceFloor floor : spec.tolerance.floors) {

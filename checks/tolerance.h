@@ -43,6 +43,24 @@ struct ToleranceOptions {
 
 using gnncheck::gamma;  // core/case.h: γ_n = n·u / (1 − n·u), capped at 1
 
+// The formats a correct implementation is modelled in: its inputs and outputs stored in `storage`,
+// its sums and intermediate values computed in `accumulation` (System::accumulation; equal for a
+// system that declares one precision, and then every bound is the one-format bound).
+// checks/tolerance.md, "Storage and accumulation".
+struct Formats {
+  Precision storage = Precision::float64;
+  Precision accumulation = Precision::float64;
+  Formats() = default;
+  Formats(Precision both) : storage(both), accumulation(both) {}  // one format (implicit: the common case)
+  Formats(Precision storage_format, Precision accumulation_format)
+      : storage(storage_format), accumulation(accumulation_format) {}
+  bool mixed() const { return storage != accumulation; }
+};
+
+// The relative error of n_s roundings in the storage format and n_a in the accumulation format,
+// (1 + γ_(n_s)(u_s))·(1 + γ_(n_a)(u_a)) − 1; γ_(n_s + n_a)(u) when the two formats are one.
+double mixed_gamma(double storage_roundings, double accumulation_roundings, const Formats& formats);
+
 struct Bounds {
   // By label ("output <name>", "gradient <name>"): how far from the exact value a correct result
   // may lie, on both sides — or above it only, where `lowest` holds the label. Always the larger
@@ -62,8 +80,9 @@ struct Bounds {
   // logits at bfloat16, float16 and TF32). Every comparison built on these bounds is then
   // inconclusive: no bound is ever guessed.
   std::string no_bound;
-  Precision precision = Precision::float64;
-  double unit_roundoff = 0.0;
+  Precision precision = Precision::float64;     // the storage format
+  Precision accumulation = Precision::float64;  // the format sums are computed in
+  double unit_roundoff = 0.0;                   // the storage format's
   std::string model;  // e.g. "closed form 2·γ_{k+2}·Σ|w||x| (u = 2^-24)"
 
   // The lower endpoints of `label`, or nullptr where its interval is symmetric.
@@ -86,23 +105,27 @@ class ToleranceModel {
 
   // Bounds for every output and gradient present in `exact` (the oracle's float64 result of `c`).
   // Throws InternalError if the oracle cannot evaluate the helper cases it needs.
-  Bounds bounds(const Case& c, const Result& exact, Precision precision) const;
+  Bounds bounds(const Case& c, const Result& exact, Precision precision) const { return bounds(c, exact, Formats(precision)); }
+  Bounds bounds(const Case& c, const Result& exact, const Formats& formats) const;
   // The same bounds, with the float64 reference evaluated by the oracle alongside the model's own
   // evaluations (for the measured model the reference is one more task of the same pool): what a
   // one-off verification of a large case wants.
-  ReferenceAndBounds reference_and_bounds(const Case& c, Precision precision) const;
+  ReferenceAndBounds reference_and_bounds(const Case& c, Precision precision) const {
+    return reference_and_bounds(c, Formats(precision));
+  }
+  ReferenceAndBounds reference_and_bounds(const Case& c, const Formats& formats) const;
 
  private:
   // Each takes c's catalogue entry, looked up once by bounds() or reference_and_bounds().
-  Bounds closed_form(const oracle::TargetDef& def, const Case& c, const Result& exact, Precision precision) const;
-  Bounds softmax_per_row(const oracle::TargetDef& def, const Case& c, const Result& exact, Precision precision) const;
-  Bounds measured(const oracle::TargetDef& def, const Case& c, const Result& exact, Precision precision) const;
+  Bounds closed_form(const oracle::TargetDef& def, const Case& c, const Result& exact, const Formats& formats) const;
+  Bounds softmax_per_row(const oracle::TargetDef& def, const Case& c, const Result& exact, const Formats& formats) const;
+  Bounds measured(const oracle::TargetDef& def, const Case& c, const Result& exact, const Formats& formats) const;
   struct MeasuredEvaluations;
   std::shared_ptr<MeasuredEvaluations> start_measured_evaluations(const oracle::TargetDef& def, const Case& c,
-                                                                  Precision precision) const;
+                                                                  const Formats& formats) const;
   Bounds measured_from(const oracle::TargetDef& def, const Case& c, const std::shared_ptr<MeasuredEvaluations>& evaluations,
-                       const Result& exact, Precision precision) const;
-  void add_softmax_backward_floor(const Case& c, const Result& exact, double u, Tensor& bound) const;
+                       const Result& exact, const Formats& formats) const;
+  void add_softmax_backward_floor(const Case& c, const Result& exact, const Formats& formats, Tensor& bound) const;
   ToleranceOptions options_;
 };
 

@@ -253,7 +253,7 @@ std::string failure_message(const Verdict& v) {
     }
   }
   if (!v.detail.empty()) msg += " " + v.detail;
-  msg += fmt::format(" Declared precision {}; tolerance: {}.", to_string(v.precision),
+  msg += fmt::format(" Declared precision {}; tolerance: {}.", precision_text(v.precision, v.accumulation),
                      v.tolerance_model.empty() ? std::string("n/a") : v.tolerance_model);
   msg += fmt::format(" Case seed {}.", v.seed);
   if (!v.counterexample_path.empty()) msg += fmt::format(" Counterexample: {}.", v.counterexample_path);
@@ -273,7 +273,7 @@ std::string one_line(const Verdict& v) {
   return fmt::format("{} {} {}/{}{}: {} {:.3g} vs bound {:.3g} ({:.3g} of bound), {}, seed {}{}",
                      v.passed() ? "PASS" : (v.conclusion == Conclusion::error ? "ERROR" : "FAIL"), to_string(v.check),
                      v.system, v.target, v.tensor.empty() ? "" : " [" + v.tensor + "]", v.metric_name, v.metric, v.bound,
-                     ratio, to_string(v.precision), v.seed,
+                     ratio, precision_text(v.precision, v.accumulation), v.seed,
                      inconclusive ? fmt::format(" ({} of {} comparisons inconclusive)", inconclusive, v.comparisons.size())
                                   : std::string());
 }

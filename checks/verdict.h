@@ -98,7 +98,8 @@ struct Verdict {
   Conclusion conclusion = Conclusion::fail;
   bool passed() const { return conclusion == Conclusion::pass; }
   Status system_status = Status::ok;  // anything but ok: the conclusion is error or unsupported
-  Precision precision = Precision::float64;  // the system's declared precision for the target
+  Precision precision = Precision::float64;  // the system's declared precision for the target (its storage)
+  Precision accumulation = Precision::float64;  // the format it declares its sums in (System::accumulation)
   std::string tolerance_model;  // how the bound was formed, e.g. "closed form 2·γ_k·Σ|w||x| (k = in-degree + 2)"
   std::string metric_name;      // what `metric` measures
   double metric = 0.0;          // at the worst element (or the scalar the check measures)

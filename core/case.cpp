@@ -105,6 +105,29 @@ Precision parse_precision(std::string_view name) {
   throw InputError(fmt::format("unknown precision '{}': expected float64, float32, tf32, bfloat16 or float16", name));
 }
 
+namespace {
+// Exponent bits: the range of a format (float16's 5 bits end at 65504).
+int exponent_bits(Precision p) {
+  switch (p) {
+    case Precision::float64: return 11;
+    case Precision::float32:
+    case Precision::tf32:
+    case Precision::bfloat16: return 8;
+    case Precision::float16: return 5;
+  }
+  return 0;
+}
+}  // namespace
+
+bool accumulation_fits(Precision storage, Precision accumulation) {
+  return unit_roundoff(accumulation) <= unit_roundoff(storage) && exponent_bits(accumulation) >= exponent_bits(storage);
+}
+
+std::string precision_text(Precision storage, Precision accumulation) {
+  if (storage == accumulation) return std::string(to_string(storage));
+  return fmt::format("{} ({} accumulation)", to_string(storage), to_string(accumulation));
+}
+
 double gamma(double n, double u) {
   const double nu = n * u;
   if (nu >= 0.5) return 1.0;

@@ -99,11 +99,19 @@ struct Result {
   bool ok() const { return status == Status::ok; }
 };
 
-// The arithmetic a system computes a target in; the tolerance model uses its unit roundoff.
+// A floating-point format. A system declares, per target, the one its inputs and outputs are stored in
+// (System::precision) and the one its sums and intermediate values are computed in
+// (System::accumulation, the same by default); the tolerance model uses their unit roundoffs.
 enum class Precision { float64, float32, tf32, bfloat16, float16 };
 std::string_view to_string(Precision p);
 Precision parse_precision(std::string_view name);  // throws InputError listing the accepted names
 double unit_roundoff(Precision p);                 // u = 2^-p: 2^-53, 2^-24, 2^-11, 2^-8, 2^-11
+// Whether `accumulation` may be declared for sums over values stored in `storage`: at least as fine
+// (u no larger) and at least as wide a range. float16 in float32 or tf32, bfloat16 in float32: yes;
+// float32 in float16, bfloat16 in float16 (finer, but 65504 is a narrower range): no.
+bool accumulation_fits(Precision storage, Precision accumulation);
+// A declaration as a verdict shows it: "float16" where the two agree, else "float16 (float32 accumulation)".
+std::string precision_text(Precision storage, Precision accumulation);
 // γ_n = n·u / (1 − n·u), capped at 1 when n·u ≥ 1/2 (the bound then only says "same magnitude"):
 // the relative error of n roundings (Higham, Lemma 3.1).
 double gamma(double n, double u);

@@ -39,7 +39,11 @@ class System {
   virtual std::string name() const = 0;
   virtual Availability availability() const { return {}; }
   virtual bool supports(const std::string& target) const = 0;
+  // The format `target`'s inputs and outputs are stored in.
   virtual Precision precision(const std::string& target) const = 0;
+  // The format its sums and intermediate values are computed in (float16 storage accumulated in
+  // float32, as tensor-core kernels do); never coarser than precision(target) (accumulation_fits).
+  virtual Precision accumulation(const std::string& target) const { return precision(target); }
   // What the system declares it implements of `target`'s attributes; empty: every value of every one.
   virtual ImplementedAttributes implemented_attributes(const std::string& /*target*/) const { return {}; }
   virtual Result evaluate(const Case& c) = 0;

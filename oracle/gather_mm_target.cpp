@@ -118,6 +118,7 @@ TargetDef gather_mm_target() {
   // for grad_x; x·grad_y with k = the relation's edges for grad_weight): the target on |inputs| is
   // Σ|terms| and on ones (the types kept) the term count.
   def.spec.tolerance = {ToleranceKind::closed_form, 3, "both factors rounded, their product"};
+  def.spec.tolerance.storage_roundings = 2;  // the two factors; the product in the accumulation format
   def.wrong_variants = {weight_gradient_to_next_relation(), weight_not_transposed_in_backward()};
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   return def;

@@ -93,6 +93,7 @@ TargetDef gsddmm_target() {
   def.spec.tolerance = {ToleranceKind::closed_form, 0,
                         "per term: the operands and grad_out rounded, the operation and its derivative (1 to 6 "
                         "roundings by op; dot sums F products; oracle/gsddmm.cpp)"};
+  def.spec.tolerance.storage_roundings = 3;  // a term reads at most three stored inputs: both operands and grad_out
   def.closed_form_terms = [](const Case& c, double) {
     const GsddmmConfig config = gsddmm_config(with_defaults(find_target("gsddmm").spec, c.attributes));
     const auto grad_out = c.grad_outputs.find("out");

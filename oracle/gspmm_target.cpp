@@ -81,6 +81,7 @@ TargetDef gspmm_target() {
   def.spec.tolerance = {ToleranceKind::closed_form, 0,
                         "per term: the operands and grad_y rounded, the operation and its derivative, mean's 1/deg "
                         "(1 to 9 roundings by op and reduction; oracle/gspmm.cpp)"};
+  def.spec.tolerance.storage_roundings = 3;  // a term reads at most three stored inputs: u, e and grad_y
   def.closed_form_terms = [](const Case& c, double u) {
     const Attributes attrs = with_defaults(find_target("gspmm").spec, c.attributes);
     const auto grad_y = c.grad_outputs.find("y");

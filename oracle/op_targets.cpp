@@ -46,8 +46,12 @@ Sizes sizes(const Attributes& attrs, const std::string& target, bool has_heads) 
 
 // Every input arrives in float64 and is rounded once to the declared precision (one rounding per
 // factor); a product adds one: r counts those roundings per term besides the k additions of the sum.
-TargetDef with_closed_form(TargetDef def, int extra_roundings, std::string why) {
-  def.spec.tolerance = {ToleranceKind::closed_form, extra_roundings, std::move(why)};
+// Of r, `stored` happen in the storage format (the inputs read, values an unfused implementation
+// stores) and `computed` in the accumulation format (products, degree factors): one declaration,
+// r = stored + computed (checks/tolerance.md, "Storage and accumulation").
+TargetDef with_closed_form(TargetDef def, int stored, int computed, std::string why) {
+  def.spec.tolerance = {ToleranceKind::closed_form, stored + computed, std::move(why)};
+  def.spec.tolerance.storage_roundings = stored;
   return def;
 }
 
@@ -71,7 +75,7 @@ TargetDef spmm_target() {
         if (!gout.empty()) ev.gradients["x"] = spmm_backward(g, get(gout, "y"));
         return ev;
       }),
-      1, "x rounded to the declared precision");
+      1, 0, "x rounded to the declared precision");
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   def.receptive_field = rows_read_own_edges;
   return def;
@@ -96,7 +100,7 @@ TargetDef spmm_transposed_target() {
         if (!gout.empty()) ev.gradients["y"] = spmm_transposed_backward(g, get(gout, "z"));
         return ev;
       }),
-      1, "y rounded to the declared precision");
+      1, 0, "y rounded to the declared precision");
 }
 
 TargetDef spmm_ve_target() {
@@ -128,7 +132,7 @@ TargetDef spmm_ve_target() {
         }
         return ev;
       }),
-      3, "w and x rounded, their product");
+      2, 1, "w and x rounded, their product");
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   def.receptive_field = rows_read_own_edges;
   return def;
@@ -164,7 +168,7 @@ TargetDef spmm_ve_transposed_target() {
         }
         return ev;
       }),
-      3, "w and y rounded, their product");
+      2, 1, "w and y rounded, their product");
 }
 
 TargetDef sddmm_dot_target() {
@@ -199,7 +203,7 @@ TargetDef sddmm_dot_target() {
         }
         return ev;
       }),
-      3, "u and v rounded, their product");
+      2, 1, "u and v rounded, their product");
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   def.receptive_field = rows_read_own_edges;
   return def;
@@ -245,7 +249,8 @@ TargetDef sddmm_spmm_target() {
       }),
       // Each term is a product of three inputs (or of grad_y and two inputs), k = the row's terms
       // times C; the nested sums' C + d roundings are within k + 1.
-      6, "three factors rounded, their two products, the edge score rounded");
+      // Stored: the three factors and the edge score (an unfused SDDMM then SpMM stores it).
+      4, 2, "three factors rounded, their two products, the edge score rounded");
   // gpu/op_targets.cpp: sddmm_dot, then spmm_ve, whose backward walks the CSC (edge_perm).
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   def.receptive_field = rows_read_own_edges;
@@ -279,7 +284,7 @@ TargetDef sddmm_add_target() {
         }
         return ev;
       }),
-      2, "a and b rounded (the backward sums grad_e rounded once)");
+      2, 0, "a and b rounded (the backward sums grad_e rounded once)");
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   def.receptive_field = rows_read_own_edges;
   return def;
@@ -356,7 +361,7 @@ TargetDef eshuffle_target(bool inverse) {
         }
         return ev;
       }),
-      1, "a copy of a rounded value");
+      1, 0, "a copy of a rounded value");
 }
 
 // ŵ = 1/sqrt(d_i·d_j) costs up to 5 roundings (two rsqrt or sqrt+divide, their product) when formed
@@ -397,7 +402,8 @@ TargetDef normalized_spmm_target() {
         if (!gout.empty()) ev.gradients["x"] = normalized_spmm_backward(g, norm, get(gout, "y"), source_degree, zero_degree);
         return ev;
       }),
-      8, "x rounded, the degree factors (sqrt, divide, product: ≤ 5), the product, a row scaling");
+      // Stored: x, the per-edge factor and the row-scaled values an unfused implementation keeps.
+      3, 5, "x rounded, the degree factors (sqrt, divide, product: ≤ 5), the product, a row scaling");
   def.spec.diagnosis = FailureDiagnosis::normalization_side;
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   // The symmetric normalization reads each source's whole column (or its own row).

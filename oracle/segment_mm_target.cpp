@@ -119,6 +119,7 @@ TargetDef segment_mm_target() {
   // for grad_x; x·grad_y with k = the segment's length for grad_weight), so the target on |inputs|
   // is Σ|terms| and on ones the term count: no closed_form_terms of its own.
   def.spec.tolerance = {ToleranceKind::closed_form, 3, "both factors rounded, their product"};
+  def.spec.tolerance.storage_roundings = 2;  // the two factors; the product in the accumulation format
   def.wrong_variants = {segment_mm_weight_gradient_to_next_segment(), segment_mm_weight_not_transposed_in_backward()};
   // gpu/op_targets.cpp: gpu/segment_mm.cu, row pointers only.
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};

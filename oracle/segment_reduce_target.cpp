@@ -72,6 +72,7 @@ TargetDef segment_reduce_target() {
   def.spec.tolerance = {ToleranceKind::closed_form, 0,
                         "per term: x and grad_y rounded, mean's 1/length (gspmm's closed form under copy_e; "
                         "oracle/gspmm.cpp)"};
+  def.spec.tolerance.storage_roundings = 2;  // a term reads at most two stored inputs: x and grad_y
   def.closed_form_terms = [](const Case& c, double u) {
     const GspmmConfig config = case_config(c);
     const auto grad_y = c.grad_outputs.find("y");

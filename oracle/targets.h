@@ -104,6 +104,12 @@ struct ToleranceRule {
   int extra_roundings = 0;  // closed_form: r in n = k + r
   std::string why = {};     // closed_form: what the r roundings are, one line
   std::vector<ToleranceFloor> floors = {};
+  // closed_form: how many of a term's roundings happen in the storage format (inputs read, values an
+  // unfused implementation stores), the rest of r being the accumulation format's (products, degree
+  // factors): what a system that stores in float16 and sums in float32 is held to (checks/tolerance.md,
+  // "Storage and accumulation"). Where the counts include the roundings (closed_form_terms, r = 0):
+  // the most stored inputs one term reads. Unset: such a system keeps the storage format's bound whole.
+  std::optional<int> storage_roundings = {};
 };
 
 // What a failing check can add about the way a target was computed wrongly.

@@ -300,7 +300,7 @@ class Planner {
             if (scope.nothing_left) {
               ResultRecord r = result_record(t);
               r.outcome = Outcome::skipped;
-              r.precision = std::string(to_string(asked.precision(target)));
+              r.precision = precision_text(asked.precision(target), asked.accumulation(target));
               r.message = *scope.nothing_left;
               t.decided = r;
               tasks.push_back(std::move(t));
@@ -312,7 +312,7 @@ class Planner {
           if (auto why = kind.not_applicable(*t.target, asked.precision(target))) {
             ResultRecord r = result_record(t);
             r.outcome = Outcome::not_applicable;
-            r.precision = std::string(to_string(asked.precision(target)));
+            r.precision = precision_text(asked.precision(target), asked.accumulation(target));
             r.message = *why;
             t.decided = r;
           }

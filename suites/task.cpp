@@ -108,7 +108,7 @@ reports::ResultRecord run_task(const Task& t, const RunContext& run, std::map<st
         if (!slot) slot = entry.make();
         sys = slot.get();
       }
-      r.precision = std::string(to_string(sys->precision(t.label.target)));
+      r.precision = precision_text(sys->precision(t.label.target), sys->accumulation(t.label.target));
       t.kind->run(t, sys, run, r);
     } else {
       t.kind->run(t, nullptr, run, r);

@@ -130,7 +130,7 @@ void print_declarations(std::ostream& out, const SystemRegistry& systems, const 
       if (!shown_target(def) || !system->supports(target)) continue;
       ++shown;
       const ImplementedAttributes implemented = system->implemented_attributes(target);
-      fmt::print(out, "  {:<22} {:<9} {}\n", target, to_string(system->precision(target)),
+      fmt::print(out, "  {:<22} {:<9} {}\n", target, precision_text(system->precision(target), system->accumulation(target)),
                  implemented.empty() ? std::string("every value of every attribute") : "implements " + oracle::describe(implemented));
       std::vector<std::string> uncovered;
       for (const auto& [attribute, values] : implemented)
