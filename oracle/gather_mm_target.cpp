@@ -4,6 +4,7 @@
 #include "oracle/broadcast_operands.h"
 #include "oracle/catalogue_support.h"
 #include "oracle/gather_mm.h"
+#include "oracle/wrong_variants.h"
 
 namespace gnncheck::oracle {
 namespace {
@@ -23,26 +24,6 @@ std::optional<Result> float64_answer(const Case& c) {
   Result r = evaluate(c, Precision::float64);
   if (!r.ok()) return std::nullopt;
   return r;
-}
-
-// The weight gradient of relation r accumulated into relation r + 1 (mod relations): a relation's
-// gradient summed into the wrong relation, as a type id off by one in the scatter does.
-WrongVariant weight_gradient_to_next_relation() {
-  return {"weight_gradient_to_next_relation", "relation_gradient_misrouted",
-          "the weight gradient of relation r accumulated into relation r + 1 (a relation's gradient summed into the "
-          "wrong relation)",
-          35, [](const Case& c, const VariantContext&) -> std::optional<Result> {
-            std::optional<Result> r = float64_answer(c);
-            if (!r) return std::nullopt;
-            const Tensor& correct = r->gradients.at("weight");
-            Tensor moved(correct.shape(), 0.0);
-            const index_t rows = correct.rows(), w = correct.row_size();
-            for (index_t t = 0; t < rows; ++t)
-              for (index_t v = 0; v < w; ++v) moved[((t + 1) % rows) * w + v] = correct[t * w + v];
-            if (moved.values() == correct.values()) return std::nullopt;
-            r->gradients["weight"] = std::move(moved);
-            return r;
-          }};
 }
 
 // grad_x from weight[t_k] where weight[t_k]ᵀ is needed; only square matrices (in = out ≥ 2) keep the shapes.

@@ -9,6 +9,7 @@
 
 #include "oracle/layers/dense.h"
 #include "oracle/layers/gin.h"
+#include "oracle/layers/rgat.h"
 #include "oracle/layers/sage.h"
 #include "oracle/layers/self_loops.h"
 #include "oracle/sddmm.h"
@@ -330,6 +331,33 @@ void agnn_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
   }
   k.upstream = {"x"};
   k.describe = [](std::size_t n) { return fmt::format("the norm of row {} of x at AGNN's floor max(‖x_i‖, 1e-12)", n); };
+}
+
+void rgat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
+  if (a.get_double("negative_slope") == 1.0) return;  // LeakyReLU with slope 1 is the identity
+  const auto cfg = layers::RgatConfig::from_attributes(a);
+  const Tensor& x = tensor_of(c, "x");
+  const Tensor& types = tensor_of(c, "edge_type");
+  const layers::RgatParameters<double> p{tensor_of(c, "weight"), tensor_of(c, "q"), tensor_of(c, "k"), {}};
+  const layers::RgatParameters<double> p_abs{absolute(p.weight), absolute(p.q), absolute(p.k), {}};
+  // The bias is not read by z; the layer checks its shape only when configured with one.
+  auto no_bias = cfg;
+  no_bias.bias = false;
+  const Tensor z = layers::rgat_pre_activation(*c.graph, no_bias, x, types, p);
+  const Tensor z_abs = layers::rgat_pre_activation(*c.graph, no_bias, absolute(x), types, p_abs);
+  // Terms: in_features products for out_i and out_j, heads·C for each of q·out_i and k·out_j, their
+  // sum; roundings: the inputs and each product.
+  const double terms = static_cast<double>(cfg.in_features + cfg.width() + 2 + 4);
+  k.offsets = z.values();
+  k.abs_terms = z_abs.values();
+  k.terms.assign(k.offsets.size(), terms);
+  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
+  k.upstream = {"x", "weight", "q", "k"};
+  const index_t heads = cfg.heads;
+  k.describe = [heads](std::size_t n) {
+    return fmt::format("LeakyReLU logit of edge {}, head {}", static_cast<index_t>(n) / heads,
+                       static_cast<index_t>(n) % heads);
+  };
 }
 
 KinkArguments kink_arguments(const Case& c) {

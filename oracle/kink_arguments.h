@@ -1,6 +1,6 @@
 // gnncheck/oracle/kink_arguments.h — the arguments of the kinks in a target's forward, at a case.
 //
-// Six layers apply a function with a kink (each entry's KinkHooks in oracle/targets.h says so); the oracle's backward takes the derivative on one
+// Seven layers apply a function with a kink (each entry's KinkHooks in oracle/targets.h says so); the oracle's backward takes the derivative on one
 // side of it (oracle/layers/dense.h: the kink counts as negative, as PyTorch does):
 //
 //   gin   ReLU of z₁ = ((1+ε)·x_i + Σ_j x_j)·W₁ + b₁          kink at z₁ = 0
@@ -10,6 +10,7 @@
 //   gat   LeakyReLU of the logits s_dst[i] + s_src[j] per edge and head (A + I with self-loops)
 //                                                             kink at 0 unless negative_slope = 1
 //   gatv2 LeakyReLU of z = h_dst[i] + h_src[j] per edge and channel (A + I with self-loops)
+//   rgat  LeakyReLU of z = x[i]·W_r·q + x[j]·W_r·k per edge and head (A itself)
 //   agnn  x / max(‖x_i‖, 10⁻¹²)                              kink at ‖x_i‖ = 10⁻¹²
 //
 // kink_arguments() evaluates every such argument in float64: its signed offset from the kink, the
@@ -43,7 +44,8 @@ struct KinkArguments {
   std::vector<double> terms;      // terms and roundings that make up the argument
   // The inputs whose gradients the side of a kink changes (the ones before it in the layer):
   // gin x, weight1, bias1, eps (not weight2, bias2); gine those and edge_attr; sage x, weight_pool,
-  // bias_pool; gat x, weight, att_src, att_dst (not bias); gatv2 x, weight_src, weight_dst, att; agnn x.
+  // bias_pool; gat x, weight, att_src, att_dst (not bias); gatv2 x, weight_src, weight_dst, att; agnn x;
+  // rgat x, weight, q, k.
   std::vector<std::string> upstream;
   std::function<std::string(std::size_t)> describe;  // "ReLU pre-activation z1[3, 5]", …
   // Per argument, the unit of a one-sided kink it is (layers::KinkFlips: a site of the layer and a
@@ -51,7 +53,7 @@ struct KinkArguments {
   // for an argument that is no such unit (a tie of a max, AGNN's norm floor). Empty: none is.
   //   gin, gine  site 0 GINE's message ReLU [E, in] (layers::kGineMessageSite), 1 the MLP's ReLU
   //              z1 [n_dst, hidden] (kGinMlpSite);  sage  0 the projection's ReLU z [n_src, in];
-  //   gat  0 the logits [E of Ã, heads];  gatv2  0 z [E of Ã, heads·C].
+  //   gat  0 the logits [E of Ã, heads];  gatv2  0 z [E of Ã, heads·C];  rgat  0 z [E, heads].
   std::vector<KinkUnit> units;
   // The inputs whose gradients a unit of a site changes, where that is fewer than `upstream`: GINE's
   // message ReLU changes x's and edge_attr's, not weight1's, bias1's or eps's (they are read before
@@ -71,6 +73,7 @@ void sage_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& 
 void gat_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void gatv2_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 void agnn_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
+void rgat_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
 
 // True when some kink argument that differs between `a` and `b` (two cases of the same target and
 // graph) has a different sign at the two, or is exactly at its kink at either: the forward between

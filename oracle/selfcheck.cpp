@@ -48,6 +48,10 @@ std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
       variants.push_back({{"bases", std::int64_t{2}}});
       variants.push_back({{"bases", std::int64_t{5}}, {"aggr", std::string("sum")}});
     }
+    // The attention layers' heads averaged (three, so the mean is no power of two); typed graphs of a
+    // single relation (R-GCN and RGAT then weigh every edge alike).
+    if (attribute.name == "concat") variants.push_back({{"concat", false}, {"heads", std::int64_t{3}}});
+    if (attribute.name == "relations") variants.push_back({{"relations", std::int64_t{1}}});
     // gspmm: every message with every reduction, each broadcast of each operand (with mul, which
     // reads both), and the identity on empty rows.
     if (attribute.name == "message")

@@ -361,5 +361,6 @@ TargetDef gatv2_target();  // gatv2_target.cpp, one of layer_targets()
 TargetDef sage_target();   // sage_target.cpp, one of layer_targets()
 TargetDef agnn_target();   // agnn_target.cpp, one of layer_targets()
 TargetDef rgcn_target();   // rgcn_target.cpp, one of layer_targets()
+TargetDef rgat_target();   // rgat_target.cpp, one of layer_targets()
 
 }  // namespace gnncheck::oracle

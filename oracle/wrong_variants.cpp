@@ -239,6 +239,25 @@ WrongVariant softmax_backward_without_subtraction() {
           }};
 }
 
+WrongVariant weight_gradient_to_next_relation() {
+  return {"weight_gradient_to_next_relation", "relation_gradient_misrouted",
+          "the weight gradient of relation r accumulated into relation r + 1 (a relation's gradient summed into the "
+          "wrong relation)",
+          35, [](const Case& c, const VariantContext&) -> std::optional<Result> {
+            if (c.grad_outputs.empty() || !c.graph) return std::nullopt;
+            std::optional<Result> r = answer(c);
+            if (!r) return std::nullopt;
+            const Tensor& correct = r->gradients.at("weight");
+            Tensor moved(correct.shape(), 0.0);
+            const index_t rows = correct.rows(), w = correct.row_size();
+            for (index_t t = 0; t < rows; ++t)
+              for (index_t v = 0; v < w; ++v) moved[((t + 1) % rows) * w + v] = correct[t * w + v];
+            if (moved.values() == correct.values()) return std::nullopt;
+            r->gradients["weight"] = std::move(moved);
+            return r;
+          }};
+}
+
 std::vector<WrongVariant> generic_wrong_variants(const TargetSpec& spec) {
   std::vector<WrongVariant> out;
   bool edge_tensors = false, edge_inputs = false, differentiable = false;

@@ -32,4 +32,9 @@ std::vector<WrongVariant> generic_wrong_variants(const TargetSpec& spec);
 // of alpha ⊙ (grad_alpha − Σ_row alpha·grad_alpha).
 WrongVariant softmax_backward_without_subtraction();
 
+// The weight gradient of relation r accumulated into relation r + 1 (mod relations), for a target
+// whose parameter `weight` holds one matrix per relation (gather_mm, rgat): a relation's gradient
+// summed into the wrong relation, as a type id off by one in the scatter does.
+WrongVariant weight_gradient_to_next_relation();
+
 }  // namespace gnncheck::oracle

@@ -1,4 +1,4 @@
-// The typed-graph targets by hand: gather_mm and the R-GCN layer on cases worked out on paper, their
+// The typed-graph targets by hand: gather_mm and the R-GCN and RGAT layers on cases worked out on paper, their
 // wrong variants, and what an index tensor refuses.
 #include <map>
 #include <memory>
@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "oracle/gather_mm.h"
+#include "oracle/layers/rgat.h"
 #include "oracle/layers/rgcn.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
@@ -153,6 +154,88 @@ TEST(Rgcn, RefusesAnEdgeRelationOutOfRangeAndWrongShapes) {
               HasSubstr("rgcn: edge_type (one relation per edge)"));
   h.cfg.bases = 1;
   EXPECT_THAT(input_error_of([&] { layers::rgcn_forward(h.g, h.cfg, h.x, h.types, h.p); }), HasSubstr("rgcn: weight"));
+}
+
+// RGAT with one head of one channel: edges e0 = 0<-1 (relation 0), e1 = 0<-0 (relation 1), e2 = 1<-0
+// (relation 0); x = [1, 3], W_0 = 1, W_1 = 2, q = k = 1, bias 1.
+//   out_i = [1, 2, 3], out_j = [3, 2, 1], z = out_i + out_j = [4, 4, 4] (LeakyReLU: itself).
+//   Across relations row 0's two edges share one softmax: alpha = [1/2, 1/2, 1]; y = [2.5 + 1, 1 + 1].
+//   Within each relation every edge of row 0 is alone: alpha = [1, 1, 1]; y = [3 + 2 + 1, 2].
+// grad_y = [1, 1]: grad_alpha = out_j = [3, 2, 1]; the softmax backward gives grad_z = [1/4, −1/4, 0];
+//   grad_q = Σ out_i·grad_z = −1/4, grad_k = Σ out_j·grad_z = 1/4; grad_out_i = grad_z·q = [1/4, −1/4, 0],
+//   grad_out_j = alpha + grad_z·k = [3/4, 1/4, 1];
+//   grad_W_0 = (x0·1/4 + x1·3/4) + (x1·0 + x0·1) = 3.5, grad_W_1 = x0·(−1/4) + x0·1/4 = 0;
+//   grad_x0 = 1/4·W_0 + (−1/4 + 1/4)·W_1 + 1·W_0 = 1.25, grad_x1 = 3/4·W_0 = 0.75; grad_bias = 2.
+struct RgatHand {
+  Graph g = Graph::from_edges(2, 2, std::vector<index_t>{0, 0, 1}, std::vector<index_t>{1, 0, 0});
+  Tensor x{{2, 1}, {1, 3}};
+  Tensor types{{3}, {0, 1, 0}};
+  layers::RgatParameters<double> p{Tensor({2, 1, 1}, {1, 2}), Tensor({1, 1}, {1}), Tensor({1, 1}, {1}),
+                                   Tensor({1}, {1})};
+  layers::RgatConfig cfg{.in_features = 1, .out_features = 1, .heads = 1, .relations = 2};
+};
+
+TEST(Rgat, NormalizesTheAttentionAcrossRelations) {
+  RgatHand h;
+  EXPECT_THAT(layers::rgat_forward(h.g, h.cfg, h.x, h.types, h.p).values(), ElementsAre(3.5, 2));
+  h.cfg.softmax = layers::RgatSoftmax::within_relation;
+  EXPECT_THAT(layers::rgat_forward(h.g, h.cfg, h.x, h.types, h.p).values(), ElementsAre(6, 2));
+}
+
+TEST(Rgat, BackwardByHand) {
+  RgatHand h;
+  const auto grads = layers::rgat_backward(h.g, h.cfg, h.x, h.types, h.p, Tensor({2, 1}, {1, 1}));
+  EXPECT_THAT(grads.y.values(), ElementsAre(3.5, 2));
+  EXPECT_THAT(grads.alpha.values(), ElementsAre(0.5, 0.5, 1));
+  EXPECT_THAT(grads.grad.q.values(), ElementsAre(-0.25));
+  EXPECT_THAT(grads.grad.k.values(), ElementsAre(0.25));
+  EXPECT_THAT(grads.grad.weight.values(), ElementsAre(3.5, 0));
+  EXPECT_THAT(grads.grad_x.values(), ElementsAre(1.25, 0.75));
+  EXPECT_THAT(grads.grad.bias.values(), ElementsAre(2));
+}
+
+Case rgat_case() {
+  const RgatHand h;
+  Case c;
+  c.target = "rgat";
+  c.graph = std::make_shared<const Graph>(h.g);
+  c.attributes = {{"relations", std::int64_t{2}}, {"in_features", std::int64_t{1}}, {"out_features", std::int64_t{1}},
+                  {"heads", std::int64_t{1}}};
+  c.inputs["x"] = h.x;
+  c.inputs["edge_type"] = h.types;
+  c.parameters["weight"] = h.p.weight;
+  c.parameters["q"] = h.p.q;
+  c.parameters["k"] = h.p.k;
+  c.parameters["bias"] = h.p.bias;
+  c.grad_outputs["y"] = Tensor({2, 1}, {1, 1});
+  return c;
+}
+
+TEST(Rgat, WrongVariantsNormalizeWithinRelationsAndMoveARelationsGradient) {
+  const Case c = rgat_case();
+  ASSERT_TRUE(evaluate(c).ok());
+  std::map<std::string, Result> answers;
+  for (const auto& v : find_target("rgat").wrong_variants)
+    if (auto r = v.evaluate(c, {})) answers.emplace(v.name, std::move(*r));
+  ASSERT_TRUE(answers.count("softmax_within_relation"));
+  EXPECT_THAT(answers.at("softmax_within_relation").outputs.at("y").values(), ElementsAre(6, 2));
+  ASSERT_TRUE(answers.count("weight_gradient_to_next_relation"));
+  EXPECT_THAT(answers.at("weight_gradient_to_next_relation").gradients.at("weight").values(), ElementsAre(0, 3.5));
+  ASSERT_TRUE(answers.count("zero_gradient_q"));
+  ASSERT_TRUE(answers.count("zero_gradient_k"));
+  // One relation per row: the two softmaxes are the same, so the variant does not apply.
+  Case one_type = c;
+  one_type.inputs["edge_type"] = Tensor({3}, {0, 0, 0});
+  for (const auto& v : find_target("rgat").wrong_variants)
+    if (v.name == "softmax_within_relation") EXPECT_FALSE(v.evaluate(one_type, {}).has_value());
+}
+
+TEST(Rgat, RefusesAnEdgeRelationOutOfRangeAndWrongShapes) {
+  RgatHand h;
+  EXPECT_THAT(input_error_of([&] { layers::rgat_forward(h.g, h.cfg, h.x, Tensor({3}, {0, 2, 0}), h.p); }),
+              HasSubstr("rgat: edge 1 has relation 2; relations are integers in [0, 2)"));
+  h.cfg.heads = 2;
+  EXPECT_THAT(input_error_of([&] { layers::rgat_forward(h.g, h.cfg, h.x, h.types, h.p); }), HasSubstr("rgat: weight"));
 }
 
 }  // namespace

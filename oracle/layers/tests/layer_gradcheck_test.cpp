@@ -72,6 +72,10 @@ std::vector<LayerVariant> variants() {
       {"rgcn", "rgcn", small({})},
       {"rgcn_sum_one_relation", "rgcn", small({{"aggr", std::string("sum")}, {"relations", std::int64_t{1}}})},
       {"rgcn_bases_no_root_no_bias", "rgcn", small({{"bases", std::int64_t{2}}, {"root_weight", false}, {"bias", false}})},
+      {"rgat", "rgat", small({})},
+      {"rgat_three_heads_mean_no_bias", "rgat", small({{"heads", std::int64_t{3}}, {"concat", false}, {"bias", false}})},
+      {"rgat_one_relation_one_head", "rgat", small({{"relations", std::int64_t{1}}, {"heads", std::int64_t{1}}})},
+      {"rgat_slope_0_5", "rgat", small({{"negative_slope", 0.5}, {"relations", std::int64_t{2}}})},
       {"agnn", "agnn", Attributes{{"features", std::int64_t{3}}}},
       {"agnn_no_self_loops", "agnn", Attributes{{"features", std::int64_t{3}}, {"self_loops", false}}},
   };
