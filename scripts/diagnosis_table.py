@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-# The CPU replicas and their bug classes (adapters/replicas/replicas.cpp, kBugClasses).
+# The CPU replicas and their bug classes (adapters/replicas/replica_catalogue.cpp, kBugClasses).
 REPLICAS = [
     ("tcgnn_backward_uses_A", "a_for_at"),
     ("tcgnn_agnn_attention_grad", "agnn_attention_grad"),

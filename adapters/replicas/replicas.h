@@ -50,6 +50,9 @@ struct ReplicaInfo {
   // Whether it shows on a case evaluated right after another one (state left from that call): a
   // known-wrong variant of the state checks' case, given the case before it.
   bool after_previous_call = false;
+  // Whether the bug exists only in the system's precision (an overflow): as a known-wrong variant it
+  // wraps the float32 oracle for a system that is not float64.
+  bool in_system_precision = false;
   // The attribute values a case needs for the bug to show (gspmm's reduce = max), and whether its
   // values must repeat (small integers: a tie of a max or min). Tests and docs build the case from them.
   Attributes shows_with = {};
