@@ -288,6 +288,36 @@ TEST(ProtocolHello, RefusesWhatCannotBeCheckedNamingTheProblem) {
   EXPECT_THAT(hello_error("{protocol: 1"), HasSubstr("the hello line is not valid JSON"));
 }
 
+TEST(ProtocolHello, ATargetMayDeclareAnAccumulationFinerThanItsStorage) {
+  const protocol::Hello hello = protocol::parse_hello(
+      R"({"protocol": 1, "targets": {"spmm": {"precision": "float16", "accumulation": "float32"},)"
+      R"( "gat": {"precision": "bfloat16", "accumulation": "float32", "attributes": {"heads": 1}},)"
+      R"( "sddmm_dot": {"precision": "float16", "accumulation": "float16"}, "spmm_ve": "float16"}})");
+  EXPECT_EQ(hello.targets.at("spmm"), Precision::float16);
+  EXPECT_EQ(hello.accumulation.at("spmm"), Precision::float32);
+  EXPECT_EQ(hello.accumulation.at("gat"), Precision::float32);
+  EXPECT_EQ(hello.implemented.at("gat").at("heads"), std::vector<AttrValue>{std::int64_t{1}});
+  // Declared equal to the precision, or not declared: the one-format declaration it always was.
+  EXPECT_FALSE(hello.accumulation.count("sddmm_dot"));
+  EXPECT_FALSE(hello.accumulation.count("spmm_ve"));
+}
+
+TEST(ProtocolHello, RefusesAnAccumulationCoarserThanItsStorageOrUnknownNamingTargetAndField) {
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": {"precision": "float32", "accumulation": "float16"}}})"),
+              HasSubstr("target 'spmm': field 'accumulation': float16 is coarser than the precision float32"));
+  // float16 is finer than bfloat16 but ends at 65504: a bfloat16 value may not fit its sums.
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"gat": {"precision": "bfloat16", "accumulation": "float16"}}})"),
+              HasSubstr("target 'gat': field 'accumulation': float16 is coarser than the precision bfloat16"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": {"precision": "float16", "accumulation": "fp32"}}})"),
+              HasSubstr("target 'spmm': field 'accumulation': unknown precision 'fp32': expected float64, float32"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": {"precision": "float16", "accumulation": 32}}})"),
+              HasSubstr("target 'spmm': field 'accumulation': expected a precision name"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": {"accumulation": "float32"}}})"),
+              HasSubstr("target 'spmm': 'accumulation' without 'precision'"));
+  EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"spmm": {"precision": "float16", "accumulate": "float32"}}})"),
+              HasSubstr("target 'spmm': unknown key 'accumulate'; expected precision, accumulation and attributes"));
+}
+
 TEST(ProtocolHello, ATargetMayDeclareTheAttributeValuesItImplements) {
   const protocol::Hello hello = protocol::parse_hello(
       R"({"protocol": 1, "targets": {"spmm": "float32", "gcn": {"precision": "float32", "attributes": )"
@@ -318,7 +348,7 @@ TEST(ProtocolHello, RefusesAnAttributeDeclarationThatCouldLeaveSomethingSilently
   EXPECT_THAT(declaring(R"({"bias": [null]})"), HasSubstr("expected booleans, numbers or strings, got null"));
   EXPECT_THAT(declaring(R"(["source_degree"])"), HasSubstr("'attributes' must be an object"));
   EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"gcn": {"precision": "float32", "atributes": {}}}})"),
-              HasSubstr("target 'gcn': unknown key 'atributes'; expected precision and attributes"));
+              HasSubstr("target 'gcn': unknown key 'atributes'; expected precision, accumulation and attributes"));
   EXPECT_THAT(hello_error(R"({"protocol": 1, "targets": {"gcn": {"attributes": {}}}})"),
               HasSubstr("target 'gcn': expected a precision string or an object"));
 }
