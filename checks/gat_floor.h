@@ -43,6 +43,13 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
 // label ("gradient att", …), none without the layer's inputs and output gradient.
 Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
 
+// RGAT's floors (checks/rgat_floor.cpp): the same δ_e per edge and head, with G_e = Σ_c
+// |grad_out_i|·|out_j[e]| (each edge's message projected by its relation), through the LeakyReLU's
+// steepest side max(1, |slope|) to q and k through |out_i| and |out_j|, to out_i and out_j through
+// |q| and |k|, then to weight and x through |x| and |W_r|; by label ("gradient q", …), none without
+// the layer's inputs and output gradient.
+Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
+
 // Fused attention (the `attention` target): edge_softmax's backward floor on "gradient logits",
 // γ_(d+C+4)·α_k·(G_k + Σ_row α·G) with G_k = Σ_c |grad_y[row_k, h·C + c]|·|x[col_k, h·C + c]| — the
 // rounding of ḡ = ⟨grad_y, x⟩ and of the softmax backward's short sum, which a near one-hot row

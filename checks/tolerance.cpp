@@ -529,6 +529,7 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     if (floor == oracle::ToleranceFloor::gat_attention) add_floors(ev->gat_floor.get(), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::gatv2_attention)
       add_floors(gatv2_attention_floors(def, c, u), options_.safety_factor, b.tensors);
+    if (floor == oracle::ToleranceFloor::rgat_attention) add_floors(rgat_attention_floors(def, c, u), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::agnn_attention) add_agnn_attention_floor(c, u, options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::attention_logits)
       add_floors(attention_logits_floor(c, u), options_.safety_factor, b.tensors);

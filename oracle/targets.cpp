@@ -62,6 +62,9 @@ std::string describe(const ToleranceRule& rule) {
     if (f == ToleranceFloor::gatv2_attention)
       out += "; plus edge_softmax's backward rounding propagated through each channel's LeakyReLU into att, weight_src, "
              "weight_dst and x";
+    if (f == ToleranceFloor::rgat_attention)
+      out += "; plus edge_softmax's backward rounding propagated through the logits q·out_i + k·out_j into q, k, weight "
+             "and x";
     if (f == ToleranceFloor::attention_logits)
       out += "; plus edge_softmax's backward rounding on the logits' gradient, γ_(d+C+4)·α_k·(G_k + Σ_row α·G) with "
              "G_k = Σ_c |grad_y[row_k]|·|x[col_k]| (near one-hot rows, where it cancels)";

@@ -87,6 +87,9 @@ enum class ToleranceFloor {
   // GATv2: the same rounding carried through GATv2's per-channel LeakyReLU into att, weight_src,
   // weight_dst and x (checks/gatv2_floor.cpp).
   gatv2_attention,
+  // RGAT: the same rounding carried through z = out_i·q + out_j·k into q, k, weight and x
+  // (checks/rgat_floor.cpp).
+  rgat_attention,
   // AGNN: the softmax backward's rounding per edge carried to beta through |cos| and to x through
   // the normalization's Jacobian (checks/agnn_floor.h; identical edges, small norms).
   agnn_attention,

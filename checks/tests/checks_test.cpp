@@ -100,6 +100,44 @@ TEST(Tolerance, Gatv2BoundCoversTheSoftmaxGradientsRoundingOnACancellingRow) {
   }
 }
 
+// RGAT on one node with three identical self-loops of one relation, large values: as GATv2's case,
+// every softmax row is uniform and its gradient cancels to 0, so the exact q and k gradients are 0,
+// while a correct float32 backward keeps a rounding of u·α·(|ḡ_e| + Σα|ḡ|) per edge in the logits'
+// gradient (ḡ_e = ⟨grad_out, out_j[e]⟩ per head), carried into q through |out_i| and into k through
+// |out_j|. The bound covers it (the rgat_attention floor).
+TEST(Tolerance, RgatBoundCoversTheSoftmaxGradientsRoundingOnACancellingRow) {
+  const std::vector<index_t> dst{0, 0, 0}, src{0, 0, 0};
+  const auto g = std::make_shared<const Graph>(Graph::from_edges(1, 1, dst, src));
+  Case c = random_case("rgat", {{"heads", std::int64_t{3}}, {"in_features", std::int64_t{3}},
+                                {"out_features", std::int64_t{3}}, {"relations", std::int64_t{1}},
+                                {"concat", false}, {"bias", false}}, 7, g);
+  for (auto* group : {&c.inputs, &c.parameters})
+    for (auto& [name, tensor] : *group)
+      if (name != "edge_type")
+        for (double& v : tensor.values()) v *= 1000.0;
+  const Result exact = oracle::evaluate(c);
+  ASSERT_TRUE(exact.ok()) << exact.message;
+  const Bounds b = ToleranceModel().bounds(c, exact, Precision::float32);
+  const Tensor& x = c.inputs.at("x");
+  const Tensor& w = c.parameters.at("weight");
+  const Tensor& gy = c.grad_outputs.at("y");
+  const double u = std::ldexp(1.0, -24), alpha = 1.0 / 3.0;
+  std::vector<double> out(9);  // out_i = out_j = x[0] · W_0 on every edge
+  for (index_t m = 0; m < 9; ++m)
+    for (index_t f = 0; f < 3; ++f) out[static_cast<size_t>(m)] += x.at(0, f) * w[f * 9 + m];
+  for (index_t h = 0; h < 3; ++h) {
+    double g_bar = 0.0;
+    for (index_t ch = 0; ch < 3; ++ch) g_bar += gy.at(0, ch) / 3.0 * out[static_cast<size_t>(h * 3 + ch)];
+    const double rounding = u * alpha * 2.0 * std::abs(g_bar);
+    for (index_t m = 0; m < 9; ++m) {
+      const double error = rounding * std::abs(out[static_cast<size_t>(m)]);
+      EXPECT_LE(std::abs(exact.gradients.at("q").at(m, h)), 1e-8 * error);
+      EXPECT_GE(b.tensors.at("gradient q").at(m, h), error) << "channel " << m << ", head " << h;
+      EXPECT_GE(b.tensors.at("gradient k").at(m, h), error) << "channel " << m << ", head " << h;
+    }
+  }
+}
+
 TEST(Tolerance, ClosedFormIsGammaKTimesAbsoluteSum) {
   const Case c = random_case("spmm", {{"features", std::int64_t{3}}});
   const Result exact = oracle::evaluate(c);
