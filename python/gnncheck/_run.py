@@ -25,7 +25,7 @@ from ._system import Evaluator, UsageError, check_device, detect_framework, make
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _UNSET = object()
-_DEFAULTS = {"precision": "float32", "implements": None, "device": "cpu", "suite": "ci", "framework": "auto", "seed": None,
+_DEFAULTS = {"precision": "float32", "accumulation": None, "implements": None, "device": "cpu", "suite": "ci", "framework": "auto", "seed": None,
              "only": None, "report_dir": None, "progress": None, "name": None}
 
 
@@ -371,7 +371,7 @@ def _progress_printer(enabled):
 
 
 def _system(target, forward, backward, module, parameters, precision, device, framework, name, implements=None,
-            device_defaulted=False):
+            device_defaulted=False, accumulation=None):
     if forward is None or not callable(forward):
         raise UsageError("forward must be a callable forward(case) -> {output name: tensor}, got %r" % (forward,))
     if backward is not None and not callable(backward):
@@ -385,6 +385,11 @@ def _system(target, forward, backward, module, parameters, precision, device, fr
         raise UsageError("unknown target %r; known targets: %s" % (target, ", ".join(specs)))
     if precision not in _core.precisions():
         raise UsageError("precision %r: expected one of %s" % (precision, ", ".join(_core.precisions())))
+    if accumulation is not None and accumulation not in _core.precisions():
+        raise UsageError("accumulation %r: expected one of %s" % (accumulation, ", ".join(_core.precisions())))
+    if accumulation is not None and not _core.accumulation_fits(precision, accumulation):
+        raise UsageError("accumulation %r is coarser than the precision %r (sums must be computed at least as finely, "
+                         "and with at least the range, as the values are stored)" % (accumulation, precision))
     device = check_device(device)
     framework = detect_framework(framework, module)
     if framework == "numpy" and backward is None:
@@ -398,12 +403,13 @@ def _system(target, forward, backward, module, parameters, precision, device, fr
                          % (implements,))
     system = {"name": _system_name(name, forward, module), "targets": {target: precision}, "evaluate": evaluator,
               "live_bytes": evaluator.live_bytes, "implemented": {target: implements} if implements else None,
-              "on_device": bool(getattr(backend, "cuda", False))}
+              "on_device": bool(getattr(backend, "cuda", False)),
+              "accumulation": {target: accumulation} if accumulation is not None else None}
     return system, evaluator
 
 
-def check(target, forward=None, *, backward=None, module=None, parameters=None, precision=_UNSET, implements=_UNSET,
-          device=_UNSET, suite=_UNSET, framework=_UNSET, seed=_UNSET, only=_UNSET, report_dir=_UNSET, progress=_UNSET, name=_UNSET):
+def check(target, forward=None, *, backward=None, module=None, parameters=None, precision=_UNSET, accumulation=_UNSET,
+          implements=_UNSET, device=_UNSET, suite=_UNSET, framework=_UNSET, seed=_UNSET, only=_UNSET, report_dir=_UNSET, progress=_UNSET, name=_UNSET):
     """Runs `suite` on the callable for `target` and returns the verdicts (a CheckRun, never raises
     for what the callable does).
 
@@ -413,7 +419,10 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
     module      a factory module(case) -> torch.nn.Module; its named parameters are overwritten with
                 the case's parameters (see `parameters`) and the forward finds it as case.module
     parameters  {module parameter name: catalogue name or gnncheck.transposed(name)}; None: by name
-    precision   the declared arithmetic: float64, float32, tf32, bfloat16, float16 (default float32)
+    precision   the declared arithmetic: float64, float32, tf32, bfloat16, float16 (default float32); with
+                `accumulation`, the format the callable's tensors are stored in
+    accumulation the format its sums are computed in, where finer than `precision` (float16 tensors
+                summed in float32: accumulation="float32"); default: `precision`
     implements  {attribute: value or [values]}: what the callable implements where it is fewer values
                 than the target has — a convention, a mode, a shape ({"source_degree": "in"},
                 {"heads": [1]}); every case is drawn within it and each result says what it left out.
@@ -432,10 +441,11 @@ def check(target, forward=None, *, backward=None, module=None, parameters=None, 
     name        the system's name in verdicts (default: the callable's name)
     """
     __tracebackhide__ = True
-    o = _resolve_options({"precision": precision, "implements": implements, "device": device, "suite": suite, "framework": framework, "seed": seed,
+    o = _resolve_options({"precision": precision, "accumulation": accumulation, "implements": implements, "device": device, "suite": suite, "framework": framework, "seed": seed,
                           "only": only, "report_dir": report_dir, "progress": progress, "name": name})
     system, evaluator = _system(target, forward, backward, module, parameters, o["precision"], o["device"],
-                                o["framework"], o["name"], o["implements"], device_defaulted="device" in o["defaulted"])
+                                o["framework"], o["name"], o["implements"], device_defaulted="device" in o["defaulted"],
+                                accumulation=o["accumulation"])
     suite_path = _resolve_suite(o["suite"])
     info = _core.suite_info(suite_path)
     env_seed = _env_seed()

@@ -74,7 +74,8 @@ py::dict target_dict(const oracle::TargetDef& def) {
   return d;
 }
 
-// The Python system: {name, targets: {target: precision}, evaluate, live_bytes, implemented, on_device}.
+// The Python system: {name, targets: {target: precision}, evaluate, live_bytes, implemented, on_device,
+// accumulation: {target: precision} or None}.
 std::shared_ptr<python::CallableState> callable_state(const py::dict& system) {
   python::CallableSpec spec;
   spec.name = system["name"].cast<std::string>();
@@ -86,6 +87,15 @@ std::shared_ptr<python::CallableState> callable_state(const py::dict& system) {
       const std::string name = target.cast<std::string>();
       const std::string json_text = py::module_::import("json").attr("dumps")(declared).cast<std::string>();
       spec.implemented[name] = protocol::parse_implemented_attributes(name, json_text);
+    }
+  if (system.contains("accumulation") && !system["accumulation"].is_none())
+    for (const auto& [target, accumulation] : system["accumulation"].cast<py::dict>()) {
+      const std::string name = target.cast<std::string>();
+      const Precision a = parse_precision(accumulation.cast<std::string>());
+      if (!spec.targets.count(name) || !accumulation_fits(spec.targets.at(name), a))
+        throw InputError(fmt::format("target '{}': accumulation {} is coarser than its precision, or the target is "
+                                     "not declared", name, to_string(a)));
+      spec.accumulation[name] = a;
     }
   spec.evaluate = system["evaluate"];
   spec.live_bytes = system.contains("live_bytes") ? py::object(system["live_bytes"]) : py::object(py::none());
@@ -349,6 +359,9 @@ PYBIND11_MODULE(_core, m) {
     for (auto p : {Precision::float64, Precision::float32, Precision::tf32, Precision::bfloat16, Precision::float16})
       out.emplace_back(to_string(p));
     return out;
+  });
+  m.def("accumulation_fits", [](const std::string& storage, const std::string& accumulation) {
+    return accumulation_fits(parse_precision(storage), parse_precision(accumulation));
   });
   m.def("resolve_suite", [](const std::string& name, const std::filesystem::path& executable_dir) {
     return suites::resolve_suite(name, executable_dir).string();

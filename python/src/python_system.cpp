@@ -132,6 +132,10 @@ class PythonSystem final : public System {
     auto it = state_->spec().targets.find(target);
     return it == state_->spec().targets.end() ? Precision::float64 : it->second;
   }
+  Precision accumulation(const std::string& target) const override {
+    auto it = state_->spec().accumulation.find(target);
+    return it == state_->spec().accumulation.end() ? precision(target) : it->second;
+  }
   ImplementedAttributes implemented_attributes(const std::string& target) const override {
     auto it = state_->spec().implemented.find(target);
     return it == state_->spec().implemented.end() ? ImplementedAttributes{} : it->second;

@@ -31,6 +31,7 @@ namespace gnncheck::python {
 struct CallableSpec {
   std::string name;
   std::map<std::string, Precision> targets;
+  std::map<std::string, Precision> accumulation;  // where a target's sums are finer than its precision
   std::map<std::string, ImplementedAttributes> implemented;  // per target, where fewer than all (core/system.h)
   pybind11::object evaluate;    // (case: dict) -> answer dict {status, message, outputs, gradients, seconds, peak_bytes}
   pybind11::object live_bytes;  // () -> int | None

@@ -118,6 +118,21 @@ def test_a_half_precision_kernel_passes_when_declared_bfloat16():
         gnncheck.assert_correct("spmm", forward, precision="float32", only=["differential/differential"])
 
 
+def test_float32_accumulation_is_declared_shown_and_refused_when_coarser():
+    def stored_in_bfloat16_summed_in_float32(case):
+        x = case.inputs["x"].to(torch.bfloat16).to(torch.float32)
+        y = k.SpMM.apply(case.graph.row_ptr, case.graph.col_idx, case.n_dst, x)
+        return {"y": y.to(torch.bfloat16)}
+
+    run = gnncheck.assert_correct("spmm", stored_in_bfloat16_summed_in_float32, precision="bfloat16",
+                                  accumulation="float32", only=["differential", "hubs-multigraph"])
+    assert {v.precision for v in run} == {"bfloat16 (float32 accumulation)"}
+    with pytest.raises(gnncheck.UsageError, match="accumulation 'float16' is coarser than the precision 'bfloat16'"):
+        gnncheck.check("spmm", stored_in_bfloat16_summed_in_float32, precision="bfloat16", accumulation="float16")
+    with pytest.raises(gnncheck.UsageError, match="accumulation 'fp32'"):
+        gnncheck.check("spmm", stored_in_bfloat16_summed_in_float32, precision="bfloat16", accumulation="fp32")
+
+
 def spmm_ve(case):
     """Edge-weighted SpMM per head, written with torch's differentiable indexing ops."""
     w, x = case.inputs["edge_values"], case.inputs["x"]
