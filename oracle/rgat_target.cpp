@@ -125,6 +125,9 @@ TargetDef rgat_target() {
   // As GAT's: the measured model's normwise floor misses the rounding a near one-hot (or uniform,
   // cancelling) softmax row keeps in its gradient, here carried through q, k and each relation's W.
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::rgat_attention}};
+  // gpu/layers/layer_targets.cpp reads the graph through run.graph() only, and grad_x walks the CSC
+  // with edge_perm to find each edge's relation.
+  spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = one_sided_kink_hooks(rgat_kink_arguments, evaluate_at);
   // A dropped q or k gradient is the generic zero_gradient_q / zero_gradient_k.

@@ -1,14 +1,15 @@
 // The GPU layers (definitions: oracle/layers/*.h), forward and backward for the input features and
 // every parameter, as targets of the `gpu` system. Each is the chain of gpu/ ops the oracle's
-// layer is built from; dense products go through cuBLAS (gpu/layers/dense.h). R-GCN is its own
-// kernels (gpu/layers/rgcn.cuh): one thread per output element, fixed orders, no cuBLAS. Activations
+// layer is built from; dense products go through cuBLAS (gpu/layers/dense.h). R-GCN and RGAT are their
+// own kernels (gpu/layers/rgcn.cuh, rgat.cuh): one thread per output element, fixed orders, no cuBLAS. Activations
 // that a backward needs are kept on the device for the duration of the evaluation.
 //
 // Graph storage per layer: gpu/device_graph.h. Edge activations kept for the backward: GAT
 // logits, LeakyReLU scores and alpha ([E, H] each, + the dropout factors and the dropped alpha
 // when attn_dropout > 0); GATv2 z and LeakyReLU(z) ([E, H·C] each), alpha ([E, H]); AGNN cosine,
 // logits and alpha ([E] each). R-GCN keeps per-destination ones only: c_{i,r} and h ([n_dst, R] and
-// [n_dst, R, in]), and W_r ([R, in, out]) with bases.
+// [n_dst, R, in]), and W_r ([R, in, out]) with bases. RGAT keeps out_i and out_j ([E, H·C] each), z
+// and alpha ([E, H] each).
 #include <fmt/format.h>
 
 #include "gpu/degree_norm.cuh"
@@ -18,6 +19,7 @@
 #include "gpu/gsddmm.cuh"
 #include "gpu/gspmm.cuh"
 #include "gpu/layers/dense.h"
+#include "gpu/layers/rgat.cuh"
 #include "gpu/layers/rgcn.cuh"
 #include "gpu/sddmm.cuh"
 #include "gpu/spmm.cuh"
@@ -28,6 +30,7 @@
 #include "oracle/layers/gatv2.h"
 #include "oracle/layers/gcn.h"
 #include "oracle/layers/gin.h"
+#include "oracle/layers/rgat.h"
 #include "oracle/layers/rgcn.h"
 #include "oracle/layers/sage.h"
 #include "gpu/layers/self_loops.h"
@@ -470,6 +473,40 @@ void rgcn_layer(TargetRun& run) {
   ctx.synchronize();
 }
 
+// ---- RGAT: attention across relations, a weight per relation (gpu/layers/rgat.cuh) ----------------
+void rgat_layer(TargetRun& run) {
+  const auto cfg = ol::RgatConfig::from_attributes(run.attributes);
+  run.require_destinations_are_sources("rgat");
+  GpuContext& ctx = run.ctx;
+  DeviceGraph& g = run.graph();
+  const RgatShape shape{.in_features = cfg.in_features,
+                        .out_features = cfg.out_features,
+                        .heads = cfg.heads,
+                        .relations = cfg.relations,
+                        .concat = cfg.concat,
+                        .negative_slope = static_cast<float>(cfg.negative_slope)};
+  const DeviceTensor& x = run.input("x");
+  const DeviceTensor& types = run.input("edge_type");
+  const DeviceTensor& weight = run.input("weight");
+  const RgatParameters params{.weight = weight.data(),
+                              .q = run.input("q").data(),
+                              .k = run.input("k").data(),
+                              .bias = bias_or_null(run, cfg.bias)};
+  DeviceTensor& y = run.new_output("y", {g.n_dst(), cfg.output_width()});
+  const RgatSaved saved = rgat_forward(ctx, g, shape, x.data(), types.data(), params, y.data());
+  if (!run.backward()) {
+    ctx.synchronize();  // the saved activations are freed on return
+    return;
+  }
+  RgatGradients grads{.x = run.new_gradient("x", x.shape()).data(),
+                      .weight = run.new_gradient("weight", weight.shape()).data(),
+                      .q = run.new_gradient("q", {cfg.width(), cfg.heads}).data(),
+                      .k = run.new_gradient("k", {cfg.width(), cfg.heads}).data()};
+  if (cfg.bias) grads.bias = run.new_gradient("bias", {cfg.output_width()}).data();
+  rgat_backward(ctx, g, shape, x.data(), types.data(), params, saved, run.grad_output("y").data(), grads);
+  ctx.synchronize();
+}
+
 }  // namespace
 
 std::map<std::string, GpuTargetFn> gpu_layer_targets() {
@@ -480,7 +517,8 @@ std::map<std::string, GpuTargetFn> gpu_layer_targets() {
           {"gatv2", gatv2_layer},
           {"sage", sage_layer},
           {"agnn", agnn_layer},
-          {"rgcn", rgcn_layer}};
+          {"rgcn", rgcn_layer},
+          {"rgat", rgat_layer}};
 }
 
 }  // namespace gnncheck::gpu

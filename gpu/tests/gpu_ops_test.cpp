@@ -170,6 +170,54 @@ TEST_F(GpuSystemsTest, RgcnMatchesTheOracleAcrossAggregationsBasesAndEmptyRelati
   }
 }
 
+// RGAT's settings beyond the random sweep: heads concatenated and averaged, one relation, a relation
+// no edge has (its weight gradient must be exactly 0), a block (n_dst < n_src), hub rows (long
+// softmax rows), one edge and no edges; and two evaluations bit-identical.
+TEST_F(GpuSystemsTest, RgatMatchesTheOracleAcrossHeadsRelationsAndRowLengths) {
+  auto gpu = make_gpu_system();
+  struct Setup {
+    std::int64_t relations;
+    std::int64_t heads;
+    bool concat;
+    bool bias;
+    std::int64_t unused;  // the relation no edge gets; -1: none left out
+    GraphKind kind;
+  };
+  for (const Setup s : {Setup{1, 1, true, true, -1, GraphKind::square_with_duplicates},
+                        Setup{3, 2, true, true, 1, GraphKind::hub_rows},
+                        Setup{3, 3, false, true, 2, GraphKind::hub_rows},
+                        Setup{4, 2, false, false, 0, GraphKind::non_square_wide},
+                        Setup{7, 4, true, false, 6, GraphKind::square_with_duplicates},
+                        Setup{2, 1, true, true, -1, GraphKind::tiny},
+                        Setup{3, 2, true, true, -1, GraphKind::no_edges}}) {
+    const std::uint64_t seed = 8400 + static_cast<std::uint64_t>(s.relations) * 10 + static_cast<std::uint64_t>(s.kind);
+    auto graph = std::make_shared<const Graph>(random_graph(s.kind, seed));
+    Case c = make_case("rgat", graph,
+                       {{"relations", s.relations}, {"heads", s.heads}, {"concat", s.concat}, {"bias", s.bias},
+                        {"in_features", std::int64_t{13}}, {"out_features", std::int64_t{7}}},
+                       seed);
+    Tensor& types = c.inputs.at("edge_type");
+    for (index_t k = 0; k < types.size(); ++k)
+      if (types[k] == static_cast<double>(s.unused)) types[k] = static_cast<double>((s.unused + 1) % s.relations);
+    SCOPED_TRACE(describe(c));
+    const Result exact = oracle::evaluate(c, Precision::float64);
+    ASSERT_TRUE(exact.ok()) << exact.message;
+    const Result got = gpu->evaluate(c);
+    EXPECT_EQ(compare(exact, got, error_bounds(c, exact)).problem, "");
+    if (!got.ok()) continue;
+    const Result again = gpu->evaluate(c);
+    ASSERT_TRUE(again.ok()) << again.message;
+    for (const auto& [name, t] : got.outputs) EXPECT_EQ(t.values(), again.outputs.at(name).values()) << "output " << name;
+    for (const auto& [name, t] : got.gradients)
+      EXPECT_EQ(t.values(), again.gradients.at(name).values()) << "gradient " << name;
+    if (s.unused < 0) continue;
+    const Tensor& grad_w = got.gradients.at("weight");
+    const index_t per_relation = grad_w.size() / s.relations;
+    for (index_t i = s.unused * per_relation; i < (s.unused + 1) * per_relation; ++i)
+      ASSERT_EQ(grad_w[i], 0.0) << "relation " << s.unused << " has no edge; its weight gradient must be 0";
+  }
+}
+
 TEST_F(GpuSystemsTest, BadCasesAreErrorsThatNameTheProblem) {
   auto gpu = make_gpu_system();
   auto g = std::make_shared<const Graph>(random_graph(GraphKind::square_with_duplicates, 3));
