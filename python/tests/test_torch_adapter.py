@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ import gnncheck
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "adapters", "python"))
 import torch_adapter  # noqa: E402
+from torch_targets import algebra, context, layers  # noqa: E402
 
 
 def pyg_gcn_norm(edge_index, num_nodes, dtype):
@@ -42,12 +44,12 @@ def pyg_gcn_norm(edge_index, num_nodes, dtype):
 def gcn_through_the_adapter_mapping(case, always_gcn_norm=False):
     """What layer_gcn computes with GCNConv(add_self_loops=False, normalize=...), written out."""
     g, a = case.graph, case.attributes
-    edge_index = torch_adapter.aggregation_edge_index(
+    edge_index = layers.aggregation_edge_index(
         g.n_dst, g.row_of_edge.numpy(), g.col_idx.numpy(), a["self_loops"])
     num_nodes = max(g.n_dst, g.n_src)
-    x = torch_adapter.padded_rows(case.inputs["x"], num_nodes)
+    x = layers.padded_rows(case.inputs["x"], num_nodes)
     h = x @ case.parameters["weight"]
-    w = None if always_gcn_norm else torch_adapter.gcn_edge_weights(a, edge_index, num_nodes, h.dtype)
+    w = None if always_gcn_norm else layers.gcn_edge_weights(a, edge_index, num_nodes, h.dtype)
     if w is None:
         w = pyg_gcn_norm(edge_index, num_nodes, h.dtype)
     y = h.new_zeros((num_nodes, h.shape[1])).index_add_(0, edge_index[1], w[:, None] * h[edge_index[0]])
@@ -114,7 +116,7 @@ def test_gcn_norm_for_source_degree_out_fails_where_the_degrees_differ(tmp_path)
 
 def test_the_edge_weights_per_convention():
     directed = torch.tensor([[0, 0, 1], [1, 2, 2]])  # (source, target): in-degrees 0, 1, 2; out-degrees 2, 1, 0
-    weights = torch_adapter.gcn_edge_weights
+    weights = layers.gcn_edge_weights
     assert weights({"norm": "symmetric", "source_degree": "in"}, directed, 3) is None  # PyG's gcn_norm
     assert torch.allclose(weights({"norm": "symmetric", "source_degree": "out"}, directed, 3),
                           torch.tensor([1 / 2 ** 0.5, 1 / 2, 1 / 2 ** 0.5], dtype=torch.float64))
@@ -125,11 +127,11 @@ def test_the_edge_weights_per_convention():
 
 
 def test_padded_rows_and_edges_follow_the_oracles_aggregation_graph():
-    edge_index = torch_adapter.aggregation_edge_index(2, np.array([0, 1, 1]), np.array([3, 0, 2]), True)
+    edge_index = layers.aggregation_edge_index(2, np.array([0, 1, 1]), np.array([3, 0, 2]), True)
     assert edge_index.tolist() == [[3, 0, 2, 0, 1], [0, 1, 1, 0, 1]]  # self-loops (0,0), (1,1) appended
     x = torch.ones(2, 3)
-    assert torch_adapter.padded_rows(x, 4).tolist() == [[1.0] * 3] * 2 + [[0.0] * 3] * 2
-    assert torch_adapter.padded_rows(x, 2) is x
+    assert layers.padded_rows(x, 4).tolist() == [[1.0] * 3] * 2 + [[0.0] * 3] * 2
+    assert layers.padded_rows(x, 2) is x
 
 
 OPS_SUITE = """
@@ -277,8 +279,8 @@ def segment_reduce_copies_nonpositive_tie_gradients():
     """Whether this torch's segment_reduce max backward gives a negative output gradient in full to
     each of two tied rows (ATen divides only positive ones by the count of ties)."""
     x = torch.ones(2, 1, requires_grad=True)
-    with torch_adapter.warnings.catch_warnings():
-        torch_adapter.warnings.simplefilter("ignore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         y = torch.segment_reduce(x, "max", lengths=torch.tensor([2]), axis=0)
     (grad,) = torch.autograd.grad(y, x, -torch.ones_like(y))
     return grad[:, 0].tolist() == [-1.0, -1.0]
@@ -307,8 +309,8 @@ def gspmm_in_process(case):
     g = case.graph
     edges = types.SimpleNamespace(rows=g.row_of_edge, cols=g.col_idx, n_dst=g.n_dst, num_edges=g.num_edges)
     a = case.attributes
-    messages = torch_adapter.gspmm_messages(edges, a, case.inputs.get("u"), case.inputs.get("e"))
-    return {"y": torch_adapter.torch_gspmm_reduction(edges, a["reduce"], messages, a["empty_rows"])}
+    messages = algebra.gspmm_messages(edges, a, case.inputs.get("u"), case.inputs.get("e"))
+    return {"y": algebra.torch_gspmm_reduction(edges, a["reduce"], messages, a["empty_rows"])}
 
 
 def test_gspmm_passes_in_process_through_the_package(tmp_path):
@@ -326,8 +328,8 @@ def scatter_reduce_counts_the_excluded_initial_value():
     among the tied entries where it equals the maximum: then a row of one edge whose message is 0,
     reduced on a zero tensor, passes on half of its gradient (torch 1.13, 2.x)."""
     src = torch.zeros(1, requires_grad=True)
-    with torch_adapter.warnings.catch_warnings():
-        torch_adapter.warnings.simplefilter("ignore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         out = torch.zeros(1).scatter_reduce(0, torch.zeros(1, dtype=torch.int64), src, reduce="amax",
                                             include_self=False)
     (grad,) = torch.autograd.grad(out.sum(), src)
@@ -340,7 +342,7 @@ def test_the_reduction_passes_the_whole_gradient_where_a_rows_extreme_is_zero(re
     edges = types.SimpleNamespace(rows=torch.tensor([0, 1, 1]), n_dst=3, num_edges=3)
     messages = torch.zeros(3, 1, requires_grad=True)
     for empty_rows, empty_value in (("zero", 0.0), ("identity", -float("inf") if reduce == "max" else float("inf"))):
-        y = torch_adapter.torch_gspmm_reduction(edges, reduce, messages, empty_rows)
+        y = algebra.torch_gspmm_reduction(edges, reduce, messages, empty_rows)
         assert y[:, 0].tolist() == [0.0, 0.0, empty_value]
         (grad,) = torch.autograd.grad(y[:2].sum(), messages)
         assert grad[:, 0].tolist() == [1.0, 0.5, 0.5]
@@ -409,7 +411,10 @@ def pyg_convs_module(directory):
     added before the MLP; lin_l with the bias on the aggregate, lin_r without on the root;
     gatv2_conv.py: x_l = lin_l(x) the sources, x_r = lin_r(x) the targets, LeakyReLU(x_i + x_j) · att
     summed per head, utils.softmax per target, messages x_j · alpha, heads concatenated or averaged,
-    then the bias; rgcn_conv.py's loop over the relations, which pyg-lib's segment_matmul replaces only
+    then the bias; rgat_conv.py's default path (attention across relations, additive, dim 1, no mod,
+    bases or edge features): per edge out_i = x[dst]·weight[type], out_j = x[src]·weight[type],
+    LeakyReLU(out_i·q + out_j·k), utils.softmax per target over x's rows, messages alpha·out_j, heads
+    concatenated or averaged, then the bias; rgcn_conv.py's loop over the relations, which pyg-lib's segment_matmul replaces only
     without bases and for sizes gnncheck's cases do not reach: each relation's edges masked out of
     edge_index, aggregated apart by propagate (mean or add) over size (n_src, n_dst), times W_r =
     weight[r] or with bases comp @ weight, summed onto float32 zeros, then x_r @ root and the bias),
@@ -529,6 +534,35 @@ class RGCNConv(torch.nn.Module):
         if self.bias is not None:
             out = out + self.bias
         return out
+
+
+class RGATConv(torch.nn.Module):
+    def __init__(self, in_channels, out_channels, num_relations, num_bases=None, num_blocks=None, mod=None,
+                 attention_mechanism="across-relation", attention_mode="additive-self-attention", heads=1, dim=1,
+                 concat=True, negative_slope=0.2, dropout=0.0, edge_dim=None, bias=True):
+        super().__init__()
+        assert num_bases is None and num_blocks is None and mod is None and dim == 1 and edge_dim is None
+        assert attention_mechanism == "across-relation" and attention_mode == "additive-self-attention"
+        assert dropout == 0.0
+        self.heads, self.out_channels, self.concat, self.negative_slope = heads, out_channels, concat, negative_slope
+        self.weight = torch.nn.Parameter(torch.empty(num_relations, in_channels, heads * out_channels))
+        self.q = torch.nn.Parameter(torch.empty(heads * out_channels, heads))
+        self.k = torch.nn.Parameter(torch.empty(heads * out_channels, heads))
+        self.bias = torch.nn.Parameter(torch.empty(heads * out_channels if concat else out_channels)) if bias else None
+
+    def forward(self, x, edge_index, edge_type=None):
+        H, C, n = self.heads, self.out_channels, x.size(0)
+        src, dst = edge_index
+        w = torch.index_select(self.weight, 0, edge_type)
+        outi = torch.bmm(x[dst].unsqueeze(1), w).squeeze(-2)
+        outj = torch.bmm(x[src].unsqueeze(1), w).squeeze(-2)
+        alpha = torch.nn.functional.leaky_relu(outi @ self.q + outj @ self.k, self.negative_slope)
+        top = scatter(alpha.detach(), dst, dim=0, dim_size=n, reduce="max")
+        e = (alpha - top[dst]).exp()
+        alpha = e / (scatter(e, dst, dim=0, dim_size=n, reduce="sum")[dst] + 1e-16)
+        out = scatter(alpha.view(-1, H, 1) * outj.view(-1, H, C), dst, dim=0, dim_size=n, reduce="sum")
+        out = out.view(-1, H * C) if self.concat else out.mean(dim=1)
+        return out + self.bias if self.bias is not None else out
 ''')
     (package / "nn" / "aggr.py").write_text('''
 import torch
@@ -689,6 +723,29 @@ def test_rgcn_passes_without_pyg_and_through_rgcnconv(tmp_path, path):
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
 
 
+RGAT_ENTRIES = {"concat": "concat: [true]", "mean_no_bias": "concat: [false], heads: [3], bias: [false]",
+                "one_relation": "relations: [1]", "slope": "negative_slope: [0.01, 0.5]"}
+
+
+@pytest.mark.parametrize("path", ["torch", "pyg"])
+def test_rgat_passes_without_pyg_and_through_rgatconv(tmp_path, path):
+    """rgat in the adapter's plain torch (--no-pyg) and through PyG's RGATConv as transcribed in
+    pyg_convs_module: edge_type converted to int64, weight, q, k and bias copied in and their
+    gradients mapped back, on rectangular graphs (RGATConv reads x alone: its rows past n_dst are
+    dropped). Every entry passes."""
+    lines = ["name: torch-adapter-rgat", "seed: 43", "cases_per_property: 12", "graphs:",
+             "  small: {family: random, max_nodes: 10, max_avg_degree: 3}", "entries:"]
+    for name, attributes in RGAT_ENTRIES.items():
+        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: rgat, attributes: {%s}}], "
+                     "checks: [differential, adjoint, state_interleaved], graphs: small}" % (name, attributes))
+    stub = pyg_convs_module(tmp_path / "pyg") if path == "pyg" else None
+    results, done = run_adapter_suite(tmp_path, "\n".join(lines) + "\n", pythonpath=stub, layers=path == "pyg")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(RGAT_ENTRIES), [(r["entry"], r["check"], r["verdict"]) for r in results]
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
 def test_rgcnconvs_segment_matmul_path_would_fail_the_per_relation_mean(tmp_path):
     """RGCNConv's other path (rgcn_conv.py, PyG 2.x: pyg-lib's segment_matmul, taken without bases
     where torch_geometric.backend's size heuristic says so), transcribed: each edge's message
@@ -724,6 +781,6 @@ class RGCNConv(RGCNConv):
 
 
 def test_the_adapter_reads_edge_type_as_int64_rounded_before_any_narrow_dtype(monkeypatch):
-    monkeypatch.setattr(torch_adapter, "CTX", torch_adapter.Context("cpu", torch.bfloat16))
-    edge_type = torch_adapter.index_tensor(np.array([0.0, 2.0, 257.0, 1e6]))
+    monkeypatch.setattr(context, "CTX", context.Context("cpu", torch.bfloat16))
+    edge_type = context.index_tensor(np.array([0.0, 2.0, 257.0, 1e6]))
     assert edge_type.dtype == torch.int64 and edge_type.tolist() == [0, 2, 257, 1000000]

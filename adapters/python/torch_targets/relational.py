@@ -1,0 +1,118 @@
+"""The typed-graph targets: segment_mm, gather_mm and the R-GCN layer (PyG's RGCNConv, or the same
+layer in plain torch).
+
+Typed graphs: gather_mm and rgcn read edge_type, each edge's relation, an index tensor that
+arrives as numbers like every tensor; the adapter converts it to int64 (rounded in float64, before
+any narrow dtype) and never differentiates it. gather_mm is weight.index_select(0, edge_type) and
+one bmm of 1 × in_features rows; autograd sums each relation's weight gradient. rgcn is PyG's
+RGCNConv(in, out, num_relations=R, num_bases=B or None, aggr='mean' | 'add', root_weight, bias) with
+the case's weight, comp, root and bias (PyG's names and layouts), on (x, x[:n_dst]), edge_index and
+edge_type; RGCNConv loops over the relations, aggregating each one's edges apart (a mean over that
+relation's edges alone) and multiplying by its matrix. Its other path, read in rgcn_conv.py (PyG
+2.x) and not run here: pyg-lib's segment_matmul, taken only with pyg-lib installed, without bases
+and where torch_geometric.backend's size heuristic says so — which gnncheck's small cases do not
+meet: at 8 × 4 features it takes about 270 relations, or 65,000 edges of one relation among 3. It
+averages over all of a destination's edges at once ("TODO Re-weight according to edge type degree
+for `aggr=mean`"), not per relation, and a transcription of it fails the differential check
+(python/tests/test_torch_adapter.py). Without PyG (or with --no-pyg) rgcn is the same layer in
+plain torch: per (destination, relation) sums by index_add, divided by their counts for mean, then
+one product with the R matrices side by side.
+"""
+
+import torch
+
+import gnncheck_adapter as kit
+from .context import CaseTensors, Edges, MODULES, evaluate, layer_answer, sum_into
+from .layers import aggregation_edges
+
+
+def op_segment_mm(case):
+    """One weight matrix per destination's segment of edge rows (pyg-lib's segment_matmul, DGL's
+    segment_mm): each row's own matrix gathered by its segment, y[k] = x[k] · weight[row_k], one
+    batched product of 1 × in_features rows; autograd sums grad_weight over each segment."""
+    g = Edges(case.graph)
+    return evaluate(case, lambda x, weight: {"y": torch.bmm(x.unsqueeze(1), weight[g.rows]).squeeze(1)})
+
+
+def gather_mm(x, weight, edge_type):
+    """y[k] = x[k] · weight[edge_type[k]] (DGL's gather_mm with idx_b): each row's matrix gathered by
+    its relation (index_select, whose backward sums grad_weight per relation), one batched product of
+    1 × in_features rows. edge_type is int64 (CaseTensors converts the case's numbers)."""
+    return torch.bmm(x.unsqueeze(1), weight.index_select(0, edge_type)).squeeze(1)
+
+
+def op_gather_mm(case):
+    return evaluate(case, lambda x, edge_type, weight: {"y": gather_mm(x, weight, edge_type)})
+
+
+# R-GCN (oracle/layers/rgcn.h): PyG's RGCNConv where torch_geometric is used, else the same layer in
+# plain torch. Both read edge_type as int64 (CaseTensors) and the case's graph as the other layers do:
+# edge_index (source, target), x as the pair (x, x[:n_dst]) so that the root term reads x[i].
+
+RGCN_AGGR = {"mean": "mean", "sum": "add"}  # the case's aggr -> PyG's MessagePassing aggregation
+
+
+def rgcn_setup(case):
+    """(attributes, CaseTensors): the case's aggregation checked, its tensors on the device."""
+    a = case.attributes
+    if a["aggr"] not in RGCN_AGGR:
+        raise kit.Unsupported("aggr '%s' is not mean or sum" % a["aggr"])
+    t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
+    return a, t
+
+
+def relation_weights(weight, comp):
+    """W [R, in, out]: weight itself, or with bases comp [R, B] times the bases weight [B, in, out]."""
+    if comp is None:
+        return weight
+    bases, in_features, out_features = weight.shape
+    return (comp @ weight.reshape(bases, in_features * out_features)).reshape(comp.shape[0], in_features, out_features)
+
+
+def torch_rgcn(g, a, x, edge_type, p):
+    """y [n_dst, out]: each (destination, relation) pair's neighbours summed by index_add (divided by
+    their count with aggr = mean; a pair without edges stays 0), all relations transformed at once as
+    one product [n_dst, R·in] · [R·in, out], then x[i] · root and bias."""
+    relations, n_dst, in_features = int(a["relations"]), g.n_dst, x.shape[1]
+    pair = g.rows * relations + edge_type
+    h = sum_into(x.index_select(0, g.cols), pair, n_dst * relations)
+    if a["aggr"] == "mean":
+        count = torch.bincount(pair, minlength=n_dst * relations).clamp(min=1).to(h.dtype)
+        h = h / count.unsqueeze(1)
+    w = relation_weights(p["weight"], p.get("comp"))
+    y = h.reshape(n_dst, relations * in_features) @ w.reshape(relations * in_features, w.shape[2])
+    if "root" in p:
+        y = y + x[:n_dst] @ p["root"]
+    return y + p["bias"] if "bias" in p else y
+
+
+def layer_rgcn_torch(case):
+    """R-GCN without PyG (torch_rgcn), its parameters the case's own leaves."""
+    a, t = rgcn_setup(case)
+    p = {n: v.requires_grad_(case.wants_gradients) for n, v in t.parameters.items()}
+    g = Edges(case.graph)
+    edge_type = t.inputs["edge_type"]
+    return layer_answer(case, t, lambda x: torch_rgcn(g, a, x, edge_type, p), {n: (v, False) for n, v in p.items()})
+
+
+def layer_rgcn(case):
+    """PyG's RGCNConv(in, out, num_relations=R, num_bases=B or None, aggr, root_weight, bias) with the
+    case's weight, comp, root and bias copied in (PyG's names and layouts: weight [R or B, in, out],
+    comp [R, B], root [in, out], bias [out]), on (x, x[:n_dst]), edge_index and edge_type."""
+    from torch_geometric.nn import RGCNConv
+
+    a, t = rgcn_setup(case)
+    bases = int(a["bases"]) or None
+    key = ("rgcn", a["in_features"], a["out_features"], a["relations"], bases, a["aggr"], a["root_weight"], a["bias"])
+    conv = MODULES.get(key, lambda: RGCNConv(a["in_features"], a["out_features"], num_relations=a["relations"],
+                                             num_bases=bases, aggr=RGCN_AGGR[a["aggr"]], root_weight=a["root_weight"],
+                                             bias=a["bias"]))
+    pmap = {}
+    with torch.no_grad():
+        for name, value in t.parameters.items():
+            getattr(conv, name).copy_(value)
+            pmap[name] = (getattr(conv, name), False)
+    edge_index = aggregation_edges(case, False)
+    edge_type = t.inputs["edge_type"]
+    n_dst = case.graph.n_dst
+    return layer_answer(case, t, lambda x: conv((x, x[:n_dst]), edge_index, edge_type), pmap)
