@@ -13,6 +13,7 @@
 #include "oracle/segment_mm.h"
 #include "oracle/spmm.h"
 #include "oracle/spmm_ve.h"
+#include "oracle/tests/input_error.h"
 
 namespace gnncheck::oracle {
 namespace {
@@ -23,16 +24,6 @@ using ::testing::HasSubstr;
 Graph graph() {
   const std::vector<index_t> dst = {0, 0, 0, 2, 2}, src = {2, 1, 2, 0, 2};
   return Graph::from_edges(3, 4, dst, src);
-}
-
-template <class Fn>
-std::string input_error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError thrown)";
 }
 
 TEST(OpsBadInput, WrongRowCountsNameTheOpAndArgument) {

@@ -12,22 +12,13 @@
 #include "oracle/layers/rgcn.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
+#include "oracle/tests/input_error.h"
 
 namespace gnncheck::oracle {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-template <class Fn>
-std::string input_error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError thrown)";
-}
 
 // Three rows of types 0, 2, 0: relation 1 has no row, so its gradient is exactly 0.
 TEST(GatherMm, AppliesEachRowsRelationAndLeavesAnEmptyRelationsGradientZero) {
