@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/error.h"
 #include "gpu/context.h"
 #include "gpu/cuda_check.h"
 #include "platform/device_memory.h"
@@ -22,8 +23,13 @@ using gpu::GpuTargetFn;
 
 class GpuSystem final : public System {
  public:
-  GpuSystem(std::string name, std::map<std::string, GpuTargetFn> targets)
-      : name_(std::move(name)), targets_(std::move(targets)) {}
+  GpuSystem(std::string name, std::map<std::string, GpuTargetFn> targets, Precision storage = Precision::float32,
+            Precision accumulation = Precision::float32)
+      : name_(std::move(name)), targets_(std::move(targets)), storage_(storage), accumulation_(accumulation) {
+    if (!accumulation_fits(storage, accumulation))
+      throw InternalError(fmt::format("GPU system {}: {} accumulation cannot hold sums of {} values", name_,
+                                      to_string(accumulation), to_string(storage)));
+  }
   ~GpuSystem() override {
     // Freeing a context is device-memory traffic too: never during another system's measured evaluation.
     std::lock_guard lock(device_memory::in_process_device_lock());
@@ -39,7 +45,8 @@ class GpuSystem final : public System {
   }
 
   bool supports(const std::string& target) const override { return targets_.count(target) != 0; }
-  Precision precision(const std::string&) const override { return Precision::float32; }
+  Precision precision(const std::string&) const override { return storage_; }
+  Precision accumulation(const std::string&) const override { return accumulation_; }
   ImplementedAttributes implemented_attributes(const std::string& target) const override {
     return oracle::find_target(target).spec.gpu.implemented;
   }
@@ -146,6 +153,7 @@ class GpuSystem final : public System {
 
   std::string name_;
   std::map<std::string, GpuTargetFn> targets_;
+  Precision storage_, accumulation_;
   std::unique_ptr<gpu::GpuContext> ctx_;  // created by the first evaluate() that finds a device
   device_memory::RetainedMeter meter_;  // under in_process_device_lock()
 };
@@ -160,6 +168,17 @@ std::unique_ptr<System> make_gpu_system() {
 
 std::unique_ptr<System> make_cusparse_system() {
   return std::make_unique<GpuSystem>("cusparse", gpu::gpu_op_targets(gpu::Library::cusparse_only));
+}
+
+// Tensors stored in the format, sums in float32: gpu/cusparse_targets.cpp says why that is the model.
+std::unique_ptr<System> make_cusparse_float16_system() {
+  return std::make_unique<GpuSystem>("cusparse_float16", gpu::cusparse_op_targets(gpu::StorageFormat::float16),
+                                     Precision::float16, Precision::float32);
+}
+
+std::unique_ptr<System> make_cusparse_bfloat16_system() {
+  return std::make_unique<GpuSystem>("cusparse_bfloat16", gpu::cusparse_op_targets(gpu::StorageFormat::bfloat16),
+                                     Precision::bfloat16, Precision::float32);
 }
 
 const std::map<std::string, GpuTargetFn>* gpu::device_targets_of(const System& system) {
@@ -191,6 +210,11 @@ const std::set<std::string>& gpu::targets_without_edge_perm() {
 
 std::unique_ptr<System> gpu::make_gpu_system_from_targets(std::string name, std::map<std::string, GpuTargetFn> targets) {
   return std::make_unique<GpuSystem>(std::move(name), std::move(targets));
+}
+
+std::unique_ptr<System> gpu::make_gpu_system_from_targets(std::string name, std::map<std::string, GpuTargetFn> targets,
+                                                          Precision storage, Precision accumulation) {
+  return std::make_unique<GpuSystem>(std::move(name), std::move(targets), storage, accumulation);
 }
 
 }  // namespace gnncheck

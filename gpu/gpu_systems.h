@@ -8,7 +8,13 @@
 // `cusparse`  only what cuSPARSE itself computes — spmm, spmm_transposed, spmm_ve,
 //             spmm_ve_transposed and sddmm_dot, forward and backward, each product a cusparseSpMM
 //             (native transpose) or cusparseSDDMM call — so the library is checked on its own.
-// Both report availability() = {false, "no CUDA device"} when the CUDA runtime finds no device
+// `cusparse_float16`, `cusparse_bfloat16`  the same cuSPARSE calls on tensors stored in float16
+//             (CUDA_R_16F) or bfloat16 (CUDA_R_16BF) with float32 sums (computeType CUDA_R_32F):
+//             each float32 input rounded to nearest on the device, each result widened back; they
+//             declare precision float16 / bfloat16 and accumulation float32. float16 has all five
+//             targets; bfloat16 only spmm and spmm_transposed (cuSPARSE has no bfloat16 SDDMM, which
+//             sddmm_dot's forward and spmm_ve's grad_w need).
+// All report availability() = {false, "no CUDA device"} when the CUDA runtime finds no device
 // (evaluate() then returns Status::unsupported with that reason); nothing touches the GPU before
 // the first evaluate(). Each Result carries the allocator's peak device bytes for that evaluation
 // (graph storage, tensors, workspaces, and the 4 MiB cuBLAS workspace held by the system) and the
@@ -27,5 +33,7 @@ namespace gnncheck {
 
 std::unique_ptr<System> make_gpu_system();
 std::unique_ptr<System> make_cusparse_system();
+std::unique_ptr<System> make_cusparse_float16_system();
+std::unique_ptr<System> make_cusparse_bfloat16_system();
 
 }  // namespace gnncheck

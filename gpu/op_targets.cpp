@@ -25,99 +25,77 @@ namespace {
 index_t heads_of(const TargetRun& run) { return run.attributes.get_int("heads"); }
 index_t features_of(const TargetRun& run) { return run.attributes.get_int("features"); }
 
-// The Aᵀ method: the fused CSC kernel for the reference, cuSPARSE's native transpose for `cusparse`.
-TransposeMethod transpose_method(Library library) {
-  return library == Library::cusparse_only ? TransposeMethod::native_cusparse : TransposeMethod::fused_csc_kernel;
-}
-// A·X: the CSR row kernel for the reference, cusparseSpMM for `cusparse`.
-ForwardMethod forward_method(Library library) {
-  return library == Library::cusparse_only ? ForwardMethod::cusparse : ForwardMethod::row_kernel;
-}
+// The reference's methods (gpu/README.md, "Choices"): A·X by the CSR row kernel, Aᵀ·Y by the fused
+// CSC kernel. The cuSPARSE systems' targets are gpu/cusparse_targets.cpp.
+constexpr ForwardMethod forward_method = ForwardMethod::row_kernel;
+constexpr TransposeMethod transpose_method = TransposeMethod::fused_csc_kernel;
 
 // spmm and spmm_transposed: the same two products with the roles swapped.
-void spmm_target(TargetRun& run, Library library) {
+void spmm_target(TargetRun& run) {
   const DeviceTensor& x = run.input("x");
   const index_t f = x.row_size();
   DeviceGraph& g = run.graph();
   DeviceTensor& y = run.new_output("y", {g.n_dst(), f});
-  spmm_forward(run.ctx, g, x.data(), f, y.data(), forward_method(library));
+  spmm_forward(run.ctx, g, x.data(), f, y.data(), forward_method);
   if (run.backward()) {
     DeviceTensor& gx = run.new_gradient("x", x.shape());
-    spmm_backward(run.ctx, g, run.grad_output("y").data(), f, gx.data(), transpose_method(library));
+    spmm_backward(run.ctx, g, run.grad_output("y").data(), f, gx.data(), transpose_method);
   }
 }
 
-void spmm_transposed_target(TargetRun& run, Library library) {
+void spmm_transposed_target(TargetRun& run) {
   const DeviceTensor& y = run.input("y");
   const index_t f = y.row_size();
   DeviceGraph& g = run.graph();
   DeviceTensor& z = run.new_output("z", {g.n_src(), f});
-  spmm_transposed_forward(run.ctx, g, y.data(), f, z.data(), transpose_method(library));
+  spmm_transposed_forward(run.ctx, g, y.data(), f, z.data(), transpose_method);
   if (run.backward()) {
     DeviceTensor& gy = run.new_gradient("y", y.shape());
-    spmm_transposed_backward(run.ctx, g, run.grad_output("z").data(), f, gy.data(), forward_method(library));
+    spmm_transposed_backward(run.ctx, g, run.grad_output("z").data(), f, gy.data(), forward_method);
   }
 }
 
-// The weighted products. `library` picks the transposed method and how grad_w's SDDMM is done.
-void spmm_ve_target(TargetRun& run, Library library) {
+// The weighted products.
+void spmm_ve_target(TargetRun& run) {
   const DeviceTensor& w = run.input("edge_values");
   const DeviceTensor& x = run.input("x");
   const index_t heads = heads_of(run), channels = features_of(run);
   DeviceGraph& g = run.graph();
   DeviceTensor& y = run.new_output("y", {g.n_dst(), heads * channels});
-  spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data(), forward_method(library));
+  spmm_ve_forward(run.ctx, g, w.data(), heads, x.data(), channels, y.data(), forward_method);
   if (!run.backward()) return;
   const float* gy = run.grad_output("y").data();
   DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
   DeviceTensor& gx = run.new_gradient("x", x.shape());
-  if (library == Library::cusparse_only) {
-    sddmm_dot_cusparse(run.ctx, g, gy, x.data(), heads, channels, gw.data());
-    spmm_ve_transposed_forward(run.ctx, g, w.data(), heads, gy, channels, gx.data(), TransposeMethod::native_cusparse);
-  } else {
-    spmm_ve_backward(run.ctx, g, w.data(), heads, x.data(), channels, gy, gw.data(), gx.data(),
-                     TransposeMethod::fused_csc_kernel);
-  }
+  spmm_ve_backward(run.ctx, g, w.data(), heads, x.data(), channels, gy, gw.data(), gx.data(), transpose_method);
 }
 
-void spmm_ve_transposed_target(TargetRun& run, Library library) {
+void spmm_ve_transposed_target(TargetRun& run) {
   const DeviceTensor& w = run.input("edge_values");
   const DeviceTensor& y = run.input("y");
   const index_t heads = heads_of(run), channels = features_of(run);
   DeviceGraph& g = run.graph();
   DeviceTensor& z = run.new_output("z", {g.n_src(), heads * channels});
-  const TransposeMethod method = transpose_method(library);
-  spmm_ve_transposed_forward(run.ctx, g, w.data(), heads, y.data(), channels, z.data(), method);
+  spmm_ve_transposed_forward(run.ctx, g, w.data(), heads, y.data(), channels, z.data(), transpose_method);
   if (!run.backward()) return;
   const float* gz = run.grad_output("z").data();
   DeviceTensor& gw = run.new_gradient("edge_values", w.shape());
   DeviceTensor& gy = run.new_gradient("y", y.shape());
-  if (library == Library::cusparse_only) {
-    sddmm_dot_cusparse(run.ctx, g, y.data(), gz, heads, channels, gw.data());
-    spmm_ve_forward(run.ctx, g, w.data(), heads, gz, channels, gy.data(), ForwardMethod::cusparse);
-  } else {
-    spmm_ve_transposed_backward(run.ctx, g, w.data(), heads, y.data(), channels, gz, gw.data(), gy.data());
-  }
+  spmm_ve_transposed_backward(run.ctx, g, w.data(), heads, y.data(), channels, gz, gw.data(), gy.data());
 }
 
-void sddmm_dot_target(TargetRun& run, Library library) {
+void sddmm_dot_target(TargetRun& run) {
   const DeviceTensor& u = run.input("u");
   const DeviceTensor& v = run.input("v");
   const index_t heads = heads_of(run), channels = features_of(run);
   DeviceGraph& g = run.graph();
   DeviceTensor& e = run.new_output("e", {g.num_edges(), heads});
-  if (library == Library::cusparse_only) sddmm_dot_cusparse(run.ctx, g, u.data(), v.data(), heads, channels, e.data());
-  else sddmm_dot_forward(run.ctx, g, u.data(), v.data(), heads, channels, e.data());
+  sddmm_dot_forward(run.ctx, g, u.data(), v.data(), heads, channels, e.data());
   if (!run.backward()) return;
   const float* ge = run.grad_output("e").data();
   DeviceTensor& gu = run.new_gradient("u", u.shape());
   DeviceTensor& gv = run.new_gradient("v", v.shape());
-  if (library == Library::cusparse_only) {
-    spmm_ve_forward(run.ctx, g, ge, heads, v.data(), channels, gu.data(), ForwardMethod::cusparse);
-    spmm_ve_transposed_forward(run.ctx, g, ge, heads, u.data(), channels, gv.data(), TransposeMethod::native_cusparse);
-  } else {
-    sddmm_dot_backward(run.ctx, g, u.data(), v.data(), heads, channels, ge, gu.data(), gv.data());
-  }
+  sddmm_dot_backward(run.ctx, g, u.data(), v.data(), heads, channels, ge, gu.data(), gv.data());
 }
 
 void sddmm_add_target(TargetRun& run) {
@@ -371,34 +349,15 @@ void sddmm_spmm_target(TargetRun& run) {
 
 }  // namespace
 
-// The `cusparse` system evaluates only what cuSPARSE computes; a CSR cuSPARSE refuses is unsupported.
-GpuTargetFn only_if_cusparse_accepts(GpuTargetFn fn) {
-  return [fn](TargetRun& run) {
-    const DeviceGraph& g = run.graph();
-    if (g.num_edges() > max_cusparse_edges)
-      throw UnsupportedCase(fmt::format("the cusparse system calls cuSPARSE with 32-bit indices: {} edges exceed {} "
-                                        "({}); the gpu system computes such graphs with its own kernels",
-                                        g.num_edges(), max_cusparse_edges, run.host_graph.summary()));
-    if (!g.fits_cusparse())
-      throw UnsupportedCase(fmt::format("cuSPARSE refuses a CSR with more stored entries than rows × cols ({}, "
-                                        "duplicate edges)",
-                                        run.host_graph.summary()));
-    fn(run);
-  };
-}
-
 std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
+  if (library == Library::cusparse_only) return cusparse_op_targets(StorageFormat::float32);
   std::map<std::string, GpuTargetFn> targets{
-      {"spmm", [library](TargetRun& r) { spmm_target(r, library); }},
-      {"spmm_transposed", [library](TargetRun& r) { spmm_transposed_target(r, library); }},
-      {"spmm_ve", [library](TargetRun& r) { spmm_ve_target(r, library); }},
-      {"spmm_ve_transposed", [library](TargetRun& r) { spmm_ve_transposed_target(r, library); }},
-      {"sddmm_dot", [library](TargetRun& r) { sddmm_dot_target(r, library); }},
+      {"spmm", spmm_target},
+      {"spmm_transposed", spmm_transposed_target},
+      {"spmm_ve", spmm_ve_target},
+      {"spmm_ve_transposed", spmm_ve_transposed_target},
+      {"sddmm_dot", sddmm_dot_target},
   };
-  if (library == Library::cusparse_only) {
-    for (auto& [name, fn] : targets) fn = only_if_cusparse_accepts(std::move(fn));
-    return targets;
-  }
   targets.emplace("sddmm_add", sddmm_add_target);
   targets.emplace("edge_softmax", edge_softmax_target);
   targets.emplace("eshuffle", [](TargetRun& r) { eshuffle_target(r, false); });

@@ -93,17 +93,8 @@ void sddmm_add_backward(GpuContext& ctx, DeviceGraph& g, const float* grad_e, st
 
 void sddmm_dot_cusparse(GpuContext& ctx, DeviceGraph& g, const float* u, const float* v, std::int64_t heads,
                         std::int64_t channels, float* e) {
-  const std::int64_t width = heads * channels;
   const CsrView pattern{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), nullptr};
-  if (heads == 1) {
-    csr_sddmm(ctx, pattern, u, width, v, width, channels, e);
-    return;
-  }
-  DeviceBuffer<float> head_values(ctx.allocator, g.num_edges());
-  for (std::int64_t h = 0; h < heads; ++h) {
-    csr_sddmm(ctx, pattern, u + h * channels, width, v + h * channels, width, channels, head_values.data());
-    scatter_column(ctx, g.num_edges(), heads, h, head_values.data(), e);
-  }
+  csr_sddmm_per_head(ctx, pattern, u, v, heads, channels, e);
 }
 
 }  // namespace gnncheck::gpu

@@ -7,35 +7,13 @@
 #include "gpu/sddmm.cuh"
 
 namespace gnncheck::gpu {
-namespace {
-
-// One cuSPARSE SpMM per head over `a` (whose values are filled per head from `w`), with the
-// dense operands addressed as column blocks of width `channels`. `permuted_w` (optional) is w
-// already in the order of a's positions.
-void spmm_per_head(GpuContext& ctx, CsrView a, SparseOp op, const float* w, std::int64_t heads, const float* b,
-                   std::int64_t channels, float* c) {
-  const std::int64_t width = heads * channels;
-  if (heads == 1) {
-    a.values = w;
-    csr_spmm(ctx, a, op, b, channels, width, c, width);
-    return;
-  }
-  DeviceBuffer<float> head_values(ctx.allocator, a.nnz);
-  a.values = head_values.data();
-  for (std::int64_t h = 0; h < heads; ++h) {
-    gather_column(ctx, a.nnz, heads, h, w, head_values.data());
-    csr_spmm(ctx, a, op, b + h * channels, channels, width, c + h * channels, width);
-  }
-}
-
-}  // namespace
 
 void spmm_ve_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* x,
                      std::int64_t channels, float* y, ForwardMethod method) {
   if (method == ForwardMethod::row_kernel || !g.fits_cusparse())  // (cuSPARSE may refuse this CSR)
     return aggregate(ctx, {g.n_dst(), g.row_ptr(), g.col_idx()}, {w, nullptr, heads}, {}, x, channels, y);
   const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), nullptr};
-  spmm_per_head(ctx, a, SparseOp::none, w, heads, x, channels, y);
+  csr_spmm_per_head(ctx, a, SparseOp::none, w, heads, x, channels, y);
 }
 
 void spmm_ve_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* w, std::int64_t heads, const float* y,
@@ -44,14 +22,14 @@ void spmm_ve_transposed_forward(GpuContext& ctx, DeviceGraph& g, const float* w,
   switch (method) {
     case TransposeMethod::native_cusparse: {
       const CsrView a{g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(ctx), g.col_idx(), nullptr};
-      spmm_per_head(ctx, a, SparseOp::transpose, w, heads, y, channels, z);
+      csr_spmm_per_head(ctx, a, SparseOp::transpose, w, heads, y, channels, z);
       return;
     }
     case TransposeMethod::materialized_csc: {
       DeviceBuffer<float> w_csc(ctx.allocator, g.num_edges() * heads);
       eshuffle_forward(ctx, g, w, heads, w_csc.data());
       const CsrView at{g.n_src(), g.n_dst(), g.num_edges(), g.cusparse_col_ptr(ctx), g.row_idx(ctx), nullptr};
-      spmm_per_head(ctx, at, SparseOp::none, w_csc.data(), heads, y, channels, z);
+      csr_spmm_per_head(ctx, at, SparseOp::none, w_csc.data(), heads, y, channels, z);
       return;
     }
     case TransposeMethod::fused_csc_kernel:
