@@ -4,7 +4,7 @@
 Every target is a differentiable PyTorch computation; gradients come from autograd
 (torch.autograd.grad of sum(output * grad_output)). Ops are written with index_add /
 scatter_reduce (no PyG needed). Layers use PyG's GCNConv, GINConv, GINEConv, GATConv, GATv2Conv, SAGEConv,
-AGNNConv and RGCNConv when torch_geometric is installed, with the oracle's parameters copied into them.
+AGNNConv, RGCNConv and RGATConv when torch_geometric is installed, with the oracle's parameters copied into them.
 
     gnncheck run --adapter "python3 adapters/python/torch_adapter.py --device cuda"
 
@@ -16,7 +16,7 @@ torch|pyg and --segment-reduce scatter|torch (torch_targets/algebra.py).
 The targets' mappings are in torch_targets/, one module per family, each with its notes:
 sparse_ops (spmm … attention, sddmm_spmm), algebra (gspmm, gsddmm, segment_reduce,
 segment_aggregation), layers (the PyG layers and how PyG's definitions are mapped onto the
-oracle's), relational (segment_mm, gather_mm, rgcn); context holds the dtype and device.
+oracle's), relational (segment_mm, gather_mm, rgcn, rgat); context holds the dtype and device.
 
 Run on an H200 with torch 2.11 and PyG 2.8 (docs/campaigns.md, "The torch/PyG adapter on the
 H200, completed"): 10^4 random differential and 10^4 adjoint cases per target pass on every target,
@@ -46,7 +46,8 @@ from torch_targets.algebra import op_gsddmm, op_gspmm, op_segment_aggregation, o
 from torch_targets.context import Context, measured  # noqa: E402
 from torch_targets.layers import (layer_agnn, layer_gat, layer_gatv2, layer_gcn, layer_gin,  # noqa: E402
                                   layer_gine, layer_sage)
-from torch_targets.relational import layer_rgcn, layer_rgcn_torch, op_gather_mm, op_segment_mm  # noqa: E402
+from torch_targets.relational import (layer_rgat, layer_rgat_torch, layer_rgcn, layer_rgcn_torch,  # noqa: E402
+                                      op_gather_mm, op_segment_mm)
 from torch_targets.sparse_ops import (op_attention, op_edge_softmax, op_eshuffle, op_eshuffle_inverse,  # noqa: E402
                                       op_normalized_spmm, op_sddmm_add, op_sddmm_dot, op_sddmm_spmm, op_spmm,
                                       op_spmm_transposed, op_spmm_ve, op_spmm_ve_transposed)
@@ -75,9 +76,9 @@ OPS = {
 
 
 LAYERS = {"gcn": layer_gcn, "gin": layer_gin, "gine": layer_gine, "gat": layer_gat, "gatv2": layer_gatv2,
-          "sage": layer_sage, "agnn": layer_agnn, "rgcn": layer_rgcn}
+          "sage": layer_sage, "agnn": layer_agnn, "rgcn": layer_rgcn, "rgat": layer_rgat}
 # Layers the adapter also computes without torch_geometric (--no-pyg, or PyG not installed).
-TORCH_LAYERS = {"rgcn": layer_rgcn_torch}
+TORCH_LAYERS = {"rgcn": layer_rgcn_torch, "rgat": layer_rgat_torch}
 # What the adapter implements where it is fewer values than a target has (PROTOCOL.md §2): a source
 # degree of 0 gets factor 0 (gcn_norm masks 1/sqrt(0) to 0; the adapter's own factors do the same),
 # and GAT runs without attention dropout (PyG draws its own mask; the oracle's is a function of
@@ -107,7 +108,7 @@ def main():
     parser.add_argument("--dtype", choices=list(DTYPES), default="float32")
     parser.add_argument("--tf32", action="store_true", help="allow TF32 matmuls (declared as tf32)")
     parser.add_argument("--no-pyg", action="store_true",
-                        help="no torch_geometric, even when installed: the ops, and rgcn in plain torch")
+                        help="no torch_geometric, even when installed: the ops, and rgcn and rgat in plain torch")
     parser.add_argument("--gspmm-reductions", choices=["torch", "pyg"], default="torch",
                         help="gspmm's reduction: torch's scatter_reduce (default) or PyG's "
                              "torch_geometric.utils.scatter (needs torch_geometric)")

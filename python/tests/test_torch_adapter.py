@@ -411,7 +411,10 @@ def pyg_convs_module(directory):
     added before the MLP; lin_l with the bias on the aggregate, lin_r without on the root;
     gatv2_conv.py: x_l = lin_l(x) the sources, x_r = lin_r(x) the targets, LeakyReLU(x_i + x_j) · att
     summed per head, utils.softmax per target, messages x_j · alpha, heads concatenated or averaged,
-    then the bias; rgcn_conv.py's loop over the relations, which pyg-lib's segment_matmul replaces only
+    then the bias; rgat_conv.py's default path (attention across relations, additive, dim 1, no mod,
+    bases or edge features): per edge out_i = x[dst]·weight[type], out_j = x[src]·weight[type],
+    LeakyReLU(out_i·q + out_j·k), utils.softmax per target over x's rows, messages alpha·out_j, heads
+    concatenated or averaged, then the bias; rgcn_conv.py's loop over the relations, which pyg-lib's segment_matmul replaces only
     without bases and for sizes gnncheck's cases do not reach: each relation's edges masked out of
     edge_index, aggregated apart by propagate (mean or add) over size (n_src, n_dst), times W_r =
     weight[r] or with bases comp @ weight, summed onto float32 zeros, then x_r @ root and the bias),
@@ -531,6 +534,35 @@ class RGCNConv(torch.nn.Module):
         if self.bias is not None:
             out = out + self.bias
         return out
+
+
+class RGATConv(torch.nn.Module):
+    def __init__(self, in_channels, out_channels, num_relations, num_bases=None, num_blocks=None, mod=None,
+                 attention_mechanism="across-relation", attention_mode="additive-self-attention", heads=1, dim=1,
+                 concat=True, negative_slope=0.2, dropout=0.0, edge_dim=None, bias=True):
+        super().__init__()
+        assert num_bases is None and num_blocks is None and mod is None and dim == 1 and edge_dim is None
+        assert attention_mechanism == "across-relation" and attention_mode == "additive-self-attention"
+        assert dropout == 0.0
+        self.heads, self.out_channels, self.concat, self.negative_slope = heads, out_channels, concat, negative_slope
+        self.weight = torch.nn.Parameter(torch.empty(num_relations, in_channels, heads * out_channels))
+        self.q = torch.nn.Parameter(torch.empty(heads * out_channels, heads))
+        self.k = torch.nn.Parameter(torch.empty(heads * out_channels, heads))
+        self.bias = torch.nn.Parameter(torch.empty(heads * out_channels if concat else out_channels)) if bias else None
+
+    def forward(self, x, edge_index, edge_type=None):
+        H, C, n = self.heads, self.out_channels, x.size(0)
+        src, dst = edge_index
+        w = torch.index_select(self.weight, 0, edge_type)
+        outi = torch.bmm(x[dst].unsqueeze(1), w).squeeze(-2)
+        outj = torch.bmm(x[src].unsqueeze(1), w).squeeze(-2)
+        alpha = torch.nn.functional.leaky_relu(outi @ self.q + outj @ self.k, self.negative_slope)
+        top = scatter(alpha.detach(), dst, dim=0, dim_size=n, reduce="max")
+        e = (alpha - top[dst]).exp()
+        alpha = e / (scatter(e, dst, dim=0, dim_size=n, reduce="sum")[dst] + 1e-16)
+        out = scatter(alpha.view(-1, H, 1) * outj.view(-1, H, C), dst, dim=0, dim_size=n, reduce="sum")
+        out = out.view(-1, H * C) if self.concat else out.mean(dim=1)
+        return out + self.bias if self.bias is not None else out
 ''')
     (package / "nn" / "aggr.py").write_text('''
 import torch
@@ -687,6 +719,29 @@ def test_rgcn_passes_without_pyg_and_through_rgcnconv(tmp_path, path):
     results, done = run_adapter_suite(tmp_path, "\n".join(lines) + "\n", pythonpath=stub, layers=path == "pyg")
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(results) == 3 * len(RGCN_ENTRIES), [(r["entry"], r["check"], r["verdict"]) for r in results]
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
+RGAT_ENTRIES = {"concat": "concat: [true]", "mean_no_bias": "concat: [false], heads: [3], bias: [false]",
+                "one_relation": "relations: [1]", "slope": "negative_slope: [0.01, 0.5]"}
+
+
+@pytest.mark.parametrize("path", ["torch", "pyg"])
+def test_rgat_passes_without_pyg_and_through_rgatconv(tmp_path, path):
+    """rgat in the adapter's plain torch (--no-pyg) and through PyG's RGATConv as transcribed in
+    pyg_convs_module: edge_type converted to int64, weight, q, k and bias copied in and their
+    gradients mapped back, on rectangular graphs (RGATConv reads x alone: its rows past n_dst are
+    dropped). Every entry passes."""
+    lines = ["name: torch-adapter-rgat", "seed: 43", "cases_per_property: 12", "graphs:",
+             "  small: {family: random, max_nodes: 10, max_avg_degree: 3}", "entries:"]
+    for name, attributes in RGAT_ENTRIES.items():
+        lines.append("  - {name: %s, systems: cpu_float32, targets: [{name: rgat, attributes: {%s}}], "
+                     "checks: [differential, adjoint, state_interleaved], graphs: small}" % (name, attributes))
+    stub = pyg_convs_module(tmp_path / "pyg") if path == "pyg" else None
+    results, done = run_adapter_suite(tmp_path, "\n".join(lines) + "\n", pythonpath=stub, layers=path == "pyg")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(RGAT_ENTRIES), [(r["entry"], r["check"], r["verdict"]) for r in results]
     for r in results:
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
 

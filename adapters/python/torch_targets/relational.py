@@ -1,5 +1,5 @@
-"""The typed-graph targets: segment_mm, gather_mm and the R-GCN layer (PyG's RGCNConv, or the same
-layer in plain torch).
+"""The typed-graph targets: segment_mm, gather_mm and the R-GCN and RGAT layers (PyG's RGCNConv and
+RGATConv, or the same layers in plain torch).
 
 Typed graphs: gather_mm and rgcn read edge_type, each edge's relation, an index tensor that
 arrives as numbers like every tensor; the adapter converts it to int64 (rounded in float64, before
@@ -17,6 +17,17 @@ for `aggr=mean`"), not per relation, and a transcription of it fails the differe
 (python/tests/test_torch_adapter.py). Without PyG (or with --no-pyg) rgcn is the same layer in
 plain torch: per (destination, relation) sums by index_add, divided by their counts for mean, then
 one product with the R matrices side by side.
+
+rgat is PyG's RGATConv(in, out, num_relations=R, attention_mechanism='across-relation',
+attention_mode='additive-self-attention', heads, dim=1, concat, negative_slope, bias), its default
+configuration, every option named so that a change of PyG's defaults cannot change the layer (older
+releases defaulted to within-relation), with the case's weight [R, in, H·C], q and k
+[H·C, H] and bias copied in (PyG's names and layouts), on x, edge_index and edge_type. RGATConv takes
+x alone (x_i and x_j both index it), so on a block it aggregates onto n_src rows of which the first
+n_dst are kept; its extra parameters (w, l1, b1, l2, b2: mod's) are never read. Without PyG (or with
+--no-pyg) rgat is the same layer in plain torch: each edge's W_r gathered (index_select) and both ends
+projected by bmm, the logits through out_i·q + out_j·k, edge_softmax over each destination's in-edges
+(sparse_ops), messages alpha·out_j summed by index_add.
 """
 
 import torch
@@ -24,6 +35,7 @@ import torch
 import gnncheck_adapter as kit
 from .context import CaseTensors, Edges, MODULES, evaluate, layer_answer, sum_into
 from .layers import aggregation_edges
+from .sparse_ops import edge_softmax
 
 
 def op_segment_mm(case):
@@ -116,3 +128,60 @@ def layer_rgcn(case):
     edge_type = t.inputs["edge_type"]
     n_dst = case.graph.n_dst
     return layer_answer(case, t, lambda x: conv((x, x[:n_dst]), edge_index, edge_type), pmap)
+
+
+# RGAT (oracle/layers/rgat.h): PyG's RGATConv where torch_geometric is used, else the same layer in
+# plain torch. Both read edge_type as int64 (CaseTensors).
+
+def rgat_setup(case):
+    """(attributes, CaseTensors): the case's tensors on the device."""
+    return case.attributes, CaseTensors(case, inputs_require_grad=case.wants_gradients)
+
+
+def torch_rgat(g, a, x, edge_type, p):
+    """y [n_dst, H·C] or [n_dst, C]: out_i = x[row]·W_r and out_j = x[col]·W_r per edge (W_r gathered by
+    index_select, one bmm each), logits LeakyReLU(out_i·q + out_j·k), edge_softmax per destination
+    and head, messages alpha·out_j summed by index_add, heads joined, then the bias."""
+    heads, channels = int(a["heads"]), int(a["out_features"])
+    w = p["weight"].index_select(0, edge_type)
+    out_i = torch.bmm(x.index_select(0, g.rows).unsqueeze(1), w).squeeze(1)
+    out_j = torch.bmm(x.index_select(0, g.cols).unsqueeze(1), w).squeeze(1)
+    logits = torch.nn.functional.leaky_relu(out_i @ p["q"] + out_j @ p["k"], float(a["negative_slope"]))
+    alpha = edge_softmax(g, logits)
+    messages = (alpha.unsqueeze(-1) * out_j.view(-1, heads, channels)).reshape(-1, heads * channels)
+    out = sum_into(messages, g.rows, g.n_dst)
+    y = out if a["concat"] else out.view(g.n_dst, heads, channels).mean(dim=1)
+    return y + p["bias"] if "bias" in p else y
+
+
+def layer_rgat_torch(case):
+    """RGAT without PyG (torch_rgat), its parameters the case's own leaves."""
+    a, t = rgat_setup(case)
+    p = {n: v.requires_grad_(case.wants_gradients) for n, v in t.parameters.items()}
+    g = Edges(case.graph)
+    edge_type = t.inputs["edge_type"]
+    return layer_answer(case, t, lambda x: torch_rgat(g, a, x, edge_type, p), {n: (v, False) for n, v in p.items()})
+
+
+def layer_rgat(case):
+    """PyG's RGATConv in its default configuration (across-relation, additive self-attention, dim 1) with
+    heads, concat, negative_slope and bias from the case, its weight, q, k and bias copied in, on x,
+    edge_index and edge_type; y's rows past n_dst (a block's other sources) are dropped."""
+    from torch_geometric.nn import RGATConv
+
+    a, t = rgat_setup(case)
+    key = ("rgat", a["in_features"], a["out_features"], a["heads"], a["relations"], a["concat"], a["bias"],
+           a["negative_slope"])
+    conv = MODULES.get(key, lambda: RGATConv(a["in_features"], a["out_features"], num_relations=a["relations"],
+                                             attention_mechanism="across-relation",
+                                             attention_mode="additive-self-attention", heads=a["heads"], dim=1,
+                                             concat=a["concat"], negative_slope=a["negative_slope"], dropout=0.0,
+                                             bias=a["bias"]))
+    pmap = {}
+    with torch.no_grad():
+        for name, value in t.parameters.items():
+            getattr(conv, name).copy_(value)
+            pmap[name] = (getattr(conv, name), False)
+    edge_index = aggregation_edges(case, False)
+    edge_type = t.inputs["edge_type"]
+    return layer_answer(case, t, lambda x: conv(x, edge_index, edge_type), pmap)
