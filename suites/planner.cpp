@@ -390,7 +390,9 @@ std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry) {
   auto add = [&](const std::string& l) {
     if (std::find(labels.begin(), labels.end(), l) == labels.end()) labels.push_back(l);
   };
-  const bool gpu = std::any_of(entry.systems.begin(), entry.systems.end(), [](const auto& s) { return s == "gpu" || s == "cusparse"; });
+  const bool gpu = std::any_of(entry.systems.begin(), entry.systems.end(), [](const auto& s) {
+    return s == "gpu" || s == "cusparse" || s == "cusparse_float16" || s == "cusparse_bfloat16";
+  });
   add(gpu ? "gpu" : "cpu");
   if (suite.graphs.count(entry.graphs) && suite.graphs.at(entry.graphs).family == "dataset") add("dataset");
   for (const auto& c : entry.checks)

@@ -57,12 +57,28 @@ SystemRegistry SystemRegistry::with_builtins() {
          .bug = "",
          .availability = make_cusparse_system()->availability(),
          .make = [] { return make_cusparse_system(); }});
+  r.add({.name = "cusparse_float16",
+         .kind = "gpu",
+         .summary = "cuSPARSE's SpMM/SDDMM on float16 tensors with float32 sums (CUDA_R_16F, computeType CUDA_R_32F)",
+         .bug = "",
+         .availability = gpu_here,
+         .make = [] { return make_cusparse_float16_system(); }});
+  r.add({.name = "cusparse_bfloat16",
+         .kind = "gpu",
+         .summary = "cuSPARSE's SpMM on bfloat16 tensors with float32 sums (CUDA_R_16BF; cuSPARSE has no bfloat16 SDDMM)",
+         .bug = "",
+         .availability = gpu_here,
+         .make = [] { return make_cusparse_bfloat16_system(); }});
 #else
   const Availability gpu_here{false, "this build has no CUDA (nvcc was not found at configure time; see GNNCHECK_CUDA)"};
   r.add({.name = "gpu", .kind = "gpu", .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)", .bug = "",
          .availability = gpu_here, .make = nullptr});
   r.add({.name = "cusparse", .kind = "gpu", .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward", .bug = "",
          .availability = gpu_here, .make = nullptr});
+  r.add({.name = "cusparse_float16", .kind = "gpu", .summary = "cuSPARSE's SpMM/SDDMM on float16 tensors with float32 sums",
+         .bug = "", .availability = gpu_here, .make = nullptr});
+  r.add({.name = "cusparse_bfloat16", .kind = "gpu", .summary = "cuSPARSE's SpMM on bfloat16 tensors with float32 sums",
+         .bug = "", .availability = gpu_here, .make = nullptr});
 #endif
   // The replicas wrap the oracle: the injected bug is then the only way their answers differ.
   for (const auto& info : replica_catalogue()) {
