@@ -7,6 +7,7 @@
 
 #include "checks/tolerance.h"
 #include "core/error.h"
+#include "oracle/targets.h"
 
 namespace gnncheck::checks::detail {
 
@@ -149,17 +150,27 @@ void screen_kinks(Verdict& v, const Case& c, bool same_inputs) {
 }
 
 void screen_kinks(Verdict& v, CaseKinks& kinks, bool same_inputs) {
-  bool any_gradient = false;
-  for (const auto& tc : v.comparisons) any_gradient = any_gradient || (tc.is_gradient && !tc.inconclusive());
-  if (!any_gradient) return;
+  // Only gradients are screened, and the outputs of a target whose value jumps at its kinks: where
+  // none is compared, the arguments are not evaluated.
+  const auto& jumping = oracle::find_target(kinks.kink_case().target).kinks.jumping_outputs;
+  bool any_screened = false;
+  for (const auto& tc : v.comparisons)
+    any_screened = any_screened || (!tc.inconclusive() && (tc.is_gradient || !jumping.empty()));
+  if (!any_screened) return;
   const std::optional<NearestKink> kink = nearest_kink(kinks, formats_of(v));
   if (!kink || !kink->near || (same_inputs && kink->distance == 0 && !kink->tie)) return;
-  for (auto& tc : v.comparisons)
-    if (tc.is_gradient && !tc.inconclusive() && tc.reason.empty() &&
-        std::find(kink->upstream.begin(), kink->upstream.end(), tc.input) != kink->upstream.end())
+  const auto names = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  for (auto& tc : v.comparisons) {
+    if (tc.inconclusive() || !tc.reason.empty()) continue;
+    if (tc.is_gradient && names(kink->upstream, tc.input))
       mark_inconclusive(tc, fmt::format("{}: {}", kink->description,
                                         kink->tie ? "any of the tied candidates may receive the gradient"
                                                   : "either one-sided derivative is valid there"));
+    else if (!tc.is_gradient && names(kink->jumping_outputs, tc.input))
+      mark_inconclusive(tc, fmt::format("{}: the value jumps there, and either side's is valid", kink->description));
+  }
 }
 
 void mark_inconclusive(TensorComparison& tc, const std::string& reason) {

@@ -40,6 +40,9 @@ struct NearestKink {
   // The kink is a tie of a max or min (oracle::KinkHooks::ties): even at distance 0 a correct
   // implementation may choose differently from one call to the next.
   bool tie = false;
+  // The outputs whose value jumps at this kink (oracle::KinkHooks::jumping_outputs): near it
+  // they are as undetermined as the gradients.
+  std::vector<std::string> jumping_outputs;
 };
 
 // The kink arguments of one case (oracle::kink_arguments), evaluated on the first call to

@@ -48,16 +48,42 @@ std::vector<T> softmax_weights(const Column<T>& c, T t) {
   return w;
 }
 
+// The mean and the population variance of a column as PyG computes it (mean of squares minus the
+// squared mean); 0 and 0 on an empty one.
+template <class T>
+struct Moments {
+  T mean = 0, var = 0;
+};
+
+template <class T>
+Moments<T> moments(const Column<T>& c) {
+  const index_t n = c.size();
+  if (n == 0) return {};
+  T sum = 0, squares = 0;
+  for (index_t k = 0; k < n; ++k) sum += c[k], squares += c[k] * c[k];
+  const T mean = sum / static_cast<T>(n);
+  return {mean, squares / static_cast<T>(n) - mean * mean};
+}
+
+// std's value where the variance is above PyG's floor; 0 there and below (the masked_fill).
+template <class T>
+bool std_above_floor(T var) {
+  return var > static_cast<T>(kStdVarianceFloor);
+}
+
 template <class T>
 T aggregate(const SegmentAggregationConfig& cfg, const Column<T>& c, T t) {
   const index_t n = c.size();
   switch (cfg.aggr) {
-    case SegmentAggregation::var: {
-      if (n == 0) return 0;
-      T sum = 0, squares = 0;
-      for (index_t k = 0; k < n; ++k) sum += c[k], squares += c[k] * c[k];
-      const T mean = sum / static_cast<T>(n);
-      return squares / static_cast<T>(n) - mean * mean;
+    case SegmentAggregation::var: return moments(c).var;
+    case SegmentAggregation::std: {
+      const T var = moments(c).var;
+      return std_above_floor(var) ? std::sqrt(var) : T(0);
+    }
+    case SegmentAggregation::mul: {
+      T product = 1;
+      for (index_t k = 0; k < n; ++k) product *= c[k];
+      return product;
     }
     case SegmentAggregation::softmax: {
       const std::vector<T> alpha = softmax_weights(c, t);
@@ -105,10 +131,28 @@ SegmentAggregationGrads<T> segment_aggregation_backward(const Graph& g, const Se
       if (n == 0) continue;
       switch (cfg.aggr) {
         case SegmentAggregation::var: {
-          T sum = 0;
-          for (index_t k = 0; k < n; ++k) sum += c[k];
-          const T mean = sum / static_cast<T>(n);
+          const T mean = moments(c).mean;
           for (index_t k = 0; k < n; ++k) grads.grad_x.at(c.begin + k, f) = gy * (T(2) / static_cast<T>(n)) * (c[k] - mean);
+          break;
+        }
+        case SegmentAggregation::std: {
+          const Moments<T> m = moments(c);
+          if (!std_above_floor(m.var)) break;  // the masked value is constant: its gradient is 0
+          const T scale = gy / (static_cast<T>(n) * std::sqrt(m.var));
+          for (index_t k = 0; k < n; ++k) grads.grad_x.at(c.begin + k, f) = scale * (c[k] - m.mean);
+          break;
+        }
+        case SegmentAggregation::mul: {
+          // Π_{l≠k} x[l] as the product before k times the product after k: exact where the
+          // segment holds zeros, which y / x[k] is not.
+          std::vector<T> after(static_cast<size_t>(n) + 1, T(1));
+          for (index_t k = n - 1; k >= 0; --k)
+            after[static_cast<size_t>(k)] = after[static_cast<size_t>(k) + 1] * c[k];
+          T before = 1;
+          for (index_t k = 0; k < n; ++k) {
+            grads.grad_x.at(c.begin + k, f) = gy * (before * after[static_cast<size_t>(k) + 1]);
+            before *= c[k];
+          }
           break;
         }
         case SegmentAggregation::softmax: {

@@ -1,6 +1,10 @@
-// The catalogue entry of PyG's segment aggregations that are neither a sum nor an extreme (var,
-// softmax with a learnable temperature; oracle/segment_aggregation.h). Like segment_reduce,
+// The catalogue entry of PyG's segment aggregations that are neither a sum nor an extreme (var, std,
+// mul, softmax with a learnable temperature; oracle/segment_aggregation.h). Like segment_reduce,
 // each destination row's edges are one contiguous segment of x's rows in edge-id order.
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "oracle/catalogue_support.h"
 #include "oracle/segment_aggregation.h"
 
@@ -27,26 +31,155 @@ Evaluation<T> evaluate_aggregation(const Graph& g, const Attributes& a, const Te
   return ev;
 }
 
+// The mean and population variance of x's column f over row i's segment, and their terms on
+// |x| (mean of squares plus squared mean of |x|: what rounding the variance scales with).
+struct SegmentMoments {
+  double mean = 0, var = 0, abs_terms = 0;
+};
+
+SegmentMoments segment_moments(const Tensor& x, index_t begin, index_t end, index_t f) {
+  SegmentMoments m;
+  const index_t n = end - begin;
+  if (n == 0) return m;
+  double sum = 0, squares = 0, abs_sum = 0;
+  for (index_t k = begin; k < end; ++k) {
+    sum += x.at(k, f);
+    abs_sum += std::abs(x.at(k, f));
+    squares += x.at(k, f) * x.at(k, f);
+  }
+  m.mean = sum / static_cast<double>(n);
+  m.var = squares / static_cast<double>(n) - m.mean * m.mean;
+  const double abs_mean = abs_sum / static_cast<double>(n);
+  m.abs_terms = squares / static_cast<double>(n) + abs_mean * abs_mean;
+  return m;
+}
+
+// std's kink: its value jumps at var = 10⁻⁵, one argument var − 10⁻⁵ per non-empty segment and
+// feature. Its terms are the variance's (n squares summed, n values summed, the two divisions, the
+// square of the mean, the difference) and 10⁻⁵ itself, rounded where a system stores it.
+void std_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
+  const auto cfg = SegmentAggregationConfig::from_attributes(a);
+  if (cfg.aggr != SegmentAggregation::std) return;
+  const Graph& g = *c.graph;
+  const Tensor& x = c.inputs.at("x");
+  const auto& ptr = g.row_ptr();
+  struct Where {
+    index_t row, feature;
+  };
+  auto where = std::make_shared<std::vector<Where>>();
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    if (ptr[i + 1] == ptr[i]) continue;  // an empty segment's 0 is a convention, not a variance
+    for (index_t f = 0; f < cfg.features; ++f) {
+      const SegmentMoments m = segment_moments(x, ptr[i], ptr[i + 1], f);
+      k.offsets.push_back(m.var - kStdVarianceFloor);
+      k.abs_terms.push_back(m.abs_terms + kStdVarianceFloor);
+      k.terms.push_back(static_cast<double>(ptr[i + 1] - ptr[i] + 6));
+      where->push_back({i, f});
+    }
+  }
+  k.upstream = {"x"};
+  k.describe = [where](std::size_t n) {
+    return fmt::format("the variance of segment {}, feature {}, at std's floor 1e-5", (*where)[n].row, (*where)[n].feature);
+  };
+}
+
+// The correct float64 answer of a std or mul case, or nullopt for another aggregation or a case
+// without output gradients (the variants below are about the backward).
+std::optional<Result> backward_answer(const Case& c, SegmentAggregation aggr) {
+  if (c.grad_outputs.empty()) return std::nullopt;
+  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(find_target(c.target).spec, c.attributes));
+  if (cfg.aggr != aggr) return std::nullopt;
+  Result r = evaluate(c);
+  if (!r.ok()) return std::nullopt;
+  return r;
+}
+
+// mul's gradient as y / x[k]: NaN (0/0) or ±∞ where the segment holds a zero, and 0 for the other
+// rows of a segment with one zero, whose gradient is the product of the rest.
+WrongVariant mul_gradient_by_division() {
+  return {"mul_gradient_by_division", "product_gradient_by_division",
+          "mul's gradient as g·y/x[k] instead of g·Π_{l≠k} x[l]: wrong (NaN, ±∞ or 0) where the segment holds a zero", 37,
+          [](const Case& c, const VariantContext&) -> std::optional<Result> {
+            std::optional<Result> r = backward_answer(c, SegmentAggregation::mul);
+            if (!r) return std::nullopt;
+            const Graph& g = *c.graph;
+            const Tensor& x = c.inputs.at("x");
+            const Tensor& y = r->outputs.at("y");
+            const Tensor& gy = c.grad_outputs.at("y");
+            Tensor grad(x.shape(), 0.0);
+            bool differs = false;
+            for (index_t k = 0; k < g.num_edges(); ++k) {
+              const index_t i = g.row_of_edge()[k];
+              for (index_t f = 0; f < x.row_size(); ++f) {
+                grad.at(k, f) = gy.at(i, f) * y.at(i, f) / x.at(k, f);
+                differs = differs || !(grad.at(k, f) == r->gradients.at("x").at(k, f));
+              }
+            }
+            if (!differs) return std::nullopt;
+            r->gradients["x"] = std::move(grad);
+            return r;
+          }};
+}
+
+// std's gradient without the chain rule through the square root: var's gradient g·(2/n)·(x[k] − mean)
+// passed on where the variance is above the floor.
+WrongVariant std_gradient_without_sqrt_factor() {
+  return {"std_gradient_without_sqrt_factor", "missing_chain_rule_factor",
+          "std's gradient as var's, g·(2/n)·(x[k] − mean), without the factor 1/(2·std) of the square root", 38,
+          [](const Case& c, const VariantContext&) -> std::optional<Result> {
+            std::optional<Result> r = backward_answer(c, SegmentAggregation::std);
+            if (!r) return std::nullopt;
+            const Graph& g = *c.graph;
+            const Tensor& x = c.inputs.at("x");
+            const Tensor& gy = c.grad_outputs.at("y");
+            const auto& ptr = g.row_ptr();
+            Tensor grad(x.shape(), 0.0);
+            bool differs = false;
+            for (index_t i = 0; i < g.n_dst(); ++i)
+              for (index_t f = 0; f < x.row_size(); ++f) {
+                const SegmentMoments m = segment_moments(x, ptr[i], ptr[i + 1], f);
+                if (!(m.var > kStdVarianceFloor)) continue;
+                const double n = static_cast<double>(ptr[i + 1] - ptr[i]);
+                for (index_t k = ptr[i]; k < ptr[i + 1]; ++k) {
+                  grad.at(k, f) = gy.at(i, f) * (2 / n) * (x.at(k, f) - m.mean);
+                  differs = differs || grad.at(k, f) != r->gradients.at("x").at(k, f);
+                }
+              }
+            if (!differs) return std::nullopt;
+            r->gradients["x"] = std::move(grad);
+            return r;
+          }};
+}
+
 }  // namespace
 
 TargetDef segment_aggregation_target() {
   TargetDef def = make_target(
       {"segment_aggregation", false,
-       "y[i] = PyG's var or softmax aggregation of x over the segment of row i (its edges, in edge-id order)",
+       "y[i] = PyG's var, std, mul or softmax aggregation of x over the segment of row i (its edges, in edge-id order)",
        {{"x", TensorKind::edges, true}, {"t", TensorKind::parameter, true}},
        {{"y", TensorKind::dst_nodes, true}},
-       {drawn_choice("aggr", "var", "the aggregation per segment: var (population variance) or softmax (Σ softmax(t·x)·x)",
+       {drawn_choice("aggr", "var",
+                     "the aggregation per segment: var (population variance), softmax (Σ softmax(t·x)·x), std (PyG's "
+                     "standard deviation, 0 where var ≤ 1e-5) or mul (the product)",
                      kSegmentAggregationNames),
         features_attribute()},
        false,
        "n = row i's segment length;  var: y[i, f] = (1/n)·Σ_k x[k, f]² − ((1/n)·Σ_k x[k, f])²;\n"
+       "std: y[i, f] = √var[i, f] if var[i, f] > 1e-5, else 0;  mul: y[i, f] = Π_k x[k, f];\n"
        "softmax: y[i, f] = Σ_k α[k, f]·x[k, f],  α[k, f] = exp(t·x[k, f]) / Σ_{l ∈ row i} exp(t·x[l, f])   "
        "(k, l ∈ [row_ptr[i], row_ptr[i+1]), f < features)",
        {"x is [E, features]: one row per edge in edge-id order, so row i's edges are the contiguous rows row_ptr[i] … "
         "row_ptr[i+1]−1 of x (duplicate edges counted). Only the graph's row pointers matter; its columns are not read.",
-        "An empty segment gives 0 (var and softmax alike, PyG's).",
+        "An empty segment gives 0 with var, std and softmax, and 1 with mul (PyG's: its scatter 'mul' starts from ones, "
+        "torch.scatter_reduce 'prod' with include_self and torch_scatter's scatter_mul alike).",
         "var is the population variance (divided by n, not n − 1), PyG's VarAggregation; the oracle computes it as PyG "
         "does, mean of squares minus the squared mean, whose float64 rounding is far below a float32 bound.",
+        "std is PyG's StdAggregation: var.clamp(min=1e-5).sqrt() with every value ≤ √1e-5 set to 0, so y = 0 and its "
+        "gradient 0 where var ≤ 1e-5, and above it y = √var with gradient g·(x[k] − mean)/(n·y). The value jumps at "
+        "var = 1e-5: a case whose variance lies within the declared precision's rounding of it is inconclusive there.",
+        "mul's gradient is g·Π_{l≠k} x[l], exact where the segment holds zeros (one zero: the product of the others at "
+        "the zero, 0 elsewhere; two or more: 0 everywhere), not g·y/x[k].",
         "softmax: t is one learnable inverse temperature shared by every feature (PyG's SoftmaxAggregation(learn=True), "
         "channels = 1), [1], present only with aggr = softmax; its gradient is returned."}},
       [](const Graph& g, const Attributes& a) {
@@ -61,10 +194,19 @@ TargetDef segment_aggregation_target() {
       []<class T>(const Graph& g, const Attributes& a, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
         return evaluate_aggregation(g, a, in, gout);
       });
-  // The measured model: var's conditioning (it cancels where the mean dominates) and the softmax's
-  // exp are what the float32 evaluation's error over three summation orders shows
-  // (checks/tolerance.md); the softmax's backward through autograd cancels on near one-hot segments,
-  // which it does not show: its floor (checks/segment_softmax_floor.h).
+  // std and mul came after var and softmax: a system outside gnncheck that does not declare aggr is
+  // asked var and softmax only.
+  for (std::string_view later : kSegmentAggregationLaterNames)
+    def.spec.attributes.front().opt_in_choices.emplace_back(std::string(later));
+  def.kinks.arguments = std_kink_arguments;
+  def.kinks.jumping_outputs = {"y"};
+  def.wrong_variants = {mul_gradient_by_division(), std_gradient_without_sqrt_factor()};
+  // The measured model: var's and std's conditioning (var cancels where the mean dominates, and the
+  // square root magnifies that near 0) and the softmax's exp are what the float32 evaluation's error
+  // over three summation orders shows; mul's closed-form bound, relative γ of |y| and of
+  // |g·Π_{l≠k} x[l]|, lies inside the model's own γ term, which holds A = |y| (checks/tolerance.md,
+  // "segment_aggregation's std and mul"). The softmax's backward through autograd cancels on near
+  // one-hot segments, which it does not show: its floor (checks/segment_softmax_floor.h).
   def.spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::segment_softmax}};
   // gpu/op_targets.cpp: gpu/segment_aggregation.cu, one thread per (row, feature) over row_ptr.
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};

@@ -118,6 +118,14 @@ std::size_t display_width(const std::string& text) {
   return n;
 }
 
+// " (std and mul opt-in: …)" for an attribute with opt-in choices (AttributeSpec::opt_in_choices).
+std::string opt_in_choices_note(const AttributeSpec& a, const std::string& how) {
+  if (a.opt_in_choices.empty()) return {};
+  std::vector<std::string> names;
+  for (const auto& v : a.opt_in_choices) names.push_back(to_plain_string(v));
+  return fmt::format(" ({} opt-in: {})", fmt::join(names, " and "), how);
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
@@ -159,10 +167,12 @@ std::string describe_target(const TargetDef& def) {
   if (!spec.attributes.empty()) {
     out += "\nAttributes (default; meaning):\n";
     for (const auto& a : spec.attributes)
-      out += fmt::format("  {:<16} {:<10} {}{}\n", a.name, gnncheck::to_string(a.default_value), a.help,
+      out += fmt::format("  {:<16} {:<10} {}{}{}\n", a.name, gnncheck::to_string(a.default_value), a.help,
                          a.opt_in ? " (opt-in: a system outside gnncheck is asked the default unless it declares it; "
                                     "PROTOCOL.md §2)"
-                                  : "");
+                                  : "",
+                         opt_in_choices_note(a, "a system outside gnncheck is asked them only if it declares the attribute; "
+                                                "PROTOCOL.md §2"));
   }
   out += fmt::format("\nTolerance (how checks bound each element; checks/tolerance.md derives it):\n  {}\n", describe(spec.tolerance));
   if (!def.wrong_variants.empty()) {
@@ -203,8 +213,9 @@ std::string targets_markdown() {
     if (!spec.attributes.empty()) {
       out += "\nAttributes:\n";
       for (const auto& a : spec.attributes)
-        out += fmt::format("- `{}` (default {}): {}{}\n", a.name, gnncheck::to_string(a.default_value), a.help,
-                           a.opt_in ? " (opt-in: asked only of a system that declares it, §2)" : "");
+        out += fmt::format("- `{}` (default {}): {}{}{}\n", a.name, gnncheck::to_string(a.default_value), a.help,
+                           a.opt_in ? " (opt-in: asked only of a system that declares it, §2)" : "",
+                           opt_in_choices_note(a, "asked only of a system that declares the attribute, §2"));
     }
     out += fmt::format("\nTolerance: {}.\n", describe(spec.tolerance));
   }

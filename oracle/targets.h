@@ -61,6 +61,10 @@ struct AttributeSpec {
   // written before the attribute existed is never held to values it never heard of; declaring it
   // (PROTOCOL.md §2) asks the values declared. gnncheck's own systems implement every value.
   bool opt_in = false;
+  // Choices added to an enumerated attribute after systems were written against its others
+  // (segment_aggregation's std and mul): a system outside gnncheck that does not declare the
+  // attribute is asked the other choices only; declaring it asks the values declared.
+  std::vector<AttrValue> opt_in_choices = {};
 };
 
 // How the tolerance model (checks/tolerance.cpp) bounds a target's outputs and gradients. The
@@ -223,6 +227,9 @@ struct KinkHooks {
   // The differential check compares the gradients there with every valid subgradient
   // (TargetDef::subgradients); generators keep such cases, since tie bugs hide there.
   bool ties = false;
+  // The outputs whose value, not only its derivative, jumps at the kinks (segment_aggregation's std:
+  // 0 up to var = 10⁻⁵, √10⁻⁵ just above): near one either value is valid, and the checks say so.
+  std::vector<std::string> jumping_outputs = {};
 };
 
 // Dropout drawn per (seed, edge id): with it on, a target computes a function of its edges' ids,

@@ -46,20 +46,40 @@ AttributeScope attribute_scope(const oracle::TargetSpec& spec, const std::vector
                                const ImplementedAttributes& declared, const std::string& system, bool own_system) {
   AttributeScope scope;
   // A system outside gnncheck that does not declare an opt-in attribute implements its default.
+  // Choices added to an attribute later are asked of it only where it declares the attribute; a
+  // pin or a drawn attribute is then held to the choices it had before (one that is neither keeps
+  // its default, never an added choice).
   ImplementedAttributes implemented = declared;
-  std::vector<std::string> opted_out;
+  std::vector<std::string> opted_out, later_choices;
+  const auto pinned_here = [&pinned](const std::string& name) {
+    return std::any_of(pinned.begin(), pinned.end(), [&name](const AttributeChoice& c) { return c.name == name; });
+  };
   if (!own_system)
-    for (const auto& a : spec.attributes)
-      if (a.opt_in && !implemented.count(a.name)) {
+    for (const auto& a : spec.attributes) {
+      if (implemented.count(a.name)) continue;
+      if (a.opt_in) {
         implemented[a.name] = {a.default_value};
         opted_out.push_back(a.name);
+      } else if (!a.opt_in_choices.empty() && (a.drawn || pinned_here(a.name))) {
+        std::vector<AttrValue> earlier;
+        for (const auto& v : a.choices)
+          if (std::find(a.opt_in_choices.begin(), a.opt_in_choices.end(), v) == a.opt_in_choices.end()) earlier.push_back(v);
+        implemented[a.name] = std::move(earlier);
+        std::vector<std::string> added;
+        for (const auto& v : a.opt_in_choices) added.push_back(to_plain_string(v));
+        later_choices.push_back(fmt::format("{} = {}", a.name, fmt::join(added, " and ")));
       }
-  const std::string opt_in_note =
+    }
+  std::string opt_in_note =
       opted_out.empty() ? std::string()
                         : fmt::format("; {} added to '{}' after systems were written against it: asked only the default "
                                       "unless '{}' declares {} (PROTOCOL.md §2)",
                                       fmt::join(opted_out, " and "), spec.name, system,
                                       opted_out.size() == 1 ? "it" : "them");
+  if (!later_choices.empty())
+    opt_in_note += fmt::format("; {} added to '{}' after systems were written against it: asked only where '{}' "
+                               "declares the attribute (PROTOCOL.md §2)",
+                               fmt::join(later_choices, "; "), spec.name, system);
   if (implemented.empty()) {
     scope.choices = pinned;
     return scope;

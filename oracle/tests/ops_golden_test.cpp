@@ -1,5 +1,6 @@
 // Hand-computed golden cases for every oracle op. Each expected number is written out so a reader
 // can re-derive it; the comment above each test says what the case is for.
+#include <algorithm>
 #include <cmath>
 
 #include <map>
@@ -356,6 +357,96 @@ TEST(OpsGolden, SegmentAggregationByHand) {
   const Result missing = evaluate(c);
   EXPECT_EQ(missing.status, Status::error);
   EXPECT_THAT(missing.message, ::testing::HasSubstr("'t'"));
+}
+
+// std and mul by hand on the same segments: std = √var where var > 1e-5 (√(8/9) = 2√2/3, √(38/9)),
+// 0 on the empty and the single-row segment, its gradient g·(x − mean)/(n·std); mul 3·1·3 = 9 and
+// (−1)·4·2 = −8, 1 on the empty segment, its gradient g·Π of the others.
+TEST(OpsGolden, SegmentAggregationStdAndMulByHand) {
+  const std::vector<index_t> dst = {0, 0, 0, 2}, src = {0, 1, 1, 0};
+  Case c;
+  c.target = "segment_aggregation";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(3, 2, dst, src));
+  c.inputs["x"] = Tensor({4, 2}, {3, -1, 1, 4, 3, 2, -5, 6});
+  c.grad_outputs["y"] = Tensor({3, 2}, {1, 2, 3, 4, 5, 6});
+  const auto near = [](std::vector<double> v, double tol) {
+    std::vector<::testing::Matcher<double>> m;
+    for (double x : v) m.push_back(::testing::DoubleNear(x, tol));
+    return ElementsAreArray(m);
+  };
+  const double r2 = std::sqrt(2.0), r38 = std::sqrt(38.0);
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const double tol = p == Precision::float64 ? 1e-14 : 1e-5;
+    c.attributes = {{"aggr", std::string("std")}, {"features", std::int64_t{2}}};
+    const Result sd = evaluate(c, p);
+    ASSERT_TRUE(sd.ok()) << sd.message;
+    EXPECT_THAT(sd.outputs.at("y").values(), near({2 * r2 / 3, r38 / 3, 0, 0, 0, 0}, tol));
+    EXPECT_THAT(sd.gradients.at("x").values(), near({1 / (3 * r2), -16 / (3 * r38), -2 / (3 * r2), 14 / (3 * r38),
+                                                     1 / (3 * r2), 2 / (3 * r38), 0, 0},
+                                                    tol));
+    c.attributes = {{"aggr", std::string("mul")}, {"features", std::int64_t{2}}};
+    const Result mul = evaluate(c, p);
+    ASSERT_TRUE(mul.ok()) << mul.message;
+    EXPECT_THAT(mul.outputs.at("y").values(), ElementsAre(9, -8, 1, 1, -5, 6));
+    EXPECT_THAT(mul.gradients.at("x").values(), ElementsAre(3, 16, 9, -4, 3, -8, 5, 6));
+  }
+}
+
+// mul with zeros: one zero in column 0 (its gradient there is the product of the others, 2·3, and 0
+// elsewhere), two in column 1 (0 everywhere); y/x[k] would give NaN, ±∞ or 0 instead, which the
+// known-wrong variant reproduces.
+TEST(OpsGolden, SegmentMulGradientIsExactWithZerosInTheSegment) {
+  const std::vector<index_t> ends = {0, 0, 0};
+  Case c;
+  c.target = "segment_aggregation";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(1, 1, ends, ends));
+  c.inputs["x"] = Tensor({3, 2}, {0, 0, 2, 2, 3, 0});
+  c.grad_outputs["y"] = Tensor({1, 2}, {1, 1});
+  c.attributes = {{"aggr", std::string("mul")}, {"features", std::int64_t{2}}};
+  for (Precision p : {Precision::float64, Precision::float32}) {
+    const Result r = evaluate(c, p);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_THAT(r.outputs.at("y").values(), ElementsAre(0, 0));
+    EXPECT_THAT(r.gradients.at("x").values(), ElementsAre(6, 0, 0, 0, 0, 0));
+  }
+  const TargetDef& def = find_target("segment_aggregation");
+  const auto variant = std::find_if(def.wrong_variants.begin(), def.wrong_variants.end(),
+                                    [](const WrongVariant& v) { return v.name == "mul_gradient_by_division"; });
+  ASSERT_NE(variant, def.wrong_variants.end());
+  const std::optional<Result> wrong = variant->evaluate(c, {});
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_TRUE(std::isnan(wrong->gradients.at("x")[0]));  // 0·1/0
+  EXPECT_EQ(wrong->gradients.at("x")[2], 0.0);           // y = 0 where Π of the others is 0 too: agrees here
+}
+
+// std at PyG's floor: var = 2.5e-7 ≤ 1e-5 gives 0 and no gradient; var = 2.5e-5 gives 0.005 and
+// the gradient ±g·0.005/(2·0.005) = ±0.5. The known-wrong variant without 1/(2·std) gives ±0.005.
+TEST(OpsGolden, SegmentStdIsZeroAtOrBelowPygsVarianceFloor) {
+  const std::vector<index_t> ends = {0, 0};
+  Case c;
+  c.target = "segment_aggregation";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(1, 1, ends, ends));
+  c.inputs["x"] = Tensor({2, 2}, {1, 1, 1.001, 1.01});
+  c.grad_outputs["y"] = Tensor({1, 2}, {1, 1});
+  c.attributes = {{"aggr", std::string("std")}, {"features", std::int64_t{2}}};
+  const Result r = evaluate(c);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.outputs.at("y")[0], 0.0);
+  EXPECT_NEAR(r.outputs.at("y")[1], 0.005, 1e-12);
+  EXPECT_THAT(r.gradients.at("x").values(),
+              ElementsAre(0, ::testing::DoubleNear(-0.5, 1e-9), 0, ::testing::DoubleNear(0.5, 1e-9)));
+  const TargetDef& def = find_target("segment_aggregation");
+  const auto variant = std::find_if(def.wrong_variants.begin(), def.wrong_variants.end(),
+                                    [](const WrongVariant& v) { return v.name == "std_gradient_without_sqrt_factor"; });
+  ASSERT_NE(variant, def.wrong_variants.end());
+  const std::optional<Result> wrong = variant->evaluate(c, {});
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_NEAR(wrong->gradients.at("x")[3], 0.005, 1e-9);
+  // The variance is a kink argument: 1e-5 away from it on column 0, 1.5e-5 on column 1.
+  const KinkArguments k = kink_arguments(c);
+  ASSERT_EQ(k.offsets.size(), 2u);
+  EXPECT_NEAR(k.offsets[0], 2.5e-7 - 1e-5, 1e-12);
+  EXPECT_NEAR(k.offsets[1], 2.5e-5 - 1e-5, 1e-12);
 }
 
 // gsddmm by hand on the graph of the gspmm case (edges 0←0, 0←1, 2←1): the attention score u·v, a

@@ -36,8 +36,13 @@ std::vector<Attributes> variants(const TargetSpec& spec, bool every_pair = true)
             out.push_back({{"message", std::string(messages[m])}, {"reduce", std::string(reductions[r])},
                            {"heads", std::int64_t{2}}});
     }
-    // segment_aggregation: the softmax (the default is var).
-    if (a.name == "aggr") out.push_back({{"aggr", std::string("softmax")}});
+    // segment_aggregation: the softmax and std (the default is var), and on small graphs mul (a large
+    // graph's hub multiplies hundreds of values in (−1, 1): its product and gradients underflow to 0).
+    if (a.name == "aggr") {
+      out.push_back({{"aggr", std::string("softmax")}});
+      out.push_back({{"aggr", std::string("std")}});
+      if (every_pair) out.push_back({{"aggr", std::string("mul")}});
+    }
     // segment_mm: one-wide rows, and square matrices (where weight and its transpose have one shape).
     if (a.name == "out_features") {
       out.push_back({{"in_features", std::int64_t{1}}, {"out_features", std::int64_t{1}}});
