@@ -70,6 +70,28 @@ TEST(GpuSystemsAvailability, ClaimsTheRightTargets) {
   EXPECT_FALSE(gpu->supports("no_such_target"));
 }
 
+// The half-precision cuSPARSE systems declare the format they store in and float32 sums, and only
+// the targets cuSPARSE computes in that format: bfloat16 has no SDDMM, so no target that needs one.
+TEST(GpuSystemsAvailability, TheHalfPrecisionCusparseSystemsDeclareStorageAndFloat32Sums) {
+  auto f16 = make_cusparse_float16_system();
+  auto bf16 = make_cusparse_bfloat16_system();
+  EXPECT_EQ(f16->name(), "cusparse_float16");
+  EXPECT_EQ(bf16->name(), "cusparse_bfloat16");
+  EXPECT_EQ(f16->availability().available, probe_device().available);
+  for (const char* op : {"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot"}) {
+    EXPECT_TRUE(f16->supports(op)) << op;
+    EXPECT_EQ(f16->precision(op), Precision::float16);
+    EXPECT_EQ(f16->accumulation(op), Precision::float32);
+  }
+  for (const char* op : {"spmm", "spmm_transposed"}) {
+    EXPECT_TRUE(bf16->supports(op)) << op;
+    EXPECT_EQ(bf16->precision(op), Precision::bfloat16);
+    EXPECT_EQ(bf16->accumulation(op), Precision::float32);
+  }
+  for (const char* op : {"spmm_ve", "spmm_ve_transposed", "sddmm_dot"}) EXPECT_FALSE(bf16->supports(op)) << op;
+  for (const char* op : {"edge_softmax", "gcn"}) EXPECT_FALSE(f16->supports(op)) << op;
+}
+
 // The control for the bounds: the oracle's own code in float32 (a correct float32 implementation
 // with other summation orders than the GPU's) passes the same comparison. Runs without a device.
 TEST(GpuBoundsControl, CpuFloat32MatchesTheOracleUnderTheSameBounds) {
