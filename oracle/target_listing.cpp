@@ -21,7 +21,13 @@ struct Probe {
   std::map<std::int64_t, std::string> symbols;  // dimension value -> its name
 };
 
-std::optional<Probe> make_probe(const TargetDef& def, bool with_primes) {
+// Which integer attributes the probe sets to a prime: none (the defaults), all, or those whose
+// prime keeps the tensors the defaults give — an attribute that also selects tensors (R-GCN's
+// bases: 0 is a weight per relation and no comp) then keeps its default, so the listing shows the
+// default layout.
+enum class Primes { none, all, keeping_the_default_tensors };
+
+Graph probe_graph(const TargetDef& def) {
   const index_t n_dst = kProbeDst;
   const index_t n_src = def.spec.needs_square_graph ? kProbeDst : kProbeSrc;
   // 43 edges: one per destination, and six more into the first rows (E differs from both sides).
@@ -31,18 +37,50 @@ std::optional<Probe> make_probe(const TargetDef& def, bool with_primes) {
     if (i < 6) col_idx.push_back((i + 1) % n_src);
     row_ptr.push_back(static_cast<index_t>(col_idx.size()));
   }
-  Probe p{Graph::from_csr(n_dst, n_src, row_ptr, col_idx), {}, {}};
+  return Graph::from_csr(n_dst, n_src, row_ptr, col_idx);
+}
+
+// The names of the tensors `def` has under `attributes` (an optional one, like a disabled bias, has
+// no shape), or nullopt where the values are not a valid combination for the target.
+std::optional<std::vector<std::string>> tensor_names(const TargetDef& def, const Graph& g, const Attributes& attributes) {
+  try {
+    std::vector<std::string> names;
+    for (const auto& [name, shape] : def.input_shapes(g, attributes)) names.push_back(name);
+    for (const auto& [name, shape] : def.output_shapes(g, attributes)) names.push_back(name);
+    return names;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool takes_a_prime(const AttributeSpec& a) {
+  return std::holds_alternative<std::int64_t>(a.default_value) && a.name.find("seed") == std::string::npos;
+}
+
+std::optional<Probe> make_probe(const TargetDef& def, Primes primes) {
+  Probe p{probe_graph(def), {}, {}};
+  const index_t n_dst = p.graph.n_dst(), n_src = p.graph.n_src();
   p.symbols[n_dst] = def.spec.needs_square_graph ? "n" : "n_dst";
   if (!def.spec.needs_square_graph) p.symbols[n_src] = "n_src";
   p.symbols[p.graph.num_edges()] = "E";
+  Attributes defaults;
+  for (const auto& a : def.spec.attributes) defaults.set(a.name, a.default_value);
+  const auto default_tensors = tensor_names(def, p.graph, defaults);
   std::size_t next = 0;
   std::vector<std::pair<std::int64_t, std::string>> chosen;
   for (const auto& a : def.spec.attributes) {
     AttrValue v = a.default_value;
-    if (with_primes && std::holds_alternative<std::int64_t>(v) && a.name.find("seed") == std::string::npos &&
-        next < std::size(kPrimes)) {
-      v = kPrimes[next++];
-      chosen.emplace_back(std::get<std::int64_t>(v), a.name);
+    if (primes != Primes::none && takes_a_prime(a) && next < std::size(kPrimes)) {
+      bool keep_default = false;
+      if (primes == Primes::keeping_the_default_tensors && default_tensors) {
+        Attributes alone = defaults;
+        alone.set(a.name, kPrimes[next]);
+        keep_default = tensor_names(def, p.graph, alone) != default_tensors;
+      }
+      if (!keep_default) {
+        v = kPrimes[next++];
+        chosen.emplace_back(std::get<std::int64_t>(v), a.name);
+      }
     }
     p.attributes.set(a.name, v);
   }
@@ -50,12 +88,7 @@ std::optional<Probe> make_probe(const TargetDef& def, bool with_primes) {
   for (std::size_t i = 0; i < chosen.size(); ++i)
     for (std::size_t j = i + 1; j < chosen.size(); ++j)
       p.symbols.emplace(chosen[i].first * chosen[j].first, chosen[i].second + "·" + chosen[j].second);
-  try {
-    def.input_shapes(p.graph, p.attributes);
-    def.output_shapes(p.graph, p.attributes);
-  } catch (const std::exception&) {
-    return std::nullopt;  // these attribute values are not a valid combination for the target
-  }
+  if (!tensor_names(def, p.graph, p.attributes)) return std::nullopt;  // not a valid combination for the target
   return p;
 }
 
@@ -71,24 +104,34 @@ std::string symbolic(const std::vector<index_t>& shape, const Probe& p, bool exa
 }  // namespace
 
 std::vector<TensorListing> list_tensors(const TargetDef& def) {
-  std::optional<Probe> probe = make_probe(def, true);
+  std::optional<Probe> probe = make_probe(def, Primes::keeping_the_default_tensors);
   const bool exact = probe.has_value();
-  if (!probe) probe = make_probe(def, false);  // defaults only: shapes are shown as numbers for them
-  std::map<std::string, std::vector<index_t>> in, out;
+  if (!probe) probe = make_probe(def, Primes::none);  // defaults only: shapes are shown as numbers for them
+  // A tensor the default layout leaves out (R-GCN's comp without bases) is shown as every attribute
+  // at a prime has it.
+  const std::optional<Probe> every_prime = make_probe(def, Primes::all);
+  std::map<std::string, std::vector<index_t>> in, out, other_in, other_out;
   if (probe) {
     in = def.input_shapes(probe->graph, probe->attributes);
     out = def.output_shapes(probe->graph, probe->attributes);
   }
-  auto shape_of = [&](const std::map<std::string, std::vector<index_t>>& shapes, const std::string& name) {
-    auto it = shapes.find(name);
-    return it == shapes.end() || !probe ? std::string("(depends on the attributes)") : symbolic(it->second, *probe, exact);
+  if (every_prime) {
+    other_in = def.input_shapes(every_prime->graph, every_prime->attributes);
+    other_out = def.output_shapes(every_prime->graph, every_prime->attributes);
+  }
+  auto shape_of = [&](const std::map<std::string, std::vector<index_t>>& shapes,
+                      const std::map<std::string, std::vector<index_t>>& other_shapes, const std::string& name) {
+    if (auto it = shapes.find(name); it != shapes.end() && probe) return symbolic(it->second, *probe, exact);
+    if (auto it = other_shapes.find(name); it != other_shapes.end()) return symbolic(it->second, *every_prime, true);
+    return std::string("(depends on the attributes)");
   };
   std::vector<TensorListing> listing;
   for (const auto& slot : def.spec.inputs)
     listing.push_back({slot.name, slot.kind == TensorKind::parameter ? "parameter" : "input", std::string(to_string(slot.kind)),
-                       slot.differentiable, shape_of(in, slot.name), slot.index_range});
+                       slot.differentiable, shape_of(in, other_in, slot.name), slot.index_range});
   for (const auto& slot : def.spec.outputs)
-    listing.push_back({slot.name, "output", std::string(to_string(slot.kind)), slot.differentiable, shape_of(out, slot.name)});
+    listing.push_back({slot.name, "output", std::string(to_string(slot.kind)), slot.differentiable,
+                       shape_of(out, other_out, slot.name)});
   return listing;
 }
 

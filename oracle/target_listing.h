@@ -6,7 +6,9 @@
 // destination nodes, edges in edge-id or CSC order, a parameter), whether it is differentiable, and
 // its shape in terms of n_dst, n_src, E and the target's attributes ("[n_src, heads·features]").
 // The shapes are read off the catalogue's own shape functions (never written twice), evaluated on
-// a probe graph and attribute values chosen so that every dimension can be told apart.
+// a probe graph and attribute values chosen so that every dimension can be told apart; an attribute
+// whose value also decides which tensors exist (R-GCN's bases) keeps its default there, so the
+// shapes are the default layout's, and a tensor only another value has is shown as it has it.
 //
 //   for (const auto& t : gnncheck::oracle::list_tensors(gnncheck::oracle::find_target("gat")))
 //     fmt::print("{} {} {}\n", t.name, t.role, t.shape);

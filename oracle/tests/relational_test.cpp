@@ -11,6 +11,7 @@
 #include "oracle/layers/rgat.h"
 #include "oracle/layers/rgcn.h"
 #include "oracle/random_case.h"
+#include "oracle/target_listing.h"
 #include "oracle/targets.h"
 #include "oracle/tests/input_error.h"
 
@@ -227,6 +228,16 @@ TEST(Rgat, RefusesAnEdgeRelationOutOfRangeAndWrongShapes) {
               HasSubstr("rgat: edge 1 has relation 2; relations are integers in [0, 2)"));
   h.cfg.heads = 2;
   EXPECT_THAT(input_error_of([&] { layers::rgat_forward(h.g, h.cfg, h.x, h.types, h.p); }), HasSubstr("rgat: weight"));
+}
+
+// The listing shows rgcn's default layout (bases = 0: a weight per relation), and comp, which only
+// bases ≥ 1 has, as it has it; the probe asks the shape functions, never rgcn's name.
+TEST(Rgcn, TheListingShowsTheDefaultLayoutAndCompAsBasesHaveIt) {
+  std::map<std::string, std::string> shapes;
+  for (const auto& t : list_tensors(find_target("rgcn"))) shapes[t.name] = t.shape;
+  EXPECT_EQ(shapes["weight"], "[relations, in_features, out_features]");
+  EXPECT_EQ(shapes["comp"], "[relations, bases]");
+  EXPECT_EQ(shapes["root"], "[in_features, out_features]");
 }
 
 }  // namespace
