@@ -9,6 +9,7 @@
 #include "checks/check_support.h"
 #include "checks/tolerance_formats.h"
 #include "core/error.h"
+#include "oracle/targets.h"
 
 namespace gnncheck::checks {
 
@@ -37,10 +38,13 @@ Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
   const Case& big = *scaled;
   const auto& spec = oracle::find_target(c.target).spec;
   const Result exact = exact_result(big);
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const std::optional<Result> reach = def.intermediate_magnitudes ? def.intermediate_magnitudes(big) : std::nullopt;
   const Result got = system.evaluate(big);
   if (system_failed(v, got, fmt::format("with inputs scaled to |x| ≤ {:g}", options.numerics_magnitude))) return v;
   // Representable: finite and with headroom of 16 below the format's largest value, where a correct
-  // implementation cannot overflow in its last few operations.
+  // implementation cannot overflow in its last few operations; and so are the intermediate values
+  // it may form on the way (TargetDef::intermediate_magnitudes: a product's partial products).
   const double limit = largest_finite(v.precision) / 16;
   v.tolerance_model = fmt::format("finite wherever the exact result is finite and below {:.3g}", limit);
   v.metric_name = "non-finite elements where the exact result is representable";
@@ -48,6 +52,7 @@ Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = *find_tensor(exact, nt);
     const Tensor* s = find_tensor(got, nt);
+    const Tensor* intermediates = reach ? find_tensor(*reach, nt) : nullptr;
     TensorComparison tc;
     tc.tensor = fmt::format("{} (inputs scaled to |x| ≤ {:g})", nt.label, options.numerics_magnitude);
     tc.elements = y.size();
@@ -63,6 +68,7 @@ Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
     }
     for (index_t i = 0; i < y.size(); ++i) {
       if (!std::isfinite(y[i]) || std::abs(y[i]) > limit) continue;
+      if (intermediates && intermediates->shape() == y.shape() && !((*intermediates)[i] <= limit)) continue;
       ++representable;
       if (std::isfinite((*s)[i])) continue;
       ++tc.elements_over_bound;

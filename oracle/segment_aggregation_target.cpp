@@ -1,6 +1,7 @@
 // The catalogue entry of PyG's segment aggregations that are neither a sum nor an extreme (var, std,
 // mul, softmax with a learnable temperature; oracle/segment_aggregation.h). Like segment_reduce,
 // each destination row's edges are one contiguous segment of x's rows in edge-id order.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -151,6 +152,29 @@ WrongVariant std_gradient_without_sqrt_factor() {
           }};
 }
 
+// mul's partial products, in any order, are bounded by the segment's Π max(1, |x|); a gradient
+// formed as g·prefix·suffix or as (g·y)/x[k] by max(1, |g|) times that. Other aggregations: nullopt.
+std::optional<Result> mul_intermediate_magnitudes(const Case& c) {
+  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(find_target(c.target).spec, c.attributes));
+  if (cfg.aggr != SegmentAggregation::mul) return std::nullopt;
+  const Graph& g = *c.graph;
+  const Tensor& x = c.inputs.at("x");
+  const auto& ptr = g.row_ptr();
+  Result r;
+  Tensor reach({g.n_dst(), cfg.features}), grad_reach(x.shape());
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t f = 0; f < cfg.features; ++f) {
+      double product = 1;
+      for (index_t k = ptr[i]; k < ptr[i + 1]; ++k) product *= std::max(1.0, std::abs(x.at(k, f)));
+      reach.at(i, f) = product;
+      const double g_scale = c.grad_outputs.count("y") ? std::max(1.0, std::abs(c.grad_outputs.at("y").at(i, f))) : 1.0;
+      for (index_t k = ptr[i]; k < ptr[i + 1]; ++k) grad_reach.at(k, f) = g_scale * product;
+    }
+  r.outputs["y"] = std::move(reach);
+  if (!c.grad_outputs.empty()) r.gradients["x"] = std::move(grad_reach);
+  return r;
+}
+
 }  // namespace
 
 TargetDef segment_aggregation_target() {
@@ -201,6 +225,7 @@ TargetDef segment_aggregation_target() {
   def.kinks.arguments = std_kink_arguments;
   def.kinks.jumping_outputs = {"y"};
   def.wrong_variants = {mul_gradient_by_division(), std_gradient_without_sqrt_factor()};
+  def.intermediate_magnitudes = mul_intermediate_magnitudes;
   // The measured model: var's and std's conditioning (var cancels where the mean dominates, and the
   // square root magnifies that near 0) and the softmax's exp are what the float32 evaluation's error
   // over three summation orders shows; mul's closed-form bound, relative γ of |y| and of

@@ -289,6 +289,12 @@ struct TargetDef {
   // The inputs a case's attributes make divisors (gspmm's e with message = div): generators keep
   // their values at least 1/2 from 0, where the quotient is finite and its derivative modest.
   std::function<std::vector<std::string>(const Attributes& attrs)> divisors = {};
+  // Per output and gradient element, the largest magnitude a correct implementation's intermediate
+  // values may reach where that exceeds the result's own: a product's partial products, in any
+  // order, reach Π max(1, |x|) while the product itself may be small or 0. The numerics check holds
+  // an element to a finite answer only where this too is representable. Unset, or nullopt for a
+  // case: the results' own magnitudes.
+  std::function<std::optional<Result>(const Case& c)> intermediate_magnitudes = {};
   // Its known-wrong variants (WrongVariant above): the entry's own, then the generic transforms
   // that apply to its spec (oracle/wrong_variants.h), added when the catalogue is assembled.
   std::vector<WrongVariant> wrong_variants = {};
