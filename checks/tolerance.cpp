@@ -15,6 +15,7 @@
 #include "checks/agnn_floor.h"
 #include "checks/gat_floor.h"
 #include "checks/segment_softmax_floor.h"
+#include "checks/softmax_past_analysis.h"
 #include "checks/case_transforms.h"
 #include "checks/tolerance_formats.h"
 #include "checks/tolerance_tasks.h"
@@ -291,13 +292,16 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   // With a wider accumulation format the inputs are moved by the storage format's u instead: what
   // storing them moves the answer by, while the computation's own error scales with u_a.
   const int nudge_exponent = formats.mixed() ? -static_cast<int>(std::lround(-std::log2(unit_roundoff(formats.storage)))) : -52;
-  if (float64_system || formats.mixed()) ev->nudged = transform([nudge_exponent](const Case& k) {
+  // The output gradients are stored too (the backward's inputs), so storing moves them as well.
+  const bool mixed = formats.mixed();
+  if (float64_system || mixed) ev->nudged = transform([nudge_exponent, mixed](const Case& k) {
     Case out = k;
     std::uint64_t stream = 0;
-    for (TensorMap* m : {&out.inputs, &out.parameters})
+    for (TensorMap* m : {&out.inputs, &out.parameters, &out.grad_outputs})
       for (auto& [name, t] : *m) {
+        if (m == &out.grad_outputs && !mixed) break;
         const std::uint64_t key = mix64(k.seed ^ mix64(++stream));
-        if (is_index_tensor(k, name)) continue;  // a choice, not a value
+        if (m != &out.grad_outputs && is_index_tensor(k, name)) continue;  // a choice, not a value
 #pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
         for (index_t i = 0; i < t.size(); ++i)
           t[i] *= 1.0 + std::ldexp((mix64(key + static_cast<std::uint64_t>(i)) & 1) ? 1.0 : -1.0, nudge_exponent);
@@ -417,6 +421,13 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
   // is γ of the total count. An implementation blocking those sums differently from the oracle (cuBLAS
   // vs Eigen) meets this floor where a cancelling reduction makes the measured error a lucky sample.
   if (spec.is_layer) widest = std::max(widest, layer_width_chain(def, c));
+  // With a wider accumulation format: the stored tensors of the case (inputs, parameters, output
+  // gradients), at most one rounding of each in a term of the linear parts, whose first-order effect
+  // γ_q(u_s)·f(|inputs|) bounds what one random nudge may miss where a few terms cancel.
+  double stored_tensors = 0.0;
+  if (formats.mixed())
+    for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+      for (const auto& [name, t] : *m) stored_tensors += m == &c.grad_outputs || !is_index_tensor(c, name) ? 1.0 : 0.0;
 
   Bounds b;
   b.precision = precision;
@@ -424,11 +435,13 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
   b.unit_roundoff = u;
   if (mixed)
     b.model = fmt::format(
-        "measured {0}·(max(e_i, rms e)·(u_a/u_f32) + max(s_i, rms s)) + {1}·u_s·|y| + {1}·γ_(d+w+4)(u_a)·(|y| + rms y + "
-        "|f(|inputs|)| + rms answer) (e = float32 oracle error, CSR, row-reversed and row-shuffled orders; s = float64 "
-        "oracle with every input nudged by u_s vs CSR, storing the inputs; u_s·|y| storing the result; w = widest row, "
-        "for a layer at least the sum of its dense widths; u_s = {2}, u_a = {3})",
-        options_.measured_multiple, options_.safety_factor, u_text(precision), u_text(formats.accumulation));
+        "measured {0}·(max(e_i, rms e)·(u_a/u_f32) + max(s_i, rms s)) + {1}·(u_s·|y| + γ_q(u_s)·|f(|inputs|)|) + "
+        "{1}·γ_(d+w+4)(u_a)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 oracle error, CSR, row-reversed and "
+        "row-shuffled orders; s = float64 oracle with every input nudged by u_s vs CSR, storing the inputs; q = {4:.0f} "
+        "stored tensors; u_s·|y| storing the result; w = widest row, for a layer at least the sum of its dense widths; "
+        "u_s = {2}, u_a = {3})",
+        options_.measured_multiple, options_.safety_factor, u_text(precision), u_text(formats.accumulation),
+        stored_tensors);
   else
   b.model = fmt::format(
       "measured {}·{} + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 oracle error, CSR, "
@@ -514,8 +527,10 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
                                (nt.is_gradient ? gradients_rms : outputs_rms);
       if (mixed) {
         const double storing = std::max(storing_effect(i), storing_rms);
+        const double first_order = std::isfinite(abs_sum[i]) ? gamma(stored_tensors, u) * std::abs(abs_sum[i]) : 0.0;
         bound[i] = options_.measured_multiple * (std::max(order_error(i).first, rms) * scale + storing) +
-                   options_.safety_factor * (u * std::abs(y[i]) + gamma(d, u_compute) * magnitude) + (d + 1) * tiny;
+                   options_.safety_factor * (u * std::abs(y[i]) + first_order + gamma(d, u_compute) * magnitude) +
+                   (d + 1) * tiny;
         continue;
       }
       bound[i] = options_.measured_multiple * std::max(std::max(order_error(i).first, rms) * scale, order_f64) +
@@ -525,6 +540,7 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     note_inputs_range(b, c, options_.safety_factor);
     b.tensors.emplace(nt.label, std::move(bound));
   }
+  note_softmax_past_analysis(def, c, formats, b);
   for (oracle::ToleranceFloor floor : spec.tolerance.floors) {
     if (floor == oracle::ToleranceFloor::gat_attention) add_floors(ev->gat_floor.get(), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::gatv2_attention)

@@ -13,6 +13,7 @@
 #include "adapters/replicas/gpu/gpu_replicas.h"
 #include "adapters/replicas/gpu/gpu_scale_replicas.h"
 #include "adapters/sanitizer.h"
+#include "adapters/replicas/half_precision.h"
 #include "adapters/replicas/replicas.h"
 #include "core/error.h"
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
@@ -42,6 +43,23 @@ SystemRegistry SystemRegistry::with_builtins() {
          .bug = "",
          .availability = {},
          .make = [] { return make_cpu_float32_right_derivatives_system(); }});
+  // Controls of the precision replicas: float16 or bfloat16 storage with float32 sums, correct.
+  for (Precision storage : {Precision::float16, Precision::bfloat16})
+    r.add({.name = make_half_storage_system(storage)->name(),
+           .kind = "builtin",
+           .summary = fmt::format("the oracle's float32 code on inputs stored in {0}, results stored in {0}: declares "
+                                  "{0} with float32 accumulation, correct",
+                                  to_string(storage)),
+           .bug = "",
+           .availability = {},
+           .make = [storage] { return make_half_storage_system(storage); }});
+  r.add({.name = "spmm_float16_float32_sums",
+         .kind = "builtin",
+         .summary = "spmm, spmm_transposed, spmm_ve and sddmm_dot on float16 inputs with float32 sums and float16 "
+                    "results: correct, the control of replica half_sums_in_float16",
+         .bug = "",
+         .availability = {},
+         .make = [] { return make_half_kernel_system(); }});
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
   // Asking for availability touches only the CUDA runtime's device count, not the device.
   const Availability gpu_here = make_gpu_system()->availability();

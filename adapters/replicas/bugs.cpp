@@ -447,6 +447,7 @@ std::unique_ptr<Bug> make_bug(const ReplicaInfo& info) {
   if (auto bug = make_gspmm_bug(info.number)) return bug;
   if (auto bug = make_shape_bug(info.number)) return bug;
   if (auto bug = make_relational_bug(info.number)) return bug;
+  if (auto bug = make_precision_bug(info.name)) return bug;
   throw InternalError(fmt::format("replica '{}' (number {}) has no implementation", info.name, info.number));
 }
 

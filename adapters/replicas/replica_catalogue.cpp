@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+
 #include "adapters/replicas/replicas.h"
+#include "adapters/replicas/half_precision.h"
 #include "core/error.h"
 #include "oracle/targets.h"
 
@@ -16,6 +19,13 @@ struct CatalogueEntry {
   ReplicaInfo info;
   bool every_target = false;  // generic bugs (leak, width tail) apply to every target
 };
+
+// A replica that declares float16 storage with float32 sums (ReplicaInfo::declared_accumulation).
+CatalogueEntry half_storage(CatalogueEntry entry, ReplicaInfo::Values values) {
+  entry.info.declared_accumulation = Precision::float32;
+  entry.info.values = values;
+  return entry;
+}
 
 std::vector<CatalogueEntry> entries() {
   return {
@@ -263,6 +273,32 @@ std::vector<CatalogueEntry> entries() {
         "differential", "two non-empty segments",
         {"segment_mm"}, std::nullopt, 0},
        false},
+      half_storage({{31, "half_sums_in_float16",
+                    "tensor-core and fused sparse kernels that read and write float16 and declare float32 sums "
+                    "(cuSPARSE's computeType CUDA_R_32F, TC-GNN) but keep their partial sums in float16 registers",
+                    "declares float16 storage with float32 accumulation; every product and partial sum of spmm, "
+                    "spmm_transposed, spmm_ve and sddmm_dot, forward and backward, rounded to float16 (inputs and "
+                    "results stored in float16, as declared)",
+                    "differential",
+                    "a row or column of more than 64 equal-sign terms (ci's 1002-edge multigraph: past 512 a "
+                    "float16 partial sum's spacing is 0.5, and each term is rounded away)",
+                    {"spmm", "spmm_transposed", "spmm_ve", "sddmm_dot"}, Precision::float16, 64},
+                   false},
+                  ReplicaInfo::Values::same_sign),
+      half_storage({{32, "half_logits_rounded_before_max",
+                    "fused GAT kernels that store in float16 with float32 arithmetic but keep the attention logits "
+                    "in half between their two passes: the softmax's max and exponentials read logits rounded to "
+                    "float16",
+                    "declares float16 storage with float32 accumulation; GAT's logits (after the LeakyReLU) rounded "
+                    "to float16 before the edge softmax, forward and backward (the rounding's derivative taken as "
+                    "1); every other step exact",
+                    "differential",
+                    "a destination row whose common logit a_dst·h_i is large beside the part that varies along the "
+                    "row (a_src·h_j): rounding a logit of 10³ moves it by up to 0.25, while storing the inputs "
+                    "moves the common part alike on every edge of the row, where the softmax cancels it",
+                    {"gat"}, Precision::float16, 0},
+                   false},
+                  ReplicaInfo::Values::dominant_destination_logits),
   };
 }
 
@@ -309,6 +345,11 @@ constexpr BugClass kBugClasses[] = {
     {29, "weight_not_transposed", "the forward weight used in backward where its transpose is needed", true},
     {30, "segment_off_by_one", "a segment boundary off by one row (the first row of each segment takes the previous weight)",
      true},
+    {31, "accumulation_precision",
+     "sums formed in a coarser format than declared (float16 partial sums where float32 accumulation is declared)", true},
+    {32, "attention_precision",
+     "attention logits rounded to the storage format before the softmax, where the declared arithmetic keeps them "
+     "in float32", true},
     {13, "square_only_backward", "the backward's loops stop at min(n_dst, n_src) (a kernel written for square graphs)",
      true},
     {14, "lost_updates", "updates lost on rows and columns of many edges (a race in the accumulation)", true},
@@ -439,6 +480,20 @@ std::vector<ReplicaInfo> replica_catalogue() {
   std::vector<ReplicaInfo> out;
   for (const auto& entry : entries()) out.push_back(resolve_targets(entry));
   return out;
+}
+
+void reveal_values(const ReplicaInfo& info, Case& c) {
+  if (info.values == ReplicaInfo::Values::same_sign) {
+    for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+      for (auto& [name, t] : *m) {
+        if (m != &c.grad_outputs && is_index_input(c, name)) continue;  // a choice, not a value
+        for (double& v : t.values()) v = std::abs(v);
+      }
+  } else if (info.values == ReplicaInfo::Values::dominant_destination_logits) {
+    const auto it = c.parameters.find("att_dst");
+    if (it != c.parameters.end())
+      for (double& v : it->second.values()) v *= 1e3;
+  }
 }
 
 ReplicaInfo find_replica(const std::string& name) {

@@ -68,5 +68,7 @@ std::unique_ptr<Bug> make_bug(const ReplicaInfo& info);
 std::unique_ptr<Bug> make_gspmm_bug(int number);  // 17 to 22 (gspmm_bugs.cpp); null for another number
 std::unique_ptr<Bug> make_shape_bug(int number);  // 10, 23 to 25 (shape_bugs.cpp); null for another number
 std::unique_ptr<Bug> make_relational_bug(int number);  // 28 to 30 (relational_bugs.cpp); null for another number
+// The precision replicas (precision_bugs.cpp), by name; null for another name.
+std::unique_ptr<Bug> make_precision_bug(const std::string& name);
 
 }  // namespace gnncheck::replicas

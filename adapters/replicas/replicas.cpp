@@ -30,6 +30,11 @@ class ReplicaSystem final : public System {
   Precision precision(const std::string& target) const override {
     return info_.declared_precision.value_or(base_->precision(target));
   }
+  // A declared precision without a declared accumulation is one format (15: TF32 over an exact base).
+  Precision accumulation(const std::string& target) const override {
+    if (info_.declared_accumulation) return *info_.declared_accumulation;
+    return info_.declared_precision ? *info_.declared_precision : base_->accumulation(target);
+  }
   std::optional<std::int64_t> live_bytes() const override {
     const std::optional<std::int64_t> base = base_->live_bytes();
     if (!base && bug_->held_bytes() == 0) return std::nullopt;

@@ -51,11 +51,12 @@ Case make(const std::string& target, std::shared_ptr<const Graph> g, Attributes 
   return testing::random_case(target, std::move(g), attrs, seed);
 }
 
-TEST(ReplicaCatalogue, HasThirtyDocumentedReplicasInIssueOrder) {
+TEST(ReplicaCatalogue, HasThirtyTwoDocumentedReplicasInIssueOrder) {
   // 1–12 from issue 6, 13–16 from issue 15's blind spots, 17–22 for the generalized SpMM, 23–25 for
-  // the shapes where kernels change path, 26 for GINE, 27 for GATv2, 28–30 for relational kernels.
+  // the shapes where kernels change path, 26 for GINE, 27 for GATv2, 28–30 for relational kernels,
+  // 31–32 for float16 storage with float32 sums.
   const auto catalogue = replica_catalogue();
-  ASSERT_EQ(catalogue.size(), 30u);
+  ASSERT_EQ(catalogue.size(), 32u);
   std::set<std::string> names;
   const std::set<std::string> checks = {"differential", "adjoint",  "op_order", "state_interleaved",
                                         "state_repeat", "numerics", "resources"};
@@ -72,6 +73,15 @@ TEST(ReplicaCatalogue, HasThirtyDocumentedReplicasInIssueOrder) {
   }
   EXPECT_EQ(catalogue[13].hub_degree, 1000);
   EXPECT_EQ(catalogue[14].declared_precision, Precision::tf32);
+  for (int k : {30, 31}) {
+    EXPECT_EQ(catalogue[k].declared_precision, Precision::float16);
+    EXPECT_EQ(catalogue[k].declared_accumulation, Precision::float32);
+    auto replica = make_replica(catalogue[k].name, make_oracle_system());
+    EXPECT_EQ(replica->precision(catalogue[k].targets.front()), Precision::float16);
+    EXPECT_EQ(replica->accumulation(catalogue[k].targets.front()), Precision::float32);
+  }
+  // A declared precision alone is one format: 15 declares TF32 sums too.
+  EXPECT_EQ(make_replica(catalogue[14].name, make_oracle_system())->accumulation("spmm_ve"), Precision::tf32);
 }
 
 TEST(IssueFifteenReplicas, EachBugShowsExactlyWhereItsCatalogueSays) {

@@ -1,0 +1,159 @@
+// The tolerance model for a system that stores in one format and sums in another
+// (checks/tolerance.md, "Storage and accumulation"): one format declared twice is the one-format
+// model, float32 sums tighten the bound of long sums and keep the stored inputs' share, the range
+// rule reads both formats, and a correct half-storage system passes where float16 sums are caught.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "adapters/replicas/half_precision.h"
+#include "checks/checks.h"
+#include "checks/kinks.h"
+#include "checks/tolerance.h"
+#include "core/error.h"
+#include "oracle/random_case.h"
+#include "oracle/targets.h"
+
+namespace gnncheck::checks {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::shared_ptr<const Graph> small_graph() {
+  const std::vector<index_t> dst{0, 0, 0, 1, 2, 2, 5, 5}, src{1, 2, 2, 0, 2, 1, 0, 1};
+  return std::make_shared<const Graph>(Graph::from_edges(6, 6, dst, src));
+}
+
+// One destination with `edges` copies of one edge: a row (and a column) of many equal-sign terms.
+std::shared_ptr<const Graph> parallel_edges(index_t edges) {
+  const std::vector<index_t> dst(static_cast<size_t>(edges), 0), src(static_cast<size_t>(edges), 1);
+  return std::make_shared<const Graph>(Graph::from_edges(2, 2, dst, src));
+}
+
+Case random_case(const std::string& target, std::shared_ptr<const Graph> g, Attributes attrs = {}, std::uint64_t seed = 7) {
+  return oracle::make_random_case(oracle::find_target(target), std::move(g), attrs, seed);
+}
+
+void expect_same_bounds(const Bounds& a, const Bounds& b) {
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  for (const auto& [label, t] : a.tensors) EXPECT_EQ(t.values(), b.tensors.at(label).values()) << label;
+  EXPECT_EQ(a.model, b.model);
+  EXPECT_EQ(a.no_bound, b.no_bound);
+}
+
+TEST(Accumulation, OneFormatDeclaredAsStorageAndAccumulationIsTheOneFormatModel) {
+  const ToleranceModel model;
+  for (const std::string target : {"spmm", "spmm_ve", "normalized_spmm", "gspmm", "edge_softmax", "gat", "gcn"}) {
+    const Case c = random_case(target, small_graph());
+    const Result exact = oracle::evaluate(c, Precision::float64);
+    for (Precision p : {Precision::float16, Precision::bfloat16, Precision::float32})
+      expect_same_bounds(model.bounds(c, exact, Formats(p, p)), model.bounds(c, exact, p));
+  }
+}
+
+TEST(Accumulation, AnAccumulationCoarserThanTheStorageIsRefused) {
+  const Case c = random_case("spmm", small_graph());
+  const Result exact = oracle::evaluate(c, Precision::float64);
+  EXPECT_THROW(ToleranceModel().bounds(c, exact, Formats(Precision::float32, Precision::float16)), InternalError);
+  EXPECT_THROW(ToleranceModel().bounds(c, exact, Formats(Precision::bfloat16, Precision::float16)), InternalError);
+  EXPECT_FALSE(accumulation_fits(Precision::float32, Precision::bfloat16));
+  EXPECT_TRUE(accumulation_fits(Precision::float16, Precision::tf32));
+  EXPECT_EQ(precision_text(Precision::float16, Precision::float32), "float16 (float32 accumulation)");
+  EXPECT_EQ(precision_text(Precision::float16, Precision::float16), "float16");
+}
+
+TEST(Accumulation, Float32SumsTightenALongRowsBoundAndKeepTheStoredInputsShare) {
+  // spmm on 1000 copies of one edge: y = 1000·x[1]. The float16 bound carries γ_1001(2^-11) ≈ 0.95
+  // (capped past n·u = 1/2); float32 sums leave the stored input's and the result's roundings,
+  // 2·γ_2(2^-11) ≈ 2·10^-3, plus 2·γ_1000(2^-24).
+  const Case c = random_case("spmm", parallel_edges(1000), {{"features", std::int64_t{3}}});
+  const Result exact = oracle::evaluate(c, Precision::float64);
+  const Bounds half = ToleranceModel().bounds(c, exact, Precision::float16);
+  const Bounds mixed = ToleranceModel().bounds(c, exact, Formats(Precision::float16, Precision::float32));
+  const Tensor& y = exact.outputs.at("y");
+  for (index_t f = 0; f < 3; ++f) {
+    const double relative = mixed.tensors.at("output y").at(0, f) / std::abs(y.at(0, f));
+    EXPECT_GT(relative, 2 * 2 * std::ldexp(1.0, -11));
+    EXPECT_LT(relative, 2 * 3 * std::ldexp(1.0, -11));
+    EXPECT_GT(half.tensors.at("output y").at(0, f), 100 * mixed.tensors.at("output y").at(0, f));
+  }
+  EXPECT_THAT(mixed.model, HasSubstr("u_s = 2^-11, u_a = 2^-24"));
+  EXPECT_EQ(mixed.precision, Precision::float16);
+  EXPECT_EQ(mixed.accumulation, Precision::float32);
+}
+
+TEST(Accumulation, TheHalfKernelPassesWithFloat32SumsAndIsCaughtWithFloat16Sums) {
+  // The smallest revealing case of replica 31: a row of equal-sign terms long enough that float16
+  // partial sums lose the terms (spacing 0.5 past 512).
+  for (const std::string target : half_kernel_targets()) {
+    // Terms of one sign: spmm_ve's and sddmm_dot's edge values vary along the row, and a sum of
+    // terms of both signs stays small, its float16 rounding within the bound.
+    Case c = random_case(target, parallel_edges(1000), {{"features", std::int64_t{2}}});
+    for (TensorMap* m : {&c.inputs, &c.grad_outputs})
+      for (auto& [name, t] : *m)
+        for (double& v : t.values()) v = std::abs(v);
+    auto control = make_half_kernel_system();
+    const Verdict right = differential(*control, c);
+    EXPECT_EQ(right.conclusion, Conclusion::pass) << target << ": " << right.message;
+    EXPECT_THAT(right.message + one_line(right), HasSubstr("float16 (float32 accumulation)"));
+    const Result wrong_answer = half_sparse_kernel(c, Precision::float16);
+    ASSERT_TRUE(wrong_answer.ok()) << wrong_answer.message;
+    const Result exact = oracle::evaluate(c, Precision::float64);
+    const Bounds b = ToleranceModel().bounds(c, exact, Formats(Precision::float16, Precision::float32));
+    double worst = 0.0;
+    for (const auto* m : {&wrong_answer.outputs, &wrong_answer.gradients})
+      for (const auto& [name, t] : *m) {
+        const std::string label = (m == &wrong_answer.outputs ? "output " : "gradient ") + name;
+        const Tensor& e = m == &wrong_answer.outputs ? exact.outputs.at(name) : exact.gradients.at(name);
+        for (index_t i = 0; i < t.size(); ++i) worst = std::max(worst, std::abs(t[i] - e[i]) / b.tensors.at(label)[i]);
+      }
+    EXPECT_GT(worst, 1.0) << target;
+  }
+}
+
+TEST(Accumulation, ACorrectHalfStorageSystemPassesTheDifferentialCheckOnEveryTarget) {
+  for (Precision storage : {Precision::float16, Precision::bfloat16}) {
+    auto control = make_half_storage_system(storage);
+    for (const auto& def : oracle::all_targets()) {
+      for (std::uint64_t seed : {3, 4}) {
+        const Case c = random_case(def.spec.name, small_graph(), {}, seed);
+        const Verdict v = differential(*control, c);
+        EXPECT_NE(v.conclusion, Conclusion::fail) << def.spec.name << " in " << to_string(storage) << ": " << v.message;
+        EXPECT_NE(v.conclusion, Conclusion::error) << def.spec.name << ": " << v.message;
+      }
+    }
+  }
+}
+
+TEST(Accumulation, TheRangeRuleHoldsSumsToTheAccumulationFormatAndValuesToTheStorageFormat) {
+  // 1000 terms of 100 that cancel pairwise to 0 stay far inside float32's range: no overflow in
+  // the sums, a result of 0 that float16 stores; all in float16, the partial sums may overflow.
+  auto g = parallel_edges(1000);
+  Case c = random_case("spmm_ve", g, {{"features", std::int64_t{1}}});
+  for (index_t e = 0; e < g->num_edges(); ++e) c.inputs.at("edge_values")[e] = e % 2 ? -100.0 : 100.0;
+  for (Tensor* t : {&c.inputs.at("x"), &c.grad_outputs.at("y")}) *t = Tensor(t->shape(), 1.0);
+  const Result exact = oracle::evaluate(c, Precision::float64);
+  EXPECT_THAT(ToleranceModel().bounds(c, exact, Precision::float16).no_bound, HasSubstr("beyond float16's range"));
+  EXPECT_EQ(ToleranceModel().bounds(c, exact, Formats(Precision::float16, Precision::float32)).no_bound, "");
+  // An input past 65504 is stored as ±∞ whatever the sums are computed in.
+  c.inputs.at("x")[0] = 7e4;
+  const Result large = oracle::evaluate(c, Precision::float64);
+  EXPECT_THAT(ToleranceModel().bounds(c, large, Formats(Precision::float16, Precision::float32)).no_bound,
+              HasSubstr("input x reaches 7e+04"));
+}
+
+TEST(Accumulation, AKinksMarginKeepsTheStoredFactorsRoundingAndSumsInTheAccumulationFormat) {
+  const double n = 40.0, terms = 3.0;
+  const double half = kink_margin(n, terms, Formats(Precision::float16));
+  EXPECT_EQ(half, 2 * gamma(n, std::ldexp(1.0, -11)) * terms);
+  const double mixed = kink_margin(n, terms, Formats(Precision::float16, Precision::float32));
+  EXPECT_LT(mixed, half);
+  EXPECT_GT(mixed, 2 * gamma(kKinkFactors, std::ldexp(1.0, -11)) * terms);
+}
+
+}  // namespace
+}  // namespace gnncheck::checks
