@@ -241,11 +241,18 @@ void segment_reduce_target(TargetRun& run) {
   gspmm_backward(run.ctx, g, shape, nullptr, x.data(), run.grad_output("y").data(), nullptr, gx.data());
 }
 
-// PyG's var and softmax aggregations (oracle/segment_aggregation.h): gpu/segment_aggregation.cu.
+// PyG's var, std, mul and softmax aggregations (oracle/segment_aggregation.h): gpu/segment_aggregation.cu.
 void segment_aggregation_target(TargetRun& run) {
   const auto cfg = oracle::SegmentAggregationConfig::from_attributes(run.attributes);
-  const SegmentAggregationKind kind =
-      cfg.aggr == oracle::SegmentAggregation::var ? SegmentAggregationKind::var : SegmentAggregationKind::softmax;
+  const auto kind = [&] {
+    switch (cfg.aggr) {
+      case oracle::SegmentAggregation::var: return SegmentAggregationKind::var;
+      case oracle::SegmentAggregation::std: return SegmentAggregationKind::std;
+      case oracle::SegmentAggregation::mul: return SegmentAggregationKind::mul;
+      case oracle::SegmentAggregation::softmax: break;
+    }
+    return SegmentAggregationKind::softmax;
+  }();
   const DeviceTensor& x = run.input("x");
   const float* t = cfg.has_temperature() ? run.input("t").data() : nullptr;
   DeviceGraph& g = run.graph();

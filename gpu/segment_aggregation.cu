@@ -27,6 +27,26 @@ __device__ SegmentSoftmax segment_softmax(const float* x, std::int64_t features,
   return s;
 }
 
+// The segment's mean and population variance, PyG's mean of squares minus the squared mean.
+struct SegmentMoments {
+  float mean, var;
+};
+
+__device__ SegmentMoments segment_moments(const float* x, std::int64_t features, std::int64_t f, offset_t begin,
+                                          offset_t end) {
+  if (end == begin) return {0.0f, 0.0f};
+  float sum = 0.0f, squares = 0.0f;
+  for (offset_t k = begin; k < end; ++k) {
+    const float v = x[k * features + f];
+    sum += v, squares += v * v;
+  }
+  const float count = static_cast<float>(end - begin), mean = sum / count;
+  return {mean, squares / count - mean * mean};
+}
+
+// PyG's StdAggregation floor on the variance (oracle/segment_aggregation.h, kStdVarianceFloor).
+constexpr float kStdVarianceFloor = 1e-5f;
+
 __global__ void forward_kernel(SegmentAggregationKind kind, std::int64_t n_dst, std::int64_t features,
                                const offset_t* __restrict__ row_ptr, const float* __restrict__ x,
                                const float* __restrict__ t_ptr, float* __restrict__ y) {
@@ -35,13 +55,14 @@ __global__ void forward_kernel(SegmentAggregationKind kind, std::int64_t n_dst, 
     const std::int64_t i = id / features, f = id % features;
     const offset_t begin = row_ptr[i], end = row_ptr[i + 1];
     if (kind == SegmentAggregationKind::var) {
-      float sum = 0.0f, squares = 0.0f;
-      for (offset_t k = begin; k < end; ++k) {
-        const float v = x[k * features + f];
-        sum += v, squares += v * v;
-      }
-      const float count = static_cast<float>(end - begin), mean = end > begin ? sum / count : 0.0f;
-      y[id] = end > begin ? squares / count - mean * mean : 0.0f;
+      y[id] = segment_moments(x, features, f, begin, end).var;
+    } else if (kind == SegmentAggregationKind::std) {
+      const float var = segment_moments(x, features, f, begin, end).var;
+      y[id] = var > kStdVarianceFloor ? sqrtf(var) : 0.0f;
+    } else if (kind == SegmentAggregationKind::mul) {
+      float product = 1.0f;
+      for (offset_t k = begin; k < end; ++k) product *= x[k * features + f];
+      y[id] = product;
     } else {
       y[id] = segment_softmax(x, features, f, begin, end, *t_ptr).y;
     }
@@ -59,10 +80,26 @@ __global__ void backward_kernel(SegmentAggregationKind kind, std::int64_t n_dst,
     if (end == begin) continue;
     const float g = grad_y[id];
     if (kind == SegmentAggregationKind::var) {
-      float sum = 0.0f;
-      for (offset_t k = begin; k < end; ++k) sum += x[k * features + f];
-      const float count = static_cast<float>(end - begin), mean = sum / count;
+      const float count = static_cast<float>(end - begin), mean = segment_moments(x, features, f, begin, end).mean;
       for (offset_t k = begin; k < end; ++k) grad_x[k * features + f] = g * (2.0f / count) * (x[k * features + f] - mean);
+    } else if (kind == SegmentAggregationKind::std) {
+      const SegmentMoments m = segment_moments(x, features, f, begin, end);
+      if (!(m.var > kStdVarianceFloor)) continue;  // the masked value is constant: grad_x stays 0
+      const float scale = g / (static_cast<float>(end - begin) * sqrtf(m.var));
+      for (offset_t k = begin; k < end; ++k) grad_x[k * features + f] = scale * (x[k * features + f] - m.mean);
+    } else if (kind == SegmentAggregationKind::mul) {
+      // grad_x holds the product of the rows after k first (a backward pass), then times the
+      // product of those before k and g (a forward pass): no division, so zeros are exact.
+      float after = 1.0f;
+      for (offset_t k = end - 1; k >= begin; --k) {
+        grad_x[k * features + f] = after;
+        after *= x[k * features + f];
+      }
+      float before = 1.0f;
+      for (offset_t k = begin; k < end; ++k) {
+        grad_x[k * features + f] = g * (before * grad_x[k * features + f]);
+        before *= x[k * features + f];
+      }
     } else {
       const float t = *t_ptr;
       const SegmentSoftmax s = segment_softmax(x, features, f, begin, end, t);

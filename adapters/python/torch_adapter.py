@@ -94,7 +94,9 @@ IMPLEMENTS = {"normalized_spmm": {"zero_degree": ["zero"]}, "gcn": {"zero_degree
               "sage": {"aggr": ["mean"], "project": [False, True]}, "gin": {"aggr": ["sum", "mean"]},
               # Every value of rgcn's modes, through RGCNConv and without PyG alike (bases: any count,
               # PyG's num_bases; 0 is num_bases=None). gather_mm has no mode: every case is answered.
-              "rgcn": {"aggr": ["mean", "sum"], "root_weight": [False, True], "bias": [False, True]}}
+              "rgcn": {"aggr": ["mean", "sum"], "root_weight": [False, True], "bias": [False, True]},
+              # std and mul were added to segment_aggregation later: asked only where aggr is declared.
+              "segment_aggregation": {"aggr": ["var", "softmax", "std", "mul"]}}
 PYG_MAX = {"sage": {"aggr": ["mean", "max"], "project": [False, True]}, "gin": {"aggr": ["sum", "mean", "max"]}}
 
 
@@ -141,8 +143,9 @@ def main():
 
             pyg_version = torch_geometric.__version__
             targets.update({name: (precision, measured(fn), implements.get(name)) for name, fn in LAYERS.items()})
-            context.CTX.pyg_aggregations = {"var": pyg_aggr.VarAggregation,
-                                    "softmax": lambda: pyg_aggr.SoftmaxAggregation(learn=True)}
+            context.CTX.pyg_aggregations = {"var": pyg_aggr.VarAggregation, "std": pyg_aggr.StdAggregation,
+                                            "mul": pyg_aggr.MulAggregation,
+                                            "softmax": lambda: pyg_aggr.SoftmaxAggregation(learn=True)}
         except ImportError:
             pass
     if pyg_version is None:

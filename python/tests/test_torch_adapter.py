@@ -368,6 +368,8 @@ def scatter(src, index, dim=0, dim_size=None, reduce="sum"):
             return out
         count = src.new_zeros(dim_size).scatter_add_(0, index, src.new_ones(src.shape[0])).clamp(min=1)
         return out / count.view((-1,) + (1,) * (src.dim() - 1)).expand_as(out)
+    if reduce == "mul":  # PyG's on the CPU: ones, include_self (an empty segment gives 1)
+        return src.new_ones(size).scatter_reduce_(0, spread, src, reduce="prod", include_self=True)
     return src.new_zeros(size).scatter_reduce_(0, spread, src, reduce="a" + reduce[-3:], include_self=False)
 ''')
     return str(directory)
@@ -565,6 +567,8 @@ class RGATConv(torch.nn.Module):
         return out + self.bias if self.bias is not None else out
 ''')
     (package / "nn" / "aggr.py").write_text('''
+import math
+
 import torch
 from torch_geometric.utils import scatter
 
@@ -574,6 +578,22 @@ class VarAggregation(torch.nn.Module):
         mean = scatter(x, index, dim=0, dim_size=dim_size, reduce="mean")
         mean_2 = scatter(x * x, index, dim=0, dim_size=dim_size, reduce="mean")
         return mean_2 - mean * mean
+
+
+class StdAggregation(torch.nn.Module):
+    def __init__(self, semi_grad=False):
+        super().__init__()
+        self.var_aggr = VarAggregation()
+
+    def forward(self, x, index, ptr=None, dim_size=None, dim=-2):
+        var = self.var_aggr(x, index, ptr, dim_size, dim)
+        out = var.clamp(min=1e-5).sqrt()
+        return out.masked_fill(out <= math.sqrt(1e-5), 0.0)
+
+
+class MulAggregation(torch.nn.Module):
+    def forward(self, x, index, ptr=None, dim_size=None, dim=-2):
+        return scatter(x, index, dim=0, dim_size=dim_size, reduce="mul")
 
 
 class SoftmaxAggregation(torch.nn.Module):
@@ -670,11 +690,13 @@ def test_gatv2_through_the_adapters_pyg_path(tmp_path):
 
 @pytest.mark.parametrize("path", ["torch", "pyg"])
 def test_segment_aggregation_passes_through_torch_and_pygs_aggregation_modules(tmp_path, path):
-    """segment_aggregation (var, softmax with its temperature) through the adapter's own
+    """segment_aggregation (var, std, mul, softmax with its temperature) through the adapter's own
     scatter_reduce formulation (--no-pyg) and through PyG's aggregation modules as transcribed
-    (VarAggregation's mean of squares minus the squared mean, SoftmaxAggregation(learn=True)): every
-    check passes on small random graphs with empty segments, duplicate edges and small-integer values."""
-    entries = {"var": "aggr: [var]", "softmax": "aggr: [softmax]"}
+    (VarAggregation's mean of squares minus the squared mean, StdAggregation's clamped and masked
+    square root, MulAggregation's scatter 'mul' on ones, SoftmaxAggregation(learn=True)): every
+    check passes on small random graphs with empty segments, duplicate edges, exact zeros (mul's
+    gradient through torch's scatter_reduce prod backward) and small-integer values."""
+    entries = {"var": "aggr: [var]", "softmax": "aggr: [softmax]", "std": "aggr: [std]", "mul": "aggr: [mul]"}
     lines = ["name: torch-adapter-aggregation", "seed: 31", "cases_per_property: 40", "graphs:",
              "  small: {family: random, max_nodes: 10, max_avg_degree: 3}", "entries:"]
     for name, attributes in entries.items():

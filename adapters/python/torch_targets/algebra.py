@@ -31,10 +31,15 @@ its max and min backward (ATen's SegmentReduce CPU and CUDA kernels) gives every
 output gradient and then divides only the positive ones by the count of ties ("if (grad_input >
 0) grad_input /= counter"), so a gradient <= 0 reaches every tied row in full — the "gradient
 copied to every tied entry" bug class (python/tests/test_torch_adapter.py; docs/campaigns.md).
-segment_aggregation is PyG's own VarAggregation and SoftmaxAggregation(learn=True)
-where torch_geometric is used, and their formulas written with scatter_reduce otherwise (--no-pyg).
+segment_aggregation is PyG's own VarAggregation, StdAggregation, MulAggregation and
+SoftmaxAggregation(learn=True) where torch_geometric is used, and their formulas written with
+scatter_reduce otherwise (--no-pyg): std as PyG's var.clamp(min=1e-5).sqrt() with every value
+<= sqrt(1e-5) set to 0, mul as PyG's scatter 'mul' on the CPU, scatter_reduce(prod, include_self=True)
+on ones (an empty segment gives 1; its backward is the product of the others where a segment holds
+one zero, and 0 where it holds more).
 """
 
+import math
 import warnings
 
 import torch
@@ -194,14 +199,23 @@ def op_segment_reduce(case):
 
 
 def torch_segment_aggregation(g, aggr, x, temperature):
-    """PyG's var and softmax aggregations written with torch's scatter_reduce (without PyG): the
-    mean of squares minus the squared mean, and the segment softmax of t·x (its largest value, detached, subtracted first)
+    """PyG's var, std, mul and softmax aggregations written with torch's scatter_reduce (without
+    PyG): the mean of squares minus the squared mean, its clamped and masked square root, the
+    product on ones, and the segment softmax of t·x (its largest value, detached, subtracted first)
     weighting x."""
     index = g.rows.unsqueeze(1).expand(g.num_edges, x.shape[1])
     shape = (g.n_dst, x.shape[1])
-    if aggr == "var":
+    if aggr in ("var", "std"):
         mean = scatter_reduce(x.new_zeros(shape), index, x, "mean")
-        return scatter_reduce(x.new_zeros(shape), index, x * x, "mean") - mean * mean
+        var = scatter_reduce(x.new_zeros(shape), index, x * x, "mean") - mean * mean
+        if aggr == "var":
+            return var
+        out = var.clamp(min=1e-5).sqrt()
+        return out.masked_fill(out <= math.sqrt(1e-5), 0.0)
+    if aggr == "mul":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return x.new_ones(shape).scatter_reduce(0, index, x, reduce="prod", include_self=True)
     scores = x * temperature
     top = scatter_reduce(x.new_full(shape, -float("inf")), index, scores.detach(), "amax")
     weights = (scores - top[g.rows]).exp()
@@ -210,13 +224,13 @@ def torch_segment_aggregation(g, aggr, x, temperature):
 
 
 def op_segment_aggregation(case):
-    """segment_aggregation through PyG's own aggregation modules (VarAggregation,
-    SoftmaxAggregation(learn=True) with the case's t) where torch_geometric is used, else through
-    torch_segment_aggregation."""
+    """segment_aggregation through PyG's own aggregation modules (VarAggregation, StdAggregation,
+    MulAggregation, SoftmaxAggregation(learn=True) with the case's t) where torch_geometric is used,
+    else through torch_segment_aggregation."""
     g = Edges(case.graph)
     aggr = case.attributes["aggr"]
-    if aggr not in ("var", "softmax"):
-        raise kit.Unsupported("aggr '%s' is not var or softmax" % aggr)
+    if aggr not in ("var", "std", "mul", "softmax"):
+        raise kit.Unsupported("aggr '%s' is not var, std, mul or softmax" % aggr)
     t = CaseTensors(case, inputs_require_grad=case.wants_gradients)
     if context.CTX.pyg_aggregations is None:
         temperature = t.parameters["t"].requires_grad_(case.wants_gradients) if aggr == "softmax" else None
