@@ -1,6 +1,7 @@
 // The catalogue entry of AGNN (oracle/layers/agnn.h).
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/agnn.h"
+#include "oracle/softmax_rows.h"
 
 namespace gnncheck::oracle {
 
@@ -28,6 +29,7 @@ TargetDef agnn_target() {
       "empty row gives y[i] = 0.",
       "The aggregation uses x, not n. beta is a parameter of shape [1]; there is no weight matrix (in = out = features)."};
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::agnn_attention}};
+  spec.tolerance.softmax_rows = agnn_softmax_rows;
   auto inputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"x", {g.n_src(), AgnnConfig::from_attributes(a).features}}, {"beta", {1}}};
   };

@@ -4,6 +4,7 @@
 #include "oracle/broadcast_operands.h"
 #include "oracle/catalogue_support.h"
 #include "oracle/edge_softmax.h"
+#include "oracle/softmax_rows.h"
 #include "oracle/spmm_ve.h"
 
 namespace gnncheck::oracle {
@@ -46,6 +47,7 @@ TargetDef attention_target() {
   // No closed form (exp and a quotient): the measured model, plus the softmax backward's own rounding
   // where a near one-hot row cancels (checks/tolerance.md, "Fused attention's floor").
   def.spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::attention_logits}};
+  def.spec.tolerance.softmax_rows = attention_softmax_rows;
   // gpu/op_targets.cpp: edge softmax, then spmm_ve, whose backward walks the CSC (edge_perm).
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   def.receptive_field = [](const Attributes&) { return ReceptiveField{}; };

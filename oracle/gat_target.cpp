@@ -2,6 +2,7 @@
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/dropout.h"
 #include "oracle/layers/gat.h"
+#include "oracle/softmax_rows.h"
 
 namespace gnncheck::oracle {
 
@@ -75,6 +76,7 @@ TargetDef gat_target() {
   // The measured model's normwise floor misses the rounding a near one-hot softmax row keeps in its
   // gradient; the layer adds that floor propagated into the attention, weight and x gradients.
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::gat_attention}};
+  spec.tolerance.softmax_rows = gat_softmax_rows;
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = one_sided_kink_hooks(gat_kink_arguments, evaluate_at);

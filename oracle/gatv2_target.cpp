@@ -1,6 +1,7 @@
 // The catalogue entry of GATv2 (oracle/layers/gatv2.h).
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/gatv2.h"
+#include "oracle/softmax_rows.h"
 
 namespace gnncheck::oracle {
 
@@ -75,6 +76,7 @@ TargetDef gatv2_target() {
   // As GAT's: the measured model's normwise floor misses the rounding a near one-hot (or uniform,
   // cancelling) softmax row keeps in its gradient, carried here through every channel's LeakyReLU.
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::gatv2_attention}};
+  spec.tolerance.softmax_rows = gatv2_softmax_rows;
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = one_sided_kink_hooks(gatv2_kink_arguments, evaluate_at);

@@ -3,6 +3,7 @@
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/rgat.h"
 #include "oracle/wrong_variants.h"
+#include "oracle/softmax_rows.h"
 
 namespace gnncheck::oracle {
 
@@ -125,6 +126,7 @@ TargetDef rgat_target() {
   // As GAT's: the measured model's normwise floor misses the rounding a near one-hot (or uniform,
   // cancelling) softmax row keeps in its gradient, here carried through q, k and each relation's W.
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::rgat_attention}};
+  spec.tolerance.softmax_rows = rgat_softmax_rows;
   // gpu/layers/layer_targets.cpp reads the graph through run.graph() only, and grad_x walks the CSC
   // with edge_perm to find each edge's relation.
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};

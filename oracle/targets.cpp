@@ -75,6 +75,9 @@ std::string describe(const ToleranceRule& rule) {
       out += "; plus the softmax backward's rounding per edge carried to beta through |cos| and to x through the "
              "normalization's Jacobian (growing as 1/‖x_j‖ near zero rows)";
   }
+  if (rule.softmax_rows)
+    out += "; in a format coarser than float32, a case with a softmax row inside past the analysis (ρ = (6 + 4.8·L + "
+           "2.4·ln d)·u > 1/2, L = the row's largest |logit|) has no bound: inconclusive";
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include "core/system.h"
 #include "oracle/kink_arguments.h"
 #include "oracle/layers/kink_side.h"
+#include "oracle/softmax_rows.h"
 #include "oracle/subgradients.h"
 
 namespace gnncheck::oracle {
@@ -117,6 +118,11 @@ struct ToleranceRule {
   // "Storage and accumulation"). Where the counts include the roundings (closed_form_terms, r = 0):
   // the most stored inputs one term reads. Unset: such a system keeps the storage format's bound whole.
   std::optional<int> storage_roundings = {};
+  // measured: a softmax inside the forward (GAT's attention), its rows at a case (oracle/softmax_rows.h;
+  // attrs with defaults filled in). The measured model is linear in u; in a format coarser than float32
+  // a row past the softmax analysis breaks that, and the case has no known bound (checks/softmax.md,
+  // "Past the analysis", as for edge_softmax's own rule).
+  std::function<std::vector<SoftmaxRow>(const Case& c, const Attributes& attrs)> softmax_rows = {};
 };
 
 // What a failing check can add about the way a target was computed wrongly.

@@ -1,0 +1,35 @@
+// gnncheck/oracle/softmax_rows.h — the softmax rows inside a target, at a case: for each row (a
+// destination and head) its length and the largest |logit| it exponentiates, evaluated in float64.
+//
+// The measured tolerance model scales float32's observed error linearly in the unit roundoff. Through
+// a softmax that holds while every exp's relative error is first order; in a format coarser than
+// float32 a row with large logits breaks it (rounding an argument of 300 in bfloat16 moves the term
+// by a factor e^1.2), and no bound is known there (checks/softmax.md, "Past the analysis"). A target
+// whose forward holds such a softmax declares these rows (ToleranceRule::softmax_rows), and the model
+// leaves a case past the analysis inconclusive, as edge_softmax's own rule does.
+//
+//   gat       LeakyReLU(s_dst[i] + s_src[j]) per edge of Ã and head
+//   gatv2     Σ_c att[h, c]·LeakyReLU(z[e, h·C + c]) per edge of Ã and head
+//   rgat      LeakyReLU(x[i]·W_r·q + x[j]·W_r·k) per edge and head
+//   agnn      β·cos(x_i, x_j) per edge of Ã: at most |β|
+//   attention the logits input, per edge and head
+#pragma once
+
+#include <vector>
+
+#include "core/case.h"
+
+namespace gnncheck::oracle {
+
+struct SoftmaxRow {
+  double largest_logit = 0.0;  // L: the largest |logit| of the row
+  double length = 0.0;         // d: its entries (duplicate edges and self-loops counted)
+};
+
+std::vector<SoftmaxRow> gat_softmax_rows(const Case& c, const Attributes& attrs);
+std::vector<SoftmaxRow> gatv2_softmax_rows(const Case& c, const Attributes& attrs);
+std::vector<SoftmaxRow> rgat_softmax_rows(const Case& c, const Attributes& attrs);
+std::vector<SoftmaxRow> agnn_softmax_rows(const Case& c, const Attributes& attrs);
+std::vector<SoftmaxRow> attention_softmax_rows(const Case& c, const Attributes& attrs);
+
+}  // namespace gnncheck::oracle
