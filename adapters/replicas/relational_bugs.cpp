@@ -1,5 +1,6 @@
-// The relational replicas (28 to 30): the bug classes of kernels that pick a weight per edge type
-// or per segment (R-GCN's and HGT's gather_mm and segment_mm; README.md's table).
+// The relational replicas (28 to 30, and 33): the bug classes of kernels that pick a weight per edge
+// type or per segment (R-GCN's and HGT's gather_mm and segment_mm; README.md's table), and of
+// attention over the edges of a typed graph (RGAT).
 #include <algorithm>
 
 #include "adapters/replicas/replica_system.h"
@@ -72,6 +73,24 @@ class SegmentBoundaryOffByOne final : public Bug {
   }
 };
 
+// 33. RGAT's attention normalized within each relation where it runs across all of a destination's
+// in-edges: the softmax segmented by (destination, relation), as a kernel that reuses a per-relation
+// grouping (R-GCN's) for the attention does. The target's own catalogue variant
+// `softmax_within_relation`, forward and backward alike.
+class SoftmaxWithinRelation final : public Bug {
+  void inject(BugContext& ctx) override {
+    for (const auto& variant : ctx.def.wrong_variants)
+      if (variant.name == "softmax_within_relation") {
+        if (std::optional<Result> wrong = variant.evaluate(ctx.c, {})) {
+          ctx.result.outputs = std::move(wrong->outputs);
+          if (ctx.wants_gradients()) ctx.result.gradients = std::move(wrong->gradients);
+        }
+        return;
+      }
+    throw InternalError("replica 33: target '" + ctx.c.target + "' has no variant softmax_within_relation");
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Bug> make_relational_bug(int number) {
@@ -79,6 +98,7 @@ std::unique_ptr<Bug> make_relational_bug(int number) {
     case 28: return std::make_unique<RelationGradientToNextRelation>();
     case 29: return std::make_unique<WeightNotTransposed>();
     case 30: return std::make_unique<SegmentBoundaryOffByOne>();
+    case 33: return std::make_unique<SoftmaxWithinRelation>();
   }
   return nullptr;
 }

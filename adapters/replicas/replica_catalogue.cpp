@@ -256,7 +256,7 @@ std::vector<CatalogueEntry> entries() {
         "the gradient of relation r's weight (R-GCN with bases: its row of comp) is written to relation r + 1 "
         "(mod relations); forward and every other gradient exact",
         "differential", "two or more relations with edges",
-        {"gather_mm", "rgcn"}, std::nullopt, 0},
+        {"gather_mm", "rgcn", "rgat"}, std::nullopt, 0},
        false},
       {{29, "relation_weight_not_transposed",
         "per-type matmul kernels whose backward multiplies the output gradient by the forward weight where its "
@@ -299,6 +299,15 @@ std::vector<CatalogueEntry> entries() {
                     {"gat"}, Precision::float16, 0},
                    false},
                   ReplicaInfo::Values::dominant_destination_logits),
+      {{33, "rgat_softmax_within_relation",
+        "relational attention kernels (RGAT) that normalize the attention over each relation's in-edges apart, "
+        "grouping the softmax by (destination, relation) as R-GCN groups its mean, where PyG's RGATConv "
+        "(across-relation, its default) normalizes over every in-edge of a destination",
+        "the softmax of RGAT's logits taken within each (destination, relation) group, in forward and backward "
+        "(PyG's attention_mechanism='within-relation'); every other step exact",
+        "differential", "a destination with in-edges of two relations",
+        {"rgat"}, std::nullopt, 0},
+       false},
   };
 }
 
@@ -350,6 +359,10 @@ constexpr BugClass kBugClasses[] = {
     {32, "attention_precision",
      "attention logits rounded to the storage format before the softmax, where the declared arithmetic keeps them "
      "in float32", true},
+    {33, "softmax_within_relation",
+     "the attention softmax normalized within each relation's edges where it runs across all of a destination's "
+     "in-edges",
+     true},
     {13, "square_only_backward", "the backward's loops stop at min(n_dst, n_src) (a kernel written for square graphs)",
      true},
     {14, "lost_updates", "updates lost on rows and columns of many edges (a race in the accumulation)", true},
