@@ -36,10 +36,11 @@ Case map_values(const Case& c, const std::function<double(double)>& f) {
         continue;
       }
       Tensor& mapped = to->emplace(name, Tensor(t.shape())).first->second;
+      const Tensor& source = t;  // clang does not let an OpenMP region capture a structured binding
       // Element-wise (10^8 values for a feature matrix at Reddit scale): any thread order gives the
       // same tensor.
-#pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
-      for (index_t i = 0; i < t.size(); ++i) mapped[i] = f(t[i]);
+#pragma omp parallel for schedule(static) if (worth_parallel(source.size()))
+      for (index_t i = 0; i < source.size(); ++i) mapped[i] = f(source[i]);
     }
   return out;
 }
