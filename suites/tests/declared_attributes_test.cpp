@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -105,6 +106,41 @@ TEST(DeclaredAttributes, AnOptInAttributeIsAskedOnlyOfASystemThatDeclaresIt) {
     EXPECT_EQ(a.at("project"), false) << a.dump();
   }
   EXPECT_GT(max, 5) << "a system that declares max is asked max";
+  fs::remove_all(dir);
+}
+
+std::string segment_var_softmax_adapter(const std::string& flags) {
+  return fmt::format("{} {}/adapters/tests/segment_var_softmax_adapter.py{}", GNNCHECK_TEST_PYTHON,
+                     GNNCHECK_TEST_SOURCE_DIR, flags);
+}
+
+// segment_aggregation's std and mul came after adapters were written against var and softmax
+// (opt-in choices): a correct var and softmax that never heard of them passes, asked those two only,
+// and the results say so; declaring aggr = [std] gets it std cases, and nothing else.
+TEST(DeclaredAttributes, ChoicesAddedLaterAreAskedOnlyOfASystemThatDeclaresTheAttribute) {
+  const auto dir = scratch("opt-in-choices");
+  const CommandResult r = shell(fmt::format("gnncheck check --adapter \"{}\" --target segment_aggregation --cases 20 "
+                                            "--report out",
+                                            segment_var_softmax_adapter(" --log drawn.jsonl")),
+                                dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  auto cases = drawn(dir / "drawn.jsonl");
+  ASSERT_GT(cases.size(), 20u);
+  std::set<std::string> asked;
+  for (const auto& a : cases) asked.insert(a.at("aggr").get<std::string>());
+  EXPECT_EQ(asked, (std::set<std::string>{"var", "softmax"}));
+  EXPECT_THAT(read_file(dir / "out" / "report.json"),
+              HasSubstr("aggr = std and mul added to 'segment_aggregation' after systems were written against it: asked "
+                        "only where 'segment_var_softmax' declares the attribute (PROTOCOL.md §2)"));
+  fs::remove(dir / "drawn.jsonl");
+  const CommandResult declared = shell(fmt::format("gnncheck check --adapter \"{}\" --target segment_aggregation "
+                                                   "--cases 20 --report out2",
+                                                   segment_var_softmax_adapter(" --declare-std --log drawn.jsonl")),
+                                       dir);
+  EXPECT_EQ(declared.exit_code, 0) << declared.output;
+  cases = drawn(dir / "drawn.jsonl");
+  ASSERT_GT(cases.size(), 20u);
+  for (const auto& a : cases) EXPECT_EQ(a.at("aggr"), "std") << a.dump();
   fs::remove_all(dir);
 }
 
