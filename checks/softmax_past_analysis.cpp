@@ -9,7 +9,9 @@ namespace gnncheck::checks {
 
 void note_softmax_past_analysis(const oracle::TargetDef& def, const Case& c, const Formats& formats, Bounds& b) {
   if (!b.no_bound.empty() || !def.spec.tolerance.softmax_rows) return;
-  const double u = unit_roundoff(formats.storage);
+  // The exponentials are computed in the accumulation format (float32 for float16 storage with
+  // float32 sums, where the analysis holds); storing the logits' inputs is the measured model's nudge.
+  const double u = unit_roundoff(formats.accumulation);
   if (u <= unit_roundoff(Precision::float32)) return;  // float32 past the analysis keeps the measured model
   const std::vector<oracle::SoftmaxRow> rows =
       def.spec.tolerance.softmax_rows(c, oracle::with_defaults(def.spec, c.attributes));
@@ -28,7 +30,7 @@ void note_softmax_past_analysis(const oracle::TargetDef& def, const Case& c, con
         "no bound in {}: on {} of {} softmax rows inside '{}' the logits reach |s| = {:.4g}, past the softmax analysis "
         "(ρ = (6 + 4.8·L + 2.4·ln d)·u > 1/2), where exp's rounding is not first order and the measured model, linear "
         "in u, does not hold",
-        to_string(formats.storage), past, rows.size(), def.spec.name, widest);
+        to_string(formats.accumulation), past, rows.size(), def.spec.name, widest);
 }
 
 }  // namespace gnncheck::checks

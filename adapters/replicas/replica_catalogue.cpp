@@ -276,15 +276,15 @@ std::vector<CatalogueEntry> entries() {
       half_storage({{31, "half_sums_in_float16",
                     "tensor-core and fused sparse kernels that read and write float16 and declare float32 sums "
                     "(cuSPARSE's computeType CUDA_R_32F, TC-GNN) but keep their partial sums in float16 registers",
-                    "declares float16 storage with float32 accumulation; every product and partial sum of spmm, "
-                    "spmm_transposed, spmm_ve and sddmm_dot, forward and backward, rounded to float16 (inputs and "
-                    "results stored in float16, as declared)",
+                    "declares float16 storage with float32 accumulation; every partial sum of spmm and "
+                    "spmm_transposed, forward and backward, rounded to float16 (inputs and results stored in "
+                    "float16, as declared)",
                     "differential",
                     "a row or column of more than 64 equal-sign terms (ci's 1002-edge multigraph: past 512 a "
                     "float16 partial sum's spacing is 0.5, and each term is rounded away)",
-                    {"spmm", "spmm_transposed", "spmm_ve", "sddmm_dot"}, Precision::float16, 64},
+                    {"spmm", "spmm_transposed"}, Precision::float16, 64},
                    false},
-                  ReplicaInfo::Values::same_sign),
+                  ReplicaInfo::Values::any),
       half_storage({{32, "half_logits_rounded_before_max",
                     "fused GAT kernels that store in float16 with float32 arithmetic but keep the attention logits "
                     "in half between their two passes: the softmax's max and exponentials read logits rounded to "
@@ -496,13 +496,7 @@ std::vector<ReplicaInfo> replica_catalogue() {
 }
 
 void reveal_values(const ReplicaInfo& info, Case& c) {
-  if (info.values == ReplicaInfo::Values::same_sign) {
-    for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-      for (auto& [name, t] : *m) {
-        if (m != &c.grad_outputs && is_index_input(c, name)) continue;  // a choice, not a value
-        for (double& v : t.values()) v = std::abs(v);
-      }
-  } else if (info.values == ReplicaInfo::Values::dominant_destination_logits) {
+  if (info.values == ReplicaInfo::Values::dominant_destination_logits) {
     const auto it = c.parameters.find("att_dst");
     if (it != c.parameters.end())
       for (double& v : it->second.values()) v *= 1e3;

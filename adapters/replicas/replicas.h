@@ -58,9 +58,8 @@ struct ReplicaInfo {
   Attributes shows_with = {};
   bool needs_tied_values = false;
   // The values a case needs for the bug to show, beyond its attributes (reveal_values builds them):
-  // sums of terms of one sign (a sum in too coarse a format errs by its length only when its
-  // partial sums grow with it), or GAT logits whose destination part dominates (32).
-  enum class Values { any, same_sign, dominant_destination_logits };
+  // GAT logits whose destination part dominates (32), which the generators do not draw.
+  enum class Values { any, dominant_destination_logits };
   Values values = Values::any;
   // The shape a case needs for the bug to show, beyond fixed attribute values (revealing_attributes).
   enum class Shape { any, row_wider_than_64, square_node_matrix, heads_equal_features };
@@ -77,9 +76,8 @@ struct ReplicaInfo {
 Attributes revealing_attributes(const ReplicaInfo& info, const oracle::TargetSpec& target, const Graph& graph,
                                 Attributes base = {});
 
-// `c` with the values `info`'s bug needs (ReplicaInfo::values): every input, parameter and output
-// gradient by its absolute value; or GAT's att_dst × 10³, so that each row's common logit a_dst·h_i
-// dwarfs the part that varies along the row. Nothing for Values::any.
+// `c` with the values `info`'s bug needs (ReplicaInfo::values): GAT's att_dst × 10³, so that each
+// row's common logit a_dst·h_i dwarfs the part that varies along the row. Nothing for Values::any.
 void reveal_values(const ReplicaInfo& info, Case& c);
 
 // The replicas in catalogue order. Targets are filtered to those present in oracle::all_targets(),

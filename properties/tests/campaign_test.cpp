@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "adapters/replicas/half_precision.h"
 #include "oracle/cpu_systems.h"
 #include "oracle/targets.h"
 #include "properties/driver.h"
@@ -50,6 +51,12 @@ bool selected(const char* variable, const std::string& name) {
   for (std::string item; std::getline(list, item, ',');)
     if (item == name) return true;
   return false;
+}
+
+// Whether `variable` lists `name` (unset or empty: no).
+bool named(const char* variable, const std::string& name) {
+  const char* v = std::getenv(variable);
+  return v && *v && selected(variable, name);
 }
 
 // Whether `check` says something about `target` on `system` at all (else every case is not
@@ -80,6 +87,12 @@ TEST_P(Campaign, NoCheckRaisesAFalseAlarmOnACorrectSystem) {
   // Every target with a kink also runs the control that takes the other one-sided derivative there.
   if (oracle::find_target(target).kinks.evaluate_f32_right) systems.push_back(right_derivatives.get());
   if (target == "edge_softmax") systems.push_back(online_softmax.get());
+  // The controls of the precision replicas (float16 or bfloat16 storage with float32 sums), when
+  // GNNCHECK_CAMPAIGN_SYSTEMS names them: their campaigns are in docs/campaigns.md, not in CI's.
+  auto half = make_half_storage_system(Precision::float16), bhalf = make_half_storage_system(Precision::bfloat16);
+  auto half_kernel = make_half_kernel_system();
+  for (System* control : {half.get(), bhalf.get(), half_kernel.get()})
+    if (named("GNNCHECK_CAMPAIGN_SYSTEMS", control->name()) && control->supports(target)) systems.push_back(control);
   const int cases = env_int("GNNCHECK_CAMPAIGN_CASES", GNNCHECK_CAMPAIGN_CASES);
   const auto seed = static_cast<std::uint64_t>(env_int("GNNCHECK_CAMPAIGN_SEED", 2027));
   for (CheckKind check : checks::all_check_kinds()) {
