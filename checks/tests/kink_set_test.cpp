@@ -95,6 +95,7 @@ std::vector<LayerCase> layers_with_one_sided_kinks() {
           {"gine", {}},
           {"gat", {}},
           {"gatv2", {}},
+          {"rgat", {}},
           {"sage", {{"project", true}}}};
 }
 
