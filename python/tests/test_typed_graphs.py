@@ -26,7 +26,7 @@ def assert_passes(run):
 
 def test_the_catalogue_names_the_index_tensors_range():
     targets = {t["name"]: t for t in gnncheck.targets()}
-    for target in ("gather_mm", "rgcn"):
+    for target in ("gather_mm", "rgcn", "rgat"):
         ranges = {s["name"]: s["index_range"] for s in targets[target]["inputs"]}
         assert ranges["edge_type"] == "relations" and ranges["x"] == "", ranges
         assert all(s["index_range"] == "" for s in targets[target]["parameters"] + targets[target]["outputs"])
