@@ -449,6 +449,7 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
       options_.measured_multiple, float64_system ? "max(max(e_i, rms e)·(u/u_f32), d64_i)" : "max(e_i, rms e)·(u/u_f32)",
       options_.safety_factor, float64_system ? "d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; " : "",
       u_text(precision));
+  const std::optional<Result> intermediates = def.intermediate_magnitudes ? def.intermediate_magnitudes(c) : std::nullopt;
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");
     const Tensor& y1 = must_find(in_order, nt, "the float32 evaluation");
@@ -536,7 +537,15 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
       bound[i] = options_.measured_multiple * std::max(std::max(order_error(i).first, rms) * scale, order_f64) +
                  options_.safety_factor * gamma(d, u) * magnitude + d * tiny;
     }
-    note_range(b, nt.label, abs_sum, y, options_.safety_factor);
+    // A product's partial products reach beyond |f(|inputs|)| (TargetDef::intermediate_magnitudes).
+    const Tensor* reach = intermediates ? find_tensor(*intermediates, nt) : nullptr;
+    if (reach && reach->shape() == abs_sum.shape()) {
+      Tensor terms = abs_sum;
+      for (index_t i = 0; i < terms.size(); ++i) terms[i] = std::max(std::abs(terms[i]), (*reach)[i]);
+      note_range(b, nt.label, terms, y, options_.safety_factor);
+    } else {
+      note_range(b, nt.label, abs_sum, y, options_.safety_factor);
+    }
     note_inputs_range(b, c, options_.safety_factor);
     b.tensors.emplace(nt.label, std::move(bound));
   }

@@ -600,6 +600,32 @@ TEST(Tolerance, ACaseBeyondTheDeclaredFormatsRangeIsInconclusiveNotAFailure) {
   }
 }
 
+// mul over a segment of fourteen values of 10³ and two of 10⁻³: the product, 10³⁶, is in float32's
+// range, but the partial products in edge-id order pass it (10⁴²), so a correct float32 system
+// returns ∞ (and NaN in the gradient, ∞·0 with the zero of column 1). Differential is inconclusive
+// (beyond the range, TargetDef::intermediate_magnitudes), numerics not applicable, never a failure;
+// the same system passes both where the partial products stay in range.
+TEST(Tolerance, AProductWhosePartialProductsOverflowIsBeyondTheRangeNotAFailure) {
+  std::vector<index_t> dst(16, 0), src(16, 0);
+  Case c;
+  c.target = "segment_aggregation";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(1, 1, dst, src));
+  c.attributes = {{"aggr", std::string("mul")}, {"features", std::int64_t{2}}};
+  Tensor x({16, 2});
+  for (index_t k = 0; k < 16; ++k) {
+    x.at(k, 0) = k < 14 ? 1e3 : 1e-3;
+    x.at(k, 1) = k < 14 ? 1e3 : (k == 14 ? 0.0 : 1e-3);
+  }
+  c.inputs["x"] = x;
+  c.grad_outputs["y"] = Tensor({1, 2}, {1, 1});
+  auto float32 = make_cpu_float32_system();
+  const Verdict v = differential(*float32, c, {});
+  EXPECT_EQ(v.conclusion, Conclusion::inconclusive) << v.message;
+  EXPECT_NE(numerics(*float32, c, {}).conclusion, Conclusion::fail);
+  for (index_t k = 0; k < 16; ++k) c.inputs.at("x").at(k, 0) = c.inputs.at("x").at(k, 1) = k < 14 ? 2.0 : 0.5;
+  EXPECT_EQ(differential(*float32, c, {}).conclusion, Conclusion::pass);
+}
+
 // PyG's SoftmaxAggregation differentiated by autograd, in float32: the logits' gradient
 // α_k·(G_k − Σ α·G), G_k = ḡ·x[k], then t's gradient Σ grad_s·x — a second formulation whose t
 // gradient cancels on near one-hot segments of values near 10³, which the measured model alone does
