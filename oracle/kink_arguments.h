@@ -12,6 +12,9 @@
 //   gatv2 LeakyReLU of z = h_dst[i] + h_src[j] per edge and channel (A + I with self-loops)
 //   rgat  LeakyReLU of z = x[i]·W_r·q + x[j]·W_r·k per edge and head (A itself)
 //   agnn  x / max(‖x_i‖, 10⁻¹²)                              kink at ‖x_i‖ = 10⁻¹²
+//   segment_aggregation, aggr = std: √var, 0 where var ≤ 10⁻⁵  a jump at var = 10⁻⁵ (its entry's
+//         KinkHooks::jumping_outputs: the value y is screened there too; var is quadratic in each
+//         input, so a sign test at a step's ends misses only a step across the parabola's floor)
 //
 // kink_arguments() evaluates every such argument in float64: its signed offset from the kink, the
 // same expression on |inputs| (Σ|terms|, what rounding in a lower precision scales with) and the
