@@ -1,15 +1,22 @@
 // The `cusparse`, `cusparse_float16` and `cusparse_bfloat16` systems' targets: only what cuSPARSE
-// itself computes, every product one cusparseSpMM (native transpose) or cusparseSDDMM call per
-// head, in one StorageFormat (gpu/storage_format.cuh). In float16 and bfloat16 each float32 input
-// is rounded once to the format on the device, cuSPARSE reads it and writes its result in the
-// format (sums in float32), and the result is widened back: no value is stored in the format
-// between two calls, since every output and gradient is one call on the case's own tensors. That
-// is the model of checks/tolerance.md, "Storage and accumulation" (inputs rounded once to u_s, the
-// sum in u_a, the result rounded once to u_s), so these systems declare storage = the format and
-// accumulation = float32.
+// itself computes, every product one cusparseSpMM or cusparseSDDMM call per head, in one
+// StorageFormat (gpu/storage_format.cuh). In float16 and bfloat16 each float32 input is rounded
+// once to the format on the device, cuSPARSE reads it and writes its result in the format (sums in
+// float32), and the result is widened back: no value is stored in the format between two calls,
+// since every output and gradient is one call on the case's own tensors. That is the model of
+// checks/tolerance.md, "Storage and accumulation" (inputs rounded once to u_s, the sum in u_a, the
+// result rounded once to u_s), so these systems declare storage = the format and accumulation =
+// float32.
+//
+// Aᵀ products: float32 uses cuSPARSE's native transpose (opA = TRANSPOSE), which the `cusparse`
+// system exists to check. float16 and bfloat16 use a non-transposed SpMM over the CSC (the CSR of
+// Aᵀ, A's values permuted by edge_perm): the native transpose in those formats was measured summing
+// in a format coarser than float32 (gpu/README.md), so it cannot be the reference of a float32-sum
+// declaration.
 #include <fmt/format.h>
 
 #include "gpu/cusparse_ops.h"
+#include "gpu/eshuffle.cuh"
 #include "gpu/gpu_targets.h"
 #include "core/graph.h"
 
@@ -65,16 +72,34 @@ CsrView csr_of(TargetRun& run, StorageFormat format) {
   return {g.n_dst(), g.n_src(), g.num_edges(), g.cusparse_row_ptr(run.ctx), g.col_idx(), nullptr, format};
 }
 
+// Aᵀ as a CSR: the case's CSC (32-bit offsets); its values are A's in CSC order (edge_perm).
+CsrView csc_of(TargetRun& run, StorageFormat format) {
+  DeviceGraph& g = run.graph();
+  return {g.n_src(), g.n_dst(), g.num_edges(), g.cusparse_col_ptr(run.ctx), g.row_idx(run.ctx), nullptr, format};
+}
+
 // out = op(A_w) · b per head; w [E, heads], or A's unit values (heads = 1) where w is nullptr.
+// Outside float32, op = transpose is computed as CSC · b (the file's opening comment says why).
 void product(TargetRun& run, StorageFormat format, SparseOp op, const DeviceTensor* w, index_t heads,
              const DeviceTensor& b, index_t channels, DeviceTensor& out) {
   DeviceGraph& g = run.graph();
+  const bool through_csc = op == SparseOp::transpose && format != StorageFormat::float32;
   const float* values = w ? w->data() : g.ones(run.ctx);
+  DeviceBuffer<float> values_in_csc_order;
+  if (through_csc && w) {  // unit values read the same in either order
+    values_in_csc_order = DeviceBuffer<float>(run.ctx.allocator, w->size());
+    eshuffle_forward(run.ctx, g, w->data(), heads, values_in_csc_order.data());
+    values = values_in_csc_order.data();
+  }
   const StoredOperand stored_w(run.ctx, format, values, w ? w->size() : g.num_edges());
   const StoredOperand stored_b(run.ctx, format, b.data(), b.size());
   StoredResult result(run.ctx, format, out);
-  csr_spmm_per_head(run.ctx, csr_of(run, format), op, stored_w.data(), w ? heads : 1, stored_b.data(), channels,
-                    result.data());
+  if (through_csc)
+    csr_spmm_per_head(run.ctx, csc_of(run, format), SparseOp::none, stored_w.data(), w ? heads : 1, stored_b.data(),
+                      channels, result.data());
+  else
+    csr_spmm_per_head(run.ctx, csr_of(run, format), op, stored_w.data(), w ? heads : 1, stored_b.data(), channels,
+                      result.data());
   result.finish();
 }
 

@@ -10,8 +10,10 @@
 //             (native transpose) or cusparseSDDMM call — so the library is checked on its own.
 // `cusparse_float16`, `cusparse_bfloat16`  the same cuSPARSE calls on tensors stored in float16
 //             (CUDA_R_16F) or bfloat16 (CUDA_R_16BF) with float32 sums (computeType CUDA_R_32F):
-//             each float32 input rounded to nearest on the device, each result widened back; they
-//             declare precision float16 / bfloat16 and accumulation float32. float16 has all five
+//             each float32 input rounded to nearest on the device, each result widened back, and
+//             Aᵀ products as non-transposed SpMMs over the CSC (cuSPARSE's opA = TRANSPOSE in half
+//             was measured summing coarser than float32: gpu/README.md); they declare precision
+//             float16 / bfloat16 and accumulation float32. float16 has all five
 //             targets; bfloat16 only spmm and spmm_transposed (cuSPARSE has no bfloat16 SDDMM, which
 //             sddmm_dot's forward and spmm_ve's grad_w need).
 // All report availability() = {false, "no CUDA device"} when the CUDA runtime finds no device

@@ -4,8 +4,9 @@
 // edge-parallel and fused kernels of gpu/*.cu); gpu_op_targets(Library::cusparse_only) is only what
 // cuSPARSE itself computes (SpMM, its native transpose, SDDMM), for the `cusparse` system: the
 // same as cusparse_op_targets(StorageFormat::float32). cusparse_op_targets(float16 or bfloat16)
-// are those cuSPARSE computes on tensors stored in that format with float32 sums (gpu/cusparse_targets.cpp;
-// bfloat16: spmm and spmm_transposed, since cuSPARSE has no bfloat16 SDDMM).
+// are those cuSPARSE computes on tensors stored in that format with float32 sums, Aᵀ products over
+// the CSC (gpu/cusparse_targets.cpp; bfloat16: spmm and spmm_transposed, since cuSPARSE has no
+// bfloat16 SDDMM).
 // gpu_layer_targets() are the layers (gpu/layers/).
 //
 //   for (const auto& [name, fn] : gnncheck::gpu::gpu_op_targets(gnncheck::gpu::Library::reference)) ...

@@ -70,8 +70,10 @@ TEST(GpuSystemsAvailability, ClaimsTheRightTargets) {
   EXPECT_FALSE(gpu->supports("no_such_target"));
 }
 
-// The half-precision cuSPARSE systems declare the format they store in and float32 sums, and only
-// the targets cuSPARSE computes in that format: bfloat16 has no SDDMM, so no target that needs one.
+// The half-precision cuSPARSE systems declare the format they store in and float32 sums on every
+// target, the Aᵀ products included (computed over the CSC, not by cuSPARSE's opA = TRANSPOSE, whose
+// half-precision sums were measured coarser: gpu/README.md), and only the targets cuSPARSE computes
+// in that format: bfloat16 has no SDDMM, so no target that needs one.
 TEST(GpuSystemsAvailability, TheHalfPrecisionCusparseSystemsDeclareStorageAndFloat32Sums) {
   auto f16 = make_cusparse_float16_system();
   auto bf16 = make_cusparse_bfloat16_system();
