@@ -76,7 +76,7 @@ struct ReplicaInfo {
 Attributes revealing_attributes(const ReplicaInfo& info, const oracle::TargetSpec& target, const Graph& graph,
                                 Attributes base = {});
 
-// `c` with the values `info`'s bug needs (ReplicaInfo::values): GAT's att_dst × 10³, so that each
+// `c` with the values `info`'s bug needs (ReplicaInfo::values): GAT's att_dst × 10², so that each
 // row's common logit a_dst·h_i dwarfs the part that varies along the row. Nothing for Values::any.
 void reveal_values(const ReplicaInfo& info, Case& c);
 
