@@ -81,42 +81,6 @@ Case jittered(const Case& c, std::uint64_t seed) {
 
 namespace {
 
-// Rounds a float32 to `stored_bits` explicit significand bits, round to nearest even.
-float round_significand(float x, int stored_bits) {
-  if (!std::isfinite(x)) return x;
-  const int drop = 23 - stored_bits;
-  std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  const std::uint32_t half = 1u << (drop - 1);
-  const std::uint32_t lsb = (bits >> drop) & 1u;
-  bits += half - 1 + lsb;
-  bits &= ~((1u << drop) - 1);
-  return std::bit_cast<float>(bits);
-}
-
-}  // namespace
-
-double round_to_precision(double x, Precision p) {
-  switch (p) {
-    case Precision::float64: return x;
-    case Precision::float32: return static_cast<double>(static_cast<float>(x));
-    case Precision::tf32: return round_significand(static_cast<float>(x), 10);
-    case Precision::bfloat16: return round_significand(static_cast<float>(x), 7);
-    case Precision::float16: {
-      const double r = round_significand(static_cast<float>(x), 10);
-      return std::abs(r) > 65504.0 ? std::copysign(INFINITY, r) : r;
-    }
-  }
-  return x;
-}
-
-Tensor rounded(const Tensor& t, Precision p) {
-  Tensor out = t;
-  for (double& v : out.values()) v = round_to_precision(v, p);
-  return out;
-}
-
-namespace {
-
 // new_of_old is a permutation, so every output row is written by exactly one old row: the loops
 // are parallel and the result is the same for any thread count.
 Tensor permute_rows(const Tensor& t, const std::vector<index_t>& new_of_old) {

@@ -43,12 +43,6 @@ TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::s
 // nothing; the adjoint and gradient checks probe this nearby point instead (deterministically).
 Case jittered(const Case& c, std::uint64_t seed);
 
-// x rounded to the nearest value of `p` (round to nearest even; float32 through a cast; tf32,
-// bfloat16 and float16 by rounding the float32 significand to 10, 7 and 10 stored bits; float16 also
-// to its exponent range). float64 returns x.
-double round_to_precision(double x, Precision p);
-Tensor rounded(const Tensor& t, Precision p);
-
 // Where everything went: new index of each old destination, source and edge id.
 struct Relabeling {
   Case transformed;

@@ -106,6 +106,11 @@ enum class Precision { float64, float32, tf32, bfloat16, float16 };
 std::string_view to_string(Precision p);
 Precision parse_precision(std::string_view name);  // throws InputError listing the accepted names
 double unit_roundoff(Precision p);                 // u = 2^-p: 2^-53, 2^-24, 2^-11, 2^-8, 2^-11
+// x rounded to the nearest value of `p` (round to nearest even; float32 through a cast; tf32,
+// bfloat16 and float16 by rounding the float32 significand to 10, 7 and 10 stored bits; float16 also
+// to its exponent range, ±∞ past 65504): the value a kernel storing in p holds. float64 returns x.
+double round_to_precision(double x, Precision p);
+Tensor rounded(const Tensor& t, Precision p);  // every element so rounded
 // Whether `accumulation` may be declared for sums over values stored in `storage`: at least as fine
 // (u no larger) and at least as wide a range. float16 in float32 or tf32, bfloat16 in float32: yes;
 // float32 in float16, bfloat16 in float16 (finer, but 65504 is a narrower range): no.

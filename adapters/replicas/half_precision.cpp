@@ -6,28 +6,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <bit>
 #include <cmath>
-#include <cstdint>
 
 #include "oracle/targets.h"
 
 namespace gnncheck {
 namespace {
-
-// A float32 rounded to `stored_bits` explicit significand bits, round to nearest even.
-float round_significand(float x, int stored_bits) {
-  if (!std::isfinite(x)) return x;
-  const int drop = 23 - stored_bits;
-  std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  const std::uint32_t half = 1u << (drop - 1);
-  const std::uint32_t lsb = (bits >> drop) & 1u;
-  bits += half - 1 + lsb;
-  bits &= ~((1u << drop) - 1);
-  return std::bit_cast<float>(bits);
-}
-
-double round_to_precision(double x, Precision p) { return round_to(x, p); }
 
 class HalfStorageSystem final : public System {
  public:
@@ -44,12 +28,12 @@ class HalfStorageSystem final : public System {
     Case stored = c;
     for (TensorMap* m : {&stored.inputs, &stored.parameters})
       for (auto& [name, t] : *m)
-        if (!is_index_input(c, name)) t = rounded_to(t, storage_);
-    for (auto& [name, t] : stored.grad_outputs) t = rounded_to(t, storage_);
+        if (!is_index_input(c, name)) t = rounded(t, storage_);
+    for (auto& [name, t] : stored.grad_outputs) t = rounded(t, storage_);
     Result r = oracle::evaluate(stored, Precision::float32);
     if (!r.ok()) return r;
     for (TensorMap* m : {&r.outputs, &r.gradients})
-      for (auto& [name, t] : *m) t = rounded_to(t, storage_);
+      for (auto& [name, t] : *m) t = rounded(t, storage_);
     return r;
   }
 
@@ -70,7 +54,7 @@ class Sum {
   double value_ = 0.0;
 };
 
-Tensor stored(const Tensor& t) { return rounded_to(t, Precision::float16); }
+Tensor stored(const Tensor& t) { return rounded(t, Precision::float16); }
 
 // Σ over the in-edges of every destination row (CSR) of term(e, column), or over the out-edges of
 // every source (CSC, e the edge id) — the two directions of every kernel below.
@@ -111,26 +95,6 @@ class HalfKernelSystem final : public System {
 };
 
 }  // namespace
-
-double round_to(double x, Precision p) {
-  switch (p) {
-    case Precision::float64: return x;
-    case Precision::float32: return static_cast<double>(static_cast<float>(x));
-    case Precision::tf32: return round_significand(static_cast<float>(x), 10);
-    case Precision::bfloat16: return round_significand(static_cast<float>(x), 7);
-    case Precision::float16: {
-      const double r = round_significand(static_cast<float>(x), 10);
-      return std::abs(r) > 65504.0 ? std::copysign(INFINITY, r) : r;
-    }
-  }
-  return x;
-}
-
-Tensor rounded_to(const Tensor& t, Precision p) {
-  Tensor out = t;
-  for (double& v : out.values()) v = round_to(v, p);
-  return out;
-}
 
 bool is_index_input(const Case& c, const std::string& name) {
   for (const auto& slot : oracle::find_target(c.target).spec.inputs)

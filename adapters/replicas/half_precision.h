@@ -19,10 +19,6 @@
 
 namespace gnncheck {
 
-// x rounded to nearest (ties to even) in format p, float16 beyond 65504 to ±∞ (the values a kernel
-// storing in p holds; checks::round_to_precision rounds alike, where adapters cannot reach it).
-double round_to(double x, Precision p);
-Tensor rounded_to(const Tensor& t, Precision p);
 // Whether input `name` of c's target holds indices (a choice, not a value: never rounded).
 bool is_index_input(const Case& c, const std::string& name);
 

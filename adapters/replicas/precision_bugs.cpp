@@ -25,7 +25,7 @@ class SumsInFloat16 final : public Bug {
 class LogitsRoundedBeforeMax final : public Bug {
   void inject(BugContext& ctx) override {
     gat_softmax_no_max(ctx, [](const Graph& g, const Tensor& logits) {
-      return oracle::edge_softmax_forward(g, rounded_to(logits, Precision::float16));
+      return oracle::edge_softmax_forward(g, rounded(logits, Precision::float16));
     });
   }
 };
