@@ -10,7 +10,7 @@
 
 namespace gnncheck::checks {
 
-Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u) {
+Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u) {
   if (!c.inputs.count("x") || !c.parameters.count("weight") || !c.parameters.count("att_src") ||
       !c.parameters.count("att_dst") || !c.grad_outputs.count("y"))
     return {};
@@ -29,7 +29,8 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
   // The loops below run in parallel (OpenMP) over rows each thread owns, or into partial sums over
   // fixed row chunks (below), so the floor does not depend on the number of threads.
   // (The loops walk rows through pointers: at Reddit scale they make ~10^10 multiply-adds.)
-  Tensor h({g.n_src(), HC});
+  // h = x·W, and |x|·|W| where the storing term needs the logits' terms.
+  Tensor h({g.n_src(), HC}), h_abs(stored_u > 0 ? std::vector<index_t>{g.n_src(), HC} : std::vector<index_t>{0});
 #pragma omp parallel for schedule(static)
   for (index_t j = 0; j < g.n_src(); ++j) {
     double* hj = h.row(j);
@@ -37,8 +38,11 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
     for (index_t k = 0; k < in; ++k) {
       const double* wk = W.row(k);
       for (index_t m = 0; m < HC; ++m) hj[m] += xj[k] * wk[m];
+      if (stored_u > 0)
+        for (index_t m = 0; m < HC; ++m) h_abs.row(j)[m] += std::abs(xj[k]) * std::abs(wk[m]);
     }
   }
+  const double steepest = std::max(1.0, std::abs(cfg.negative_slope));
   auto grad_out = [&](const double* gyi, index_t head, index_t ch) {
     return cfg.concat ? gyi[head * C + ch] : gyi[ch] / static_cast<double>(H);
   };
@@ -50,22 +54,42 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
     if (begin == end) continue;
     const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
     for (index_t head = 0; head < H; ++head) {
-      std::vector<double> logit(static_cast<size_t>(end - begin)), G(logit.size()), row_delta(logit.size());
+      std::vector<double> logit(static_cast<size_t>(end - begin)), G(logit.size()), gbar(logit.size()), row_delta(logit.size());
       const double* hi = h.row(i) + head * C;
       const double* as = att_src.row(head);
       const double* ad = att_dst.row(head);
       const double* gyi = gy.row(i);
+      // Storing moves the row's shared destination part h_i·att_dst by up to `shared` and each
+      // edge's source part by up to its own; the shared part cancels in the softmax unless the
+      // LeakyReLU takes it with different slopes on two edges (or may: an edge within reach of 0).
+      double shared = 0.0, own = 0.0;
+      bool positive = false, negative = false;
+      if (stored_u > 0)
+        for (index_t ch = 0; ch < C; ++ch) shared += gamma(3, stored_u) * h_abs.row(i)[head * C + ch] * std::abs(ad[ch]);
       for (index_t e = begin; e < end; ++e) {
         const double* hj = h.row(g.col_idx()[e]) + head * C;
-        double s = 0.0, mag = 0.0;
+        double s = 0.0, mag = 0.0, source = 0.0, signed_g = 0.0;
         for (index_t ch = 0; ch < C; ++ch) {
           s += hj[ch] * as[ch] + hi[ch] * ad[ch];
           mag += std::abs(grad_out(gyi, head, ch)) * std::abs(hj[ch]);
+          signed_g += grad_out(gyi, head, ch) * hj[ch];
+          if (stored_u > 0) source += gamma(3, stored_u) * h_abs.row(g.col_idx()[e])[head * C + ch] * std::abs(as[ch]);
         }
         logit[e - begin] = s > 0 ? s : cfg.negative_slope * s;
         G[e - begin] = dropout * mag;
+        gbar[e - begin] = signed_g;
+        own = std::max(own, steepest * source);
+        positive |= s + source + shared > 0;
+        negative |= s - source - shared < 0;
       }
-      softmax_backward_rounding(logit, G, gamma(d, u), row_delta);
+      const double spread = end - begin > 1 ? 2.0 * own + (positive && negative ? std::abs(1.0 - cfg.negative_slope) * shared : 0.0)
+                                            : 0.0;
+      // ḡ's own storing, and with attention dropout (which drops edges from ḡ̄) the movement of α on
+      // magnitudes: |ḡ_k − ḡ̄| + Σ α·|ḡ − ḡ̄| ≤ 3·(G_k + Σ α·G).
+      const double storing = stored_u > 0 ? gamma(3, stored_u) : 0.0;
+      const double dropped = cfg.attn_dropout > 0 ? 3.0 * std::expm1(2.0 * spread) : 0.0;
+      softmax_backward_rounding(logit, G, gamma(d, u) + storing + dropped, row_delta);
+      if (cfg.attn_dropout == 0) add_softmax_backward_storing(logit, gbar, spread, row_delta);
       for (index_t e = begin; e < end; ++e) delta.at(e, head) = row_delta[e - begin];
     }
   }
@@ -185,6 +209,25 @@ void softmax_backward_rounding(std::span<const double> logits, std::span<const d
   for (size_t k = 0; k < logits.size(); ++k) norm += (delta[k] = std::exp(logits[k] - top));
   for (size_t k = 0; k < logits.size(); ++k) weighted += delta[k] / norm * G[k];
   for (size_t k = 0; k < logits.size(); ++k) delta[k] = gamma_d * delta[k] / norm * (G[k] + weighted);
+}
+
+void add_softmax_backward_storing(std::span<const double> logits, std::span<const double> gbar, double logit_spread,
+                                  std::span<double> delta) {
+  if (!(logit_spread > 0)) return;
+  double top = -INFINITY;
+  for (double l : logits) top = std::max(top, l);
+  if (!std::isfinite(top)) return;
+  std::vector<double> alpha(logits.size());
+  double norm = 0.0, mean = 0.0, spread_terms = 0.0;
+  for (size_t k = 0; k < logits.size(); ++k) norm += (alpha[k] = std::exp(logits[k] - top));
+  for (size_t k = 0; k < logits.size(); ++k) mean += (alpha[k] /= norm) * gbar[k];
+  for (size_t k = 0; k < logits.size(); ++k) spread_terms += alpha[k] * std::abs(gbar[k] - mean);
+  const double moves = std::expm1(2.0 * logit_spread);
+  for (size_t k = 0; k < logits.size(); ++k) delta[k] += moves * alpha[k] * (std::abs(gbar[k] - mean) + spread_terms);
+}
+
+double unshared_logit_spread(double largest_logit_terms, index_t row_edges, double stored_u) {
+  return row_edges > 1 ? 2.0 * gamma(3, stored_u) * largest_logit_terms : 0.0;
 }
 
 void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors) {

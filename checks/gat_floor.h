@@ -34,21 +34,23 @@ namespace gnncheck::checks {
 using Floors = std::vector<std::pair<std::string, Tensor>>;
 
 // GAT's floors for case c at unit roundoff u; none for a case without the layer's inputs and output
-// gradient.
-Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
+// gradient. stored_u > 0: a system that stores its inputs in a format of that roundoff and computes
+// in a finer one (checks/tolerance.md, "Storage and accumulation"); each row's δ then also holds
+// what storing the inputs moves the softmax's backward by (add_softmax_backward_storing below).
+Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u = 0.0);
 
 // GATv2's floors (checks/gatv2_floor.cpp): the same δ_e per edge and head, with GATv2's logit
 // Σ_c att·LeakyReLU(z) and G_e = Σ_c |grad_out_i|·|h_src_j|, carried to att through |LeakyReLU(z)|
 // and to h_src and h_dst through |att|·max(1, |slope|), then to weight_src, weight_dst and x; by
 // label ("gradient att", …), none without the layer's inputs and output gradient.
-Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
+Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u = 0.0);
 
 // RGAT's floors (checks/rgat_floor.cpp): the same δ_e per edge and head, with G_e = Σ_c
 // |grad_out_i|·|out_j[e]| (each edge's message projected by its relation), through the LeakyReLU's
 // steepest side max(1, |slope|) to q and k through |out_i| and |out_j|, to out_i and out_j through
 // |q| and |k|, then to weight and x through |x| and |W_r|; by label ("gradient q", …), none without
 // the layer's inputs and output gradient.
-Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double u);
+Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u = 0.0);
 
 // Fused attention (the `attention` target): edge_softmax's backward floor on "gradient logits",
 // γ_(d+C+4)·α_k·(G_k + Σ_row α·G) with G_k = Σ_c |grad_y[row_k, h·C + c]|·|x[col_k, h·C + c]| — the
@@ -62,6 +64,21 @@ Floors attention_logits_floor(const Case& c, double u);
 // (the three floors above share it; gamma_d = γ_(d+4+C)(u) for a row of d edges and C channels).
 void softmax_backward_rounding(std::span<const double> logits, std::span<const double> G, double gamma_d,
                                std::span<double> delta);
+
+// What storing a row's inputs in a format coarser than the sums moves a softmax backward term
+// α_k·(ḡ_k − ḡ̄) by (ḡ̄ = Σ α·ḡ). A logit is a sum of products of at most three stored values, so
+// storing moves it by at most γ_3(u_s)·(its terms on |inputs|); what the softmax sees is how far two
+// logits of the row can move apart, `logit_spread` S (0 on a row of one edge, where α = 1 whatever
+// the logit; a part every logit of the row shares cancels). α_k then moves by a factor 1 + η_k,
+// |η_k| ≤ e^S − 1, and since Σ α·η = 0 the term by at most (e^(2S) − 1)·α_k·(|ḡ_k − ḡ̄| + Σ α·|ḡ − ḡ̄|):
+// nothing where every ḡ of the row is equal. Added to `delta`; gbar holds the row's exact ḡ. (ḡ's
+// own storing, a stored output gradient times two stored factors, is γ_3(u_s)·(G_k + Σ α·G), added
+// to softmax_backward_rounding's gamma.) One random nudge, the measured model's s, can miss this
+// where the term cancels: a bfloat16-stored GAT's att_dst gradient on 2 nodes failed at 1.47×.
+void add_softmax_backward_storing(std::span<const double> logits, std::span<const double> gbar, double logit_spread,
+                                  std::span<double> delta);
+// S for a row whose logits share no part: 2·γ_3(stored_u)·(the largest logit on |inputs|), 0 for one edge.
+double unshared_logit_spread(double largest_logit_terms, index_t row_edges, double stored_u);
 
 // Adds safety·floor to each bound of `tensors` with the floor's label and shape.
 void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors);

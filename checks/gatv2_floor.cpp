@@ -22,7 +22,7 @@ Tensor absolute(const Tensor& t) {
 
 }  // namespace
 
-Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, double u) {
+Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u) {
   if (!c.inputs.count("x") || !c.parameters.count("weight_src") || !c.parameters.count("weight_dst") ||
       !c.parameters.count("att") || !c.grad_outputs.count("y"))
     return {};
@@ -38,6 +38,9 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
   const index_t H = cfg.heads, C = cfg.out_features;
   const double slope = cfg.negative_slope, steepest = std::max(1.0, std::abs(slope));
   const Tensor h_src = ol::matmul(x, w_src), h_dst = ol::matmul(ol::first_rows(x, g.n_dst()), w_dst);
+  // |x|·|W| per side, where the storing term needs the logits' terms.
+  const Tensor h_src_abs = stored_u > 0 ? ol::matmul(absolute(x), absolute(w_src)) : Tensor();
+  const Tensor h_dst_abs = stored_u > 0 ? ol::matmul(ol::first_rows(absolute(x), g.n_dst()), absolute(w_dst)) : Tensor();
   auto grad_out = [&](index_t i, index_t head, index_t ch) {
     return cfg.concat ? gy.at(i, head * C + ch) : gy.at(i, ch) / static_cast<double>(H);
   };
@@ -48,18 +51,27 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
     const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
     for (index_t head = 0; head < H; ++head) {
       std::vector<double> logits(static_cast<size_t>(end - begin)), G(logits.size()), delta(logits.size());
+      double logit_terms = 0.0;  // the row's largest logit on |inputs|
+      std::vector<double> gbar(logits.size());
       for (index_t e = begin; e < end; ++e) {
         const index_t j = g.col_idx()[e];
-        double logit = 0.0, mag = 0.0;
+        double logit = 0.0, mag = 0.0, terms = 0.0, signed_g = 0.0;
         for (index_t ch = 0; ch < C; ++ch) {
           const double z = h_dst.at(i, head * C + ch) + h_src.at(j, head * C + ch);
           logit += att.at(head, ch) * (z > 0 ? z : slope * z);
           mag += std::abs(grad_out(i, head, ch)) * std::abs(h_src.at(j, head * C + ch));
+          signed_g += grad_out(i, head, ch) * h_src.at(j, head * C + ch);
+          if (stored_u > 0)
+            terms += std::abs(att.at(head, ch)) * (h_dst_abs.at(i, head * C + ch) + h_src_abs.at(j, head * C + ch));
         }
         logits[static_cast<size_t>(e - begin)] = logit;
         G[static_cast<size_t>(e - begin)] = mag;
+        gbar[static_cast<size_t>(e - begin)] = signed_g;
+        logit_terms = std::max(logit_terms, steepest * terms);
       }
-      softmax_backward_rounding(logits, G, gamma(d, u), delta);
+      // With storage coarser than the sums: ḡ's own storing, and what moving the logits apart does.
+      softmax_backward_rounding(logits, G, gamma(d, u) + (stored_u > 0 ? gamma(3, stored_u) : 0.0), delta);
+      add_softmax_backward_storing(logits, gbar, unshared_logit_spread(logit_terms, end - begin, stored_u), delta);
       for (index_t e = begin; e < end; ++e) {
         const index_t j = g.col_idx()[e];
         const double delta_e = delta[static_cast<size_t>(e - begin)];

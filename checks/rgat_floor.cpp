@@ -11,7 +11,7 @@
 
 namespace gnncheck::checks {
 
-Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double u) {
+Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u) {
   if (!c.inputs.count("x") || !c.inputs.count("edge_type") || !c.parameters.count("weight") ||
       !c.parameters.count("q") || !c.parameters.count("k") || !c.grad_outputs.count("y"))
     return {};
@@ -27,19 +27,29 @@ Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double
   const double slope = cfg.negative_slope, steepest = std::max(1.0, std::abs(slope));
   const auto relation = [&](index_t e) { return static_cast<index_t>(types[e]); };
   // out_i and out_j per edge, and the logits LeakyReLU(out_i·q + out_j·k).
-  Tensor out_i({E, HC}), out_j({E, HC}), logit({E, H});
+  // With a storage format coarser than the sums: each logit on |inputs| (|x|·|W_r| through |q|, |k|).
+  Tensor out_i({E, HC}), out_j({E, HC}), logit({E, H}), logit_terms({E, H});
+  std::vector<double> abs_i(static_cast<size_t>(HC)), abs_j(static_cast<size_t>(HC));
   for (index_t e = 0; e < E; ++e) {
     const double* w = W.data() + relation(e) * in * HC;
     const index_t i = g.row_of_edge()[e], j = g.col_idx()[e];
+    std::fill(abs_i.begin(), abs_i.end(), 0.0);
+    std::fill(abs_j.begin(), abs_j.end(), 0.0);
     for (index_t f = 0; f < in; ++f)
       for (index_t m = 0; m < HC; ++m) {
         out_i.at(e, m) += x.at(i, f) * w[f * HC + m];
         out_j.at(e, m) += x.at(j, f) * w[f * HC + m];
+        abs_i[static_cast<size_t>(m)] += std::abs(x.at(i, f) * w[f * HC + m]);
+        abs_j[static_cast<size_t>(m)] += std::abs(x.at(j, f) * w[f * HC + m]);
       }
     for (index_t h = 0; h < H; ++h) {
-      double z = 0.0;
-      for (index_t m = 0; m < HC; ++m) z += out_i.at(e, m) * q.at(m, h) + out_j.at(e, m) * k.at(m, h);
+      double z = 0.0, terms = 0.0;
+      for (index_t m = 0; m < HC; ++m) {
+        z += out_i.at(e, m) * q.at(m, h) + out_j.at(e, m) * k.at(m, h);
+        terms += abs_i[static_cast<size_t>(m)] * std::abs(q.at(m, h)) + abs_j[static_cast<size_t>(m)] * std::abs(k.at(m, h));
+      }
       logit.at(e, h) = z > 0 ? z : slope * z;
+      logit_terms.at(e, h) = steepest * terms;
     }
   }
   auto grad_out = [&](index_t i, index_t head, index_t ch) {
@@ -53,13 +63,22 @@ Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double
     const double d = static_cast<double>(end - begin) + 4.0 + static_cast<double>(C);
     for (index_t h = 0; h < H; ++h) {
       std::vector<double> logits(static_cast<size_t>(end - begin)), G(logits.size()), row_delta(logits.size());
+      double row_terms = 0.0;
+      std::vector<double> gbar(logits.size());
       for (index_t e = begin; e < end; ++e) {
-        double mag = 0.0;
-        for (index_t ch = 0; ch < C; ++ch) mag += std::abs(grad_out(i, h, ch)) * std::abs(out_j.at(e, h * C + ch));
+        double mag = 0.0, signed_g = 0.0;
+        for (index_t ch = 0; ch < C; ++ch) {
+          mag += std::abs(grad_out(i, h, ch)) * std::abs(out_j.at(e, h * C + ch));
+          signed_g += grad_out(i, h, ch) * out_j.at(e, h * C + ch);
+        }
         logits[static_cast<size_t>(e - begin)] = logit.at(e, h);
         G[static_cast<size_t>(e - begin)] = mag;
+        gbar[static_cast<size_t>(e - begin)] = signed_g;
+        row_terms = std::max(row_terms, logit_terms.at(e, h));
       }
-      softmax_backward_rounding(logits, G, gamma(d, u), row_delta);
+      // With storage coarser than the sums: ḡ's own storing, and what moving the logits apart does.
+      softmax_backward_rounding(logits, G, gamma(d, u) + (stored_u > 0 ? gamma(3, stored_u) : 0.0), row_delta);
+      add_softmax_backward_storing(logits, gbar, unshared_logit_spread(row_terms, end - begin, stored_u), row_delta);
       for (index_t e = begin; e < end; ++e) delta.at(e, h) = steepest * row_delta[static_cast<size_t>(e - begin)];
     }
   }

@@ -14,9 +14,11 @@
 #include <memory>
 #include <string>
 
+#include "adapters/replicas/half_precision.h"
 #include "checks/checks.h"
 #include "oracle/cpu_systems.h"
 #include "properties/counterexample.h"
+#include "properties/generators.h"
 
 namespace gnncheck::properties {
 namespace {
@@ -84,6 +86,55 @@ TEST_P(SavedHalfPrecisionCase, OnModerateValuesAHalfFormatStillDecides) {
 INSTANTIATE_TEST_SUITE_P(PyTorchOnCuda, SavedHalfPrecisionCase,
                          testing::Values("torch-gat-differential-5546191022788300",
                                          "torch-gatv2-differential-4562390643660845"));
+
+// bfloat16 storage with float32 sums (the `cpu_bfloat16_float32_sums` control, a correct system):
+// att_dst's gradient on 2 nodes of small integers moved off two LeakyReLU kinks, 4.1·10⁻⁴ against an
+// exact −5.1·10⁻⁶, failed at 1.47× the bound after 5,165 campaign cases (seed 2027). Storing x, W
+// and the attention vectors in bfloat16 moves each logit by up to γ_3(u_s)·(its terms on |inputs|),
+// which changes α and the softmax backward's cancelling terms; the one random nudge of the measured
+// model moved them the other way. The fix: GAT's, GATv2's and RGAT's floors add that movement
+// (checks/gat_floor.h, storing_gamma) where storage is coarser than the sums.
+CaseSpec two_node_gat_of_small_integers() {
+  CaseSpec spec;
+  spec.target = "gat";
+  spec.graph = {"erdos_renyi", 2, 2, {0}, {1}};
+  spec.attributes.set("attn_dropout", 0.0);
+  spec.attributes.set("bias", false);
+  spec.attributes.set("concat", true);
+  spec.attributes.set("dropout_seed", std::int64_t{0});
+  spec.attributes.set("heads", std::int64_t{2});
+  spec.attributes.set("in_features", std::int64_t{2});
+  spec.attributes.set("negative_slope", 0.2);
+  spec.attributes.set("out_features", std::int64_t{1});
+  spec.attributes.set("self_loops", true);
+  spec.values = ValueStyle::small_integers;
+  spec.value_seed = 21;
+  return spec;
+}
+
+TEST(TwoFormatGat, BfloatStorageWithFloat32SumsPassesWhereStoringMovesTheAttention) {
+  const Case c = build_case(two_node_gat_of_small_integers());
+  auto control = make_half_storage_system(Precision::bfloat16);
+  const checks::Verdict v = checks::run_check(checks::CheckKind::differential, *control, c);
+  EXPECT_TRUE(v.passed()) << checks::failure_message(v) << "\n" << v.detail;
+  // The added floor stays small: an att_dst gradient off by 10⁻² (the exact one is ~0) fails.
+  class OffByAHundredth final : public System {
+   public:
+    std::string name() const override { return "att_dst_off"; }
+    bool supports(const std::string& t) const override { return inner_->supports(t); }
+    Precision precision(const std::string& t) const override { return inner_->precision(t); }
+    Precision accumulation(const std::string& t) const override { return inner_->accumulation(t); }
+    Result evaluate(const Case& c) override {
+      Result r = inner_->evaluate(c);
+      if (r.ok()) r.gradients.at("att_dst")[1] += 1e-2;
+      return r;
+    }
+
+   private:
+    std::unique_ptr<System> inner_ = make_half_storage_system(Precision::bfloat16);
+  } wrong;
+  EXPECT_EQ(checks::run_check(checks::CheckKind::differential, wrong, c).conclusion, checks::Conclusion::fail);
+}
 
 }  // namespace
 }  // namespace gnncheck::properties
