@@ -338,10 +338,10 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   ev->abs_sums = evaluate(ev->absolute, itself, Precision::float64, "|inputs|");
   const auto& floors = def.spec.tolerance.floors;
   if (std::find(floors.begin(), floors.end(), oracle::ToleranceFloor::gat_attention) != floors.end()) {
-    const double u = unit_roundoff(formats.storage);
-    ev->gat_floor = start_task(async, [&def, &c, slots = &ev->slots, u] {
+    const double u = unit_roundoff(formats.storage), stored_u = formats.mixed() ? u : 0.0;
+    ev->gat_floor = start_task(async, [&def, &c, slots = &ev->slots, u, stored_u] {
       EvaluationSlot slot(*slots);
-      return gat_attention_floors(def, c, u);
+      return gat_attention_floors(def, c, u, stored_u);
     });
   }
   return ev;
@@ -450,10 +450,21 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
       options_.safety_factor, float64_system ? "d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; " : "",
       u_text(precision));
   const std::optional<Result> intermediates = def.intermediate_magnitudes ? def.intermediate_magnitudes(c) : std::nullopt;
+  const std::optional<Result> term_magnitudes = def.term_magnitudes ? def.term_magnitudes(c) : std::nullopt;
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
     const Tensor& y = must_find(exact, nt, "the oracle's result");
     const Tensor& y1 = must_find(in_order, nt, "the float32 evaluation");
-    const Tensor& abs_sum = must_find(abs_sums, nt, "the |inputs| evaluation");
+    // f(|inputs|), or where the entry declares terms that cancel beyond it (TargetDef::term_magnitudes)
+    // the larger of the two.
+    const Tensor* declared_terms = term_magnitudes ? find_tensor(*term_magnitudes, nt) : nullptr;
+    const Tensor& abs_sum_of_inputs = must_find(abs_sums, nt, "the |inputs| evaluation");
+    Tensor widened;
+    if (declared_terms && declared_terms->shape() == abs_sum_of_inputs.shape()) {
+      widened = abs_sum_of_inputs;
+      for (index_t i = 0; i < widened.size(); ++i)
+        if (std::isfinite(widened[i])) widened[i] = std::max(std::abs(widened[i]), (*declared_terms)[i]);
+    }
+    const Tensor& abs_sum = widened.size() ? widened : abs_sum_of_inputs;
 
     // A tensor of a reordered case in the original order: the tensor itself where its rows did not
     // move (node tensors when only edges moved within rows), else a reordered copy.
@@ -553,8 +564,9 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
   for (oracle::ToleranceFloor floor : spec.tolerance.floors) {
     if (floor == oracle::ToleranceFloor::gat_attention) add_floors(ev->gat_floor.get(), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::gatv2_attention)
-      add_floors(gatv2_attention_floors(def, c, u), options_.safety_factor, b.tensors);
-    if (floor == oracle::ToleranceFloor::rgat_attention) add_floors(rgat_attention_floors(def, c, u), options_.safety_factor, b.tensors);
+      add_floors(gatv2_attention_floors(def, c, u, mixed ? u : 0.0), options_.safety_factor, b.tensors);
+    if (floor == oracle::ToleranceFloor::rgat_attention)
+      add_floors(rgat_attention_floors(def, c, u, mixed ? u : 0.0), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::agnn_attention) add_agnn_attention_floor(c, u, options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::attention_logits)
       add_floors(attention_logits_floor(c, u), options_.safety_factor, b.tensors);

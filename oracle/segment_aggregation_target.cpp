@@ -175,6 +175,40 @@ std::optional<Result> mul_intermediate_magnitudes(const Case& c) {
   return r;
 }
 
+// var's and std's terms (TargetDef::term_magnitudes): the variance is the difference of mean(x²)
+// and mean(x)², each of magnitude up to mean(x²) + mean(|x|)² (SegmentMoments::abs_terms); var's
+// gradient g·(2/n)·(x[k] − mean) subtracts terms of |x[k]| + |mean|; std carries var's rounding
+// through the square root's derivative 1/(2·std) (first order, above the floor where it is defined).
+// Other aggregations: nullopt.
+std::optional<Result> moment_term_magnitudes(const Case& c) {
+  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(find_target(c.target).spec, c.attributes));
+  if (cfg.aggr != SegmentAggregation::var && cfg.aggr != SegmentAggregation::std) return std::nullopt;
+  const bool std_dev = cfg.aggr == SegmentAggregation::std;
+  const Graph& g = *c.graph;
+  const Tensor& x = c.inputs.at("x");
+  const auto& ptr = g.row_ptr();
+  const Tensor* gy = c.grad_outputs.count("y") ? &c.grad_outputs.at("y") : nullptr;
+  Result r;
+  Tensor terms({g.n_dst(), cfg.features}), grad_terms(x.shape());
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t f = 0; f < cfg.features; ++f) {
+      const SegmentMoments m = segment_moments(x, ptr[i], ptr[i + 1], f);
+      const double n = static_cast<double>(ptr[i + 1] - ptr[i]);
+      if (n == 0) continue;
+      const bool above = m.var > kStdVarianceFloor;
+      if (std_dev && !above) continue;  // 0 by the floor's mask: nothing is summed
+      const double deviation = std_dev ? std::sqrt(m.var) : 0.0;
+      terms.at(i, f) = std_dev ? m.abs_terms / (2.0 * deviation) : m.abs_terms;
+      if (!gy) continue;
+      const double g_abs = std::abs(gy->at(i, f));
+      const double scale = std_dev ? g_abs / (n * deviation) * (1.0 + m.abs_terms / (2.0 * m.var)) : g_abs * 2.0 / n;
+      for (index_t k = ptr[i]; k < ptr[i + 1]; ++k) grad_terms.at(k, f) = scale * (std::abs(x.at(k, f)) + std::abs(m.mean));
+    }
+  r.outputs["y"] = std::move(terms);
+  if (gy) r.gradients["x"] = std::move(grad_terms);
+  return r;
+}
+
 }  // namespace
 
 TargetDef segment_aggregation_target() {
@@ -226,9 +260,12 @@ TargetDef segment_aggregation_target() {
   def.kinks.jumping_outputs = {"y"};
   def.wrong_variants = {mul_gradient_by_division(), std_gradient_without_sqrt_factor()};
   def.intermediate_magnitudes = mul_intermediate_magnitudes;
+  def.term_magnitudes = moment_term_magnitudes;
   // The measured model: var's and std's conditioning (var cancels where the mean dominates, and the
-  // square root magnifies that near 0) and the softmax's exp are what the float32 evaluation's error
-  // over three summation orders shows; mul's closed-form bound, relative γ of |y| and of
+  // square root magnifies that near 0) is what the float32 evaluation's error over three summation
+  // orders shows, and their terms' magnitudes (term_magnitudes) bound what a fused multiply-add
+  // leaves where the float32 evaluation cancels exactly (a segment of one value); the softmax's exp
+  // is what the orders show; mul's closed-form bound, relative γ of |y| and of
   // |g·Π_{l≠k} x[l]|, lies inside the model's own γ term, which holds A = |y| (checks/tolerance.md,
   // "segment_aggregation's std and mul"). The softmax's backward through autograd cancels on near
   // one-hot segments, which it does not show: its floor (checks/segment_softmax_floor.h).

@@ -301,6 +301,12 @@ struct TargetDef {
   // an element to a finite answer only where this too is representable. Unset, or nullopt for a
   // case: the results' own magnitudes.
   std::function<std::optional<Result>(const Case& c)> intermediate_magnitudes = {};
+  // Per output and gradient element, Σ|terms| of a computation that cancels where f(|inputs|) does
+  // not show it: var = mean(x²) − mean(x)² is var(|x|) on |x|, 0 for a single value, while its
+  // terms are x² (an implementation that fuses the subtraction into an FMA leaves x²'s rounding
+  // there). The measured model's γ term reads the larger of this and |f(|inputs|)|. Unset, or
+  // nullopt for a case: f(|inputs|) alone.
+  std::function<std::optional<Result>(const Case& c)> term_magnitudes = {};
   // Its known-wrong variants (WrongVariant above): the entry's own, then the generic transforms
   // that apply to its spec (oracle/wrong_variants.h), added when the catalogue is assembled.
   std::vector<WrongVariant> wrong_variants = {};
