@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "gpu/cuda_check.h"
 #include "gpu/target_run.h"
 
@@ -81,14 +82,21 @@ void csr_spmm(GpuContext& ctx, const CsrView& a, SparseOp op, const void* b, std
   // computeType CUDA_R_32F: alpha and beta are floats, whatever the storage format.
   const float alpha = 1.0f, beta = 0.0f;
   const cusparseOperation_t op_a = transpose ? CUSPARSE_OPERATION_TRANSPOSE : CUSPARSE_OPERATION_NON_TRANSPOSE;
+  // In float16 and bfloat16 only CSR_ALG3 keeps the declared float32 sums on long rows: measured on
+  // an H100 (CUDA 13.0), the default and CSR_ALG1/ALG2 round partial sums to the storage format
+  // past a few thousand terms (4,096 bfloat16 ones sum to 4,768, 16,384 to 8,192; with
+  // opA = TRANSPOSE to 256), ALG3's results are within one final rounding (gpu/README.md). ALG3
+  // takes no transpose: the half systems compute Aᵀ products over the CSC.
+  const bool half = a.format != StorageFormat::float32;
+  if (half && transpose) throw InternalError("csr_spmm: a half-precision SpMM with opA = TRANSPOSE does not keep float32 sums; use the CSC");
+  const cusparseSpMMAlg_t algorithm = half ? CUSPARSE_SPMM_CSR_ALG3 : CUSPARSE_SPMM_ALG_DEFAULT;
   std::size_t workspace_bytes = 0;
   GNNCHECK_CUSPARSE_CHECK(cusparseSpMM_bufferSize(ctx.cusparse, op_a, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
-                                                  mat_a.descr, mat_b.descr, &beta, mat_c.descr, CUDA_R_32F,
-                                                  CUSPARSE_SPMM_ALG_DEFAULT, &workspace_bytes));
+                                                  mat_a.descr, mat_b.descr, &beta, mat_c.descr, CUDA_R_32F, algorithm,
+                                                  &workspace_bytes));
   DeviceBuffer<unsigned char> workspace(ctx.allocator, static_cast<std::int64_t>(workspace_bytes));
   GNNCHECK_CUSPARSE_CHECK(cusparseSpMM(ctx.cusparse, op_a, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_a.descr,
-                                       mat_b.descr, &beta, mat_c.descr, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT,
-                                       workspace.data()));
+                                       mat_b.descr, &beta, mat_c.descr, CUDA_R_32F, algorithm, workspace.data()));
   // The workspace is freed when this function returns; the kernel must be done with it first.
   ctx.synchronize();
 }

@@ -12,7 +12,8 @@
 // system exists to check. float16 and bfloat16 use a non-transposed SpMM over the CSC (the CSR of
 // Aᵀ, A's values permuted by edge_perm): the native transpose in those formats was measured summing
 // in a format coarser than float32 (gpu/README.md), so it cannot be the reference of a float32-sum
-// declaration.
+// declaration. For the same reason every half-precision SpMM uses CSR_ALG3 (gpu/cusparse_ops.cpp):
+// the default algorithm rounds partial sums to the format on rows of a few thousand terms.
 #include <fmt/format.h>
 
 #include "gpu/cusparse_ops.h"
