@@ -89,7 +89,7 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
       const double storing = stored_u > 0 ? gamma(3, stored_u) : 0.0;
       const double dropped = cfg.attn_dropout > 0 ? 3.0 * std::expm1(2.0 * spread) : 0.0;
       softmax_backward_rounding(logit, G, gamma(d, u) + storing + dropped, row_delta);
-      if (cfg.attn_dropout == 0) add_softmax_backward_storing(logit, gbar, spread, row_delta);
+      if (cfg.attn_dropout == 0) add_softmax_backward_logit_moves(logit, gbar, spread, row_delta);
       for (index_t e = begin; e < end; ++e) delta.at(e, head) = row_delta[e - begin];
     }
   }
@@ -211,7 +211,7 @@ void softmax_backward_rounding(std::span<const double> logits, std::span<const d
   for (size_t k = 0; k < logits.size(); ++k) delta[k] = gamma_d * delta[k] / norm * (G[k] + weighted);
 }
 
-void add_softmax_backward_storing(std::span<const double> logits, std::span<const double> gbar, double logit_spread,
+void add_softmax_backward_logit_moves(std::span<const double> logits, std::span<const double> gbar, double logit_spread,
                                   std::span<double> delta) {
   if (!(logit_spread > 0)) return;
   double top = -INFINITY;

@@ -36,7 +36,7 @@ using Floors = std::vector<std::pair<std::string, Tensor>>;
 // GAT's floors for case c at unit roundoff u; none for a case without the layer's inputs and output
 // gradient. stored_u > 0: a system that stores its inputs in a format of that roundoff and computes
 // in a finer one (checks/tolerance.md, "Storage and accumulation"); each row's δ then also holds
-// what storing the inputs moves the softmax's backward by (add_softmax_backward_storing below).
+// what storing the inputs moves the softmax's backward by (add_softmax_backward_logit_moves below).
 Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u = 0.0);
 
 // GATv2's floors (checks/gatv2_floor.cpp): the same δ_e per edge and head, with GATv2's logit
@@ -75,7 +75,7 @@ void softmax_backward_rounding(std::span<const double> logits, std::span<const d
 // own storing, a stored output gradient times two stored factors, is γ_3(u_s)·(G_k + Σ α·G), added
 // to softmax_backward_rounding's gamma.) One random nudge, the measured model's s, can miss this
 // where the term cancels: a bfloat16-stored GAT's att_dst gradient on 2 nodes failed at 1.47×.
-void add_softmax_backward_storing(std::span<const double> logits, std::span<const double> gbar, double logit_spread,
+void add_softmax_backward_logit_moves(std::span<const double> logits, std::span<const double> gbar, double logit_spread,
                                   std::span<double> delta);
 // S for a row whose logits share no part: 2·γ_3(stored_u)·(the largest logit on |inputs|), 0 for one edge.
 double unshared_logit_spread(double largest_logit_terms, index_t row_edges, double stored_u);

@@ -71,7 +71,7 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
       }
       // With storage coarser than the sums: ḡ's own storing, and what moving the logits apart does.
       softmax_backward_rounding(logits, G, gamma(d, u) + (stored_u > 0 ? gamma(3, stored_u) : 0.0), delta);
-      add_softmax_backward_storing(logits, gbar, unshared_logit_spread(logit_terms, end - begin, stored_u), delta);
+      add_softmax_backward_logit_moves(logits, gbar, unshared_logit_spread(logit_terms, end - begin, stored_u), delta);
       for (index_t e = begin; e < end; ++e) {
         const index_t j = g.col_idx()[e];
         const double delta_e = delta[static_cast<size_t>(e - begin)];

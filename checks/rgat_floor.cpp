@@ -78,7 +78,7 @@ Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double
       }
       // With storage coarser than the sums: ḡ's own storing, and what moving the logits apart does.
       softmax_backward_rounding(logits, G, gamma(d, u) + (stored_u > 0 ? gamma(3, stored_u) : 0.0), row_delta);
-      add_softmax_backward_storing(logits, gbar, unshared_logit_spread(row_terms, end - begin, stored_u), row_delta);
+      add_softmax_backward_logit_moves(logits, gbar, unshared_logit_spread(row_terms, end - begin, stored_u), row_delta);
       for (index_t e = begin; e < end; ++e) delta.at(e, h) = steepest * row_delta[static_cast<size_t>(e - begin)];
     }
   }
