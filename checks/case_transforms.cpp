@@ -287,6 +287,63 @@ Relabeling shuffle_edges_within_rows(const Case& c, std::uint64_t seed) {
   });
 }
 
+namespace {
+
+// t with axis `axis` permuted: element [.., i, ..] moves to [.., new_of_old[i], ..] (or back).
+Tensor permute_axis(const Tensor& t, int axis, const std::vector<index_t>& new_of_old, bool back) {
+  index_t outer = 1, inner = 1;
+  for (int a = 0; a < axis; ++a) outer *= t.shape()[static_cast<size_t>(a)];
+  for (size_t a = static_cast<size_t>(axis) + 1; a < t.shape().size(); ++a) inner *= t.shape()[a];
+  const index_t n = t.shape()[static_cast<size_t>(axis)];
+  Tensor out(t.shape());
+  for (index_t o = 0; o < outer; ++o)
+    for (index_t i = 0; i < n; ++i) {
+      const index_t from = back ? new_of_old[static_cast<size_t>(i)] : i, to = back ? i : new_of_old[static_cast<size_t>(i)];
+      std::copy_n(t.data() + (o * n + from) * inner, inner, out.data() + (o * n + to) * inner);
+    }
+  return out;
+}
+
+Tensor* named_tensor(Case& c, const std::string& name) {
+  if (auto it = c.inputs.find(name); it != c.inputs.end()) return &it->second;
+  if (auto it = c.parameters.find(name); it != c.parameters.end()) return &it->second;
+  return nullptr;
+}
+
+}  // namespace
+
+void permute_contracted_axes(Relabeling& r, const std::vector<oracle::TensorAxis>& axes, std::uint64_t seed) {
+  index_t length = -1;
+  for (const auto& a : axes) {
+    const Tensor* t = named_tensor(r.transformed, a.tensor);
+    if (!t) continue;  // absent in this case (rgcn's root without root_weight)
+    if (a.axis < 0 || static_cast<size_t>(a.axis) >= t->shape().size())
+      throw InternalError(fmt::format("target '{}': '{}' has no axis {}", r.transformed.target, a.tensor, a.axis));
+    const index_t n = t->shape()[static_cast<size_t>(a.axis)];
+    if (length >= 0 && n != length)
+      throw InternalError(fmt::format("contracted axes of target '{}' differ in length ({} and {})", r.transformed.target,
+                                      length, n));
+    length = n;
+  }
+  if (length <= 1) return;
+  std::vector<index_t> perm(static_cast<size_t>(length));
+  std::iota(perm.begin(), perm.end(), index_t{0});
+  SplitMix64 stream(seed);
+  std::shuffle(perm.begin(), perm.end(), stream);
+  for (const auto& a : axes)
+    if (Tensor* t = named_tensor(r.transformed, a.tensor)) *t = permute_axis(*t, a.axis, perm, false);
+  r.permuted_axes = axes;
+  r.new_feature_of_old = std::move(perm);
+}
+
+Tensor to_original_axes(const Tensor& t, const std::string& name, const Relabeling& r) {
+  for (const auto& a : r.permuted_axes)
+    if (a.tensor == name && static_cast<size_t>(a.axis) < t.shape().size() &&
+        t.shape()[static_cast<size_t>(a.axis)] == static_cast<index_t>(r.new_feature_of_old.size()))
+      return permute_axis(t, a.axis, r.new_feature_of_old, true);
+  return t;
+}
+
 Relabeling reverse_edges_within_rows(const Case& c) {
   const std::vector<index_t> classes = position_classes(c);
   return reorder_rows(c, [&classes](index_t, std::vector<index_t>& edges) {

@@ -51,7 +51,17 @@ struct Relabeling {
   std::vector<index_t> new_edge_of_old;
   std::vector<index_t> new_csc_of_old;  // CSC positions (for edges_csc tensors)
   bool nodes_moved = true;              // false: node ids are unchanged (only edges moved within rows)
+  // Contracted axes permuted as well (permute_contracted_axes): new index of each old one.
+  std::vector<oracle::TensorAxis> permuted_axes;
+  std::vector<index_t> new_feature_of_old;
 };
+
+// Permutes, with one random permutation drawn from `seed`, the given axis of each named input and
+// parameter of r.transformed (a target's TargetDef::contracted_axes), skipping tensors the case does
+// not hold; nothing when the list is empty. Throws InternalError when the axes differ in length.
+void permute_contracted_axes(Relabeling& r, const std::vector<oracle::TensorAxis>& axes, std::uint64_t seed);
+// The gradient of `name` in its original axis order (t itself when r permuted no axis of it).
+Tensor to_original_axes(const Tensor& t, const std::string& name, const Relabeling& r);
 
 // Whether tensors of `kind` have their rows in a different order in r.transformed (parameters
 // never; node tensors only when nodes were relabeled; edge tensors always).

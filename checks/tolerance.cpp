@@ -280,7 +280,13 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   const bool async = worth_tasks(c);
   auto transform = [&c, async](auto make) { return start_task(async, [&c, make] { return make(c); }); };
   ev->reversed = transform([](const Case& k) { return reverse_edges_within_rows(k); });
-  ev->shuffled = transform([](const Case& k) { return shuffle_edges_within_rows(k, 0x70e5a3cefULL); });
+  // The shuffled order also permutes the axes only projections contract (TargetDef::contracted_axes):
+  // a second order of the dense sums.
+  ev->shuffled = transform([&def](const Case& k) {
+    Relabeling r = shuffle_edges_within_rows(k, 0x70e5a3cefULL);
+    permute_contracted_axes(r, def.contracted_axes, 0x5eed0fa7e5ULL);
+    return r;
+  });
   // The target on |inputs|: for the linear parts of a composite (aggregations, matrix products) it is
   // Σ|terms| before cancellation; for the rest a magnitude of the same order.
   ev->absolute = transform([](const Case& k) { return abs_case(k); });
@@ -429,6 +435,8 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
       for (const auto& [name, t] : *m) stored_tensors += m == &c.grad_outputs || !is_index_tensor(c, name) ? 1.0 : 0.0;
 
+  // Named only where the target declares contracted axes: the text of every other bound stays.
+  const std::string shuffled_axes = shuffled.permuted_axes.empty() ? "" : " (input features permuted too)";
   Bounds b;
   b.precision = precision;
   b.accumulation = formats.accumulation;
@@ -437,18 +445,18 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     b.model = fmt::format(
         "measured {0}·(max(e_i, rms e)·(u_a/u_f32) + max(s_i, rms s)) + {1}·(u_s·|y| + γ_q(u_s)·|f(|inputs|)|) + "
         "{1}·γ_(d+w+4)(u_a)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 oracle error, CSR, row-reversed and "
-        "row-shuffled orders; s = float64 oracle with every input nudged by u_s vs CSR, storing the inputs; q = {4:.0f} "
+        "row-shuffled{5} orders; s = float64 oracle with every input nudged by u_s vs CSR, storing the inputs; q = {4:.0f} "
         "stored tensors; u_s·|y| storing the result; w = widest row, for a layer at least the sum of its dense widths; "
         "u_s = {2}, u_a = {3})",
         options_.measured_multiple, options_.safety_factor, u_text(precision), u_text(formats.accumulation),
-        stored_tensors);
+        stored_tensors, shuffled_axes);
   else
   b.model = fmt::format(
       "measured {}·{} + {}·γ_(d+w+4)·(|y| + rms y + |f(|inputs|)| + rms answer) (e = float32 oracle error, CSR, "
-      "row-reversed and row-shuffled orders; {}w = widest row, for a layer at least the sum of its dense widths; u = {})",
+      "row-reversed and row-shuffled{} orders; {}w = widest row, for a layer at least the sum of its dense widths; u = {})",
       options_.measured_multiple, float64_system ? "max(max(e_i, rms e)·(u/u_f32), d64_i)" : "max(e_i, rms e)·(u/u_f32)",
-      options_.safety_factor, float64_system ? "d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; " : "",
-      u_text(precision));
+      options_.safety_factor, shuffled_axes,
+      float64_system ? "d64 = float64 row-reversed or inputs nudged by 2^-52 vs CSR; " : "", u_text(precision));
   const std::optional<Result> intermediates = def.intermediate_magnitudes ? def.intermediate_magnitudes(c) : std::nullopt;
   const std::optional<Result> term_magnitudes = def.term_magnitudes ? def.term_magnitudes(c) : std::nullopt;
   for (const NamedTensor& nt : result_tensors(spec, exact)) {
@@ -471,8 +479,11 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     std::deque<Tensor> reordered;
     auto original_order = [&](const Result& r, const Relabeling& moved, const char* what) -> const Tensor& {
       const Tensor& t = must_find(r, nt, what);
-      if (!moves_rows(nt.kind, moved)) return t;
-      return reordered.emplace_back(to_original_order(t, nt.kind, moved));
+      const bool rows = moves_rows(nt.kind, moved), axes = nt.is_gradient && !moved.permuted_axes.empty();
+      if (!rows && !axes) return t;
+      Tensor back = rows ? to_original_order(t, nt.kind, moved) : t;
+      if (axes) back = to_original_axes(back, nt.name, moved);
+      return reordered.emplace_back(std::move(back));
     };
     const Tensor& y2 = original_order(reversed_order, reversed, "the row-reversed float32 evaluation");
     // d64: a float64 system only (see start_measured_evaluations).

@@ -92,6 +92,8 @@ TargetDef gat_target() {
                    return kept;
                  }};
   def.receptive_field = reads_own_features;
+  // x's columns and the weights' in axis: only the projections contract them (TargetDef::contracted_axes).
+  def.contracted_axes = {{"x", 1}, {"weight", 0}};
   return def;
 }
 

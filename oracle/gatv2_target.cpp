@@ -81,6 +81,8 @@ TargetDef gatv2_target() {
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = one_sided_kink_hooks(gatv2_kink_arguments, evaluate_at);
   def.receptive_field = reads_own_features;
+  // x's columns and the weights' in axis: only the projections contract them (TargetDef::contracted_axes).
+  def.contracted_axes = {{"x", 1}, {"weight_src", 0}, {"weight_dst", 0}};
   return def;
 }
 

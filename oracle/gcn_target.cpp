@@ -72,6 +72,8 @@ TargetDef gcn_target() {
       field.source_degrees = a.get_string("source_degree") == "in" ? SourceDegrees::own_in_degree : SourceDegrees::out_degree;
     return field;
   };
+  // x's columns and the weights' in axis: only the projections contract them (TargetDef::contracted_axes).
+  def.contracted_axes = {{"x", 1}, {"weight", 0}};
   return def;
 }
 

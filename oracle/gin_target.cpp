@@ -107,6 +107,9 @@ TargetDef gin_family_target(bool edge_messages) {
   TargetDef def = make_target(std::move(spec), input_shapes, outputs, evaluate_at(KinkSide::left));
   def.kinks = one_sided_kink_hooks(edge_messages ? gine_kink_arguments : gin_kink_arguments, evaluate_at);
   def.receptive_field = reads_own_features;
+  // GIN: x's columns and weight1's in axis, only the first projection contracts them (GINE adds
+  // edge_attr to x, so its axis would have to move too: not declared).
+  if (!edge_messages) def.contracted_axes = {{"x", 1}, {"weight1", 0}};
   return def;
 }
 

@@ -134,6 +134,8 @@ TargetDef rgat_target() {
   def.kinks = one_sided_kink_hooks(rgat_kink_arguments, evaluate_at);
   // A dropped q or k gradient is the generic zero_gradient_q / zero_gradient_k.
   def.wrong_variants = {softmax_within_relation(), weight_gradient_to_next_relation()};
+  // x's columns and the weights' in axis: only the projections contract them (TargetDef::contracted_axes).
+  def.contracted_axes = {{"x", 1}, {"weight", 1}};
   return def;
 }
 

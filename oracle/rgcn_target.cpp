@@ -74,7 +74,10 @@ TargetDef rgcn_target() {
   // with edge_perm to find each edge's relation.
   spec.gpu.device_resident = true;
   spec.gpu.reads_edge_perm = true;
-  return make_target(std::move(spec), inputs, outputs, evaluate);
+  TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate);
+  // x's columns and the weights' in axis: only the projections contract them (TargetDef::contracted_axes).
+  def.contracted_axes = {{"x", 1}, {"weight", 1}, {"root", 0}};
+  return def;
 }
 
 }  // namespace gnncheck::oracle

@@ -34,6 +34,12 @@ enum class TensorKind {
 };
 std::string_view to_string(TensorKind k);
 
+// One axis of a named input or parameter (TargetDef::contracted_axes).
+struct TensorAxis {
+  std::string tensor;
+  int axis = 0;
+};
+
 struct TensorSlot {
   std::string name;
   TensorKind kind;
@@ -307,6 +313,13 @@ struct TargetDef {
   // there). The measured model's γ term reads the larger of this and |f(|inputs|)|. Unset, or
   // nullopt for a case: f(|inputs|) alone.
   std::function<std::optional<Result>(const Case& c)> term_magnitudes = {};
+  // Axes that only the target's projections contract — a layer's input features: x's columns and
+  // the weights' `in` axis —, one permutation applied to all of them together changes no output,
+  // only the order of every dense sum over them. The measured model's row-shuffled evaluation
+  // permutes them too, so that the float32 oracle's error samples a second order of those sums (its
+  // own order's error on PyG's RGAT was a twentieth of CUDA's and of the typical one: docs/campaigns.md).
+  // Empty: none. Gradients of these tensors are permuted back before they are compared.
+  std::vector<TensorAxis> contracted_axes = {};
   // Its known-wrong variants (WrongVariant above): the entry's own, then the generic transforms
   // that apply to its spec (oracle/wrong_variants.h), added when the catalogue is assembled.
   std::vector<WrongVariant> wrong_variants = {};
