@@ -27,7 +27,8 @@ Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double
   const double slope = cfg.negative_slope, steepest = std::max(1.0, std::abs(slope));
   const auto relation = [&](index_t e) { return static_cast<index_t>(types[e]); };
   // out_i and out_j per edge, and the logits LeakyReLU(out_i·q + out_j·k).
-  // With a storage format coarser than the sums: each logit on |inputs| (|x|·|W_r| through |q|, |k|).
+  // With a storage format coarser than the sums (stored_u > 0): each logit on |inputs| (|x|·|W_r|
+  // through |q|, |k|), which the storing term reads; 0 otherwise.
   Tensor out_i({E, HC}), out_j({E, HC}), logit({E, H}), logit_terms({E, H});
   std::vector<double> abs_i(static_cast<size_t>(HC)), abs_j(static_cast<size_t>(HC));
   for (index_t e = 0; e < E; ++e) {
@@ -39,14 +40,17 @@ Floors rgat_attention_floors(const oracle::TargetDef& def, const Case& c, double
       for (index_t m = 0; m < HC; ++m) {
         out_i.at(e, m) += x.at(i, f) * w[f * HC + m];
         out_j.at(e, m) += x.at(j, f) * w[f * HC + m];
-        abs_i[static_cast<size_t>(m)] += std::abs(x.at(i, f) * w[f * HC + m]);
-        abs_j[static_cast<size_t>(m)] += std::abs(x.at(j, f) * w[f * HC + m]);
+        if (stored_u > 0) {
+          abs_i[static_cast<size_t>(m)] += std::abs(x.at(i, f) * w[f * HC + m]);
+          abs_j[static_cast<size_t>(m)] += std::abs(x.at(j, f) * w[f * HC + m]);
+        }
       }
     for (index_t h = 0; h < H; ++h) {
       double z = 0.0, terms = 0.0;
       for (index_t m = 0; m < HC; ++m) {
         z += out_i.at(e, m) * q.at(m, h) + out_j.at(e, m) * k.at(m, h);
-        terms += abs_i[static_cast<size_t>(m)] * std::abs(q.at(m, h)) + abs_j[static_cast<size_t>(m)] * std::abs(k.at(m, h));
+        if (stored_u > 0)
+          terms += abs_i[static_cast<size_t>(m)] * std::abs(q.at(m, h)) + abs_j[static_cast<size_t>(m)] * std::abs(k.at(m, h));
       }
       logit.at(e, h) = z > 0 ? z : slope * z;
       logit_terms.at(e, h) = steepest * terms;

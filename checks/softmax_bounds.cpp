@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checks/tolerance.h"
+#include "checks/range_rule.h"
 #include "checks/tolerance_formats.h"
 #include "core/error.h"
 #include "core/parallel.h"

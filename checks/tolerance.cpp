@@ -5,6 +5,7 @@
 #include <cmath>
 #include <future>
 #include <map>
+#include <optional>
 #include <deque>
 #include <vector>
 
@@ -14,6 +15,7 @@
 
 #include "checks/agnn_floor.h"
 #include "checks/gat_floor.h"
+#include "checks/range_rule.h"
 #include "checks/segment_softmax_floor.h"
 #include "checks/softmax_past_analysis.h"
 #include "checks/case_transforms.h"
@@ -86,63 +88,6 @@ ClosedFormEvaluations start_closed_form_evaluations(const oracle::TargetDef& def
 
 }  // namespace
 
-// Notes in b.no_bound where an element of `label` lies beyond the format's range. Every partial
-// sum of an element lies within its terms' magnitude Σ|terms| (`abs_sum`, the target on |inputs|)
-// times (1 + γ_n); with the safety factor on that, an element whose Σ|terms| or exact value reaches
-// half the largest finite value may overflow to ±∞ in a correct implementation (float16's 65504 is
-// reached by ordinary inputs). Elements whose exact value is not finite (an empty row's identity)
-// are left out.
-//
-// With a wider accumulation format (float16 stored, float32 summed) the partial sums live in the
-// accumulation format and only the result is stored: Σ|terms| is held to the accumulation format's
-// largest value, |exact| to the storage format's.
-void note_range(Bounds& b, const std::string& label, const Tensor& abs_sum, const Tensor& y, double safety_factor) {
-  if (!b.no_bound.empty()) return;
-  const double largest = largest_finite(b.precision);
-  const double largest_sum = largest_finite(b.accumulation);
-  double peak = 0.0, peak_sum = 0.0;
-  for (index_t i = 0; i < y.size(); ++i) {
-    if (!std::isfinite(y[i])) continue;
-    peak = std::max(peak, std::abs(y[i]));
-    peak_sum = std::max(peak_sum, std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : INFINITY);
-  }
-  if (b.precision == b.accumulation) {
-    peak = std::max(peak, peak_sum);
-    if (safety_factor * peak >= largest)
-      b.no_bound = fmt::format("beyond {}'s range: the terms of {} reach {:.4g} in magnitude, within a factor {} of "
-                               "its largest finite value {:.6g}, where a correct result may overflow to ±∞",
-                               to_string(b.precision), label, peak, safety_factor, largest);
-    return;
-  }
-  if (safety_factor * peak >= largest)
-    b.no_bound = fmt::format("beyond {}'s range: {} reaches {:.4g} in magnitude, within a factor {} of the storage "
-                             "format's largest finite value {:.6g}, where a correct result may overflow to ±∞",
-                             to_string(b.precision), label, peak, safety_factor, largest);
-  else if (safety_factor * peak_sum >= largest_sum)
-    b.no_bound = fmt::format("beyond {}'s range: the terms of {} reach {:.4g} in magnitude, within a factor {} of the "
-                             "accumulation format's largest finite value {:.6g}, where a partial sum may overflow to ±∞",
-                             to_string(b.accumulation), label, peak_sum, safety_factor, largest_sum);
-}
-
-// With a wider accumulation format, an input is still rounded to the storage format: one beyond its
-// range is stored as ±∞ by a correct implementation (the sums' check above sees only the terms).
-void note_inputs_range(Bounds& b, const Case& c, double safety_factor) {
-  if (!b.no_bound.empty() || b.precision == b.accumulation) return;
-  const double largest = largest_finite(b.precision);
-  for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-    for (const auto& [name, t] : *m) {
-      if (m != &c.grad_outputs && is_index_tensor(c, name)) continue;
-      double peak = 0.0;
-      for (double v : t.values()) peak = std::max(peak, std::abs(v));
-      if (safety_factor * peak >= largest) {
-        b.no_bound = fmt::format("beyond {}'s range: {}{} reaches {:.4g} in magnitude, within a factor {} of its "
-                                 "largest finite value {:.6g}, where a correct implementation stores ±∞",
-                                 to_string(b.precision), m == &c.grad_outputs ? "the output gradient of " : "input ",
-                                 name, peak, safety_factor, largest);
-        return;
-      }
-    }
-}
 
 double mixed_gamma(double storage_roundings, double accumulation_roundings, const Formats& formats) {
   if (!formats.mixed()) return gamma(storage_roundings + accumulation_roundings, unit_roundoff(formats.storage));
@@ -150,6 +95,20 @@ double mixed_gamma(double storage_roundings, double accumulation_roundings, cons
              (1.0 + gamma(accumulation_roundings, unit_roundoff(formats.accumulation))) -
          1.0;
 }
+
+namespace {
+
+// The larger of f(|inputs|) and an entry's declared term magnitudes, element by element; nullopt
+// where the entry declares none for this tensor (f(|inputs|) then stands as it is).
+std::optional<Tensor> larger_terms(const Tensor& of_inputs, const Tensor* declared) {
+  if (!declared || declared->shape() != of_inputs.shape()) return std::nullopt;
+  Tensor out = of_inputs;
+  for (index_t i = 0; i < out.size(); ++i)
+    if (std::isfinite(out[i])) out[i] = std::max(std::abs(out[i]), (*declared)[i]);
+  return out;
+}
+
+}  // namespace
 
 const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what) {
   const Tensor* t = find_tensor(r, nt);
@@ -466,13 +425,8 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     // the larger of the two.
     const Tensor* declared_terms = term_magnitudes ? find_tensor(*term_magnitudes, nt) : nullptr;
     const Tensor& abs_sum_of_inputs = must_find(abs_sums, nt, "the |inputs| evaluation");
-    Tensor widened;
-    if (declared_terms && declared_terms->shape() == abs_sum_of_inputs.shape()) {
-      widened = abs_sum_of_inputs;
-      for (index_t i = 0; i < widened.size(); ++i)
-        if (std::isfinite(widened[i])) widened[i] = std::max(std::abs(widened[i]), (*declared_terms)[i]);
-    }
-    const Tensor& abs_sum = widened.size() ? widened : abs_sum_of_inputs;
+    const std::optional<Tensor> widened = larger_terms(abs_sum_of_inputs, declared_terms);
+    const Tensor& abs_sum = widened ? *widened : abs_sum_of_inputs;
 
     // A tensor of a reordered case in the original order: the tensor itself where its rows did not
     // move (node tensors when only edges moved within rows), else a reordered copy.

@@ -60,10 +60,6 @@ inline std::string u_text(Precision p) {
 }
 
 struct Bounds;
-// Where `c` stores a wider accumulation than its storage format (b.precision ≠ b.accumulation) and
-// an input, parameter or output gradient lies beyond the storage format's range (within the safety
-// factor of its largest finite value), notes it in b.no_bound; nothing for a single format.
-void note_inputs_range(Bounds& b, const Case& c, double safety_factor);
 
 // The tensor `nt` of `r`; an InternalError naming `what` when it is missing.
 const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what);
