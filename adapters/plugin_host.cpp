@@ -29,6 +29,7 @@
 #include "gnncheck/plugin.h"
 #include "adapters/protocol.h"
 #include "adapters/system_server.h"
+#include "core/case.h"
 #include "oracle/targets.h"
 
 namespace gnncheck {
@@ -143,6 +144,42 @@ void add_attribute_declarations(void* library, nlohmann::json& targets) {
   }
   for (auto& [target, declared] : attributes)
     targets[target] = {{"precision", targets[target]}, {"attributes", declared}};
+}
+
+// The plugin's optional accumulation declarations (gnncheck_plugin_accumulation_v1) as the hello
+// line's "accumulation" fields, or throws InputError naming the declaration that is wrong: a target
+// outside the table, a second declaration of one target, a value that is not a gnncheck_precision,
+// or a format coarser than the target's storage (the protocol refuses that too, but could name only
+// the hello line).
+void add_accumulation_declarations(void* library, nlohmann::json& targets) {
+  auto symbol = reinterpret_cast<gnncheck_plugin_accumulation_fn>(dlsym(library, GNNCHECK_PLUGIN_ACCUMULATION_SYMBOL));
+  if (!symbol) return;
+  const gnncheck_plugin_accumulation* table = symbol();
+  if (!table || table->num_declarations < 0 || (table->num_declarations > 0 && !table->declarations))
+    throw InputError(fmt::format("{}() returned no declaration table", GNNCHECK_PLUGIN_ACCUMULATION_SYMBOL));
+  for (int64_t k = 0; k < table->num_declarations; ++k) {
+    const gnncheck_accumulation_decl& d = table->declarations[k];
+    const std::string where = fmt::format("accumulation declaration {}", k);
+    if (!d.target) throw InputError(where + ": the target name is a null pointer");
+    if (!targets.contains(d.target))
+      throw InputError(fmt::format("{}: target '{}' is not in the plugin's target table", where, d.target));
+    nlohmann::json& entry = targets[d.target];
+    if (entry.is_string()) entry = {{"precision", entry}};
+    if (entry.contains("accumulation"))
+      throw InputError(fmt::format("{}: target '{}' is declared twice", where, d.target));
+    int raw = 0;
+    const std::string accumulation = precision_name(d.accumulation, &raw);
+    if (accumulation.empty())
+      throw InputError(fmt::format("{} ('{}'): accumulation {} is not a gnncheck_precision "
+                                   "(GNNCHECK_PRECISION_FLOAT64 = 1, FLOAT32 = 2, TF32 = 3, BFLOAT16 = 4, FLOAT16 = 5)",
+                                   where, d.target, raw));
+    const std::string storage = entry["precision"].get<std::string>();
+    if (!accumulation_fits(parse_precision(storage), parse_precision(accumulation)))
+      throw InputError(fmt::format("{} ('{}'): {} sums are coarser than its precision {} (fewer significand bits or "
+                                   "a narrower range); declare the accumulation at least as fine as the storage",
+                                   where, d.target, accumulation, storage));
+    entry["accumulation"] = accumulation;
+  }
 }
 
 // Tensors in the C layout, owning their storage for the duration of one evaluate() call.
@@ -360,6 +397,7 @@ int serve(const char* library) {
   try {
     targets = target_table(*plugin);
     add_attribute_declarations(handle, targets);
+    add_accumulation_declarations(handle, targets);
   } catch (const InputError& e) {
     std::cerr << "gnncheck-plugin-host: " << library << ": " << e.what() << '\n';
     return 2;

@@ -43,8 +43,9 @@ SystemRegistry SystemRegistry::with_builtins() {
          .bug = "",
          .availability = {},
          .make = [] { return make_cpu_float32_right_derivatives_system(); }});
-  // Controls of the precision replicas: float16 or bfloat16 storage with float32 sums, correct.
-  for (Precision storage : {Precision::float16, Precision::bfloat16})
+  // Controls of the precision replicas: float16, bfloat16 or TF32 storage with float32 sums, correct
+  // (TF32: a tensor-core matmul's operands rounded to TF32, its sums in float32).
+  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32})
     r.add({.name = make_half_storage_system(storage)->name(),
            .kind = "builtin",
            .summary = fmt::format("the oracle's float32 code on inputs stored in {0}, results stored in {0}: declares "

@@ -2,7 +2,7 @@
 // systems that compute so (the controls of replicas 31 and 32) and the kernels the replicas share.
 //
 // Tensor-core and fused kernels (cuSPARSE with computeType CUDA_R_32F, cuBLAS, TC-GNN, fused GAT)
-// read and write float16 or bfloat16 and accumulate in float32, and declare so (System::accumulation;
+// read and write float16 or bfloat16 (or round a matmul's operands to TF32) and accumulate in float32, and declare so (System::accumulation;
 // adapters/PROTOCOL.md §2). These systems do the same on the CPU, so that the tolerance model for
 // such a declaration (checks/tolerance.md, "Storage and accumulation") can be held to a correct
 // implementation — no false alarm — and to the two ways such kernels go wrong — caught.
@@ -22,7 +22,7 @@ namespace gnncheck {
 // Whether input `name` of c's target holds indices (a choice, not a value: never rounded).
 bool is_index_input(const Case& c, const std::string& name);
 
-// A correct system storing in `storage` (float16 or bfloat16) and computing in float32, for every
+// A correct system storing in `storage` (float16, bfloat16 or tf32) and computing in float32, for every
 // target: each input, parameter and output gradient rounded to `storage` (index tensors left as
 // they are), the oracle's float32 code, each output and gradient rounded to `storage`. Named
 // cpu_<storage>_float32_sums; declares precision `storage`, accumulation float32.

@@ -228,6 +228,45 @@ TEST(PluginSystem, AMisspelledAttributeDeclarationIsUnavailableNamingIt) {
   expect_unavailable(GNNCHECK_TEST_BAD_DECLARATION_PLUGIN, "attribute declaration 0: target 'spmm' has no attribute 'feature'");
 }
 
+// One destination with 1000 copies of one edge: y = 1000·x[1], a sum that float16 cannot hold to
+// the bound of float32 sums.
+Case long_row_case(std::uint64_t seed) {
+  const std::vector<index_t> dst(1000, 0), src(1000, 1);
+  return testing::random_case("spmm", std::make_shared<const Graph>(Graph::from_edges(2, 2, dst, src)),
+                              {{"features", std::int64_t{3}}}, seed);
+}
+
+TEST(PluginSystem, AnAccumulationDeclarationTightensTheBoundsItNames) {
+  TempDir work;
+  auto half = make_plugin_system(GNNCHECK_TEST_HALF_PLUGIN, fast_options(work));
+  ASSERT_TRUE(half->availability().available) << half->availability().reason;
+  EXPECT_EQ(half->precision("spmm"), Precision::float16);
+  EXPECT_EQ(half->accumulation("spmm"), Precision::float32);
+  // Storing in float16 and summing in float32, as declared: within the bound on short and long rows.
+  for (std::uint64_t seed : {1, 2}) {
+    for (const Case& c : {testing::random_case("spmm", testing::asymmetric_graph(), {{"features", std::int64_t{4}}}, seed),
+                          long_row_case(seed)}) {
+      for (const checks::Verdict& v : {checks::differential(*half, c), checks::adjoint(*half, c)}) {
+        EXPECT_EQ(v.conclusion, checks::Conclusion::pass) << v.message;
+      }
+    }
+  }
+}
+
+TEST(PluginSystem, SumsInTheStorageFormatFailUnderADeclaredFloat32Accumulation) {
+  TempDir work;
+  auto half_sums = make_plugin_system(GNNCHECK_TEST_HALF_SUMS_PLUGIN, fast_options(work));
+  ASSERT_TRUE(half_sums->availability().available) << half_sums->availability().reason;
+  const checks::Verdict v = checks::differential(*half_sums, long_row_case(1));
+  EXPECT_EQ(v.conclusion, checks::Conclusion::fail) << v.message;
+  EXPECT_THAT(v.message, HasSubstr("float16 (float32 accumulation)"));
+}
+
+TEST(PluginSystem, AnAccumulationCoarserThanTheStorageIsUnavailableNamingTheDeclaration) {
+  expect_unavailable(GNNCHECK_TEST_COARSE_SUMS_PLUGIN,
+                     "accumulation declaration 0 ('spmm'): float16 sums are coarser than its precision bfloat16");
+}
+
 TEST(PluginSystem, UnloadableLibraryIsUnavailableWithTheLoadersReason) {
   TempDir files;
   const std::filesystem::path not_elf = files.path() / "libnot_a_library.so";

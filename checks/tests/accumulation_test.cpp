@@ -116,7 +116,7 @@ TEST(Accumulation, TheHalfKernelPassesWithFloat32SumsAndIsCaughtWithFloat16Sums)
 }
 
 TEST(Accumulation, ACorrectHalfStorageSystemPassesTheDifferentialCheckOnEveryTarget) {
-  for (Precision storage : {Precision::float16, Precision::bfloat16}) {
+  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32}) {
     auto control = make_half_storage_system(storage);
     for (const auto& def : oracle::all_targets()) {
       for (std::uint64_t seed : {3, 4}) {

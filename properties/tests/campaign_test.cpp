@@ -87,11 +87,12 @@ TEST_P(Campaign, NoCheckRaisesAFalseAlarmOnACorrectSystem) {
   // Every target with a kink also runs the control that takes the other one-sided derivative there.
   if (oracle::find_target(target).kinks.evaluate_f32_right) systems.push_back(right_derivatives.get());
   if (target == "edge_softmax") systems.push_back(online_softmax.get());
-  // The controls of the precision replicas (float16 or bfloat16 storage with float32 sums), when
+  // The controls of the precision replicas (float16, bfloat16 or TF32 storage with float32 sums), when
   // GNNCHECK_CAMPAIGN_SYSTEMS names them: their campaigns are in docs/campaigns.md, not in CI's.
   auto half = make_half_storage_system(Precision::float16), bhalf = make_half_storage_system(Precision::bfloat16);
+  auto tf32 = make_half_storage_system(Precision::tf32);
   auto half_kernel = make_half_kernel_system();
-  for (System* control : {half.get(), bhalf.get(), half_kernel.get()})
+  for (System* control : {half.get(), bhalf.get(), tf32.get(), half_kernel.get()})
     if (named("GNNCHECK_CAMPAIGN_SYSTEMS", control->name()) && control->supports(target)) systems.push_back(control);
   const int cases = env_int("GNNCHECK_CAMPAIGN_CASES", GNNCHECK_CAMPAIGN_CASES);
   const auto seed = static_cast<std::uint64_t>(env_int("GNNCHECK_CAMPAIGN_SEED", 2027));

@@ -336,6 +336,21 @@ std::string c_implements_comment(const oracle::TargetSpec& spec) {
                      spec.name, name, value);
 }
 
+// The optional accumulation declaration (gnncheck_plugin_accumulation_v1), commented out: with it
+// absent the kernel sums in the precision of its target table.
+std::string c_accumulation_comment(const std::string& target) {
+  return fmt::format(R"(
+/* Where the kernel stores in float16 or bfloat16 (the table's precision) but sums in float32, declare
+ * its sums; the bounds are then those of float32 sums (adapters/PROTOCOL.md §2):
+ *
+ * static const gnncheck_accumulation_decl sums[] = {{{{"{0}", GNNCHECK_PRECISION_FLOAT32}}}};
+ * static const gnncheck_plugin_accumulation accumulation = {{1, sums}};
+ * GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin_accumulation* gnncheck_plugin_accumulation_v1(void) {{ return &accumulation; }}
+ */
+)",
+                     target);
+}
+
 std::string c_skeleton(const Skeleton& s, const std::string& precision) {
   const std::string& t = s.def->spec.name;
   std::string describe = oracle::describe_target(*s.def);
@@ -462,9 +477,9 @@ static const gnncheck_target_decl targets[] = {{{{"{3}", {4}}}}};
 static const gnncheck_plugin plugin = {{GNNCHECK_PLUGIN_ABI_VERSION, "{3}_skeleton", 1, targets, evaluate}};
 
 GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin* gnncheck_plugin_v1(void) {{ return &plugin; }}
-{5})",
+{5}{6})",
                      value_type, fmt::join(voids, " "), not_implemented_message(t), t, c_precision(precision),
-                     c_implements_comment(s.def->spec));
+                     c_implements_comment(s.def->spec), c_accumulation_comment(t));
   return out;
 }
 

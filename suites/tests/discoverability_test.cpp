@@ -3,6 +3,7 @@
 // `gnncheck skeleton` writes adapters and plugins that run as they are and are never a pass.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -138,6 +139,22 @@ TEST(SkeletonTest, CPluginCompilesForEveryTargetAndIsNotTested) {
         fmt::format("'{}' -std=c99 -Wall -Wextra -Werror -shared -fPIC -I'{}/adapters/include' '{}' -o '{}' 2>&1", GNNCHECK_TEST_C_COMPILER,
                     GNNCHECK_TEST_SOURCE_DIR, source.string(), library.string()));
     ASSERT_EQ(cc.exit_code, 0) << target << ":\n" << cc.output;
+    if (target == "spmm") {
+      // The commented-out accumulation declaration compiles as it is once uncommented.
+      std::ifstream in(source);
+      std::string line, declaration;
+      while (std::getline(in, line))
+        if (line.rfind(" * static const gnncheck_accumulation_decl", 0) == 0 ||
+            line.rfind(" * static const gnncheck_plugin_accumulation", 0) == 0 ||
+            line.rfind(" * GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin_accumulation*", 0) == 0)
+          declaration += line.substr(3) + "\n";
+      ASSERT_EQ(std::count(declaration.begin(), declaration.end(), '\n'), 3) << declaration;
+      std::ofstream(source, std::ios::app) << declaration;
+      const CommandResult with = ::gnncheck::testing::run_command(
+          fmt::format("'{}' -std=c99 -Wall -Wextra -Werror -shared -fPIC -I'{}/adapters/include' '{}' -o '{}' 2>&1",
+                      GNNCHECK_TEST_C_COMPILER, GNNCHECK_TEST_SOURCE_DIR, source.string(), library.string()));
+      ASSERT_EQ(with.exit_code, 0) << with.output;
+    }
     if (target == "spmm_ve" || target == "gcn")
       expect_all_not_tested(gnncheck(fmt::format("check --plugin '{}' --target {} --cases 3", library.string(), target)), target);
   }

@@ -2,7 +2,8 @@
  *
  * A plugin is a shared library exporting one function, gnncheck_plugin_v1(), that returns a
  * description of the plugin: its name, the targets it computes (each with the precision it computes
- * in) and an evaluate function. gnncheck loads the library in a separate host process
+ * in) and an evaluate function; two optional symbols declare the attribute values it implements and
+ * the format it sums in where that is finer than the precision. gnncheck loads the library in a separate host process
  * (gnncheck-plugin-host), so a kernel that crashes or hangs ends that case with status `crashed` or
  * `timeout` and the run goes on. Everything crosses the ABI as plain pointers with explicit sizes:
  * int64 indices, float32 or float64 values, row-major tensors. Target names, their tensors and their
@@ -156,6 +157,36 @@ typedef struct gnncheck_plugin_attributes {
 
 typedef const gnncheck_plugin_attributes* (*gnncheck_plugin_attributes_fn)(void);
 #define GNNCHECK_PLUGIN_ATTRIBUTES_SYMBOL "gnncheck_plugin_attributes_v1"
+
+/* Optional: the format a target's sums and intermediate values are computed in, where it is finer
+ * than the precision of the target table (adapters/PROTOCOL.md §2, "Storage and accumulation").
+ * A kernel that reads and writes float16 or bfloat16 but sums in float32 (cuSPARSE with computeType
+ * CUDA_R_32F, tensor-core kernels) declares its table's precision as the storage format and here
+ * float32 as the accumulation; the bounds are then tightened where float32 sums make them so, and a
+ * kernel that sums in the storage format after all is caught on a long row.
+ *
+ *   static const gnncheck_target_decl targets[] = {{"spmm", GNNCHECK_PRECISION_FLOAT16}};
+ *   static const gnncheck_accumulation_decl sums[] = {{"spmm", GNNCHECK_PRECISION_FLOAT32}};
+ *   static const gnncheck_plugin_accumulation accumulation = {1, sums};
+ *   GNNCHECK_PLUGIN_EXPORT const gnncheck_plugin_accumulation* gnncheck_plugin_accumulation_v1(void) { return &accumulation; }
+ *
+ * A target not declared here accumulates in its table's precision. A declaration for a target
+ * outside the table, a value outside gnncheck_precision, a second declaration of one target, or an
+ * accumulation coarser than the storage (fewer significand bits or a narrower range: float16 sums
+ * for bfloat16 storage) refuses the plugin, naming the declaration. Tensors still cross the ABI in
+ * the dtype of the table's precision (float32 for a half format): the plugin rounds to its storage. */
+typedef struct gnncheck_accumulation_decl {
+  const char* target;               /* a target of the plugin's target table */
+  gnncheck_precision accumulation;  /* the format of its sums */
+} gnncheck_accumulation_decl;
+
+typedef struct gnncheck_plugin_accumulation {
+  int64_t num_declarations;
+  const gnncheck_accumulation_decl* declarations;
+} gnncheck_plugin_accumulation;
+
+typedef const gnncheck_plugin_accumulation* (*gnncheck_plugin_accumulation_fn)(void);
+#define GNNCHECK_PLUGIN_ACCUMULATION_SYMBOL "gnncheck_plugin_accumulation_v1"
 
 #ifdef __cplusplus
 }
