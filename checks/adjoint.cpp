@@ -382,6 +382,7 @@ bool probe_input(Verdict& v, System& system, const BasePoint& base, const Input&
   }
   if (all_trivial) {
     mark_inconclusive(tc, "nothing to compare: the input or every output has no elements");
+    tc.empty = true;
     return true;
   }
   tc.worst = ElementReport{0, {}, worst->actual, worst->expected, worst->bound};

@@ -145,6 +145,7 @@ TensorComparison compare_elementwise(const std::string& tensor, const Tensor& ac
   if (c.elements == 0) {
     c.agreement = Agreement::inconclusive;
     c.reason = "the tensor has no elements";
+    c.empty = true;
   }
   return c;
 }
@@ -178,10 +179,11 @@ void summarize(Verdict& v) {
     return c.disagrees() ? 2 : (c.agrees() ? 1 : 0);
   };
   const TensorComparison* headline = nullptr;
-  bool any_disagrees = false, any_conclusive = false;
+  bool any_disagrees = false, any_conclusive = false, all_empty = !v.comparisons.empty();
   for (const auto& c : v.comparisons) {
     any_disagrees = any_disagrees || c.disagrees();
     any_conclusive = any_conclusive || !c.inconclusive();
+    all_empty = all_empty && c.inconclusive() && c.empty;
     const bool better = !headline || rank(c) > rank(*headline) ||
                         (rank(c) == rank(*headline) && c.worst_ratio > headline->worst_ratio);
     if (better) headline = &c;
@@ -192,6 +194,8 @@ void summarize(Verdict& v) {
     v.conclusion = Conclusion::error;
   else if (any_disagrees)
     v.conclusion = Conclusion::fail;
+  else if (all_empty)  // a graph without edges for an edge tensor: nothing to verify, not a doubt about it
+    v.conclusion = Conclusion::not_applicable;
   else if (!any_conclusive)
     v.conclusion = Conclusion::inconclusive;
   else
@@ -203,6 +207,8 @@ void summarize(Verdict& v) {
       v.metric = 0;
       v.bound = 0;
       if (v.conclusion == Conclusion::inconclusive && v.detail.empty()) v.detail = headline->reason;
+      if (v.conclusion == Conclusion::not_applicable && v.detail.empty())
+        v.detail = "nothing to compare: every tensor the check compares has no elements";
     } else if (headline->worst) {
       v.metric = std::abs(headline->worst->actual - headline->worst->expected);
       if (std::isnan(v.metric)) v.metric = std::numeric_limits<double>::infinity();

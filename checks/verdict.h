@@ -81,6 +81,7 @@ struct TensorComparison {
   bool is_gradient = false;   // true: about the gradient of `input`; false: about the output `input`
   Agreement agreement = Agreement::agrees;
   std::string reason;         // why it is inconclusive, what is missing, or how it was decided (adjoint: the direction)
+  bool empty = false;         // inconclusive only because there is nothing to compare (no elements)
   bool agrees() const { return agreement == Agreement::agrees; }
   bool disagrees() const { return agreement == Agreement::disagrees; }
   bool inconclusive() const { return agreement == Agreement::inconclusive; }

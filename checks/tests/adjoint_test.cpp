@@ -118,7 +118,7 @@ TEST(Conclusions, OnlyAConclusiveAgreementPasses) {
     EXPECT_EQ(to_string(c), name);
 }
 
-TEST(Conclusions, ComparisonsNameTheirInputAndAnEdgelessCaseIsInconclusive) {
+TEST(Conclusions, ComparisonsNameTheirInputAndAnEmptyCaseIsNotApplicable) {
   const std::vector<index_t> dst{0, 1, 2}, src{1, 2, 3};
   auto g = std::make_shared<const Graph>(Graph::from_edges(4, 4, dst, src));
   const Case c = oracle::make_random_case(oracle::find_target("spmm_ve"), g, {}, 3);
@@ -135,7 +135,21 @@ TEST(Conclusions, ComparisonsNameTheirInputAndAnEdgelessCaseIsInconclusive) {
   const std::vector<index_t> none;
   auto empty = std::make_shared<const Graph>(Graph::from_edges(0, 0, none, none));
   const Case nothing = oracle::make_random_case(oracle::find_target("spmm"), empty, {}, 3);
-  EXPECT_EQ(differential(*float32, nothing).conclusion, Conclusion::inconclusive);
+  for (const Verdict& none : {differential(*float32, nothing), adjoint(*float32, nothing)}) {
+    EXPECT_EQ(none.conclusion, Conclusion::not_applicable) << to_string(none.check);
+    EXPECT_NE(none.detail.find("nothing to compare"), std::string::npos) << to_string(none.check) << ": " << none.detail;
+  }
+  // An edge tensor empty beside node tensors that are not: the node gradients decide.
+  const Case edgeless = oracle::make_random_case(oracle::find_target("sddmm_add"),
+                                                 std::make_shared<const Graph>(Graph::from_edges(3, 3, none, none)), {}, 3);
+  EXPECT_EQ(differential(*float32, edgeless).conclusion, Conclusion::pass);
+  // Empty and a doubt beside it stays a doubt: an output beyond the range, with an empty gradient.
+  Verdict mixed;
+  mixed.comparisons.resize(2);
+  mixed.comparisons[0].agreement = mixed.comparisons[1].agreement = Agreement::inconclusive;
+  mixed.comparisons[0].empty = true;
+  summarize(mixed);
+  EXPECT_EQ(mixed.conclusion, Conclusion::inconclusive);
 }
 
 // ---- kinks ----
