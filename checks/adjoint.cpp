@@ -33,6 +33,7 @@
 
 #include "checks/check_support.h"
 #include "checks/derivative_probe.h"
+#include "checks/adjoint_at_kinks.h"
 #include "checks/kinks.h"
 #include "core/error.h"
 #include "core/splitmix64.h"
@@ -145,6 +146,9 @@ struct BasePoint {
   Case point;                       // x with ȳ: what the system's backward answers
   Case forward_only;                // x without ȳ: the points x± are made from it
   std::optional<NearestKink> kink;  // at the last jitter tried
+  // Where a kink stays within rounding at every jitter: the valid gradients there (ties of a max or
+  // min, or one-sided kinks: checks/subgradient_set.h, checks/kink_set.h), for the inputs they cover.
+  std::optional<oracle::SubgradientChoices> valid_gradients;
   Result oracle;                    // the oracle's outputs and gradients at x
   Bounds bounds;                    // the differential check's bounds at x
   double sum_output_bound = 0;      // Σ|ȳ|·B_y(x): estimates Σ|ȳ|·(B₊ + B₋)/2 before those are computed
@@ -176,8 +180,9 @@ BasePoint base_point(const Case& c, const Formats& formats, const CheckOptions& 
 }
 
 // The trusted side at the base point, which the step search and every bound are built from.
-void add_oracle_side(BasePoint& base) {
+void add_oracle_side(BasePoint& base, const oracle::TargetDef& def) {
   base.oracle = exact_result(base.point);
+  base.valid_gradients = valid_gradients_at(def, base.point, base.oracle, base.kink, base.formats);
   base.bounds = base.model.bounds(base.point, base.oracle, base.formats);
   for (const auto& [name, gy] : base.point.grad_outputs) {
     const Tensor& b = base.bounds.tensors.at("output " + name);
@@ -205,6 +210,8 @@ struct Input {
   const Tensor& grad;            // ĝ, the system's backward
   const Tensor& oracle_grad;     // the oracle's gradient at x
   const Tensor& gradient_bound;  // B_g(x)
+  const oracle::SubgradientChoices* valid = nullptr;  // the valid gradients where a kink leaves them a set
+  const KinkFreeDirections* kink_free = nullptr;       // with them: the directions they agree along
 };
 
 // The oracle at one step s along a direction: the points, its answers there, and what its
@@ -308,9 +315,19 @@ std::optional<Probed> system_at(Verdict& v, System& system, const BasePoint& bas
     fmt::print(stderr, "adjoint {} {}: s {:.3g}·RMS, q_oracle {:.3g}, output part {:.3g}, gradient part {:.3g}, "
                        "⟨ȳ, J·u⟩ {:.9g}, ⟨Jᵀȳ, u⟩ {:.9g}\n",
                base.point.target, in.name, pts.step, chosen.q_oracle, output_part, gradient_part, lhs, rhs);
-  out.err = std::abs((lhs - rhs) - chosen.q_oracle);
-  out.expected = lhs - chosen.q_oracle;
+  // ⟨Jᵀȳ, u⟩ of a backward that is the transpose of this forward: lhs − q_oracle, moved by what the
+  // other valid gradients project to where a kink within rounding leaves a set.
+  const auto [lo, hi] = in.valid ? valid_spread(*in.valid, in.name, in.oracle_grad, pts.u_eff) : std::pair{0.0, 0.0};
+  const double miss = (lhs - rhs) - chosen.q_oracle;  // −⟨p − oracle's, u⟩ for the p the system took
+  out.err = std::isfinite(miss) ? std::max({0.0, miss + lo, -hi - miss}) : std::abs(miss);
+  out.expected = std::isfinite(miss) ? std::clamp(rhs, lhs - chosen.q_oracle + lo, lhs - chosen.q_oracle + hi)
+                                     : lhs - chosen.q_oracle;
   out.actual = rhs;
+  if (in.valid)
+    out.note = fmt::format("{}{}a kink within rounding leaves a set of valid gradients ({} choice{}); u is along none "
+                           "of them: ⟨p − oracle's, u⟩ spans [{:.3g}, {:.3g}]",
+                           out.note, out.note.empty() ? "" : "; ", in.kink_free->choices(),
+                           in.kink_free->choices() == 1 ? "" : "s", lo, hi);
   out.trivial = in.x.size() == 0 || base.output_elements == 0;
   return out;
 }
@@ -328,7 +345,13 @@ std::vector<std::pair<std::string, Tensor>> directions(const BasePoint& base, co
     for (double& e : along.values()) e *= scale / g_rms;
     out.emplace_back("the system's gradient", std::move(along));
   }
-  return out;
+  if (!in.kink_free) return out;
+  // Along what the valid gradients differ by, none of them is wrong: keep each direction's rest.
+  std::vector<std::pair<std::string, Tensor>> kink_free;
+  for (auto& [what, direction] : out)
+    if (std::optional<Tensor> rest = in.kink_free->project(direction))
+      kink_free.emplace_back(what + " without what the kink choices change", std::move(*rest));
+  return kink_free;
 }
 
 // The comparison of one input before it is probed: its label, and what ends it early.
@@ -364,7 +387,13 @@ bool probe_input(Verdict& v, System& system, const BasePoint& base, const Input&
   std::optional<Probed> worst;
   std::string worst_direction;
   bool all_trivial = true;
-  for (const auto& [what, direction] : directions(base, in, stream)) {
+  const auto probes = directions(base, in, stream);
+  if (probes.empty()) {
+    mark_inconclusive(tc, "at every jittered base point a kink lies within rounding, and the valid gradients differ "
+                          "along every direction tried");
+    return true;
+  }
+  for (const auto& [what, direction] : probes) {
     const std::optional<Probed> r = system_at(v, system, base, in, choose_step(base, in, direction));
     if (!r) return false;
     all_trivial = all_trivial && r->trivial;
@@ -402,13 +431,22 @@ bool compare_input(Verdict& v, System& system, const BasePoint& base, const Resu
     mark_unanswered(tc, git == backward.gradients.end() ? "missing from the system's answer" : "wrong shape");
   } else if (!base.bounds.no_bound.empty()) {
     mark_inconclusive(tc, base.bounds.no_bound);
-  } else if (kink_decides(base, input)) {
+  } else if (kink_decides(base, input) && !(base.valid_gradients && base.valid_gradients->base.count(input))) {
     mark_inconclusive(tc, fmt::format("at every jittered base point a kink lies within rounding: {}; the "
                                       "derivative there depends on which side the rounding lands",
                                       base.kink->description));
   } else {
-    const Input in{input, x, git->second, base.oracle.gradients.at(input), base.bounds.tensors.at("gradient " + input)};
-    if (!probe_input(v, system, base, in, stream, tc)) return false;
+    const bool at_kink = kink_decides(base, input);
+    std::optional<KinkFreeDirections> kink_free;
+    if (at_kink) kink_free.emplace(*base.valid_gradients, input, x.size());
+    if (kink_free && !kink_free->unavailable().empty()) {
+      mark_inconclusive(tc, fmt::format("at every jittered base point a kink lies within rounding ({}), and {}",
+                                        base.kink->description, kink_free->unavailable()));
+    } else {
+      const Input in{input, x, git->second, base.oracle.gradients.at(input), base.bounds.tensors.at("gradient " + input),
+                     at_kink ? &*base.valid_gradients : nullptr, kink_free ? &*kink_free : nullptr};
+      if (!probe_input(v, system, base, in, stream, tc)) return false;
+    }
   }
   v.comparisons.push_back(tc);
   return true;
@@ -442,10 +480,11 @@ void explain_conclusion(Verdict& v, const BasePoint& base, const Result& backwar
 
 Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::adjoint, system, c, options);
-  const auto& spec = oracle::find_target(c.target).spec;
+  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const auto& spec = def.spec;
   BasePoint base = base_point(c, formats_of(v), options);
   describe_model(v, v.precision);
-  add_oracle_side(base);
+  add_oracle_side(base, def);
   const Result backward = system.evaluate(base.point);
   if (system_failed(v, backward, "evaluating the case with output gradients")) return v;
   std::uint64_t stream = 0;  // one random direction per input

@@ -12,14 +12,11 @@
 
 namespace gnncheck::checks {
 
-std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, CaseKinks& kinks,
-                                                     const Result& exact, const Result& got, const Bounds& bounds,
-                                                     const Formats& formats) {
+std::optional<NearKinkSet> near_kink_set(const oracle::TargetDef& def, CaseKinks& kinks, const Result& exact,
+                                         const Formats& formats) {
   const Precision precision = formats.storage;
   const Case& c = kinks.kink_case();
-  // Where no bound is known (beyond the format's range) the comparisons stay inconclusive (Bounds::no_bound).
-  if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok() || !bounds.no_bound.empty())
-    return std::nullopt;
+  if (!def.kinks.evaluate_f64_flipped || c.grad_outputs.empty() || !exact.ok()) return std::nullopt;
   const oracle::KinkArguments& k = kinks.arguments();
   if (k.units.empty()) return std::nullopt;
   std::map<int, std::vector<std::size_t>> near_by_site;
@@ -39,39 +36,27 @@ std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& de
 
   // The inputs decided here: those whose gradients the units of at most one near site change (the
   // effects of two sites on one gradient multiply: kink_set.h). The others stay as they are.
-  oracle::SubgradientChoices set;
-  set.one_sided_kinks = true;
-  std::map<std::string, const Tensor*> actual, bound;
+  NearKinkSet out;
+  out.near_count = near_count;
+  out.set.one_sided_kinks = true;
   for (const std::string& input : k.upstream) {
     const auto base = exact.gradients.find(input);
     if (base == exact.gradients.end()) continue;  // not an input of this case (bias = false, …)
     int sites = 0;
     for (const auto& [site, units] : near_by_site) sites += changes(site, input);
-    if (sites > 1) continue;
-    const auto a = got.gradients.find(input);
-    const auto b = bounds.tensors.find("gradient " + input);
-    if (a == got.gradients.end() || b == bounds.tensors.end() || a->second.shape() != base->second.shape())
-      return std::nullopt;
-    for (double x : a->second.values())
-      if (!std::isfinite(x)) return std::nullopt;
-    set.base.emplace(input, base->second);
-    actual[input] = &a->second;
-    bound[input] = &b->second;
+    if (sites <= 1) out.set.base.emplace(input, base->second);
   }
-  if (set.base.empty()) return std::nullopt;
+  if (out.set.base.empty()) return std::nullopt;
   std::vector<std::size_t> near;  // the units whose side changes a gradient decided here
   for (const auto& [site, units] : near_by_site)
-    if (std::any_of(set.base.begin(), set.base.end(), [&](const auto& entry) { return changes(site, entry.first); }))
+    if (std::any_of(out.set.base.begin(), out.set.base.end(), [&](const auto& entry) { return changes(site, entry.first); }))
       near.insert(near.end(), units.begin(), units.end());
   const double size = static_cast<double>(c.graph->n_dst() + c.graph->n_src() + c.graph->num_edges());
   if (near.size() > kMaxNearKinkUnits || static_cast<double>(near.size()) * size > kMaxNearKinkWork) {
-    SubgradientDecision d;
-    d.outcome = SubgradientOutcome::undecided;
-    d.nearest = set.base;
-    d.how = fmt::format("{} kink units are within {}'s rounding, more than the valid gradients are built for on a "
-                        "case of {:.0f} nodes and edges (checks/kink_set.h): either side may hold at each",
-                        near.size(), to_string(precision), size);
-    return d;
+    out.too_many = fmt::format("{} kink units are within {}'s rounding, more than the valid gradients are built for on "
+                               "a case of {:.0f} nodes and edges (checks/kink_set.h): either side may hold at each",
+                               near.size(), to_string(precision), size);
+    return out;
   }
   for (const std::size_t n : near) {
     oracle::layers::KinkFlips flips;
@@ -81,19 +66,48 @@ std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& de
       throw InternalError(fmt::format("the oracle's '{}' with {} on its other side: {}", c.target, k.describe(n),
                                       flipped.message));
     oracle::TieAlternative other{"the other side", {}};
-    for (const auto& [input, base] : set.base) {
+    for (const auto& [input, base] : out.set.base) {
       const Tensor& g = flipped.gradients.at(input);
       for (index_t i = 0; i < base.size(); ++i)
         if (g[i] != base[i]) other.terms.push_back({input, i, g[i] - base[i]});
     }
     if (other.terms.empty()) continue;  // the unit's side changes no gradient here
-    set.groups.push_back({k.describe(n), {{"the oracle's side", {}}, std::move(other)}});
+    out.set.groups.push_back({k.describe(n), {{"the oracle's side", {}}, std::move(other)}});
   }
-  SubgradientDecision d = decide_subgradient(set, actual, bound);
-  if (set.groups.empty())  // no near unit moves a gradient: the oracle's is the only valid one
+  return out;
+}
+
+std::optional<SubgradientDecision> decide_near_kinks(const oracle::TargetDef& def, CaseKinks& kinks,
+                                                     const Result& exact, const Result& got, const Bounds& bounds,
+                                                     const Formats& formats) {
+  // Where no bound is known (beyond the format's range) the comparisons stay inconclusive (Bounds::no_bound).
+  if (!bounds.no_bound.empty()) return std::nullopt;
+  const std::optional<NearKinkSet> near = near_kink_set(def, kinks, exact, formats);
+  if (!near) return std::nullopt;
+  std::map<std::string, const Tensor*> actual, bound;
+  for (const auto& [input, base] : near->set.base) {
+    const auto a = got.gradients.find(input);
+    const auto b = bounds.tensors.find("gradient " + input);
+    if (a == got.gradients.end() || b == bounds.tensors.end() || a->second.shape() != base.shape())
+      return std::nullopt;
+    for (double x : a->second.values())
+      if (!std::isfinite(x)) return std::nullopt;
+    actual[input] = &a->second;
+    bound[input] = &b->second;
+  }
+  if (!near->too_many.empty()) {
+    SubgradientDecision d;
+    d.outcome = SubgradientOutcome::undecided;
+    d.nearest = near->set.base;
+    d.how = near->too_many;
+    return d;
+  }
+  SubgradientDecision d = decide_subgradient(near->set, actual, bound);
+  if (near->set.groups.empty())  // no near unit moves a gradient: the oracle's is the only valid one
     d.how = fmt::format("the {} kink unit{} within {}'s rounding change{} no gradient here: compared with the "
                         "oracle's",
-                        near_count, near_count == 1 ? "" : "s", to_string(precision), near_count == 1 ? "s" : "");
+                        near->near_count, near->near_count == 1 ? "" : "s", to_string(formats.storage),
+                        near->near_count == 1 ? "s" : "");
   return d;
 }
 

@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "checks/kinks.h"
 #include "checks/subgradient_set.h"
@@ -43,6 +44,19 @@ namespace gnncheck::checks {
 // takes seconds.
 inline constexpr std::size_t kMaxNearKinkUnits = 2000;
 inline constexpr double kMaxNearKinkWork = 5e7;
+
+// The valid gradients of c (the case of `kinks`) where it has kink units within the rounding of
+// `formats`: for the inputs whose gradients the units of at most one near site change, the oracle's
+// gradient (`exact`) and one group {∅, Δ_k} per near unit. nullopt where c has no near unit or no
+// set is built (a tie or AGNN's floor among them, no such input); `too_many` says why the groups were
+// not built where more units are near than kMaxNearKinkUnits (or kMaxNearKinkWork) allows.
+struct NearKinkSet {
+  oracle::SubgradientChoices set;
+  std::size_t near_count = 0;  // the near units of every site
+  std::string too_many;        // non-empty: set.groups was not built
+};
+std::optional<NearKinkSet> near_kink_set(const oracle::TargetDef& def, CaseKinks& kinks, const Result& exact,
+                                         const Formats& formats);
 
 // The decision on the system's gradients `got` of the inputs before the kinks of c (the case of
 // `kinks`, whose arguments it reads only past its own early returns), where c has kink units within
