@@ -27,6 +27,18 @@ double kink_margin(double terms, double abs_terms, const Formats& formats) {
   return 2 * mixed_gamma(kKinkFactors, terms, formats) * abs_terms;
 }
 
+double kink_margin(double terms, double abs_terms, double stored_terms, const Formats& formats) {
+  if (!formats.mixed() || stored_terms >= abs_terms) return kink_margin(terms, abs_terms, formats);
+  const double accumulation = gamma(terms, unit_roundoff(formats.accumulation));
+  return 2 * (gamma(kKinkFactors, unit_roundoff(formats.storage)) * (1 + accumulation) * stored_terms +
+              accumulation * abs_terms);
+}
+
+double kink_margin(const oracle::KinkArguments& k, std::size_t n, const Formats& formats) {
+  return n < k.stored_terms.size() ? kink_margin(k.terms[n], k.abs_terms[n], k.stored_terms[n], formats)
+                                   : kink_margin(k.terms[n], k.abs_terms[n], formats);
+}
+
 std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats) {
   const Case& c = kinks.kink_case();
   const oracle::KinkArguments& k = kinks.arguments();
@@ -34,7 +46,7 @@ std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats
   double best_ratio = std::numeric_limits<double>::infinity();
   for (std::size_t n = 0; n < k.offsets.size(); ++n) {
     const double distance = std::abs(k.offsets[n]);
-    const double margin = kink_margin(k.terms[n], k.abs_terms[n], formats);
+    const double margin = kink_margin(k, n, formats);
     const double ratio = margin > 0 ? distance / margin : (distance == 0 ? 0.0 : std::numeric_limits<double>::infinity());
     if (ratio >= best_ratio) continue;
     best_ratio = ratio;

@@ -68,9 +68,15 @@ std::optional<NearestKink> nearest_kink(CaseKinks& kinks, Precision p);
 // the argument's terms are products of at most kKinkFactors stored inputs (GAT's a·W·x, GIN's
 // (1 + ε)·x·W₁), each rounded once to storage, and the rest of its roundings are the accumulation
 // format's: margin = 2·((1 + γ_3(u_s))·(1 + γ_n(u_a)) − 1)·Σ|terms|. One format: the margin above.
+// Where the argument declares how far storing its inputs moves it (KinkArguments::stored_terms, S),
+// the storage part reads that: 2·(γ_3(u_s)·(1 + γ_n(u_a))·S + γ_n(u_a)·Σ|terms|), which is the margin
+// above for S = Σ|terms|.
 struct Formats;
 inline constexpr double kKinkFactors = 3.0;
 double kink_margin(double terms, double abs_terms, const Formats& formats);
+double kink_margin(double terms, double abs_terms, double stored_terms, const Formats& formats);
+// The margin of argument n of k (its stored_terms where it declares them).
+double kink_margin(const oracle::KinkArguments& k, std::size_t n, const Formats& formats);
 std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats);
 
 }  // namespace gnncheck::checks

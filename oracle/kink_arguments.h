@@ -45,6 +45,11 @@ struct KinkArguments {
   std::vector<double> offsets;    // argument − kink, one per argument (empty: no kink in this target)
   std::vector<double> abs_terms;  // the argument computed on |inputs|
   std::vector<double> terms;      // terms and roundings that make up the argument
+  // Per argument, where storing the inputs moves it less than abs_terms says: the first-order change
+  // per unit roundoff of the stored inputs, with their second order (std's variance: a segment of
+  // equal values keeps a variance of 0 however its values are stored). Empty: abs_terms for every
+  // argument. Read only for a storage format with a finer accumulation (checks/kinks.h).
+  std::vector<double> stored_terms;
   // The inputs whose gradients the side of a kink changes (the ones before it in the layer):
   // gin x, weight1, bias1, eps (not weight2, bias2); gine those and edge_attr; sage x, weight_pool,
   // bias_pool; gat x, weight, att_src, att_dst (not bias); gatv2 x, weight_src, weight_dst, att; agnn x;

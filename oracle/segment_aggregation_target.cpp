@@ -36,6 +36,11 @@ Evaluation<T> evaluate_aggregation(const Graph& g, const Attributes& a, const Te
 // |x| (mean of squares plus squared mean of |x|: what rounding the variance scales with).
 struct SegmentMoments {
   double mean = 0, var = 0, abs_terms = 0;
+  // How far storing x moves var, per unit roundoff u of the storage: first order Σ (2/n)·|x_k − mean|·|x_k|
+  // (var's gradient times each value's rounding), and the second order var(Δ) ≤ u²·mean(x²), allowed
+  // for as 2^-8·mean(x²)/3 (u ≤ 2^-8 in every format, and the margin multiplies by γ_3(u) ≥ 3u).
+  // A segment of equal values keeps var = 0.
+  double stored_terms = 0;
 };
 
 SegmentMoments segment_moments(const Tensor& x, index_t begin, index_t end, index_t f) {
@@ -52,6 +57,8 @@ SegmentMoments segment_moments(const Tensor& x, index_t begin, index_t end, inde
   m.var = squares / static_cast<double>(n) - m.mean * m.mean;
   const double abs_mean = abs_sum / static_cast<double>(n);
   m.abs_terms = squares / static_cast<double>(n) + abs_mean * abs_mean;
+  for (index_t k = begin; k < end; ++k) m.stored_terms += 2 * std::abs(x.at(k, f) - m.mean) * std::abs(x.at(k, f));
+  m.stored_terms = m.stored_terms / static_cast<double>(n) + 0x1p-8 / 3 * squares / static_cast<double>(n);
   return m;
 }
 
@@ -74,6 +81,7 @@ void std_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
       const SegmentMoments m = segment_moments(x, ptr[i], ptr[i + 1], f);
       k.offsets.push_back(m.var - kStdVarianceFloor);
       k.abs_terms.push_back(m.abs_terms + kStdVarianceFloor);
+      k.stored_terms.push_back(m.stored_terms + kStdVarianceFloor);
       k.terms.push_back(static_cast<double>(ptr[i + 1] - ptr[i] + 6));
       where->push_back({i, f});
     }

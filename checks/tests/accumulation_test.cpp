@@ -146,6 +146,28 @@ TEST(Accumulation, TheRangeRuleHoldsSumsToTheAccumulationFormatAndValuesToTheSto
               HasSubstr("input x reaches 7e+04"));
 }
 
+// std's floor: storing a segment of equal values leaves its variance 0, so only the float32 sums can
+// move it towards 10⁻⁵. The margin reads how far storing moves the argument (its stored terms),
+// not Σ|terms| times float16's rounding, which put every such segment within reach of the floor.
+TEST(Accumulation, StoringASegmentOfEqualValuesLeavesItsVarianceAtZero) {
+  const std::vector<index_t> dst{0, 0}, src{0, 1};
+  Case c = random_case("segment_aggregation", std::make_shared<const Graph>(Graph::from_edges(1, 2, dst, src)),
+                       {{"aggr", std::string("std")}, {"features", std::int64_t{1}}});
+  c.inputs.at("x") = Tensor({2, 1}, 1.0);
+  const Formats mixed(Precision::float16, Precision::float32);
+  const std::optional<NearestKink> k = nearest_kink(c, Precision::float32);
+  CaseKinks kinks(c);
+  const std::optional<NearestKink> stored = nearest_kink(kinks, mixed);
+  ASSERT_TRUE(k && stored);
+  EXPECT_FALSE(stored->near) << stored->description;
+  const oracle::KinkArguments& args = kinks.arguments();
+  EXPECT_LT(kink_margin(args, 0, mixed), kink_margin(args.terms[0], args.abs_terms[0], mixed) / 100);
+  // Values that differ: storing them moves the variance, and the margin says so.
+  c.inputs.at("x").at(1, 0) = 1.0 + 0x1p-9;
+  CaseKinks spread(c);
+  EXPECT_GT(kink_margin(spread.arguments(), 0, mixed), std::abs(spread.arguments().offsets[0]));
+}
+
 TEST(Accumulation, AKinksMarginKeepsTheStoredFactorsRoundingAndSumsInTheAccumulationFormat) {
   const double n = 40.0, terms = 3.0;
   const double half = kink_margin(n, terms, Formats(Precision::float16));
