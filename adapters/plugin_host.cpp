@@ -35,20 +35,22 @@
 namespace gnncheck {
 namespace {
 
-// The protocol's name of a precision; empty for a value that is not a gnncheck_precision.
-// The precision a plugin declared, read as the integer it wrote: a value outside the enum (a
-// plugin's bug) must be reported, and loading it as a gnncheck_precision would be undefined in C++.
-std::string precision_name(const gnncheck_precision& declared, int* raw_value) {
+// The protocol's name of a precision a plugin declared, read as the integer it wrote: a value
+// outside the enum (a plugin's bug) must be reported, and loading it as a gnncheck_precision would be
+// undefined in C++. Throws InputError "<where>: <field> N is not a gnncheck_precision (…)" for one.
+std::string declared_precision(const gnncheck_precision& declared, const std::string& where, std::string_view field) {
   std::underlying_type_t<gnncheck_precision> raw{};
   std::memcpy(&raw, &declared, sizeof raw);
-  *raw_value = static_cast<int>(raw);
   switch (raw) {
     case GNNCHECK_PRECISION_FLOAT64: return "float64";
     case GNNCHECK_PRECISION_FLOAT32: return "float32";
     case GNNCHECK_PRECISION_TF32: return "tf32";
     case GNNCHECK_PRECISION_BFLOAT16: return "bfloat16";
     case GNNCHECK_PRECISION_FLOAT16: return "float16";
-    default: return {};
+    default:
+      throw InputError(fmt::format("{}: {} {} is not a gnncheck_precision (GNNCHECK_PRECISION_FLOAT64 = 1, FLOAT32 = 2, "
+                                   "TF32 = 3, BFLOAT16 = 4, FLOAT16 = 5)",
+                                   where, field, static_cast<long long>(raw)));
   }
 }
 
@@ -68,13 +70,8 @@ nlohmann::json target_table(const gnncheck_plugin& plugin) {
     }
     if (targets.contains(decl.target))
       throw InputError(fmt::format("target table entry {}: target '{}' is declared twice", k, decl.target));
-    int raw_precision = 0;
-    const std::string precision = precision_name(decl.precision, &raw_precision);
-    if (precision.empty())
-      throw InputError(fmt::format("target table entry {} ('{}'): precision {} is not a gnncheck_precision "
-                                   "(GNNCHECK_PRECISION_FLOAT64 = 1, FLOAT32 = 2, TF32 = 3, BFLOAT16 = 4, FLOAT16 = 5)",
-                                   k, decl.target, raw_precision));
-    targets[decl.target] = precision;
+    targets[decl.target] =
+        declared_precision(decl.precision, fmt::format("target table entry {} ('{}')", k, decl.target), "precision");
   }
   return targets;
 }
@@ -167,12 +164,8 @@ void add_accumulation_declarations(void* library, nlohmann::json& targets) {
     if (entry.is_string()) entry = {{"precision", entry}};
     if (entry.contains("accumulation"))
       throw InputError(fmt::format("{}: target '{}' is declared twice", where, d.target));
-    int raw = 0;
-    const std::string accumulation = precision_name(d.accumulation, &raw);
-    if (accumulation.empty())
-      throw InputError(fmt::format("{} ('{}'): accumulation {} is not a gnncheck_precision "
-                                   "(GNNCHECK_PRECISION_FLOAT64 = 1, FLOAT32 = 2, TF32 = 3, BFLOAT16 = 4, FLOAT16 = 5)",
-                                   where, d.target, raw));
+    const std::string accumulation =
+        declared_precision(d.accumulation, fmt::format("{} ('{}')", where, d.target), "accumulation");
     const std::string storage = entry["precision"].get<std::string>();
     if (!accumulation_fits(parse_precision(storage), parse_precision(accumulation)))
       throw InputError(fmt::format("{} ('{}'): {} sums are coarser than its precision {} (fewer significand bits or "

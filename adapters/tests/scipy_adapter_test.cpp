@@ -62,7 +62,8 @@ TEST(ScipyAdapter, PassesTheDifferentialCheckEverywhere) {
             if (heads > 1) attrs.set("heads", heads);
             const Case c = testing::random_case(target, g, attrs, seed++, with_gradients);
             const checks::Verdict v = checks::differential(*scipy, c);
-            EXPECT_TRUE(v.passed() || v.conclusion == checks::Conclusion::inconclusive) << checks::failure_message(v);
+            // A graph without edges leaves sddmm_dot's forward nothing to compare: not applicable.
+            EXPECT_TRUE(v.passed() || v.conclusion == checks::Conclusion::not_applicable) << checks::failure_message(v);
             ++verdicts;
           }
         }
