@@ -23,7 +23,9 @@
 // then notes whether a kink, a singularity or curvature kept |q| larger). At that step a system
 // whose backward is the transpose of its own forward passes whatever function it computes, up to
 // |q|. A base point with a kink argument within p's rounding of its kink (checks/kinks.h) is moved
-// by another seeded jitter (up to 4); if every one is that close, the comparisons are inconclusive.
+// by another seeded jitter (up to 4); if every one is that close, the gradients there are a set, and
+// the identity is probed along directions none of them differ in (checks/adjoint_at_kinks.h), or is
+// inconclusive where no such set or direction is found.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -31,9 +33,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/adjoint_at_kinks.h"
 #include "checks/check_support.h"
 #include "checks/derivative_probe.h"
-#include "checks/adjoint_at_kinks.h"
 #include "checks/kinks.h"
 #include "core/error.h"
 #include "core/splitmix64.h"
