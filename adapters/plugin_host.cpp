@@ -103,15 +103,24 @@ nlohmann::json declared_value(const oracle::AttributeSpec& attribute, std::strin
   }
 }
 
+// An optional declaration table the plugin exports through `symbol`: nullptr where it exports none;
+// throws InputError where the function returns no valid table.
+template <class Table>
+const Table* optional_table(void* library, const char* symbol) {
+  auto function = reinterpret_cast<const Table* (*)(void)>(dlsym(library, symbol));
+  if (!function) return nullptr;
+  const Table* table = function();
+  if (!table || table->num_declarations < 0 || (table->num_declarations > 0 && !table->declarations))
+    throw InputError(fmt::format("{}() returned no declaration table", symbol));
+  return table;
+}
+
 // The plugin's optional attribute declarations (gnncheck_plugin_attributes_v1) as the hello line's
 // detailed target entries, validated like an adapter's: a declaration for a target outside the
 // table, an unknown attribute or a value it does not take refuses the plugin, naming the entry.
 void add_attribute_declarations(void* library, nlohmann::json& targets) {
-  auto symbol = reinterpret_cast<gnncheck_plugin_attributes_fn>(dlsym(library, GNNCHECK_PLUGIN_ATTRIBUTES_SYMBOL));
-  if (!symbol) return;
-  const gnncheck_plugin_attributes* table = symbol();
-  if (!table || table->num_declarations < 0 || (table->num_declarations > 0 && !table->declarations))
-    throw InputError(fmt::format("{}() returned no declaration table", GNNCHECK_PLUGIN_ATTRIBUTES_SYMBOL));
+  const auto* table = optional_table<gnncheck_plugin_attributes>(library, GNNCHECK_PLUGIN_ATTRIBUTES_SYMBOL);
+  if (!table) return;
   std::map<std::string, nlohmann::json> attributes;  // by target
   for (int64_t k = 0; k < table->num_declarations; ++k) {
     const gnncheck_attribute_decl& d = table->declarations[k];
@@ -149,11 +158,8 @@ void add_attribute_declarations(void* library, nlohmann::json& targets) {
 // or a format coarser than the target's storage (the protocol refuses that too, but could name only
 // the hello line).
 void add_accumulation_declarations(void* library, nlohmann::json& targets) {
-  auto symbol = reinterpret_cast<gnncheck_plugin_accumulation_fn>(dlsym(library, GNNCHECK_PLUGIN_ACCUMULATION_SYMBOL));
-  if (!symbol) return;
-  const gnncheck_plugin_accumulation* table = symbol();
-  if (!table || table->num_declarations < 0 || (table->num_declarations > 0 && !table->declarations))
-    throw InputError(fmt::format("{}() returned no declaration table", GNNCHECK_PLUGIN_ACCUMULATION_SYMBOL));
+  const auto* table = optional_table<gnncheck_plugin_accumulation>(library, GNNCHECK_PLUGIN_ACCUMULATION_SYMBOL);
+  if (!table) return;
   for (int64_t k = 0; k < table->num_declarations; ++k) {
     const gnncheck_accumulation_decl& d = table->declarations[k];
     const std::string where = fmt::format("accumulation declaration {}", k);
