@@ -12,8 +12,9 @@ void note_softmax_past_analysis(const oracle::TargetDef& def, const Case& c, con
   // The storage format's u even where the sums are float32: storing the logits' inputs moves a logit
   // by up to L·u_s, which is as far from first order as exp's own rounding in that format (a
   // bfloat16-stored GAT row of two edges with |s| ~ 10³ swings from one edge to the other, and one
-  // random nudge of the measured model need not show it: docs/campaigns.md).
-  const double u = unit_roundoff(formats.storage);
+  // random nudge of the measured model need not show it: docs/campaigns.md). Where storing moves no
+  // value, the accumulation format's, as the floors read (floor_roundoff).
+  const double u = floor_roundoff(c, formats);
   if (u <= unit_roundoff(Precision::float32)) return;  // float32 past the analysis keeps the measured model
   const std::vector<oracle::SoftmaxRow> rows =
       def.spec.tolerance.softmax_rows(c, oracle::with_defaults(def.spec, c.attributes));

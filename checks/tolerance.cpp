@@ -98,6 +98,37 @@ double mixed_gamma(double storage_roundings, double accumulation_roundings, cons
 
 namespace {
 
+// round_to_precision keeps the significand's width below the normal range; the format's own grid
+// there is the multiples of its smallest subnormal.
+bool value_held_exactly(double v, Precision p) {
+  if (p == Precision::float64 || std::isnan(v)) return true;
+  if (round_to_precision(v, p) != v) return false;
+  const double subnormal = smallest_subnormal(p);
+  return std::abs(v) >= smallest_normal(p) || std::trunc(v / subnormal) == v / subnormal;
+}
+
+}  // namespace
+
+bool held_exactly(const Tensor& t, Precision p) {
+  for (double v : t.values())
+    if (!value_held_exactly(v, p)) return false;
+  return true;
+}
+
+bool storing_moves_values(const Case& c, const Formats& formats) {
+  if (!formats.mixed()) return true;
+  for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+    for (const auto& [name, t] : *m)
+      if ((m == &c.grad_outputs || !is_index_tensor(c, name)) && !held_exactly(t, formats.storage)) return true;
+  return false;
+}
+
+double floor_roundoff(const Case& c, const Formats& formats) {
+  return unit_roundoff(storing_moves_values(c, formats) ? formats.storage : formats.accumulation);
+}
+
+namespace {
+
 // The larger of f(|inputs|) and an entry's declared term magnitudes, element by element; nullopt
 // where the entry declares none for this tensor (f(|inputs|) then stands as it is).
 std::optional<Tensor> larger_terms(const Tensor& of_inputs, const Tensor* declared) {
@@ -255,11 +286,13 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   // conditioning a float64 implementation's own roundings meet (GAT with |logits| ~ 1e6 turns u into
   // a relative 1e-10 change of the attention; float32, saturated to one-hot there, cannot show it).
   // With a wider accumulation format the inputs are moved by the storage format's u instead: what
-  // storing them moves the answer by, while the computation's own error scales with u_a.
+  // storing them moves the answer by, while the computation's own error scales with u_a. A value the
+  // storage format holds exactly is stored as itself, so it is not moved.
   const int nudge_exponent = formats.mixed() ? -static_cast<int>(std::lround(-std::log2(unit_roundoff(formats.storage)))) : -52;
   // The output gradients are stored too (the backward's inputs), so storing moves them as well.
   const bool mixed = formats.mixed();
-  if (float64_system || mixed) ev->nudged = transform([nudge_exponent, mixed](const Case& k) {
+  const Precision storage = formats.storage;
+  if (float64_system || mixed) ev->nudged = transform([nudge_exponent, mixed, storage](const Case& k) {
     Case out = k;
     std::uint64_t stream = 0;
     for (TensorMap* m : {&out.inputs, &out.parameters, &out.grad_outputs})
@@ -269,7 +302,8 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
         if (m != &out.grad_outputs && is_index_tensor(k, name)) continue;  // a choice, not a value
 #pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
         for (index_t i = 0; i < t.size(); ++i)
-          t[i] *= 1.0 + std::ldexp((mix64(key + static_cast<std::uint64_t>(i)) & 1) ? 1.0 : -1.0, nudge_exponent);
+          if (!mixed || !value_held_exactly(t[i], storage))
+            t[i] *= 1.0 + std::ldexp((mix64(key + static_cast<std::uint64_t>(i)) & 1) ? 1.0 : -1.0, nudge_exponent);
       }
     return out;
   });
@@ -303,7 +337,8 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   ev->abs_sums = evaluate(ev->absolute, itself, Precision::float64, "|inputs|");
   const auto& floors = def.spec.tolerance.floors;
   if (std::find(floors.begin(), floors.end(), oracle::ToleranceFloor::gat_attention) != floors.end()) {
-    const double u = unit_roundoff(formats.storage), stored_u = formats.mixed() ? u : 0.0;
+    const double u = floor_roundoff(c, formats);
+    const double stored_u = formats.mixed() && storing_moves_values(c, formats) ? unit_roundoff(formats.storage) : 0.0;
     ev->gat_floor = start_task(async, [&def, &c, slots = &ev->slots, u, stored_u] {
       EvaluationSlot slot(*slots);
       return gat_attention_floors(def, c, u, stored_u);
@@ -389,10 +424,14 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
   // With a wider accumulation format: the stored tensors of the case (inputs, parameters, output
   // gradients), at most one rounding of each in a term of the linear parts, whose first-order effect
   // γ_q(u_s)·f(|inputs|) bounds what one random nudge may miss where a few terms cancel.
+  // A tensor the storage format holds exactly is stored as itself and counts for nothing.
   double stored_tensors = 0.0;
   if (formats.mixed())
     for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-      for (const auto& [name, t] : *m) stored_tensors += m == &c.grad_outputs || !is_index_tensor(c, name) ? 1.0 : 0.0;
+      for (const auto& [name, t] : *m)
+        if ((m == &c.grad_outputs || !is_index_tensor(c, name)) && !held_exactly(t, formats.storage)) stored_tensors += 1.0;
+  const double stored_u = formats.mixed() && storing_moves_values(c, formats) ? u : 0.0;
+  const double floor_u = floor_roundoff(c, formats);
 
   // Named only where the target declares contracted axes: the text of every other bound stays.
   const std::string shuffled_axes = shuffled.permuted_axes.empty() ? "" : " (input features permuted too)";
@@ -529,14 +568,14 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
   for (oracle::ToleranceFloor floor : spec.tolerance.floors) {
     if (floor == oracle::ToleranceFloor::gat_attention) add_floors(ev->gat_floor.get(), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::gatv2_attention)
-      add_floors(gatv2_attention_floors(def, c, u, mixed ? u : 0.0), options_.safety_factor, b.tensors);
+      add_floors(gatv2_attention_floors(def, c, floor_u, stored_u), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::rgat_attention)
-      add_floors(rgat_attention_floors(def, c, u, mixed ? u : 0.0), options_.safety_factor, b.tensors);
-    if (floor == oracle::ToleranceFloor::agnn_attention) add_agnn_attention_floor(c, u, options_.safety_factor, b.tensors);
+      add_floors(rgat_attention_floors(def, c, floor_u, stored_u), options_.safety_factor, b.tensors);
+    if (floor == oracle::ToleranceFloor::agnn_attention) add_agnn_attention_floor(c, floor_u, options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::attention_logits)
-      add_floors(attention_logits_floor(c, u), options_.safety_factor, b.tensors);
+      add_floors(attention_logits_floor(c, floor_u), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::segment_softmax)
-      add_floors(segment_softmax_floor(c, u), options_.safety_factor, b.tensors);
+      add_floors(segment_softmax_floor(c, floor_u), options_.safety_factor, b.tensors);
   }
   return b;
 }

@@ -293,9 +293,11 @@ std::vector<CatalogueEntry> entries() {
                     "to float16 before the edge softmax, forward and backward (the rounding's derivative taken as "
                     "1); every other step exact",
                     "differential",
-                    "a destination row whose common logit a_dst·h_i is large beside the part that varies along the "
-                    "row (a_src·h_j): rounding a logit of 10² moves it by up to 0.03, while storing the inputs "
-                    "moves the common part alike on every edge of the row, where the softmax cancels it",
+                    "values float16 holds (small integers), so that storing them costs nothing and the rounding of a "
+                    "logit shows beside float32 sums; or a destination row whose common logit a_dst·h_i is large "
+                    "beside the part that varies along the row (a_src·h_j): rounding a logit of 10² moves it by up "
+                    "to 0.03, while storing the inputs moves the common part alike on every edge of the row, where "
+                    "the softmax cancels it",
                     {"gat"}, Precision::float16, 0},
                    false},
                   ReplicaInfo::Values::dominant_destination_logits),

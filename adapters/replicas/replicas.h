@@ -57,8 +57,9 @@ struct ReplicaInfo {
   // values must repeat (small integers: a tie of a max or min). Tests and docs build the case from them.
   Attributes shows_with = {};
   bool needs_tied_values = false;
-  // The values a case needs for the bug to show, beyond its attributes (reveal_values builds them):
-  // GAT logits whose destination part dominates (32), which the generators do not draw.
+  // The values that show the bug on any case of the target, beyond its attributes (reveal_values
+  // builds them): GAT logits whose destination part dominates (32). Random cases show it too, less
+  // often: on small integers, which float16 holds (checks/tolerance.md, "Storage and accumulation").
   enum class Values { any, dominant_destination_logits };
   Values values = Values::any;
   // The shape a case needs for the bug to show, beyond fixed attribute values (revealing_attributes).

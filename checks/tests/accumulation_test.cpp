@@ -115,6 +115,41 @@ TEST(Accumulation, TheHalfKernelPassesWithFloat32SumsAndIsCaughtWithFloat16Sums)
   }
 }
 
+TEST(Accumulation, AValueTheStorageFormatHoldsIsStoredAsItself) {
+  const auto tensor = [](std::vector<double> v) {
+    const index_t n = static_cast<index_t>(v.size());
+    return Tensor({n}, std::move(v));
+  };
+  EXPECT_TRUE(held_exactly(tensor({1.5, -2.0, 0.0, 1024.0, 2049.0 - 1.0}), Precision::float16));
+  EXPECT_FALSE(held_exactly(tensor({2049.0}), Precision::float16));   // 11 bits past the leading one
+  EXPECT_FALSE(held_exactly(tensor({0.1}), Precision::float16));
+  EXPECT_FALSE(held_exactly(tensor({65536.0}), Precision::float16));  // past its largest finite value
+  EXPECT_TRUE(held_exactly(tensor({65536.0}), Precision::bfloat16));
+  // Below the normal range the grid is the smallest subnormal's multiples, not 11 significant bits.
+  EXPECT_TRUE(held_exactly(tensor({3 * std::ldexp(1.0, -24)}), Precision::float16));
+  EXPECT_FALSE(held_exactly(tensor({3 * std::ldexp(1.0, -26)}), Precision::float16));
+  EXPECT_FALSE(held_exactly(tensor({257.0}), Precision::bfloat16));
+  EXPECT_TRUE(held_exactly(tensor({0.1}), Precision::float64));
+
+  Case c = random_case("gat", small_graph());
+  oracle::round_to_small_integers(c);
+  EXPECT_FALSE(storing_moves_values(c, Formats(Precision::float16, Precision::float32)));
+  EXPECT_TRUE(storing_moves_values(c, Precision::float16));  // one format: its roundings are the computation's
+  const Result exact = oracle::evaluate(c, Precision::float64);
+  const Bounds held = ToleranceModel().bounds(c, exact, Formats(Precision::float16, Precision::float32));
+  EXPECT_THAT(held.model, HasSubstr("q = 0 stored tensors"));
+  c.grad_outputs.begin()->second[0] += 0.1;  // an output gradient float16 does not hold
+  EXPECT_TRUE(storing_moves_values(c, Formats(Precision::float16, Precision::float32)));
+  const Bounds stored = ToleranceModel().bounds(c, oracle::evaluate(c, Precision::float64),
+                                                Formats(Precision::float16, Precision::float32));
+  EXPECT_THAT(stored.model, HasSubstr("q = 1 stored tensors"));
+  // Storing x moves y: with every value held its bound is what float32 sums and the result's
+  // rounding leave, and no larger than with a value to store.
+  const Tensor& a = held.tensors.at("output y");
+  const Tensor& b = stored.tensors.at("output y");
+  for (index_t i = 0; i < a.size(); ++i) EXPECT_LE(a[i], b[i]) << i;
+}
+
 TEST(Accumulation, ACorrectHalfStorageSystemPassesTheDifferentialCheckOnEveryTarget) {
   for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32}) {
     auto control = make_half_storage_system(storage);

@@ -15,7 +15,9 @@
 #include <string>
 
 #include "adapters/replicas/half_precision.h"
+#include "adapters/replicas/replicas.h"
 #include "checks/checks.h"
+#include "checks/tolerance.h"
 #include "oracle/cpu_systems.h"
 #include "properties/counterexample.h"
 #include "properties/generators.h"
@@ -134,6 +136,47 @@ TEST(TwoFormatGat, BfloatStorageWithFloat32SumsPassesWhereStoringMovesTheAttenti
     std::unique_ptr<System> inner_ = make_half_storage_system(Precision::bfloat16);
   } wrong;
   EXPECT_EQ(checks::run_check(checks::CheckKind::differential, wrong, c).conclusion, checks::Conclusion::fail);
+}
+
+// Replica 32 rounds GAT's logits to float16 before the softmax. That rounding costs u_s·|logit|,
+// which storing the logit's inputs costs as well, so while the model charged storage on every case
+// the replica stayed within it. A value that float16 holds is stored as itself: on small integers
+// (not moved off a kink) nothing is charged for storing, and the replica's rounding shows. The case
+// is the one `gnncheck check --system half_logits_rounded_before_max --target gat --seed 1` shrank to.
+CaseSpec one_edge_star_gat_of_small_integers() {
+  CaseSpec spec;
+  spec.target = "gat";
+  spec.graph = {"star", 1, 8, {0}, {7}};
+  spec.attributes.set("attn_dropout", 0.0);
+  spec.attributes.set("bias", true);
+  spec.attributes.set("concat", false);
+  spec.attributes.set("dropout_seed", std::int64_t{0});
+  spec.attributes.set("heads", std::int64_t{3});
+  spec.attributes.set("in_features", std::int64_t{8});
+  spec.attributes.set("negative_slope", 0.2);
+  spec.attributes.set("out_features", std::int64_t{8});
+  spec.attributes.set("self_loops", true);
+  spec.values = ValueStyle::small_integers;
+  spec.value_seed = 423781556838454364ULL;
+  return spec;
+}
+
+TEST(TwoFormatGat, LogitsRoundedToFloat16AreCaughtWhereFloat16HoldsEveryValue) {
+  const Case c = build_case(one_edge_star_gat_of_small_integers());
+  const checks::Formats formats(Precision::float16, Precision::float32);
+  ASSERT_FALSE(checks::storing_moves_values(c, formats));
+  auto control = make_half_storage_system(Precision::float16);
+  const checks::Verdict right = checks::run_check(checks::CheckKind::differential, *control, c);
+  EXPECT_TRUE(right.passed()) << checks::failure_message(right) << "\n" << right.detail;
+  EXPECT_NE(right.tolerance_model.find("q = 0 stored tensors"), std::string::npos) << right.tolerance_model;
+  auto replica = make_replica("half_logits_rounded_before_max", make_cpu_float32_system());
+  const checks::Verdict wrong = checks::run_check(checks::CheckKind::differential, *replica, c);
+  EXPECT_EQ(wrong.conclusion, checks::Conclusion::fail) << wrong.message;
+  // One value float16 does not hold, and storing is charged again: the replica is within the bound.
+  Case moved = c;
+  moved.inputs.at("x")[0] += 1.0 / 3.0;
+  ASSERT_TRUE(checks::storing_moves_values(moved, formats));
+  EXPECT_NE(checks::run_check(checks::CheckKind::differential, *replica, moved).conclusion, checks::Conclusion::fail);
 }
 
 // PyG's RGATConv on CUDA in float32 (torch adapter, H100; plain torch on CUDA gave the same value):
