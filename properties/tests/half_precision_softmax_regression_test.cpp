@@ -96,22 +96,32 @@ INSTANTIATE_TEST_SUITE_P(PyTorchOnCuda, SavedHalfPrecisionCase,
 // which changes α and the softmax backward's cancelling terms; the one random nudge of the measured
 // model moved them the other way. The fix: GAT's, GATv2's and RGAT's floors add that movement
 // (checks/gat_floor.h, storing_gamma) where storage is coarser than the sums.
-CaseSpec two_node_gat_of_small_integers() {
+// A GAT case of small integers with self-loops and no dropout, as the property tests draw it.
+struct GatShape {
+  bool bias = false, concat = false;
+  std::int64_t heads = 1, in_features = 1, out_features = 1;
+};
+CaseSpec gat_of_small_integers(GraphSpec graph, GatShape shape, std::uint64_t value_seed) {
   CaseSpec spec;
   spec.target = "gat";
-  spec.graph = {"erdos_renyi", 2, 2, {0}, {1}};
+  spec.graph = std::move(graph);
   spec.attributes.set("attn_dropout", 0.0);
-  spec.attributes.set("bias", false);
-  spec.attributes.set("concat", true);
+  spec.attributes.set("bias", shape.bias);
+  spec.attributes.set("concat", shape.concat);
   spec.attributes.set("dropout_seed", std::int64_t{0});
-  spec.attributes.set("heads", std::int64_t{2});
-  spec.attributes.set("in_features", std::int64_t{2});
+  spec.attributes.set("heads", shape.heads);
+  spec.attributes.set("in_features", shape.in_features);
   spec.attributes.set("negative_slope", 0.2);
-  spec.attributes.set("out_features", std::int64_t{1});
+  spec.attributes.set("out_features", shape.out_features);
   spec.attributes.set("self_loops", true);
   spec.values = ValueStyle::small_integers;
-  spec.value_seed = 21;
+  spec.value_seed = value_seed;
   return spec;
+}
+
+CaseSpec two_node_gat_of_small_integers() {
+  return gat_of_small_integers({"erdos_renyi", 2, 2, {0}, {1}},
+                               {.bias = false, .concat = true, .heads = 2, .in_features = 2, .out_features = 1}, 21);
 }
 
 TEST(TwoFormatGat, BfloatStorageWithFloat32SumsPassesWhereStoringMovesTheAttention) {
@@ -144,21 +154,9 @@ TEST(TwoFormatGat, BfloatStorageWithFloat32SumsPassesWhereStoringMovesTheAttenti
 // (not moved off a kink) nothing is charged for storing, and the replica's rounding shows. The case
 // is the one `gnncheck check --system half_logits_rounded_before_max --target gat --seed 1` shrank to.
 CaseSpec one_edge_star_gat_of_small_integers() {
-  CaseSpec spec;
-  spec.target = "gat";
-  spec.graph = {"star", 1, 8, {0}, {7}};
-  spec.attributes.set("attn_dropout", 0.0);
-  spec.attributes.set("bias", true);
-  spec.attributes.set("concat", false);
-  spec.attributes.set("dropout_seed", std::int64_t{0});
-  spec.attributes.set("heads", std::int64_t{3});
-  spec.attributes.set("in_features", std::int64_t{8});
-  spec.attributes.set("negative_slope", 0.2);
-  spec.attributes.set("out_features", std::int64_t{8});
-  spec.attributes.set("self_loops", true);
-  spec.values = ValueStyle::small_integers;
-  spec.value_seed = 423781556838454364ULL;
-  return spec;
+  return gat_of_small_integers({"star", 1, 8, {0}, {7}},
+                               {.bias = true, .concat = false, .heads = 3, .in_features = 8, .out_features = 8},
+                               423781556838454364ULL);
 }
 
 TEST(TwoFormatGat, LogitsRoundedToFloat16AreCaughtWhereFloat16HoldsEveryValue) {
