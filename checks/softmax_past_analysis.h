@@ -6,7 +6,8 @@
 // largest |logit| L gives ρ = (6 + 4.8·L + 2.4·ln d)·u > 1/2 is past the softmax analysis
 // (checks/softmax.md): one exp's argument may move by L·u ≈ 1, a factor e on its term, and no bound is
 // known. The case is then inconclusive (Bounds::no_bound), as edge_softmax's own rule leaves such a
-// row. u is the storage format's: the logits come from inputs stored there, whatever the sums use.
+// row. u is the storage format's: the logits come from inputs stored there, whatever the sums use —
+// unless storing moves no value (checks/stored_values.h, StoredValues::floor_u).
 #pragma once
 
 #include "checks/tolerance.h"
@@ -16,7 +17,8 @@
 namespace gnncheck::checks {
 
 // Sets b.no_bound, with the figures, where `def` declares softmax rows and one of them is past the
-// analysis in the storage format of `formats`; leaves b as it is otherwise (and in float32 or finer).
-void note_softmax_past_analysis(const oracle::TargetDef& def, const Case& c, const Formats& formats, Bounds& b);
+// analysis in `format` (StoredValues::floor_format of the case); leaves b as it is otherwise (and
+// in float32 or finer).
+void note_softmax_past_analysis(const oracle::TargetDef& def, const Case& c, Precision format, Bounds& b);
 
 }  // namespace gnncheck::checks

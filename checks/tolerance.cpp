@@ -18,6 +18,7 @@
 #include "checks/range_rule.h"
 #include "checks/segment_softmax_floor.h"
 #include "checks/softmax_past_analysis.h"
+#include "checks/stored_values.h"
 #include "checks/case_transforms.h"
 #include "checks/tolerance_formats.h"
 #include "checks/tolerance_tasks.h"
@@ -94,37 +95,6 @@ double mixed_gamma(double storage_roundings, double accumulation_roundings, cons
   return (1.0 + gamma(storage_roundings, unit_roundoff(formats.storage))) *
              (1.0 + gamma(accumulation_roundings, unit_roundoff(formats.accumulation))) -
          1.0;
-}
-
-namespace {
-
-// round_to_precision keeps the significand's width below the normal range; the format's own grid
-// there is the multiples of its smallest subnormal.
-bool value_held_exactly(double v, Precision p) {
-  if (p == Precision::float64 || std::isnan(v)) return true;
-  if (round_to_precision(v, p) != v) return false;
-  const double subnormal = smallest_subnormal(p);
-  return std::abs(v) >= smallest_normal(p) || std::trunc(v / subnormal) == v / subnormal;
-}
-
-}  // namespace
-
-bool held_exactly(const Tensor& t, Precision p) {
-  for (double v : t.values())
-    if (!value_held_exactly(v, p)) return false;
-  return true;
-}
-
-bool storing_moves_values(const Case& c, const Formats& formats) {
-  if (!formats.mixed()) return true;
-  for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-    for (const auto& [name, t] : *m)
-      if ((m == &c.grad_outputs || !is_index_tensor(c, name)) && !held_exactly(t, formats.storage)) return true;
-  return false;
-}
-
-double floor_roundoff(const Case& c, const Formats& formats) {
-  return unit_roundoff(storing_moves_values(c, formats) ? formats.storage : formats.accumulation);
 }
 
 namespace {
@@ -240,6 +210,7 @@ struct ToleranceModel::MeasuredEvaluations {
   std::shared_future<Case> nudged, absolute;
   std::shared_future<Result> in_order, reversed_order, shuffled_order, reversed_f64, nudged_f64, abs_sums;
   std::shared_future<Floors> gat_floor;  // valid for a target with the GAT attention floor
+  StoredValues stored;                   // what storing the case's values moves (two formats)
   void wait() const {
     if (gat_floor.valid()) gat_floor.wait();
     for (const auto* f : {&reversed, &shuffled})
@@ -292,6 +263,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   // The output gradients are stored too (the backward's inputs), so storing moves them as well.
   const bool mixed = formats.mixed();
   const Precision storage = formats.storage;
+  ev->stored = stored_values(c, formats);
   if (float64_system || mixed) ev->nudged = transform([nudge_exponent, mixed, storage](const Case& k) {
     Case out = k;
     std::uint64_t stream = 0;
@@ -337,8 +309,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
   ev->abs_sums = evaluate(ev->absolute, itself, Precision::float64, "|inputs|");
   const auto& floors = def.spec.tolerance.floors;
   if (std::find(floors.begin(), floors.end(), oracle::ToleranceFloor::gat_attention) != floors.end()) {
-    const double u = floor_roundoff(c, formats);
-    const double stored_u = formats.mixed() && storing_moves_values(c, formats) ? unit_roundoff(formats.storage) : 0.0;
+    const double u = ev->stored.floor_u(), stored_u = ev->stored.stored_u;
     ev->gat_floor = start_task(async, [&def, &c, slots = &ev->slots, u, stored_u] {
       EvaluationSlot slot(*slots);
       return gat_attention_floors(def, c, u, stored_u);
@@ -425,13 +396,8 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
   // gradients), at most one rounding of each in a term of the linear parts, whose first-order effect
   // γ_q(u_s)·f(|inputs|) bounds what one random nudge may miss where a few terms cancel.
   // A tensor the storage format holds exactly is stored as itself and counts for nothing.
-  double stored_tensors = 0.0;
-  if (formats.mixed())
-    for (const TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
-      for (const auto& [name, t] : *m)
-        if ((m == &c.grad_outputs || !is_index_tensor(c, name)) && !held_exactly(t, formats.storage)) stored_tensors += 1.0;
-  const double stored_u = formats.mixed() && storing_moves_values(c, formats) ? u : 0.0;
-  const double floor_u = floor_roundoff(c, formats);
+  const double stored_tensors = ev->stored.moving_tensors;
+  const double stored_u = ev->stored.stored_u, floor_u = ev->stored.floor_u();
 
   // Named only where the target declares contracted axes: the text of every other bound stays.
   const std::string shuffled_axes = shuffled.permuted_axes.empty() ? "" : " (input features permuted too)";
@@ -564,7 +530,7 @@ Bounds ToleranceModel::measured_from(const oracle::TargetDef& def, const Case& c
     note_inputs_range(b, c, options_.safety_factor);
     b.tensors.emplace(nt.label, std::move(bound));
   }
-  note_softmax_past_analysis(def, c, formats, b);
+  note_softmax_past_analysis(def, c, ev->stored.floor_format, b);
   for (oracle::ToleranceFloor floor : spec.tolerance.floors) {
     if (floor == oracle::ToleranceFloor::gat_attention) add_floors(ev->gat_floor.get(), options_.safety_factor, b.tensors);
     if (floor == oracle::ToleranceFloor::gatv2_attention)

@@ -61,18 +61,6 @@ struct Formats {
 // (1 + γ_(n_s)(u_s))·(1 + γ_(n_a)(u_a)) − 1; γ_(n_s + n_a)(u) when the two formats are one.
 double mixed_gamma(double storage_roundings, double accumulation_roundings, const Formats& formats);
 
-// Whether `p` holds every element of t exactly: storing such a tensor leaves it as it is.
-bool held_exactly(const Tensor& t, Precision p);
-// Whether storing the case's values (inputs, parameters, output gradients) moves any of them: with
-// two formats, false where the storage format holds them all exactly (small integers, values read
-// from that format); with one format always true, as the one-format model counts storing among the
-// computation's roundings.
-bool storing_moves_values(const Case& c, const Formats& formats);
-// The u that the attention floors and the softmax rows past the analysis read: the storage format's
-// (with two formats only wider than the sums need), or the accumulation format's where storing moves
-// no value — the computation is then the accumulation format's alone, and only its results are stored.
-double floor_roundoff(const Case& c, const Formats& formats);
-
 struct Bounds {
   // By label ("output <name>", "gradient <name>"): how far from the exact value a correct result
   // may lie, on both sides — or above it only, where `lowest` holds the label. Always the larger

@@ -13,6 +13,7 @@
 #include "adapters/replicas/half_precision.h"
 #include "checks/checks.h"
 #include "checks/kinks.h"
+#include "checks/stored_values.h"
 #include "checks/tolerance.h"
 #include "core/error.h"
 #include "oracle/random_case.h"
@@ -133,13 +134,23 @@ TEST(Accumulation, AValueTheStorageFormatHoldsIsStoredAsItself) {
 
   Case c = random_case("gat", small_graph());
   oracle::round_to_small_integers(c);
-  EXPECT_FALSE(storing_moves_values(c, Formats(Precision::float16, Precision::float32)));
-  EXPECT_TRUE(storing_moves_values(c, Precision::float16));  // one format: its roundings are the computation's
+  const StoredValues held_values = stored_values(c, Formats(Precision::float16, Precision::float32));
+  EXPECT_FALSE(held_values.moves);
+  EXPECT_EQ(held_values.moving_tensors, 0.0);
+  EXPECT_EQ(held_values.stored_u, 0.0);
+  EXPECT_EQ(held_values.floor_format, Precision::float32);
+  const StoredValues one_format = stored_values(c, Precision::float16);  // its roundings are the computation's
+  EXPECT_TRUE(one_format.moves);
+  EXPECT_EQ(one_format.floor_format, Precision::float16);
   const Result exact = oracle::evaluate(c, Precision::float64);
   const Bounds held = ToleranceModel().bounds(c, exact, Formats(Precision::float16, Precision::float32));
   EXPECT_THAT(held.model, HasSubstr("q = 0 stored tensors"));
   c.grad_outputs.begin()->second[0] += 0.1;  // an output gradient float16 does not hold
-  EXPECT_TRUE(storing_moves_values(c, Formats(Precision::float16, Precision::float32)));
+  const StoredValues moved = stored_values(c, Formats(Precision::float16, Precision::float32));
+  EXPECT_TRUE(moved.moves);
+  EXPECT_EQ(moved.moving_tensors, 1.0);
+  EXPECT_EQ(moved.stored_u, std::ldexp(1.0, -11));
+  EXPECT_EQ(moved.floor_format, Precision::float16);
   const Bounds stored = ToleranceModel().bounds(c, oracle::evaluate(c, Precision::float64),
                                                 Formats(Precision::float16, Precision::float32));
   EXPECT_THAT(stored.model, HasSubstr("q = 1 stored tensors"));

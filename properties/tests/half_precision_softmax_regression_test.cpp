@@ -17,7 +17,7 @@
 #include "adapters/replicas/half_precision.h"
 #include "adapters/replicas/replicas.h"
 #include "checks/checks.h"
-#include "checks/tolerance.h"
+#include "checks/stored_values.h"
 #include "oracle/cpu_systems.h"
 #include "properties/counterexample.h"
 #include "properties/generators.h"
@@ -162,7 +162,7 @@ CaseSpec one_edge_star_gat_of_small_integers() {
 TEST(TwoFormatGat, LogitsRoundedToFloat16AreCaughtWhereFloat16HoldsEveryValue) {
   const Case c = build_case(one_edge_star_gat_of_small_integers());
   const checks::Formats formats(Precision::float16, Precision::float32);
-  ASSERT_FALSE(checks::storing_moves_values(c, formats));
+  ASSERT_FALSE(checks::stored_values(c, formats).moves);
   auto control = make_half_storage_system(Precision::float16);
   const checks::Verdict right = checks::run_check(checks::CheckKind::differential, *control, c);
   EXPECT_TRUE(right.passed()) << checks::failure_message(right) << "\n" << right.detail;
@@ -173,7 +173,7 @@ TEST(TwoFormatGat, LogitsRoundedToFloat16AreCaughtWhereFloat16HoldsEveryValue) {
   // One value float16 does not hold, and storing is charged again: the replica is within the bound.
   Case moved = c;
   moved.inputs.at("x")[0] += 1.0 / 3.0;
-  ASSERT_TRUE(checks::storing_moves_values(moved, formats));
+  ASSERT_TRUE(checks::stored_values(moved, formats).moves);
   EXPECT_NE(checks::run_check(checks::CheckKind::differential, *replica, moved).conclusion, checks::Conclusion::fail);
 }
 

@@ -81,8 +81,12 @@ int run_check_command(const CheckCommandArgs& args, SystemRegistry& registry, co
       checks.clear();
       for (const std::string& c : args.checks) checks += (checks.empty() ? "--check " : " --check ") + c;
     }
-    r.repro = fmt::format("gnncheck check {} --target {}{}{} --graphs {} --cases {} --seed {}{}",
-                          registry.find(r.system).command_line_flag, args.target, checks.empty() ? "" : " ", checks,
+    const SystemEntry& system = registry.find(r.system);
+    std::string limits;
+    if (system.kind == "adapter" || system.kind == "plugin")
+      for (const auto& f : args.systems.limit_flags()) limits += " " + f;
+    r.repro = fmt::format("gnncheck check {}{} --target {}{}{} --graphs {} --cases {} --seed {}{}",
+                          system.command_line_flag, limits, args.target, checks.empty() ? "" : " ", checks,
                           args.graphs, args.cases, args.seed, sanitizer_result ? " --sanitize " + args.sanitize : "");
   }
   return finish_run(report, args.report);

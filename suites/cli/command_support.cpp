@@ -73,8 +73,18 @@ std::vector<std::string> SystemFlags::resolve(SystemRegistry& registry, std::vec
     if (!std::filesystem::is_regular_file(p, ec)) throw InputError(fmt::format("--plugin {}: no such file", p));
     out.push_back(registry.add_plugin(std::filesystem::absolute(p).lexically_normal().string()));
   }
-  if (flags)
+  if (flags) {
     for (const auto& name : out) flags->push_back(registry.find(name).command_line_flag);
+    if (!adapters.empty() || !plugins.empty())
+      for (const auto& f : limit_flags()) flags->push_back(f);
+  }
+  return out;
+}
+
+std::vector<std::string> SystemFlags::limit_flags() const {
+  std::vector<std::string> out;
+  if (case_timeout_s) out.push_back(fmt::format("--case-timeout {:g}", *case_timeout_s));
+  if (startup_timeout_s) out.push_back(fmt::format("--startup-timeout {:g}", *startup_timeout_s));
   return out;
 }
 

@@ -42,8 +42,12 @@ struct SystemFlags {
   // The limits for adapters and plugins: these flags over the suite's keys.
   ProcessLimits limits(const Suite* suite = nullptr) const;
   // Registers adapters and plugins and returns every system named, in flag order per kind; `flags`
-  // receives how to name each on a command line again (for re-run lines).
+  // receives how to name each on a command line again (for re-run lines), then limit_flags() where
+  // an adapter or plugin is named.
   std::vector<std::string> resolve(SystemRegistry& registry, std::vector<std::string>* flags = nullptr) const;
+  // The limits given on the command line, as flags for a re-run line ("--startup-timeout 3"): a dead
+  // adapter's re-run line then waits as long as its run did.
+  std::vector<std::string> limit_flags() const;
 };
 
 // `--sanitize memcheck|racecheck|initcheck` on a subcommand (adapters/PROTOCOL.md §7).

@@ -98,6 +98,22 @@ TEST(FailClosedTest, AnAdapterThatDiesBeforeHelloIsNotTestedAndQuotesItsStderr) 
   fs::remove_all(dir);
 }
 
+// A dead adapter's re-run line keeps the startup timeout it ran with, so it is `not tested` again
+// after as long, not after the default 120 s.
+TEST(FailClosedTest, ADeadAdaptersRerunLineKeepsItsStartupTimeout) {
+  const auto dir = scratch("dead-adapter");
+  const CommandResult r =
+      shell("gnncheck check --adapter 'sleep 1000' --startup-timeout 2 --target spmm --check differential", dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("not tested"));
+  const std::string rerun = first_rerun_line(r.output);
+  ASSERT_THAT(rerun, HasSubstr("--adapter 'sleep 1000' --startup-timeout 2 --target spmm")) << r.output;
+  const CommandResult again = shell(rerun, dir);
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("within 2 s (the startup timeout")) << again.output;
+  fs::remove_all(dir);
+}
+
 TEST(FailClosedTest, AnAdapterThatDeclinesEveryCaseIsNotTested) {
   const auto dir = scratch("unsupported");
   const CommandResult r =
