@@ -17,8 +17,8 @@ void note_range(Bounds& b, const std::string& label, const Tensor& abs_sum, cons
   const double largest_sum = largest_finite(b.accumulation);
   double peak = 0.0, peak_sum = 0.0;
   for (index_t i = 0; i < y.size(); ++i) {
-    if (!std::isfinite(y[i])) continue;
-    peak = std::max(peak, std::abs(y[i]));
+    if (std::isnan(y[i])) continue;  // carried from a NaN input: the numerics check's matter
+    peak = std::max(peak, std::abs(y[i]));  // ±∞: beyond even float64's range, where the oracle overflowed
     peak_sum = std::max(peak_sum, std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : INFINITY);
   }
   if (b.precision == b.accumulation) {

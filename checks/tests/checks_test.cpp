@@ -626,6 +626,34 @@ TEST(Tolerance, AProductWhosePartialProductsOverflowIsBeyondTheRangeNotAFailure)
   EXPECT_EQ(differential(*float32, c, {}).conclusion, Conclusion::pass);
 }
 
+// mul over a hub row of 400 values near ±500 (a suite's star graph in the `large` value style): the
+// product, about 10¹⁰⁸⁰, is beyond even float64's range, so the oracle's own answer is ±∞ (and NaN
+// in the gradient). Every check that compares it is inconclusive — beyond the range — never a
+// failure (the adjoint failed so, NaN against NaN with an infinite bound, on `ci`'s hubs-star).
+TEST(Tolerance, AnExactValueBeyondFloat64sRangeIsInconclusiveNotAFailure) {
+  constexpr index_t kEdges = 400;
+  std::vector<index_t> dst(kEdges, 0), src(kEdges);
+  for (index_t k = 0; k < kEdges; ++k) src[k] = k;
+  Case c;
+  c.target = "segment_aggregation";
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(1, kEdges, dst, src));
+  c.attributes = {{"aggr", std::string("mul")}, {"features", std::int64_t{1}}};
+  Tensor x({kEdges, 1});
+  for (index_t k = 0; k < kEdges; ++k) x[k] = (k % 2 ? -1.0 : 1.0) * (400.0 + k % 200);
+  c.inputs["x"] = x;
+  c.grad_outputs["y"] = Tensor({1, 1}, {0.5});
+  c.seed = 3;
+  ASSERT_TRUE(std::isinf(oracle::evaluate(c).outputs.at("y")[0]));
+  auto float32 = make_cpu_float32_system();
+  for (auto check : {differential, adjoint}) {
+    const Verdict v = check(*float32, c, {});
+    EXPECT_EQ(v.conclusion, Conclusion::inconclusive) << v.message;
+    bool said = false;
+    for (const auto& tc : v.comparisons) said = said || tc.reason.find("beyond float32's range") != std::string::npos;
+    EXPECT_TRUE(said) << to_string(v.check) << ": " << v.message;
+  }
+}
+
 // PyG's SoftmaxAggregation differentiated by autograd, in float32: the logits' gradient
 // α_k·(G_k − Σ α·G), G_k = ḡ·x[k], then t's gradient Σ grad_s·x — a second formulation whose t
 // gradient cancels on near one-hot segments of values near 10³, which the measured model alone does

@@ -57,7 +57,7 @@ int run_repro_command(const ReproCommandArgs& args, SystemRegistry& registry) {
   if (names.empty()) names.push_back(recorded_system(args.case_dir, saved.system, registry));
   fmt::print("Case: target {} on {}, seed {}; recorded failure of {} on '{}':\n  {}\n", saved.c.target,
              saved.c.graph->summary(), saved.c.seed, checks::to_string(saved.check), saved.system, saved.verdict_message);
-  bool all_pass = true;
+  bool all_pass = true, any_fail = false;
   for (const auto& name : names) {
     const auto& entry = registry.find(name);
     if (!entry.make || !entry.availability.available)
@@ -70,8 +70,12 @@ int run_repro_command(const ReproCommandArgs& args, SystemRegistry& registry) {
       if (const auto d = checks::diagnose_failure(saved.check, *sys, saved.c, replica_variants(saved.c.target), {}))
         fmt::print("{}\n", d->text);
     all_pass = all_pass && v.passed();
+    // An error (the system crashed, timed out or answered wrongly) fails closed, as in the run.
+    any_fail = any_fail || v.conclusion == checks::Conclusion::fail || v.conclusion == checks::Conclusion::error;
   }
-  fmt::print("\n{}\n", all_pass ? "The case passes now." : "The case still fails.");
+  fmt::print("\n{}\n", all_pass   ? "The case passes now."
+                        : any_fail ? "The case still fails."
+                                   : "The case no longer fails, but reaches no verdict now (the lines above say why).");
   return all_pass ? kExitOk : kExitUnmet;
 }
 

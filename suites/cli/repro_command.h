@@ -18,7 +18,8 @@ struct ReproCommandArgs {
 };
 
 CLI::App* add_repro_command(CLI::App& app, ReproCommandArgs& args);
-// Exit 0 when the case passes now, 1 when it still fails; throws InputError for bad arguments.
+// Exit 0 when the case passes now, 1 when it still fails or reaches no verdict (said apart); throws
+// InputError for bad arguments.
 int run_repro_command(const ReproCommandArgs& args, SystemRegistry& registry);
 
 }  // namespace gnncheck::suites

@@ -216,6 +216,12 @@ TEST(CliTest, RunWritesReportsAndExitsOneOnUnmetExpectations) {
   // The correct system passes the same saved case.
   const CommandResult correct = gnncheck(fmt::format("repro '{}' --system cpu_float32", (dir / "out" / m[1].str()).string()));
   EXPECT_EQ(correct.exit_code, 0) << correct.output;
+  // A system that reaches no verdict on it (here: it does not implement the target) neither passes
+  // it nor still fails it, and repro says so rather than "still fails".
+  const CommandResult none =
+      gnncheck(fmt::format("repro '{}' --system half_logits_rounded_before_max", (dir / "out" / m[1].str()).string()));
+  EXPECT_EQ(none.exit_code, 1) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("The case no longer fails, but reaches no verdict now")) << none.output;
 
   const std::string cmd = fmt::format("python3 '{0}/reports/tests/validate_report.py' '{0}/reports/report.schema.json' '{1}' >/dev/null",
                                       GNNCHECK_TEST_SOURCE_DIR, (dir / "out" / "report.json").string());
