@@ -4,11 +4,14 @@
 # The test runs from the project's root so that ../shared/datasets resolves as documented.
 # RUNS_GNNCHECK: the test runs the `gnncheck` command as a user does — it is built first, its path is
 # GNNCHECK_EXE and the project's root is on the include path (suites/tests/command_runner.h).
+# COST: the test's measured seconds on the 2-core machine, for the tests that take a minute or more.
+# `ctest -j` starts the costliest tests first, but it learns their cost only from a tree that has
+# run them; on a fresh clone (CI) a long test declared late would otherwise run alone at the end.
 function(gnncheck_add_test)
   if(NOT GNNCHECK_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(T "RUNS_GNNCHECK" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "RUNS_GNNCHECK" "NAME;TIMEOUT;COST" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
   if(T_RUNS_GNNCHECK)
@@ -31,5 +34,8 @@ function(gnncheck_add_test)
   # reports the test as skipped (never as passed). Only GPU tests may be skipped this way.
   if("gpu" IN_LIST T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES SKIP_REGULAR_EXPRESSION "skipped: no CUDA device")
+  endif()
+  if(T_COST)
+    set_tests_properties(${T_NAME} PROPERTIES COST ${T_COST})
   endif()
 endfunction()
