@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "checks/stored_values.h"
 #include "core/splitmix64.h"
 #include "oracle/random_case.h"
 
@@ -73,7 +74,10 @@ Case jittered(const Case& c, std::uint64_t seed) {
       const double rms = t.size() ? std::sqrt(sq / static_cast<double>(t.size())) : 0.0;
       const double scale = 0.01 * (rms > 0 ? rms : 1.0);
       const Tensor& r = noise.at(name);
-      for (index_t i = 0; i < t.size(); ++i) t[i] += scale * r[i];
+      for (index_t i = 0; i < t.size(); ++i) {
+        const double v = t[i];
+        t[i] = held_by_every_half_format(v) ? moved_on_every_half_grid(v, scale * r[i]) : v + scale * r[i];
+      }
     }
   }
   return out;

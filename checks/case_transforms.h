@@ -41,6 +41,10 @@ TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::s
 // root-mean-square of its tensor (1 if that is 0) and r uniform in [-1, 1) from `seed`. Integer
 // and zero inputs put ReLU/LeakyReLU pre-activations exactly at 0, where finite differences say
 // nothing; the adjoint and gradient checks probe this nearby point instead (deterministically).
+// A value that float16, bfloat16 and TF32 all hold (a small integer) moves to the nearest other value
+// of their common grid instead: a system that stores in a half format then stores the moved case
+// exactly too, and its bound keeps the sums' format alone (checks/tolerance.md, "Storage and
+// accumulation") — otherwise moving a case off its kinks would hide every half-precision fault.
 Case jittered(const Case& c, std::uint64_t seed);
 
 // Where everything went: new index of each old destination, source and edge id.

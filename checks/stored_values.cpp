@@ -22,6 +22,33 @@ bool held_exactly(const Tensor& t, Precision p) {
   return true;
 }
 
+bool held_by_every_half_format(double v) {
+  return value_held_exactly(v, Precision::float16) && value_held_exactly(v, Precision::bfloat16);
+}
+
+// bfloat16's 8 significant bits, then float16's range: below its smallest normal the nearest
+// multiple of it (0 or ±2⁻¹⁴), which both formats hold. TF32 holds everything bfloat16 holds.
+double nearest_on_every_half_grid(double v, double otherwise) {
+  const double float16_smallest_normal = smallest_normal(Precision::float16);
+  double r = round_to_precision(v, Precision::bfloat16);
+  if (std::abs(r) < float16_smallest_normal) r = std::round(r / float16_smallest_normal) * float16_smallest_normal;
+  return held_by_every_half_format(r) ? r : otherwise;
+}
+
+double moved_on_every_half_grid(double v, double delta) {
+  const double nearest = nearest_on_every_half_grid(v + delta, v);
+  if (nearest != v || delta == 0.0) return nearest;
+  const double float16_smallest_normal = smallest_normal(Precision::float16);
+  if (v == 0.0) return std::copysign(float16_smallest_normal, delta);
+  int exponent = 0;
+  std::frexp(std::abs(v), &exponent);  // |v| in [2^(exponent−1), 2^exponent): steps of 2^(exponent−8)
+  double step = std::ldexp(1.0, exponent - 8);
+  const bool toward_zero = (v > 0.0) != (delta > 0.0);
+  if (toward_zero && std::abs(v) == std::ldexp(1.0, exponent - 1)) step /= 2.0;  // the binade below is finer
+  const double neighbour = v + std::copysign(step, delta);
+  return held_by_every_half_format(neighbour) ? neighbour : v;
+}
+
 StoredValues stored_values(const Case& c, const Formats& formats) {
   StoredValues s;
   s.floor_format = formats.storage;

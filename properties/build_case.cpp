@@ -6,6 +6,7 @@
 
 #include "checks/case_transforms.h"
 #include "checks/kinks.h"
+#include "checks/stored_values.h"
 #include "core/splitmix64.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
@@ -37,13 +38,17 @@ Tensor typed_index_tensor(const std::vector<index_t>& shape, std::uint64_t seed,
 }  // namespace
 
 Case build_case(const CaseSpec& spec) {
-  const oracle::TargetDef& def = oracle::find_target(spec.target);
-  auto graph = std::make_shared<const Graph>(to_graph(spec.graph));
+  return drawn_case(oracle::find_target(spec.target), std::make_shared<const Graph>(to_graph(spec.graph)), spec.attributes,
+                    spec.values, spec.value_seed);
+}
+
+Case drawn_case(const oracle::TargetDef& def, std::shared_ptr<const Graph> graph, const Attributes& attributes,
+                ValueStyle values, std::uint64_t value_seed) {
   oracle::RandomCaseOptions range;
-  if (spec.values == ValueStyle::with_zeros) range.zero_fraction = 0.3;
+  if (values == ValueStyle::with_zeros) range.zero_fraction = 0.3;
   Case c;
-  c.target = spec.target;
-  c.attributes = oracle::with_defaults(def.spec, spec.attributes);
+  c.target = def.spec.name;
+  c.attributes = oracle::with_defaults(def.spec, attributes);
   c.graph = graph;
   // Every input the target has for these attributes (an optional one, like a disabled bias, has no
   // shape), with oracle::random_tensor's per-tensor streams.
@@ -52,28 +57,33 @@ Case build_case(const CaseSpec& spec) {
     auto shape = shapes.find(slot.name);
     if (shape == shapes.end()) continue;
     TensorMap& into = slot.kind == oracle::TensorKind::parameter ? c.parameters : c.inputs;
-    into[slot.name] = slot.is_index() ? typed_index_tensor(shape->second, spec.value_seed, slot.name,
+    into[slot.name] = slot.is_index() ? typed_index_tensor(shape->second, value_seed, slot.name,
                                                            c.attributes.get_int(slot.index_range))
-                                      : oracle::random_tensor(shape->second, spec.value_seed, "input:" + slot.name, range);
+                                      : oracle::random_tensor(shape->second, value_seed, "input:" + slot.name, range);
   }
   for (const auto& [name, shape] : def.output_shapes(*graph, c.attributes))
-    c.grad_outputs[name] = oracle::random_tensor(shape, spec.value_seed, "grad_output:" + name, range);
-  if (spec.values == ValueStyle::small_integers) {
+    c.grad_outputs[name] = oracle::random_tensor(shape, value_seed, "grad_output:" + name, range);
+  if (values == ValueStyle::small_integers) {
     oracle::round_to_small_integers(c);
-  } else if (spec.values == ValueStyle::large) {
+  } else if (values == ValueStyle::large) {
     for (auto& [name, t] : c.inputs)
       if (!checks::is_index_tensor(c, name))
         for (double& v : t.values()) v *= 1e3;
   }
   oracle::keep_divisors_off_zero(def, c);
-  c.seed = spec.value_seed;
+  if (values == ValueStyle::half_grid)
+    for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
+      for (auto& [name, t] : *m)
+        if (m == &c.grad_outputs || !checks::is_index_tensor(c, name))
+          for (double& v : t.values()) v = checks::nearest_on_every_half_grid(v, v);
+  c.seed = value_seed;
   // Off the kinks (see the header): the point itself, or up to 4 jittered ones. Ties of a max or
   // min stay: the checks decide there, and tie bugs hide there.
   const Case drawn = c;
   for (std::uint64_t attempt = 0; attempt < 4 && !def.kinks.ties; ++attempt) {
     const auto kink = checks::nearest_kink(c, Precision::float32);
     if (!kink || !kink->near) break;
-    c = checks::jittered(drawn, spec.value_seed + 0x632be59bd9b4e019ull * (attempt + 1));
+    c = checks::jittered(drawn, value_seed + 0x632be59bd9b4e019ull * (attempt + 1));
   }
   return c;
 }

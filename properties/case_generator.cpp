@@ -18,6 +18,7 @@ namespace gnncheck::properties {
 std::string_view to_string(ValueStyle style) {
   switch (style) {
     case ValueStyle::small_integers: return "small_integers";
+    case ValueStyle::half_grid: return "half_grid";
     case ValueStyle::uniform: return "uniform";
     case ValueStyle::with_zeros: return "with_zeros";
     case ValueStyle::large: return "large";
@@ -26,9 +27,10 @@ std::string_view to_string(ValueStyle style) {
 }
 
 ValueStyle parse_value_style(std::string_view name) {
-  for (ValueStyle s : {ValueStyle::small_integers, ValueStyle::uniform, ValueStyle::with_zeros, ValueStyle::large})
+  for (ValueStyle s : {ValueStyle::small_integers, ValueStyle::half_grid, ValueStyle::uniform, ValueStyle::with_zeros,
+                       ValueStyle::large})
     if (to_string(s) == name) return s;
-  throw InputError(fmt::format("unknown value style '{}': expected small_integers, uniform, with_zeros or large", name));
+  throw InputError(fmt::format("unknown value style '{}': expected small_integers, half_grid, uniform, with_zeros or large", name));
 }
 
 void showValue(const CaseSpec& spec, std::ostream& os) {

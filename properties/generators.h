@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@
 #include <rapidcheck.h>
 
 #include "core/case.h"
+
+namespace gnncheck::oracle {
+struct TargetDef;
+}
 
 namespace gnncheck::properties {
 
@@ -72,6 +77,10 @@ std::vector<GraphSpec> graph_shrinks(const GraphSpec& spec, bool keep_square, bo
 
 enum class ValueStyle {
   small_integers,  // integers in [-2, 2]: exact in every format, so counterexamples read easily
+  // uniform in [-1, 1) on the grid every half format holds (8 significant bits): a system that
+  // stores in float16, bfloat16 or TF32 stores these inputs exactly, so what it rounds besides (an
+  // intermediate kept in the storage format, sums in it) is all its error and stands out
+  half_grid,
   uniform,         // uniform in [-1, 1)
   with_zeros,      // uniform in [-1, 1) with 30% exact zeros
   large,           // inputs uniform in [-1e3, 1e3) (large attention logits); parameters in [-1, 1)
@@ -100,8 +109,8 @@ struct CaseOptions {
   // edge rows times the widest row, plus a layer's widest weight — is not drawn (heads are halved
   // first): path widths on small graphs, which keeps them cheap.
   std::int64_t max_case_elements = std::int64_t{1} << 19;
-  std::vector<ValueStyle> value_styles = {ValueStyle::small_integers, ValueStyle::uniform, ValueStyle::with_zeros,
-                                          ValueStyle::large};
+  std::vector<ValueStyle> value_styles = {ValueStyle::small_integers, ValueStyle::half_grid, ValueStyle::uniform,
+                                          ValueStyle::with_zeros, ValueStyle::large};
   // Attributes drawn from these values only (a suite's pins within what the system implements,
   // core/system.h); each shrinks toward its first value. Others are drawn as the target's spec says.
   std::map<std::string, std::vector<AttrValue>> attribute_values;
@@ -117,5 +126,10 @@ rc::Gen<CaseSpec> arbitrary_case(const std::string& target, CaseOptions options 
 // at 0 — is moved off it by checks::jittered (1% of each tensor's RMS; up to 4 seeds derived from
 // value_seed), so that gradient cases are never drawn exactly at a non-differentiable point.
 Case build_case(const CaseSpec& spec);
+
+// The same for a given graph (a suite's fixed graph family): its tensors from value_seed in the
+// value style, a typed graph's types as the generator draws them, moved off its kinks.
+Case drawn_case(const oracle::TargetDef& def, std::shared_ptr<const Graph> graph, const Attributes& attributes,
+                ValueStyle values, std::uint64_t value_seed);
 
 }  // namespace gnncheck::properties

@@ -13,6 +13,7 @@
 #include "fixtures/matrix_market.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
+#include "properties/generators.h"
 
 namespace gnncheck::suites {
 
@@ -37,6 +38,10 @@ FamilyCaseSource::FamilyCaseSource(const GraphFamily& family, std::string target
                                    std::int64_t cases, std::uint64_t seed)
     : family_(family), target_(std::move(target)), attributes_(attributes), cases_(cases), seed_(seed) {}
 
+namespace {
+const std::vector<properties::ValueStyle> kValueStyles = properties::CaseOptions{}.value_styles;
+}  // namespace
+
 std::optional<properties::CaseFailure> FamilyCaseSource::draw(properties::CaseJudge& judge) {
   std::mt19937_64 attribute_rng(seed_);
   const auto& def = oracle::find_target(target_);
@@ -52,19 +57,23 @@ std::optional<properties::CaseFailure> FamilyCaseSource::draw(properties::CaseJu
     for (const auto& a : def.spec.attributes)
       if (a.drawn && !a.choices.empty() && !attributes.has(a.name))
         attributes.set(a.name, a.choices[attribute_rng() % a.choices.size()]);
-    Case c = oracle::make_random_case(def, graph, attributes, case_seed);
-    if (def.kinks.ties && i % 2 == 0) oracle::round_to_small_integers(c);  // a max or min ties where values repeat
+    // Every value style in turn, as the generator draws them (small integers in every other case
+    // of a max or min, which ties where values repeat).
+    const properties::ValueStyle values = def.kinks.ties && i % 2 == 0
+                                              ? properties::ValueStyle::small_integers
+                                              : kValueStyles[static_cast<std::size_t>(i) % kValueStyles.size()];
     if (def.spec.is_layer && graph->n_dst() > graph->n_src()) {
       // A layer that pairs destination i with source i (self-loops, a node's own features) is not
       // defined on a block with more destinations than sources: nothing to check, by design.
-      Case forward = c;
-      forward.grad_outputs.clear();
-      const Result defined = oracle::evaluate(forward);
+      oracle::RandomCaseOptions forward_only;
+      forward_only.with_grad_outputs = false;
+      const Result defined = oracle::evaluate(oracle::make_random_case(def, graph, attributes, case_seed, forward_only));
       if (!defined.ok()) {
         judge.not_applicable(defined.message);
         continue;
       }
     }
+    Case c = properties::drawn_case(def, graph, attributes, values, case_seed);
     checks::Verdict v;
     switch (judge.judge(c, v)) {
       case properties::CaseAnswer::go_on: break;

@@ -1,7 +1,8 @@
 // gnncheck/suites/family_case_source.h — the fixed and generator graph families of a suite as a
 // case source (properties/case_loop.h): `cases` cases, each on the family's graph for its case seed
 // (the same graph every time for a dataset or a file), with attributes and values drawn from the
-// task's seed. They do not shrink: the failing case is handed back as drawn.
+// task's seed, case i in the generator's i-th value style (properties::drawn_case). They do not
+// shrink: the failing case is handed back as drawn.
 //
 //   FamilyCaseSource source(*task.graphs, "spmm", task.attributes, /*cases=*/10, task.seed);
 //   properties::CaseLoopResult out = properties::run_case_loop(source, loop_options);

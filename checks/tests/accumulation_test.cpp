@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "adapters/replicas/half_precision.h"
+#include "checks/case_transforms.h"
 #include "checks/checks.h"
 #include "checks/kinks.h"
 #include "checks/stored_values.h"
@@ -159,6 +160,45 @@ TEST(Accumulation, AValueTheStorageFormatHoldsIsStoredAsItself) {
   const Tensor& a = held.tensors.at("output y");
   const Tensor& b = stored.tensors.at("output y");
   for (index_t i = 0; i < a.size(); ++i) EXPECT_LE(a[i], b[i]) << i;
+}
+
+// The common grid of the half formats (8 significant bits within float16's range): moving a case
+// off its kinks keeps each of its values there and moves every one of them, so a case that every
+// half format stores exactly still does after the move — and a two-format system's bound stays its
+// sums' alone.
+TEST(Accumulation, MovingAHeldValueOffItsKinkKeepsItOnEveryHalfGrid) {
+  EXPECT_TRUE(held_by_every_half_format(1.5));
+  EXPECT_TRUE(held_by_every_half_format(255.0));
+  EXPECT_FALSE(held_by_every_half_format(257.0));            // float16 holds it, bfloat16 does not
+  EXPECT_FALSE(held_by_every_half_format(3 * std::ldexp(1.0, -26)));  // bfloat16 holds it, float16 not
+  EXPECT_FALSE(held_by_every_half_format(0.1));
+  EXPECT_EQ(nearest_on_every_half_grid(1.0 + std::ldexp(1.0, -9), 7.0), 1.0);
+  EXPECT_EQ(nearest_on_every_half_grid(std::ldexp(1.0, -16), 7.0), 0.0);
+  EXPECT_EQ(nearest_on_every_half_grid(1e6, 7.0), 7.0);  // beyond float16's range: the fallback
+  for (double v : {0.0, 1.0, -1.0, 2.0, -2.0, 0.5, 1.5, 0.25, std::ldexp(1.0, -14)})
+    for (double delta : {1e-6, -1e-6, 1e-3, -1e-3, 0.012, -0.012}) {
+      const double moved = moved_on_every_half_grid(v, delta);
+      EXPECT_NE(moved, v) << v << " by " << delta;
+      EXPECT_TRUE(held_by_every_half_format(moved)) << v << " by " << delta << ": " << moved;
+      EXPECT_GT((moved - v) * delta, 0.0) << v << " by " << delta;  // on delta's side
+      EXPECT_LE(std::abs(moved - v), std::max(1.5 * std::abs(delta), std::ldexp(std::max(std::abs(v), 1.0), -7)))
+          << v << " by " << delta;
+    }
+  EXPECT_EQ(moved_on_every_half_grid(65504.0, 1.0), 65504.0);  // the grid ends there
+
+  Case c = random_case("gin", small_graph());
+  oracle::round_to_small_integers(c);
+  const Case moved = jittered(c, 7);
+  for (const auto& [name, t] : c.inputs)
+    for (index_t i = 0; i < t.size(); ++i) {
+      EXPECT_NE(moved.inputs.at(name)[i], t[i]) << name << " " << i;
+      EXPECT_TRUE(held_by_every_half_format(moved.inputs.at(name)[i])) << name << " " << i;
+    }
+  EXPECT_FALSE(stored_values(moved, Formats(Precision::bfloat16, Precision::float32)).moves);
+  // Values off the grid move as before, by 1 % of their tensor's RMS.
+  const Case uniform = random_case("gin", small_graph());
+  const Case moved_uniform = jittered(uniform, 7);
+  EXPECT_TRUE(stored_values(moved_uniform, Formats(Precision::bfloat16, Precision::float32)).moves);
 }
 
 TEST(Accumulation, ACorrectHalfStorageSystemPassesTheDifferentialCheckOnEveryTarget) {

@@ -377,10 +377,12 @@ def scatter(src, index, dim=0, dim_size=None, reduce="sum"):
 
 def test_gspmm_through_pygs_scatter(tmp_path):
     """--gspmm-reductions pyg hands the messages to torch_geometric.utils.scatter. sum and mean pass;
-    max and min are PyG's scatter_reduce_ on zeros, which fails the differential check where a row's
-    extreme is exactly 0 (the gradient passed on in part) as long as torch's backward counts the
-    excluded initial value, and passes once it does not. The transcription comes first on the
-    adapter's path, so this runs the same where the real torch_geometric is installed."""
+    max and min are PyG's scatter_reduce_ on zeros, which fails the differential and adjoint checks
+    where a row's extreme is exactly 0 (the gradient passed on in part) as long as torch's backward
+    counts the excluded initial value, and passes once it does not. (The adjoint meets such a row
+    where its base point, moved off kinks on the grid every half format holds, keeps a message of
+    u + e = 0.) The transcription comes first on the adapter's path, so this runs the same where the
+    real torch_geometric is installed."""
     stub = pyg_scatter_module(tmp_path / "pyg")
     entries = {r: {"reduce": [r]} for r in REDUCTIONS}
     results, done = run_adapter_suite(tmp_path, gspmm_suite(entries, cases=24), "--gspmm-reductions pyg", stub)
@@ -388,7 +390,7 @@ def test_gspmm_through_pygs_scatter(tmp_path):
     assert len(verdicts) == 3 * len(entries), [r["verdict"] for r in results]
     torch_bug = scatter_reduce_counts_the_excluded_initial_value()
     for (entry, check), r in verdicts.items():
-        expected = "fail" if torch_bug and entry in ("max", "min") and check == "differential" else "pass"
+        expected = "fail" if torch_bug and entry in ("max", "min") and check in ("differential", "adjoint") else "pass"
         assert r["verdict"] == expected, r
         if expected == "fail":  # the forward is right; a gradient is not
             assert "FAILED: system 'torch', target 'gspmm', gradient" in r["message"], r["message"]

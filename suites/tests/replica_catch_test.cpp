@@ -77,7 +77,10 @@ TEST_P(CiCatches, EveryBlindSpotReplicaOnEverySeed) {
 INSTANTIATE_TEST_SUITE_P(BlindSpots, CiCatches,
                          testing::Values("backward_assumes_square", "hub_row_race", "tf32_edge_value_grad",
                                          "forward_not_repeatable", "wide_rows_partial_tile_dropped",
-                                         "square_features_read_transposed", "heads_and_features_swapped"));
+                                         "square_features_read_transposed", "heads_and_features_swapped",
+                                         // a two-format fault that only cases every half format stores
+                                         // exactly reveal (checks/tolerance.md, "Storage and accumulation")
+                                         "half_logits_rounded_before_max"));
 
 TEST(CiCatches, TheTf32EdgeValueGradientByAdjointAlone) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
