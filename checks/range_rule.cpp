@@ -18,7 +18,10 @@ void note_range(Bounds& b, const std::string& label, const Tensor& abs_sum, cons
   double peak = 0.0, peak_sum = 0.0;
   for (index_t i = 0; i < y.size(); ++i) {
     if (std::isnan(y[i])) continue;  // carried from a NaN input: the numerics check's matter
-    peak = std::max(peak, std::abs(y[i]));  // ±∞: beyond even float64's range, where the oracle overflowed
+    // ±∞ from terms of finite size is a value the op defines (max's identity on an empty segment),
+    // compared as it is; from terms beyond float64's range, the oracle itself overflowed.
+    if (std::isinf(y[i]) && std::isfinite(abs_sum[i])) continue;
+    peak = std::max(peak, std::abs(y[i]));
     peak_sum = std::max(peak_sum, std::isfinite(abs_sum[i]) ? std::abs(abs_sum[i]) : INFINITY);
   }
   if (b.precision == b.accumulation) {

@@ -652,6 +652,19 @@ TEST(Tolerance, AnExactValueBeyondFloat64sRangeIsInconclusiveNotAFailure) {
     for (const auto& tc : v.comparisons) said = said || tc.reason.find("beyond float32's range") != std::string::npos;
     EXPECT_TRUE(said) << to_string(v.check) << ": " << v.message;
   }
+  // ±∞ from terms of finite size is a value the op defines — max's identity on an empty segment —
+  // and is compared as it is, not put beyond the range.
+  Case empty_segment;
+  empty_segment.target = "segment_reduce";
+  const std::vector<index_t> one_edge{0};
+  empty_segment.graph = std::make_shared<const Graph>(Graph::from_edges(2, 1, one_edge, one_edge));
+  empty_segment.attributes = {{"reduce", std::string("max")}, {"empty_rows", std::string("identity")}, {"features", std::int64_t{1}}};
+  empty_segment.inputs["x"] = Tensor({1, 1}, {0.75});
+  empty_segment.grad_outputs["y"] = Tensor({2, 1}, {1.0, 1.0});
+  ASSERT_TRUE(std::isinf(oracle::evaluate(empty_segment).outputs.at("y")[1]));
+  const Verdict identity = differential(*float32, empty_segment, {});
+  EXPECT_EQ(identity.conclusion, Conclusion::pass) << identity.message;
+  for (const auto& tc : identity.comparisons) EXPECT_TRUE(tc.agrees()) << tc.tensor << ": " << tc.reason;
 }
 
 // PyG's SoftmaxAggregation differentiated by autograd, in float32: the logits' gradient
