@@ -222,8 +222,15 @@ void add_softmax_backward_logit_moves(std::span<const double> logits, std::span<
   for (size_t k = 0; k < logits.size(); ++k) norm += (alpha[k] = std::exp(logits[k] - top));
   for (size_t k = 0; k < logits.size(); ++k) mean += (alpha[k] /= norm) * gbar[k];
   for (size_t k = 0; k < logits.size(); ++k) spread_terms += alpha[k] * std::abs(gbar[k] - mean);
+  const auto [lowest, highest] = std::minmax_element(gbar.begin(), gbar.end());
+  const double range = *highest - *lowest;
   const double moves = std::expm1(2.0 * logit_spread);
-  for (size_t k = 0; k < logits.size(); ++k) delta[k] += moves * alpha[k] * (std::abs(gbar[k] - mean) + spread_terms);
+  for (size_t k = 0; k < logits.size(); ++k) {
+    const double first_order = moves * alpha[k] * (std::abs(gbar[k] - mean) + spread_terms);  // NaN: ∞·0
+    const double reach = std::min(1.0, std::exp(logits[k] - top + 2.0 * logit_spread) / norm);
+    const double any_move = reach * range + alpha[k] * std::abs(gbar[k] - mean);
+    delta[k] += std::isfinite(first_order) ? std::min(first_order, any_move) : any_move;
+  }
 }
 
 double unshared_logit_spread(double largest_logit_terms, index_t row_edges, double stored_u) {

@@ -75,6 +75,9 @@ void softmax_backward_rounding(std::span<const double> logits, std::span<const d
 // own storing, a stored output gradient times two stored factors, is γ_3(u_s)·(G_k + Σ α·G), added
 // to softmax_backward_rounding's gamma.) One random nudge, the measured model's s, can miss this
 // where the term cancels: a bfloat16-stored GAT's att_dst gradient on 2 nodes failed at 1.47×.
+// Whatever S, α_k ends at most at min(1, α_k·e^(2S)) and ḡ_k − ḡ̄ moves within the row's range of ḡ,
+// which bounds the term too: the smaller bound holds, and where e^(2S) overflows (rows of `large`
+// values stored in a half format) the second alone — never ∞·0 where α_k underflowed to 0.
 void add_softmax_backward_logit_moves(std::span<const double> logits, std::span<const double> gbar, double logit_spread,
                                   std::span<double> delta);
 // S for a row whose logits share no part: 2·γ_3(stored_u)·(the largest logit on |inputs|), 0 for one edge.
