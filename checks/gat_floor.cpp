@@ -238,8 +238,9 @@ double unshared_logit_spread(double largest_logit_terms, index_t row_edges, doub
 }
 
 void add_floors(const Floors& floors, double safety, std::map<std::string, Tensor>& tensors) {
-  for (const auto& [label, floor] : floors) {
-    auto it = tensors.find(label);
+  for (const auto& entry : floors) {  // not a structured binding: the OpenMP region below may not capture one (clang < 16)
+    const Tensor& floor = entry.second;
+    auto it = tensors.find(entry.first);
     if (it == tensors.end() || it->second.shape() != floor.shape()) continue;
     Tensor& bound = it->second;
 #pragma omp parallel for schedule(static) if (worth_parallel(floor.size()))

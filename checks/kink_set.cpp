@@ -48,9 +48,11 @@ std::optional<NearKinkSet> near_kink_set(const oracle::TargetDef& def, CaseKinks
   }
   if (out.set.base.empty()) return std::nullopt;
   std::vector<std::size_t> near;  // the units whose side changes a gradient decided here
-  for (const auto& [site, units] : near_by_site)
-    if (std::any_of(out.set.base.begin(), out.set.base.end(), [&](const auto& entry) { return changes(site, entry.first); }))
+  for (const auto& [site, units] : near_by_site) {
+    const int at = site;  // a lambda may not capture a structured binding (clang < 16)
+    if (std::any_of(out.set.base.begin(), out.set.base.end(), [&](const auto& entry) { return changes(at, entry.first); }))
       near.insert(near.end(), units.begin(), units.end());
+  }
   const double size = static_cast<double>(c.graph->n_dst() + c.graph->n_src() + c.graph->num_edges());
   if (near.size() > kMaxNearKinkUnits || static_cast<double>(near.size()) * size > kMaxNearKinkWork) {
     out.too_many = fmt::format("{} kink units are within {}'s rounding, more than the valid gradients are built for on "

@@ -268,10 +268,11 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
     Case out = k;
     std::uint64_t stream = 0;
     for (TensorMap* m : {&out.inputs, &out.parameters, &out.grad_outputs})
-      for (auto& [name, t] : *m) {
+      for (auto& entry : *m) {  // not a structured binding: an OpenMP region may not capture one (clang < 16)
+        Tensor& t = entry.second;
         if (m == &out.grad_outputs && !mixed) break;
         const std::uint64_t key = mix64(k.seed ^ mix64(++stream));
-        if (m != &out.grad_outputs && is_index_tensor(k, name)) continue;  // a choice, not a value
+        if (m != &out.grad_outputs && is_index_tensor(k, entry.first)) continue;  // a choice, not a value
 #pragma omp parallel for schedule(static) if (worth_parallel(t.size()))
         for (index_t i = 0; i < t.size(); ++i)
           if (!mixed || !value_held_exactly(t[i], storage))

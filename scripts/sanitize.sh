@@ -8,6 +8,9 @@
 #   scripts/sanitize.sh -R fixtures_    # extra arguments go to ctest
 #   TARGETS="fixtures_npy_test protocol_test" scripts/sanitize.sh -R "fixtures_npy|protocol"
 #                                       # build only these targets (then select their tests with -R)
+#   NO_BUILD=1 BUILD_DIR=build-sanitizers scripts/sanitize.sh -R …
+#                                       # run the tests of a tree configured and built already
+#                                       # (scripts/ci-extra.sh's clang tree)
 #
 # -O1 with line tables: sanitizer reports keep file:line, asserts stay on (no NDEBUG), and the build
 # is much faster than -O2 -g.
@@ -18,6 +21,7 @@ build_dir="${BUILD_DIR:-${source_dir}/build-asan}"
 jobs="${JOBS:-2}"
 
 start=$(date +%s)
+if [[ -z "${NO_BUILD:-}" ]]; then
 cmake -S "${source_dir}" -B "${build_dir}" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DGNNCHECK_SANITIZE=ON -DGNNCHECK_CUDA=OFF -DGNNCHECK_BENCHMARKS=OFF -DGNNCHECK_BUILD_TESTS=ON
@@ -27,12 +31,14 @@ if [[ -n "${TARGETS:-}" ]]; then
 else
   cmake --build "${build_dir}" -j "${jobs}"
 fi
+fi
 built=$(date +%s)
 
 # halt_on_error makes UBSan reports fatal (by default UBSan prints and carries on, which a
 # passing test would hide). detect_leaks stays on: a leak fails the test too.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=${source_dir}/scripts/lsan-suppressions.txt}"
 # One OpenMP thread per test: ctest runs ${jobs} tests at a time.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 status=0

@@ -104,7 +104,10 @@ TEST(PluginSystem, CrashingHangingAndFailingKernelsCostOneCaseEach) {
     const Case c = spmm_case(step.seed);
     const Result r = plugin->evaluate(c);
     EXPECT_EQ(r.status, step.status) << "seed " << step.seed << ": " << r.message;
-    EXPECT_THAT(r.message, HasSubstr(step.message_part));
+    if (step.status == Status::crashed)  // built with AddressSanitizer, the host reports the SEGV itself
+      EXPECT_THAT(r.message, ::testing::AnyOf(HasSubstr(step.message_part), HasSubstr("AddressSanitizer: SEGV")));
+    else
+      EXPECT_THAT(r.message, HasSubstr(step.message_part));
     if (r.ok()) {
       EXPECT_EQ(r.peak_bytes, 4096);
       const Result want = oracle::evaluate(c);
