@@ -63,7 +63,7 @@ TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::s
   return out;
 }
 
-Case jittered(const Case& c, std::uint64_t seed) {
+Case jittered(const Case& c, std::uint64_t seed, HalfGrid grid) {
   Case out = c;
   for (TensorMap* m : {&out.inputs, &out.parameters}) {
     const TensorMap noise = random_like(*m, seed, "jitter");
@@ -76,7 +76,8 @@ Case jittered(const Case& c, std::uint64_t seed) {
       const Tensor& r = noise.at(name);
       for (index_t i = 0; i < t.size(); ++i) {
         const double v = t[i];
-        t[i] = held_by_every_half_format(v) ? moved_on_every_half_grid(v, scale * r[i]) : v + scale * r[i];
+        t[i] = grid == HalfGrid::keep && held_by_every_half_format(v) ? moved_on_every_half_grid(v, scale * r[i])
+                                                                       : v + scale * r[i];
       }
     }
   }

@@ -45,7 +45,10 @@ TensorMap random_like(const TensorMap& tensors, std::uint64_t seed, const std::s
 // of their common grid instead: a system that stores in a half format then stores the moved case
 // exactly too, and its bound keeps the sums' format alone (checks/tolerance.md, "Storage and
 // accumulation") — otherwise moving a case off its kinks would hide every half-precision fault.
-Case jittered(const Case& c, std::uint64_t seed);
+// HalfGrid::ignore moves every value by the continuous jitter: where no format stores the case (the
+// float64 gradient check), since the grid's coarse steps can leave a sum exactly at a kink or tie.
+enum class HalfGrid { keep, ignore };
+Case jittered(const Case& c, std::uint64_t seed, HalfGrid grid = HalfGrid::keep);
 
 // Where everything went: new index of each old destination, source and edge id.
 struct Relabeling {
