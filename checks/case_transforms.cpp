@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "checks/stored_values.h"
 #include "core/error.h"
 #include "core/parallel.h"
-#include "checks/stored_values.h"
 #include "core/splitmix64.h"
 #include "oracle/random_case.h"
 
