@@ -22,7 +22,7 @@ std::optional<NearKinkSet> near_kink_set(const oracle::TargetDef& def, CaseKinks
   std::map<int, std::vector<std::size_t>> near_by_site;
   std::size_t near_count = 0;
   for (std::size_t n = 0; n < k.offsets.size(); ++n) {
-    if (std::abs(k.offsets[n]) > kink_margin(k, n, formats)) continue;
+    if (std::abs(k.offsets[n]) > kink_margin(kinks, n, formats)) continue;
     if (k.units[n].site < 0) return std::nullopt;  // a tie, or AGNN's floor: no unit to flip
     near_by_site[k.units[n].site].push_back(n);
     ++near_count;

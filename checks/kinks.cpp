@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/stored_values.h"
 #include "checks/tolerance.h"
 #include "oracle/targets.h"
 
@@ -34,9 +35,21 @@ double kink_margin(double terms, double abs_terms, double stored_terms, const Fo
               accumulation * abs_terms);
 }
 
-double kink_margin(const oracle::KinkArguments& k, std::size_t n, const Formats& formats) {
-  return n < k.stored_terms.size() ? kink_margin(k.terms[n], k.abs_terms[n], k.stored_terms[n], formats)
-                                   : kink_margin(k.terms[n], k.abs_terms[n], formats);
+bool CaseKinks::upstream_held(Precision storage) {
+  if (upstream_held_ && upstream_held_->first == storage) return upstream_held_->second;
+  bool held = true;
+  for (const std::string& name : arguments().upstream)
+    for (const TensorMap* m : {&case_.inputs, &case_.parameters})
+      if (const auto it = m->find(name); it != m->end()) held = held && held_exactly(it->second, storage);
+  upstream_held_ = std::pair{storage, held};
+  return held;
+}
+
+double kink_margin(CaseKinks& kinks, std::size_t n, const Formats& formats) {
+  const oracle::KinkArguments& k = kinks.arguments();
+  if (n >= k.stored_terms.size()) return kink_margin(k.terms[n], k.abs_terms[n], formats);
+  const double stored = formats.mixed() && kinks.upstream_held(formats.storage) ? 0.0 : k.stored_terms[n];
+  return kink_margin(k.terms[n], k.abs_terms[n], stored, formats);
 }
 
 std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats) {
@@ -46,7 +59,7 @@ std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats
   double best_ratio = std::numeric_limits<double>::infinity();
   for (std::size_t n = 0; n < k.offsets.size(); ++n) {
     const double distance = std::abs(k.offsets[n]);
-    const double margin = kink_margin(k, n, formats);
+    const double margin = kink_margin(kinks, n, formats);
     const double ratio = margin > 0 ? distance / margin : (distance == 0 ? 0.0 : std::numeric_limits<double>::infinity());
     if (ratio >= best_ratio) continue;
     best_ratio = ratio;

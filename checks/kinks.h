@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/case.h"
@@ -53,10 +54,14 @@ class CaseKinks {
   explicit CaseKinks(const Case& c) : case_(c) {}
   const Case& kink_case() const { return case_; }
   const oracle::KinkArguments& arguments();
+  // Whether `storage` holds every value of the arguments' upstream inputs and parameters: storing
+  // them then moves no argument (read once per format).
+  bool upstream_held(Precision storage);
 
  private:
   const Case& case_;
   std::optional<oracle::KinkArguments> arguments_;
+  std::optional<std::pair<Precision, bool>> upstream_held_;
 };
 
 // The kink argument of `c` with the smallest distance/margin; nullopt for a target without kinks
@@ -75,8 +80,10 @@ struct Formats;
 inline constexpr double kKinkFactors = 3.0;
 double kink_margin(double terms, double abs_terms, const Formats& formats);
 double kink_margin(double terms, double abs_terms, double stored_terms, const Formats& formats);
-// The margin of argument n of k (its stored_terms where it declares them).
-double kink_margin(const oracle::KinkArguments& k, std::size_t n, const Formats& formats);
+// The margin of argument n of the case's kinks: its stored_terms where it declares them, and none
+// where the storage format holds every upstream value (storing moves nothing; the argument is then
+// the accumulation format's sums alone).
+double kink_margin(CaseKinks& kinks, std::size_t n, const Formats& formats);
 std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats);
 
 }  // namespace gnncheck::checks

@@ -39,7 +39,7 @@ struct SegmentMoments {
   // How far storing x moves var, per unit roundoff u of the storage: first order Σ (2/n)·|x_k − mean|·|x_k|
   // (var's gradient times each value's rounding), and the second order var(Δ) ≤ u²·mean(x²), allowed
   // for as 2^-8·mean(x²)/3 (u ≤ 2^-8 in every format, and the margin multiplies by γ_3(u) ≥ 3u).
-  // A segment of equal values keeps var = 0.
+  // A segment of equal values (one value, say) keeps var = 0: both orders are 0 there.
   double stored_terms = 0;
 };
 
@@ -48,7 +48,9 @@ SegmentMoments segment_moments(const Tensor& x, index_t begin, index_t end, inde
   const index_t n = end - begin;
   if (n == 0) return m;
   double sum = 0, squares = 0, abs_sum = 0;
+  bool equal = true;
   for (index_t k = begin; k < end; ++k) {
+    equal = equal && x.at(k, f) == x.at(begin, f);
     sum += x.at(k, f);
     abs_sum += std::abs(x.at(k, f));
     squares += x.at(k, f) * x.at(k, f);
@@ -58,7 +60,8 @@ SegmentMoments segment_moments(const Tensor& x, index_t begin, index_t end, inde
   const double abs_mean = abs_sum / static_cast<double>(n);
   m.abs_terms = squares / static_cast<double>(n) + abs_mean * abs_mean;
   for (index_t k = begin; k < end; ++k) m.stored_terms += 2 * std::abs(x.at(k, f) - m.mean) * std::abs(x.at(k, f));
-  m.stored_terms = m.stored_terms / static_cast<double>(n) + 0x1p-8 / 3 * squares / static_cast<double>(n);
+  m.stored_terms /= static_cast<double>(n);
+  if (!equal) m.stored_terms += 0x1p-8 / 3 * squares / static_cast<double>(n);
   return m;
 }
 

@@ -247,11 +247,39 @@ TEST(Accumulation, StoringASegmentOfEqualValuesLeavesItsVarianceAtZero) {
   ASSERT_TRUE(k && stored);
   EXPECT_FALSE(stored->near) << stored->description;
   const oracle::KinkArguments& args = kinks.arguments();
-  EXPECT_LT(kink_margin(args, 0, mixed), kink_margin(args.terms[0], args.abs_terms[0], mixed) / 100);
-  // Values that differ: storing them moves the variance, and the margin says so.
-  c.inputs.at("x").at(1, 0) = 1.0 + 0x1p-9;
+  EXPECT_LT(kink_margin(kinks, 0, mixed), kink_margin(args.terms[0], args.abs_terms[0], mixed) / 100);
+  // In bfloat16 too: the second order of storing is 0 on equal values, not a share of mean(x²).
+  EXPECT_FALSE(nearest_kink(kinks, Formats(Precision::bfloat16, Precision::float32))->near);
+  // Values that differ, one of them not held by float16: storing them moves the variance, and the
+  // margin says so.
+  c.inputs.at("x").at(1, 0) = 1.0 + 0x1p-9 + 0x1p-20;
   CaseKinks spread(c);
-  EXPECT_GT(kink_margin(spread.arguments(), 0, mixed), std::abs(spread.arguments().offsets[0]));
+  EXPECT_GT(kink_margin(spread, 0, mixed), std::abs(spread.arguments().offsets[0]));
+}
+
+// The same spread of values, each held by the storage format: storing moves nothing, so only the
+// float32 sums can move the variance, and a variance of about 10⁻⁶ is clear of the floor. This is
+// where a half-grid case jittered from equal values lands (docs/campaigns.md).
+TEST(Accumulation, AVarianceOfHeldValuesMovesOnlyByTheSums) {
+  const std::vector<index_t> dst{0, 0}, src{0, 1};
+  Case c = random_case("segment_aggregation", std::make_shared<const Graph>(Graph::from_edges(1, 2, dst, src)),
+                       {{"aggr", std::string("std")}, {"features", std::int64_t{1}}});
+  c.inputs.at("x") = Tensor({2, 1}, 0.75);
+  c.inputs.at("x").at(1, 0) = 0.75 + 0x1p-8;  // one step of bfloat16's grid apart; var = 2⁻¹⁸
+  for (const Precision storage : {Precision::float16, Precision::bfloat16}) {
+    CaseKinks held(c);
+    const std::optional<NearestKink> k = nearest_kink(held, Formats(storage, Precision::float32));
+    ASSERT_TRUE(k);
+    EXPECT_FALSE(k->near) << k->description;
+    EXPECT_LT(k->margin, 3e-6);
+  }
+  // One value off the storage format's grid: storing may move the variance by its first order.
+  c.inputs.at("x").at(1, 0) = 0.75 + 0x1p-8 + 0x1p-20;
+  CaseKinks moving(c);
+  EXPECT_TRUE(nearest_kink(moving, Formats(Precision::bfloat16, Precision::float32))->near);
+  // One format: the whole computation rounds in bfloat16, held inputs or not.
+  CaseKinks one_format(c);
+  EXPECT_TRUE(nearest_kink(one_format, Formats(Precision::bfloat16))->near);
 }
 
 TEST(Accumulation, AKinksMarginKeepsTheStoredFactorsRoundingAndSumsInTheAccumulationFormat) {
