@@ -238,7 +238,11 @@ class CheckTask final : public TaskKind {
     if (!run.cases_root().empty()) {
       const std::filesystem::path dir =
           run.cases_root() / properties::counterexample_name(t.label.system, t.label.target, v.check, t.seed);
-      if (reproduces_fresh) rerun = fmt::format("gnncheck repro {}", shell_quote(dir.string()));
+      if (reproduces_fresh) {
+        rerun = fmt::format("gnncheck repro {}", shell_quote(dir.string()));
+        if (entry.kind == "adapter" || entry.kind == "plugin")
+          for (const std::string& flag : limit_flags(entry.limits)) rerun += " " + flag;
+      }
       properties::CounterexampleProvenance provenance = failure.provenance;
       provenance.rerun = rerun;
       properties::write_counterexample(dir, failing, v, provenance);
@@ -283,6 +287,8 @@ class CheckTask final : public TaskKind {
     j["kind"] = entry.kind;
     if (!entry.adapter_command.empty()) j["adapter"] = entry.adapter_command;
     if (!entry.plugin_library.empty()) j["plugin"] = entry.plugin_library;
+    if (entry.limits.case_timeout_s) j["case_timeout_s"] = *entry.limits.case_timeout_s;
+    if (entry.limits.startup_timeout_s) j["startup_timeout_s"] = *entry.limits.startup_timeout_s;
     j["rerun"] = rerun;
     std::ofstream out(dir / "system.json");
     out << j.dump(2) << "\n";

@@ -217,6 +217,13 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+std::vector<std::string> limit_flags(const ProcessLimits& limits) {
+  std::vector<std::string> out;
+  if (limits.case_timeout_s) out.push_back(fmt::format("--case-timeout {:g}", *limits.case_timeout_s));
+  if (limits.startup_timeout_s) out.push_back(fmt::format("--startup-timeout {:g}", *limits.startup_timeout_s));
+  return out;
+}
+
 std::string SystemRegistry::add_adapter(const std::string& command, const std::string& name,
                                         const std::filesystem::path& working_directory) {
   split_command_line(command);  // an unterminated quote is the user's error: report it now
@@ -245,7 +252,8 @@ std::string SystemRegistry::add_adapter(const std::string& command, const std::s
        .plugin_library = "",
        .runs_on_gpu = false,
        .sanitizer_tool = sanitize_ ? sanitize_->tool : "",
-       .sanitizer_log_dir = log_dir});
+       .sanitizer_log_dir = log_dir,
+       .limits = limits_});
   return registered;
 }
 
@@ -274,7 +282,8 @@ std::string SystemRegistry::add_plugin(const std::string& library, const std::st
        .plugin_library = library,
        .runs_on_gpu = false,
        .sanitizer_tool = sanitize_ ? sanitize_->tool : "",
-       .sanitizer_log_dir = log_dir});
+       .sanitizer_log_dir = log_dir,
+       .limits = limits_});
   return registered;
 }
 

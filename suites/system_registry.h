@@ -21,6 +21,14 @@
 
 namespace gnncheck::suites {
 
+// Time limits for adapter and plugin processes (PROTOCOL.md §5); unset: ProcessSystemOptions' defaults.
+struct ProcessLimits {
+  std::optional<double> case_timeout_s;     // per case, from sending the case to its answer
+  std::optional<double> startup_timeout_s;  // from start to the hello line
+};
+// The limits that are set, as flags of a command line ("--case-timeout 2", "--startup-timeout 3").
+std::vector<std::string> limit_flags(const ProcessLimits& limits);
+
 struct SystemEntry {
   std::string name;
   std::string kind;     // "builtin", "gpu", "replica", "adapter", "plugin", "python" (the Python package's callable)
@@ -42,6 +50,9 @@ struct SystemEntry {
   // Under `--sanitize`: the sanitizer tool and the folder its logs for this system go to; empty otherwise.
   std::string sanitizer_tool;
   std::filesystem::path sanitizer_log_dir;
+  // Adapters and plugins: the time limits their processes run under (recorded with a saved case, so
+  // that `gnncheck repro` waits as long as the run did).
+  ProcessLimits limits;
 };
 
 // `gnncheck run --sanitize TOOL` (adapters/sanitizer.h): how GPU systems are started under compute-sanitizer.
@@ -52,11 +63,6 @@ struct SanitizeSettings {
   std::filesystem::path gnncheck;   // this program: built-in GPU systems run as `gnncheck serve-system NAME`
 };
 
-// Time limits for adapter and plugin processes (PROTOCOL.md §5); unset: ProcessSystemOptions' defaults.
-struct ProcessLimits {
-  std::optional<double> case_timeout_s;     // per case, from sending the case to its answer
-  std::optional<double> startup_timeout_s;  // from start to the hello line
-};
 
 class SystemRegistry {
  public:
@@ -78,6 +84,7 @@ class SystemRegistry {
 
   // Limits for adapters and plugins registered from now on.
   void set_process_limits(const ProcessLimits& limits) { limits_ = limits; }
+  const ProcessLimits& process_limits() const { return limits_; }
 
   // From now on every GPU system runs under compute-sanitizer: the built-in GPU systems already
   // registered become `gnncheck serve-system NAME` processes under it, and adapters and plugins

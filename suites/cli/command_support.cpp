@@ -81,12 +81,7 @@ std::vector<std::string> SystemFlags::resolve(SystemRegistry& registry, std::vec
   return out;
 }
 
-std::vector<std::string> SystemFlags::limit_flags() const {
-  std::vector<std::string> out;
-  if (case_timeout_s) out.push_back(fmt::format("--case-timeout {:g}", *case_timeout_s));
-  if (startup_timeout_s) out.push_back(fmt::format("--startup-timeout {:g}", *startup_timeout_s));
-  return out;
-}
+std::vector<std::string> SystemFlags::limit_flags() const { return suites::limit_flags(limits()); }
 
 void add_sanitize_option(CLI::App* app, std::string& tool) {
   app->add_option("--sanitize", tool,

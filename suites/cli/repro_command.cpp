@@ -36,6 +36,17 @@ std::string recorded_system(const std::filesystem::path& dir, const std::string&
                                  "cannot call it. Re-run it with: {}",
                                  file.string(), name, j.contains("rerun") && j["rerun"].is_string() ? j["rerun"].get<std::string>()
                                                                                                    : std::string("gnncheck.repro(DIR, <the callable>)")));
+  // The time limits it ran under, where the command line sets none: the case waits as long as in its run.
+  ProcessLimits limits = registry.process_limits();
+  const auto recorded_seconds = [&](const char* key, std::optional<double>& into) {
+    if (into || !j.contains(key)) return;
+    if (!j[key].is_number() || !(j[key].get<double>() > 0))
+      throw InputError(fmt::format("{}: '{}' must be a number of seconds above 0", file.string(), key));
+    into = j[key].get<double>();
+  };
+  recorded_seconds("case_timeout_s", limits.case_timeout_s);
+  recorded_seconds("startup_timeout_s", limits.startup_timeout_s);
+  registry.set_process_limits(limits);
   if (kind == "adapter" && j.contains("adapter") && j["adapter"].is_string()) return registry.add_adapter(j["adapter"], name);
   if (kind == "plugin" && j.contains("plugin") && j["plugin"].is_string()) return registry.add_plugin(j["plugin"], name);
   return registry.find(name).name;

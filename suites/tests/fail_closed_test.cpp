@@ -114,6 +114,31 @@ TEST(FailClosedTest, ADeadAdaptersRerunLineKeepsItsStartupTimeout) {
   fs::remove_all(dir);
 }
 
+// A hung adapter's saved case re-runs under the case timeout it ran with: the printed `gnncheck repro`
+// line carries it, and system.json records it for a bare `gnncheck repro DIR`.
+TEST(FailClosedTest, AHungAdaptersSavedCaseKeepsItsCaseTimeout) {
+  const auto dir = scratch("hung-adapter");
+  const CommandResult r = shell(fmt::format("gnncheck check --adapter '{}' --case-timeout 2 --target spmm --check differential "
+                                            "--cases 2 --report out",
+                                            faulty_adapter("hang")),
+                                dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string rerun = first_rerun_line(r.output);
+  ASSERT_THAT(rerun, HasSubstr("gnncheck repro ")) << r.output;
+  EXPECT_THAT(rerun, HasSubstr(" --case-timeout 2")) << r.output;
+  const CommandResult again = shell(rerun, dir);
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("2 s")) << again.output;
+  EXPECT_THAT(again.output, Not(HasSubstr("60 s"))) << again.output;
+  // The bare line, without the flag: the record supplies it.
+  const std::string bare = rerun.substr(0, rerun.find(" --case-timeout"));
+  const CommandResult recorded = shell(bare, dir);
+  EXPECT_EQ(recorded.exit_code, 1) << recorded.output;
+  EXPECT_THAT(recorded.output, HasSubstr("2 s")) << recorded.output;
+  EXPECT_THAT(recorded.output, Not(HasSubstr("60 s"))) << recorded.output;
+  fs::remove_all(dir);
+}
+
 TEST(FailClosedTest, AnAdapterThatDeclinesEveryCaseIsNotTested) {
   const auto dir = scratch("unsupported");
   const CommandResult r =
