@@ -272,7 +272,7 @@ Hello parse_hello(std::string_view text) {
 
 CaseManifest write_case(const Case& c, NpyDType dtype, const fs::path& dir) {
   if (!c.graph) throw InputError("case has no graph");
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const Graph& g = *c.graph;
   CaseManifest m;
   m.target = c.target;
@@ -471,6 +471,7 @@ LoadedCase read_case(const fs::path& dir) {
 
   Case& c = out.c;
   c.target = m.target;
+  if (const oracle::TargetDef* def = oracle::lookup_target(m.target)) oracle::set_target(c, *def);
   c.seed = m.seed;
   c.memory_figures = m.measure_resources ? MemoryFigures::read : MemoryFigures::unread;
   c.attributes = m.attributes;

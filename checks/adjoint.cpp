@@ -482,7 +482,7 @@ void explain_conclusion(Verdict& v, const BasePoint& base, const Result& backwar
 
 Verdict adjoint(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::adjoint, system, c, options);
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const auto& spec = def.spec;
   BasePoint base = base_point(c, formats_of(v), options);
   describe_model(v, v.precision);

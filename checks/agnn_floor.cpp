@@ -21,7 +21,7 @@ void add_agnn_attention_floor(const Case& c, double u, double safety, std::map<s
       c.parameters.at("beta").size() != 1)
     return;
   const auto cfg =
-      oracle::layers::AgnnConfig::from_attributes(oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes));
+      oracle::layers::AgnnConfig::from_attributes(oracle::with_defaults(oracle::entry_of(c).spec, c.attributes));
   // The layer's own A + I (shared with the evaluations beside this one); the case's graph itself
   // when the layer adds no self-loops.
   const oracle::layers::AggregationGraph looped(*c.graph, cfg.self_loops);

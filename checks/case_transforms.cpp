@@ -21,13 +21,13 @@ using oracle::TensorKind;
 
 
 bool is_index_tensor(const Case& c, const std::string& name) {
-  const oracle::TargetDef* def = oracle::lookup_target(c.target);
+  const oracle::TargetDef* def = c.entry ? &oracle::entry_of(c) : oracle::lookup_target(c.target);
   const oracle::TensorSlot* slot = def ? oracle::find_slot(def->spec, name) : nullptr;
   return slot && slot->is_index();
 }
 
 Case map_values(const Case& c, const std::function<double(double)>& f) {
-  Case out{c.target, c.attributes, c.graph, {}, {}, {}, c.seed};  // tensors written once, never copied first
+  Case out{c.target, c.entry, c.attributes, c.graph, {}, {}, {}, c.seed};  // tensors written once, never copied first
   const std::pair<const TensorMap*, TensorMap*> maps[] = {
       {&c.inputs, &out.inputs}, {&c.parameters, &out.parameters}, {&c.grad_outputs, &out.grad_outputs}};
   for (const auto& [from, to] : maps)
@@ -139,14 +139,14 @@ Tensor copied(const Tensor& t) {
 }
 
 // The case `c` with its graph, target, attributes and seed, and no tensors (move_tensors writes them).
-Case without_tensors(const Case& c) { return Case{c.target, c.attributes, c.graph, {}, {}, {}, c.seed}; }
+Case without_tensors(const Case& c) { return Case{c.target, c.entry, c.attributes, c.graph, {}, {}, {}, c.seed}; }
 
 // Every input, parameter and output gradient of `c`, moved as `r` says, into r.transformed (made by
 // without_tensors); r.transformed.graph and the node and edge moves must be set. Each tensor is
 // written once: permuted where its rows move, else copied.
 void move_tensors(const Case& c, Relabeling& r) {
   derive_csc_moves(*c.graph, r);
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   auto moved = [&](const Tensor& t, TensorKind kind) {
     return moves_rows(kind, r) ? permute_rows(t, permutation_for(kind, r)) : copied(t);
   };
@@ -246,13 +246,13 @@ Relabeling relabel_nodes(const Case& c, std::uint64_t seed) {
 }
 
 bool edge_ids_enter_the_function(const Case& c) {
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   return oracle::dropout_probability(def, oracle::with_defaults(def.spec, c.attributes)) > 0.0;
 }
 
 std::vector<index_t> position_classes(const Case& c) {
   if (!edge_ids_enter_the_function(c)) return {};
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const Attributes a = oracle::with_defaults(def.spec, c.attributes);
   const Graph& g = *c.graph;
   // The entry's DropoutHooks give each position's mask; positions with equal masks form a class.

@@ -119,7 +119,7 @@ std::string forward_disagreement(const Case& c, const Result& answer, Precision 
   Verdict scratch;
   Result outputs_only = answer;
   outputs_only.gradients.clear();
-  compare_with_exact(scratch, oracle::find_target(c.target).spec, exact, outputs_only, bounds);
+  compare_with_exact(scratch, oracle::entry_of(c).spec, exact, outputs_only, bounds);
   const TensorComparison* worst = nullptr;
   for (const auto& tc : scratch.comparisons)
     if (!tc.is_gradient && tc.disagrees() && (!worst || tc.worst_ratio > worst->worst_ratio)) worst = &tc;
@@ -152,7 +152,7 @@ void screen_kinks(Verdict& v, const Case& c, bool same_inputs) {
 void screen_kinks(Verdict& v, CaseKinks& kinks, bool same_inputs) {
   // Only gradients are screened, and the outputs of a target whose value jumps at its kinks: where
   // none is compared, the arguments are not evaluated.
-  const auto& jumping = oracle::find_target(kinks.kink_case().target).kinks.jumping_outputs;
+  const auto& jumping = oracle::entry_of(kinks.kink_case()).kinks.jumping_outputs;
   bool any_screened = false;
   for (const auto& tc : v.comparisons)
     any_screened = any_screened || (!tc.inconclusive() && (tc.is_gradient || !jumping.empty()));

@@ -127,7 +127,7 @@ std::vector<Predicate> predicates(const Case& c) {
       for (index_t e : edges) duplicate[static_cast<size_t>(e)] = true;
     }
   }
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const Attributes attrs = oracle::with_defaults(def.spec, c.attributes);
   const index_t heads = attrs.has("heads") ? attrs.get_int("heads") : 1;
   bool head_structured_nodes = false;  // node tensors of [N, H·C] (the ops with per-head edge values)
@@ -245,7 +245,7 @@ std::vector<std::string> constant_factors(const std::vector<Compared>& compared)
 // whole output gradient to every candidate (their gradients, less the rest of the gradient, sum to
 // the candidates' count times one candidate's share) rather than one convex combination of it.
 std::vector<std::string> tie_findings(const Case& c, const std::vector<Compared>& compared, Precision precision) {
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   if (!def.subgradients || !def.kinks.ties || c.grad_outputs.empty()) return {};
   const oracle::SubgradientChoices set = def.subgradients(c, unit_roundoff(precision));
   if (set.groups.empty()) return {};
@@ -323,7 +323,7 @@ std::optional<Diagnosis> diagnose_answer(const Case& c, const Result& answer, co
                                          const Case* previous) {
   const auto start = std::chrono::steady_clock::now();
   if (!answer.ok()) return std::nullopt;
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const Result exact = oracle::evaluate(c, Precision::float64);
   if (!exact.ok()) return std::nullopt;
   const Precision precision = formats.storage;
@@ -425,7 +425,7 @@ void narrow_by_witness(Diagnosis& d, System& system, CheckKind kind, const Case&
   for (const auto& name : matches) (std::find(fits.begin(), fits.end(), name) != fits.end() ? kept : ruled_out).push_back(name);
   if (kept.empty() || ruled_out.empty()) return;
   // The named variant is the simplest that fits both; the classes are those of the variants kept.
-  const auto& own = oracle::find_target(witness.target).wrong_variants;
+  const auto& own = oracle::entry_of(witness).wrong_variants;
   const auto variant_named = [&](const std::string& name) -> const oracle::WrongVariant* {
     for (const auto* list : {&own, &extra})
       for (const auto& v : *list)

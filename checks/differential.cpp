@@ -12,7 +12,7 @@ using namespace detail;
 
 Verdict differential(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::differential, system, c, options);
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const auto& spec = def.spec;
   const Result exact = exact_result(c);
   const Result got = system.evaluate(c);

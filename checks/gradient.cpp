@@ -125,7 +125,7 @@ Verdict gradient(System& system, const Case& c, const CheckOptions& options) {
                                          "(the adjoint check covers it)",
                                          v.system, to_string(v.precision), c.target));
   // oracle/gradcheck compares only the inputs the case has (a disabled bias is absent).
-  const oracle::TargetSpec& spec = oracle::find_target(c.target).spec;
+  const oracle::TargetSpec& spec = oracle::entry_of(c).spec;
   // Moved off exact kinks (integer or zero inputs put ReLU pre-activations exactly at 0), by the
   // continuous jitter: float64 finite differences store nothing in a half format.
   Case with_grads = jittered(c, c.seed, HalfGrid::ignore);

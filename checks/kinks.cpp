@@ -65,8 +65,8 @@ std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats
     best_ratio = ratio;
     best = NearestKink{k.describe(n), distance, margin, distance <= margin, k.upstream, "", false};
   }
-  if (best) best->tie = oracle::find_target(c.target).kinks.ties;
-  if (best) best->jumping_outputs = oracle::find_target(c.target).kinks.jumping_outputs;
+  if (best) best->tie = oracle::entry_of(c).kinks.ties;
+  if (best) best->jumping_outputs = oracle::entry_of(c).kinks.jumping_outputs;
   if (best)
     best->description =
         fmt::format("{} is {:.3g} from its kink, {} the {:.3g} that a correct {} implementation may err in computing it",

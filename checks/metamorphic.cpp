@@ -28,7 +28,7 @@ Result to_original(const oracle::TargetSpec& spec, const Result& moved_result, c
 Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const CheckOptions& options,
                            const Relabeling& moved, const std::string& what) {
   Verdict v = start_verdict(kind, system, c, options);
-  const auto& spec = oracle::find_target(c.target).spec;
+  const auto& spec = oracle::entry_of(c).spec;
   const Result original = system.evaluate(c);
   if (system_failed(v, original, "on the original case")) return v;
   const Result transformed = system.evaluate(moved.transformed);
@@ -68,7 +68,7 @@ Verdict transformed_agrees(CheckKind kind, System& system, const Case& c, const 
 // position with its own mask: checks/case_transforms.h.)
 std::string edge_ids_define_the_function(const Case& c) {
   if (!edge_ids_enter_the_function(c)) return {};
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   return fmt::format("{} with {} = {}: the dropout mask is a function of ({}, edge id), and "
                      "relabeling the nodes renumbers the edges across rows, which drops other attention weights; "
                      "the mask itself is checked by differential, adjoint, metamorphic_edge_order and the state checks",
@@ -92,7 +92,7 @@ Verdict metamorphic_edge_order(System& system, const Case& c, const CheckOptions
 
 Verdict metamorphic_linearity(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::metamorphic_linearity, system, c, options);
-  const auto& def = oracle::find_target(c.target);
+  const auto& def = oracle::entry_of(c);
   constexpr double a = 1.5, b = -0.75;  // exact in binary: the combination adds no rounding of its own
   Case first = c;
   if (first.grad_outputs.empty()) first.grad_outputs = random_like(exact_result(c).outputs, c.seed, "linearity ȳ₁");

@@ -36,9 +36,9 @@ Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
   const std::optional<Case> scaled = with_large_inputs(c, options.numerics_magnitude);
   if (!scaled) return not_applicable(v, "every input is zero; there is nothing to scale");
   const Case& big = *scaled;
-  const auto& spec = oracle::find_target(c.target).spec;
+  const auto& spec = oracle::entry_of(c).spec;
   const Result exact = exact_result(big);
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const std::optional<Result> reach = def.intermediate_magnitudes ? def.intermediate_magnitudes(big) : std::nullopt;
   const Result got = system.evaluate(big);
   if (system_failed(v, got, fmt::format("with inputs scaled to |x| ≤ {:g}", options.numerics_magnitude))) return v;

@@ -19,7 +19,7 @@ std::optional<Case> with_degree_asymmetry(const Case& c, std::string* why_not) {
     if (why_not) *why_not = std::move(reason);
     return std::nullopt;
   };
-  const auto& spec = oracle::find_target(c.target).spec;
+  const auto& spec = oracle::entry_of(c).spec;
   for (const auto& slot : spec.inputs)
     if (slot.kind == oracle::TensorKind::edges || slot.kind == oracle::TensorKind::edges_csc)
       return refuse(fmt::format("target '{}' has the edge input '{}', which has no values for added edges", c.target,
@@ -58,7 +58,7 @@ std::string diagnose_normalization_side(const Case& c, const Result& got, const 
   if (!got.gradients.count("x") || c.grad_outputs.empty()) return {};
   const Graph& g = *c.graph;
   if (!g.is_square()) return {};
-  const Attributes attrs = oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes);
+  const Attributes attrs = oracle::with_defaults(oracle::entry_of(c).spec, c.attributes);
   const oracle::DegreeNorm norm = oracle::parse_degree_norm(attrs.get_string("norm"));
   // With one degree per node (source_degree = in) on a square graph both sides carry the same
   // factors, so applying them in the forward's order gives the same answer: nothing to diagnose.
@@ -107,7 +107,7 @@ Verdict op_order(System& system, const Case& c, const CheckOptions& options) {
   std::string why_not;
   const std::optional<Case> skewed = with_degree_asymmetry(c, &why_not);
   if (!skewed) return not_applicable(v, why_not);
-  const auto& spec = oracle::find_target(c.target).spec;
+  const auto& spec = oracle::entry_of(c).spec;
   const Result exact = exact_result(*skewed);
   const Result got = system.evaluate(*skewed);
   if (system_failed(v, got, "on the degree-asymmetric graph")) return v;

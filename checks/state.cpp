@@ -28,7 +28,7 @@ Case other_inputs(const Case& a) {
   b.parameters = random_like(a.parameters, a.seed, "state B parameter", -range, range);
   b.grad_outputs = random_like(a.grad_outputs, a.seed, "state B ȳ");
   // Fresh choices too (each edge's relation): state kept from A's types must show.
-  const auto& spec = oracle::find_target(a.target).spec;
+  const auto& spec = oracle::entry_of(a).spec;
   for (const auto& [name, count] : oracle::index_tensors(spec, oracle::with_defaults(spec, a.attributes)))
     if (auto it = b.inputs.find(name); it != b.inputs.end())
       it->second = oracle::random_index_tensor(it->second.shape(), a.seed, "state B input:" + name, count);
@@ -38,7 +38,7 @@ Case other_inputs(const Case& a) {
 Verdict repeated_agrees(CheckKind kind, System& system, const Case& c, const CheckOptions& options,
                         const Result& first, const Result& again, const std::string& what) {
   Verdict v = start_verdict(kind, system, c, options);
-  const auto& spec = oracle::find_target(c.target).spec;
+  const auto& spec = oracle::entry_of(c).spec;
   const Result exact = exact_result(c);
   const Bounds bounds = ToleranceModel(options.tolerance).bounds(c, exact, formats_of(v));
   v.tolerance_model = fmt::format("non-determinism tolerance {}× ({}) + {}·(|each answer|)", options.nondeterminism_factor,

@@ -122,7 +122,7 @@ Bounds ToleranceModel::bounds(const Case& c, const Result& exact, const Formats&
   if (!accumulation_fits(formats.storage, formats.accumulation))
     throw InternalError(fmt::format("tolerance model: accumulation in {} is coarser than storage in {}",
                                     to_string(formats.accumulation), to_string(formats.storage)));
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   switch (def.spec.tolerance.kind) {
     case oracle::ToleranceKind::closed_form: return closed_form(def, c, exact, formats);
     case oracle::ToleranceKind::softmax_per_row: return softmax_per_row(def, c, exact, formats);
@@ -322,7 +322,7 @@ std::shared_ptr<ToleranceModel::MeasuredEvaluations> ToleranceModel::start_measu
 ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, const Formats& formats) const {
   if (!c.graph) throw InternalError("tolerance model: case has no graph");
   ReferenceAndBounds out;
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const oracle::ToleranceRule& rule = def.spec.tolerance;
   if (rule.kind == oracle::ToleranceKind::closed_form) {
     // The two helper evaluations run beside the reference (they refer to c: their futures wait).

@@ -63,8 +63,15 @@ std::string_view type_name(const AttrValue& v);
 
 using TensorMap = std::map<std::string, Tensor>;
 
+// A target's catalogue entry, as a case carries it. The oracle's catalogue defines what an entry
+// holds (oracle/targets.h: oracle::TargetDef extends this); core only carries the reference, so that
+// whatever made a case resolves its target once and every check reads that entry
+// (oracle::entry_of(case)).
+struct TargetEntry {};
+
 struct Case {
-  std::string target;
+  std::string target;                  // the target's name (messages, saved cases, the protocol)
+  const TargetEntry* entry = nullptr;  // its catalogue entry, where the case's maker resolved it
   Attributes attributes;
   std::shared_ptr<const Graph> graph;
   TensorMap inputs;        // by input name (the target's catalogue entry lists them)

@@ -125,7 +125,7 @@ class GpuSystem final : public System {
       }
       ctx_ = std::make_unique<gpu::GpuContext>();
     }
-    const oracle::TargetDef& def = oracle::find_target(c.target);
+    const oracle::TargetDef& def = oracle::entry_of(c);
     const Attributes attrs = oracle::validate_case(def, c);
 
     gpu::GpuContext& ctx = *ctx_;

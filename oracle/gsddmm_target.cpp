@@ -95,7 +95,7 @@ TargetDef gsddmm_target() {
                         "roundings by op; dot sums F products; oracle/gsddmm.cpp)"};
   def.spec.tolerance.storage_roundings = 3;  // a term reads at most three stored inputs: both operands and grad_out
   def.closed_form_terms = [](const Case& c, double) {
-    const GsddmmConfig config = gsddmm_config(with_defaults(find_target("gsddmm").spec, c.attributes));
+    const GsddmmConfig config = gsddmm_config(with_defaults(entry_of(c).spec, c.attributes));
     const auto grad_out = c.grad_outputs.find("out");
     const bool gradients = grad_out != c.grad_outputs.end();
     GsddmmTerms t = gsddmm_closed_form_terms(*c.graph, config, lhs_of(config, c.inputs), rhs_of(config, c.inputs),

@@ -83,7 +83,7 @@ TargetDef gspmm_target() {
                         "(1 to 9 roundings by op and reduction; oracle/gspmm.cpp)"};
   def.spec.tolerance.storage_roundings = 3;  // a term reads at most three stored inputs: u, e and grad_y
   def.closed_form_terms = [](const Case& c, double u) {
-    const Attributes attrs = with_defaults(find_target("gspmm").spec, c.attributes);
+    const Attributes attrs = with_defaults(entry_of(c).spec, c.attributes);
     const auto grad_y = c.grad_outputs.find("y");
     const GspmmConfig config = gspmm_config(attrs);
     const bool gradients = grad_y != c.grad_outputs.end();
@@ -99,7 +99,7 @@ TargetDef gspmm_target() {
     return out;
   };
   def.subgradients = [](const Case& c, double u) {
-    const Attributes attrs = with_defaults(find_target("gspmm").spec, c.attributes);
+    const Attributes attrs = with_defaults(entry_of(c).spec, c.attributes);
     return gspmm_subgradients(*c.graph, gspmm_config(attrs), optional_tensor(c.inputs, "u"), optional_tensor(c.inputs, "e"),
                           c.grad_outputs.at("y"), u);
   };

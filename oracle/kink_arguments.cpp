@@ -362,7 +362,7 @@ void rgat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
 
 KinkArguments kink_arguments(const Case& c) {
   KinkArguments k;
-  const TargetDef& def = find_target(c.target);
+  const TargetDef& def = entry_of(c);
   if (def.kinks.arguments) def.kinks.arguments(c, with_defaults(def.spec, c.attributes), k);
   if (!k.units.empty() && k.units.size() != k.offsets.size())
     throw InternalError(fmt::format("kink_arguments of '{}': {} units for {} arguments", c.target, k.units.size(),

@@ -56,7 +56,7 @@ Tensor random_index_tensor(const std::vector<index_t>& shape, std::uint64_t seed
 }
 
 void round_to_small_integers(Case& c) {
-  const TargetSpec& spec = find_target(c.target).spec;
+  const TargetSpec& spec = entry_of(c).spec;
   for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
     for (auto& [name, t] : *m) {
       const TensorSlot* slot = find_slot(spec, name);
@@ -81,7 +81,7 @@ Case make_random_case(const TargetDef& def, std::shared_ptr<const Graph> graph, 
   if (def.spec.needs_square_graph && !graph->is_square())
     throw InputError(fmt::format("target '{}' needs a square graph; got {}", def.spec.name, graph->summary()));
   Case c;
-  c.target = def.spec.name;
+  set_target(c, def);
   c.attributes = with_defaults(def.spec, attributes);
   c.graph = graph;
   c.seed = seed;

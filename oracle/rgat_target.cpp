@@ -24,7 +24,7 @@ WrongVariant softmax_within_relation() {
             if (!c.graph) return std::nullopt;
             Result r = evaluate(c, Precision::float64);
             if (!r.ok()) return std::nullopt;
-            RgatConfig cfg = RgatConfig::from_attributes(with_defaults(find_target(c.target).spec, c.attributes));
+            RgatConfig cfg = RgatConfig::from_attributes(with_defaults(entry_of(c).spec, c.attributes));
             cfg.softmax = RgatSoftmax::within_relation;
             const auto tensor = [&c](const std::string& name) -> const Tensor& {
               const auto it = c.inputs.find(name);

@@ -99,7 +99,7 @@ void std_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
 // without output gradients (the variants below are about the backward).
 std::optional<Result> backward_answer(const Case& c, SegmentAggregation aggr) {
   if (c.grad_outputs.empty()) return std::nullopt;
-  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(find_target(c.target).spec, c.attributes));
+  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(entry_of(c).spec, c.attributes));
   if (cfg.aggr != aggr) return std::nullopt;
   Result r = evaluate(c);
   if (!r.ok()) return std::nullopt;
@@ -166,7 +166,7 @@ WrongVariant std_gradient_without_sqrt_factor() {
 // mul's partial products, in any order, are bounded by the segment's Π max(1, |x|); a gradient
 // formed as g·prefix·suffix or as (g·y)/x[k] by max(1, |g|) times that. Other aggregations: nullopt.
 std::optional<Result> mul_intermediate_magnitudes(const Case& c) {
-  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(find_target(c.target).spec, c.attributes));
+  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(entry_of(c).spec, c.attributes));
   if (cfg.aggr != SegmentAggregation::mul) return std::nullopt;
   const Graph& g = *c.graph;
   const Tensor& x = c.inputs.at("x");
@@ -192,7 +192,7 @@ std::optional<Result> mul_intermediate_magnitudes(const Case& c) {
 // through the square root's derivative 1/(2·std) (first order, above the floor where it is defined).
 // Other aggregations: nullopt.
 std::optional<Result> moment_term_magnitudes(const Case& c) {
-  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(find_target(c.target).spec, c.attributes));
+  const auto cfg = SegmentAggregationConfig::from_attributes(with_defaults(entry_of(c).spec, c.attributes));
   if (cfg.aggr != SegmentAggregation::var && cfg.aggr != SegmentAggregation::std) return std::nullopt;
   const bool std_dev = cfg.aggr == SegmentAggregation::std;
   const Graph& g = *c.graph;

@@ -36,7 +36,7 @@ Evaluation<T> evaluate_segments(const Graph& g, const Attributes& a, const Tenso
 }
 
 GspmmConfig case_config(const Case& c) {
-  return segment_config(with_defaults(find_target("segment_reduce").spec, c.attributes));
+  return segment_config(with_defaults(entry_of(c).spec, c.attributes));
 }
 
 }  // namespace

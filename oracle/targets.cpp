@@ -133,6 +133,19 @@ const TargetDef& find_target(const std::string& name) {
   throw InputError(fmt::format("unknown target '{}'; known targets: {}", name, fmt::join(names, ", ")));
 }
 
+const TargetDef& entry_of(const Case& c) {
+  if (c.entry) {
+    const auto& def = static_cast<const TargetDef&>(*c.entry);
+    if (def.spec.name == c.target) return def;
+  }
+  return find_target(c.target);
+}
+
+void set_target(Case& c, const TargetDef& def) {
+  c.target = def.spec.name;
+  c.entry = &def;
+}
+
 double dropout_probability(const TargetDef& def, const Attributes& attrs) {
   return def.dropout.probability_attribute.empty() ? 0.0 : attrs.get_double(def.dropout.probability_attribute);
 }
@@ -289,7 +302,7 @@ Result evaluate_f32_right_of_kinks(const Case& c) {
   Result r;
   try {
     if (!c.graph) throw InputError("case has no graph");
-    const TargetDef& def = find_target(c.target);
+    const TargetDef& def = entry_of(c);
     const Attributes attrs = validate_case(def, c);
     return evaluate_in<float>(def, def.kinks.evaluate_f32_right ? def.kinks.evaluate_f32_right : def.evaluate_f32, c, attrs);
   } catch (const InputError& e) {
@@ -303,7 +316,7 @@ Result evaluate_with_flipped_kinks(const Case& c, const layers::KinkFlips& flips
   Result r;
   try {
     if (!c.graph) throw InputError("case has no graph");
-    const TargetDef& def = find_target(c.target);
+    const TargetDef& def = entry_of(c);
     if (!def.kinks.evaluate_f64_flipped)
       throw InputError(fmt::format("target '{}' has no kink unit to flip", def.spec.name));
     const Attributes attrs = validate_case(def, c);
@@ -319,7 +332,7 @@ Result evaluate(const Case& c, Precision precision) {
   Result r;
   try {
     if (!c.graph) throw InputError("case has no graph");
-    const TargetDef& def = find_target(c.target);
+    const TargetDef& def = entry_of(c);
     const Attributes attrs = validate_case(def, c);
     switch (precision) {
       case Precision::float64: return evaluate_in<double>(def, def.evaluate_f64, c, attrs);

@@ -278,7 +278,7 @@ struct ReceptiveField {
 // Unset: a row's outputs are not a function of a neighbourhood the scale check can restrict to.
 using ReceptiveFieldFn = std::function<ReceptiveField(const Attributes& attrs)>;
 
-struct TargetDef {
+struct TargetDef : TargetEntry {
   TargetSpec spec;
   ShapesFn input_shapes;      // every input and parameter
   ShapesFn output_shapes;     // every output
@@ -342,6 +342,11 @@ const std::vector<TargetDef>& all_targets();
 const TargetDef& find_target(const std::string& name);
 // The same lookup for a name that may not be a target (a selector such as "all"): nullptr then.
 const TargetDef* lookup_target(const std::string& name);
+// The entry of c's target: the one its maker resolved (Case::entry), or by name where none was (a
+// case built by hand) or where its name has since changed; InputError for an unknown name.
+const TargetDef& entry_of(const Case& c);
+// Makes c a case of `def`: its name and its entry.
+void set_target(Case& c, const TargetDef& def);
 
 // The dropout probability of a case of `def` (attrs with defaults filled in); 0 for a target without dropout.
 double dropout_probability(const TargetDef& def, const Attributes& attrs);

@@ -84,7 +84,7 @@ WrongVariant transposed_graph_in_backward() {
           [](const Case& c, const VariantContext&) -> std::optional<Result> {
             if (c.grad_outputs.empty() || !c.graph || !c.graph->is_square() || c.graph->is_symmetric())
               return std::nullopt;
-            const TargetSpec& spec = find_target(c.target).spec;
+            const TargetSpec& spec = entry_of(c).spec;
             for (const auto* slots : {&spec.inputs, &spec.outputs})
               for (const auto& slot : *slots)
                 if (slot.kind == TensorKind::edges_csc) return std::nullopt;
@@ -117,7 +117,7 @@ WrongVariant other_choice(const AttributeSpec& attribute, const AttrValue& value
           fmt::format("computes with {0} = {1} where the case asks for another value: the convention {0} confused",
                       attribute.name, shown),
           30, [name = attribute.name, value](const Case& c, const VariantContext&) -> std::optional<Result> {
-            const Attributes attrs = with_defaults(find_target(c.target).spec, c.attributes);
+            const Attributes attrs = with_defaults(entry_of(c).spec, c.attributes);
             if (attrs.has(name) && attrs.values().at(name) == value) return std::nullopt;
             Case t = c;
             t.attributes.set(name, value);
@@ -128,7 +128,7 @@ WrongVariant other_choice(const AttributeSpec& attribute, const AttrValue& value
 WrongVariant one_head_for_all_heads() {
   return {"one_head_for_all_heads", "one_head", "head 0's values used for every head (the per-head offset ignored)", 40,
           [](const Case& c, const VariantContext&) -> std::optional<Result> {
-            const TargetSpec& spec = find_target(c.target).spec;
+            const TargetSpec& spec = entry_of(c).spec;
             Case t = c;
             bool changed = false;
             for (auto& [map, name] : slots_of(t, spec, TensorKind::edges)) {
@@ -185,7 +185,7 @@ Tensor transposed_layout(const Tensor& t, bool reading) {
 WrongVariant edge_layout_transposed() {
   return {"edge_layout_transposed", "edge_layout", "[E, H] edge tensors read and written as [H, E] (the layout transposed)",
           60, [](const Case& c, const VariantContext&) -> std::optional<Result> {
-            const TargetSpec& spec = find_target(c.target).spec;
+            const TargetSpec& spec = entry_of(c).spec;
             Case t = c;
             bool any = false;
             for (auto& [map, name] : slots_of(t, spec, TensorKind::edges)) {

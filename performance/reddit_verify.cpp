@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     perf::RedditData data = perf::make_reddit_shaped(shape, seed);
     const index_t n = data.graph.n_dst(), f = shape.features;
     gnncheck::Case c;
-    c.target = "gat";
+    gnncheck::oracle::set_target(c, gnncheck::oracle::find_target("gat"));
     c.seed = seed;
     c.attributes = gnncheck::Attributes{{"in_features", f},          {"out_features", out_features},
                                         {"heads", std::int64_t{1}},  {"concat", true},

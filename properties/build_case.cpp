@@ -47,7 +47,7 @@ Case drawn_case(const oracle::TargetDef& def, std::shared_ptr<const Graph> graph
   oracle::RandomCaseOptions range;
   if (values == ValueStyle::with_zeros) range.zero_fraction = 0.3;
   Case c;
-  c.target = def.spec.name;
+  oracle::set_target(c, def);
   c.attributes = oracle::with_defaults(def.spec, attributes);
   c.graph = graph;
   // Every input the target has for these attributes (an optional one, like a disabled bias, has no

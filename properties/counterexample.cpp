@@ -10,6 +10,7 @@
 #include "fixtures/matrix_market.h"
 #include "fixtures/npy.h"
 #include "core/error.h"
+#include "oracle/targets.h"
 
 namespace gnncheck::properties {
 
@@ -131,6 +132,7 @@ SavedCase load_counterexample(const fs::path& dir) {
   SavedCase saved;
   try {
     saved.c.target = field(m, "target", manifest_path).get<std::string>();
+    if (const oracle::TargetDef* def = oracle::lookup_target(saved.c.target)) oracle::set_target(saved.c, *def);
     saved.c.seed = field(m, "seed", manifest_path).get<std::uint64_t>();
     saved.system = field(m, "system", manifest_path).get<std::string>();
     saved.check = checks::parse_check_kind(field(m, "check", manifest_path).get<std::string>());

@@ -66,7 +66,7 @@ TensorMap sampled_grad_outputs(const Case& c, std::span<const index_t> rows) {
   if (!c.graph) throw InputError("scale: the case has no graph");
   const Graph& g = *c.graph;
   check_rows(g.n_dst(), rows);
-  const auto& def = oracle::find_target(c.target);
+  const auto& def = oracle::entry_of(c);
   TensorMap grads = c.grad_outputs;
   if (grads.empty()) {
     const auto shapes = def.output_shapes(g, oracle::with_defaults(def.spec, c.attributes));
@@ -255,7 +255,7 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
   nb.padding_rows = pad_degrees ? 1 : 0;
   const index_t sub_n_dst = k + nb.padding_rows;
   nb.sub.graph = std::make_shared<const Graph>(Graph::from_csr(sub_n_dst, n_cols, std::move(sub_row_ptr), std::move(sub_col)));
-  nb.sub.target = target;
+  oracle::set_target(nb.sub, def);
   nb.sub.attributes = attributes;
   if (explicit_self_loops) nb.sub.attributes.set(field.self_loops_attribute, false);
   nb.sub.seed = seed;
@@ -295,7 +295,7 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
   };
   const SampledGraph sampled{g.n_dst(), g.n_src(), g.summary(), extents, columns, out_degrees, {}};  // numbered on the host
   Neighbourhood nb = restrict_graph_to_rows(c.target, c.attributes, sampled, rows, c.seed);
-  const auto& def = oracle::find_target(c.target);
+  const auto& def = oracle::entry_of(c);
 
   auto restrict = [&](const Tensor& t, oracle::TensorKind kind, const std::string& name) -> Tensor {
     if (kind == oracle::TensorKind::parameter) return t;

@@ -234,7 +234,7 @@ class Runner {
     history_.system_seconds += r.seconds;
     if (!r.ok()) throw SystemFailure{r.status, fmt::format("{}: {}: {}", where(l, epoch, pass), to_string(r.status), r.message)};
     if (expected_output_shapes_.size() <= l) {
-      const auto& def = oracle::find_target(c.target);
+      const auto& def = oracle::entry_of(c);
       expected_output_shapes_.push_back(def.output_shapes(*c.graph, oracle::with_defaults(def.spec, c.attributes)).at("y"));
     }
     return r;

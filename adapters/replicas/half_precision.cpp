@@ -97,7 +97,7 @@ class HalfKernelSystem final : public System {
 }  // namespace
 
 bool is_index_input(const Case& c, const std::string& name) {
-  for (const auto& slot : oracle::find_target(c.target).spec.inputs)
+  for (const auto& slot : oracle::entry_of(c).spec.inputs)
     if (slot.name == name) return slot.is_index();
   return false;
 }
@@ -124,7 +124,7 @@ Result half_sparse_kernel(const Case& c, Precision accumulation) {
   const Graph& g = *c.graph;
   const Precision a = accumulation;
   const bool backward = !c.grad_outputs.empty();
-  const Attributes attrs = oracle::with_defaults(oracle::find_target(c.target).spec, c.attributes);
+  const Attributes attrs = oracle::with_defaults(oracle::entry_of(c).spec, c.attributes);
   if (c.target == "spmm" || c.target == "spmm_transposed") {
     const bool plain = c.target == "spmm";
     const Tensor x = stored(c.inputs.at(plain ? "x" : "y"));

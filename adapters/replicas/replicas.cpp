@@ -52,7 +52,7 @@ class ReplicaSystem final : public System {
     Result r = base_->evaluate(c);
     if (!r.ok()) return r;
     try {
-      const oracle::TargetDef& def = oracle::find_target(c.target);
+      const oracle::TargetDef& def = oracle::entry_of(c);
       replicas::BugContext ctx{c, def, oracle::with_defaults(def.spec, c.attributes), precision(c.target), r};
       bug_->inject(ctx);
     } catch (const std::exception& e) {  // InputError from an op, InternalError from a broken catalogue

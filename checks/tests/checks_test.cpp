@@ -871,7 +871,7 @@ class DestinationsAreLastSources final : public System {
     for (index_t j : g.col_idx()) src.push_back(rotated(j));
     Case moved = c;
     moved.graph = std::make_shared<const Graph>(Graph::from_edges(g.n_dst(), n, dst, src));
-    const auto& spec = oracle::find_target(c.target).spec;
+    const auto& spec = oracle::entry_of(c).spec;
     for (auto& [name, t] : moved.inputs)
       if (input_kind(spec, name) == oracle::TensorKind::src_nodes)
         for (index_t j = 0; j < n; ++j) std::copy_n(c.inputs.at(name).row(j), t.row_size(), t.row(rotated(j)));

@@ -321,7 +321,7 @@ class ComputesVariant final : public System {
   bool supports(const std::string&) const override { return true; }
   Precision precision(const std::string&) const override { return Precision::float64; }
   Result evaluate(const Case& c) override {
-    for (const auto& v : oracle::find_target(c.target).wrong_variants)
+    for (const auto& v : oracle::entry_of(c).wrong_variants)
       if (v.name == name_)
         if (std::optional<Result> r = v.evaluate(c, {})) return *r;
     return oracle::evaluate(c);

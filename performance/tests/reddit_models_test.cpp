@@ -362,7 +362,7 @@ Case layer_case(const ModelSpec& spec, bool last, const TrainingData& d, Tensor 
       c.graph = std::make_shared<const Graph>(d.graph);
       break;
   }
-  const oracle::TargetDef& def = oracle::find_target(c.target);
+  const oracle::TargetDef& def = oracle::entry_of(c);
   const auto shapes = def.input_shapes(*c.graph, oracle::with_defaults(def.spec, c.attributes));
   for (const ParameterSnapshot& p : params) c.parameters[p.name] = to_tensor(p.value, shapes.at(p.name));
   c.inputs["x"] = std::move(x);
@@ -692,7 +692,7 @@ class HostLoop {
     index_t width = d.width;
     for (int l = 0; l < 2; ++l) {
       const Case c = layer_case(spec, l == 1, d, Tensor({d.graph.n_src(), width}), {}, std::nullopt);
-      const oracle::TargetDef& def = oracle::find_target(c.target);
+      const oracle::TargetDef& def = oracle::entry_of(c);
       auto& layer = params_.emplace_back();
       for (const auto& [name, shape] : def.input_shapes(*c.graph, oracle::with_defaults(def.spec, c.attributes))) {
         if (name == "x" || name == "eps") continue;

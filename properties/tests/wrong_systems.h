@@ -64,7 +64,7 @@ class ShuffledOrderFloat32 final : public System {
     const checks::Relabeling moved = checks::shuffle_edges_within_rows(c, c.seed * 31 + 17);
     Result r = oracle::evaluate(moved.transformed, Precision::float32);
     if (!r.ok()) return r;
-    const auto& spec = oracle::find_target(c.target).spec;
+    const auto& spec = oracle::entry_of(c).spec;
     for (auto& [name, t] : r.outputs) t = checks::to_original_order(t, checks::output_kind(spec, name), moved);
     for (auto& [name, t] : r.gradients) t = checks::to_original_order(t, checks::input_kind(spec, name), moved);
     return r;

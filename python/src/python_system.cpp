@@ -236,7 +236,7 @@ std::unique_ptr<System> make_python_system(std::shared_ptr<CallableState> state)
 
 py::dict case_to_python(const Case& c) {
   if (!c.graph) throw InputError("case has no graph");
-  const auto& def = oracle::find_target(c.target);
+  const auto& def = oracle::entry_of(c);
   const Attributes attributes = oracle::with_defaults(def.spec, c.attributes);
   py::dict attrs;
   for (const auto& [name, value] : attributes.values()) attrs[py::str(name)] = attribute_to_python(value);
@@ -277,7 +277,7 @@ Result result_from_python(const Case& c, const py::handle& answer_obj) {
   if (status != "ok")
     return invalid(fmt::format("answer status '{}' is not one of ok, unsupported, error, invalid_output", status));
 
-  const auto& def = oracle::find_target(c.target);
+  const auto& def = oracle::entry_of(c);
   const Attributes attributes = oracle::with_defaults(def.spec, c.attributes);
   const auto input_shapes = def.input_shapes(*c.graph, attributes);
   const auto output_shapes = def.output_shapes(*c.graph, attributes);

@@ -68,7 +68,7 @@ inline Case layer_case(const std::string& target, std::shared_ptr<const Graph> g
 
 // The target's spec restricted to the inputs present in the case.
 inline TargetSpec active_spec(const Case& c) {
-  TargetSpec spec = find_target(c.target).spec;
+  TargetSpec spec = entry_of(c).spec;
   std::erase_if(spec.inputs, [&](const TensorSlot& slot) {
     return c.inputs.count(slot.name) == 0 && c.parameters.count(slot.name) == 0;
   });
