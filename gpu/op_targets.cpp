@@ -278,22 +278,23 @@ void segment_mm_target(TargetRun& run) {
   segment_mm_backward(run.ctx, g, in, out, x.data(), w.data(), run.grad_output("y").data(), gx.data(), gw.data());
 }
 
-// One weight matrix per edge's relation (oracle/gather_mm.h): gpu/gather_mm.cu. The graph is not
-// read: the edge count is x's row count, so nothing is uploaded for it.
-void gather_mm_target(TargetRun& run) {
+// One weight matrix per row's type (oracle/gather_mm.h): gpu/gather_mm.cu, for gather_mm's edges
+// (edge_type, relations) and typed_linear's nodes (node_type, node_types). The graph is not read: the
+// row count is x's, so nothing is uploaded for it.
+void typed_rows_target(TargetRun& run, const char* types_name, const char* type_count) {
   const DeviceTensor& x = run.input("x");
-  const DeviceTensor& types = run.input("edge_type");
+  const DeviceTensor& types = run.input(types_name);
   const DeviceTensor& w = run.input("weight");  // a parameter slot: run.input holds parameters too
-  const index_t relations = run.attributes.get_int("relations");
+  const index_t type_matrices = run.attributes.get_int(type_count);
   const index_t in = run.attributes.get_int("in_features"), out = run.attributes.get_int("out_features");
-  const index_t edges = x.rows();
-  DeviceTensor& y = run.new_output("y", {edges, out});
-  gather_mm_forward(run.ctx, edges, in, out, x.data(), types.data(), w.data(), y.data());
+  const index_t rows = x.rows();
+  DeviceTensor& y = run.new_output("y", {rows, out});
+  gather_mm_forward(run.ctx, rows, in, out, x.data(), types.data(), w.data(), y.data());
   if (!run.backward()) return;
   DeviceTensor& gx = run.new_gradient("x", x.shape());
   DeviceTensor& gw = run.new_gradient("weight", w.shape());
-  gather_mm_backward(run.ctx, edges, relations, in, out, x.data(), types.data(), w.data(), run.grad_output("y").data(),
-                     gx.data(), gw.data());
+  gather_mm_backward(run.ctx, rows, type_matrices, in, out, x.data(), types.data(), w.data(),
+                     run.grad_output("y").data(), gx.data(), gw.data());
 }
 
 void gsddmm_target(TargetRun& run) {
@@ -374,7 +375,8 @@ std::map<std::string, GpuTargetFn> gpu_op_targets(Library library) {
   targets.emplace("gsddmm", gsddmm_target);
   targets.emplace("segment_reduce", segment_reduce_target);
   targets.emplace("segment_mm", segment_mm_target);
-  targets.emplace("gather_mm", gather_mm_target);
+  targets.emplace("gather_mm", [](TargetRun& r) { typed_rows_target(r, "edge_type", "relations"); });
+  targets.emplace("typed_linear", [](TargetRun& r) { typed_rows_target(r, "node_type", "node_types"); });
   targets.emplace("segment_aggregation", segment_aggregation_target);
   targets.emplace("attention", attention_target);
   targets.emplace("sddmm_spmm", sddmm_spmm_target);

@@ -19,41 +19,6 @@ Widths widths(const Attributes& a) {
           positive_size(a, "gather_mm", "out_features")};
 }
 
-std::optional<Result> float64_answer(const Case& c) {
-  if (c.grad_outputs.empty() || !c.graph) return std::nullopt;
-  Result r = evaluate(c, Precision::float64);
-  if (!r.ok()) return std::nullopt;
-  return r;
-}
-
-// grad_x from weight[t_k] where weight[t_k]ᵀ is needed; only square matrices (in = out ≥ 2) keep the shapes.
-WrongVariant weight_not_transposed_in_backward() {
-  return {"weight_not_transposed_in_backward", "weight_not_transposed",
-          "grad_x = grad_y · weight[t] instead of grad_y · weight[t]ᵀ (the forward weight used where its transpose is "
-          "needed)",
-          36, [](const Case& c, const VariantContext&) -> std::optional<Result> {
-            std::optional<Result> r = float64_answer(c);
-            if (!r) return std::nullopt;
-            const Tensor& weight = c.parameters.at("weight");
-            const Tensor& types = c.inputs.at("edge_type");
-            const index_t n = weight.shape()[1];
-            if (n < 2 || weight.shape()[2] != n) return std::nullopt;
-            const Tensor& grad_y = c.grad_outputs.at("y");
-            Tensor grad_x(r->gradients.at("x").shape(), 0.0);
-            for (index_t k = 0; k < types.size(); ++k) {
-              const auto t = static_cast<index_t>(types[k]);
-              for (index_t f = 0; f < n; ++f) {
-                double sum = 0.0;
-                for (index_t o = 0; o < n; ++o) sum += grad_y[k * n + o] * weight[(t * n + o) * n + f];
-                grad_x[k * n + f] = sum;
-              }
-            }
-            if (grad_x.values() == r->gradients.at("x").values()) return std::nullopt;
-            r->gradients["x"] = std::move(grad_x);
-            return r;
-          }};
-}
-
 }  // namespace
 
 TargetDef gather_mm_target() {
@@ -100,7 +65,7 @@ TargetDef gather_mm_target() {
   // Σ|terms| and on ones (the types kept) the term count.
   def.spec.tolerance = {ToleranceKind::closed_form, 3, "both factors rounded, their product"};
   def.spec.tolerance.storage_roundings = 2;  // the two factors; the product in the accumulation format
-  def.wrong_variants = {weight_gradient_to_next_relation(), weight_not_transposed_in_backward()};
+  def.wrong_variants = {weight_gradient_to_next_relation(), weight_not_transposed_in_backward("edge_type")};
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   return def;
 }

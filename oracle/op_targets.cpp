@@ -437,7 +437,7 @@ std::vector<TargetDef> op_targets() {
           sddmm_dot_target(),     sddmm_add_target(),       edge_softmax_target(), eshuffle_target(false),
           eshuffle_target(true),  normalized_spmm_target(),   gspmm_target(),       gsddmm_target(),
           attention_target(),     sddmm_spmm_target(),      segment_reduce_target(),
-          segment_aggregation_target(), segment_mm_target(), gather_mm_target()};
+          segment_aggregation_target(), segment_mm_target(), gather_mm_target(), typed_linear_target()};
 }
 
 }  // namespace gnncheck::oracle

@@ -397,6 +397,7 @@ TargetDef attention_target();  // attention_target.cpp, one of op_targets()
 TargetDef segment_reduce_target();  // segment_reduce_target.cpp, one of op_targets()
 TargetDef segment_aggregation_target();  // segment_aggregation_target.cpp, one of op_targets()
 TargetDef gather_mm_target();  // gather_mm_target.cpp, one of op_targets()
+TargetDef typed_linear_target();  // typed_linear_target.cpp, one of op_targets()
 TargetDef segment_mm_target();  // segment_mm_target.cpp, one of op_targets()
 std::vector<TargetDef> layer_targets();
 TargetDef gcn_target();    // gcn_target.cpp, one of layer_targets()

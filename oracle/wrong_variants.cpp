@@ -258,6 +258,34 @@ WrongVariant weight_gradient_to_next_relation() {
           }};
 }
 
+WrongVariant weight_not_transposed_in_backward(const std::string& types_name) {
+  return {"weight_not_transposed_in_backward", "weight_not_transposed",
+          "grad_x = grad_y · weight[t] instead of grad_y · weight[t]ᵀ (the forward weight used where its transpose is "
+          "needed)",
+          36, [types_name](const Case& c, const VariantContext&) -> std::optional<Result> {
+            if (c.grad_outputs.empty() || !c.graph) return std::nullopt;
+            std::optional<Result> r = answer(c);
+            if (!r) return std::nullopt;
+            const Tensor& weight = c.parameters.at("weight");
+            const Tensor& types = c.inputs.at(types_name);
+            const index_t n = weight.shape()[1];
+            if (n < 2 || weight.shape()[2] != n) return std::nullopt;
+            const Tensor& grad_y = c.grad_outputs.at("y");
+            Tensor grad_x(r->gradients.at("x").shape(), 0.0);
+            for (index_t k = 0; k < types.size(); ++k) {
+              const auto t = static_cast<index_t>(types[k]);
+              for (index_t f = 0; f < n; ++f) {
+                double sum = 0.0;
+                for (index_t o = 0; o < n; ++o) sum += grad_y[k * n + o] * weight[(t * n + o) * n + f];
+                grad_x[k * n + f] = sum;
+              }
+            }
+            if (grad_x.values() == r->gradients.at("x").values()) return std::nullopt;
+            r->gradients["x"] = std::move(grad_x);
+            return r;
+          }};
+}
+
 std::vector<WrongVariant> generic_wrong_variants(const TargetSpec& spec) {
   std::vector<WrongVariant> out;
   bool edge_tensors = false, edge_inputs = false, differentiable = false;

@@ -37,4 +37,10 @@ WrongVariant softmax_backward_without_subtraction();
 // summed into the wrong relation, as a type id off by one in the scatter does.
 WrongVariant weight_gradient_to_next_relation();
 
+// grad_x = grad_y · weight[t] where grad_y · weight[t]ᵀ is needed, for a target that multiplies each
+// row of x by the matrix of its type (the index input `types`: gather_mm's edge_type, typed_linear's
+// node_type): the forward weight used where its transpose is needed. Only square matrices (in = out
+// ≥ 2) keep the shapes; elsewhere the variant does not apply.
+WrongVariant weight_not_transposed_in_backward(const std::string& types);
+
 }  // namespace gnncheck::oracle

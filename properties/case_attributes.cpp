@@ -38,7 +38,7 @@ DrawnAttributes draw_attributes(const oracle::TargetSpec& spec, const CaseOption
       out.attributes.set(a.name, pick(std::vector<double>{0.2, 0.01, 0.5, 1.0}));
     } else if (a.name == "attn_dropout") {  // off in half the cases (the evaluation mode)
       out.attributes.set(a.name, pick(std::vector<double>{0.0, 0.0, 0.3, 0.6}));
-    } else if (a.name == "relations") {  // one relation, and up to 4 (an empty one is drawn with the types)
+    } else if (a.name == "relations" || a.name == "node_types") {  // one type, and up to 4 (an empty one is drawn with the types)
       out.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(1, 5));
     } else if (a.name == "bases") {  // R-GCN: one weight per relation, or 1–2 shared bases
       out.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(0, 3));

@@ -16,7 +16,7 @@ torch|pyg and --segment-reduce scatter|torch (torch_targets/algebra.py).
 The targets' mappings are in torch_targets/, one module per family, each with its notes:
 sparse_ops (spmm … attention, sddmm_spmm), algebra (gspmm, gsddmm, segment_reduce,
 segment_aggregation), layers (the PyG layers and how PyG's definitions are mapped onto the
-oracle's), relational (segment_mm, gather_mm, rgcn, rgat); context holds the dtype and device.
+oracle's), relational (segment_mm, gather_mm, typed_linear, rgcn, rgat); context holds the dtype and device.
 
 Run on an H200 with torch 2.11 and PyG 2.8 (docs/campaigns.md, "The torch/PyG adapter on the
 H200, completed"): 10^4 random differential and 10^4 adjoint cases per target pass on every target,
@@ -47,7 +47,7 @@ from torch_targets.context import Context, measured  # noqa: E402
 from torch_targets.layers import (layer_agnn, layer_gat, layer_gatv2, layer_gcn, layer_gin,  # noqa: E402
                                   layer_gine, layer_sage)
 from torch_targets.relational import (layer_rgat, layer_rgat_torch, layer_rgcn, layer_rgcn_torch,  # noqa: E402
-                                      op_gather_mm, op_segment_mm)
+                                      op_gather_mm, op_segment_mm, op_typed_linear)
 from torch_targets.sparse_ops import (op_attention, op_edge_softmax, op_eshuffle, op_eshuffle_inverse,  # noqa: E402
                                       op_normalized_spmm, op_sddmm_add, op_sddmm_dot, op_sddmm_spmm, op_spmm,
                                       op_spmm_transposed, op_spmm_ve, op_spmm_ve_transposed)
@@ -69,6 +69,7 @@ OPS = {
     "segment_reduce": op_segment_reduce,
     "segment_mm": op_segment_mm,
     "gather_mm": op_gather_mm,
+    "typed_linear": op_typed_linear,
     "segment_aggregation": op_segment_aggregation,
     "attention": op_attention,
     "sddmm_spmm": op_sddmm_spmm,

@@ -251,20 +251,20 @@ std::vector<CatalogueEntry> entries() {
         {"gatv2"}, std::nullopt, 0},
        false},
       {{28, "relation_gradient_to_next_relation",
-        "relational kernels (R-GCN's per-relation weights, DGL's gather_mm) whose weight-gradient scatter takes "
-        "the relation id off by one: a relation's gradient summed into the next relation",
+        "relational kernels (R-GCN's per-relation weights, DGL's gather_mm and TypedLinear) whose weight-gradient "
+        "scatter takes the type id off by one: a relation's gradient summed into the next relation",
         "the gradient of relation r's weight (R-GCN with bases: its row of comp) is written to relation r + 1 "
         "(mod relations); forward and every other gradient exact",
-        "differential", "two or more relations with edges",
-        {"gather_mm", "rgcn", "rgat"}, std::nullopt, 0},
+        "differential", "two or more relations with edges (typed_linear: two or more node types with nodes)",
+        {"gather_mm", "typed_linear", "rgcn", "rgat"}, std::nullopt, 0},
        false},
       {{29, "relation_weight_not_transposed",
         "per-type matmul kernels whose backward multiplies the output gradient by the forward weight where its "
         "transpose is needed; with square weights (in = out) the shapes agree and nothing fails to run",
         "grad_x = grad_y · weight[t] instead of grad_y · weight[t]ᵀ (square weights only); forward and the weight "
         "gradient exact",
-        "differential", "in_features = out_features ≥ 2 and an edge",
-        {"gather_mm", "segment_mm"}, std::nullopt, 0},
+        "differential", "in_features = out_features ≥ 2 and an edge (typed_linear: a node)",
+        {"gather_mm", "typed_linear", "segment_mm"}, std::nullopt, 0},
        false},
       {{30, "segment_boundary_off_by_one",
         "segment matmul kernels (pyg-lib's segment_matmul, DGL's segment_mm) that read each segment's first row "

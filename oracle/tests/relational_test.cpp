@@ -81,6 +81,55 @@ TEST(GatherMm, WrongVariantsMoveARelationsGradientAndSkipTheTranspose) {
   EXPECT_THAT(answers.at("weight_not_transposed_in_backward").gradients.at("x").values(), ElementsAre(1, 2, 1, 0, 4, 6));
 }
 
+// typed_linear: gather_mm's rows are the nodes, each with its type. Three nodes of types 0, 2, 0 on a
+// 2×3 graph (its edges are not read): the same products as gather_case(), per node.
+Case typed_linear_case() {
+  Case c;
+  set_target(c, find_target("typed_linear"));
+  c.graph = std::make_shared<const Graph>(Graph::from_edges(2, 3, std::vector<index_t>{0, 1}, std::vector<index_t>{2, 0}));
+  c.attributes = {{"node_types", std::int64_t{3}}, {"in_features", std::int64_t{2}}, {"out_features", std::int64_t{2}}};
+  c.inputs["x"] = Tensor({3, 2}, {1, 0, 0, 1, 2, 1});
+  c.inputs["node_type"] = Tensor({3}, {0, 2, 0});
+  c.parameters["weight"] = Tensor({3, 2, 2}, {1, 2, 3, 4, 100, 100, 100, 100, 0, 1, 1, 0});
+  c.grad_outputs["y"] = Tensor({3, 2}, {1, 0, 0, 1, 1, 1});
+  return c;
+}
+
+TEST(TypedLinear, AppliesEachNodesTypeAndLeavesAnEmptyTypesGradientZero) {
+  const Result r = evaluate(typed_linear_case());
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_THAT(r.outputs.at("y").values(), ElementsAre(1, 2, 1, 0, 5, 8));
+  EXPECT_THAT(r.gradients.at("x").values(), ElementsAre(1, 3, 1, 0, 3, 7));
+  EXPECT_THAT(r.gradients.at("weight").values(), ElementsAre(3, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1));
+  EXPECT_EQ(r.gradients.count("node_type"), 0u);  // an index tensor has no gradient
+}
+
+TEST(TypedLinear, HasOneRowPerSourceNodeAndRefusesATypeOutOfRange) {
+  Case c = typed_linear_case();
+  c.inputs["node_type"] = Tensor({3}, {0, 3, 0});
+  const Result r = evaluate(c);
+  EXPECT_EQ(r.status, Status::error);
+  EXPECT_THAT(r.message, HasSubstr("input 'node_type': element 1 is 3; an index tensor holds integers in [0, 3) "
+                                   "(node_types = 3)"));
+  const auto g = std::make_shared<const Graph>(Graph::from_edges(2, 5, std::vector<index_t>{0}, std::vector<index_t>{4}));
+  const Case drawn = make_random_case(find_target("typed_linear"), g, {{"node_types", std::int64_t{2}}}, 3);
+  EXPECT_EQ(drawn.inputs.at("x").rows(), 5);
+  EXPECT_EQ(drawn.inputs.at("node_type").size(), 5);
+  EXPECT_EQ(&entry_of(drawn), &find_target("typed_linear"));
+}
+
+TEST(TypedLinear, WrongVariantsMoveATypesGradientAndSkipTheTranspose) {
+  const Case c = typed_linear_case();
+  std::map<std::string, Result> answers;
+  for (const auto& v : find_target("typed_linear").wrong_variants)
+    if (auto r = v.evaluate(c, {})) answers.emplace(v.name, std::move(*r));
+  ASSERT_TRUE(answers.count("weight_gradient_to_next_relation"));
+  EXPECT_THAT(answers.at("weight_gradient_to_next_relation").gradients.at("weight").values(),
+              ElementsAre(0, 0, 0, 1, 3, 2, 1, 1, 0, 0, 0, 0));
+  ASSERT_TRUE(answers.count("weight_not_transposed_in_backward"));
+  EXPECT_THAT(answers.at("weight_not_transposed_in_backward").gradients.at("x").values(), ElementsAre(1, 2, 1, 0, 4, 6));
+}
+
 // Index tensors are choices, not values: the random case draws integers in range and the value
 // transforms keep them.
 TEST(GatherMm, RandomCasesDrawIndexTensorsAsIntegersInRange) {

@@ -725,6 +725,18 @@ def test_gather_mm_passes_with_one_relation_many_relations_and_one_wide_rows(tmp
         assert r["verdict"] == "pass" and r["conclusive"] > 0, r
 
 
+def test_typed_linear_passes_with_one_type_many_types_and_nodes_of_no_type(tmp_path):
+    """typed_linear (gather_mm on the nodes, node_type converted to int64): one type (a plain
+    matmul), more types than the generator's usual 1-4 (several without a node), square matrices."""
+    entries = {"one-type": {"node_types": [1]}, "many-types": {"node_types": [9]},
+               "square": {"in_features": [3], "out_features": [3]}}
+    results, done = run_adapter_suite(tmp_path, pinned_suite("typed_linear", entries, cases=20))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(results) == 3 * len(entries)
+    for r in results:
+        assert r["verdict"] == "pass" and r["conclusive"] > 0, r
+
+
 RGCN_ENTRIES = {"mean": "aggr: [mean]", "sum": "aggr: [sum]", "bases": "bases: [1, 2], aggr: [mean, sum]",
                 "one_relation": "relations: [1]", "no_root_no_bias": "root_weight: [false], bias: [false]"}
 

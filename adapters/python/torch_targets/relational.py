@@ -1,4 +1,4 @@
-"""The typed-graph targets: segment_mm, gather_mm and the R-GCN and RGAT layers (PyG's RGCNConv and
+"""The typed-graph targets: segment_mm, gather_mm, typed_linear and the R-GCN and RGAT layers (PyG's RGCNConv and
 RGATConv, or the same layers in plain torch).
 
 Typed graphs: gather_mm and rgcn read edge_type, each edge's relation, an index tensor that
@@ -55,6 +55,13 @@ def gather_mm(x, weight, edge_type):
 
 def op_gather_mm(case):
     return evaluate(case, lambda x, edge_type, weight: {"y": gather_mm(x, weight, edge_type)})
+
+
+def op_typed_linear(case):
+    """One weight matrix per node type (DGL's TypedLinear, PyG's HeteroLinear without bias): gather_mm
+    on the nodes, node_type converted to int64 like edge_type. Plain torch only: PyG's HeteroLinear
+    (its sorted segment_matmul path) is not mapped here."""
+    return evaluate(case, lambda x, node_type, weight: {"y": gather_mm(x, weight, node_type)})
 
 
 # R-GCN (oracle/layers/rgcn.h): PyG's RGCNConv where torch_geometric is used, else the same layer in
