@@ -147,6 +147,8 @@ def main():
             context.CTX.pyg_aggregations = {"var": pyg_aggr.VarAggregation, "std": pyg_aggr.StdAggregation,
                                             "mul": pyg_aggr.MulAggregation,
                                             "softmax": lambda: pyg_aggr.SoftmaxAggregation(learn=True)}
+            from torch_geometric.nn import HeteroLinear
+            context.CTX.pyg_hetero_linear = HeteroLinear
         except ImportError:
             pass
     if pyg_version is None:

@@ -18,6 +18,9 @@ class Context:
         # segment_aggregation's modules by aggr (makers of torch_geometric.nn.aggr modules) where
         # torch_geometric is used; None: the adapter's own torch formulation.
         self.pyg_aggregations = pyg_aggregations
+        # typed_linear's module maker (torch_geometric.nn.HeteroLinear) where torch_geometric is used;
+        # None: gather_mm on the nodes in plain torch.
+        self.pyg_hetero_linear = None
 
 
 CTX = None  # the one Context, set by the entry point (torch_adapter.py main)

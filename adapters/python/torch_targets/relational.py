@@ -33,6 +33,7 @@ projected by bmm, the logits through out_i·q + out_j·k, edge_softmax over each
 import torch
 
 import gnncheck_adapter as kit
+from . import context
 from .context import CaseTensors, Edges, MODULES, evaluate, layer_answer, sum_into
 from .layers import aggregation_edges
 from .sparse_ops import edge_softmax
@@ -58,10 +59,20 @@ def op_gather_mm(case):
 
 
 def op_typed_linear(case):
-    """One weight matrix per node type (DGL's TypedLinear, PyG's HeteroLinear without bias): gather_mm
-    on the nodes, node_type converted to int64 like edge_type. Plain torch only: PyG's HeteroLinear
-    (its sorted segment_matmul path) is not mapped here."""
-    return evaluate(case, lambda x, node_type, weight: {"y": gather_mm(x, weight, node_type)})
+    """One weight matrix per node type: PyG's HeteroLinear(in, out, num_types, bias=False) where
+    torch_geometric is used, its weight [T, in, out] (PyG's layout) the case's, passed in by
+    functional_call so that autograd reaches it; HeteroLinear sorts the nodes by type where they are
+    not sorted, multiplies each type's rows (naive loop or pyg-lib's segment_matmul, whichever it times
+    faster) and puts y back in node order. Without PyG: gather_mm on the nodes. node_type arrives as
+    int64 (CaseTensors, by its index_range)."""
+    make = context.CTX.pyg_hetero_linear
+    if make is None:
+        return evaluate(case, lambda x, node_type, weight: {"y": gather_mm(x, weight, node_type)})
+    a = case.attributes
+    key = ("typed_linear", a["in_features"], a["out_features"], a["node_types"])
+    module = MODULES.get(key, lambda: make(a["in_features"], a["out_features"], a["node_types"], bias=False))
+    call = torch.func.functional_call if hasattr(torch, "func") else torch.nn.utils.stateless.functional_call
+    return evaluate(case, lambda x, node_type, weight: {"y": call(module, {"weight": weight}, (x, node_type))})
 
 
 # R-GCN (oracle/layers/rgcn.h): PyG's RGCNConv where torch_geometric is used, else the same layer in
