@@ -1,28 +1,12 @@
 // The catalogue entry of gather_mm (DGL's gather_mm(a, b, idx_b), pyg-lib's grouped matmul, the
 // per-relation message x_j · W_r of R-GCN): every edge row multiplied by the weight matrix of its
 // type. The types are an index tensor (TensorSlot::index_range): a typed graph's edge relations.
-#include "oracle/broadcast_operands.h"
-#include "oracle/catalogue_support.h"
-#include "oracle/gather_mm.h"
-#include "oracle/wrong_variants.h"
+#include "oracle/typed_rows_target.h"
 
 namespace gnncheck::oracle {
-namespace {
-
-using namespace catalogue;
-
-struct Widths {
-  index_t relations, in, out;
-};
-Widths widths(const Attributes& a) {
-  return {positive_size(a, "gather_mm", "relations"), positive_size(a, "gather_mm", "in_features"),
-          positive_size(a, "gather_mm", "out_features")};
-}
-
-}  // namespace
 
 TargetDef gather_mm_target() {
-  TargetDef def = make_target(
+  return typed_rows_target(
       {"gather_mm", false,
        "y[k] = x[k] · weight[edge_type[k]] on every edge: one matrix per relation of a typed graph (R-GCN's messages)",
        {{"x", TensorKind::edges, true},
@@ -42,32 +26,7 @@ TargetDef gather_mm_target() {
         "A relation no edge has keeps its matrix and gets a zero gradient; one relation only is a plain matmul.",
         "Backward: grad_x[k] = grad_y[k] · weight[edge_type[k]]ᵀ; grad_weight[r] = Σ_{k: edge_type[k] = r} x[k]ᵀ · "
         "grad_y[k]."}},
-      [](const Graph& g, const Attributes& a) {
-        const Widths n = widths(a);
-        return Shapes{{"x", {g.num_edges(), n.in}}, {"edge_type", {g.num_edges()}}, {"weight", {n.relations, n.in, n.out}}};
-      },
-      [](const Graph& g, const Attributes& a) { return Shapes{{"y", {g.num_edges(), widths(a).out}}}; },
-      []<class T>(const Graph&, const Attributes&, const TensorMapOf<T>& in, const TensorMapOf<T>& gout) {
-        Evaluation<T> ev;
-        const auto& x = get(in, "x");
-        const auto& types = get(in, "edge_type");
-        const auto& weight = get(in, "weight");
-        ev.outputs["y"] = gather_mm_forward(x, types, weight);
-        if (!gout.empty()) {
-          auto grads = gather_mm_backward(x, types, weight, get(gout, "y"));
-          ev.gradients["x"] = std::move(grads.grad_x);
-          ev.gradients["weight"] = std::move(grads.grad_w);
-        }
-        return ev;
-      });
-  // Every element is a sum of products of two values (x·weight; grad_y·weight with k = out_features
-  // for grad_x; x·grad_y with k = the relation's edges for grad_weight): the target on |inputs| is
-  // Σ|terms| and on ones (the types kept) the term count.
-  def.spec.tolerance = {ToleranceKind::closed_form, 3, "both factors rounded, their product"};
-  def.spec.tolerance.storage_roundings = 2;  // the two factors; the product in the accumulation format
-  def.wrong_variants = {weight_gradient_to_next_relation(), weight_not_transposed_in_backward("edge_type")};
-  def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
-  return def;
+      {"edge_type", "relations", [](const Graph& g) { return g.num_edges(); }});
 }
 
 }  // namespace gnncheck::oracle

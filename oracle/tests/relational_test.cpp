@@ -68,30 +68,17 @@ TEST(GatherMm, ValidateCaseNamesTheIndexTensorTheElementAndTheRange) {
                                    "in [0, 3) (relations = 3)"));
 }
 
-TEST(GatherMm, WrongVariantsMoveARelationsGradientAndSkipTheTranspose) {
-  const Case c = gather_case();
-  std::map<std::string, Result> answers;
-  for (const auto& v : find_target("gather_mm").wrong_variants)
-    if (auto r = v.evaluate(c, {})) answers.emplace(v.name, std::move(*r));
-  ASSERT_TRUE(answers.count("weight_gradient_to_next_relation"));
-  EXPECT_THAT(answers.at("weight_gradient_to_next_relation").gradients.at("weight").values(),
-              ElementsAre(0, 0, 0, 1, 3, 2, 1, 1, 0, 0, 0, 0));
-  ASSERT_TRUE(answers.count("weight_not_transposed_in_backward"));
-  // [1 0]·[1 2; 3 4] = [1 2]; [0 1]·[0 1; 1 0] = [1 0]; [1 1]·[1 2; 3 4] = [4 6].
-  EXPECT_THAT(answers.at("weight_not_transposed_in_backward").gradients.at("x").values(), ElementsAre(1, 2, 1, 0, 4, 6));
-}
 
-// typed_linear: gather_mm's rows are the nodes, each with its type. Three nodes of types 0, 2, 0 on a
-// 2×3 graph (its edges are not read): the same products as gather_case(), per node.
+
+// typed_linear: gather_mm's rows are the nodes, each with its type. gather_case()'s tensors on the
+// three source nodes of a 2×3 graph (its edges are not read): the same products, per node.
 Case typed_linear_case() {
-  Case c;
+  Case c = gather_case();
   set_target(c, find_target("typed_linear"));
   c.graph = std::make_shared<const Graph>(Graph::from_edges(2, 3, std::vector<index_t>{0, 1}, std::vector<index_t>{2, 0}));
   c.attributes = {{"node_types", std::int64_t{3}}, {"in_features", std::int64_t{2}}, {"out_features", std::int64_t{2}}};
-  c.inputs["x"] = Tensor({3, 2}, {1, 0, 0, 1, 2, 1});
-  c.inputs["node_type"] = Tensor({3}, {0, 2, 0});
-  c.parameters["weight"] = Tensor({3, 2, 2}, {1, 2, 3, 4, 100, 100, 100, 100, 0, 1, 1, 0});
-  c.grad_outputs["y"] = Tensor({3, 2}, {1, 0, 0, 1, 1, 1});
+  c.inputs["node_type"] = c.inputs.at("edge_type");
+  c.inputs.erase("edge_type");
   return c;
 }
 
@@ -118,16 +105,21 @@ TEST(TypedLinear, HasOneRowPerSourceNodeAndRefusesATypeOutOfRange) {
   EXPECT_EQ(&entry_of(drawn), &find_target("typed_linear"));
 }
 
-TEST(TypedLinear, WrongVariantsMoveATypesGradientAndSkipTheTranspose) {
-  const Case c = typed_linear_case();
-  std::map<std::string, Result> answers;
-  for (const auto& v : find_target("typed_linear").wrong_variants)
-    if (auto r = v.evaluate(c, {})) answers.emplace(v.name, std::move(*r));
-  ASSERT_TRUE(answers.count("weight_gradient_to_next_relation"));
-  EXPECT_THAT(answers.at("weight_gradient_to_next_relation").gradients.at("weight").values(),
-              ElementsAre(0, 0, 0, 1, 3, 2, 1, 1, 0, 0, 0, 0));
-  ASSERT_TRUE(answers.count("weight_not_transposed_in_backward"));
-  EXPECT_THAT(answers.at("weight_not_transposed_in_backward").gradients.at("x").values(), ElementsAre(1, 2, 1, 0, 4, 6));
+// gather_mm's and typed_linear's own variants, on the same tensors.
+TEST(GatherMm, WrongVariantsMoveARelationsGradientAndSkipTheTranspose) {
+  for (const Case& c : {gather_case(), typed_linear_case()}) {
+    SCOPED_TRACE(c.target);
+    std::map<std::string, Result> answers;
+    for (const auto& v : entry_of(c).wrong_variants)
+      if (auto r = v.evaluate(c, {})) answers.emplace(v.name, std::move(*r));
+    ASSERT_TRUE(answers.count("weight_gradient_to_next_relation"));
+    EXPECT_THAT(answers.at("weight_gradient_to_next_relation").gradients.at("weight").values(),
+                ElementsAre(0, 0, 0, 1, 3, 2, 1, 1, 0, 0, 0, 0));
+    ASSERT_TRUE(answers.count("weight_not_transposed_in_backward"));
+    // [1 0]·[1 2; 3 4] = [1 2]; [0 1]·[0 1; 1 0] = [1 0]; [1 1]·[1 2; 3 4] = [4 6].
+    EXPECT_THAT(answers.at("weight_not_transposed_in_backward").gradients.at("x").values(),
+                ElementsAre(1, 2, 1, 0, 4, 6));
+  }
 }
 
 // Index tensors are choices, not values: the random case draws integers in range and the value
