@@ -585,7 +585,8 @@ TEST(OpsGolden, CatalogueListsEveryOp) {
   EXPECT_THAT(names, ElementsAreArray({"spmm", "spmm_transposed", "spmm_ve", "spmm_ve_transposed", "sddmm_dot",
                                        "sddmm_add", "edge_softmax", "eshuffle", "eshuffle_inverse",
                                        "normalized_spmm", "gspmm", "gsddmm", "attention", "sddmm_spmm",
-                                       "segment_reduce", "segment_aggregation", "segment_mm", "gather_mm"}));
+                                       "segment_reduce", "segment_aggregation", "segment_mm", "gather_mm",
+                                       "typed_linear"}));
   const Graph g = workhorse();
   for (const auto& def : op_targets()) {
     const Attributes attrs = with_defaults(def.spec, {});
