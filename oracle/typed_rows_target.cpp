@@ -45,7 +45,8 @@ TargetDef typed_rows_target(TargetSpec spec, TypedRows rows) {
   // Σ|terms| and on ones (the types kept) the term count.
   def.spec.tolerance = {ToleranceKind::closed_form, 3, "both factors rounded, their product"};
   def.spec.tolerance.storage_roundings = 2;  // the two factors; the product in the accumulation format
-  def.wrong_variants = {weight_gradient_to_next_relation(), weight_not_transposed_in_backward(rows.types)};
+  def.wrong_variants = {weight_gradient_to_next_relation(), weight_not_transposed_in_backward(rows.types),
+                        rows_left_sorted_by_type(rows.types)};
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   return def;
 }

@@ -286,6 +286,28 @@ WrongVariant weight_not_transposed_in_backward(const std::string& types_name) {
           }};
 }
 
+WrongVariant rows_left_sorted_by_type(const std::string& types_name) {
+  return {"rows_left_sorted_by_type", "rows_left_sorted",
+          "y's rows left in the order of a stable sort by type instead of the rows' own (sorted for a segment "
+          "matmul, never permuted back)",
+          37, [types_name](const Case& c, const VariantContext&) -> std::optional<Result> {
+            if (!c.graph) return std::nullopt;
+            std::optional<Result> r = answer(c);
+            if (!r) return std::nullopt;
+            const Tensor& types = c.inputs.at(types_name);
+            std::vector<index_t> order(static_cast<std::size_t>(types.size()));
+            for (index_t k = 0; k < types.size(); ++k) order[static_cast<std::size_t>(k)] = k;
+            std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) { return types[a] < types[b]; });
+            if (std::is_sorted(order.begin(), order.end())) return std::nullopt;
+            Tensor& y = r->outputs.at("y");
+            Tensor sorted(y.shape(), 0.0);
+            for (std::size_t j = 0; j < order.size(); ++j)
+              std::copy_n(y.row(order[j]), y.row_size(), sorted.row(static_cast<index_t>(j)));
+            y = std::move(sorted);
+            return r;
+          }};
+}
+
 std::vector<WrongVariant> generic_wrong_variants(const TargetSpec& spec) {
   std::vector<WrongVariant> out;
   bool edge_tensors = false, edge_inputs = false, differentiable = false;

@@ -43,4 +43,10 @@ WrongVariant weight_gradient_to_next_relation();
 // ≥ 2) keep the shapes; elsewhere the variant does not apply.
 WrongVariant weight_not_transposed_in_backward(const std::string& types);
 
+// y's rows in the order of a stable sort of the rows by their type (the index input `types`) instead
+// of the rows' own order, gradients exact: a kernel that sorts rows by type for a segment matmul
+// (PyG's HeteroLinear over pyg-lib's segment_matmul) and never permutes the output back. Nothing
+// where the types are already in order.
+WrongVariant rows_left_sorted_by_type(const std::string& types);
+
 }  // namespace gnncheck::oracle

@@ -1,4 +1,4 @@
-// The relational replicas (28 to 30, and 33): the bug classes of kernels that pick a weight per edge
+// The relational replicas (28 to 30, 33 and 34): the bug classes of kernels that pick a weight per edge
 // type or per segment (R-GCN's and HGT's gather_mm and segment_mm; README.md's table), and of
 // attention over the edges of a typed graph (RGAT).
 #include <algorithm>
@@ -91,6 +91,21 @@ class SoftmaxWithinRelation final : public Bug {
   }
 };
 
+// 34. Rows sorted by their type for a segment matmul (PyG's HeteroLinear over pyg-lib's
+// segment_matmul, R-GCN's grouped path) and y returned in that sorted order: the permutation back to
+// the rows' own order is never applied. The target's own catalogue variant `rows_left_sorted_by_type`;
+// gradients exact.
+class TypedRowsLeftSorted final : public Bug {
+  void inject(BugContext& ctx) override {
+    for (const auto& variant : ctx.def.wrong_variants)
+      if (variant.name == "rows_left_sorted_by_type") {
+        if (std::optional<Result> wrong = variant.evaluate(ctx.c, {})) ctx.result.outputs["y"] = wrong->outputs.at("y");
+        return;
+      }
+    throw InternalError("replica 34: target '" + ctx.c.target + "' has no variant rows_left_sorted_by_type");
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Bug> make_relational_bug(int number) {
@@ -99,6 +114,7 @@ std::unique_ptr<Bug> make_relational_bug(int number) {
     case 29: return std::make_unique<WeightNotTransposed>();
     case 30: return std::make_unique<SegmentBoundaryOffByOne>();
     case 33: return std::make_unique<SoftmaxWithinRelation>();
+    case 34: return std::make_unique<TypedRowsLeftSorted>();
   }
   return nullptr;
 }

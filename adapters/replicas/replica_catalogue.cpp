@@ -310,6 +310,15 @@ std::vector<CatalogueEntry> entries() {
         "differential", "a destination with in-edges of two relations",
         {"rgat"}, std::nullopt, 0},
        false},
+      {{34, "typed_rows_left_sorted",
+        "per-type matmul kernels that sort the rows by type to run a segment matmul (PyG's HeteroLinear over "
+        "pyg-lib's segment_matmul, R-GCN's grouped path) and return the output in that sorted order, never "
+        "permuting it back",
+        "y's rows in the order of a stable sort of the rows by their type (edge_type, node_type) instead of the "
+        "rows' own order; gradients exact",
+        "differential", "rows whose types are not already in order (a type after a greater one)",
+        {"gather_mm", "typed_linear"}, std::nullopt, 0},
+       false},
   };
 }
 
@@ -365,6 +374,7 @@ constexpr BugClass kBugClasses[] = {
      "the attention softmax normalized within each relation's edges where it runs across all of a destination's "
      "in-edges",
      true},
+    {34, "rows_left_sorted", "the output left in the order its rows were sorted into by type, not permuted back", true},
     {13, "square_only_backward", "the backward's loops stop at min(n_dst, n_src) (a kernel written for square graphs)",
      true},
     {14, "lost_updates", "updates lost on rows and columns of many edges (a race in the accumulation)", true},

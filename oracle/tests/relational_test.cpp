@@ -119,6 +119,9 @@ TEST(GatherMm, WrongVariantsMoveARelationsGradientAndSkipTheTranspose) {
     // [1 0]·[1 2; 3 4] = [1 2]; [0 1]·[0 1; 1 0] = [1 0]; [1 1]·[1 2; 3 4] = [4 6].
     EXPECT_THAT(answers.at("weight_not_transposed_in_backward").gradients.at("x").values(),
                 ElementsAre(1, 2, 1, 0, 4, 6));
+    // Types 0, 2, 0 sorted stably: rows 0, 2, 1, and y left in that order.
+    ASSERT_TRUE(answers.count("rows_left_sorted_by_type"));
+    EXPECT_THAT(answers.at("rows_left_sorted_by_type").outputs.at("y").values(), ElementsAre(1, 2, 5, 8, 1, 0));
   }
 }
 
