@@ -14,7 +14,7 @@ TargetDef agnn_target() {
                   {kX, parameter("beta")},
                   {kY},
                   {{"features", std::int64_t{8}, "width of x and y (the layer has no weight matrix)"},
-                   {"self_loops", true, "attend over A + I (true) or A (false)"}},
+                   catalogue::coin_attribute("self_loops", true, "attend over A + I (true) or A (false)")},
                   false};
   spec.formula =
       "n[j] = x[j] / max(‖x[j]‖₂, 1e-12);  Ã = A + I (self_loops) or A\n"

@@ -17,8 +17,12 @@ TargetDef gat_target() {
       {kY},
       attention_layer_attributes(
           "slope of the LeakyReLU applied to the logits",
-          {{"attn_dropout", 0.0, "attention dropout probability in [0, 1); the mask is a function of dropout_seed"},
-           {"dropout_seed", std::int64_t{0}, "seed of the deterministic attention-dropout mask"}}),
+          // Dropout off in half the cases (the evaluation mode).
+          {catalogue::drawn_as(
+               {"attn_dropout", 0.0, "attention dropout probability in [0, 1); the mask is a function of dropout_seed"},
+               AttributeDraw::one_of({0.0, 0.0, 0.3, 0.6})),
+           catalogue::drawn_as({"dropout_seed", std::int64_t{0}, "seed of the deterministic attention-dropout mask"},
+                               AttributeDraw::integers(0, 999))}),
       false};
   spec.formula =
       "h = x · weight  [n_src, heads·C], C = out_features;  Ã = A + I (self_loops) or A\n"

@@ -1,6 +1,7 @@
 // The catalogue entry of gather_mm (DGL's gather_mm(a, b, idx_b), pyg-lib's grouped matmul, the
 // per-relation message x_j · W_r of R-GCN): every edge row multiplied by the weight matrix of its
 // type. The types are an index tensor (TensorSlot::index_range): a typed graph's edge relations.
+#include "oracle/catalogue_support.h"
 #include "oracle/typed_rows_target.h"
 
 namespace gnncheck::oracle {
@@ -13,7 +14,8 @@ TargetDef gather_mm_target() {
         {"edge_type", TensorKind::edges, false, "relations"},
         {"weight", TensorKind::parameter, true}},
        {{"y", TensorKind::edges, true}},
-       {{"relations", std::int64_t{3}, "number of relations (edge types) R: weight holds one matrix per relation; ≥ 1"},
+       {catalogue::type_count_attribute("relations", "number of relations (edge types) R: weight holds one matrix per relation; ≥ 1",
+                             true),
         {"in_features", std::int64_t{8}, "width of x's rows and of each weight matrix's rows; ≥ 1"},
         {"out_features", std::int64_t{5}, "width of y's rows and of each weight matrix's columns; ≥ 1"}},
        false,

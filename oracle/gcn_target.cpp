@@ -14,9 +14,12 @@ TargetDef gcn_target() {
       {kX, parameter("weight"), parameter("bias")},
       {kY},
       {in_features_attr(), out_features_attr(), bias_attr(),
-       {"self_loops", true, "aggregate over A + I (true) or A (false)"},
-       {"norm", std::string("symmetric"), "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) | row_mean (D_dst^-1 A)",
-        {std::string("symmetric"), std::string("row_mean")}},
+       catalogue::coin_attribute("self_loops", true, "aggregate over A + I (true) or A (false)"),
+       catalogue::drawn_as({"norm", std::string("symmetric"),
+                            "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) | row_mean (D_dst^-1 A)",
+                            {std::string("symmetric"), std::string("row_mean")}},
+                           AttributeDraw::one_of({std::string("symmetric"), std::string("row_mean")}),
+                           {{{"norm", std::string("row_mean")}}}),
        source_degree_attribute(), zero_degree_attribute()},
       false};
   spec.formula =

@@ -28,8 +28,10 @@ TargetDef gin_family_target(bool edge_messages) {
        {"hidden_features", std::int64_t{8}, "width of the MLP's hidden layer"},
        out_features_attr(),
        bias_attr(),
-       {"aggr", std::string("sum"), "the messages' aggregation per feature: sum (the paper's) | mean | max",
-        {std::string("sum"), std::string("mean"), std::string("max")}, true, !edge_messages}},
+       catalogue::selfchecked_choices({"aggr", std::string("sum"),
+                                       "the messages' aggregation per feature: sum (the paper's) | mean | max",
+                                       {std::string("sum"), std::string("mean"), std::string("max")}, true,
+                                       !edge_messages})},
       false};
   spec.formula = edge_messages ? "h[i] = (1 + eps) · x[i] + agg_{e ∈ row i} ReLU(x[col_e] + edge_attr[e])\n"
                                  "y = ReLU(h · weight1 + bias1) · weight2 + bias2,  agg = Σ (aggr = sum), Σ / in_degree(i) "

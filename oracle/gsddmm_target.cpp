@@ -13,15 +13,38 @@ std::vector<AttributeSpec> gsddmm_attributes() {
                           "edge: row k of E)";
   const char* broadcast_help = "values per row: none (heads·features), features (one per head), heads (one per "
                                "feature) or both (one)";
-  return {drawn_choice("op", "dot",
-                       "the value per edge: add, sub, mul or div of lhs and rhs, dot (their inner product over the "
-                       "features, one value per head), copy_lhs or copy_rhs",
-                       kSddmmOpNames),
+  // What the selfcheck tries: every op on every pair of sides (the same side twice included), and
+  // each broadcast of each operand through a quotient and an inner product; on the large graph an
+  // edge operand divided by a source operand and a broadcast inner product of a destination and an
+  // edge operand (with the defaults' u·v, every one of its six inputs).
+  std::vector<Attributes> every_op_and_side;
+  for (std::string_view op : kSddmmOpNames)
+    for (std::string_view lhs : kOperandSideNames)
+      for (std::string_view rhs : kOperandSideNames)
+        if (!(op == "dot" && lhs == "u" && rhs == "v"))  // the defaults
+          every_op_and_side.push_back(
+              {{"op", std::string(op)}, {"lhs", std::string(lhs)}, {"rhs", std::string(rhs)}});
+  const auto broadcast_attribute = [&](std::string name, std::string help) {
+    AttributeSpec a = drawn_choice(std::move(name), "none", std::move(help), kBroadcastNames);
+    for (const AttrValue& broadcast : a.choices)
+      for (const char* op : {"div", "dot"})
+        a.selfcheck_variants.push_back({{"op", std::string(op)}, {a.name, broadcast}, {"lhs", std::string("e")},
+                                        {"heads", std::int64_t{2}}});
+    return a;
+  };
+  return {selfchecked(drawn_choice("op", "dot",
+                                   "the value per edge: add, sub, mul or div of lhs and rhs, dot (their inner product "
+                                   "over the features, one value per head), copy_lhs or copy_rhs",
+                                   kSddmmOpNames),
+                      std::move(every_op_and_side),
+                      {{{"op", std::string("div")}, {"lhs", std::string("e")}, {"rhs", std::string("u")}},
+                       {{"op", std::string("dot")}, {"lhs", std::string("v")}, {"rhs", std::string("e")},
+                        {"rhs_broadcast", std::string("heads")}, {"heads", std::int64_t{2}}}}),
           drawn_choice("lhs", "u", fmt::format("where lhs lives: {}", side_help), kOperandSideNames),
           drawn_choice("rhs", "v", fmt::format("where rhs lives: {}", side_help), kOperandSideNames),
           heads_attribute(), features_attribute(),
-          drawn_choice("lhs_broadcast", "none", fmt::format("lhs's {}", broadcast_help), kBroadcastNames),
-          drawn_choice("rhs_broadcast", "none", fmt::format("rhs's {}", broadcast_help), kBroadcastNames)};
+          broadcast_attribute("lhs_broadcast", fmt::format("lhs's {}", broadcast_help)),
+          broadcast_attribute("rhs_broadcast", fmt::format("rhs's {}", broadcast_help))};
 }
 
 // The operand inputs of a case's attributes (one for a copy), each with its shape.

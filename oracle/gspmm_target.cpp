@@ -8,23 +8,43 @@ namespace {
 
 using namespace catalogue;
 
+// What the selfcheck tries: every message with every reduction, each broadcast of each operand
+// (with mul, which reads both), and the identity on empty rows; on the large graph the two operands
+// through a selection and a mean.
+std::vector<Attributes> every_message_and_reduction() {
+  std::vector<Attributes> variants;
+  for (std::string_view message : kMessageOpNames)
+    for (std::string_view reduce : kReductionNames)
+      if (!(message == "copy_u" && reduce == "sum"))  // the defaults
+        variants.push_back({{"message", std::string(message)}, {"reduce", std::string(reduce)}});
+  return variants;
+}
+
+AttributeSpec broadcast_attribute(std::string name, std::string default_value, std::string help) {
+  AttributeSpec a = drawn_choice(std::move(name), std::move(default_value), std::move(help), kBroadcastNames);
+  for (const AttrValue& broadcast : a.choices)
+    a.selfcheck_variants.push_back({{"message", std::string("mul")}, {a.name, broadcast}, {"heads", std::int64_t{2}}});
+  return a;
+}
+
 std::vector<AttributeSpec> gspmm_attributes() {
-  return {drawn_choice("message", "copy_u", "the message per edge: copy_u, copy_e, add, sub, mul or div of u and e",
-                       kMessageOpNames),
+  return {selfchecked(drawn_choice("message", "copy_u",
+                                   "the message per edge: copy_u, copy_e, add, sub, mul or div of u and e",
+                                   kMessageOpNames),
+                      every_message_and_reduction(),
+                      {{{"message", std::string("mul")}, {"reduce", std::string("max")}},
+                       {{"message", std::string("div")}, {"reduce", std::string("mean")}}}),
           drawn_choice("reduce", "sum", "the reduction per destination: sum, mean, max or min",
                        kReductionNames),
           heads_attribute(), features_attribute(),
-          drawn_choice("u_broadcast", "none",
-                       "u's values per row: none (heads·features), features (one per head), heads (one per "
-                       "feature) or both (one)",
-                       kBroadcastNames),
-          drawn_choice("e_broadcast", "features",
-                       "e's values per edge: none (heads·features), features (one per head), heads (one per "
-                       "feature) or both (one)",
-                       kBroadcastNames),
-          drawn_choice("empty_rows", "zero",
-                       "max and min over an empty row: zero (PyG, DGL) or identity (−∞ for max, +∞ for min)",
-                       kEmptyRowsNames)};
+          broadcast_attribute("u_broadcast", "none",
+                              "u's values per row: none (heads·features), features (one per head), heads (one per "
+                              "feature) or both (one)"),
+          broadcast_attribute("e_broadcast", "features",
+                              "e's values per edge: none (heads·features), features (one per head), heads (one per "
+                              "feature) or both (one)"),
+          empty_rows_attribute("max and min over an empty row: zero (PyG, DGL) or identity (−∞ for max, +∞ for min)",
+                               kEmptyRowsNames)};
 }
 
 // Evaluates gspmm on a case's inputs, by name (the unused operand is absent).

@@ -67,7 +67,7 @@ inline TensorSlot parameter(const std::string& name) { return {name, TensorKind:
 
 inline AttributeSpec in_features_attr() { return {"in_features", std::int64_t{8}, "width of the input features x"}; }
 inline AttributeSpec out_features_attr() { return {"out_features", std::int64_t{4}, "width of the output y"}; }
-inline AttributeSpec bias_attr() { return {"bias", true, "add a learnable bias (true|false)"}; }
+inline AttributeSpec bias_attr() { return catalogue::coin_attribute("bias", true, "add a learnable bias (true|false)"); }
 
 // The attributes GAT and GATv2 share: widths, heads and how they are joined, bias, self-loops and
 // the LeakyReLU's slope (`slope_help` says what it is applied to), then `extra`.
@@ -75,11 +75,11 @@ inline std::vector<AttributeSpec> attention_layer_attributes(const char* slope_h
   std::vector<AttributeSpec> attributes{
       in_features_attr(),
       {"out_features", std::int64_t{4}, "channels per head (C)"},
-      {"heads", std::int64_t{2}, "number of attention heads (H)"},
-      {"concat", true, "concatenate the heads, y [n_dst, H*C] (true), or average them, y [n_dst, C] (false)"},
+      catalogue::heads_attribute(2, "number of attention heads (H)"),
+      catalogue::concat_attribute(),
       bias_attr(),
-      {"self_loops", true, "attend over A + I (true) or A (false)"},
-      {"negative_slope", 0.2, slope_help}};
+      catalogue::coin_attribute("self_loops", true, "attend over A + I (true) or A (false)"),
+      catalogue::negative_slope_attribute(slope_help)};
   for (auto& a : extra) attributes.push_back(std::move(a));
   return attributes;
 }

@@ -22,9 +22,11 @@ namespace {
 using namespace catalogue;
 
 AttributeSpec norm_attribute() {
-  return {"norm", std::string("symmetric"),
-          "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) or row_mean (D_dst^-1 A)",
-          {std::string("symmetric"), std::string("row_mean")}};
+  return drawn_as({"norm", std::string("symmetric"),
+                   "degree normalization: symmetric (D_dst^-1/2 A D_src^-1/2) or row_mean (D_dst^-1 A)",
+                   {std::string("symmetric"), std::string("row_mean")}},
+                  AttributeDraw::one_of({std::string("symmetric"), std::string("row_mean")}),
+                  {{{"norm", std::string("row_mean")}}});
 }
 
 // A size attribute that must be at least 1; the error names the target and the attribute.
@@ -419,16 +421,21 @@ TargetDef normalized_spmm_target() {
 }  // namespace
 
 AttributeSpec source_degree_attribute() {
-  return {"source_degree", std::string("out"), std::string(kSourceDegreeHelp), {std::string("out"), std::string("in")}};
+  return drawn_as(
+      {"source_degree", std::string("out"), std::string(kSourceDegreeHelp), {std::string("out"), std::string("in")}},
+      AttributeDraw::one_of({std::string("out"), std::string("in")}), {{{"source_degree", std::string("in")}}});
 }
 
 AttributeSpec duplicate_edges_attribute() {
-  return {"duplicate_edges", std::string("separate"), std::string(kDuplicateEdgesHelp),
-          {std::string("separate"), std::string("coalesced")}};
+  return selfchecked_choices({"duplicate_edges", std::string("separate"), std::string(kDuplicateEdgesHelp),
+                              {std::string("separate"), std::string("coalesced")}});
 }
 
+// zero_degree acts only with source_degree = in, on a source without in-edges.
 AttributeSpec zero_degree_attribute() {
-  return {"zero_degree", std::string("zero"), std::string(kZeroDegreeHelp), {std::string("zero"), std::string("one")}};
+  return selfchecked(
+      {"zero_degree", std::string("zero"), std::string(kZeroDegreeHelp), {std::string("zero"), std::string("one")}},
+      {{{"source_degree", std::string("in")}, {"zero_degree", std::string("one")}}});
 }
 
 // gspmm, gsddmm, attention, segment_reduce, segment_aggregation and segment_mm: their own files (gspmm_target.cpp, …).

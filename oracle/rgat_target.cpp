@@ -63,11 +63,11 @@ TargetDef rgat_target() {
                   {kY},
                   {in_features_attr(),
                    {"out_features", std::int64_t{4}, "channels per head (C)"},
-                   {"heads", std::int64_t{2}, "number of attention heads (H)"},
-                   {"relations", std::int64_t{3}, "number of relations (edge types) R; ≥ 1"},
-                   {"concat", true, "concatenate the heads, y [n_dst, H*C] (true), or average them, y [n_dst, C] (false)"},
+                   catalogue::heads_attribute(2, "number of attention heads (H)"),
+                   catalogue::type_count_attribute("relations", "number of relations (edge types) R; ≥ 1", true),
+                   catalogue::concat_attribute(),
                    bias_attr(),
-                   {"negative_slope", 0.2, "slope of the LeakyReLU applied to the logits"}},
+                   catalogue::negative_slope_attribute("slope of the LeakyReLU applied to the logits")},
                   false};
   spec.formula =
       "per edge e = (i ← j), r = edge_type[e]:  out_i[e] = x[i] · weight[r],  out_j[e] = x[j] · weight[r]  [heads·C]\n"

@@ -17,13 +17,19 @@ TargetDef rgcn_target() {
                    parameter("root"), parameter("bias")},
                   {kY},
                   {in_features_attr(), out_features_attr(),
-                   {"relations", std::int64_t{3}, "number of relations (edge types) R; ≥ 1"},
-                   {"bases", std::int64_t{0},
-                    "0: one weight matrix per relation; B ≥ 1: W_r = Σ_b comp[r, b] · weight[b] over B shared bases "
-                    "(PyG's num_bases)"},
-                   {"aggr", std::string("mean"), "each relation's neighbours per destination: mean (PyG's default) | sum",
-                    {std::string("mean"), std::string("sum")}, true},
-                   {"root_weight", true, "add x[i] · root, the destination's own term (true|false)"},
+                   catalogue::type_count_attribute("relations", "number of relations (edge types) R; ≥ 1", true),
+                   // One weight per relation or 1–2 shared bases; the selfcheck tries fewer and more bases
+                   // than relations.
+                   catalogue::drawn_as({"bases", std::int64_t{0},
+                                        "0: one weight matrix per relation; B ≥ 1: W_r = Σ_b comp[r, b] · weight[b] "
+                                        "over B shared bases (PyG's num_bases)"},
+                                       AttributeDraw::integers(0, 2),
+                                       {{{"bases", std::int64_t{2}}}, {{"bases", std::int64_t{5}}, {"aggr", std::string("sum")}}},
+                                       {{{"bases", std::int64_t{2}}}}),
+                   catalogue::selfchecked_choices(
+                       {"aggr", std::string("mean"), "each relation's neighbours per destination: mean (PyG's default) | sum",
+                        {std::string("mean"), std::string("sum")}, true}),
+                   catalogue::coin_attribute("root_weight", true, "add x[i] · root, the destination's own term (true|false)"),
                    bias_attr()},
                   false};
   spec.formula =

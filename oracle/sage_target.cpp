@@ -15,12 +15,16 @@ TargetDef sage_target() {
                    parameter("bias_pool")},
                   {kY},
                   {in_features_attr(), out_features_attr(), bias_attr(),
-                   {"aggr", std::string("mean"), "the neighbours' aggregation per feature: mean | max",
-                    {std::string("mean"), std::string("max")}, true, true},
-                   {"project", false,
-                    "aggregate p = ReLU(x · weight_pool + bias_pool) instead of x (GraphSAGE's pool aggregator; PyG's "
-                    "project = true)",
-                    {false, true}, true, true}},
+                   catalogue::selfchecked_choices({"aggr", std::string("mean"),
+                                                   "the neighbours' aggregation per feature: mean | max",
+                                                   {std::string("mean"), std::string("max")}, true, true}),
+                   // The projection alone and under the max (its two parameters reach y only through it).
+                   catalogue::selfchecked({"project", false,
+                                           "aggregate p = ReLU(x · weight_pool + bias_pool) instead of x (GraphSAGE's "
+                                           "pool aggregator; PyG's project = true)",
+                                           {false, true}, true, true},
+                                          {{{"project", true}}, {{"project", true}, {"aggr", std::string("max")}}},
+                                          {{{"project", true}, {"aggr", std::string("max")}}})},
                   false};
   spec.formula =
       "p[j] = x[j], or ReLU(x[j] · weight_pool + bias_pool) with project\n"

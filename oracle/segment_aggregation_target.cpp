@@ -228,10 +228,13 @@ TargetDef segment_aggregation_target() {
        "y[i] = PyG's var, std, mul or softmax aggregation of x over the segment of row i (its edges, in edge-id order)",
        {{"x", TensorKind::edges, true}, {"t", TensorKind::parameter, true}},
        {{"y", TensorKind::dst_nodes, true}},
-       {drawn_choice("aggr", "var",
-                     "the aggregation per segment: var (population variance), softmax (Σ softmax(t·x)·x), std (PyG's "
-                     "standard deviation, 0 where var ≤ 1e-5) or mul (the product)",
-                     kSegmentAggregationNames),
+       // The selfcheck tries every aggregation, and on the large graph the softmax (its temperature).
+       {selfchecked_choices(drawn_choice("aggr", "var",
+                                         "the aggregation per segment: var (population variance), softmax (Σ "
+                                         "softmax(t·x)·x), std (PyG's standard deviation, 0 where var ≤ 1e-5) or mul "
+                                         "(the product)",
+                                         kSegmentAggregationNames),
+                            {{{"aggr", std::string("softmax")}}}),
         features_attribute()},
        false,
        "n = row i's segment length;  var: y[i, f] = (1/n)·Σ_k x[k, f]² − ((1/n)·Σ_k x[k, f])²;\n"

@@ -49,9 +49,8 @@ TargetDef segment_reduce_target() {
        {{"y", TensorKind::dst_nodes, true}},
        {drawn_choice("reduce", "sum", "the reduction per segment: sum, mean, max or min", kReductionNames),
         features_attribute(),
-        drawn_choice("empty_rows", "zero",
-                     "max and min over an empty segment: zero (PyG, DGL) or identity (−∞ for max, +∞ for min)",
-                     kEmptyRowsNames)},
+        empty_rows_attribute("max and min over an empty segment: zero (PyG, DGL) or identity (−∞ for max, +∞ for min)",
+                             kEmptyRowsNames)},
        false,
        "y[i, f] = reduce_{k ∈ [row_ptr[i], row_ptr[i+1])} x[k, f]    (reduce: sum, mean, max or min; f < features)",
        {"x is [E, features]: one row per edge in edge-id order, so row i's edges are the contiguous rows "

@@ -4,9 +4,6 @@
 #include <chrono>
 #include <random>
 
-#if defined(__GLIBC__)
-#endif
-
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -20,91 +17,20 @@ std::shared_ptr<const Graph> graph_from_edges(index_t n_dst, index_t n_src, std:
   return std::make_shared<const Graph>(Graph::from_edges(n_dst, n_src, dst, src));
 }
 
-// Attribute values tried besides the defaults, one attribute changed at a time. Keyed by attribute
-// name so layers that use the same names (heads, norm) are varied the same way.
+// Attribute values tried besides the defaults, one attribute changed at a time (with what it needs
+// to act): each attribute's AttributeSpec::selfcheck_variants, in the entry's order.
 std::vector<Attributes> attribute_variants(const TargetSpec& spec) {
   std::vector<Attributes> variants = {Attributes{}};
-  for (const AttributeSpec& attribute : spec.attributes) {
-    if (attribute.name == "heads") variants.push_back({{"heads", std::int64_t{2}}});
-    if (attribute.name == "norm") {
-      const std::string current = std::get<std::string>(attribute.default_value);
-      variants.push_back({{"norm", std::string(current == "symmetric" ? "row_mean" : "symmetric")}});
-    }
-    if (attribute.name == "source_degree") variants.push_back({{"source_degree", std::string("in")}});
-    // zero_degree acts only with source_degree = in, on a source without in-edges.
-    if (attribute.name == "zero_degree")
-      variants.push_back({{"source_degree", std::string("in")}, {"zero_degree", std::string("one")}});
-    if (attribute.name == "negative_slope") variants.push_back({{"negative_slope", 0.01}});
-    if (attribute.name == "aggr")
-      for (const AttrValue& aggr : attribute.choices)
-        if (aggr != attribute.default_value) variants.push_back({{"aggr", aggr}});
-    if (attribute.name == "project") {
-      variants.push_back({{"project", true}});
-      variants.push_back({{"project", true}, {"aggr", std::string("max")}});
-    }
-    if (attribute.name == "duplicate_edges") variants.push_back({{"duplicate_edges", std::string("coalesced")}});
-    // R-GCN: shared bases (comp), fewer and more than the relations.
-    if (attribute.name == "bases") {
-      variants.push_back({{"bases", std::int64_t{2}}});
-      variants.push_back({{"bases", std::int64_t{5}}, {"aggr", std::string("sum")}});
-    }
-    // The attention layers' heads averaged (three, so the mean is no power of two); typed graphs of a
-    // single relation (R-GCN and RGAT then weigh every edge alike).
-    if (attribute.name == "concat") variants.push_back({{"concat", false}, {"heads", std::int64_t{3}}});
-    if (attribute.name == "relations") variants.push_back({{"relations", std::int64_t{1}}});
-    // gspmm: every message with every reduction, each broadcast of each operand (with mul, which
-    // reads both), and the identity on empty rows.
-    if (attribute.name == "message")
-      for (const AttrValue& message : attribute.choices)
-        for (const char* reduce : {"sum", "mean", "max", "min"})
-          if (!(message == AttrValue{std::string("copy_u")} && std::string(reduce) == "sum"))  // the defaults
-            variants.push_back({{"message", message}, {"reduce", std::string(reduce)}});
-    if (attribute.name == "u_broadcast" || attribute.name == "e_broadcast")
-      for (const AttrValue& broadcast : attribute.choices)
-        variants.push_back({{"message", std::string("mul")}, {attribute.name, broadcast}, {"heads", std::int64_t{2}}});
-    if (attribute.name == "empty_rows")
-      variants.push_back({{"reduce", std::string("max")}, {"empty_rows", std::string("identity")}});
-    // gsddmm: every op on every pair of sides (the same side twice included), and each broadcast of
-    // each operand through a quotient and an inner product.
-    if (attribute.name == "op")
-      for (const AttrValue& op : attribute.choices)
-        for (const char* lhs : {"u", "v", "e"})
-          for (const char* rhs : {"u", "v", "e"})
-            if (!(op == AttrValue{std::string("dot")} && std::string(lhs) == "u" && std::string(rhs) == "v"))  // the defaults
-              variants.push_back({{"op", op}, {"lhs", std::string(lhs)}, {"rhs", std::string(rhs)}});
-    if (attribute.name == "lhs_broadcast" || attribute.name == "rhs_broadcast")
-      for (const AttrValue& broadcast : attribute.choices)
-        for (const char* op : {"div", "dot"})
-          variants.push_back({{"op", std::string(op)}, {attribute.name, broadcast}, {"lhs", std::string("e")},
-                              {"heads", std::int64_t{2}}});
-  }
+  for (const AttributeSpec& attribute : spec.attributes)
+    variants.insert(variants.end(), attribute.selfcheck_variants.begin(), attribute.selfcheck_variants.end());
   return variants;
 }
 
-// On the large graph: the defaults, for gspmm the two operands through a selection and a mean, for
-// gsddmm an edge operand divided by a source operand and a broadcast inner product of a destination
-// and an edge operand (with the defaults' u·v, every one of its six inputs), for sage the max over
-// the projection (its two parameters), for segment_aggregation the softmax (its temperature), for
-// rgcn two bases (comp).
+// On the large graph: the defaults and each attribute's AttributeSpec::large_graph_variants.
 std::vector<Attributes> large_graph_variants(const TargetSpec& spec) {
   std::vector<Attributes> variants = {Attributes{}};
-  for (const AttributeSpec& attribute : spec.attributes) {
-    if (attribute.name == "message") {
-      variants.push_back({{"message", std::string("mul")}, {"reduce", std::string("max")}});
-      variants.push_back({{"message", std::string("div")}, {"reduce", std::string("mean")}});
-    }
-    if (attribute.name == "project") variants.push_back({{"project", true}, {"aggr", std::string("max")}});
-    if (attribute.name == "bases") variants.push_back({{"bases", std::int64_t{2}}});
-    if (attribute.name == "aggr" &&
-        std::find(attribute.choices.begin(), attribute.choices.end(), AttrValue(std::string("softmax"))) !=
-            attribute.choices.end())
-      variants.push_back({{"aggr", std::string("softmax")}});
-    if (attribute.name == "op") {
-      variants.push_back({{"op", std::string("div")}, {"lhs", std::string("e")}, {"rhs", std::string("u")}});
-      variants.push_back({{"op", std::string("dot")}, {"lhs", std::string("v")}, {"rhs", std::string("e")},
-                          {"rhs_broadcast", std::string("heads")}, {"heads", std::int64_t{2}}});
-    }
-  }
+  for (const AttributeSpec& attribute : spec.attributes)
+    variants.insert(variants.end(), attribute.large_graph_variants.begin(), attribute.large_graph_variants.end());
   return variants;
 }
 

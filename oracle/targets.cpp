@@ -81,6 +81,13 @@ std::string describe(const ToleranceRule& rule) {
   return out;
 }
 
+std::vector<Attributes> each_other_choice(const AttributeSpec& a) {
+  std::vector<Attributes> variants;
+  for (const AttrValue& choice : a.choices)
+    if (choice != a.default_value) variants.push_back({{a.name, choice}});
+  return variants;
+}
+
 std::vector<std::string> width_attributes(const TargetSpec& spec) {
   std::vector<std::string> widths;
   for (const auto& a : spec.attributes)
@@ -144,6 +151,12 @@ const TargetDef& entry_of(const Case& c) {
 void set_target(Case& c, const TargetDef& def) {
   c.target = def.spec.name;
   c.entry = &def;
+}
+
+void set_target_by_name(Case& c, const std::string& name) {
+  c.target = name;
+  c.entry = nullptr;
+  if (const TargetDef* def = lookup_target(name)) set_target(c, *def);
 }
 
 double dropout_probability(const TargetDef& def, const Attributes& attrs) {

@@ -52,6 +52,27 @@ struct TensorSlot {
   bool is_index() const { return !index_range.empty(); }
 };
 
+// How generators draw an attribute that no suite or system declaration pins
+// (properties/case_attributes.cpp). A width attribute (width_attributes) is drawn from the
+// generator's widths whatever this says.
+struct AttributeDraw {
+  enum class Kind {
+    choices,   // one of AttributeSpec::choices where `drawn` is set, else the default
+    one_of,    // one of `values`, shrinking toward the first (a value listed twice weighs twice)
+    integers,  // uniform in [low, high]
+    coin,      // true or false
+    heads,     // 1 in a quarter of the cases, 2 up to the generator's max_heads in the rest
+  };
+  Kind kind = Kind::choices;
+  std::vector<AttrValue> values = {};
+  std::int64_t low = 0, high = 0;
+
+  static AttributeDraw one_of(std::vector<AttrValue> values) { return {Kind::one_of, std::move(values)}; }
+  static AttributeDraw integers(std::int64_t low, std::int64_t high) { return {Kind::integers, {}, low, high}; }
+  static AttributeDraw coin() { return {Kind::coin}; }
+  static AttributeDraw heads() { return {Kind::heads}; }
+};
+
 struct AttributeSpec {
   std::string name;
   AttrValue default_value;
@@ -72,7 +93,14 @@ struct AttributeSpec {
   // (segment_aggregation's std and mul): a system outside gnncheck that does not declare the
   // attribute is asked the other choices only; declaring it asks the values declared.
   std::vector<AttrValue> opt_in_choices = {};
+  AttributeDraw draw = {};
+  // What `gnncheck selfcheck` (oracle/selfcheck.cpp) tries besides the defaults: attribute sets that
+  // change this attribute (with what it needs to act), on the small graphs and on the large one.
+  std::vector<Attributes> selfcheck_variants = {};
+  std::vector<Attributes> large_graph_variants = {};
 };
+// Every choice of `a` but its default, one attribute set each: the selfcheck variants of a mode.
+std::vector<Attributes> each_other_choice(const AttributeSpec& a);
 
 // How the tolerance model (checks/tolerance.cpp) bounds a target's outputs and gradients. The
 // catalogue declares the rule; checks/ implements each kind once and dispatches on the declaration.
@@ -347,6 +375,9 @@ const TargetDef* lookup_target(const std::string& name);
 const TargetDef& entry_of(const Case& c);
 // Makes c a case of `def`: its name and its entry.
 void set_target(Case& c, const TargetDef& def);
+// Makes c a case of the target named `name` (read from a file or a pipe): its entry where the
+// catalogue has the name; an unknown name stays for validate_case to refuse with the known ones.
+void set_target_by_name(Case& c, const std::string& name);
 
 // The dropout probability of a case of `def` (attrs with defaults filled in); 0 for a target without dropout.
 double dropout_probability(const TargetDef& def, const Attributes& attrs);

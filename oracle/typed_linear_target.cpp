@@ -2,6 +2,7 @@
 // per-node-type projections of HGT): every node's row multiplied by the weight matrix of its type.
 // The node types are an index tensor (TensorSlot::index_range), drawn like a typed graph's relations:
 // one type for every node, a type no node has, or any mix (properties/build_case.cpp).
+#include "oracle/catalogue_support.h"
 #include "oracle/typed_rows_target.h"
 
 namespace gnncheck::oracle {
@@ -15,7 +16,7 @@ TargetDef typed_linear_target() {
         {"node_type", TensorKind::src_nodes, false, "node_types"},
         {"weight", TensorKind::parameter, true}},
        {{"y", TensorKind::src_nodes, true}},
-       {{"node_types", std::int64_t{3}, "number of node types T: weight holds one matrix per type; ≥ 1"},
+       {catalogue::type_count_attribute("node_types", "number of node types T: weight holds one matrix per type; ≥ 1", false),
         {"in_features", std::int64_t{8}, "width of x's rows and of each weight matrix's rows; ≥ 1"},
         {"out_features", std::int64_t{5}, "width of y's rows and of each weight matrix's columns; ≥ 1"}},
        false,

@@ -24,32 +24,27 @@ DrawnAttributes draw_attributes(const oracle::TargetSpec& spec, const CaseOption
     has_bias = has_bias || a.name == "bias";
     if (const auto fixed = options.attribute_values.find(a.name); fixed != options.attribute_values.end()) {
       out.attributes.set(a.name, pick(fixed->second));
-    } else if (a.name == "heads") {
-      // 1 head in 1/4 of the cases, 2 up to max_heads in the rest.
+      continue;
+    }
+    if (a.draw.kind == oracle::AttributeDraw::Kind::heads) {
       const bool one = options.max_heads < 2 || fixed_fraction_draw(4) == 0;
       out.attributes.set(a.name, one ? std::int64_t{1} : *rc::gen::inRange<std::int64_t>(2, options.max_heads + 1));
-    } else if (is_width(a.name)) {
+      continue;
+    }
+    if (is_width(a.name)) {
       out.attributes.set(a.name, pick(widths));
-    } else if (a.name == "norm") {
-      out.attributes.set(a.name, pick(std::vector<std::string>{"symmetric", "row_mean"}));
-    } else if (a.name == "source_degree") {
-      out.attributes.set(a.name, pick(std::vector<std::string>{"out", "in"}));
-    } else if (a.name == "negative_slope") {  // PyG's default, a small and a large slope, no kink at all
-      out.attributes.set(a.name, pick(std::vector<double>{0.2, 0.01, 0.5, 1.0}));
-    } else if (a.name == "attn_dropout") {  // off in half the cases (the evaluation mode)
-      out.attributes.set(a.name, pick(std::vector<double>{0.0, 0.0, 0.3, 0.6}));
-    } else if (a.name == "relations" || a.name == "node_types") {  // one type, and up to 4 (an empty one is drawn with the types)
-      out.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(1, 5));
-    } else if (a.name == "bases") {  // R-GCN: one weight per relation, or 1–2 shared bases
-      out.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(0, 3));
-    } else if (a.name == "root_weight") {
-      out.attributes.set(a.name, *rc::gen::arbitrary<bool>());
-    } else if (a.name == "dropout_seed") {
-      out.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(0, 1000));
-    } else if (a.name == "self_loops" || a.name == "concat" || a.name == "bias") {
-      out.attributes.set(a.name, *rc::gen::arbitrary<bool>());
-    } else if (a.drawn && !a.choices.empty()) {
-      out.attributes.set(a.name, pick(a.choices));
+      continue;
+    }
+    switch (a.draw.kind) {  // the entry's AttributeDraw
+      case oracle::AttributeDraw::Kind::one_of: out.attributes.set(a.name, pick(a.draw.values)); break;
+      case oracle::AttributeDraw::Kind::integers:
+        out.attributes.set(a.name, *rc::gen::inRange<std::int64_t>(a.draw.low, a.draw.high + 1));
+        break;
+      case oracle::AttributeDraw::Kind::coin: out.attributes.set(a.name, *rc::gen::arbitrary<bool>()); break;
+      case oracle::AttributeDraw::Kind::choices:
+        if (a.drawn && !a.choices.empty()) out.attributes.set(a.name, pick(a.choices));
+        break;
+      case oracle::AttributeDraw::Kind::heads: break;  // drawn above
     }
   }
   out.free_heads = has_heads && open("heads") && options.max_heads >= 2;

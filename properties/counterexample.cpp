@@ -131,8 +131,7 @@ SavedCase load_counterexample(const fs::path& dir) {
                                  format, kCounterexampleFormat));
   SavedCase saved;
   try {
-    saved.c.target = field(m, "target", manifest_path).get<std::string>();
-    if (const oracle::TargetDef* def = oracle::lookup_target(saved.c.target)) oracle::set_target(saved.c, *def);
+    oracle::set_target_by_name(saved.c, field(m, "target", manifest_path).get<std::string>());
     saved.c.seed = field(m, "seed", manifest_path).get<std::uint64_t>();
     saved.system = field(m, "system", manifest_path).get<std::string>();
     saved.check = checks::parse_check_kind(field(m, "check", manifest_path).get<std::string>());

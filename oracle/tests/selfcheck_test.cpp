@@ -1,6 +1,8 @@
 // The selfcheck covers every target and differentiable input of the catalogue, prints one line for
 // each, and passes on the oracle.
+#include <set>
 #include <sstream>
+#include <variant>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -34,6 +36,42 @@ TEST(Selfcheck, EveryTargetAndInputPassesAndIsPrinted) {
   }
   EXPECT_THAT(out.str(), HasSubstr("spmm_ve              edge_values"));
   EXPECT_THAT(out.str(), HasSubstr("PASSED:"));
+}
+
+// An entry's draws and selfcheck variants are read by generators and the selfcheck without a name:
+// each must fit the attribute it belongs to, and every variant must be a case the target accepts.
+TEST(Selfcheck, EveryAttributesDrawAndVariantsFitItsEntry) {
+  for (const TargetDef& def : all_targets()) {
+    std::set<std::string> names;
+    for (const AttributeSpec& a : def.spec.attributes) names.insert(a.name);
+    for (const AttributeSpec& a : def.spec.attributes) {
+      const std::string where = def.spec.name + "." + a.name;
+      switch (a.draw.kind) {
+        case AttributeDraw::Kind::one_of:
+          ASSERT_FALSE(a.draw.values.empty()) << where;
+          for (const AttrValue& v : a.draw.values) EXPECT_EQ(v.index(), a.default_value.index()) << where;
+          break;
+        case AttributeDraw::Kind::integers:
+          EXPECT_TRUE(std::holds_alternative<std::int64_t>(a.default_value)) << where;
+          EXPECT_LE(a.draw.low, a.draw.high) << where;
+          break;
+        case AttributeDraw::Kind::coin: EXPECT_TRUE(std::holds_alternative<bool>(a.default_value)) << where; break;
+        case AttributeDraw::Kind::heads: EXPECT_EQ(a.name, "heads") << where; break;
+        case AttributeDraw::Kind::choices:
+          if (a.drawn) EXPECT_FALSE(a.choices.empty()) << where;
+          break;
+      }
+      std::vector<Attributes> variants = a.selfcheck_variants;
+      variants.insert(variants.end(), a.large_graph_variants.begin(), a.large_graph_variants.end());
+      const std::vector<index_t> dst{0, 1, 2, 2}, src{1, 2, 0, 1};
+      const Graph g = Graph::from_edges(3, 3, dst, src);
+      for (const Attributes& variant : variants) {
+        EXPECT_TRUE(variant.has(a.name) || a.name == "zero_degree") << where << " varies another attribute only";
+        for (const auto& [name, value] : variant.values()) EXPECT_TRUE(names.count(name)) << where << ": " << name;
+        EXPECT_NO_THROW(def.input_shapes(g, with_defaults(def.spec, variant))) << where;
+      }
+    }
+  }
 }
 
 TEST(Selfcheck, StepsAcrossKinksAreNoFalseAlarm) {
