@@ -95,6 +95,8 @@ struct CaseManifest {
 // The dtype of a case's tensors for a system that computes a target in `precision`: float64 for
 // float64, float32 for everything narrower (tf32, bfloat16 and float16 systems take float32 data).
 NpyDType case_dtype(Precision precision);
+// Writes one tensor of a case directory as a .npy file in `dtype` (float32 rounds each value once).
+void write_case_tensor(const std::filesystem::path& path, const Tensor& t, NpyDType dtype);
 
 // Writes `c` into the existing directory `dir` with every tensor in `dtype`. The output and gradient
 // entries come from the target's catalogue entry. Throws InputError when the case does not fit its
