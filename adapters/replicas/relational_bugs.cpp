@@ -2,6 +2,9 @@
 // type or per segment (R-GCN's and HGT's gather_mm and segment_mm; README.md's table), and of
 // attention over the edges of a typed graph (RGAT).
 #include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "adapters/replicas/replica_system.h"
 #include "core/error.h"
@@ -27,19 +30,36 @@ class RelationGradientToNextRelation final : public Bug {
   }
 };
 
-// 29. grad_x from the forward weight where its transpose is needed (in = out only keeps the
-// shapes): the target's own catalogue variant `weight_not_transposed_in_backward`.
-class WeightNotTransposed final : public Bug {
+// A replica that is its target's own catalogue variant (oracle/wrong_variants.h), so that the
+// diagnosis names its bug class: the variant's answer for what the bug touches, the correct rest.
+class CatalogueVariant final : public Bug {
+ public:
+  enum class Takes { gradient_x, output_y, outputs_and_gradients };
+  CatalogueVariant(int number, std::string variant, Takes takes)
+      : number_(number), variant_(std::move(variant)), takes_(takes) {}
+
   void inject(BugContext& ctx) override {
-    if (!ctx.wants_gradients()) return;
-    for (const auto& variant : ctx.def.wrong_variants)
-      if (variant.name == "weight_not_transposed_in_backward") {
-        if (const std::optional<Result> wrong = variant.evaluate(ctx.c, {}))
-          ctx.result.gradients["x"] = wrong->gradients.at("x");
-        return;
-      }
-    throw InternalError("replica 29: target '" + ctx.c.target + "' has no variant weight_not_transposed_in_backward");
+    if (takes_ == Takes::gradient_x && !ctx.wants_gradients()) return;
+    const auto& variants = ctx.def.wrong_variants;
+    const auto it = std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v.name == variant_; });
+    if (it == variants.end())
+      throw InternalError(fmt::format("replica {}: target '{}' has no variant {}", number_, ctx.c.target, variant_));
+    std::optional<Result> wrong = it->evaluate(ctx.c, {});
+    if (!wrong) return;  // the variant does not apply to this case
+    switch (takes_) {
+      case Takes::gradient_x: ctx.result.gradients["x"] = wrong->gradients.at("x"); break;
+      case Takes::output_y: ctx.result.outputs["y"] = wrong->outputs.at("y"); break;
+      case Takes::outputs_and_gradients:
+        ctx.result.outputs = std::move(wrong->outputs);
+        if (ctx.wants_gradients()) ctx.result.gradients = std::move(wrong->gradients);
+        break;
+    }
   }
+
+ private:
+  int number_;
+  std::string variant_;
+  Takes takes_;
 };
 
 // 30. segment_mm with every segment boundary one row late: row k takes the weight of row k − 1's
@@ -73,48 +93,24 @@ class SegmentBoundaryOffByOne final : public Bug {
   }
 };
 
-// 33. RGAT's attention normalized within each relation where it runs across all of a destination's
-// in-edges: the softmax segmented by (destination, relation), as a kernel that reuses a per-relation
-// grouping (R-GCN's) for the attention does. The target's own catalogue variant
-// `softmax_within_relation`, forward and backward alike.
-class SoftmaxWithinRelation final : public Bug {
-  void inject(BugContext& ctx) override {
-    for (const auto& variant : ctx.def.wrong_variants)
-      if (variant.name == "softmax_within_relation") {
-        if (std::optional<Result> wrong = variant.evaluate(ctx.c, {})) {
-          ctx.result.outputs = std::move(wrong->outputs);
-          if (ctx.wants_gradients()) ctx.result.gradients = std::move(wrong->gradients);
-        }
-        return;
-      }
-    throw InternalError("replica 33: target '" + ctx.c.target + "' has no variant softmax_within_relation");
-  }
-};
-
-// 34. Rows sorted by their type for a segment matmul (PyG's HeteroLinear over pyg-lib's
-// segment_matmul, R-GCN's grouped path) and y returned in that sorted order: the permutation back to
-// the rows' own order is never applied. The target's own catalogue variant `rows_left_sorted_by_type`;
-// gradients exact.
-class TypedRowsLeftSorted final : public Bug {
-  void inject(BugContext& ctx) override {
-    for (const auto& variant : ctx.def.wrong_variants)
-      if (variant.name == "rows_left_sorted_by_type") {
-        if (std::optional<Result> wrong = variant.evaluate(ctx.c, {})) ctx.result.outputs["y"] = wrong->outputs.at("y");
-        return;
-      }
-    throw InternalError("replica 34: target '" + ctx.c.target + "' has no variant rows_left_sorted_by_type");
-  }
-};
-
 }  // namespace
 
 std::unique_ptr<Bug> make_relational_bug(int number) {
+  using Takes = CatalogueVariant::Takes;
   switch (number) {
     case 28: return std::make_unique<RelationGradientToNextRelation>();
-    case 29: return std::make_unique<WeightNotTransposed>();
+    // 29. grad_x from the forward weight where its transpose is needed (in = out only keeps the
+    // shapes): the catalogue variant `weight_not_transposed_in_backward`.
+    case 29: return std::make_unique<CatalogueVariant>(29, "weight_not_transposed_in_backward", Takes::gradient_x);
     case 30: return std::make_unique<SegmentBoundaryOffByOne>();
-    case 33: return std::make_unique<SoftmaxWithinRelation>();
-    case 34: return std::make_unique<TypedRowsLeftSorted>();
+    // 33. RGAT's attention normalized within each relation where it runs across all of a
+    // destination's in-edges: the softmax segmented by (destination, relation), as a kernel that
+    // reuses a per-relation grouping (R-GCN's) for the attention does; forward and backward alike.
+    case 33: return std::make_unique<CatalogueVariant>(33, "softmax_within_relation", Takes::outputs_and_gradients);
+    // 34. Rows sorted by their type for a segment matmul (PyG's HeteroLinear over pyg-lib's
+    // segment_matmul, R-GCN's grouped path) and y returned in that sorted order: the permutation
+    // back to the rows' own order is never applied; gradients exact.
+    case 34: return std::make_unique<CatalogueVariant>(34, "rows_left_sorted_by_type", Takes::output_y);
   }
   return nullptr;
 }
