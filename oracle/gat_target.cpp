@@ -98,6 +98,17 @@ TargetDef gat_target() {
   def.receptive_field = reads_own_features;
   // x's columns and the weights' in axis: only the projections contract them (TargetDef::contracted_axes).
   def.contracted_axes = {{"x", 1}, {"weight", 0}};
+  // Veličković et al.'s Cora recipe: 8 heads × 8 channels with ELU, lr 0.005, weight decay 5e-4 on
+  // every layer, dropout 0.6 on inputs, hidden activations and attention.
+  def.accuracy = AccuracyRecipe{.source = "Veličković et al.",
+                                .hidden = 8,
+                                .heads = 8,
+                                .elu = true,
+                                .learning_rate = 0.005,
+                                .decay_all_layers = true,
+                                .input_dropout = 0.6,
+                                .hidden_dropout = 0.6,
+                                .attention_dropout = 0.6};
   return def;
 }
 

@@ -112,6 +112,8 @@ TargetDef gin_family_target(bool edge_messages) {
   // GIN: x's columns and weight1's in axis, only the first projection contracts them (GINE adds
   // edge_attr to x, so its axis would have to move too: not declared).
   if (!edge_messages) def.contracted_axes = {{"x", 1}, {"weight1", 0}};
+  // GIN-0 (Xu et al.; ε frozen at 0), hidden 64, with GCN's optimizer settings and dropout.
+  if (!edge_messages) def.accuracy = AccuracyRecipe{.source = "Xu et al. (GIN-0)", .hidden = 64, .frozen = {"eps"}};
   return def;
 }
 

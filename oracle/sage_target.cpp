@@ -84,6 +84,8 @@ TargetDef sage_target() {
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = one_sided_kink_hooks(sage_kink_arguments, evaluate_at);
   def.receptive_field = reads_own_features;
+  // GraphSAGE-mean (Hamilton et al.), hidden 16, with GCN's optimizer settings and dropout.
+  def.accuracy = AccuracyRecipe{.source = "Hamilton et al. (mean)"};
   return def;
 }
 

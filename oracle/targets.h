@@ -306,6 +306,25 @@ struct ReceptiveField {
 // Unset: a row's outputs are not a function of a neighbourhood the scale check can restrict to.
 using ReceptiveFieldFn = std::function<ReceptiveField(const Attributes& attrs)>;
 
+// The published recipe that trains a two-layer node classifier of a layer: the layer, a nonlinearity,
+// the layer again to the classes, and the paper's optimizer settings (200 epochs of Adam). The
+// accuracy check (suites/accuracy_task.cpp) trains it through a system and the oracle side by side;
+// training/ builds the model and its configuration from these fields, so the catalogue holds the
+// recipe while training stays above the oracle in the folder order.
+struct AccuracyRecipe {
+  std::string source;               // whose recipe ("Kipf & Welling")
+  std::int64_t hidden = 16;         // the hidden layer's channels (per head where the layer has heads)
+  std::int64_t heads = 1;           // the hidden layer's heads, concatenated; the output layer has 1
+  bool elu = false;                 // ELU between the layers (else ReLU)
+  std::vector<std::string> frozen;  // parameters the optimizer leaves as initialized (GIN-0's eps)
+  double learning_rate = 0.01;
+  double weight_decay = 5e-4;
+  bool decay_all_layers = false;    // weight decay on every layer's parameters (else the first's)
+  double input_dropout = 0.5;       // on the input features
+  double hidden_dropout = 0.5;      // on the hidden activations
+  double attention_dropout = 0.0;   // inside the layer, where it takes a dropout (DropoutHooks)
+};
+
 struct TargetDef : TargetEntry {
   TargetSpec spec;
   ShapesFn input_shapes;      // every input and parameter
@@ -315,6 +334,7 @@ struct TargetDef : TargetEntry {
   KinkHooks kinks = {};
   DropoutHooks dropout = {};
   ReceptiveFieldFn receptive_field = {};
+  std::optional<AccuracyRecipe> accuracy = {};  // set: the accuracy check trains a model of this layer
   // The closed form's Σ|terms| and term counts per element (ToleranceKind::closed_form), where the
   // target evaluated on |inputs| and on all-ones inputs does not give them: a max selects by sign, a
   // difference's or quotient's derivative has one. The counts include each term's roundings (the

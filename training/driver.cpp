@@ -1,6 +1,5 @@
 #include "training/driver.h"
 
-
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -23,75 +22,40 @@ std::vector<double> TrainingHistory::train_losses() const {
   return losses;
 }
 
-namespace {
-
-TrainingRecipe with_model(ModelSpec model, TrainingConfig config) { return {std::move(model), config}; }
-
-}  // namespace
-
-TrainingRecipe gcn_recipe(const NodeClassificationTask& task) {
+std::optional<TrainingRecipe> recipe_for(const std::string& target, const NodeClassificationTask& task,
+                                         std::optional<index_t> heads, std::optional<index_t> hidden) {
+  const oracle::TargetDef& def = oracle::find_target(target);
+  if (!def.accuracy) return std::nullopt;
+  const oracle::AccuracyRecipe& recipe = *def.accuracy;
   TrainingConfig c;
-  c.learning_rate = 0.01;
-  c.weight_decay = 5e-4;
-  c.decay_scope = DecayScope::first_layer;
-  c.input_dropout = 0.5;
-  c.hidden_dropout = 0.5;
-  return with_model(gcn_model(task.num_features(), 16, task.num_classes), c);
-}
-
-TrainingRecipe gat_recipe(const NodeClassificationTask& task, index_t heads, index_t hidden) {
-  TrainingConfig c;
-  c.learning_rate = 0.005;
-  c.weight_decay = 5e-4;
-  c.decay_scope = DecayScope::all_layers;
-  c.input_dropout = 0.6;
-  c.hidden_dropout = 0.6;
-  c.attention_dropout = 0.6;
-  return with_model(gat_model(task.num_features(), hidden, heads, task.num_classes), c);
-}
-
-TrainingRecipe gin_recipe(const NodeClassificationTask& task) {
-  TrainingConfig c;
-  c.decay_scope = DecayScope::first_layer;
-  c.input_dropout = 0.5;
-  c.hidden_dropout = 0.5;
-  return with_model(gin_model(task.num_features(), 64, task.num_classes), c);
-}
-
-TrainingRecipe sage_recipe(const NodeClassificationTask& task) {
-  TrainingConfig c;
-  c.decay_scope = DecayScope::first_layer;
-  c.input_dropout = 0.5;
-  c.hidden_dropout = 0.5;
-  return with_model(sage_model(task.num_features(), 16, task.num_classes), c);
-}
-
-namespace {
-
-using RecipeFn = TrainingRecipe (*)(const NodeClassificationTask&);
-
-const std::vector<std::pair<std::string, RecipeFn>>& recipes() {
-  static const std::vector<std::pair<std::string, RecipeFn>> table = {
-      {"gcn", gcn_recipe},
-      {"gat", [](const NodeClassificationTask& task) { return gat_recipe(task); }},
-      {"gin", gin_recipe},
-      {"sage", sage_recipe}};
-  return table;
-}
-
-}  // namespace
-
-std::optional<TrainingRecipe> recipe_for(const std::string& target, const NodeClassificationTask& task) {
-  for (const auto& [name, recipe] : recipes())
-    if (name == target) return recipe(task);
-  return std::nullopt;
+  c.learning_rate = recipe.learning_rate;
+  c.weight_decay = recipe.weight_decay;
+  c.decay_scope = recipe.decay_all_layers ? DecayScope::all_layers : DecayScope::first_layer;
+  c.input_dropout = recipe.input_dropout;
+  c.hidden_dropout = recipe.hidden_dropout;
+  c.attention_dropout = recipe.attention_dropout;
+  const ModelSpec model = two_layer_model(target, {.in_features = task.num_features(),
+                                                   .hidden = hidden.value_or(recipe.hidden),
+                                                   .classes = task.num_classes,
+                                                   .heads = heads.value_or(recipe.heads),
+                                                   .activation = recipe.elu ? Activation::elu : Activation::relu,
+                                                   .frozen = recipe.frozen});
+  return TrainingRecipe{model, c};
 }
 
 std::vector<std::string> trained_targets() {
   std::vector<std::string> out;
-  for (const auto& [name, recipe] : recipes()) out.push_back(name);
+  for (const oracle::TargetDef& def : oracle::all_targets())
+    if (def.accuracy) out.push_back(def.spec.name);
   return out;
 }
+
+TrainingRecipe gcn_recipe(const NodeClassificationTask& task) { return *recipe_for("gcn", task); }
+TrainingRecipe gat_recipe(const NodeClassificationTask& task, index_t heads, index_t hidden) {
+  return *recipe_for("gat", task, heads, hidden);
+}
+TrainingRecipe gin_recipe(const NodeClassificationTask& task) { return *recipe_for("gin", task); }
+TrainingRecipe sage_recipe(const NodeClassificationTask& task) { return *recipe_for("sage", task); }
 
 namespace {
 

@@ -1,5 +1,6 @@
 #include "training/model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -37,8 +38,6 @@ LayerShapes layer_shapes(const LayerSpec& layer) {
   return {def.input_shapes(shape_probe_graph(), attrs), def.output_shapes(shape_probe_graph(), attrs)};
 }
 
-Attributes attrs(std::initializer_list<std::pair<const std::string, AttrValue>> init) { return Attributes(init); }
-
 }  // namespace
 
 index_t layer_input_width(const LayerSpec& layer) { return layer_shapes(layer).inputs.at("x").at(1); }
@@ -60,42 +59,53 @@ void validate_model(const ModelSpec& model) {
   }
 }
 
-ModelSpec gcn_model(index_t in_features, index_t hidden, index_t classes) {
-  ModelSpec m{fmt::format("gcn-{}", hidden), {}, Activation::relu};
-  m.layers.push_back({"gcn", attrs({{"in_features", in_features}, {"out_features", hidden}}), {}, false});
-  m.layers.push_back({"gcn", attrs({{"in_features", hidden}, {"out_features", classes}}), {}, false});
+ModelSpec two_layer_model(const std::string& target, const TwoLayerShape& shape) {
+  const oracle::TargetDef& def = oracle::find_target(target);
+  const auto has = [&](const char* name) {
+    return std::any_of(def.spec.attributes.begin(), def.spec.attributes.end(),
+                       [&](const oracle::AttributeSpec& a) { return a.name == name; });
+  };
+  const bool heads = has("heads"), hidden_width = has("hidden_features");
+  const std::set<std::string> frozen(shape.frozen.begin(), shape.frozen.end());
+  const bool attention_dropout = !def.dropout.probability_attribute.empty();
+  const auto layer = [&](index_t in, index_t out, index_t layer_heads, bool concat) {
+    Attributes a({{"in_features", in}, {"out_features", out}});
+    if (heads) {
+      a.set("heads", layer_heads);
+      a.set("concat", concat);
+    }
+    if (hidden_width) a.set("hidden_features", shape.hidden);
+    return LayerSpec{target, a, frozen, attention_dropout};
+  };
+  const std::string name = heads ? fmt::format("{}-{}x{}", target, shape.heads, shape.hidden)
+                                 : fmt::format("{}-{}", target, shape.hidden);
+  ModelSpec m{name, {}, shape.activation};
+  m.layers.push_back(layer(shape.in_features, shape.hidden, shape.heads, true));
+  m.layers.push_back(layer(shape.heads * shape.hidden, shape.classes, shape.output_heads, false));
   return m;
+}
+
+ModelSpec gcn_model(index_t in_features, index_t hidden, index_t classes) {
+  return two_layer_model("gcn", {.in_features = in_features, .hidden = hidden, .classes = classes});
 }
 
 ModelSpec gat_model(index_t in_features, index_t hidden, index_t heads, index_t classes, index_t output_heads) {
-  ModelSpec m{fmt::format("gat-{}x{}", heads, hidden), {}, Activation::elu};
-  m.layers.push_back({"gat",
-                      attrs({{"in_features", in_features}, {"out_features", hidden}, {"heads", heads}, {"concat", true}}),
-                      {}, true});
-  m.layers.push_back({"gat",
-                      attrs({{"in_features", heads * hidden},
-                             {"out_features", classes},
-                             {"heads", output_heads},
-                             {"concat", false}}),
-                      {}, true});
-  return m;
+  return two_layer_model("gat", {.in_features = in_features,
+                                 .hidden = hidden,
+                                 .classes = classes,
+                                 .heads = heads,
+                                 .output_heads = output_heads,
+                                 .activation = Activation::elu});
 }
 
 ModelSpec gin_model(index_t in_features, index_t hidden, index_t classes, bool learn_eps) {
-  ModelSpec m{fmt::format("gin-{}", hidden), {}, Activation::relu};
-  const std::set<std::string> frozen = learn_eps ? std::set<std::string>{} : std::set<std::string>{"eps"};
-  m.layers.push_back(
-      {"gin", attrs({{"in_features", in_features}, {"hidden_features", hidden}, {"out_features", hidden}}), frozen, false});
-  m.layers.push_back(
-      {"gin", attrs({{"in_features", hidden}, {"hidden_features", hidden}, {"out_features", classes}}), frozen, false});
-  return m;
+  TwoLayerShape shape{.in_features = in_features, .hidden = hidden, .classes = classes};
+  if (!learn_eps) shape.frozen = {"eps"};
+  return two_layer_model("gin", shape);
 }
 
 ModelSpec sage_model(index_t in_features, index_t hidden, index_t classes) {
-  ModelSpec m{fmt::format("sage-{}", hidden), {}, Activation::relu};
-  m.layers.push_back({"sage", attrs({{"in_features", in_features}, {"out_features", hidden}}), {}, false});
-  m.layers.push_back({"sage", attrs({{"in_features", hidden}, {"out_features", classes}}), {}, false});
-  return m;
+  return two_layer_model("sage", {.in_features = in_features, .hidden = hidden, .classes = classes});
 }
 
 ModelParameters initial_parameters(const ModelSpec& model, std::uint64_t seed) {

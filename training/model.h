@@ -44,6 +44,20 @@ struct ModelSpec {
 // Parameters of each layer by name, in layer order.
 using ModelParameters = std::vector<TensorMap>;
 
+// The two-layer model of any layer target: in → hidden (per head; `heads` concatenated where the
+// layer has heads, and hidden_features = hidden where it has an MLP) → activation → classes
+// (output_heads averaged). Attention dropout where the layer's entry declares a dropout.
+struct TwoLayerShape {
+  index_t in_features = 0;
+  index_t hidden = 16;
+  index_t classes = 0;
+  index_t heads = 1;
+  index_t output_heads = 1;
+  Activation activation = Activation::relu;
+  std::vector<std::string> frozen = {};  // on both layers
+};
+ModelSpec two_layer_model(const std::string& target, const TwoLayerShape& shape);
+
 ModelSpec gcn_model(index_t in_features, index_t hidden, index_t classes);
 // hidden = channels per head of the first layer; the output layer has output_heads heads, averaged.
 ModelSpec gat_model(index_t in_features, index_t hidden, index_t heads, index_t classes, index_t output_heads = 1);

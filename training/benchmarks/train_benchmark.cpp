@@ -5,6 +5,7 @@
 //   OMP_NUM_THREADS=2 build/training/gnncheck_train_benchmark --model gat --heads 8 --hidden 8
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <omp.h>
 
@@ -19,22 +20,23 @@ int main(int argc, char** argv) {
   CLI::App app{"Time one training run of a model recipe through a system"};
   std::string model = "gcn", dataset = "cora", system_name = "oracle";
   int epochs = 200;
-  index_t heads = 8, hidden = 8;
+  index_t heads = 0, hidden = 0;  // 0: the recipe's
   std::uint64_t seed = 1;
-  app.add_option("--model", model, "gcn | gat | gin | sage")->check(CLI::IsMember({"gcn", "gat", "gin", "sage"}));
+  const std::vector<std::string> trained = trained_targets();
+  app.add_option("--model", model, fmt::format("{}", fmt::join(trained, " | ")))->check(CLI::IsMember(trained));
   app.add_option("--dataset", dataset, "a folder of the datasets directory (cora, citeseer)");
   app.add_option("--system", system_name, "oracle | cpu_float32")->check(CLI::IsMember({"oracle", "cpu_float32"}));
   app.add_option("--epochs", epochs, "training epochs")->check(CLI::PositiveNumber);
-  app.add_option("--heads", heads, "GAT heads of the first layer")->check(CLI::PositiveNumber);
-  app.add_option("--hidden", hidden, "GAT channels per head")->check(CLI::PositiveNumber);
+  app.add_option("--heads", heads, "heads of the hidden layer, for a layer with heads (default: the recipe's)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--hidden", hidden, "channels of the hidden layer, per head (default: the recipe's)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--seed", seed, "seed of the initial parameters and dropout masks");
   CLI11_PARSE(app, argc, argv);
   try {
     const NodeClassificationTask task = NodeClassificationTask::from_dataset(load_dataset(dataset));
-    TrainingRecipe recipe = model == "gcn"   ? gcn_recipe(task)
-                            : model == "gat" ? gat_recipe(task, heads, hidden)
-                            : model == "gin" ? gin_recipe(task)
-                                             : sage_recipe(task);
+    TrainingRecipe recipe = *recipe_for(model, task, heads > 0 ? std::optional<index_t>(heads) : std::nullopt,
+                                        hidden > 0 ? std::optional<index_t>(hidden) : std::nullopt);
     recipe.config.epochs = epochs;
     recipe.config.seed = seed;
     auto system = system_name == "oracle" ? make_oracle_system() : make_cpu_float32_system();
