@@ -25,9 +25,6 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/splitmix64.h"
-#include "oracle/edge_softmax.h"
-#include "oracle/layers/gat.h"
-#include "oracle/layers/self_loops.h"
 #include "oracle/targets.h"
 
 namespace gnncheck::checks {

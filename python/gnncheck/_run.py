@@ -287,7 +287,7 @@ def _rerun_with(env, interactive):
 
 
 # The engine's messages end with the `gnncheck` command's own re-run hints (gnncheck run/repro,
-# gnncheck-replay, RapidCheck's reproduce string); they cannot reach a Python callable, so they are
+# RapidCheck's reproduce string); they cannot reach a Python callable, so they are
 # replaced by the one line above.
 _CLI_RERUN = re.compile(r"\s*Re-run: .*$")
 _CLI_REPRODUCE = re.compile(r"^Reproduce with: RC_PARAMS=")
