@@ -405,13 +405,13 @@ std::vector<Task> units_of_this_run(std::vector<Task> tasks, const RunOptions& o
   return here;
 }
 
-std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry) {
+std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry, const SystemRegistry& systems) {
   std::vector<std::string> labels = {"e2e"};
   auto add = [&](const std::string& l) {
     if (std::find(labels.begin(), labels.end(), l) == labels.end()) labels.push_back(l);
   };
-  const bool gpu = std::any_of(entry.systems.begin(), entry.systems.end(), [](const auto& s) {
-    return s == "gpu" || s == "cusparse" || s == "cusparse_float16" || s == "cusparse_bfloat16";
+  const bool gpu = !entry.systems.empty() && std::all_of(entry.systems.begin(), entry.systems.end(), [&](const std::string& s) {
+    return systems.contains(s) && systems.find(s).runs_on_gpu;
   });
   add(gpu ? "gpu" : "cpu");
   if (suite.graphs.count(entry.graphs) && suite.graphs.at(entry.graphs).family == "dataset") add("dataset");

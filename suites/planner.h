@@ -34,8 +34,10 @@ std::uint64_t task_seed(std::uint64_t suite_seed, const std::string& entry, cons
 // kCasesPerChunk cases draws what it drew before chunks existed), a hash of both after.
 std::uint64_t chunk_seed(std::uint64_t task_seed, std::int64_t chunk);
 
-// The ctest labels of an entry: its own `labels`, plus e2e, and cpu or gpu by its systems, dataset
-// when it reads ../shared/datasets, slow for the accuracy check.
-std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry);
+// The ctest labels of an entry: its own `labels`, plus e2e, and cpu or gpu by its systems (gpu when
+// every one is a built-in GPU system of `systems`, SystemEntry::runs_on_gpu: an entry that also
+// checks a CPU system means something on a machine without a device), dataset when it reads
+// ../shared/datasets, slow for the accuracy check.
+std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry, const SystemRegistry& systems);
 
 }  // namespace gnncheck::suites

@@ -25,12 +25,13 @@ CLI::App* add_entries_command(CLI::App& app, EntriesCommandArgs& args) {
 int run_entries_command(const EntriesCommandArgs& args, const std::filesystem::path& executable_dir) {
   std::string ctest;
   const std::string self = (executable_dir / "gnncheck").string();
+  const SystemRegistry systems = SystemRegistry::with_builtins();
   for (const auto& name : args.suites) {
     const auto path = resolve_suite(name, executable_dir);
     const Suite suite = load_suite(path);
     if (args.ctest_file.empty()) fmt::print("{} ({}): {}\n", suite.name, path.string(), suite.description);
     for (const auto& e : suite.entries) {
-      const auto labels = entry_labels(suite, e);
+      const auto labels = entry_labels(suite, e, systems);
       if (args.ctest_file.empty()) {
         fmt::print("  {:<20} systems {}; checks {}; graphs {}; {} cases; expect {}; labels {}\n", e.name, fmt::join(e.systems, ","),
                    fmt::join(e.checks, ","), e.graphs, e.cases, reports::to_string(e.expect), fmt::join(labels, ","));
