@@ -293,7 +293,10 @@ entries:
   while (testing::read_pids(pid_file).size() < 2 && Clock::now() < started_deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_GE(testing::read_pids(pid_file).size(), 2u) << testing::read_text(log);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the case is under way
+  // The case is under way once its directory exists (gnncheck writes it under TMPDIR before
+  // sending it).
+  while (fs::is_empty(tmp) && Clock::now() < started_deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_FALSE(fs::is_empty(tmp)) << "no case directory within 60 s\n" << testing::read_text(log);
 
   kill(gnncheck, SIGINT);
   const std::optional<int> ended = wait_for_exit(gnncheck, std::chrono::seconds(20));
