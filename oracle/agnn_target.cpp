@@ -1,4 +1,7 @@
 // The catalogue entry of AGNN (oracle/layers/agnn.h).
+#include <fmt/format.h>
+
+#include "oracle/layers/self_loops.h"
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/agnn.h"
 #include "oracle/softmax_rows.h"
@@ -8,6 +11,40 @@ namespace gnncheck::oracle {
 using namespace layers;
 using namespace layer_catalogue;
 using catalogue::make_target;
+
+namespace {
+
+void agnn_kink_arguments(const Case& c, const Attributes&, KinkArguments& k) {
+  constexpr double kNormFloor = 1e-12;  // oracle/layers/agnn.cpp
+  const Tensor& x = tensor_of(c, "x");
+  for (index_t i = 0; i < x.rows(); ++i) {
+    double sq = 0;
+    for (index_t f = 0; f < x.row_size(); ++f) sq += x.at(i, f) * x.at(i, f);
+    const double norm = std::sqrt(sq);
+    k.offsets.push_back(norm - kNormFloor);
+    k.abs_terms.push_back(norm);
+    k.terms.push_back(static_cast<double>(x.row_size() + 4));
+  }
+  k.upstream = {"x"};
+  k.describe = [](std::size_t n) { return fmt::format("the norm of row {} of x at AGNN's floor max(‖x_i‖, 1e-12)", n); };
+}
+
+std::vector<SoftmaxRow> agnn_softmax_rows(const Case& c, const Attributes& attrs) {
+  // β·cos(x_i, x_j), |cos| ≤ 1: every logit is within |β|.
+  const auto beta_it = c.parameters.find("beta");
+  if (beta_it == c.parameters.end()) throw InternalError("agnn_softmax_rows: the case has no 'beta'");
+  const double beta = std::abs(beta_it->second[0]);
+  const layers::AggregationGraph agg(*c.graph, attrs.get_bool("self_loops"));
+  const auto row_ptr = agg->row_ptr();
+  std::vector<SoftmaxRow> rows;
+  for (index_t i = 0; i < agg->n_dst(); ++i) {
+    const double length = static_cast<double>(row_ptr[i + 1] - row_ptr[i]);
+    rows.push_back({length > 0 ? beta : 0.0, length});
+  }
+  return rows;
+}
+
+}  // namespace
 
 TargetDef agnn_target() {
   TargetSpec spec{"agnn", true, "AGNN layer: attention by cosine similarity scaled by a learnable beta",

@@ -11,6 +11,16 @@ namespace gnncheck::oracle {
 
 using namespace catalogue;
 
+namespace {
+
+std::vector<SoftmaxRow> attention_softmax_rows(const Case& c, const Attributes& attrs) {
+  const auto it = c.inputs.find("logits");
+  if (it == c.inputs.end()) throw InternalError("attention_softmax_rows: the case has no 'logits'");
+  return softmax_rows_of(*c.graph, it->second.values(), attrs.get_int("heads"));
+}
+
+}  // namespace
+
 TargetDef attention_target() {
   TargetDef def = make_target(
       {"attention", false,

@@ -1,4 +1,9 @@
 // The catalogue entry of GAT (oracle/layers/gat.h).
+#include <fmt/format.h>
+
+#include "oracle/layers/self_loops.h"
+#include "oracle/sddmm.h"
+#include "oracle/layers/dense.h"
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/dropout.h"
 #include "oracle/layers/gat.h"
@@ -9,6 +14,52 @@ namespace gnncheck::oracle {
 using namespace layers;
 using namespace layer_catalogue;
 using catalogue::make_target;
+
+namespace {
+
+void gat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
+  if (a.get_double("negative_slope") == 1.0) return;  // LeakyReLU with slope 1 is the identity
+  const Graph& g = *c.graph;
+  const index_t heads = a.get_int("heads"), channels = a.get_int("out_features");
+  const bool self_loops = a.get_bool("self_loops");
+  const layers::AggregationGraph agg(g, self_loops);
+  const Tensor& x = tensor_of(c, "x");
+  const Tensor h = matmul(x, tensor_of(c, "weight")), h_abs = matmul(absolute(x), absolute(tensor_of(c, "weight")));
+  auto scores = [&](const Tensor& hh, const Tensor& att, index_t rows) {
+    Tensor s({rows, heads});
+    for (index_t j = 0; j < rows; ++j)
+      for (index_t head = 0; head < heads; ++head)
+        for (index_t ch = 0; ch < channels; ++ch) s.at(j, head) += hh.at(j, head * channels + ch) * att.at(head, ch);
+    return s;
+  };
+  const Tensor& att_src = tensor_of(c, "att_src");
+  const Tensor& att_dst = tensor_of(c, "att_dst");
+  const Tensor logits = sddmm_add_forward(*agg, scores(h, att_dst, g.n_dst()), scores(h, att_src, g.n_src()));
+  const Tensor logits_abs = sddmm_add_forward(*agg, scores(h_abs, absolute(att_dst), g.n_dst()),
+                                              scores(h_abs, absolute(att_src), g.n_src()));
+  // Terms: in_features products for h, channels for each score, the sum of two scores; roundings:
+  // the inputs and each product.
+  const double terms = static_cast<double>(x.row_size() + channels + 2 + 4);
+  k.offsets = logits.values();
+  k.abs_terms = logits_abs.values();
+  k.terms.assign(k.offsets.size(), terms);
+  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
+  k.upstream = {"x", "weight", "att_src", "att_dst"};
+  k.describe = [heads, self_loops](std::size_t n) {
+    return fmt::format("LeakyReLU logit of edge {} (of A{}), head {}", static_cast<index_t>(n) / heads,
+                       self_loops ? " + I" : "", static_cast<index_t>(n) % heads);
+  };
+}
+
+std::vector<SoftmaxRow> gat_softmax_rows(const Case& c, const Attributes& attrs) {
+  const double slope = attrs.get_double("negative_slope");
+  std::vector<double> logits = leaky_relu_arguments(gat_kink_arguments, c, attrs);
+  for (double& s : logits) s = leaky_relu(s, slope);
+  const layers::AggregationGraph agg(*c.graph, attrs.get_bool("self_loops"));
+  return softmax_rows_of(*agg, logits, attrs.get_int("heads"));
+}
+
+}  // namespace
 
 TargetDef gat_target() {
   TargetSpec spec{

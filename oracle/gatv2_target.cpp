@@ -1,4 +1,9 @@
 // The catalogue entry of GATv2 (oracle/layers/gatv2.h).
+#include <fmt/format.h>
+
+#include "oracle/layers/self_loops.h"
+#include "oracle/sddmm.h"
+#include "oracle/layers/dense.h"
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/gatv2.h"
 #include "oracle/softmax_rows.h"
@@ -8,6 +13,53 @@ namespace gnncheck::oracle {
 using namespace layers;
 using namespace layer_catalogue;
 using catalogue::make_target;
+
+namespace {
+
+void gatv2_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
+  if (a.get_double("negative_slope") == 1.0) return;  // LeakyReLU with slope 1 is the identity
+  const Graph& g = *c.graph;
+  const index_t width = a.get_int("heads") * a.get_int("out_features");
+  const bool self_loops = a.get_bool("self_loops");
+  const layers::AggregationGraph agg(g, self_loops);
+  const Tensor& x = tensor_of(c, "x");
+  const Tensor x_dst = layers::first_rows(x, g.n_dst()), x_dst_abs = absolute(x_dst);
+  const Tensor& w_src = tensor_of(c, "weight_src");
+  const Tensor& w_dst = tensor_of(c, "weight_dst");
+  const Tensor z = sddmm_add_forward(*agg, matmul(x_dst, w_dst), matmul(x, w_src));
+  const Tensor z_abs = sddmm_add_forward(*agg, matmul(x_dst_abs, absolute(w_dst)), matmul(absolute(x), absolute(w_src)));
+  // Terms: in_features products for each side, their sum; roundings: the inputs and each product.
+  const double terms = static_cast<double>(x.row_size() + 2 + 4);
+  k.offsets = z.values();
+  k.abs_terms = z_abs.values();
+  k.terms.assign(k.offsets.size(), terms);
+  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
+  k.upstream = {"x", "weight_src", "weight_dst", "att"};
+  k.describe = [width, self_loops](std::size_t n) {
+    return fmt::format("LeakyReLU pre-activation z of edge {} (of A{}), channel {} (head·C + c)",
+                       static_cast<index_t>(n) / width, self_loops ? " + I" : "", static_cast<index_t>(n) % width);
+  };
+}
+
+std::vector<SoftmaxRow> gatv2_softmax_rows(const Case& c, const Attributes& attrs) {
+  const double slope = attrs.get_double("negative_slope");
+  const index_t heads = attrs.get_int("heads"), channels = attrs.get_int("out_features");
+  const std::vector<double> z = leaky_relu_arguments(gatv2_kink_arguments, c, attrs);  // [E of Ã, heads·C]
+  const auto att_it = c.parameters.find("att");
+  if (att_it == c.parameters.end()) throw InternalError("gatv2_softmax_rows: the case has no 'att'");
+  const Tensor& att = att_it->second;  // [heads, C]
+  const std::size_t width = static_cast<std::size_t>(heads * channels);
+  std::vector<double> logits(width ? z.size() / width * static_cast<std::size_t>(heads) : 0, 0.0);
+  for (std::size_t e = 0; width && e < z.size() / width; ++e)
+    for (index_t h = 0; h < heads; ++h)
+      for (index_t ch = 0; ch < channels; ++ch)
+        logits[e * static_cast<std::size_t>(heads) + static_cast<std::size_t>(h)] +=
+            att.at(h, ch) * leaky_relu(z[e * width + static_cast<std::size_t>(h * channels + ch)], slope);
+  const layers::AggregationGraph agg(*c.graph, attrs.get_bool("self_loops"));
+  return softmax_rows_of(*agg, logits, heads);
+}
+
+}  // namespace
 
 TargetDef gatv2_target() {
   TargetSpec spec{

@@ -1,4 +1,8 @@
 // The catalogue entries of GIN and GINE (oracle/layers/gin.h): one function makes both.
+#include <fmt/format.h>
+
+#include "oracle/layers/dense.h"
+#include "oracle/spmm.h"
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/gin.h"
 
@@ -9,6 +13,155 @@ using namespace layer_catalogue;
 using catalogue::make_target;
 
 namespace {
+
+// GIN's and GINE's MLP ReLU at z₁ = h·W₁ + b₁, given h's aggregated part (A·x, or GINE's Σ ReLU(m))
+// and the same on |inputs|, and how many terms and roundings each row of it carries.
+void gin_mlp_kink_arguments(const Case& c, Tensor h, Tensor h_abs, const std::function<double(index_t)>& row_terms,
+                            KinkArguments& k) {
+  const Graph& g = *c.graph;
+  const Tensor& x = tensor_of(c, "x");
+  const Tensor& w1 = tensor_of(c, "weight1");
+  const double eps = tensor_of(c, "eps")[0];
+  const bool bias = c.parameters.count("bias1") || c.inputs.count("bias1");
+  for (index_t i = 0; i < g.n_dst(); ++i)
+    for (index_t f = 0; f < x.row_size(); ++f) {
+      h.at(i, f) += (1 + eps) * x.at(i, f);
+      h_abs.at(i, f) += (1 + std::abs(eps)) * std::abs(x.at(i, f));
+    }
+  Tensor z = matmul(h, w1), z_abs = matmul(h_abs, absolute(w1));
+  if (bias) {
+    layers::add_bias(z, tensor_of(c, "bias1"));
+    layers::add_bias(z_abs, absolute(tensor_of(c, "bias1")));
+  }
+  const index_t width = z.row_size();
+  const std::size_t first = k.offsets.size();
+  for (index_t i = 0; i < z.rows(); ++i) {
+    // Terms: the row's aggregated ones + 1, in_features products, the bias; roundings: the inputs,
+    // (1+ε), each product.
+    const double terms = row_terms(i) + static_cast<double>(1 + x.row_size() + 1 + 4);
+    for (index_t f = 0; f < width; ++f) {
+      k.offsets.push_back(z.at(i, f));
+      k.abs_terms.push_back(z_abs.at(i, f));
+      k.terms.push_back(terms);
+      k.units.push_back({layers::kGinMlpSite, i * width + f});
+    }
+  }
+  auto before = k.describe;
+  k.describe = [width, first, before](std::size_t n) {
+    if (n < first && before) return before(n);
+    n -= first;
+    return fmt::format("ReLU pre-activation z1[{}, {}]", static_cast<index_t>(n) / width, static_cast<index_t>(n) % width);
+  };
+}
+
+// GIN's and GINE's kinks: GINE's message ReLUs, a max aggregation's ties, and the MLP's ReLU over
+// h's aggregated part (computed for the case's aggregation, and on |inputs| for Σ|terms|).
+void gin_family_kink_arguments(const Case& c, const Attributes& attrs, bool edge_messages, KinkArguments& k) {
+  auto cfg = layers::GinConfig::from_attributes(attrs);
+  cfg.edge_messages = edge_messages;
+  const Graph& g = *c.graph;
+  const Tensor& x = tensor_of(c, "x");
+  const index_t width = x.row_size();
+  const Tensor edge_attr = edge_messages ? tensor_of(c, "edge_attr") : Tensor();
+  const auto col = g.col_idx();
+  // Each edge's message on |inputs|: |x[col_e]| (+ |edge_attr[e]|), which bounds |its message|.
+  Tensor v_abs({g.num_edges(), width});
+  for (index_t e = 0; e < g.num_edges(); ++e)
+    for (index_t f = 0; f < width; ++f)
+      v_abs.at(e, f) = std::abs(x.at(col[e], f)) + (edge_messages ? std::abs(edge_attr.at(e, f)) : 0.0);
+  struct Where {
+    int kind;  // 0: a message's ReLU (edge, column), 1: a max's tie (row, column, edge, selected)
+    index_t row, column, edge, selected;
+  };
+  auto where = std::make_shared<std::vector<Where>>();
+  if (edge_messages) {
+    // The messages' ReLU at m_e = x[col_e] + edge_attr[e]: one sum of two terms, each an input.
+    const Tensor m = layers::gine_messages(g, x, edge_attr);
+    for (index_t e = 0; e < g.num_edges(); ++e)
+      for (index_t f = 0; f < width; ++f) {
+        k.offsets.push_back(m.at(e, f));
+        k.abs_terms.push_back(v_abs.at(e, f));
+        k.terms.push_back(2 + 2);
+        k.units.push_back({layers::kGineMessageSite, e * width + f});
+        where->push_back({0, -1, f, e, -1});
+      }
+  }
+  const Tensor v = layers::gin_edge_messages(g, cfg, x, edge_attr);
+  const auto row_ptr = g.row_ptr();
+  const bool max = cfg.aggregation == layers::GinAggregation::max;
+  if (max)
+    // A max's kink is a tie: per row and column, the selected edge's message against every other
+    // edge's. GIN's edges from the selected edge's own source carry the same message to the same
+    // row of x: no kink (an infinite offset keeps the count per edge fixed). GINE's messages are the
+    // edges' own.
+    for (index_t i = 0; i < g.n_dst(); ++i)
+      for (index_t f = 0; f < width; ++f) {
+        const index_t sel = layers::gin_selected_edge(g, v, i, f, layers::KinkSide::left);
+        for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+          if (e == sel) continue;
+          const bool same = !edge_messages && col[e] == col[sel];
+          k.offsets.push_back(same ? std::numeric_limits<double>::infinity() : v.at(sel, f) - v.at(e, f));
+          k.abs_terms.push_back(same ? 0.0 : v_abs.at(sel, f) + v_abs.at(e, f));
+          k.terms.push_back(edge_messages ? 4 + 4 : 2);
+          k.units.push_back({});  // a tie
+          where->push_back({1, i, f, e, sel});
+        }
+      }
+  // h's aggregated part and its |inputs| counterpart, and the terms each row of it carries.
+  Tensor h({g.n_dst(), width}), h_abs({g.n_dst(), width});
+  for (index_t i = 0; i < g.n_dst(); ++i) {
+    const index_t d = row_ptr[i + 1] - row_ptr[i];
+    for (index_t f = 0; f < width; ++f) {
+      if (max) {
+        if (const index_t sel = layers::gin_selected_edge(g, v, i, f, layers::KinkSide::left); sel >= 0) h.at(i, f) = v.at(sel, f);
+        for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) h_abs.at(i, f) = std::max(h_abs.at(i, f), v_abs.at(e, f));
+        continue;
+      }
+      for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+        h.at(i, f) += v.at(e, f);
+        h_abs.at(i, f) += v_abs.at(e, f);
+      }
+      if (cfg.aggregation == layers::GinAggregation::mean && d > 0) {
+        h.at(i, f) /= static_cast<double>(d);
+        h_abs.at(i, f) /= static_cast<double>(d);
+      }
+    }
+  }
+  // Terms and roundings of a row of h's aggregated part: each message's (GINE: a sum and a ReLU), a
+  // mean's division; a max passes one message through.
+  const double per_message = edge_messages ? 2.0 : 1.0;
+  const auto aggregation = cfg.aggregation;
+  gin_mlp_kink_arguments(c, std::move(h), std::move(h_abs),
+                         [&g, per_message, aggregation](index_t i) {
+                           const double d = static_cast<double>(g.in_degree(i));
+                           if (aggregation == layers::GinAggregation::max) return per_message;
+                           return per_message * d + (aggregation == layers::GinAggregation::mean ? 1.0 : 0.0);
+                         },
+                         k);
+  k.upstream = {"x", "weight1", "bias1", "eps"};
+  if (edge_messages) {
+    k.upstream.push_back("edge_attr");
+    k.site_inputs[layers::kGineMessageSite] = {"x", "edge_attr"};
+  }
+  const std::size_t before = where->size();
+  auto mlp = k.describe;
+  k.describe = [where, before, mlp](std::size_t n) {
+    if (n >= before) return mlp(n);
+    const Where& w = (*where)[n];
+    if (w.kind == 0)
+      return fmt::format("message ReLU pre-activation x[col_e] + edge_attr[e] at e = {}, column {}", w.edge, w.column);
+    return fmt::format("the max of row {}, column {}: edge {}'s message against the selected edge {}'s", w.row, w.column,
+                       w.edge, w.selected);
+  };
+}
+
+void gin_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k) {
+  gin_family_kink_arguments(c, attrs, false, k);
+}
+
+void gine_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k) {
+  gin_family_kink_arguments(c, attrs, true, k);
+}
 
 // GIN, and GINE when `edge_messages` (its edge features in every message, through a ReLU).
 TargetDef gin_family_target(bool edge_messages) {

@@ -73,16 +73,6 @@ struct KinkArguments {
 // offsets for a target without kinks.
 KinkArguments kink_arguments(const Case& c);
 
-// The catalogue's kink hooks (oracle/<layer>_target.cpp), each for a case of its own layer; attrs are
-// the case's attributes with defaults filled in.
-void gin_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
-void gine_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
-void sage_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
-void gat_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
-void gatv2_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
-void agnn_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
-void rgat_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k);
-
 // True when some kink argument that differs between `a` and `b` (two cases of the same target and
 // graph) has a different sign at the two, or is exactly at its kink at either: the forward between
 // them is not one smooth piece.

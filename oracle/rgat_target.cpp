@@ -1,5 +1,7 @@
 // The catalogue entry of RGAT (oracle/layers/rgat.h): attention over the edges of a typed graph,
 // each edge's relation an index tensor (TensorSlot::index_range), one softmax across relations.
+#include <fmt/format.h>
+
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/rgat.h"
 #include "oracle/wrong_variants.h"
@@ -50,6 +52,44 @@ WrongVariant softmax_within_relation() {
             if (cfg.bias) r.gradients["bias"] = std::move(wrong.grad.bias);
             return r;
           }};
+}
+
+}  // namespace
+
+namespace {
+
+void rgat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
+  if (a.get_double("negative_slope") == 1.0) return;  // LeakyReLU with slope 1 is the identity
+  const auto cfg = layers::RgatConfig::from_attributes(a);
+  const Tensor& x = tensor_of(c, "x");
+  const Tensor& types = tensor_of(c, "edge_type");
+  const layers::RgatParameters<double> p{tensor_of(c, "weight"), tensor_of(c, "q"), tensor_of(c, "k"), {}};
+  const layers::RgatParameters<double> p_abs{absolute(p.weight), absolute(p.q), absolute(p.k), {}};
+  // The bias is not read by z; the layer checks its shape only when configured with one.
+  auto no_bias = cfg;
+  no_bias.bias = false;
+  const Tensor z = layers::rgat_pre_activation(*c.graph, no_bias, x, types, p);
+  const Tensor z_abs = layers::rgat_pre_activation(*c.graph, no_bias, absolute(x), types, p_abs);
+  // Terms: in_features products for out_i and out_j, heads·C for each of q·out_i and k·out_j, their
+  // sum; roundings: the inputs and each product.
+  const double terms = static_cast<double>(cfg.in_features + cfg.width() + 2 + 4);
+  k.offsets = z.values();
+  k.abs_terms = z_abs.values();
+  k.terms.assign(k.offsets.size(), terms);
+  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
+  k.upstream = {"x", "weight", "q", "k"};
+  const index_t heads = cfg.heads;
+  k.describe = [heads](std::size_t n) {
+    return fmt::format("LeakyReLU logit of edge {}, head {}", static_cast<index_t>(n) / heads,
+                       static_cast<index_t>(n) % heads);
+  };
+}
+
+std::vector<SoftmaxRow> rgat_softmax_rows(const Case& c, const Attributes& attrs) {
+  const double slope = attrs.get_double("negative_slope");
+  std::vector<double> logits = leaky_relu_arguments(rgat_kink_arguments, c, attrs);
+  for (double& s : logits) s = leaky_relu(s, slope);
+  return softmax_rows_of(*c.graph, logits, attrs.get_int("heads"));
 }
 
 }  // namespace

@@ -1,4 +1,8 @@
 // The catalogue entry of GraphSAGE (oracle/layers/sage.h).
+#include <fmt/format.h>
+
+#include "oracle/layers/dense.h"
+#include "oracle/spmm.h"
 #include "oracle/layer_target_support.h"
 #include "oracle/layers/sage.h"
 
@@ -7,6 +11,78 @@ namespace gnncheck::oracle {
 using namespace layers;
 using namespace layer_catalogue;
 using catalogue::make_target;
+
+namespace {
+
+void sage_kink_arguments(const Case& c, const Attributes& attrs, KinkArguments& k) {
+  const auto cfg = layers::SageConfig::from_attributes(attrs);
+  if (cfg.aggregation == layers::SageAggregation::mean && !cfg.project) return;  // a linear layer
+  const Graph& g = *c.graph;
+  const Tensor& x = tensor_of(c, "x");
+  const index_t width = cfg.in_features;
+  // The projection's pre-activation z = x·W_pool + b_pool and |x|·|W_pool| + |b_pool| (Σ|terms|).
+  layers::SageParameters<double> p;
+  Tensor z, z_abs;
+  if (cfg.project) {
+    p.weight_pool = tensor_of(c, "weight_pool");
+    p.bias_pool = tensor_of(c, "bias_pool");
+    z = matmul(x, p.weight_pool);
+    layers::add_bias(z, p.bias_pool);
+    z_abs = matmul(absolute(x), absolute(p.weight_pool));
+    layers::add_bias(z_abs, absolute(p.bias_pool));
+  }
+  const Tensor messages = layers::sage_messages(cfg, x, p);
+  const double projection_terms = cfg.project ? static_cast<double>(width + 2 + 4) : 0.0;
+  auto magnitude = [&](index_t j, index_t f) { return cfg.project ? z_abs.at(j, f) : std::abs(x.at(j, f)); };
+  struct Where {
+    index_t row, column, edge, selected;  // row < 0: the projection's ReLU at source `edge`, column
+  };
+  auto where = std::make_shared<std::vector<Where>>();
+  if (cfg.aggregation == layers::SageAggregation::max) {
+    // A max's kink is a tie: per row and column, the selected edge's message against every other
+    // edge's. An edge from the selected edge's own source carries the same message and sends the
+    // gradient to the same row of x: no kink (an infinite offset keeps the count per edge fixed).
+    const auto row_ptr = g.row_ptr();
+    const auto col = g.col_idx();
+    for (index_t i = 0; i < g.n_dst(); ++i)
+      for (index_t f = 0; f < width; ++f) {
+        const index_t sel = layers::sage_selected_edge(g, messages, i, f, layers::KinkSide::left);
+        for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+          if (e == sel) continue;
+          const bool same_source = col[e] == col[sel];
+          k.offsets.push_back(same_source ? std::numeric_limits<double>::infinity()
+                                          : messages.at(col[sel], f) - messages.at(col[e], f));
+          k.abs_terms.push_back(same_source ? 0.0 : magnitude(col[sel], f) + magnitude(col[e], f));
+          k.terms.push_back(2 + projection_terms);
+          k.units.push_back({});  // a tie
+          where->push_back({i, f, e, sel});
+        }
+      }
+  }
+  if (cfg.project) {
+    // The projection's ReLU, at every source some edge reads.
+    std::vector<char> read(static_cast<std::size_t>(g.n_src()), 0);
+    for (const index_t j : g.col_idx()) read[static_cast<std::size_t>(j)] = 1;
+    for (index_t j = 0; j < g.n_src(); ++j)
+      if (read[static_cast<std::size_t>(j)])
+        for (index_t f = 0; f < width; ++f) {
+          k.offsets.push_back(z.at(j, f));
+          k.abs_terms.push_back(z_abs.at(j, f));
+          k.terms.push_back(projection_terms);
+          k.units.push_back({0, j * width + f});
+          where->push_back({-1, f, j, -1});
+        }
+  }
+  k.upstream = {"x", "weight_pool", "bias_pool"};
+  k.describe = [where](std::size_t n) {
+    const Where& w = (*where)[n];
+    if (w.row < 0) return fmt::format("the projection's ReLU pre-activation z[{}, {}]", w.edge, w.column);
+    return fmt::format("the max of row {}, column {}: edge {}'s message against the selected edge {}'s", w.row, w.column,
+                       w.edge, w.selected);
+  };
+}
+
+}  // namespace
 
 TargetDef sage_target() {
   TargetSpec spec{"sage", true,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/case.h"
+#include "oracle/kink_arguments.h"
 
 namespace gnncheck::oracle {
 
@@ -26,10 +27,15 @@ struct SoftmaxRow {
   double length = 0.0;         // d: its entries (duplicate edges and self-loops counted)
 };
 
-std::vector<SoftmaxRow> gat_softmax_rows(const Case& c, const Attributes& attrs);
-std::vector<SoftmaxRow> gatv2_softmax_rows(const Case& c, const Attributes& attrs);
-std::vector<SoftmaxRow> rgat_softmax_rows(const Case& c, const Attributes& attrs);
-std::vector<SoftmaxRow> agnn_softmax_rows(const Case& c, const Attributes& attrs);
-std::vector<SoftmaxRow> attention_softmax_rows(const Case& c, const Attributes& attrs);
+// What the entries' softmax-rows hooks (ToleranceRule::softmax_rows, in oracle/<target>_target.cpp)
+// share.
+using KinkArgumentsFn = void (*)(const Case&, const Attributes&, KinkArguments&);
+// The LeakyReLU's argument at every unit (edge and head, or edge and channel), in float64: what the
+// layer's kink hook lists, asked at a slope of 0 (at a slope of 1 it lists nothing: LeakyReLU is
+// then the identity; the argument does not depend on the slope).
+std::vector<double> leaky_relu_arguments(KinkArgumentsFn kink_arguments_of, const Case& c, Attributes attrs);
+double leaky_relu(double z, double slope);
+// Each (row of g, head): its length and its largest |logit|, for logits [E, heads] in edge-id order.
+std::vector<SoftmaxRow> softmax_rows_of(const Graph& g, const std::vector<double>& logits, index_t heads);
 
 }  // namespace gnncheck::oracle
