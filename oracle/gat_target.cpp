@@ -40,11 +40,7 @@ void gat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
   // Terms: in_features products for h, channels for each score, the sum of two scores; roundings:
   // the inputs and each product.
   const double terms = static_cast<double>(x.row_size() + channels + 2 + 4);
-  k.offsets = logits.values();
-  k.abs_terms = logits_abs.values();
-  k.terms.assign(k.offsets.size(), terms);
-  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
-  k.upstream = {"x", "weight", "att_src", "att_dst"};
+  one_site_kink_arguments(k, logits, logits_abs, terms, {"x", "weight", "att_src", "att_dst"});
   k.describe = [heads, self_loops](std::size_t n) {
     return fmt::format("LeakyReLU logit of edge {} (of A{}), head {}", static_cast<index_t>(n) / heads,
                        self_loops ? " + I" : "", static_cast<index_t>(n) % heads);

@@ -30,11 +30,7 @@ void gatv2_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) 
   const Tensor z_abs = sddmm_add_forward(*agg, matmul(x_dst_abs, absolute(w_dst)), matmul(absolute(x), absolute(w_src)));
   // Terms: in_features products for each side, their sum; roundings: the inputs and each product.
   const double terms = static_cast<double>(x.row_size() + 2 + 4);
-  k.offsets = z.values();
-  k.abs_terms = z_abs.values();
-  k.terms.assign(k.offsets.size(), terms);
-  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
-  k.upstream = {"x", "weight_src", "weight_dst", "att"};
+  one_site_kink_arguments(k, z, z_abs, terms, {"x", "weight_src", "weight_dst", "att"});
   k.describe = [width, self_loops](std::size_t n) {
     return fmt::format("LeakyReLU pre-activation z of edge {} (of A{}), channel {} (head·C + c)",
                        static_cast<index_t>(n) / width, self_loops ? " + I" : "", static_cast<index_t>(n) % width);

@@ -74,6 +74,17 @@ inline Tensor absolute(const Tensor& t) {
   return a;
 }
 
+// The kinks of a layer with one kinked site (site 0: a LeakyReLU over every element of z), each
+// argument of `terms` terms, whose gradients reach `upstream`.
+inline void one_site_kink_arguments(KinkArguments& k, const Tensor& z, const Tensor& z_abs, double terms,
+                                    std::vector<std::string> upstream) {
+  k.offsets = z.values();
+  k.abs_terms = z_abs.values();
+  k.terms.assign(k.offsets.size(), terms);
+  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
+  k.upstream = std::move(upstream);
+}
+
 inline const TensorSlot kX{"x", TensorKind::src_nodes, true};
 inline const TensorSlot kY{"y", TensorKind::dst_nodes, true};
 inline TensorSlot parameter(const std::string& name) { return {name, TensorKind::parameter, true}; }

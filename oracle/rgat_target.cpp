@@ -73,11 +73,7 @@ void rgat_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
   // Terms: in_features products for out_i and out_j, heads·C for each of q·out_i and k·out_j, their
   // sum; roundings: the inputs and each product.
   const double terms = static_cast<double>(cfg.in_features + cfg.width() + 2 + 4);
-  k.offsets = z.values();
-  k.abs_terms = z_abs.values();
-  k.terms.assign(k.offsets.size(), terms);
-  for (std::size_t n = 0; n < k.offsets.size(); ++n) k.units.push_back({0, static_cast<index_t>(n)});
-  k.upstream = {"x", "weight", "q", "k"};
+  one_site_kink_arguments(k, z, z_abs, terms, {"x", "weight", "q", "k"});
   const index_t heads = cfg.heads;
   k.describe = [heads](std::size_t n) {
     return fmt::format("LeakyReLU logit of edge {}, head {}", static_cast<index_t>(n) / heads,
