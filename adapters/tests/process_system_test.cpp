@@ -377,7 +377,6 @@ TEST(ProcessSystem, SilentAdapterTimesOutAtStartup) {
                    "sys.stderr.write('loading weights\\n'); sys.stderr.flush(); time.sleep(60)",
                    pids.string())},
       options);
-  const auto start = std::chrono::steady_clock::now();
   const Availability a = silent->availability();
   EXPECT_FALSE(a.available);
   EXPECT_THAT(a.reason, HasSubstr("no hello line ('gnncheck-hello {…}') within 0.5 s (the startup timeout: "
@@ -389,8 +388,7 @@ TEST(ProcessSystem, SilentAdapterTimesOutAtStartup) {
   const Result r = silent->evaluate(spmm_case(0));
   EXPECT_EQ(r.status, Status::error);
   EXPECT_THAT(r.message, HasSubstr("not evaluated: the system is unavailable"));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
-  EXPECT_LT(silent->startup_seconds(), 2.0);
+  // One process: a second start would have written a second pid.
   const std::vector<pid_t> started = testing::read_pids(pids);
   ASSERT_EQ(started.size(), 1u);
   EXPECT_TRUE(testing::process_gone(started[0]));
@@ -467,7 +465,6 @@ TEST(ProcessSystem, ProtocolLinesGluedToEarlierOutputAreRecognised) {
   options.startup_timeout = std::chrono::milliseconds(10000);
   auto glued = make_process_system(
       {testing::python(), (testing::source_dir() / "adapters/tests/chatty_adapter.py").string(), "--glued"}, options);
-  const auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(glued->availability().available) << glued->availability().reason;
   EXPECT_EQ(glued->name(), "glued");
   for (std::uint64_t seed : {1, 2}) {
@@ -475,9 +472,9 @@ TEST(ProcessSystem, ProtocolLinesGluedToEarlierOutputAreRecognised) {
     const Result r = glued->evaluate(c);
     ASSERT_TRUE(r.ok()) << r.message;
     EXPECT_LE(testing::max_abs_difference(r.outputs, oracle::evaluate(c).outputs), 1e-12);
-    EXPECT_LT(r.seconds, 1.0);
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+  // Recognised, not waited out: a glued line missed would end the start at its 10 s timeout
+  // (unavailable) and a case at its own (Status::timeout), so the statuses above are the verdict.
 }
 
 // The startup timeout covers only the start (every restart too) and the case timeout only the case:
@@ -500,7 +497,7 @@ TEST(ProcessSystem, StartupTimeIsSeparateFromCaseTime) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const Result after_restart = slow_start->evaluate(spmm_case(0));
   EXPECT_EQ(after_restart.status, Status::ok) << after_restart.message;
-  EXPECT_LT(after_restart.seconds, 1.0);
+  EXPECT_LT(after_restart.seconds, 1.5);  // the 1.5 s start is not part of the case
   // Killed by the case timeout: the next case restarts it at the start of evaluate().
   EXPECT_EQ(slow_start->evaluate(spmm_case(2)).status, Status::timeout);
   const Result after_timeout = slow_start->evaluate(spmm_case(0));
