@@ -230,7 +230,7 @@ class Planner {
   std::vector<const TargetChoice*> target_choices(const Entry& e) {
     std::vector<const TargetChoice*> out;
     for (const auto& t : e.targets) {
-      if (t.name != "all" && t.name != "ops" && t.name != "layers") {
+      if (!t.is_selector()) {
         try {
           oracle::find_target(t.name);
         } catch (const InputError& err) {
@@ -291,7 +291,7 @@ class Planner {
       if (!probe) probe = sys.instance ? nullptr : sys.make();
       System& asked = sys.instance ? *sys.instance : *probe;
       for (const TargetChoice* choice : target_choices(entry)) {
-        const bool selector = choice->name == "all" || choice->name == "ops" || choice->name == "layers";
+        const bool selector = choice->is_selector();
         const std::vector<std::string> names = selector ? targets_of(choice->name) : std::vector<std::string>{choice->name};
         int supported = 0, wanted = 0;
         for (const auto& target : names) {

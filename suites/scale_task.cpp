@@ -44,7 +44,7 @@ class ScaleTask final : public TaskKind {
       };
       if (!scale::is_supported_target(t.name))
         refuse(fmt::format("the scale check supports the targets {}; got '{}'{}", fmt::join(scale::supported_targets(), ", "), t.name,
-                           t.name == "all" || t.name == "ops" || t.name == "layers" ? " (a scale entry names its targets)" : ""));
+                           t.is_selector() ? " (a scale entry names its targets)" : ""));
       Attributes attrs;
       for (const auto& a : t.attributes) {
         if (a.values.size() != 1)

@@ -83,6 +83,8 @@ struct TargetChoice {
   std::string name;  // a target name, or "ops" / "layers" / "all" for every such target
   std::vector<AttributeChoice> attributes;
   SourceLocation location;
+  // "all", "ops" or "layers": the name stands for every such catalogue target.
+  bool is_selector() const { return name == "all" || name == "ops" || name == "layers"; }
 };
 
 // A system named by a suite: built-in (by name), an external adapter command, or a C plugin.
