@@ -31,11 +31,11 @@ class AccuracyTask final : public TaskKind {
       if (std::find(trained.begin(), trained.end(), t.name) == trained.end())
         throw InputError(fmt::format("{}: entry '{}': the accuracy check trains {} models; list them under targets (got '{}')",
                                      t.location.where(), e.name, models(trained), t.name));
-    const auto& family = suite.graphs.at(e.graphs).family;
-    if (family != "dataset" && family != "csbm")
+    const GraphFamily& graphs = suite.graphs.at(e.graphs);
+    if (graphs.kind() != GraphFamily::Kind::dataset && graphs.kind() != GraphFamily::Kind::csbm)
       throw InputError(fmt::format("{}: entry '{}': the accuracy check trains on a labelled data set: graphs must be of "
                                    "family dataset or csbm, not '{}'",
-                                   e.location.where(), e.name, family));
+                                   e.location.where(), e.name, graphs.family));
   }
 
   void run(const Task& t, System* system, const RunContext& /*run*/, reports::ResultRecord& r) const override {
@@ -80,7 +80,7 @@ class AccuracyTask final : public TaskKind {
   }
 
   static Dataset dataset(const GraphFamily& f, std::uint64_t seed) {
-    if (f.family == "dataset") return load_dataset(f.dataset);
+    if (f.kind() == GraphFamily::Kind::dataset) return load_dataset(f.dataset);
     Attributes params;
     for (const auto& [k, v] : f.params) params.set(k, v);
     return make_csbm(csbm_params_from(params), seed);

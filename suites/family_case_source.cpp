@@ -21,9 +21,9 @@ std::shared_ptr<const Graph> family_graph(const GraphFamily& f, std::uint64_t ca
   Attributes params;
   for (const auto& [k, v] : f.params) params.set(k, v);
   try {
-    if (f.family == "dataset") return std::make_shared<const Graph>(load_dataset(f.dataset).graph);
-    if (f.family == "csbm") return std::make_shared<const Graph>(make_csbm(csbm_params_from(params), case_seed).graph);
-    if (f.family == "file") {
+    if (f.kind() == GraphFamily::Kind::dataset) return std::make_shared<const Graph>(load_dataset(f.dataset).graph);
+    if (f.kind() == GraphFamily::Kind::csbm) return std::make_shared<const Graph>(make_csbm(csbm_params_from(params), case_seed).graph);
+    if (f.kind() == GraphFamily::Kind::file) {
       const bool mtx = std::filesystem::path(f.path).extension() == ".mtx";
       if (mtx) return std::make_shared<const Graph>(read_matrix_market_graph(f.path, {.max_dimension = f.max_dimension}).graph);
       return std::make_shared<const Graph>(read_edge_list(f.path, {.num_nodes = f.num_nodes}).graph);

@@ -183,12 +183,11 @@ class Planner {
         throw InputError(fmt::format("{}: entry '{}': unknown option '{}' of the {} check; expected one of: {}",
                                      e.location.where(), e.name, key, taker, fmt::join(accepted, ", ")));
     }
-    // A scale graph family is checked by the scale kind alone, whatever the entry's checks say.
-    const TaskKind* scale = find_task_kind("scale");
-    if (suite_.graphs.at(e.graphs).family == "scale") scale->validate(e, suite_);
+    // A graph family that one kind checks alone (scale) is validated by that kind, whatever the entry's checks say.
+    const TaskKind* owner = kind_checking_alone(suite_.graphs.at(e.graphs));
+    if (owner) owner->validate(e, suite_);
     for (const auto& c : e.checks)
-      if (const TaskKind* kind = find_task_kind(c); kind != scale || suite_.graphs.at(e.graphs).family != "scale")
-        kind->validate(e, suite_);
+      if (const TaskKind* kind = find_task_kind(c); kind != owner) kind->validate(e, suite_);
   }
 
   std::vector<std::string> expand_systems(const Entry& e, const std::vector<std::string>& names) {
@@ -196,7 +195,7 @@ class Planner {
     for (const auto& n : names) {
       if (n == "replicas") {
         for (const auto& s : systems_.entries())
-          if (s.kind == "replica") out.push_back(s.name);
+          if (s.kind == SystemKind::replica) out.push_back(s.name);
         continue;
       }
       if (!systems_.contains(n)) {
@@ -313,8 +312,7 @@ class Planner {
           if (kind.draws_within_declarations()) {
             const AttributeScope scope =
                 attribute_scope(t.target->spec, choice->attributes, asked.implemented_attributes(target),
-                                system_name, sys.kind == "builtin" || sys.kind == "gpu" || sys.kind == "replica" ||
-                                                 sys.kind == "scale-replica");
+                                system_name, is_own_system(sys.kind));
             t.attributes = scope.choices;
             t.coverage_note = scope.coverage_note;
             if (scope.nothing_left) {
@@ -414,7 +412,7 @@ std::vector<std::string> entry_labels(const Suite& suite, const Entry& entry, co
     return systems.contains(s) && systems.find(s).runs_on_gpu;
   });
   add(gpu ? "gpu" : "cpu");
-  if (suite.graphs.count(entry.graphs) && suite.graphs.at(entry.graphs).family == "dataset") add("dataset");
+  if (suite.graphs.count(entry.graphs) && suite.graphs.at(entry.graphs).kind() == GraphFamily::Kind::dataset) add("dataset");
   for (const auto& c : entry.checks)
     if (const TaskKind* kind = find_task_kind(c); kind && kind->slow()) add("slow");
   for (const auto& l : entry.labels) add(l);

@@ -63,7 +63,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
   std::vector<Task> tasks = plan_tasks(suite, systems, options, seed);
   for (const auto& s : systems.entries()) {
     const bool used = std::any_of(tasks.begin(), tasks.end(), [&](const Task& t) { return t.label.system == s.name; });
-    if (used) run.systems.push_back({s.name, s.kind, s.availability.available, s.availability.reason, s.bug});
+    if (used) run.systems.push_back({s.name, system_kind_name(s.kind), s.availability.available, s.availability.reason, s.bug});
   }
   tasks = units_of_this_run(std::move(tasks), options, run);
 

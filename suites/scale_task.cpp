@@ -12,6 +12,7 @@
 #include "scale/graph_spec.h"
 #include "scale/neighbourhood.h"
 #include "scale/scale_check.h"
+#include "suites/scale_command_line.h"
 #include "suites/scale_where_system_runs.h"
 #include "suites/task.h"
 
@@ -25,12 +26,13 @@ class ScaleTask final : public TaskKind {
  public:
   std::string name() const override { return "scale"; }
   bool draws_cases() const override { return false; }
+  bool checks_alone(const GraphFamily& family) const override { return family.kind() == GraphFamily::Kind::scale; }
 
   // The scale check and the scale graph family go together; its targets are named, supported by the
   // scale check, and fixed to one value per attribute (one result per target, no case loop).
   void validate(const Entry& e, const Suite& suite) const override {
     const GraphFamily& family = suite.graphs.at(e.graphs);
-    if (family.family != "scale")
+    if (!checks_alone(family))
       throw InputError(fmt::format("{}: entry '{}': the scale check runs on a graph family of family scale (graphs: {} is '{}')",
                                    e.location.where(), e.name, e.graphs, family.family));
     if (e.checks != std::vector<std::string>{"scale"})
@@ -129,19 +131,5 @@ class ScaleTask final : public TaskKind {
 }  // namespace
 
 std::unique_ptr<TaskKind> scale_task_kind() { return std::make_unique<ScaleTask>(); }
-
-std::string scale_command_line(const ScaleCommandLine& c) {
-  std::string line = fmt::format("gnncheck scale {} --target {} --graph {} --rows {} --seed {}", c.system_flag, c.target,
-                                 shell_quote(c.graph), c.rows, c.seed);
-  if (c.hub_edges != scale::kDefaultHubEdgeBudget) line += fmt::format(" --hub-edges {}", c.hub_edges);
-  if (c.hub_sources != scale::kDefaultHubSourceBudget) line += fmt::format(" --hub-sources {}", c.hub_sources);
-  if (c.magnitude != 1.0) line += fmt::format(" --magnitude {}", c.magnitude);
-  for (const auto& [flag, value] : {std::pair{"--features", &c.features}, std::pair{"--hidden-features", &c.hidden_features},
-                                    std::pair{"--out-features", &c.out_features}, std::pair{"--heads", &c.heads},
-                                    std::pair{"--norm", &c.norm}})
-    if (*value) line += fmt::format(" {} {}", flag, shell_quote(**value));
-  if (c.expect_caught) line += " --expect caught";
-  return line;
-}
 
 }  // namespace gnncheck::suites

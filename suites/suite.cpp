@@ -27,6 +27,15 @@ std::string SourceLocation::where() const {
   return fmt::format("{}:{}", file, line);
 }
 
+GraphFamily::Kind GraphFamily::kind() const {
+  if (family == "random") return Kind::random;
+  if (family == "dataset") return Kind::dataset;
+  if (family == "csbm") return Kind::csbm;
+  if (family == "file") return Kind::file;
+  if (family == "scale") return Kind::scale;
+  return Kind::generator;
+}
+
 namespace {
 
 // A YAML node together with the path of keys that led to it ("entries[2].cases") and the file it
@@ -233,10 +242,11 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
   g.location = f.location();
   if (!m.count("family")) f.fail("missing required key 'family' (random, dataset, csbm, file, scale, or a generator family)");
   g.family = m.at("family").nonempty_string();
-  if (g.family == "scale") return parse_scale_family(std::move(g), f, m, suite_dir);
+  using Kind = GraphFamily::Kind;
+  if (g.kind() == Kind::scale) return parse_scale_family(std::move(g), f, m, suite_dir);
   for (const char* key : {"graph", "rows", "hub_edges", "hub_sources", "magnitude"})
     if (m.count(key)) m.at(key).fail(fmt::format("'{}' applies to family scale only, not '{}'", key, g.family));
-  if (g.family != "random" && g.family != "dataset" && g.family != "csbm" && g.family != "file") {
+  if (g.kind() == Kind::generator) {
     std::vector<std::string> generators;
     bool known = false;
     for (const auto& info : graph_families()) {
@@ -250,12 +260,12 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
   auto only_for = [&](const std::string& key, bool allowed, const std::string& families) {
     if (m.count(key) && !allowed) m.at(key).fail(fmt::format("'{}' applies to family {} only, not '{}'", key, families, g.family));
   };
-  only_for("max_nodes", g.family == "random", "random");
-  only_for("max_avg_degree", g.family == "random", "random");
-  only_for("square_only", g.family == "random", "random");
-  only_for("name", g.family == "dataset", "dataset");
-  only_for("path", g.family == "file", "file");
-  only_for("params", g.family != "random" && g.family != "dataset" && g.family != "file", "csbm and the generator families");
+  only_for("max_nodes", g.kind() == Kind::random, "random");
+  only_for("max_avg_degree", g.kind() == Kind::random, "random");
+  only_for("square_only", g.kind() == Kind::random, "random");
+  only_for("name", g.kind() == Kind::dataset, "dataset");
+  only_for("path", g.kind() == Kind::file, "file");
+  only_for("params", g.kind() == Kind::csbm || g.kind() == Kind::generator, "csbm and the generator families");
   // Random graphs are for counterexamples that shrink: a claim of 10^15 nodes is refused here, before
   // any case allocates a graph of that size (2^16 nodes × degree 256 is already 16 million edges).
   if (m.count("max_nodes")) {
@@ -274,22 +284,22 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
   if (m.count("square_only")) g.square_only = m.at("square_only").boolean();
   if (m.count("params"))
     for (const auto& [key, value] : m.at("params").named_mapping("generator parameters")) g.params[key] = value.attr_value();
-  if (g.family != "random" && g.family != "dataset" && g.family != "file") {
+  if (g.kind() == Kind::csbm || g.kind() == Kind::generator) {
     // Unknown parameter names are refused now, not when the first case is drawn.
     Attributes params;
     for (const auto& [k, v] : g.params) params.set(k, v);
     try {
-      if (g.family == "csbm") csbm_params_from(params);
+      if (g.kind() == Kind::csbm) csbm_params_from(params);
       else check_graph_parameters(g.family, params);
     } catch (const InputError& e) {
       (m.count("params") ? m.at("params") : f).fail(e.what());
     }
   }
-  if (g.family == "dataset") {
+  if (g.kind() == Kind::dataset) {
     if (!m.count("name")) f.fail("family 'dataset' needs 'name' (cora, citeseer, …)");
     g.dataset = m.at("name").nonempty_string();
   }
-  if (g.family == "file") {
+  if (g.kind() == Kind::file) {
     if (!m.count("path")) f.fail("family 'file' needs 'path' (a .mtx or edge-list file)");
     std::filesystem::path p = m.at("path").nonempty_string();
     g.path = (p.is_relative() ? suite_dir / p : p).lexically_normal().string();

@@ -53,8 +53,10 @@ inline constexpr std::int64_t kMaxRandomNodes = std::int64_t{1} << 16;  // per s
 inline constexpr double kMaxRandomAvgDegree = 256.0;
 
 struct GraphFamily {
+  // Where its graphs come from: the five families of their own, or one of fixtures::make_graph's generators.
+  enum class Kind { random, dataset, csbm, file, scale, generator };
   std::string name;    // the key it is defined under in `graphs:`
-  std::string family;
+  std::string family;  // as the suite names it: random, dataset, csbm, file, scale or a generator's name
   std::int64_t max_nodes = 12;       // random
   double max_avg_degree = 4.0;       // random
   bool square_only = false;          // random
@@ -70,7 +72,8 @@ struct GraphFamily {
   std::optional<std::int64_t> scale_hub_sources;  // unset: scale::kDefaultHubSourceBudget
   double scale_magnitude = 1.0;
   SourceLocation location;
-  bool shrinks() const { return family == "random"; }
+  Kind kind() const;
+  bool shrinks() const { return kind() == Kind::random; }
 };
 
 // One value or a set of values an attribute takes across the cases of an entry.

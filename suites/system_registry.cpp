@@ -22,22 +22,48 @@
 
 namespace gnncheck::suites {
 
+const char* system_kind_name(SystemKind kind) {
+  switch (kind) {
+    case SystemKind::builtin: return "builtin";
+    case SystemKind::gpu: return "gpu";
+    case SystemKind::replica: return "replica";
+    case SystemKind::scale_replica: return "scale-replica";
+    case SystemKind::adapter: return "adapter";
+    case SystemKind::plugin: return "plugin";
+    case SystemKind::python: return "python";
+  }
+  return "unknown";
+}
+
+std::optional<SystemKind> system_kind_named(const std::string& name) {
+  for (SystemKind k : {SystemKind::builtin, SystemKind::gpu, SystemKind::replica, SystemKind::scale_replica,
+                       SystemKind::adapter, SystemKind::plugin, SystemKind::python})
+    if (name == system_kind_name(k)) return k;
+  return std::nullopt;
+}
+
+bool is_own_system(SystemKind kind) {
+  return kind == SystemKind::builtin || kind == SystemKind::gpu || kind == SystemKind::replica || kind == SystemKind::scale_replica;
+}
+
+bool runs_as_process(SystemKind kind) { return kind == SystemKind::adapter || kind == SystemKind::plugin; }
+
 SystemRegistry SystemRegistry::with_builtins() {
   SystemRegistry r;
   r.add({.name = "oracle",
-         .kind = "builtin",
+         .kind = SystemKind::builtin,
          .summary = "float64 ground truth: every op and layer, forward and backward",
          .bug = "",
          .availability = {},
          .make = [] { return make_oracle_system(); }});
   r.add({.name = "cpu_float32",
-         .kind = "builtin",
+         .kind = SystemKind::builtin,
          .summary = "the oracle's code in float32: a second correct implementation the bounds must accept",
          .bug = "",
          .availability = {},
          .make = [] { return make_cpu_float32_system(); }});
   r.add({.name = "cpu_float32_right_derivatives",
-         .kind = "builtin",
+         .kind = SystemKind::builtin,
          .summary = "cpu_float32 taking the other one-sided derivative at every kink (ReLU'(0) = LeakyReLU'(0) = 1, "
                     "AGNN's x/|x| side at its norm floor): correct, the control for subgradient conventions",
          .bug = "",
@@ -47,7 +73,7 @@ SystemRegistry SystemRegistry::with_builtins() {
   // (TF32: a tensor-core matmul's operands rounded to TF32, its sums in float32).
   for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32})
     r.add({.name = make_half_storage_system(storage)->name(),
-           .kind = "builtin",
+           .kind = SystemKind::builtin,
            .summary = fmt::format("the oracle's float32 code on inputs stored in {0}, results stored in {0}: declares "
                                   "{0} with float32 accumulation, correct",
                                   to_string(storage)),
@@ -55,7 +81,7 @@ SystemRegistry SystemRegistry::with_builtins() {
            .availability = {},
            .make = [storage] { return make_half_storage_system(storage); }});
   r.add({.name = "spmm_float16_float32_sums",
-         .kind = "builtin",
+         .kind = SystemKind::builtin,
          .summary = "spmm, spmm_transposed, spmm_ve and sddmm_dot on float16 inputs with float32 sums and float16 "
                     "results: correct, the control of replica half_sums_in_float16",
          .bug = "",
@@ -65,45 +91,45 @@ SystemRegistry SystemRegistry::with_builtins() {
   // Asking for availability touches only the CUDA runtime's device count, not the device.
   const Availability gpu_here = make_gpu_system()->availability();
   r.add({.name = "gpu",
-         .kind = "gpu",
+         .kind = SystemKind::gpu,
          .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)",
          .bug = "",
          .availability = gpu_here,
          .make = [] { return make_gpu_system(); }});
   r.add({.name = "cusparse",
-         .kind = "gpu",
+         .kind = SystemKind::gpu,
          .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward",
          .bug = "",
          .availability = make_cusparse_system()->availability(),
          .make = [] { return make_cusparse_system(); }});
   r.add({.name = "cusparse_float16",
-         .kind = "gpu",
+         .kind = SystemKind::gpu,
          .summary = "cuSPARSE's SpMM/SDDMM on float16 tensors with float32 sums (CUDA_R_16F, computeType CUDA_R_32F)",
          .bug = "",
          .availability = gpu_here,
          .make = [] { return make_cusparse_float16_system(); }});
   r.add({.name = "cusparse_bfloat16",
-         .kind = "gpu",
+         .kind = SystemKind::gpu,
          .summary = "cuSPARSE's SpMM on bfloat16 tensors with float32 sums (CUDA_R_16BF; cuSPARSE has no bfloat16 SDDMM)",
          .bug = "",
          .availability = gpu_here,
          .make = [] { return make_cusparse_bfloat16_system(); }});
 #else
   const Availability gpu_here{false, "this build has no CUDA (nvcc was not found at configure time; see GNNCHECK_CUDA)"};
-  r.add({.name = "gpu", .kind = "gpu", .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)", .bug = "",
+  r.add({.name = "gpu", .kind = SystemKind::gpu, .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)", .bug = "",
          .availability = gpu_here, .make = nullptr});
-  r.add({.name = "cusparse", .kind = "gpu", .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward", .bug = "",
+  r.add({.name = "cusparse", .kind = SystemKind::gpu, .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward", .bug = "",
          .availability = gpu_here, .make = nullptr});
-  r.add({.name = "cusparse_float16", .kind = "gpu", .summary = "cuSPARSE's SpMM/SDDMM on float16 tensors with float32 sums",
+  r.add({.name = "cusparse_float16", .kind = SystemKind::gpu, .summary = "cuSPARSE's SpMM/SDDMM on float16 tensors with float32 sums",
          .bug = "", .availability = gpu_here, .make = nullptr});
-  r.add({.name = "cusparse_bfloat16", .kind = "gpu", .summary = "cuSPARSE's SpMM on bfloat16 tensors with float32 sums",
+  r.add({.name = "cusparse_bfloat16", .kind = SystemKind::gpu, .summary = "cuSPARSE's SpMM on bfloat16 tensors with float32 sums",
          .bug = "", .availability = gpu_here, .make = nullptr});
 #endif
   // The replicas wrap the oracle: the injected bug is then the only way their answers differ.
   for (const auto& info : replica_catalogue()) {
     const std::string name = info.name;
     r.add({.name = name,
-           .kind = "replica",
+           .kind = SystemKind::replica,
            .summary = info.origin,
            .bug = info.bug,
            .availability = {},
@@ -114,7 +140,7 @@ SystemRegistry SystemRegistry::with_builtins() {
   for (const auto& info : gpu_replica_catalogue()) {
     const std::string name = info.name;
     r.add({.name = name,
-           .kind = "replica",
+           .kind = SystemKind::replica,
            .summary = fmt::format("GPU kernel version of replica {} ({})", info.number,
                                   replica_catalogue().at(info.number - 1).name),
            .bug = info.bug,
@@ -130,7 +156,7 @@ SystemRegistry SystemRegistry::with_builtins() {
   for (const auto& info : gpu_scale_replica_catalogue()) {
     const std::string name = info.name;
     r.add({.name = name,
-           .kind = "scale-replica",
+           .kind = SystemKind::scale_replica,
            .summary = fmt::format("scale-only GPU bug on {} ({})", info.target, info.fires_on),
            .bug = info.bug,
            .availability = gpu_here,
@@ -144,7 +170,7 @@ SystemRegistry SystemRegistry::with_builtins() {
   for (const auto& info : gpu_device_fault_catalogue()) {
     const std::string name = info.name;
     r.add({.name = name,
-           .kind = "replica",
+           .kind = SystemKind::replica,
            .summary = fmt::format("GPU fault that changes no answer, caught by {}", info.caught_by),
            .bug = info.bug,
            .availability = gpu_here,
@@ -159,7 +185,7 @@ SystemRegistry SystemRegistry::with_builtins() {
     for (const auto& info : gpu_replica_catalogue()) gpu_replica = gpu_replica || info.name == e.name;
     for (const auto& info : gpu_device_fault_catalogue()) gpu_replica = gpu_replica || info.name == e.name;
     for (const auto& info : gpu_scale_replica_catalogue()) gpu_replica = gpu_replica || info.name == e.name;
-    e.runs_on_gpu = e.kind == "gpu" || gpu_replica;
+    e.runs_on_gpu = e.kind == SystemKind::gpu || gpu_replica;
   }
   return r;
 }
@@ -241,7 +267,7 @@ std::string SystemRegistry::add_adapter(const std::string& command, const std::s
   std::string registered = name;
   if (registered.empty()) registered = availability.available ? instance->name() : command;
   add({.name = registered,
-       .kind = "adapter",
+       .kind = SystemKind::adapter,
        .summary = "external adapter: " + command,
        .bug = "",
        .availability = availability,
@@ -271,7 +297,7 @@ std::string SystemRegistry::add_plugin(const std::string& library, const std::st
   std::string registered = name;
   if (registered.empty()) registered = availability.available ? instance->name() : library;
   add({.name = registered,
-       .kind = "plugin",
+       .kind = SystemKind::plugin,
        .summary = "C plugin: " + library,
        .bug = "",
        .availability = availability,
@@ -290,7 +316,7 @@ std::string SystemRegistry::add_plugin(const std::string& library, const std::st
 void SystemRegistry::add(SystemEntry entry) {
   if (entry.command_line_flag.empty()) entry.command_line_flag = "--system " + shell_quote(entry.name);
   if (contains(entry.name))
-    throw InputError(fmt::format("system '{}' is defined twice ({} and {})", entry.name, find(entry.name).kind, entry.kind));
+    throw InputError(fmt::format("system '{}' is defined twice ({} and {})", entry.name, system_kind_name(find(entry.name).kind), system_kind_name(entry.kind)));
   entries_.push_back(std::move(entry));
 }
 

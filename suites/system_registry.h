@@ -29,9 +29,29 @@ struct ProcessLimits {
 // The limits that are set, as flags of a command line ("--case-timeout 2", "--startup-timeout 3").
 std::vector<std::string> limit_flags(const ProcessLimits& limits);
 
+// What a system is: how a task gets an instance of it, and how report.json and a saved case's
+// system.json name it (to_string).
+enum class SystemKind {
+  builtin,        // gnncheck's own CPU systems: a fresh instance per task
+  gpu,            // gnncheck's GPU reference and cuSPARSE systems: one instance per thread
+  replica,        // a bug replica on the CPU or the GPU: a fresh instance per task
+  scale_replica,  // a bug replica of the scale check
+  adapter,        // an external process speaking PROTOCOL.md: one process per run
+  plugin,         // a C plugin in gnncheck-plugin-host: one process per run
+  python,         // the Python package's callable, checked in its own process
+};
+// "builtin", "gpu", "replica", "scale-replica", "adapter", "plugin", "python".
+const char* system_kind_name(SystemKind kind);
+// The kind a record names, or nullopt.
+std::optional<SystemKind> system_kind_named(const std::string& name);
+// gnncheck's own systems implement every attribute value of the targets they support.
+bool is_own_system(SystemKind kind);
+// An adapter or a plugin: a process started once for the run, under the run's time limits.
+bool runs_as_process(SystemKind kind);
+
 struct SystemEntry {
   std::string name;
-  std::string kind;     // "builtin", "gpu", "replica", "adapter", "plugin", "python" (the Python package's callable)
+  SystemKind kind = SystemKind::builtin;
   std::string summary;  // one line for `gnncheck list`
   std::string bug;      // replicas: the bug it reproduces; empty for correct systems
   Availability availability;

@@ -82,6 +82,12 @@ const TaskKind* find_task_kind(const std::string& name) {
   return nullptr;
 }
 
+const TaskKind* kind_checking_alone(const GraphFamily& family) {
+  for (const auto& kind : task_kinds())
+    if (kind->checks_alone(family)) return kind.get();
+  return nullptr;
+}
+
 std::vector<std::string> known_check_names() {
   std::vector<std::string> out;
   for (const auto& kind : task_kinds()) out.push_back(kind->name());
@@ -100,7 +106,7 @@ reports::ResultRecord run_task(const Task& t, const RunContext& run, std::map<st
       std::unique_ptr<System> fresh;
       if (entry.instance) {
         sys = entry.instance.get();
-      } else if (entry.kind == "builtin" || entry.kind == "replica") {
+      } else if (entry.kind == SystemKind::builtin || entry.kind == SystemKind::replica) {
         fresh = entry.make();
         sys = fresh.get();
       } else {

@@ -6,6 +6,7 @@
 //
 //   kind           file                 what one task is
 //   <check>        check_task.cpp       a checks::CheckKind over the case loop of the entry's graph family
+//                  (check_chunks.cpp combines its chunks; failure_record.cpp records its failing case)
 //   selfcheck      selfcheck_task.cpp   the oracle against finite differences, every target at once
 //   accuracy       accuracy_task.cpp    an accuracy gate: a model trained with the system and the oracle
 //   scale          scale_task.cpp       a scale graph family's one check on sampled rows
@@ -136,6 +137,9 @@ class TaskKind {
   virtual std::optional<std::string> not_applicable(const oracle::TargetDef& /*target*/, Precision /*precision*/) const {
     return std::nullopt;
   }
+  // Whether a graph family is this kind's alone: an entry on it is validated by this kind, whatever
+  // its checks say (the scale check's one big graph).
+  virtual bool checks_alone(const GraphFamily& /*family*/) const { return false; }
   // Whether it draws its cases from the task's attribute choices, within what the system declares
   // (core/system.h); kinds that run one fixed configuration do not.
   virtual bool draws_within_declarations() const { return false; }
@@ -149,6 +153,8 @@ class TaskKind {
 
 // The kind an entry's `checks:` name names, or nullptr.
 const TaskKind* find_task_kind(const std::string& name);
+// The kind that checks `family` alone (TaskKind::checks_alone), or nullptr.
+const TaskKind* kind_checking_alone(const GraphFamily& family);
 
 // The kinds of each file, which the table assembles.
 std::vector<std::unique_ptr<TaskKind>> check_task_kinds();

@@ -1,6 +1,6 @@
 #include "scale_session.h"
 
-#include "session.h"  // kPythonSystemKind
+#include "session.h"
 
 #include <cctype>
 #include <chrono>
@@ -90,7 +90,7 @@ ScaleSessionResult run_scale_session(const ScaleRequest& request, const std::sha
     run.started_utc = started;
     reports::SystemRecord system_record;  // recorded as gnncheck.check records its callable
     system_record.name = out.result.system;
-    system_record.kind = kPythonSystemKind;
+    system_record.kind = suites::system_kind_name(suites::SystemKind::python);
     run.systems.push_back(std::move(system_record));
     run.results.push_back(out.record);
     run.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -149,7 +149,9 @@ SessionResult run_session(const SessionRequest& request, const std::shared_ptr<C
   // Fields assigned one by one: SystemEntry grows, and the defaults of new fields are right here.
   suites::SystemEntry entry;
   entry.name = name;
-  entry.kind = kPythonSystemKind;
+  // A system checked inside the calling process, which neither `gnncheck run` nor `gnncheck repro`
+  // can start (its system.json's `rerun` says what re-runs it).
+  entry.kind = suites::SystemKind::python;
   entry.summary = fmt::format("Python callable '{}', in process", name);
   entry.make = [state] { return make_python_system(state); };
   registry.add(std::move(entry));

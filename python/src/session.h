@@ -54,10 +54,6 @@ struct SessionResult {
 // Throws InputError naming the suite when nothing is left or `only` names something unknown.
 void narrow_suite(suites::Suite& suite, const std::string& target, const std::vector<std::string>& only);
 
-// The kind a Python callable is recorded with in report.json and a counterexample's system.json: a
-// system checked inside the calling process, which neither `gnncheck run` nor `gnncheck repro` can
-// start (its system.json's `rerun` says what re-runs it).
-inline constexpr const char* kPythonSystemKind = "python";
 
 // Called before each task (result == nullptr) and after it (with its result), on the running thread.
 using SessionProgress = std::function<void(const suites::TaskLabel& task, const reports::ResultRecord* result)>;

@@ -33,7 +33,7 @@ void require_gpu_systems(const CheckCommandArgs& args, const SystemRegistry& reg
       throw InputError(fmt::format("--sanitize {}: system '{}' ({}) runs no GPU kernels, so compute-sanitizer has "
                                    "nothing to check; name a GPU system (`gnncheck list systems`: gpu, cusparse, the "
                                    "gpu-replica-* systems), an --adapter or a --plugin",
-                                   args.sanitize, e.name, e.kind));
+                                   args.sanitize, e.name, system_kind_name(e.kind)));
   }
 }
 
@@ -83,7 +83,7 @@ int run_check_command(const CheckCommandArgs& args, SystemRegistry& registry, co
     }
     const SystemEntry& system = registry.find(r.system);
     std::string limits;
-    if (system.kind == "adapter" || system.kind == "plugin")
+    if (runs_as_process(system.kind))
       for (const auto& f : args.systems.limit_flags()) limits += " " + f;
     r.repro = fmt::format("gnncheck check {}{} --target {}{}{} --graphs {} --cases {} --seed {}{}",
                           system.command_line_flag, limits, args.target, checks.empty() ? "" : " ", checks,

@@ -11,6 +11,7 @@
 #include "reports/report_tables.h"
 #include "reports/writers.h"
 #include "suites/cli/progress.h"
+#include "suites/system_registry.h"
 
 namespace gnncheck::suites {
 namespace {
@@ -48,7 +49,7 @@ void print_final_table(std::ostream& out, const reports::RunReport& run, const s
   fmt::print(out, "\ngnncheck {} — suite '{}' — {}\n", run.gnncheck_version, run.suite_name, reports::seed_label(run));
   for (const auto& m : reports::build_matrices(run)) {
     const auto sys = std::find_if(run.systems.begin(), run.systems.end(), [&](const auto& s) { return s.name == m.system; });
-    const bool replica = sys != run.systems.end() && sys->kind == "replica";
+    const bool replica = sys != run.systems.end() && system_kind_named(sys->kind) == SystemKind::replica;
     const bool expected_to_pass = std::any_of(run.results.begin(), run.results.end(), [&](const auto& r) {
       return r.system == m.system && r.expectation == reports::Expectation::pass;
     });

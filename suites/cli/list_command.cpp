@@ -38,11 +38,11 @@ void print_systems(std::ostream& out, const SystemRegistry& systems, bool replic
   int shown = 0;
   std::size_t width = 0;
   for (const auto& e : systems.entries())
-    if ((e.kind == "replica") == replicas) width = std::max(width, e.name.size());
+    if ((e.kind == SystemKind::replica) == replicas) width = std::max(width, e.name.size());
   for (const auto& e : systems.entries()) {
-    if ((e.kind == "replica") != replicas) continue;
+    if ((e.kind == SystemKind::replica) != replicas) continue;
     const std::string state = e.availability.available ? "available" : "unavailable: " + e.availability.reason;
-    fmt::print(out, "  {:<{}}  {:<8} {}\n", e.name, width, e.kind, state);
+    fmt::print(out, "  {:<{}}  {:<8} {}\n", e.name, width, system_kind_name(e.kind), state);
     fmt::print(out, "  {:<{}}  {:<8} {}\n", "", width, "", replicas ? e.bug : e.summary);
     ++shown;
   }
@@ -78,8 +78,8 @@ void print_graphs(std::ostream& out) {
   fmt::print(out, "Graph families built into every suite (`graphs:` in a suite defines more):\n");
   for (const auto& [name, g] : builtin_graph_families()) {
     std::string what = g.family;
-    if (g.family == "random") what = fmt::format("random, shrinking (max_nodes {}, max_avg_degree {})", g.max_nodes, g.max_avg_degree);
-    if (g.family == "dataset") what = "dataset " + g.dataset;
+    if (g.kind() == GraphFamily::Kind::random) what = fmt::format("random, shrinking (max_nodes {}, max_avg_degree {})", g.max_nodes, g.max_avg_degree);
+    if (g.kind() == GraphFamily::Kind::dataset) what = "dataset " + g.dataset;
     if (!g.params.empty()) {
       std::vector<std::string> ps;
       for (const auto& [k, v] : g.params) ps.push_back(fmt::format("{}={}", k, to_string(v)));
@@ -115,7 +115,7 @@ void print_declarations(std::ostream& out, const SystemRegistry& systems, const 
   };
   for (const auto& name : names) {
     const SystemEntry& entry = systems.find(name);
-    fmt::print(out, "System '{}' ({}):\n", entry.name, entry.kind);
+    fmt::print(out, "System '{}' ({}):\n", entry.name, system_kind_name(entry.kind));
     std::unique_ptr<System> made;
     System* system = entry.instance.get();
     if (!system && entry.make && entry.availability.available) system = (made = entry.make()).get();

@@ -29,9 +29,9 @@ std::string recorded_system(const std::filesystem::path& dir, const std::string&
   const auto j = nlohmann::json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("kind") || !j["kind"].is_string())
     throw InputError(fmt::format("{}: not a system record (expected an object with 'name' and 'kind')", file.string()));
-  const std::string kind = j["kind"];
+  const std::optional<SystemKind> kind = system_kind_named(j["kind"]);
   // A Python callable checked in process (the Python package): nothing outside that process can call it.
-  if (kind == "python")
+  if (kind == SystemKind::python)
     throw InputError(fmt::format("{}: system '{}' is a Python callable checked in process (gnncheck.check); the command "
                                  "cannot call it. Re-run it with: {}",
                                  file.string(), name, j.contains("rerun") && j["rerun"].is_string() ? j["rerun"].get<std::string>()
@@ -47,8 +47,8 @@ std::string recorded_system(const std::filesystem::path& dir, const std::string&
   recorded_seconds("case_timeout_s", limits.case_timeout_s);
   recorded_seconds("startup_timeout_s", limits.startup_timeout_s);
   registry.set_process_limits(limits);
-  if (kind == "adapter" && j.contains("adapter") && j["adapter"].is_string()) return registry.add_adapter(j["adapter"], name);
-  if (kind == "plugin" && j.contains("plugin") && j["plugin"].is_string()) return registry.add_plugin(j["plugin"], name);
+  if (kind == SystemKind::adapter && j.contains("adapter") && j["adapter"].is_string()) return registry.add_adapter(j["adapter"], name);
+  if (kind == SystemKind::plugin && j.contains("plugin") && j["plugin"].is_string()) return registry.add_plugin(j["plugin"], name);
   return registry.find(name).name;
 }
 

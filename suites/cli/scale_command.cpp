@@ -20,6 +20,7 @@
 #include "scale/scale_entry.h"
 #include "suites/cli/command_support.h"
 #include "suites/runner.h"
+#include "suites/scale_command_line.h"
 #include "suites/scale_where_system_runs.h"
 
 namespace gnncheck::suites {
@@ -133,7 +134,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
     run.seed = args.seed;
     run.started_utc = started;
     run.seconds = total;
-    run.systems.push_back({entry.name, entry.kind, entry.availability.available, entry.availability.reason, entry.bug});
+    run.systems.push_back({entry.name, system_kind_name(entry.kind), entry.availability.available, entry.availability.reason, entry.bug});
     reports::ResultRecord rec = scale::to_result_record(result);
     rec.expectation = expectation;
     rec.expectation_held = held;

@@ -93,7 +93,7 @@ TEST(CaseLoopRunner, PlantedFailureAtCaseKOfAFixedFamily) {
     SystemRegistry registry = SystemRegistry::with_builtins();
     SystemEntry entry;
     entry.name = "planted_at_case_k";
-    entry.kind = "builtin";
+    entry.kind = SystemKind::builtin;
     entry.summary = "the oracle, wrong on its k-th case";
     entry.make = [] { return std::make_unique<PlantedAtCaseK>(); };
     entry.command_line_flag = "--system planted_at_case_k";

@@ -191,7 +191,7 @@ class InterruptedRun {
  public:
   explicit InterruptedRun(int free_evaluations) {
     suite_.time_budget_seconds = 0.0;
-    registry_.add({.name = "held", .kind = "builtin", .summary = "cpu_float32, held on request", .bug = {},
+    registry_.add({.name = "held", .kind = SystemKind::builtin, .summary = "cpu_float32, held on request", .bug = {},
                    .availability = {},
                    .make = [this, free_evaluations] { return std::make_unique<HeldSystem>(hold_, entered_, free_evaluations); }});
     if (pipe(stop_pipe_) != 0 || pipe(now_pipe_) != 0) throw std::runtime_error("pipe() failed");
