@@ -272,7 +272,9 @@ class Planner {
     for (const auto& check : entry.checks) {
       const TaskKind& kind = *find_task_kind(check);
       if (!kind.runs_on_systems()) {
-        tasks.push_back(task_for("all", check));
+        Task t = task_for("all", check);
+        t.precision = "float64";  // it verifies the float64 oracle
+        tasks.push_back(std::move(t));
         continue;
       }
       if (!sys.availability.available || !sys.make) {
@@ -308,6 +310,7 @@ class Planner {
           }
           ++supported;
           Task t = task_for(target, check);
+          t.precision = precision_text(asked.precision(target), asked.accumulation(target));
           t.attributes = choice->attributes;
           if (kind.draws_within_declarations()) {
             const AttributeScope scope =
@@ -318,7 +321,6 @@ class Planner {
             if (scope.nothing_left) {
               ResultRecord r = result_record(t);
               r.outcome = Outcome::skipped;
-              r.precision = precision_text(asked.precision(target), asked.accumulation(target));
               r.message = *scope.nothing_left;
               t.decided = r;
               tasks.push_back(std::move(t));
@@ -330,7 +332,6 @@ class Planner {
           if (auto why = kind.not_applicable(*t.target, asked.precision(target))) {
             ResultRecord r = result_record(t);
             r.outcome = Outcome::not_applicable;
-            r.precision = precision_text(asked.precision(target), asked.accumulation(target));
             r.message = *why;
             t.decided = r;
           }

@@ -35,14 +35,7 @@ using Clock = std::chrono::steady_clock;
 // How long a second interrupt waits for the tasks in progress to return what they counted.
 constexpr auto kStopNowGrace = std::chrono::seconds(2);
 
-
-
-
 }  // namespace
-
-
-
-
 
 reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, const RunOptions& options, ProgressSink* progress) {
   const auto start = Clock::now();
@@ -87,20 +80,14 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
       if (t.decided) {
         r = *t.decided;
       } else if (stop != 0) {
-        r = result_record(t);
-        r.outcome = Outcome::not_tested;
-        r.expectation_held = false;
-        r.message = fmt::format("not run: interrupted by {}", signal_name(stop));
-        r.repro = t.kind->rerun_line(t, context);
+        r = not_run_record(t, context, fmt::format("not run: interrupted by {}", signal_name(stop)));
       } else if (budget > 0 && elapsed > budget) {
         // A suite that did not finish has not verified what it promised: an unmet expectation.
-        r = result_record(t);
-        r.outcome = Outcome::not_tested;
-        r.expectation_held = false;
-        r.message = fmt::format("not run: the time budget of {} s ({}) was used up before this task started; give a "
-                                "slower system or a loaded machine more with --time-budget SECONDS (0: no limit) or "
-                                "the suite's time_budget_s (adapter and plugin start-up is not counted)",
-                                budget, options.time_budget_seconds ? "--time-budget" : "the suite's time_budget_s");
+        r = not_run_record(t, context,
+                           fmt::format("not run: the time budget of {} s ({}) was used up before this task started; give a "
+                                       "slower system or a loaded machine more with --time-budget SECONDS (0: no limit) or "
+                                       "the suite's time_budget_s (adapter and plugin start-up is not counted)",
+                                       budget, options.time_budget_seconds ? "--time-budget" : "the suite's time_budget_s"));
       } else {
         {
           std::lock_guard lock(progress_mutex);
@@ -162,14 +149,14 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
               rs[i] = results[i];
               continue;
             }
-            rs[i] = tasks[i].decided ? *tasks[i].decided : result_record(tasks[i]);
-            if (tasks[i].decided) continue;
-            rs[i].outcome = Outcome::not_tested;
-            rs[i].expectation_held = false;
-            rs[i].message = state[i] == TaskState::running
-                                ? fmt::format("interrupted by {}: stopped at once by a second interrupt while it ran", signal)
-                                : fmt::format("not run: interrupted by {}", signal);
-            rs[i].repro = tasks[i].kind->rerun_line(tasks[i], context);
+            if (tasks[i].decided) {
+              rs[i] = *tasks[i].decided;
+              continue;
+            }
+            rs[i] = not_run_record(tasks[i], context,
+                                   state[i] == TaskState::running
+                                       ? fmt::format("interrupted by {}: stopped at once by a second interrupt while it ran", signal)
+                                       : fmt::format("not run: interrupted by {}", signal));
           }
           reports::RunReport now = run;
           complete(now, std::move(rs));

@@ -37,6 +37,7 @@ void add_sanitizer_results(const SystemRegistry& systems, const RunOptions& opti
     Task t = tasks[index];
     t.label.target = "every target";
     t.label.check = "sanitize_" + e.sanitizer_tool;
+    t.precision.clear();  // of every target the run gave it
     ResultRecord r = result_record(t);
     r.metric_name = "findings of compute-sanitizer in the system's own kernels";
     r.metric = static_cast<double>(f.own + f.unattributed);

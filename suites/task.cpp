@@ -51,6 +51,16 @@ reports::ResultRecord result_record(const Task& t) {
   r.check = t.label.check;
   r.expectation = t.expect;
   r.seed = t.seed;
+  r.precision = t.precision;
+  return r;
+}
+
+reports::ResultRecord not_run_record(const Task& t, const RunContext& run, const std::string& why) {
+  reports::ResultRecord r = result_record(t);
+  r.outcome = reports::Outcome::not_tested;
+  r.expectation_held = false;
+  r.message = why;
+  r.repro = t.kind->rerun_line(t, run);
   return r;
 }
 
@@ -98,7 +108,6 @@ reports::ResultRecord run_task(const Task& t, const RunContext& run, std::map<st
   const auto start = std::chrono::steady_clock::now();
   reports::ResultRecord r = result_record(t);
   r.repro = t.kind->rerun_line(t, run);
-  r.precision = "float64";  // a kind that runs on no system verifies the float64 oracle
   try {
     System* sys = nullptr;
     if (t.kind->runs_on_systems()) {
@@ -114,7 +123,6 @@ reports::ResultRecord run_task(const Task& t, const RunContext& run, std::map<st
         if (!slot) slot = entry.make();
         sys = slot.get();
       }
-      r.precision = precision_text(sys->precision(t.label.target), sys->accumulation(t.label.target));
       t.kind->run(t, sys, run, r);
     } else {
       t.kind->run(t, nullptr, run, r);

@@ -46,6 +46,10 @@ struct Task {
   const GraphFamily* graphs = nullptr;
   std::vector<AttributeChoice> attributes;
   std::uint64_t seed = 0;
+  // The precision its result records: the system's declaration for the target (precision_text), or
+  // float64 for a kind that verifies the oracle itself; empty where no system was asked (one not
+  // available here, a target it does not support).
+  std::string precision;
   reports::Expectation expect = reports::Expectation::pass;  // the entry's, or the override systems'
   bool overridden = false;  // a system named on the command line in place of the entry's own
   // What the cases were drawn within when the system declares fewer attribute values than the
@@ -103,9 +107,12 @@ class RunContext {
   checks::CheckOptions check_options(const Task& t) const;
 };
 
-// The one record a task's result starts from: its labels, expectation and seed. Each field the
-// task's kind decides is written by that kind alone; the runner adds precision, time and notes.
+// The one record a task's result starts from: its labels, expectation, seed and precision. Each
+// field the task's kind decides is written by that kind alone; run_task adds time and notes.
 reports::ResultRecord result_record(const Task& t);
+// The record of a task that was not run (an interrupt, a used-up time budget): not tested, with why,
+// and the one command that runs it.
+reports::ResultRecord not_run_record(const Task& t, const RunContext& run, const std::string& why);
 
 // Runs one planned task through its kind and returns its whole record: what the kind decides, plus
 // precision, time and notes, each written once. In-process systems are made fresh for the task, so

@@ -271,6 +271,8 @@ TEST(FailClosedTest, AUsedUpTimeBudgetSaysHowToRaiseIt) {
   EXPECT_THAT(r.output, HasSubstr("not tested"));
   EXPECT_THAT(r.output, HasSubstr("the time budget of 1e-06 s (--time-budget) was used up"));
   EXPECT_THAT(r.output, HasSubstr("more with --time-budget SECONDS (0: no limit)"));
+  // Each task not run prints the one command that runs it, as an interrupted one does.
+  EXPECT_THAT(r.output, HasSubstr("re-run: gnncheck run ci --entry differential --seed 1"));
   const CommandResult unlimited = shell("gnncheck run ci --entry differential --time-budget 0 --progress plain --report out", dir);
   EXPECT_EQ(unlimited.exit_code, 0) << unlimited.output;
   fs::remove_all(dir);
