@@ -129,9 +129,8 @@ void add_attribute_declarations(void* library, nlohmann::json& targets) {
     if (!targets.contains(d.target))
       throw InputError(fmt::format("{}: target '{}' is not in the plugin's target table", where, d.target));
     const oracle::TargetSpec& spec = oracle::find_target(d.target).spec;
-    const auto attribute =
-        std::find_if(spec.attributes.begin(), spec.attributes.end(), [&](const auto& a) { return a.name == d.attribute; });
-    if (attribute == spec.attributes.end())
+    const oracle::AttributeSpec* attribute = spec.find_attribute(d.attribute);
+    if (!attribute)
       throw InputError(fmt::format("{}: target '{}' has no attribute '{}'", where, d.target, d.attribute));
     nlohmann::json values = nlohmann::json::array();
     std::string text = d.values;

@@ -1,14 +1,13 @@
 // The op_order check: the differential check on the case's graph with two hubs added, so that in-
 // and out-degrees differ (a normalization applied on the wrong side shows). Near a kink of the
-// forward (checks/kinks.h) gradients are inconclusive.
+// forward (checks/kinks.h) gradients are inconclusive. Which bug a failure matches (normalization in
+// the forward's order, say) is the diagnosis's to name, from the entry's wrong variants (checks/diagnosis.h).
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "checks/check_support.h"
 #include "core/error.h"
-#include "oracle/degree_norm.h"
-#include "oracle/spmm_ve.h"
 
 namespace gnncheck::checks {
 
@@ -49,59 +48,6 @@ std::optional<Case> with_degree_asymmetry(const Case& c, std::string* why_not) {
   return out;
 }
 
-namespace {
-
-// FailureDiagnosis::normalization_side (normalized_spmm): the wrong formulas published systems used,
-// evaluated in float64, and which one the system's gradient is closest to. Empty when nothing is
-// closer than the correct answer.
-std::string diagnose_normalization_side(const Case& c, const Result& got, const Result& exact) {
-  if (!got.gradients.count("x") || c.grad_outputs.empty()) return {};
-  const Graph& g = *c.graph;
-  if (!g.is_square()) return {};
-  const Attributes attrs = oracle::with_defaults(oracle::entry_of(c).spec, c.attributes);
-  const oracle::DegreeNorm norm = oracle::parse_degree_norm(attrs.get_string("norm"));
-  // With one degree per node (source_degree = in) on a square graph both sides carry the same
-  // factors, so applying them in the forward's order gives the same answer: nothing to diagnose.
-  if (norm == oracle::DegreeNorm::symmetric &&
-      oracle::parse_source_degree(attrs.get_string("source_degree")) == oracle::SourceDegree::in)
-    return {};
-  // Backward scaled with the degrees of the wrong sides: D_dst^-½ Aᵀ D_src^-½ ḡ (symmetric) or
-  // D^-1 Aᵀ ḡ (row_mean), i.e. Aᵀ with edge values built from the swapped degrees.
-  Tensor wrong_w({g.num_edges(), 1});
-  for (index_t e = 0; e < g.num_edges(); ++e) {
-    const index_t i = g.row_of_edge()[e], j = g.col_idx()[e];
-    wrong_w[e] = norm == oracle::DegreeNorm::symmetric
-                     ? 1.0 / std::sqrt(static_cast<double>(g.out_degree(i) * g.in_degree(j)))
-                     : (g.in_degree(j) > 0 ? 1.0 / static_cast<double>(g.in_degree(j)) : 0.0);
-    if (!std::isfinite(wrong_w[e])) wrong_w[e] = 0.0;
-  }
-  const Tensor wrong = oracle::spmm_ve_transposed_forward(g, wrong_w, c.grad_outputs.at("y"));
-  auto distance = [&](const Tensor& a) {
-    double d = 0.0;
-    for (index_t k = 0; k < a.size(); ++k) d = std::max(d, std::abs(a[k] - got.gradients.at("x")[k]));
-    return d;
-  };
-  const double to_wrong = distance(wrong), to_right = distance(exact.gradients.at("x"));
-  if (to_wrong >= to_right) return {};
-  return fmt::format(
-      "The gradient matches the backward scaled on the wrong side ({}) to within {:.3g} (vs {:.3g} from the correct "
-      "one): the normalization was applied in the forward's order.",
-      norm == oracle::DegreeNorm::symmetric ? "D_dst^-1/2 Aᵀ D_src^-1/2 ḡ instead of D_src^-1/2 Aᵀ D_dst^-1/2 ḡ"
-                                            : "D^-1 Aᵀ ḡ instead of Aᵀ D^-1 ḡ",
-      to_wrong, to_right);
-}
-
-// What the target's catalogue entry says a failure can be explained by.
-std::string diagnose(const oracle::TargetSpec& spec, const Case& c, const Result& got, const Result& exact) {
-  switch (spec.diagnosis) {
-    case oracle::FailureDiagnosis::normalization_side: return diagnose_normalization_side(c, got, exact);
-    case oracle::FailureDiagnosis::none: break;
-  }
-  return {};
-}
-
-}  // namespace
-
 Verdict op_order(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::op_order, system, c, options);
   std::string why_not;
@@ -116,10 +62,6 @@ Verdict op_order(System& system, const Case& c, const CheckOptions& options) {
   compare_with_exact(v, spec, exact, got, bounds, "on the graph with a hub source: ");
   screen_kinks(v, *skewed);
   summarize(v);
-  if (v.conclusion == Conclusion::fail) {
-    v.detail = diagnose(spec, *skewed, got, exact);
-    v.message = failure_message(v);
-  }
   return v;
 }
 

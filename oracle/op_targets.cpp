@@ -369,7 +369,7 @@ TargetDef eshuffle_target(bool inverse) {
 // ŵ = 1/sqrt(d_i·d_j) costs up to 5 roundings (two rsqrt or sqrt+divide, their product) when formed
 // per edge; scaling rows before and after the sum costs the same; plus x rounded and the product: 8
 // covers every order of normalize and aggregate. A failing gradient is compared with the backward
-// normalized on the wrong side.
+// normalized on the wrong side (a wrong variant of the entry).
 TargetDef normalized_spmm_target() {
   TargetDef def = with_closed_form(make_target(
       {"normalized_spmm", false, "Y = Â·X with Â the symmetric or row-mean degree normalization of A",
@@ -406,7 +406,7 @@ TargetDef normalized_spmm_target() {
       }),
       // Stored: x, the per-edge factor and the row-scaled values an unfused implementation keeps.
       3, 5, "x rounded, the degree factors (sqrt, divide, product: ≤ 5), the product, a row scaling");
-  def.spec.diagnosis = FailureDiagnosis::normalization_side;
+  def.wrong_variants = {backward_normalized_in_forward_order()};
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = false};
   // The symmetric normalization reads each source's whole column (or its own row).
   def.receptive_field = [](const Attributes& a) {

@@ -181,11 +181,17 @@ Attributes with_defaults(const TargetSpec& spec, const Attributes& given) {
 }
 
 
+const AttributeSpec* TargetSpec::find_attribute(const std::string& name) const {
+  for (const auto& a : attributes)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
 ImplementedAttributes validated_implemented_attributes(const TargetSpec& spec, const ImplementedAttributes& declared) {
   ImplementedAttributes out;
   for (const auto& [name, values] : declared) {
-    const auto attribute = std::find_if(spec.attributes.begin(), spec.attributes.end(), [&name = name](const auto& a) { return a.name == name; });
-    if (attribute == spec.attributes.end()) {
+    const AttributeSpec* attribute = spec.find_attribute(name);
+    if (!attribute) {
       std::vector<std::string> names;
       for (const auto& a : spec.attributes) names.push_back(a.name);
       throw InputError(fmt::format("target '{}' has no attribute '{}'; its attributes: {}", spec.name, name,

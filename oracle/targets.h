@@ -159,14 +159,6 @@ struct ToleranceRule {
   std::function<std::vector<SoftmaxRow>(const Case& c, const Attributes& attrs)> softmax_rows = {};
 };
 
-// What a failing check can add about the way a target was computed wrongly.
-enum class FailureDiagnosis {
-  none,
-  // normalized_spmm: does the gradient match the backward normalized on the wrong side (the
-  // forward's order of D_dst and D_src)?
-  normalization_side,
-};
-
 // One line for `gnncheck list TARGET` and adapters/PROTOCOL.md: the rule in words.
 std::string describe(const ToleranceRule& rule);
 
@@ -192,6 +184,9 @@ struct TargetSpec {
   std::vector<TensorSlot> inputs;       // parameters are the slots of kind `parameter`
   std::vector<TensorSlot> outputs;
   std::vector<AttributeSpec> attributes;
+  // The attribute named `name`, or nullptr.
+  const AttributeSpec* find_attribute(const std::string& name) const;
+  bool has_attribute(const std::string& name) const { return find_attribute(name) != nullptr; }
   bool needs_square_graph = false;      // e.g. layers that add self-loops
   // What an implementation must compute, for `gnncheck list TARGET`, adapters/PROTOCOL.md's target
   // table and the Python package's gnncheck.describe(): the exact formula (lines in the catalogue's
@@ -201,7 +196,6 @@ struct TargetSpec {
   std::string formula = {};
   std::vector<std::string> conventions = {};
   ToleranceRule tolerance = {};
-  FailureDiagnosis diagnosis = FailureDiagnosis::none;
   GpuFacts gpu = {};
 };
 

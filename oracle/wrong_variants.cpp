@@ -1,10 +1,14 @@
 #include "oracle/wrong_variants.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "oracle/degree_norm.h"
+#include "oracle/spmm_ve.h"
 
 namespace gnncheck::oracle {
 namespace {
@@ -235,6 +239,34 @@ WrongVariant softmax_backward_without_subtraction() {
             Tensor g = alpha;
             for (index_t k = 0; k < g.size(); ++k) g[k] *= grad_alpha[k];
             r->gradients["logits"] = std::move(g);
+            return r;
+          }};
+}
+
+WrongVariant backward_normalized_in_forward_order() {
+  return {"backward_normalized_in_forward_order", "degree_side",
+          "the backward normalized in the forward's order: D_dst^-1/2 Aᵀ D_src^-1/2 ḡ instead of D_src^-1/2 Aᵀ "
+          "D_dst^-1/2 ḡ (row_mean: D^-1 Aᵀ ḡ instead of Aᵀ D^-1 ḡ), the degrees of the wrong sides",
+          35, [](const Case& c, const VariantContext&) -> std::optional<Result> {
+            if (c.grad_outputs.empty() || !c.graph || !c.graph->is_square()) return std::nullopt;
+            const Attributes attrs = with_defaults(entry_of(c).spec, c.attributes);
+            const DegreeNorm norm = parse_degree_norm(attrs.get_string("norm"));
+            if (norm == DegreeNorm::symmetric && parse_source_degree(attrs.get_string("source_degree")) == SourceDegree::in)
+              return std::nullopt;
+            std::optional<Result> r = answer(c);
+            if (!r) return std::nullopt;
+            // Aᵀ with edge values built from the swapped degrees: the gradient enters at row_e's
+            // out-degree and leaves at col_e's in-degree.
+            const Graph& g = *c.graph;
+            Tensor wrong_w({g.num_edges(), 1});
+            for (index_t e = 0; e < g.num_edges(); ++e) {
+              const index_t i = g.row_of_edge()[e], j = g.col_idx()[e];
+              wrong_w[e] = norm == DegreeNorm::symmetric
+                               ? 1.0 / std::sqrt(static_cast<double>(g.out_degree(i) * g.in_degree(j)))
+                               : (g.in_degree(j) > 0 ? 1.0 / static_cast<double>(g.in_degree(j)) : 0.0);
+              if (!std::isfinite(wrong_w[e])) wrong_w[e] = 0.0;
+            }
+            r->gradients["x"] = spmm_ve_transposed_forward(g, wrong_w, c.grad_outputs.at("y"));
             return r;
           }};
 }

@@ -13,7 +13,8 @@
 //   50 duplicates_coalesced           the case on its graph with duplicate edges collapsed
 //   60 edge_layout_transposed         [E, H] edge tensors read and written as [H, E]
 // A target's entry may declare its own besides (edge_softmax: its backward without the
-// subtraction term, softmax_backward_without_subtraction).
+// subtraction term, softmax_backward_without_subtraction; normalized_spmm: its backward in the
+// forward's order, backward_normalized_in_forward_order).
 //
 //   for (const auto& v : gnncheck::oracle::find_target("spmm").wrong_variants)
 //     if (auto answer = v.evaluate(c, {.precision = Precision::float32})) fmt::print("{}: {}\n", v.name, v.description);
@@ -31,6 +32,13 @@ std::vector<WrongVariant> generic_wrong_variants(const TargetSpec& spec);
 // edge_softmax's backward without its subtraction term: grad_logits = alpha ⊙ grad_alpha instead
 // of alpha ⊙ (grad_alpha − Σ_row alpha·grad_alpha).
 WrongVariant softmax_backward_without_subtraction();
+
+// normalized_spmm's backward scaled with the degrees of the wrong sides, in the forward's order:
+// D_dst^-½ Aᵀ D_src^-½ ḡ instead of D_src^-½ Aᵀ D_dst^-½ ḡ (symmetric), D^-1 Aᵀ ḡ instead of
+// Aᵀ D^-1 ḡ (row_mean), each degree looked up by node id (the GNNAdvisor and Seastar bug class).
+// Only on a square graph, and not for symmetric with one degree per node (source_degree = in),
+// where both orders give the same factors.
+WrongVariant backward_normalized_in_forward_order();
 
 // The weight gradient of relation r accumulated into relation r + 1 (mod relations), for a target
 // whose parameter `weight` holds one matrix per relation (gather_mm, rgat): a relation's gradient

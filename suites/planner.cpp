@@ -112,9 +112,8 @@ AttributeScope attribute_scope(const oracle::TargetSpec& spec, const std::vector
   for (const auto& [name, values] : implemented) {
     if (seen.count(name)) continue;
     scope.choices.push_back({name, values});
-    const auto attribute =
-        std::find_if(spec.attributes.begin(), spec.attributes.end(), [&name = name](const auto& a) { return a.name == name; });
-    if (attribute == spec.attributes.end()) continue;
+    const oracle::AttributeSpec* attribute = spec.find_attribute(name);
+    if (!attribute) continue;
     const std::vector<AttrValue> missing = oracle::values_not_implemented(*attribute, values);
     if (!missing.empty()) left_out.push_back(fmt::format("{} = {}", name, shown_values(missing)));
   }

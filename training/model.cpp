@@ -61,11 +61,7 @@ void validate_model(const ModelSpec& model) {
 
 ModelSpec two_layer_model(const std::string& target, const TwoLayerShape& shape) {
   const oracle::TargetDef& def = oracle::find_target(target);
-  const auto has = [&](const char* name) {
-    return std::any_of(def.spec.attributes.begin(), def.spec.attributes.end(),
-                       [&](const oracle::AttributeSpec& a) { return a.name == name; });
-  };
-  const bool heads = has("heads"), hidden_width = has("hidden_features");
+  const bool heads = def.spec.has_attribute("heads"), hidden_width = def.spec.has_attribute("hidden_features");
   const std::set<std::string> frozen(shape.frozen.begin(), shape.frozen.end());
   const bool attention_dropout = !def.dropout.probability_attribute.empty();
   const auto layer = [&](index_t in, index_t out, index_t layer_heads, bool concat) {

@@ -146,12 +146,6 @@ bool node_inputs_all_beyond_matrices(const oracle::TargetDef& def) {
   return any;
 }
 
-bool has_attribute(const oracle::TargetDef& def, const std::string& name) {
-  for (const auto& a : def.spec.attributes)
-    if (a.name == name) return true;
-  return false;
-}
-
 bool bias_target(const oracle::TargetDef& def) {
   for (const auto& slot : def.spec.inputs)
     if (slot.kind == oracle::TensorKind::parameter && slot.name.find("bias") != std::string::npos) return true;
@@ -170,7 +164,7 @@ ReplicaInfo resolve_targets(const CatalogueEntry& entry) {
     // 23: rows of more than 64 values need a feature width (heads alone stay few).
     if (info.number == 23) wanted = has_node_tensor(def) && !oracle::width_attributes(def.spec).empty();
     if (info.number == 24) wanted = has_node_tensor(def, false) && !node_inputs_all_beyond_matrices(def);
-    if (info.number == 25) wanted = has_node_tensor(def, false) && has_attribute(def, "heads") && has_attribute(def, "features");
+    if (info.number == 25) wanted = has_node_tensor(def, false) && def.spec.has_attribute("heads") && def.spec.has_attribute("features");
     if (info.number == 12) wanted = bias_target(def);
     if (wanted) known.push_back(name);
   }

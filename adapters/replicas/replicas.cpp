@@ -75,8 +75,7 @@ Attributes revealing_attributes(const ReplicaInfo& info, const oracle::TargetSpe
                                 Attributes base) {
   for (const auto& [name, value] : info.shows_with.values()) base.set(name, value);
   const std::vector<std::string> widths = oracle::width_attributes(target);
-  const bool heads = std::any_of(target.attributes.begin(), target.attributes.end(),
-                                 [](const oracle::AttributeSpec& a) { return a.name == "heads"; });
+  const bool heads = target.has_attribute("heads");
   const auto set_widths = [&](std::int64_t w) {
     for (const auto& name : widths) base.set(name, w);
   };

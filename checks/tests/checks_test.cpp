@@ -9,6 +9,7 @@
 #include "adapters/replicas/replicas.h"
 #include "checks/case_transforms.h"
 #include "checks/checks.h"
+#include "checks/diagnosis.h"
 #include "checks/segment_softmax_floor.h"
 #include "checks/tests/test_systems.h"
 #include "oracle/random_case.h"
@@ -495,7 +496,11 @@ TEST(Checks, OpOrderCatchesNormalizationOnTheWrongSideAndNamesIt) {
     EXPECT_TRUE(differential(*wrong, c).passed()) << norm;
     const Verdict v = op_order(*wrong, c);
     ASSERT_EQ(v.conclusion, Conclusion::fail) << norm;
-    EXPECT_NE(v.message.find("wrong side"), std::string::npos) << v.message;
+    // The entry's own wrong variant names it, with no replica given.
+    const std::optional<Diagnosis> d = diagnose_failure(CheckKind::op_order, *wrong, c, {}, {});
+    ASSERT_TRUE(d && d->matched) << norm << ": " << (d ? d->text : "no diagnosis");
+    EXPECT_EQ(d->variant, "backward_normalized_in_forward_order") << d->text;
+    EXPECT_EQ(d->bug_class, "degree_side") << d->text;
   }
 }
 
