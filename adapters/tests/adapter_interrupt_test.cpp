@@ -355,7 +355,7 @@ entries:
     graphs: small
   - name: large
     systems: [cpu_float32]
-    targets: [gin]
+    targets: [{name: gin, attributes: {in_features: 64, hidden_features: 64, out_features: 64}}]
     checks: [differential]
     graphs: large
 )";
@@ -376,26 +376,24 @@ entries:
                                "cpu_float32/gin/differential"));
   EXPECT_THAT(first, HasSubstr("Interrupt again to stop at once: the report still gets what has finished."));
   kill(gnncheck, SIGINT);
-  const auto second = Clock::now();
-  const std::optional<int> ended = wait_for_exit(gnncheck, std::chrono::seconds(20));
+  const std::optional<int> ended = wait_for_exit(gnncheck, std::chrono::seconds(120));
   int status = ended.value_or(0);
   if (!ended) {
     kill(gnncheck, SIGKILL);
     waitpid(gnncheck, &status, 0);
-    FAIL() << "gnncheck did not end within 20 s of the second SIGINT\n" << testing::read_text(log);
+    FAIL() << "gnncheck did not end within 120 s of the second SIGINT\n" << testing::read_text(log);
   }
-  // At once: the task in progress gets 2 s to return what it counted (suites/runner.cpp), then it
-  // is abandoned.
-  EXPECT_LT(Clock::now() - second, std::chrono::seconds(6)) << "a second interrupt stops at once";
   ASSERT_TRUE(WIFEXITED(status)) << testing::read_text(log);
   EXPECT_EQ(WEXITSTATUS(status), 130) << testing::read_text(log);
   ASSERT_TRUE(fs::exists(report / "report.json")) << testing::read_text(log);
   const std::string json = testing::read_text(report / "report.json");
   EXPECT_THAT(json, HasSubstr("\"interrupted_by\": \"SIGINT\""));
-  // Not tested whichever came first, the end of its case within the grace or the grace's end.
+  // At once: the task in progress gets 2 s to return what it counted (suites/runner.cpp), then it
+  // is abandoned. Its one case (gin, 64 wide, on 4.3 million edges) takes over a minute on a
+  // 2-core machine, far past that grace whatever the load: had the run waited for the task, its
+  // record would say "interrupted by SIGINT before this check finished" instead.
   EXPECT_THAT(json, HasSubstr("\"verdict\": \"not tested\""));
-  EXPECT_THAT(json, ::testing::AnyOf(HasSubstr("stopped at once by a second interrupt while it ran"),
-                                     HasSubstr("interrupted by SIGINT before this check finished")));
+  EXPECT_THAT(json, HasSubstr("stopped at once by a second interrupt while it ran"));
   EXPECT_THAT(json, HasSubstr("--entry large"));  // the re-run line
   EXPECT_THAT(testing::read_text(log), HasSubstr("Interrupted by SIGINT"));
 }
