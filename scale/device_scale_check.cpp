@@ -110,19 +110,19 @@ class DeviceChecker {
   }
 
   ScaleResult run() {
-    r_.target = options_.target;
+    require_valid_options(options_);
+    r_.target = options_.target->spec.name;
     r_.graph_description = options_.graph_description;
     r_.seed = options_.seed;
     r_.rerun_command = options_.rerun_command;
     r_.hub_edge_budget = options_.hub_edge_budget;
     r_.hub_source_budget = options_.hub_source_budget;
     r_.precision = Precision::float32;
-    require_valid_options(options_);
-    if (!gpu::device_resident_targets().count(options_.target))
+    if (!options_.target->spec.gpu.device_resident)
       throw InputError(fmt::format("--target {}: a scale check on a device-resident graph runs {}; other targets of a GPU system "
                                    "run on host-built graphs (rmat:, a file)",
-                                   options_.target, fmt::join(gpu::device_resident_targets(), ", ")));
-    const auto fn = targets_.find(options_.target);
+                                   r_.target, fmt::join(gpu::device_resident_targets(), ", ")));
+    const auto fn = targets_.find(r_.target);
     if (fn == targets_.end()) return cmp_.error(fmt::format("system '{}' does not implement target '{}'", r_.system, r_.target));
     try {
       return run_on_device(fn->second);
@@ -138,17 +138,17 @@ class DeviceChecker {
  private:
   ScaleResult run_on_device(const gpu::GpuTargetFn& fn) {
     gpu::GpuContext ctx;
-    const auto& def = oracle::find_target(options_.target);
+    const oracle::TargetDef& def = *options_.target;
     const Attributes attrs = oracle::with_defaults(def.spec, options_.attributes);
 
     auto t = Clock::now();
     gpu::KroneckerGraph k = gpu::generate_kronecker(ctx, {.scale = scale_, .seed = options_.seed});
     const std::int64_t n = k.nodes, edges = k.num_edges();
     gpu::DeviceGraph g(ctx, n, n, std::move(k.row_ptr), std::move(k.col_idx));
-    if (gpu::targets_without_edge_perm().count(options_.target)) g.declare_symmetric_pattern();
+    if (!def.spec.gpu.reads_edge_perm) g.declare_symmetric_pattern();
     r_.graph_summary = fmt::format("{} × {}, {} edges", n, n, edges);
     r_.seconds.graph = seconds_since(t);
-    require_restrictable(options_.target, options_.attributes, n, n, r_.graph_summary);
+    require_restrictable(def, options_.attributes, n, n, r_.graph_summary);
 
     // Sampling and the neighbourhood's structure: the sampled rows' offsets and columns only.
     t = Clock::now();
@@ -190,7 +190,7 @@ class DeviceChecker {
       return FirstUseNumbering{std::move(d.local), std::move(d.sources)};
     };
     const SampledGraph sampled{n, n, r_.graph_summary, extents, columns, out_degrees, number_sources};
-    nb_ = restrict_graph_to_rows(options_.target, options_.attributes, sampled, ids, options_.seed);
+    nb_ = restrict_graph_to_rows(def, options_.attributes, sampled, ids, options_.seed);
     r_.seconds.neighbourhood = seconds_since(t);  // its graph here; its inputs' gather after the system's run
 
     // The big case's shapes: the neighbourhood's, with the leading dimension of the whole graph.

@@ -31,11 +31,14 @@ bool is_supported_target(const std::string& target) {
   return std::find(t.begin(), t.end(), target) != t.end();
 }
 
-void require_supported_target(const std::string& target) {
-  if (is_supported_target(target)) return;
-  oracle::find_target(target);  // an unknown name gets the catalogue's message
-  throw InputError(fmt::format("--target {}: not supported by gnncheck scale; supported targets: {}", target,
-                               fmt::join(supported_targets(), ", ")));
+void require_supported_target(const std::string& target) { supported_target(target); }
+
+const oracle::TargetDef& supported_target(const std::string& target) {
+  const oracle::TargetDef& def = oracle::find_target(target);  // an unknown name gets the catalogue's message
+  if (!def.receptive_field)
+    throw InputError(fmt::format("--target {}: not supported by gnncheck scale; supported targets: {}", target,
+                                 fmt::join(supported_targets(), ", ")));
+  return def;
 }
 
 namespace {
@@ -92,10 +95,10 @@ TensorMap sampled_grad_outputs(const Case& c, std::span<const index_t> rows) {
   return grads;
 }
 
-void require_restrictable(const std::string& target, const Attributes& attributes, index_t n_dst, index_t n_src,
+void require_restrictable(const oracle::TargetDef& def, const Attributes& attributes, index_t n_dst, index_t n_src,
                           const std::string& graph_summary) {
+  const std::string& target = def.spec.name;
   require_supported_target(target);
-  const auto& def = oracle::find_target(target);
   const Attributes attrs = oracle::with_defaults(def.spec, attributes);
   if (oracle::dropout_probability(def, attrs) > 0.0)
     throw InputError(fmt::format("target '{}' with {} > 0: the dropout mask is drawn per edge id, which the sampled rows' "
@@ -112,7 +115,7 @@ void require_restrictable(const std::string& target, const Attributes& attribute
                                  target, graph_summary));
 }
 
-void require_restrictable(const std::string& target, const Attributes& attributes, const Graph& g) {
+void require_restrictable(const oracle::TargetDef& target, const Attributes& attributes, const Graph& g) {
   require_restrictable(target, attributes, g.n_dst(), g.n_src(), g.summary());
 }
 
@@ -172,13 +175,12 @@ FirstUseNumbering number_by_first_use(std::span<const index_t> first, std::span<
   return out;
 }
 
-Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes& attributes, const SampledGraph& g,
+Neighbourhood restrict_graph_to_rows(const oracle::TargetDef& def, const Attributes& attributes, const SampledGraph& g,
                                      std::span<const index_t> rows, std::uint64_t seed) {
-  require_restrictable(target, attributes, g.n_dst, g.n_src, g.summary);
+  require_restrictable(def, attributes, g.n_dst, g.n_src, g.summary);
   check_rows(g.n_dst, rows);
   if (g.row_extents.size() != rows.size())
     throw InternalError(fmt::format("scale: {} row extents for {} sampled rows", g.row_extents.size(), rows.size()));
-  const auto& def = oracle::find_target(target);
   const Attributes attrs = oracle::with_defaults(def.spec, attributes);
   // A layer with self-loops aggregates over A + I, (i, i) appended to every row (the block
   // convention: destination i is source i). The neighbourhood carries those self-loops as explicit
@@ -194,7 +196,7 @@ Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes
     for (const auto& slots : {def.spec.inputs, def.spec.outputs})
       for (const auto& t : slots)
         if (t.kind == oracle::TensorKind::edges)
-          throw InternalError(fmt::format("scale: '{}' has an edge tensor, which padding or explicit self-loops would misalign", target));
+          throw InternalError(fmt::format("scale: '{}' has an edge tensor, which padding or explicit self-loops would misalign", def.spec.name));
 
   Neighbourhood nb;
   nb.rows.assign(rows.begin(), rows.end());
@@ -277,7 +279,7 @@ NeighbourhoodRows neighbourhood_rows(const Neighbourhood& nb, oracle::TensorKind
 Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
   if (!c.graph) throw InputError("scale: the case has no graph");
   const Graph& g = *c.graph;
-  require_restrictable(c.target, c.attributes, g);
+  require_restrictable(oracle::entry_of(c), c.attributes, g);
   check_rows(g.n_dst(), rows);
   const auto row_ptr = g.row_ptr();
   const auto col_idx = g.col_idx();
@@ -294,7 +296,7 @@ Neighbourhood restrict_to_rows(const Case& c, std::span<const index_t> rows) {
     return d;
   };
   const SampledGraph sampled{g.n_dst(), g.n_src(), g.summary(), extents, columns, out_degrees, {}};  // numbered on the host
-  Neighbourhood nb = restrict_graph_to_rows(c.target, c.attributes, sampled, rows, c.seed);
+  Neighbourhood nb = restrict_graph_to_rows(oracle::entry_of(c), c.attributes, sampled, rows, c.seed);
   const auto& def = oracle::entry_of(c);
 
   auto restrict = [&](const Tensor& t, oracle::TensorKind kind, const std::string& name) -> Tensor {

@@ -40,6 +40,8 @@ const std::vector<std::string>& supported_targets();
 bool is_supported_target(const std::string& target);
 // Throws InputError naming --target and listing supported_targets() when `target` is not one.
 void require_supported_target(const std::string& target);
+// The entry of a supported target (its receptive field declared); the same InputError otherwise.
+const oracle::TargetDef& supported_target(const std::string& target);
 
 // The big case's output gradients: `c.grad_outputs` (or, when it has none, fresh values from the
 // case's seed) kept on the rows `rows` (ascending, distinct) — on the edges of those rows for edge
@@ -57,9 +59,9 @@ struct Neighbourhood {
 
 // Throws InputError when a case of `target` with `attributes` on `g` cannot be restricted to rows:
 // an unsupported target, GAT with attention dropout, gcn/normalized_spmm with source_degree = in, a layer reading own features with n_dst > n_src.
-void require_restrictable(const std::string& target, const Attributes& attributes, const Graph& g);
+void require_restrictable(const oracle::TargetDef& target, const Attributes& attributes, const Graph& g);
 
-void require_restrictable(const std::string& target, const Attributes& attributes, index_t n_dst, index_t n_src,
+void require_restrictable(const oracle::TargetDef& target, const Attributes& attributes, index_t n_dst, index_t n_src,
                           const std::string& graph_summary);
 
 // Throws InputError as require_restrictable does, and for rows that are not ascending, distinct and in range.
@@ -93,7 +95,7 @@ struct SampledGraph {
 
 // The neighbourhood's graph, maps, target, attributes and seed; its tensors are left to the caller
 // (restrict_to_rows fills them from a host case; a device check gathers them on the device).
-Neighbourhood restrict_graph_to_rows(const std::string& target, const Attributes& attributes, const SampledGraph& g,
+Neighbourhood restrict_graph_to_rows(const oracle::TargetDef& target, const Attributes& attributes, const SampledGraph& g,
                                      std::span<const index_t> rows, std::uint64_t seed);
 
 // Rows `rows` of t (row i of the result = row rows[i] of t), then `zero_rows` rows of zeros.

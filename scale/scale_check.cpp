@@ -28,21 +28,21 @@ class Checker {
 
   ScaleResult run() {
     r_.system = system_.name();
-    r_.target = options_.target;
+    require_valid_options(options_);
+    const oracle::TargetDef& def = *options_.target;
+    r_.target = def.spec.name;
     r_.graph_description = options_.graph_description;
     r_.graph_summary = graph_->summary();
     r_.seed = options_.seed;
     r_.rerun_command = options_.rerun_command;
     r_.hub_edge_budget = options_.hub_edge_budget;
     r_.hub_source_budget = options_.hub_source_budget;
-    require_valid_options(options_);
-    require_restrictable(options_.target, options_.attributes, *graph_);  // before the system's whole-graph run
-    const auto& def = oracle::find_target(options_.target);
+    require_restrictable(def, options_.attributes, *graph_);  // before the system's whole-graph run
     const Attributes attrs = oracle::with_defaults(def.spec, options_.attributes);
 
-    if (!system_.supports(options_.target))
+    if (!system_.supports(r_.target))
       return cmp_.error(fmt::format("system '{}' does not implement target '{}'", r_.system, r_.target));
-    r_.precision = system_.precision(options_.target);
+    r_.precision = system_.precision(r_.target);
 
     auto t = Clock::now();
     Case big = oracle::make_random_case(def, graph_, options_.attributes, options_.seed,

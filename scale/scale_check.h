@@ -10,7 +10,7 @@
 //
 //   auto sys = gnncheck::make_cpu_float32_system();
 //   auto g = std::make_shared<const gnncheck::Graph>(gnncheck::rmat({.scale = 16}, 1));
-//   gnncheck::scale::ScaleResult r = gnncheck::scale::run_scale_check(*sys, g, {.target = "spmm", .rows = 1000});
+//   gnncheck::scale::ScaleResult r = gnncheck::scale::run_scale_check(*sys, g, {.target = &gnncheck::scale::supported_target("spmm"), .rows = 1000});
 //   std::cout << gnncheck::scale::summary_text(r);
 #pragma once
 
@@ -24,6 +24,7 @@
 #include "checks/tolerance.h"
 #include "checks/verdict.h"
 #include "reports/run_report.h"
+#include "oracle/targets.h"
 #include "scale/row_sampling.h"
 
 namespace gnncheck::scale {
@@ -36,7 +37,8 @@ namespace gnncheck::scale {
 int default_oracle_evaluations();
 
 struct ScaleOptions {
-  std::string target = {};
+  // The target's catalogue entry (scale::supported_target resolves a name); required.
+  const oracle::TargetDef* target = nullptr;
   Attributes attributes = {};  // the target's (features, heads, norm); unset ones take their defaults
   index_t rows = 1000;    // K
   std::uint64_t seed = 1;  // inputs, output gradient and row sampling (the graph is built by the caller)

@@ -55,7 +55,7 @@ class ScaleTask final : public TaskKind {
         attrs.set(a.name, a.values.front());
       }
       try {
-        scale::require_restrictable(t.name, attrs, 0, 0, "");  // what the graph does not decide: dropout, source degrees
+        scale::require_restrictable(scale::supported_target(t.name), attrs, 0, 0, "");  // what the graph does not decide: dropout, source degrees
       } catch (const InputError& err) {
         refuse(err.what());
       }
@@ -89,7 +89,7 @@ class ScaleTask final : public TaskKind {
     const GraphFamily& f = *t.graphs;
     const auto& spec = t.target->spec;
     scale::ScaleOptions o;
-    o.target = t.label.target;
+    o.target = t.target;
     for (const auto& a : t.attributes) o.attributes.set(a.name, a.values.front());
     o.attributes = oracle::with_defaults(spec, o.attributes);
     o.rows = f.scale_rows;

@@ -11,10 +11,9 @@
 namespace gnncheck::suites {
 
 bool graph_lives_on_device([[maybe_unused]] const System& system, [[maybe_unused]] const scale::GraphSpec& spec,
-                           [[maybe_unused]] const std::string& target) {
+                           [[maybe_unused]] const oracle::TargetDef& target) {
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
-  return gpu::device_targets_of(system) && spec.kind == scale::GraphSpec::Kind::kronecker &&
-         gpu::device_resident_targets().count(target);
+  return gpu::device_targets_of(system) && spec.kind == scale::GraphSpec::Kind::kronecker && target.spec.gpu.device_resident;
 #else
   return false;
 #endif
@@ -23,7 +22,7 @@ bool graph_lives_on_device([[maybe_unused]] const System& system, [[maybe_unused
 ScaleRun run_scale_where_system_runs(System& system, const scale::GraphSpec& spec, const scale::ScaleOptions& options) {
   ScaleRun run;
 #ifdef GNNCHECK_SUITES_HAVE_CUDA
-  if (graph_lives_on_device(system, spec, options.target)) {
+  if (options.target && graph_lives_on_device(system, spec, *options.target)) {
     run.result = scale::run_device_scale_check(system.name(), *gpu::device_targets_of(system), spec.rmat.scale, options);
     run.graph_on_device = true;
     run.graph_seconds = run.result.seconds.graph;

@@ -8,7 +8,7 @@
 // `family: scale` both call this, so a suite's result and the `gnncheck scale` line it prints take
 // the same path. Without CUDA every graph is built on the host.
 //
-//   if (graph_lives_on_device(*system, spec, options.target)) print("generated on the device");
+//   if (graph_lives_on_device(*system, spec, *options.target)) print("generated on the device");
 //   ScaleRun run = run_scale_where_system_runs(*system, spec, options);   // options.seed seeds the graph too
 #pragma once
 
@@ -28,7 +28,7 @@ struct ScaleRun {
 };
 
 // Whether run_scale_where_system_runs generates this graph on the device for this system and target.
-bool graph_lives_on_device(const System& system, const scale::GraphSpec& spec, const std::string& target);
+bool graph_lives_on_device(const System& system, const scale::GraphSpec& spec, const oracle::TargetDef& target);
 
 ScaleRun run_scale_where_system_runs(System& system, const scale::GraphSpec& spec, const scale::ScaleOptions& options);
 

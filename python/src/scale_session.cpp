@@ -22,7 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 scale::ScaleOptions scale_options(const ScaleRequest& request) {
   scale::ScaleOptions o;
-  o.target = request.target;
+  o.target = &scale::supported_target(request.target);
   o.attributes = scale::target_attributes(request.target, request.widths, scale::OptionSpelling::python);
   o.rows = request.rows;
   if (request.hub_edges) o.hub_edge_budget = *request.hub_edges;

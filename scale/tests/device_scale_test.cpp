@@ -35,7 +35,7 @@ namespace {
 
 ScaleOptions options(const std::string& target, Attributes attrs = {}, index_t rows = 100, double magnitude = 1.0) {
   ScaleOptions o;
-  o.target = target;
+  o.target = &supported_target(target);
   o.attributes = std::move(attrs);
   o.rows = rows;
   o.seed = 3;

@@ -188,11 +188,11 @@ TEST(Neighbourhood, RejectsUnsortedRowsAndUnsupportedTargets) {
     EXPECT_THAT(e.what(), HasSubstr("spmm, spmm_ve, sddmm_dot, sddmm_add, edge_softmax, normalized_spmm, attention, sddmm_spmm, gcn, gin, gat, sage, agnn"));
   }
   EXPECT_THROW(require_supported_target("no_such_target"), InputError);
-  EXPECT_THROW(require_restrictable("gat", {{"attn_dropout", 0.5}}, *g), InputError);
+  EXPECT_THROW(require_restrictable(supported_target("gat"), {{"attn_dropout", 0.5}}, *g), InputError);
   const Graph wide = Graph::from_edges(3, 2, std::vector<index_t>{0, 1}, std::vector<index_t>{1, 0});
-  EXPECT_THROW(require_restrictable("gin", {}, wide), InputError);
-  EXPECT_NO_THROW(require_restrictable("gcn", {{"self_loops", false}}, wide));
-  EXPECT_NO_THROW(require_restrictable("spmm", {}, wide));
+  EXPECT_THROW(require_restrictable(supported_target("gin"), {}, wide), InputError);
+  EXPECT_NO_THROW(require_restrictable(supported_target("gcn"), {{"self_loops", false}}, wide));
+  EXPECT_NO_THROW(require_restrictable(supported_target("spmm"), {}, wide));
 }
 
 TEST(RowSampling, StrataAreWhatTheySay) {
@@ -357,7 +357,7 @@ TEST(Neighbourhood, FromWhatAGraphHeldElsewhereHandsOverAsFromTheGraph) {
       return number_by_first_use(first, entries, n_src);
     };
     const SampledGraph elsewhere{g.n_dst(), g.n_src(), g.summary(), extents, columns, out_degrees, number};
-    const Neighbourhood got = restrict_graph_to_rows(target, attrs, elsewhere, rows, 1);
+    const Neighbourhood got = restrict_graph_to_rows(supported_target(target), attrs, elsewhere, rows, 1);
     const Case c = oracle::make_random_case(oracle::find_target(target), std::make_shared<const Graph>(g), attrs, 1);
     const Neighbourhood want = restrict_to_rows(c, rows);
     EXPECT_EQ(numbered, 1) << target;
@@ -587,7 +587,7 @@ TEST(ScaleCheck, CorrectSystemsPassEveryTargetOnAMediumGraph) {
   for (const auto& tc : target_cases()) {
     for (auto make : {make_cpu_float32_system, make_oracle_system}) {
       auto sys = make();
-      const ScaleResult r = run_scale_check(*sys, g, {.target = tc.target, .attributes = tc.attributes, .rows = 300, .seed = 4});
+      const ScaleResult r = run_scale_check(*sys, g, {.target = &supported_target(tc.target), .attributes = tc.attributes, .rows = 300, .seed = 4});
       EXPECT_EQ(r.outcome, reports::Outcome::pass) << summary_text(r);
       EXPECT_GT(r.compared_elements, 0);
       EXPECT_GT(r.zero_checked_elements, 0);
@@ -613,7 +613,7 @@ TEST(ScaleCheck, ReplicasFailOnAMediumGraph) {
   };
   for (const auto& [replica, tc] : bugs) {
     auto sys = make_replica(replica, make_cpu_float32_system());
-    const ScaleResult r = run_scale_check(*sys, g, {.target = tc.target, .rows = 300, .seed = 4, .rerun_command = "gnncheck scale …"});
+    const ScaleResult r = run_scale_check(*sys, g, {.target = &supported_target(tc.target), .rows = 300, .seed = 4, .rerun_command = "gnncheck scale …"});
     EXPECT_EQ(r.outcome, reports::Outcome::fail) << replica << " on " << tc.target << "\n" << summary_text(r);
     ASSERT_TRUE(r.worst.has_value());
     EXPECT_GT(r.worst->ratio, 1.0);
@@ -625,12 +625,12 @@ TEST(ScaleCheck, ReplicasFailOnAMediumGraph) {
 TEST(ScaleCheck, LargeLogitsOverflowASoftmaxWithoutMaxSubtraction) {
   auto g = std::make_shared<const Graph>(rmat({.scale = 12, .edge_factor = 8}, 4));
   auto correct = make_cpu_float32_system();
-  const ScaleResult ok = run_scale_check(*correct, g, {.target = "edge_softmax", .rows = 300, .seed = 4, .input_magnitude = 1e3});
+  const ScaleResult ok = run_scale_check(*correct, g, {.target = &supported_target("edge_softmax"), .rows = 300, .seed = 4, .input_magnitude = 1e3});
   EXPECT_EQ(ok.outcome, reports::Outcome::pass) << summary_text(ok);
   auto wrong = make_replica("fusegnn_softmax_no_max", make_cpu_float32_system());
-  const ScaleResult caught = run_scale_check(*wrong, g, {.target = "edge_softmax", .rows = 300, .seed = 4, .input_magnitude = 1e3});
+  const ScaleResult caught = run_scale_check(*wrong, g, {.target = &supported_target("edge_softmax"), .rows = 300, .seed = 4, .input_magnitude = 1e3});
   EXPECT_EQ(caught.outcome, reports::Outcome::fail) << summary_text(caught);
-  const ScaleResult unit = run_scale_check(*wrong, g, {.target = "edge_softmax", .rows = 300, .seed = 4});
+  const ScaleResult unit = run_scale_check(*wrong, g, {.target = &supported_target("edge_softmax"), .rows = 300, .seed = 4});
   EXPECT_EQ(unit.outcome, reports::Outcome::pass) << "logits in [-1, 1) cannot overflow: " << summary_text(unit);
 }
 
@@ -680,7 +680,7 @@ TEST(ScaleCheck, ReferenceAndBoundsSideBySideEqualTheOracleThenTheModel) {
 TEST(ScaleCheck, NeverPassesWithNothingCompared) {
   auto g = std::make_shared<const Graph>(Graph::from_csr(0, 3, {0}, {}));
   auto sys = make_cpu_float32_system();
-  const ScaleResult r = run_scale_check(*sys, g, {.target = "spmm", .rows = 10});
+  const ScaleResult r = run_scale_check(*sys, g, {.target = &supported_target("spmm"), .rows = 10});
   EXPECT_EQ(r.outcome, reports::Outcome::error);
   EXPECT_THAT(r.message, HasSubstr("no element was compared"));
   const reports::ResultRecord rec = to_result_record(r);

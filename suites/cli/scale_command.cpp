@@ -97,7 +97,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
                                                 .heads = text(args.heads), .norm = args.norm, .expect_caught = args.expect == "caught"});
 
   scale::ScaleOptions options;
-  options.target = args.target;
+  options.target = &scale::supported_target(args.target);
   options.attributes = attrs;
   options.rows = args.rows;
   options.hub_edge_budget = args.hub_edges;
@@ -110,7 +110,7 @@ int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
 
   const std::string started = reports::utc_timestamp();
   const auto t0 = std::chrono::steady_clock::now();
-  if (graph_lives_on_device(*system, spec, args.target))
+  if (graph_lives_on_device(*system, spec, *options.target))
     fmt::print("graph {}: generated on the device (gpu/kronecker.cuh), held there CSR only\n", args.graph);
   const ScaleRun run = run_scale_where_system_runs(*system, spec, options);
   if (!run.graph_on_device) fmt::print("graph {}: {} ({:.2f} s)\n", args.graph, run.host_graph_summary, run.graph_seconds);
