@@ -64,4 +64,11 @@ struct Bounds;
 // The tensor `nt` of `r`; an InternalError naming `what` when it is missing.
 const Tensor& must_find(const Result& r, const NamedTensor& nt, const char* what);
 
+// The number of terms summed into each row of a node tensor: a destination's in-degree, a
+// source's out-degree; a parameter sums over the whole graph (nodes and edges).
+double node_row_terms(const Graph& g, oracle::TensorKind kind, index_t row);
+
+// The oracle's answer to `c` in `p`; InternalError naming `what` when it cannot evaluate it.
+Result must_evaluate(const Case& c, Precision p, const char* what);
+
 }  // namespace gnncheck::checks
