@@ -17,10 +17,9 @@
 #include "fixtures/generators.h"
 #include "core/error.h"
 #include "scale/graph_spec.h"
+#include "suites/yaml_field.h"
 
 namespace gnncheck::suites {
-
-
 
 std::string SourceLocation::where() const {
   if (line == 0) return file.empty() ? std::string("command line") : file;
@@ -38,181 +37,15 @@ GraphFamily::Kind GraphFamily::kind() const {
 
 namespace {
 
-// A YAML node together with the path of keys that led to it ("entries[2].cases") and the file it
-// is in, so every error can say exactly where it is.
-class Field {
- public:
-  Field(YAML::Node node, std::string key_path, const std::string* file)
-      : node_(std::move(node)), key_path_(std::move(key_path)), file_(file) {}
-
-  const YAML::Node& node() const { return node_; }
-  const std::string& key_path() const { return key_path_; }
-  int line() const { return node_.Mark().is_null() ? 0 : node_.Mark().line + 1; }
-  SourceLocation location() const { return {*file_, line()}; }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(fmt::format("{}:{}: {}: {}", *file_, line(), key_path_, what));
-  }
-
-  std::string describe() const {
-    if (node_.IsScalar()) return fmt::format("'{}'", node_.Scalar());
-    if (node_.IsSequence()) return "a list";
-    if (node_.IsMap()) return "a mapping";
-    return "nothing";
-  }
-
-  bool is_map() const { return node_.IsMap(); }
-  bool is_list() const { return node_.IsSequence(); }
-  bool is_scalar() const { return node_.IsScalar(); }
-
-  // A key's text. YAML allows a list or a mapping as a key ("? [a, b]"), which yaml-cpp's as<string>
-  // would throw on; no suite key is one, so it is refused with the key's line (a fuzz finding).
-  std::string key_text(const YAML::Node& key) const {
-    if (key.IsSequence() || key.IsMap()) {
-      const Field at(key, key_path_, file_);
-      at.fail(fmt::format("a key must be a name, got {}", at.describe()));
-    }
-    return key.as<std::string>();
-  }
-
-  // The mapping's fields, refusing any key not in `allowed` (the message lists the allowed ones).
-  std::map<std::string, Field> mapping(const std::vector<std::string>& allowed) const {
-    if (!node_.IsMap()) fail(fmt::format("expected a mapping with keys {}, got {}", fmt::join(allowed, ", "), describe()));
-    std::map<std::string, Field> out;
-    for (const auto& kv : node_) {
-      const std::string key = key_text(kv.first);
-      const std::string child_path = key_path_.empty() ? key : key_path_ + "." + key;
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        Field at(kv.first, child_path, file_);
-        at.fail(fmt::format("unknown key '{}'; expected one of: {}", key, fmt::join(allowed, ", ")));
-      }
-      if (out.count(key)) Field(kv.first, child_path, file_).fail("key given twice");
-      out.emplace(key, Field(kv.second, child_path, file_));
-    }
-    return out;
-  }
-
-  // A mapping whose keys are names chosen by the user (graph families, attributes).
-  std::vector<std::pair<std::string, Field>> named_mapping(const std::string& what) const {
-    if (!node_.IsMap()) fail(fmt::format("expected a mapping of {}, got {}", what, describe()));
-    std::vector<std::pair<std::string, Field>> out;
-    for (const auto& kv : node_) {
-      const std::string key = key_text(kv.first);
-      out.emplace_back(key, Field(kv.second, key_path_ + "." + key, file_));
-    }
-    return out;
-  }
-
-  std::vector<Field> list() const {
-    if (!node_.IsSequence()) fail(fmt::format("expected a list, got {}", describe()));
-    std::vector<Field> out;
-    for (std::size_t i = 0; i < node_.size(); ++i) out.emplace_back(node_[i], fmt::format("{}[{}]", key_path_, i), file_);
-    return out;
-  }
-
-  // A list, or a single scalar accepted as a list of one.
-  std::vector<Field> list_or_one() const {
-    if (node_.IsSequence()) return list();
-    return {*this};
-  }
-
-  std::string string() const {
-    if (!node_.IsScalar()) fail(fmt::format("expected a string, got {}", describe()));
-    return node_.Scalar();
-  }
-
-  std::string nonempty_string() const {
-    std::string s = string();
-    if (s.empty()) fail("expected a non-empty string");
-    return s;
-  }
-
-  std::int64_t integer() const {
-    if (!node_.IsScalar()) fail(fmt::format("expected an integer, got {}", describe()));
-    std::int64_t v = 0;
-    if (!YAML::convert<std::int64_t>::decode(node_, v)) fail(fmt::format("expected an integer, got {}", describe()));
-    return v;
-  }
-
-  std::uint64_t unsigned_integer() const {
-    if (!node_.IsScalar()) fail(fmt::format("expected a non-negative integer, got {}", describe()));
-    const std::string& s = node_.Scalar();
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-      fail(fmt::format("expected a non-negative integer, got {}", describe()));
-    errno = 0;
-    const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
-    if (errno == ERANGE) fail(fmt::format("expected an integer below 2^64, got {}", describe()));
-    return v;
-  }
-
-  std::int64_t positive_integer() const {
-    std::int64_t v = 0;
-    if (!node_.IsScalar() || !YAML::convert<std::int64_t>::decode(node_, v) || v <= 0)
-      fail(fmt::format("expected a positive integer, got {}", describe()));
-    return v;
-  }
-
-  double real() const {
-    double v = 0;
-    if (!node_.IsScalar() || !YAML::convert<double>::decode(node_, v))
-      fail(fmt::format("expected a number, got {}", describe()));
-    return v;
-  }
-
-  bool boolean() const {
-    bool v = false;
-    if (!node_.IsScalar() || !YAML::convert<bool>::decode(node_, v))
-      fail(fmt::format("expected true or false, got {}", describe()));
-    return v;
-  }
-
-  // A number, a [min, max] pair or {min: .., max: ..}.
-  IntRange int_range() const {
-    IntRange r;
-    if (node_.IsScalar()) {
-      r.min = r.max = integer();
-    } else if (node_.IsSequence()) {
-      auto items = list();
-      if (items.size() != 2) fail(fmt::format("expected a number or a [min, max] pair, got a list of {}", items.size()));
-      r = {items[0].integer(), items[1].integer()};
-    } else {
-      auto m = mapping({"min", "max"});
-      if (!m.count("min") || !m.count("max")) fail("expected both min and max");
-      r = {m.at("min").integer(), m.at("max").integer()};
-    }
-    if (r.min > r.max) fail(fmt::format("min {} is greater than max {}", r.min, r.max));
-    return r;
-  }
-
-  // A scalar as the attribute value it spells: true/false, an integer, a number, else a string.
-  AttrValue attr_value() const {
-    if (!node_.IsScalar()) fail(fmt::format("expected a scalar value, got {}", describe()));
-    const bool quoted = node_.Tag() == "!";
-    if (!quoted) {
-      bool b = false;
-      std::int64_t i = 0;
-      double d = 0;
-      if (YAML::convert<bool>::decode(node_, b)) return b;
-      if (YAML::convert<std::int64_t>::decode(node_, i)) return i;
-      if (YAML::convert<double>::decode(node_, d)) return d;
-    }
-    return node_.Scalar();
-  }
-
- private:
-  YAML::Node node_;
-  std::string key_path_;
-  const std::string* file_;
-};
 
 // A scale family: one big graph as `gnncheck scale --graph` names it, and the check's sampling options.
-GraphFamily parse_scale_family(GraphFamily g, const Field& f, const std::map<std::string, Field>& m,
+GraphFamily parse_scale_family(GraphFamily g, const YamlField& f, const std::map<std::string, YamlField>& m,
                                const std::filesystem::path& suite_dir) {
   for (const auto& [key, field] : m)
     if (key != "family" && key != "graph" && key != "rows" && key != "hub_edges" && key != "hub_sources" && key != "magnitude")
       field.fail(fmt::format("'{}' does not apply to family scale; expected graph, rows, hub_edges, hub_sources, magnitude", key));
   if (!m.count("graph")) f.fail("family 'scale' needs 'graph' (kronecker:SCALE, rmat:SCALE[,EDGE_FACTOR] or a .mtx / edge-list file)");
-  const Field& graph = m.at("graph");
+  const YamlField& graph = m.at("graph");
   g.scale_graph = graph.nonempty_string();
   if (g.scale_graph.find(':') == std::string::npos) {  // a file: relative to the suite file, as every path in a suite
     const std::filesystem::path p = g.scale_graph;
@@ -234,7 +67,7 @@ GraphFamily parse_scale_family(GraphFamily g, const Field& f, const std::map<std
   return g;
 }
 
-GraphFamily parse_graph_family(const std::string& name, const Field& f, const std::filesystem::path& suite_dir) {
+GraphFamily parse_graph_family(const std::string& name, const YamlField& f, const std::filesystem::path& suite_dir) {
   auto m = f.mapping({"family", "max_nodes", "max_avg_degree", "square_only", "params", "name", "path", "max_dimension",
                       "num_nodes", "graph", "rows", "hub_edges", "hub_sources", "magnitude"});
   GraphFamily g;
@@ -324,7 +157,7 @@ GraphFamily parse_graph_family(const std::string& name, const Field& f, const st
   return g;
 }
 
-TargetChoice parse_target(const Field& f) {
+TargetChoice parse_target(const YamlField& f) {
   TargetChoice t;
   t.location = f.location();
   if (f.is_scalar()) {
@@ -352,7 +185,7 @@ TargetChoice parse_target(const Field& f) {
   return t;
 }
 
-SystemDecl parse_system(const Field& f, const std::filesystem::path& suite_dir) {
+SystemDecl parse_system(const YamlField& f, const std::filesystem::path& suite_dir) {
   SystemDecl s;
   s.location = f.location();
   auto m = f.mapping({"name", "adapter", "plugin", "required"});
@@ -376,7 +209,7 @@ SystemDecl parse_system(const Field& f, const std::filesystem::path& suite_dir) 
   return s;
 }
 
-Entry parse_entry(const Field& f) {
+Entry parse_entry(const YamlField& f) {
   auto m = f.mapping({"name", "description", "systems", "targets", "checks", "graphs", "cases", "expect", "tolerance",
                       "options", "labels"});
   Entry e;
@@ -403,7 +236,7 @@ Entry parse_entry(const Field& f) {
     e.expect = reports::parse_expectation(ex);
   }
   if (m.count("tolerance")) {
-    const Field& tf = m.at("tolerance");
+    const YamlField& tf = m.at("tolerance");
     auto t = tf.mapping({"factor", "reason"});
     if (!t.count("factor")) tf.fail("missing required key 'factor' (the bound is multiplied by it)");
     if (!t.count("reason")) tf.fail("missing required key 'reason': a tolerance override must say why it is justified");
@@ -454,7 +287,7 @@ Suite parse_suite(const std::string& yaml_text, const std::string& file_name) {
   } catch (const YAML::ParserException& e) {
     throw InputError(fmt::format("{}:{}: not valid YAML: {}", file_name, e.mark.line + 1, e.msg));
   }
-  Field top(root, "", &file_name);
+  YamlField top(root, "", &file_name);
   if (!root.IsMap()) throw InputError(fmt::format("{}: expected a mapping at the top level (name, seed, entries, …)", file_name));
   auto m = top.mapping({"name", "description", "seed", "cases_per_property", "time_budget_s", "case_timeout_s", "startup_timeout_s",
                         "systems", "graphs", "entries"});
