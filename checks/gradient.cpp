@@ -118,6 +118,86 @@ std::optional<DerivativeProbe> self_probe(System& system, const Case& at, const 
 
 }  // namespace
 
+namespace {
+
+// The case the finite differences run on: moved off exact kinks (integer or zero inputs put ReLU
+// pre-activations exactly at 0) by the continuous jitter, since float64 finite differences store
+// nothing in a half format; output gradients of ones where the case has none.
+Case with_output_gradients(const Case& c) {
+  Case out = jittered(c, c.seed, HalfGrid::ignore);
+  if (out.grad_outputs.empty()) {
+    const Result exact = exact_result(c);
+    for (const auto& [name, y] : exact.outputs) out.grad_outputs[name] = Tensor(y.shape(), 1.0);
+  }
+  return out;
+}
+
+index_t element_count(const Case& c) {
+  index_t elements = 0;
+  for (const auto& m : {c.inputs, c.parameters, c.grad_outputs})
+    for (const auto& [name, t] : m) elements += t.size();
+  return elements;
+}
+
+// One input's element-wise comparison, as oracle/gradcheck found it.
+TensorComparison comparison_of(const oracle::InputAgreement& in) {
+  TensorComparison tc;
+  tc.tensor = "gradient " + in.input;
+  tc.input = in.input;
+  tc.is_gradient = true;
+  tc.elements = in.comparisons;
+  tc.elements_over_bound = in.passed ? 0 : 1;
+  tc.worst_ratio = in.bound > 0 ? in.worst_relative_error / in.bound : 0.0;
+  tc.worst = ElementReport{0, {}, in.worst_analytical, in.worst_numerical, in.bound};
+  tc.agreement = in.passed ? Agreement::agrees : Agreement::disagrees;
+  if (in.comparisons == 0)
+    mark_inconclusive(tc, in.left_out_at_kinks > 0
+                              ? fmt::format("nothing compared: every step of the {} column(s) or direction(s) "
+                                            "crossed a kink (oracle/gradcheck.h)",
+                                            in.left_out_at_kinks)
+                              : std::string("nothing to compare (the input or every output is empty)"));
+  return tc;
+}
+
+// An input whose elements disagree, probed along a random direction with the system's own forward:
+// a kink or a vanishing Jacobian block makes it inconclusive, a smooth disagreement leaves the
+// failure standing. False (with v's status and detail set) when an evaluation did not answer properly.
+bool probe_disagreement(Verdict& v, System& system, const Case& with_grads, const Result& backward,
+                        const oracle::InputAgreement& in, std::uint64_t seed, TensorComparison& tc) {
+  const auto g = backward.gradients.find(in.input);
+  std::string failure;
+  const std::optional<DerivativeProbe> probe =
+      g == backward.gradients.end() ? std::nullopt : self_probe(system, with_grads, in.input, g->second, seed, failure);
+  if (!failure.empty()) {
+    v.system_status = Status::invalid_output;
+    v.detail = failure;
+    return false;
+  }
+  if (!probe) return true;
+  const ProbeFinding finding = classify_probe(*probe);
+  if (finding.outcome != ProbeOutcome::disagrees)
+    mark_inconclusive(tc, fmt::format("finite differences disagree element-wise at {} ({:.3g} relative), but "
+                                      "along a random direction the system's own differences say {}: {} — a "
+                                      "kink or a vanishing Jacobian block",
+                                      in.worst_location, in.worst_relative_error, to_string(finding.outcome),
+                                      finding.reason));
+  return true;
+}
+
+// The headline of this check is the relative disagreement, not the raw element values.
+void state_relative_disagreement(Verdict& v, const oracle::GradcheckReport& report) {
+  for (const auto& in : report.inputs)
+    if ("gradient " + in.input == v.tensor && v.conclusion != Conclusion::inconclusive) {
+      v.metric = in.worst_relative_error;
+      v.bound = in.bound;
+      if (!v.passed())
+        v.detail = fmt::format("At {} ({}): backward {:.9g}, finite differences {:.9g}.", in.worst_location, in.method,
+                               in.worst_analytical, in.worst_numerical);
+    }
+}
+
+}  // namespace
+
 Verdict gradient(System& system, const Case& c, const CheckOptions& options) {
   Verdict v = start_verdict(CheckKind::gradient, system, c, options);
   if (v.precision != Precision::float64)
@@ -126,22 +206,11 @@ Verdict gradient(System& system, const Case& c, const CheckOptions& options) {
                                          v.system, to_string(v.precision), c.target));
   // oracle/gradcheck compares only the inputs the case has (a disabled bias is absent).
   const oracle::TargetSpec& spec = oracle::entry_of(c).spec;
-  // Moved off exact kinks (integer or zero inputs put ReLU pre-activations exactly at 0), by the
-  // continuous jitter: float64 finite differences store nothing in a half format.
-  Case with_grads = jittered(c, c.seed, HalfGrid::ignore);
-  if (with_grads.grad_outputs.empty()) {
-    const Result exact = exact_result(c);
-    for (const auto& [name, y] : exact.outputs) with_grads.grad_outputs[name] = Tensor(y.shape(), 1.0);
-  }
-  index_t elements = 0;
-  for (const auto& m : {with_grads.inputs, with_grads.parameters})
-    for (const auto& [name, t] : m) elements += t.size();
-  for (const auto& [name, t] : with_grads.grad_outputs) elements += t.size();
-
+  const Case with_grads = with_output_gradients(c);
   const oracle::CaseEvaluator evaluate = [&system](const Case& k) { return system.evaluate(k); };
   oracle::GradcheckOptions gc;
   gc.seed = c.seed;
-  const bool full = elements <= options.gradient_full_jacobian_limit;
+  const bool full = element_count(with_grads) <= options.gradient_full_jacobian_limit;
   const oracle::GradcheckReport report = full ? oracle::check_full_jacobian(evaluate, with_grads, spec, gc)
                                               : oracle::check_random_directions(evaluate, with_grads, spec, gc);
   v.tolerance_model = fmt::format("relative disagreement ≤ {:.3g} (oracle/gradcheck: h = 2^-18, {})", gc.bound,
@@ -157,60 +226,21 @@ Verdict gradient(System& system, const Case& c, const CheckOptions& options) {
   std::uint64_t stream = 0;
   for (const auto& in : report.inputs) {
     ++stream;
-    TensorComparison tc;
-    tc.tensor = "gradient " + in.input;
-    tc.input = in.input;
-    tc.is_gradient = true;
-    tc.elements = in.comparisons;
-    tc.elements_over_bound = in.passed ? 0 : 1;
-    tc.worst_ratio = in.bound > 0 ? in.worst_relative_error / in.bound : 0.0;
-    tc.worst = ElementReport{0, {}, in.worst_analytical, in.worst_numerical, in.bound};
-    tc.agreement = in.passed ? Agreement::agrees : Agreement::disagrees;
-    if (in.comparisons == 0)
-      mark_inconclusive(tc, in.left_out_at_kinks > 0
-                                ? fmt::format("nothing compared: every step of the {} column(s) or direction(s) "
-                                              "crossed a kink (oracle/gradcheck.h)",
-                                              in.left_out_at_kinks)
-                                : std::string("nothing to compare (the input or every output is empty)"));
+    TensorComparison tc = comparison_of(in);
     if (!in.passed) {
       if (!backward) {
         backward = system.evaluate(with_grads);
         if (system_failed(v, *backward, "evaluating the case with output gradients")) return v;
       }
-      auto g = backward->gradients.find(in.input);
-      std::string failure;
-      const std::optional<DerivativeProbe> probe =
-          g == backward->gradients.end()
-              ? std::nullopt
-              : self_probe(system, with_grads, in.input, g->second, c.seed + 7919 * stream, failure);
-      if (!failure.empty()) {
-        v.system_status = Status::invalid_output;
-        v.detail = failure;
+      if (!probe_disagreement(v, system, with_grads, *backward, in, c.seed + 7919 * stream, tc)) {
         summarize(v);
         return v;
-      }
-      if (probe) {
-        const ProbeFinding finding = classify_probe(*probe);
-        if (finding.outcome != ProbeOutcome::disagrees)
-          mark_inconclusive(tc, fmt::format("finite differences disagree element-wise at {} ({:.3g} relative), but "
-                                            "along a random direction the system's own differences say {}: {} — a "
-                                            "kink or a vanishing Jacobian block",
-                                            in.worst_location, in.worst_relative_error, to_string(finding.outcome),
-                                            finding.reason));
       }
     }
     v.comparisons.push_back(tc);
   }
   summarize(v);
-  // The headline of this check is the relative disagreement, not the raw element values.
-  for (const auto& in : report.inputs)
-    if ("gradient " + in.input == v.tensor && v.conclusion != Conclusion::inconclusive) {
-      v.metric = in.worst_relative_error;
-      v.bound = in.bound;
-      if (!v.passed())
-        v.detail = fmt::format("At {} ({}): backward {:.9g}, finite differences {:.9g}.", in.worst_location, in.method,
-                               in.worst_analytical, in.worst_numerical);
-    }
+  state_relative_disagreement(v, report);
   if (v.conclusion == Conclusion::fail) v.message = failure_message(v);
   return v;
 }
