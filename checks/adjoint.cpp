@@ -131,13 +131,6 @@ double output_bound_sum(const TensorMap& grad_outputs, const Bounds& plus, const
   return s;
 }
 
-index_t element_count(const Case& c) {
-  index_t n = 0;
-  for (const auto& m : {c.inputs, c.parameters, c.grad_outputs})
-    for (const auto& [name, t] : m) n += t.size();
-  return n;
-}
-
 constexpr double kFloat64Roundoff = 0x1p-53;
 
 // The base point x and the trusted side there: what every input's probes share.

@@ -29,6 +29,13 @@ Result exact_result(const Case& c) {
   return r;
 }
 
+index_t element_count(const Case& c) {
+  index_t n = 0;
+  for (const auto& m : {c.inputs, c.parameters, c.grad_outputs})
+    for (const auto& [name, t] : m) n += t.size();
+  return n;
+}
+
 bool system_failed(Verdict& v, const Result& got, const std::string& during) {
   if (got.ok()) return false;
   v.system_status = got.status;

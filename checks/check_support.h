@@ -28,6 +28,9 @@ Verdict start_verdict(CheckKind kind, System& system, const Case& c, const Check
 // The oracle's float64 answer; InputError (naming the target) when the oracle rejects the case.
 Result exact_result(const Case& c);
 
+// The values a case holds: its inputs, parameters and output gradients together.
+index_t element_count(const Case& c);
+
 // If `got` is not ok, marks `v` failed with the status and message and returns true.
 bool system_failed(Verdict& v, const Result& got, const std::string& during = {});
 

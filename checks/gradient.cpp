@@ -132,12 +132,6 @@ Case with_output_gradients(const Case& c) {
   return out;
 }
 
-index_t element_count(const Case& c) {
-  index_t elements = 0;
-  for (const auto& m : {c.inputs, c.parameters, c.grad_outputs})
-    for (const auto& [name, t] : m) elements += t.size();
-  return elements;
-}
 
 // One input's element-wise comparison, as oracle/gradcheck found it.
 TensorComparison comparison_of(const oracle::InputAgreement& in) {
