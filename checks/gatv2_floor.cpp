@@ -12,16 +12,6 @@
 #include "oracle/layers/self_loops.h"
 
 namespace gnncheck::checks {
-namespace {
-
-Tensor absolute(const Tensor& t) {
-  Tensor a = t;
-  for (double& v : a.values()) v = std::abs(v);
-  return a;
-}
-
-}  // namespace
-
 Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u) {
   if (!c.inputs.count("x") || !c.parameters.count("weight_src") || !c.parameters.count("weight_dst") ||
       !c.parameters.count("att") || !c.grad_outputs.count("y"))
@@ -39,8 +29,8 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
   const double slope = cfg.negative_slope, steepest = std::max(1.0, std::abs(slope));
   const Tensor h_src = ol::matmul(x, w_src), h_dst = ol::matmul(ol::first_rows(x, g.n_dst()), w_dst);
   // |x|·|W| per side, where the storing term needs the logits' terms.
-  const Tensor h_src_abs = stored_u > 0 ? ol::matmul(absolute(x), absolute(w_src)) : Tensor();
-  const Tensor h_dst_abs = stored_u > 0 ? ol::matmul(ol::first_rows(absolute(x), g.n_dst()), absolute(w_dst)) : Tensor();
+  const Tensor h_src_abs = stored_u > 0 ? ol::matmul(ol::absolute(x), ol::absolute(w_src)) : Tensor();
+  const Tensor h_dst_abs = stored_u > 0 ? ol::matmul(ol::first_rows(ol::absolute(x), g.n_dst()), ol::absolute(w_dst)) : Tensor();
   auto grad_out = [&](index_t i, index_t head, index_t ch) {
     return cfg.concat ? gy.at(i, head * C + ch) : gy.at(i, ch) / static_cast<double>(H);
   };
@@ -86,12 +76,12 @@ Floors gatv2_attention_floors(const oracle::TargetDef& def, const Case& c, doubl
       }
     }
   }
-  const Tensor x_dst_abs = absolute(ol::first_rows(x, g.n_dst()));
-  Tensor floor_x = ol::matmul_a_bt(floor_h_src, absolute(w_src));
-  ol::add_into_first_rows(floor_x, 1.0, ol::matmul_a_bt(floor_h_dst, absolute(w_dst)));
+  const Tensor x_dst_abs = ol::absolute(ol::first_rows(x, g.n_dst()));
+  Tensor floor_x = ol::matmul_a_bt(floor_h_src, ol::absolute(w_src));
+  ol::add_into_first_rows(floor_x, 1.0, ol::matmul_a_bt(floor_h_dst, ol::absolute(w_dst)));
   Floors floors;
   floors.emplace_back("gradient att", std::move(floor_att));
-  floors.emplace_back("gradient weight_src", ol::matmul_at_b(absolute(x), floor_h_src));
+  floors.emplace_back("gradient weight_src", ol::matmul_at_b(ol::absolute(x), floor_h_src));
   floors.emplace_back("gradient weight_dst", ol::matmul_at_b(x_dst_abs, floor_h_dst));
   floors.emplace_back("gradient x", std::move(floor_x));
   return floors;

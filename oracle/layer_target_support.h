@@ -9,7 +9,6 @@
 // model learns it is the training driver's choice).
 #pragma once
 
-#include <cmath>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -62,16 +61,11 @@ KinkHooks one_sided_kink_hooks(void (*arguments)(const Case&, const Attributes&,
 // The receptive field of a layer that reads destination i's own features as source i.
 inline ReceptiveField reads_own_features(const Attributes&) { return {.own_features = true}; }
 
-// A case's input or parameter by name, and |t| element by element: what the kink hooks read (each
-// argument's value and its Σ|terms| on |inputs|).
+// A case's input or parameter by name: what the kink hooks read (each argument's value, and its
+// Σ|terms| on |inputs| through layers::absolute).
 inline const Tensor& tensor_of(const Case& c, const std::string& name) {
   auto it = c.inputs.find(name);
   return it != c.inputs.end() ? it->second : c.parameters.at(name);
-}
-inline Tensor absolute(const Tensor& t) {
-  Tensor a = t;
-  for (double& v : a.values()) v = std::abs(v);
-  return a;
 }
 
 // The kinks of a layer with one kinked site (site 0: a LeakyReLU over every element of z), each

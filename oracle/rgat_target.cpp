@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "oracle/layer_target_support.h"
+#include "oracle/layers/dense.h"
 #include "oracle/layers/rgat.h"
 #include "oracle/wrong_variants.h"
 #include "oracle/softmax_rows.h"

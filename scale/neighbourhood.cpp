@@ -31,13 +31,15 @@ bool is_supported_target(const std::string& target) {
   return std::find(t.begin(), t.end(), target) != t.end();
 }
 
-void require_supported_target(const std::string& target) { supported_target(target); }
+void require_supported(const oracle::TargetDef& target) {
+  if (!target.receptive_field)
+    throw InputError(fmt::format("--target {}: not supported by gnncheck scale; supported targets: {}", target.spec.name,
+                                 fmt::join(supported_targets(), ", ")));
+}
 
 const oracle::TargetDef& supported_target(const std::string& target) {
   const oracle::TargetDef& def = oracle::find_target(target);  // an unknown name gets the catalogue's message
-  if (!def.receptive_field)
-    throw InputError(fmt::format("--target {}: not supported by gnncheck scale; supported targets: {}", target,
-                                 fmt::join(supported_targets(), ", ")));
+  require_supported(def);
   return def;
 }
 
@@ -98,7 +100,7 @@ TensorMap sampled_grad_outputs(const Case& c, std::span<const index_t> rows) {
 void require_restrictable(const oracle::TargetDef& def, const Attributes& attributes, index_t n_dst, index_t n_src,
                           const std::string& graph_summary) {
   const std::string& target = def.spec.name;
-  require_supported_target(target);
+  require_supported(def);
   const Attributes attrs = oracle::with_defaults(def.spec, attributes);
   if (oracle::dropout_probability(def, attrs) > 0.0)
     throw InputError(fmt::format("target '{}' with {} > 0: the dropout mask is drawn per edge id, which the sampled rows' "

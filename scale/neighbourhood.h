@@ -38,10 +38,12 @@ namespace gnncheck::scale {
 // The targets a scale check supports, in the order `gnncheck scale` lists them.
 const std::vector<std::string>& supported_targets();
 bool is_supported_target(const std::string& target);
-// Throws InputError naming --target and listing supported_targets() when `target` is not one.
-void require_supported_target(const std::string& target);
-// The entry of a supported target (its receptive field declared); the same InputError otherwise.
+// The entry of a supported target (its receptive field declared). Throws InputError naming --target
+// and listing supported_targets() when `target` is not one (the catalogue's own message when it
+// names no target at all).
 const oracle::TargetDef& supported_target(const std::string& target);
+// The same InputError for an entry the scale check does not support.
+void require_supported(const oracle::TargetDef& target);
 
 // The big case's output gradients: `c.grad_outputs` (or, when it has none, fresh values from the
 // case's seed) kept on the rows `rows` (ascending, distinct) — on the edges of those rows for edge

@@ -40,7 +40,7 @@ std::vector<CompareSlot> compare_slots(const oracle::TargetDef& def, const std::
 
 void require_valid_options(const ScaleOptions& options) {
   if (!options.target) throw InputError("scale: no target given");
-  require_supported_target(options.target->spec.name);
+  require_supported(*options.target);
   if (options.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", options.rows));
   if (!(options.input_magnitude > 0.0) || !std::isfinite(options.input_magnitude))
     throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", options.input_magnitude));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/tensor.h"
@@ -43,6 +44,12 @@ template <class T> void add_scaled(DenseTensor<T>& y, T alpha, const DenseTensor
 template <class T> DenseTensor<T> first_rows(const DenseTensor<T>& x, index_t n);
 // y[i, :] += alpha · x[i, :] for the first x.rows() rows of y.
 template <class T> void add_into_first_rows(DenseTensor<T>& y, T alpha, const DenseTensor<T>& x);
+
+// |x| element by element: the magnitudes the kink hooks and the tolerance floors evaluate a layer on.
+template <class T> DenseTensor<T> absolute(DenseTensor<T> x) {
+  for (T& v : x.values()) v = std::abs(v);
+  return x;
+}
 
 // ReLU and LeakyReLU with their backwards (taken at the pre-activation z; at z = 0 the side's
 // derivative: left counts the kink as negative, as PyTorch does).

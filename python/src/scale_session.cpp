@@ -57,7 +57,7 @@ std::string in_python_spelling(const std::string& message) {
 
 void validate_scale_request(const ScaleRequest& request) {
   with_python_spelling([&] {
-    scale::require_supported_target(request.target);
+    scale::supported_target(request.target);
     scale::require_valid_options(scale_options(request));
     scale::parse_graph_spec(request.graph);
     return 0;

@@ -63,7 +63,7 @@ CLI::App* add_scale_command(CLI::App& app, ScaleCommandArgs& args) {
 int run_scale_command(const ScaleCommandArgs& args, SystemRegistry& registry) {
   const int named = !args.system.empty() + !args.adapter.empty() + !args.plugin.empty();
   if (named != 1) throw InputError("gnncheck scale: name exactly one system with --system, --adapter or --plugin");
-  scale::require_supported_target(args.target);
+  scale::supported_target(args.target);
   if (args.rows < 1) throw InputError(fmt::format("--rows must be at least 1, got {}", args.rows));
   if (!(args.magnitude > 0.0) || !std::isfinite(args.magnitude))
     throw InputError(fmt::format("--magnitude must be a positive finite number, got {}", args.magnitude));
