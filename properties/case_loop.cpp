@@ -1,6 +1,8 @@
 #include "properties/case_loop.h"
 
+#include <algorithm>
 #include <cmath>
+#include <regex>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,11 +34,66 @@ checks::Conclusion conclusion_without_failure(const CaseTally& tally) {
   return checks::Conclusion::not_applicable;
 }
 
+std::string cause_key(std::string_view reason) {
+  // A number standing alone: "float16" and "att_src2" keep their digits.
+  static const std::regex number(R"([-+]?\b\d+([.,]\d+)*(e[-+]?\d+)?)");
+  return std::regex_replace(std::string(reason), number, "#");
+}
+
+std::vector<std::string> inconclusive_reasons(const checks::Verdict& v) {
+  std::vector<std::string> out;
+  for (const auto& tc : v.comparisons)
+    if (tc.inconclusive() && !tc.reason.empty() &&
+        std::none_of(out.begin(), out.end(), [&](const std::string& r) { return cause_key(r) == cause_key(tc.reason); }))
+      out.push_back(tc.reason);
+  if (out.empty() && !v.detail.empty()) out.push_back(v.detail);
+  return out;
+}
+
+void add_cause(std::vector<InconclusiveCause>& causes, const std::string& reason, std::int64_t cases) {
+  const std::string key = cause_key(reason);
+  const auto it = std::find_if(causes.begin(), causes.end(), [&](const InconclusiveCause& c) { return cause_key(c.example) == key; });
+  if (it != causes.end())
+    it->cases += cases;
+  else
+    causes.push_back({reason, cases});
+}
+
+namespace {
+
+// At most this many bytes of a cause's example in a message (cut at a character's start).
+constexpr std::size_t kCauseExampleBytes = 240;
+constexpr std::size_t kCausesShown = 3;
+
+std::string shortened(const std::string& text) {
+  if (text.size() <= kCauseExampleBytes) return text;
+  std::size_t cut = kCauseExampleBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  return text.substr(0, cut) + "…";
+}
+
+// "(18: reason; 6: reason; 2 more causes)", the most frequent first; "" without causes.
+std::string describe_causes(const std::vector<InconclusiveCause>& causes) {
+  if (causes.empty()) return {};
+  std::vector<const InconclusiveCause*> order;
+  for (const auto& c : causes) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->cases > b->cases; });
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < order.size() && i < kCausesShown; ++i)
+    shown.push_back(fmt::format("{}: {}", order[i]->cases, shortened(order[i]->example)));
+  if (order.size() > kCausesShown)
+    shown.push_back(fmt::format("{} more cause{}", order.size() - kCausesShown, order.size() - kCausesShown == 1 ? "" : "s"));
+  return fmt::format(" ({})", fmt::join(shown, "; "));
+}
+
+}  // namespace
+
 std::string describe_tally(const CaseTally& tally) {
   std::vector<std::string> rest;
   if (tally.unsupported) rest.push_back(fmt::format("{} unsupported by the system", tally.unsupported));
   if (tally.not_applicable) rest.push_back(fmt::format("{} not applicable to the check", tally.not_applicable));
-  if (tally.inconclusive) rest.push_back(fmt::format("{} inconclusive", tally.inconclusive));
+  if (tally.inconclusive)
+    rest.push_back(fmt::format("{} inconclusive{}", tally.inconclusive, describe_causes(tally.inconclusive_causes)));
   return fmt::format("{} of {} cases conclusive{}{}", tally.conclusive, tally.drawn, rest.empty() ? "" : ": ",
                      fmt::join(rest, ", "));
 }
@@ -74,7 +131,10 @@ class CountingJudge final : public CaseJudge {
     switch (case_kind(verdict)) {
       case CaseKind::unsupported: note(tally.unsupported, tally.first_unsupported, verdict.detail); break;
       case CaseKind::not_applicable: note(tally.not_applicable, tally.first_not_applicable, verdict.detail); break;
-      case CaseKind::inconclusive: note(tally.inconclusive, tally.first_inconclusive, verdict.detail); break;
+      case CaseKind::inconclusive:
+        note(tally.inconclusive, tally.first_inconclusive, verdict.detail);
+        for (const std::string& reason : inconclusive_reasons(verdict)) add_cause(tally.inconclusive_causes, reason, 1);
+        break;
       case CaseKind::decided:
         ++tally.conclusive;
         if (!verdict.passed()) return failed(c, verdict, draw);

@@ -18,6 +18,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "checks/checks.h"
 #include "checks/verdict.h"
@@ -43,10 +45,29 @@ bool is_decided_failure(const checks::Verdict& v);
 // How far over its bound a failing verdict is: metric / bound (infinite for a zero bound or a NaN).
 double failure_ratio(const checks::Verdict& v);
 
+// One cause of inconclusive cases: reasons that differ only in their numbers are one cause
+// (cause_key), the first of them stands for it, and `cases` counts the cases it held back.
+struct InconclusiveCause {
+  std::string example;
+  std::int64_t cases = 0;
+};
+
+// A reason with every number in it replaced by '#': "the logits reach |s| = 41.2" and "… |s| = 97"
+// are one cause.
+std::string cause_key(std::string_view reason);
+
+// The distinct reasons of one inconclusive verdict: those of its inconclusive comparisons (a case
+// can be held back by two at once), or its detail where no comparison has one.
+std::vector<std::string> inconclusive_reasons(const checks::Verdict& v);
+
+// Counts `cases` more cases of `reason` in `causes`, grouped by cause_key, in first-seen order.
+void add_cause(std::vector<InconclusiveCause>& causes, const std::string& reason, std::int64_t cases);
+
 // The drawn cases of one check, by what they came to (shrinking attempts are not drawn cases).
 struct CaseTally {
   std::int64_t drawn = 0, conclusive = 0, unsupported = 0, not_applicable = 0, inconclusive = 0;
   std::string first_unsupported, first_not_applicable, first_inconclusive;  // the first one's reason
+  std::vector<InconclusiveCause> inconclusive_causes;  // why the inconclusive cases were, by cause
 };
 
 // The conclusion of cases none of which failed — the one mapping of a tally onto an outcome: pass
@@ -54,7 +75,8 @@ struct CaseTally {
 // inconclusive when some could not be decided; not_applicable otherwise.
 checks::Conclusion conclusion_without_failure(const CaseTally& tally);
 
-// "k of n cases conclusive: u unsupported by the system, …" for a tally.
+// "k of n cases conclusive: u unsupported by the system, …" for a tally; the inconclusive cases
+// with their most frequent causes, so that a reader sees what holds the verdicts back.
 std::string describe_tally(const CaseTally& tally);
 
 // What the loop tells a source about a drawn case.

@@ -124,6 +124,8 @@ Json to_json(const ChunkedCases& c) {
   Json ran = Json::array();
   for (const auto& k : c.ran)
     ran.push_back(Json::array({k.index, k.drawn, k.conclusive, k.unsupported, k.not_applicable, k.inconclusive, k.points}));
+  Json causes = Json::array();
+  for (const auto& cause : c.inconclusive_causes) causes.push_back(Json::array({cause.chunk, cause.cases, cause.text}));
   return {{"of", c.of},
           {"ran", ran},
           {"ended_at", c.ended_at},
@@ -133,6 +135,7 @@ Json to_json(const ChunkedCases& c) {
           {"first_unsupported", to_json(c.first_unsupported)},
           {"first_not_applicable", to_json(c.first_not_applicable)},
           {"first_inconclusive", to_json(c.first_inconclusive)},
+          {"inconclusive_causes", causes},
           {"notes", c.notes}};
 }
 
@@ -151,6 +154,9 @@ ChunkedCases read_chunked_cases(const Json& j) {
   c.first_unsupported = read_chunk_reason(j.at("first_unsupported"));
   c.first_not_applicable = read_chunk_reason(j.at("first_not_applicable"));
   c.first_inconclusive = read_chunk_reason(j.at("first_inconclusive"));
+  if (j.contains("inconclusive_causes"))  // absent from the shards of earlier versions
+    for (const auto& cause : j.at("inconclusive_causes"))
+      c.inconclusive_causes.push_back({cause.at(0).get<std::int64_t>(), cause.at(1).get<std::int64_t>(), cause.at(2).get<std::string>()});
   c.notes = j.at("notes").get<std::string>();
   return c;
 }

@@ -136,6 +136,13 @@ struct ChunkReason {
   std::string text{};
 };
 
+// How many cases of one chunk one cause held back, and the first reason of that cause there.
+struct ChunkCause {
+  std::int64_t chunk = 0;
+  std::int64_t cases = 0;
+  std::string text{};
+};
+
 // How a chunk ended the drawing of its task's cases, when it did.
 enum class ChunkEnd { none, failure, source_error, stopped };
 
@@ -149,6 +156,7 @@ struct ChunkedCases {
   std::string end_text{};             // source_error / stopped: the reason, without the counts
   std::int64_t worst_chunk = -1;      // the chunk whose case set metric/bound (no failure); -1: none
   ChunkReason first_unsupported{}, first_not_applicable{}, first_inconclusive{};
+  std::vector<ChunkCause> inconclusive_causes{};  // each chunk's causes of inconclusive cases
   std::string notes{};                // lines the runner adds to the message (coverage, loosened bounds)
 };
 

@@ -121,6 +121,13 @@ ResultRecord combine_chunks(const std::vector<ResultRecord>& parts) {
   tally.first_unsupported = c.first_unsupported.text;
   tally.first_not_applicable = c.first_not_applicable.text;
   tally.first_inconclusive = c.first_inconclusive.text;
+  // Every counted chunk's causes, in chunk order: a cause's first reason is its earliest chunk's.
+  for (const auto& p : parts)
+    for (const auto& cause : p.chunked->inconclusive_causes)
+      if (cause.chunk <= last) c.inconclusive_causes.push_back(cause);
+  std::stable_sort(c.inconclusive_causes.begin(), c.inconclusive_causes.end(),
+                   [](const reports::ChunkCause& a, const reports::ChunkCause& b) { return a.chunk < b.chunk; });
+  for (const auto& cause : c.inconclusive_causes) properties::add_cause(tally.inconclusive_causes, cause.text, cause.cases);
 
   if (lead) {
     // An ended task shows the chunk that ended it: its failure (and counterexample), error or stop.

@@ -109,6 +109,7 @@ class CheckTask final : public TaskKind {
     c.chunked->first_unsupported = reason(tally.first_unsupported);
     c.chunked->first_not_applicable = reason(tally.first_not_applicable);
     c.chunked->first_inconclusive = reason(tally.first_inconclusive);
+    for (const auto& cause : tally.inconclusive_causes) c.chunked->inconclusive_causes.push_back({ran.index, cause.cases, cause.example});
   }
 
   // The tally of the chunk this thread ran last (run_cases leaves it here for chunk_tally).

@@ -216,7 +216,49 @@ TEST(CaseLoop, EveryKindOfCaseIsCountedWithItsFirstReason) {
   EXPECT_EQ(counted, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(conclusion_without_failure(out.tally), Conclusion::pass);
   EXPECT_EQ(describe_tally(out.tally),
-            "2 of 6 cases conclusive: 1 unsupported by the system, 1 not applicable to the check, 2 inconclusive");
+            "2 of 6 cases conclusive: 1 unsupported by the system, 1 not applicable to the check, 2 inconclusive "
+            "(2: planted inconclusive at 4)")
+      << "reasons that differ only in their numbers are one cause, shown by its first reason";
+}
+
+TEST(CaseLoop, InconclusiveCasesAreCountedByCauseTheMostFrequentFirst) {
+  EXPECT_EQ(cause_key("on 2 of 13 rows the logits reach |s| = 41.25, past the analysis (rho = 1.5e-3)"),
+            "on # of # rows the logits reach |s| = #, past the analysis (rho = #)");
+  EXPECT_EQ(cause_key("no bound in bfloat16 for att_src2: -0.5 and +7"), "no bound in bfloat16 for att_src2: # and #")
+      << "digits inside a word are part of a name, not a number";
+
+  checks::Verdict v;
+  v.conclusion = Conclusion::inconclusive;
+  v.detail = "the verdict's own detail";
+  auto comparison = [](std::string reason) {
+    checks::TensorComparison tc;
+    tc.agreement = checks::Agreement::inconclusive;
+    tc.reason = std::move(reason);
+    return tc;
+  };
+  EXPECT_EQ(inconclusive_reasons(v), std::vector<std::string>{"the verdict's own detail"}) << "no comparison: the detail";
+  v.comparisons = {comparison("a kink at edge 3"), comparison("a kink at edge 7"), comparison("rows past the analysis")};
+  EXPECT_EQ(inconclusive_reasons(v), (std::vector<std::string>{"a kink at edge 3", "rows past the analysis"}))
+      << "one case counts once per cause";
+
+  CaseTally t;
+  t.drawn = 20;
+  t.conclusive = 11;
+  t.inconclusive = 9;
+  for (const auto& [reason, n] : std::vector<std::pair<std::string, int>>{
+           {"cause A 1", 1}, {"cause B 1", 3}, {"cause C 1", 2}, {"cause A 2", 1}, {"cause D", 1}, {"cause E", 1}})
+    add_cause(t.inconclusive_causes, reason, n);
+  EXPECT_EQ(describe_tally(t), "11 of 20 cases conclusive: 9 inconclusive (3: cause B 1; 2: cause A 1; 2: cause C 1; 2 more causes)");
+
+  CaseTally long_reason = t;
+  long_reason.inconclusive_causes = {};
+  std::string text;
+  while (text.size() < 400) text += "ρ·";  // two- and three-byte characters: the cut keeps them whole
+  add_cause(long_reason.inconclusive_causes, text, 9);
+  const std::string said = describe_tally(long_reason);
+  EXPECT_THAT(said, ::testing::EndsWith("…)"));
+  EXPECT_LT(said.size(), 320u);
+  EXPECT_TRUE(std::string_view(said).find(text.substr(0, 200)) != std::string_view::npos);
 }
 
 CaseTally tally_of(std::int64_t drawn, std::int64_t conclusive, std::int64_t unsupported, std::int64_t not_applicable,
