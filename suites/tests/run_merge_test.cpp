@@ -28,7 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Tasks of 1 to 4 chunks on random (shrinking) and fixed families, a replica whose failure ends its
-// task's drawing, and tasks decided before running (not applicable): every way a unit can fall.
+// task's drawing, tasks decided before running (not applicable) and one whose inconclusive cases
+// fall in several chunks (their causes are merged): every way a unit can fall.
 constexpr const char* kSplitSuite = R"(name: split
 seed: 3
 cases_per_property: 8
@@ -52,6 +53,11 @@ entries:
     checks: differential
     graphs: skewed
     cases: 70
+  - name: inconclusive-cases
+    systems: cpu_bfloat16_float32_sums
+    targets: [gat]
+    checks: adjoint
+    cases: 200
 )";
 
 fs::path scratch(const std::string& name) {
@@ -107,6 +113,9 @@ TEST(RunMerge, SplitIntoOneThreeOrSevenShardsAndMergedGivesTheWholeRun) {
       << "some task should span chunks";
   EXPECT_TRUE(std::any_of(whole.results.begin(), whole.results.end(), [](const auto& r) { return !r.counterexample.empty(); }))
       << "the replica should leave a counterexample";
+  EXPECT_TRUE(std::any_of(whole.results.begin(), whole.results.end(),
+                          [](const auto& r) { return r.message.find(" inconclusive (") != std::string::npos; }))
+      << "some task should have inconclusive cases, listed by cause";
   for (int of : {1, 3, 7}) {
     std::vector<ShardReport> shards;
     for (int part = 1; part <= of; ++part) {
