@@ -7,6 +7,7 @@
 #include "gpu/gather_mm.cuh"
 #include "gpu/gpu_targets.h"
 #include "gpu/gsddmm.cuh"
+#include "gpu/oracle_conventions.h"
 #include "gpu/gspmm.cuh"
 #include "gpu/segment_aggregation.cuh"
 #include "gpu/segment_mm.cuh"
@@ -134,12 +135,6 @@ void eshuffle_target(TargetRun& run, bool inverse) {
   if (inverse) eshuffle_inverse_backward(run.ctx, g, run.grad_output("y").data(), heads, gx.data());
   else eshuffle_backward(run.ctx, g, run.grad_output("y").data(), heads, gx.data());
 }
-
-DegreeNorm to_gpu(oracle::DegreeNorm norm) {
-  return norm == oracle::DegreeNorm::symmetric ? DegreeNorm::symmetric : DegreeNorm::row_mean;
-}
-SourceDegree to_gpu(oracle::SourceDegree d) { return d == oracle::SourceDegree::in ? SourceDegree::in : SourceDegree::out; }
-ZeroDegree to_gpu(oracle::ZeroDegree d) { return d == oracle::ZeroDegree::one ? ZeroDegree::one : ZeroDegree::zero; }
 
 void normalized_spmm_target(TargetRun& run) {
   const DeviceTensor& x = run.input("x");

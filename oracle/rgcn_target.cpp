@@ -76,7 +76,7 @@ TargetDef rgcn_target() {
     }
     return ev;
   };
-  // gpu/layers/layer_targets.cpp reads the graph through run.graph() only, and grad_x walks the CSC
+  // gpu/layers/rgcn_layer.cpp reads the graph through run.graph() only, and grad_x walks the CSC
   // with edge_perm to find each edge's relation.
   spec.gpu.device_resident = true;
   spec.gpu.reads_edge_perm = true;

@@ -167,7 +167,7 @@ std::string describe(const ToleranceRule& rule);
 struct GpuFacts {
   // Reads the graph only through TargetRun's device accessors, so it may run on a graph held only
   // on the device (scale/device_scale_check.h). Audited by reading gpu/op_targets.cpp and
-  // gpu/layers/layer_targets.cpp: such an implementation never reads run.host_graph or run.host_inputs.
+  // gpu/layers/<layer>_layer.cpp: such an implementation never reads run.host_graph or run.host_inputs.
   bool device_resident = false;
   // Reads edge values in CSC order (edge_perm); a device-resident target that does not may run on a
   // graph declared symmetric (DeviceGraph::declare_symmetric_pattern()).

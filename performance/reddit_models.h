@@ -3,7 +3,7 @@
 // graph per layer (the same graph for full-graph training, one sampled bipartite block per layer
 // for mini-batches), ReLU between layers, masked softmax cross-entropy and Adam.
 //
-// Each layer is the op chain of gpu/layers/layer_targets.cpp, with buffers allocated once and
+// Each layer is the op chain of gpu/layers/<layer>_layer.cpp, with buffers allocated once and
 // reused every step (no allocation inside an epoch except the ops' own cuSPARSE workspaces), and
 // every allocation tagged with its MemoryCategory so the peak can be split the paper's way. Where
 // gpu/ offers two verified implementations of a product, the one measured faster on the
