@@ -435,6 +435,25 @@ TEST(Compare, AnAsymmetricIntervalIsHeldExactlyOnBothSides) {
   EXPECT_DOUBLE_EQ(symmetric.worst_ratio, 1.2);
 }
 
+// An empty max segment is −∞ in both answers: the element agrees, and the verdict's headline says
+// so with an error of 0 — not "inf against a bound of 1e-40" on a pass, as ∞ − ∞ = NaN had made it.
+TEST(Compare, EqualInfinitiesAgreeWithNoErrorInTheHeadline) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Verdict v;
+  v.comparisons.push_back(compare_elementwise("output y", Tensor({3}, {-inf, -inf, 2.0}), Tensor({3}, {-inf, -inf, 2.0}),
+                                              Tensor({3}, {1e-40, 1e-40, 1e-6})));
+  summarize(v);
+  EXPECT_EQ(v.conclusion, Conclusion::pass);
+  EXPECT_EQ(v.metric, 0.0);
+  EXPECT_EQ(v.bound, 1e-40) << "the first of the elements that agree exactly";
+  Verdict off;
+  off.comparisons.push_back(compare_elementwise("output y", Tensor({2}, {-inf, 2.5}), Tensor({2}, {-inf, 2.0}),
+                                                Tensor({2}, {1e-40, 1e-6})));
+  summarize(off);
+  EXPECT_EQ(off.conclusion, Conclusion::fail);
+  EXPECT_EQ(off.metric, 0.5) << "the element over its bound leads";
+}
+
 TEST(Tolerance, LowerPrecisionGivesLooserBounds) {
   const Case c = random_case("spmm_ve");
   const Result exact = oracle::evaluate(c);
