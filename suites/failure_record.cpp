@@ -87,20 +87,18 @@ void record_failure(const Task& t, const properties::CaseFailure& failure, Syste
     }
   }
   fill_from_verdict(r, v);
-  std::string rerun = reproduces_fresh ? t.kind->rerun_line(t, run) : run.rerun_command({}) + " --jobs 1";
+  std::string rerun;
   if (!run.cases_root().empty()) {
     const std::filesystem::path dir =
         run.cases_root() / properties::counterexample_name(t.label.system, t.label.target, v.check, t.seed);
-    if (reproduces_fresh) {
-      rerun = fmt::format("gnncheck repro {}", shell_quote(dir.string()));
-      if (runs_as_process(entry.kind))
-        for (const std::string& flag : limit_flags(entry.limits)) rerun += " " + flag;
-    }
+    rerun = run.rerun_failure(t, dir, !reproduces_fresh);
     properties::CounterexampleProvenance provenance = failure.provenance;
     provenance.rerun = rerun;
     properties::write_counterexample(dir, failing, v, provenance);
     write_system_record(dir, entry, rerun);
     r.counterexample = std::filesystem::relative(dir, run.options.report_dir).string();
+  } else {
+    rerun = run.rerun_failure(t, {}, !reproduces_fresh);
   }
   r.repro = rerun;
   if (failing.graph) {  // the graph and the worst element, for the reports' drawing of the case

@@ -78,7 +78,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
       const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
       const int stop = options.stop_requested ? options.stop_requested() : 0;
       if (t.decided) {
-        r = *t.decided;
+        r = decided_record(t, context);
       } else if (stop != 0) {
         r = not_run_record(t, context, fmt::format("not run: interrupted by {}", signal_name(stop)));
       } else if (budget > 0 && elapsed > budget) {
@@ -150,7 +150,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
               continue;
             }
             if (tasks[i].decided) {
-              rs[i] = *tasks[i].decided;
+              rs[i] = decided_record(tasks[i], context);
               continue;
             }
             rs[i] = not_run_record(tasks[i], context,
@@ -188,7 +188,7 @@ reports::RunReport run_suite(const Suite& suite, const SystemRegistry& systems, 
     close(run_done[0]);
     close(run_done[1]);
   }
-  add_sanitizer_results(systems, options, tasks, results);
+  add_sanitizer_results(context, tasks, results);
   complete(run, std::move(results));
   return run;
 }

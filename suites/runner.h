@@ -30,6 +30,17 @@
 
 namespace gnncheck::suites {
 
+// What one re-run line re-runs, as RunOptions::rerun is asked for it: one task (entry, system and
+// check; a sanitizer's result has check `sanitize_TOOL`), the saved case of a failure
+// (`counterexample`), or, for a failure that needs the evaluations before it, the run's whole
+// sequence of that system (`whole_run`).
+struct RerunScope {
+  std::string entry, system, check;
+  std::filesystem::path counterexample;  // empty: none saved
+  bool whole_run = false;
+  std::string sanitizer;                 // the tool, for a sanitizer's result
+};
+
 struct RunOptions {
   std::optional<std::uint64_t> seed;       // replaces the suite's seed
   CaseShare share;                         // the shard of the run's units to run (default: all)
@@ -51,6 +62,10 @@ struct RunOptions {
   // such as `ops` keeps those of them it covers); an entry left with no target is not run.
   std::vector<std::string> only_targets;
   std::string suite_argument;              // how the suite was named on the command line, for re-run lines
+  // The command's own re-run line of a part of the run, where the command that started it is not
+  // `gnncheck run SUITE` (`gnncheck check` repeats itself, a Python session its test); "" or unset:
+  // the run's (RunContext::rerun_task and its siblings, suites/task.h, the one place lines are made).
+  std::function<std::string(const RerunScope&)> rerun;
   // The flags that name override_systems on a command line ("--plugin /abs/lib.so", "--system gpu"),
   // in order, for re-run lines; empty: `--system NAME` for each.
   std::vector<std::string> override_system_flags;

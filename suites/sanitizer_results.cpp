@@ -16,8 +16,8 @@ using reports::ResultRecord;
 // Under --sanitize: ends each sanitized system's process (the sanitizer writes its summary on exit),
 // reads its logs, and adds one result per (entry, system) that ran it — check `sanitize_<tool>`,
 // target "every target" — so that the entry's expectation covers what the sanitizer found.
-void add_sanitizer_results(const SystemRegistry& systems, const RunOptions& options, std::vector<Task>& tasks,
-                                  std::vector<ResultRecord>& results) {
+void add_sanitizer_results(const RunContext& run, std::vector<Task>& tasks, std::vector<ResultRecord>& results) {
+  const SystemRegistry& systems = run.systems;
   std::map<std::string, sanitizer::SystemFindings> findings;  // by system
   std::map<std::pair<std::string, std::string>, std::size_t> first_task;  // (entry, system) → a task of it
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -63,8 +63,7 @@ void add_sanitizer_results(const SystemRegistry& systems, const RunOptions& opti
       r.message = f.vendor ? fmt::format("no finding in the system's own kernels {}{}", where, f.details) : std::string();
     }
     r.expectation_held = reports::expectation_held(t.expect, r.outcome);
-    r.repro = fmt::format("gnncheck run {} --entry {}{} --sanitize {}", shell_quote(options.suite_argument),
-                          shell_quote(t.label.entry), t.overridden ? " " + e.command_line_flag : "", e.sanitizer_tool);
+    r.repro = run.rerun_sanitizer(t, e.sanitizer_tool);
     tasks.push_back(std::move(t));
     results.push_back(std::move(r));
   }

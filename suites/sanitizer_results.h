@@ -14,7 +14,6 @@ namespace gnncheck::suites {
 // Ends each sanitized system's process (the sanitizer writes its summary on exit), reads its logs,
 // and adds one result per (entry, system) that ran it — check `sanitize_<tool>`, target "every
 // target" — so that the entry's expectation covers what the sanitizer found.
-void add_sanitizer_results(const SystemRegistry& systems, const RunOptions& options, std::vector<Task>& tasks,
-                           std::vector<reports::ResultRecord>& results);
+void add_sanitizer_results(const RunContext& run, std::vector<Task>& tasks, std::vector<reports::ResultRecord>& results);
 
 }  // namespace gnncheck::suites

@@ -101,7 +101,7 @@ class ScaleTask final : public TaskKind {
     o.tolerance.concurrent_evaluations = scale::default_oracle_evaluations();  // as the command's default
     o.graph_description = f.scale_graph;
 
-    o.rerun_command = rerun_line(t, run);
+    o.rerun_command = run.rerun_task(t);
 
     // Built where the system runs, as the printed `gnncheck scale` line builds it.
     const scale::ScaleResult result = run_scale_where_system_runs(*system, scale::parse_graph_spec(f.scale_graph), o).result;

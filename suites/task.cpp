@@ -30,6 +30,44 @@ std::string RunContext::rerun_command(const std::vector<std::string>& entries) c
   return line;
 }
 
+namespace {
+
+// The command's own line for `scope`, or "" where it gives none.
+std::string commands_own(const RunOptions& options, const RerunScope& scope) {
+  return options.rerun ? options.rerun(scope) : std::string();
+}
+
+}  // namespace
+
+std::string RunContext::rerun_task(const Task& t) const {
+  std::string own = commands_own(options, {.entry = t.label.entry, .system = t.label.system, .check = t.label.check});
+  return own.empty() ? t.kind->rerun_line(t, *this) : own;
+}
+
+std::string RunContext::rerun_failure(const Task& t, const std::filesystem::path& saved, bool whole_run) const {
+  std::string own = commands_own(options, {.entry = t.label.entry,
+                                           .system = t.label.system,
+                                           .check = t.label.check,
+                                           .counterexample = saved,
+                                           .whole_run = whole_run});
+  if (!own.empty()) return own;
+  if (whole_run) return rerun_command({}) + " --jobs 1";
+  if (saved.empty()) return t.kind->rerun_line(t, *this);
+  std::string line = fmt::format("gnncheck repro {}", shell_quote(saved.string()));
+  const SystemEntry& entry = systems.find(t.label.system);
+  if (runs_as_process(entry.kind))
+    for (const std::string& flag : limit_flags(entry.limits)) line += " " + flag;
+  return line;
+}
+
+std::string RunContext::rerun_sanitizer(const Task& t, const std::string& tool) const {
+  std::string own = commands_own(options, {.entry = t.label.entry, .system = t.label.system, .check = t.label.check, .sanitizer = tool});
+  if (!own.empty()) return own;
+  const SystemEntry& entry = systems.find(t.label.system);
+  return fmt::format("gnncheck run {} --entry {}{} --sanitize {}", shell_quote(options.suite_argument),
+                     shell_quote(t.label.entry), t.overridden ? " " + entry.command_line_flag : "", tool);
+}
+
 std::filesystem::path RunContext::cases_root() const {
   return options.report_dir.empty() ? std::filesystem::path() : options.report_dir / "cases";
 }
@@ -60,7 +98,13 @@ reports::ResultRecord not_run_record(const Task& t, const RunContext& run, const
   r.outcome = reports::Outcome::not_tested;
   r.expectation_held = false;
   r.message = why;
-  r.repro = t.kind->rerun_line(t, run);
+  r.repro = run.rerun_task(t);
+  return r;
+}
+
+reports::ResultRecord decided_record(const Task& t, const RunContext& run) {
+  reports::ResultRecord r = *t.decided;
+  if (!r.expectation_held && r.repro.empty()) r.repro = run.rerun_task(t);
   return r;
 }
 
@@ -107,7 +151,7 @@ std::vector<std::string> known_check_names() {
 reports::ResultRecord run_task(const Task& t, const RunContext& run, std::map<std::string, std::unique_ptr<System>>& instances) {
   const auto start = std::chrono::steady_clock::now();
   reports::ResultRecord r = result_record(t);
-  r.repro = t.kind->rerun_line(t, run);
+  r.repro = run.rerun_task(t);
   try {
     System* sys = nullptr;
     if (t.kind->runs_on_systems()) {

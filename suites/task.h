@@ -101,6 +101,13 @@ class RunContext {
   // targets and expectation. Never `--share`: a shard's result of a task is part of the whole run's,
   // which the line repeats.
   std::string rerun_command(const std::vector<std::string>& entries) const;
+  // The one re-run line of each kind of result; each is the command's own (RunOptions::rerun) where
+  // it gives one. A task: its kind's line (TaskKind::rerun_line). A failure: `gnncheck repro DIR` of
+  // its saved case, or where the saved case passes on a fresh system, the run's whole sequence on
+  // one thread. A sanitizer's result: the entry under `--sanitize TOOL`.
+  std::string rerun_task(const Task& t) const;
+  std::string rerun_failure(const Task& t, const std::filesystem::path& saved, bool whole_run) const;
+  std::string rerun_sanitizer(const Task& t, const std::string& tool) const;
   // Where failing cases are saved (<report dir>/cases); empty when the run saves none.
   std::filesystem::path cases_root() const;
   // The check options of a task: the entry's tolerance override applied.
@@ -113,6 +120,9 @@ reports::ResultRecord result_record(const Task& t);
 // The record of a task that was not run (an interrupt, a used-up time budget): not tested, with why,
 // and the one command that runs it.
 reports::ResultRecord not_run_record(const Task& t, const RunContext& run, const std::string& why);
+// The record of a task decided before running (Task::decided), with the re-run line of one whose
+// expectation it does not meet (a required system that is not available here).
+reports::ResultRecord decided_record(const Task& t, const RunContext& run);
 
 // Runs one planned task through its kind and returns its whole record: what the kind decides, plus
 // precision, time and notes, each written once. In-process systems are made fresh for the task, so

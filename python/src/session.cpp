@@ -1,12 +1,10 @@
 #include "session.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "oracle/targets.h"
@@ -108,35 +106,6 @@ class SessionSink final : public suites::ProgressSink {
   const SessionProgress& progress_;
 };
 
-// Sets `rerun` in a counterexample's JSON record (case.json, system.json), where it has one.
-void replace_rerun_field(const std::filesystem::path& file, const std::string& rerun) {
-  nlohmann::ordered_json j;
-  {
-    std::ifstream in(file);
-    if (!in) return;
-    j = nlohmann::ordered_json::parse(in, nullptr, false);
-  }
-  if (j.is_discarded() || !j.is_object() || !j.contains("rerun")) return;
-  j["rerun"] = rerun;
-  std::ofstream out(file);
-  out << j.dump(2) << "\n";
-  if (!out) throw InputError(fmt::format("{}: cannot write", file.string()));
-}
-
-// Every result that carries a re-run line gets the callable's own, in the report and in its
-// saved counterexample.
-void use_python_rerun_lines(reports::RunReport& report, const SessionRequest& request) {
-  for (auto& r : report.results) {
-    if (r.repro.empty()) continue;
-    const std::filesystem::path dir =
-        r.counterexample.empty() ? std::filesystem::path() : (request.report_dir / r.counterexample).lexically_normal();
-    r.repro = request.rerun(r.entry, r.check, dir.string());
-    if (dir.empty()) continue;
-    replace_rerun_field(dir / "case.json", r.repro);
-    replace_rerun_field(dir / "system.json", r.repro);
-  }
-}
-
 }  // namespace
 
 SessionResult run_session(const SessionRequest& request, const std::shared_ptr<CallableState>& state,
@@ -164,6 +133,10 @@ SessionResult run_session(const SessionRequest& request, const std::shared_ptr<C
   options.only_targets = {request.target};
   options.suite_argument = request.suite_argument;
   options.stop_requested = [state] { return state->stop_signal(); };
+  if (request.rerun)
+    options.rerun = [&request](const suites::RerunScope& scope) {
+      return request.rerun(scope.entry, scope.check, scope.counterexample.lexically_normal().string());
+    };
   if (request.share) {
     options.share = *request.share;
     options.sharded = true;
@@ -173,7 +146,6 @@ SessionResult run_session(const SessionRequest& request, const std::shared_ptr<C
   SessionResult out;
   out.report = suites::run_suite(suite, registry, options, &sink);
   out.report.gnncheck_version = request.version;
-  if (request.rerun) use_python_rerun_lines(out.report, request);
   if (request.write_reports && !request.report_dir.empty()) reports::write_all(out.report, request.report_dir);
   return out;
 }

@@ -37,9 +37,10 @@ struct SessionRequest {
   std::string suite_argument;         // how the suite was named, for the report
   std::string version;                // gnncheck's version, for the report
   // The re-run line that works for the callable (the same test or script again, narrowed), for a
-  // result's entry, check and saved counterexample (absolute; empty: none). It replaces the
-  // engine's `gnncheck run/repro` lines, which cannot reach a Python callable, in report.json,
-  // summary.md, index.html and each counterexample's case.json and system.json. Unset: kept.
+  // result's entry, check and saved counterexample (absolute; empty: none). It stands for the
+  // engine's `gnncheck run/repro` lines, which cannot reach a Python callable, wherever a line is
+  // written (RunOptions::rerun): report.json, summary.md, index.html and each counterexample's
+  // case.json and system.json. Unset: the engine's.
   std::function<std::string(const std::string& entry, const std::string& check, const std::string& counterexample)> rerun;
 };
 

@@ -69,26 +69,26 @@ int run_check_command(const CheckCommandArgs& args, SystemRegistry& registry, co
   options.report_dir = args.report;
   options.suite_argument = "check";
   options.stop_requested = stop_requested;
-  auto report = run_with_progress(suite, registry, options, "auto");
-  // An ad-hoc check has no suite file to re-run; point at the same command instead. The sanitizer's
-  // result (check sanitize_TOOL, every target) covers every check this command ran.
-  const std::string sanitize_check = args.sanitize.empty() ? "" : "sanitize_" + args.sanitize;
-  for (auto& r : report.results) {
-    if (!r.counterexample.empty()) continue;
-    const bool sanitizer_result = !sanitize_check.empty() && r.check == sanitize_check;
-    std::string checks = "--check " + r.check;
-    if (sanitizer_result) {
-      checks.clear();
-      for (const std::string& c : args.checks) checks += (checks.empty() ? "--check " : " --check ") + c;
-    }
-    const SystemEntry& system = registry.find(r.system);
-    std::string limits;
+  // An ad-hoc check has no suite file to re-run: its lines repeat this command for the one system.
+  // A saved case keeps `gnncheck repro DIR`; the run's whole sequence and the sanitizer's result
+  // (which covers every check) repeat every check this command ran.
+  options.rerun = [&args, &registry](const RerunScope& scope) -> std::string {
+    if (!scope.counterexample.empty() && !scope.whole_run) return {};
+    const SystemEntry& system = registry.find(scope.system);
+    std::string line = "gnncheck check " + system.command_line_flag;
     if (runs_as_process(system.kind))
-      for (const auto& f : args.systems.limit_flags()) limits += " " + f;
-    r.repro = fmt::format("gnncheck check {}{} --target {}{}{} --graphs {} --cases {} --seed {}{}",
-                          system.command_line_flag, limits, args.target, checks.empty() ? "" : " ", checks,
-                          args.graphs, args.cases, args.seed, sanitizer_result ? " --sanitize " + args.sanitize : "");
-  }
+      for (const auto& f : args.systems.limit_flags()) line += " " + f;
+    line += " --target " + args.target;
+    if (scope.whole_run || !scope.sanitizer.empty()) {
+      for (const std::string& c : args.checks) line += " --check " + c;
+    } else {
+      line += " --check " + scope.check;
+    }
+    line += fmt::format(" --graphs {} --cases {} --seed {}", args.graphs, args.cases, args.seed);
+    if (!scope.sanitizer.empty()) line += " --sanitize " + scope.sanitizer;
+    return line;
+  };
+  auto report = run_with_progress(suite, registry, options, "auto");
   return finish_run(report, args.report);
 }
 

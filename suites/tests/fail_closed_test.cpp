@@ -278,10 +278,8 @@ TEST(FailClosedTest, AUsedUpTimeBudgetSaysHowToRaiseIt) {
   fs::remove_all(dir);
 }
 
-// A bug that needs earlier calls (here: every answer after the 12th is wrong) is not reproduced by
-// the shrunk case on a fresh process; the report says so and re-runs the whole sequence instead.
-TEST(FailClosedTest, AStatefulFailureIsReRunAsTheWholeSequence) {
-  const auto dir = scratch("stateful");
+// An adapter whose gradients are wrong from its 13th call on: a bug that needs earlier calls.
+void write_drifting_adapter(const fs::path& dir) {
   std::ofstream(dir / "drifting.py") << fmt::format(R"(import sys
 sys.path.insert(0, "{}/adapters/python")
 import numpy as np
@@ -301,6 +299,13 @@ def spmm(case):
 kit.serve(name="drifting", targets={{"spmm": ("float64", spmm)}})
 )",
                                                      GNNCHECK_TEST_SOURCE_DIR);
+}
+
+// The shrunk case of such a bug passes on a fresh process; the report says so and re-runs the
+// whole sequence instead.
+TEST(FailClosedTest, AStatefulFailureIsReRunAsTheWholeSequence) {
+  const auto dir = scratch("stateful");
+  write_drifting_adapter(dir);
   const std::string run = fmt::format("gnncheck run ci --entry differential --adapter '{} drifting.py' --progress plain --report out",
                                       GNNCHECK_TEST_PYTHON);
   const CommandResult r = shell(run, dir);
@@ -309,6 +314,27 @@ kit.serve(name="drifting", targets={{"spmm": ("float64", spmm)}})
   const std::string rerun = first_rerun_line(r.output);
   EXPECT_THAT(rerun, HasSubstr("gnncheck run ci --entry differential --seed 1 --adapter")) << r.output;
   EXPECT_THAT(rerun, HasSubstr("--jobs 1"));
+  const CommandResult again = shell(rerun + " --report out2", dir);
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("passes on a fresh instance of the system"));
+  fs::remove_all(dir);
+}
+
+// `gnncheck check` has no suite to name: its whole sequence is the same command again, in the
+// report, the saved case and the printed line alike.
+TEST(FailClosedTest, AStatefulFailureOfACheckCommandIsReRunAsThatCommand) {
+  const auto dir = scratch("stateful-check");
+  write_drifting_adapter(dir);
+  const std::string run = fmt::format("gnncheck check --adapter '{} drifting.py' --target spmm --check differential --cases 30 "
+                                      "--seed 4 --report out",
+                                      GNNCHECK_TEST_PYTHON);
+  const CommandResult r = shell(run, dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("passes on a fresh instance of the system"));
+  const std::string rerun = first_rerun_line(r.output);
+  EXPECT_THAT(rerun, HasSubstr("gnncheck check --adapter")) << r.output;
+  EXPECT_THAT(rerun, HasSubstr("--target spmm --check differential --graphs small --cases 30 --seed 4")) << r.output;
+  EXPECT_THAT(read_file(dir / "out" / "report.json"), Not(HasSubstr("gnncheck run check")));
   const CommandResult again = shell(rerun + " --report out2", dir);
   EXPECT_EQ(again.exit_code, 1) << again.output;
   EXPECT_THAT(again.output, HasSubstr("passes on a fresh instance of the system"));
