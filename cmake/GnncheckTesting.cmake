@@ -14,6 +14,12 @@ function(gnncheck_add_test)
   cmake_parse_arguments(T "RUNS_GNNCHECK" "NAME;TIMEOUT;COST" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  # A test's own file is set-up and assertions; the code under test comes optimized from its
+  # libraries. -O1 (after the build type's -O3) compiles the test files about a third faster on the
+  # 2-core machine (reports' html_figures_test 20 → 11 s, protocol_test 20 → 15 s, checks_test 13 → 8 s).
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${T_NAME} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
+  endif()
   if(T_RUNS_GNNCHECK)
     add_dependencies(${T_NAME} gnncheck)
     target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR})

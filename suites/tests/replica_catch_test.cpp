@@ -4,7 +4,7 @@
 // gradient by `adjoint` alone and the unrepeatable forward by `state_repeat` alone; and `default`
 // names every replica of both catalogues in an entry that expects `caught`.
 //
-// GNNCHECK_CATCH_SEEDS seeds (3 in CI; the slow twin runs 100, the figure in
+// GNNCHECK_CATCH_SEEDS seeds (2 in CI; the slow twin runs 100, the figure in
 // docs/replicas.md).
 #include <algorithm>
 #include <set>
@@ -20,7 +20,7 @@
 #include "suites/suite.h"
 
 #ifndef GNNCHECK_CATCH_SEEDS
-#define GNNCHECK_CATCH_SEEDS 3
+#define GNNCHECK_CATCH_SEEDS 2
 #endif
 
 namespace gnncheck::suites {
@@ -70,7 +70,7 @@ TEST_P(CiCatches, EveryBlindSpotReplicaOnEverySeed) {
   const int caught_seeds = GNNCHECK_CATCH_SEEDS - static_cast<int>(missed.size());
   RecordProperty("caught_seeds", caught_seeds);
   std::cout << fmt::format("{}: caught by ci in {} of {} seeds\n", GetParam(), caught_seeds, GNNCHECK_CATCH_SEEDS);
-  // At least 99 in 100 (issue 15); with 3 seeds, every one.
+  // At least 99 in 100 (issue 15); with 2 seeds, every one.
   EXPECT_GE(caught_seeds * 100, 99 * GNNCHECK_CATCH_SEEDS) << "missed seeds: " << fmt::format("{}", fmt::join(missed, ", "));
 }
 
