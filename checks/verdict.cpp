@@ -210,9 +210,11 @@ void summarize(Verdict& v) {
       if (v.conclusion == Conclusion::not_applicable && v.detail.empty())
         v.detail = "nothing to compare: every tensor the check compares has no elements";
     } else if (headline->worst) {
-      // Equal infinities agree (an empty max segment's −∞ on both sides): no error, where ∞ − ∞ is NaN.
+      // Equal infinities that agree (an empty max segment's −∞ on both sides) have no error, where
+      // ∞ − ∞ is NaN; the same non-finite value in a comparison that disagrees stays ∞.
       const double a = headline->worst->actual, e = headline->worst->expected;
-      v.metric = a == e || (std::isnan(a) && std::isnan(e)) ? 0.0 : std::abs(a - e);
+      const bool same = a == e || (std::isnan(a) && std::isnan(e));
+      v.metric = same && !headline->disagrees() ? 0.0 : std::abs(a - e);
       if (std::isnan(v.metric)) v.metric = std::numeric_limits<double>::infinity();
       v.bound = headline->worst->bound;
     } else if (headline->disagrees()) {

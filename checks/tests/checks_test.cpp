@@ -452,6 +452,14 @@ TEST(Compare, EqualInfinitiesAgreeWithNoErrorInTheHeadline) {
   summarize(off);
   EXPECT_EQ(off.conclusion, Conclusion::fail);
   EXPECT_EQ(off.metric, 0.5) << "the element over its bound leads";
+  Verdict nan_twice;  // NaN against NaN under a NaN bound, as an adjoint of a softmax without its max
+  TensorComparison tc = compare_elementwise("⟨ȳ, J·u⟩ vs ⟨Jᵀȳ, u⟩", Tensor({1}, {NAN}), Tensor({1}, {NAN}), Tensor({1}, {NAN}));
+  tc.agreement = Agreement::disagrees;
+  tc.worst_ratio = inf;
+  nan_twice.comparisons.push_back(tc);
+  summarize(nan_twice);
+  EXPECT_EQ(nan_twice.conclusion, Conclusion::fail);
+  EXPECT_EQ(nan_twice.metric, inf) << "a failure never reads as no error";
 }
 
 TEST(Tolerance, LowerPrecisionGivesLooserBounds) {
