@@ -52,11 +52,11 @@ std::vector<std::string> inconclusive_reasons(const checks::Verdict& v) {
 
 void add_cause(std::vector<InconclusiveCause>& causes, const std::string& reason, std::int64_t cases) {
   const std::string key = cause_key(reason);
-  const auto it = std::find_if(causes.begin(), causes.end(), [&](const InconclusiveCause& c) { return cause_key(c.example) == key; });
+  const auto it = std::find_if(causes.begin(), causes.end(), [&](const InconclusiveCause& c) { return c.key == key; });
   if (it != causes.end())
     it->cases += cases;
   else
-    causes.push_back({reason, cases});
+    causes.push_back({reason, cases, key});
 }
 
 namespace {

@@ -50,6 +50,7 @@ double failure_ratio(const checks::Verdict& v);
 struct InconclusiveCause {
   std::string example;
   std::int64_t cases = 0;
+  std::string key;  // cause_key(example), kept so that counting a case compares and does not re-derive
 };
 
 // A reason with every number in it replaced by '#': "the logits reach |s| = 41.2" and "… |s| = 97"

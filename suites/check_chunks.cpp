@@ -51,7 +51,10 @@ void decide(const properties::CaseTally& tally, const std::string& target, Resul
       break;
     case checks::Conclusion::inconclusive:
       r.outcome = Outcome::inconclusive;
-      r.message = fmt::format("{} — nothing was verified (first: {})", counts, tally.first_inconclusive);
+      // The counts list the causes; a tally without them (a shard of an earlier version) names the first.
+      r.message = tally.inconclusive_causes.empty()
+                      ? fmt::format("{} — nothing was verified (first: {})", counts, tally.first_inconclusive)
+                      : fmt::format("{} — nothing was verified", counts);
       break;
     default:
       r.outcome = Outcome::not_applicable;

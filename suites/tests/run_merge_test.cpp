@@ -245,6 +245,28 @@ TEST(RunMerge, TheFirstChunkThatEndsTheDrawingLeadsAndLaterChunksAreNotCounted) 
   EXPECT_EQ(passing.message, "256 of 256 cases conclusive");
 }
 
+// Nothing conclusive: the message counts the causes once; only a shard of an earlier version, without
+// causes, names its first reason instead.
+TEST(RunMerge, AllInconclusiveChunksNameTheirCausesOnce) {
+  auto part = [](std::int64_t chunk, bool with_causes) {
+    reports::ResultRecord r;
+    r.entry = "e";
+    r.system = "s";
+    r.target = "gat";
+    r.check = "adjoint";
+    r.chunked = reports::ChunkedCases{.of = 2};
+    r.chunked->ran.push_back({.index = chunk, .drawn = 64, .inconclusive = 64});
+    r.chunked->first_inconclusive = {chunk, fmt::format("rows past the analysis, |s| = {}", 30 + chunk)};
+    if (with_causes) r.chunked->inconclusive_causes.push_back({chunk, 64, fmt::format("rows past the analysis, |s| = {}", 30 + chunk)});
+    return r;
+  };
+  const reports::ResultRecord r = combine_chunks({part(0, true), part(1, true)});
+  EXPECT_EQ(r.outcome, reports::Outcome::inconclusive);
+  EXPECT_EQ(r.message, "0 of 128 cases conclusive: 128 inconclusive (128: rows past the analysis, |s| = 30) — nothing was verified");
+  const reports::ResultRecord old = combine_chunks({part(0, false), part(1, false)});
+  EXPECT_EQ(old.message, "0 of 128 cases conclusive: 128 inconclusive — nothing was verified (first: rows past the analysis, |s| = 30)");
+}
+
 TEST(RunMerge, ChunkZeroKeepsTheTaskSeedAndLaterChunksHaveTheirOwn) {
   EXPECT_EQ(chunk_seed(12345, 0), 12345u);
   EXPECT_NE(chunk_seed(12345, 1), 12345u);
