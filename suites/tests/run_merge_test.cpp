@@ -125,8 +125,11 @@ TEST(RunMerge, SplitIntoOneThreeOrSevenShardsAndMergedGivesTheWholeRun) {
     const fs::path merged_dir = dir / fmt::format("merged-{}", of);
     const reports::RunReport merged = merge_shard_reports(shards, merged_dir);
     EXPECT_EQ(comparable(merged, merged_dir), expected) << of << " shards";
-    for (const auto& r : merged.results)
-      if (!r.counterexample.empty()) EXPECT_TRUE(fs::exists(merged_dir / r.counterexample / "case.json")) << r.counterexample;
+    for (const auto& r : merged.results) {
+      if (!r.counterexample.empty()) {
+        EXPECT_TRUE(fs::exists(merged_dir / r.counterexample / "case.json")) << r.counterexample;
+      }
+    }
   }
   fs::remove_all(dir);
 }
