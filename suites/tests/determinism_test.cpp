@@ -82,15 +82,15 @@ TEST(Determinism, SameSeedSameReportAcrossRunsThreadsAndJobs) {
   EXPECT_EQ(first["totals"]["results"], first["results"].size());
 
   EXPECT_EQ(run_ci({}), first) << "a second identical run";
-  EXPECT_EQ(run_ci({.jobs = 1, .omp_threads = 2, .seed = {}}), first) << "2 OpenMP threads";
-  EXPECT_EQ(run_ci({.jobs = 2, .omp_threads = 1, .seed = {}}), first) << "--jobs 2";
-  EXPECT_EQ(run_ci({.jobs = 3, .omp_threads = 2, .seed = {}}), first) << "--jobs 3 with 2 OpenMP threads each";
+  EXPECT_EQ(run_ci({.jobs = 1, .omp_threads = 2, .seed = {}, .share = {}}), first) << "2 OpenMP threads";
+  EXPECT_EQ(run_ci({.jobs = 2, .omp_threads = 1, .seed = {}, .share = {}}), first) << "--jobs 2";
+  EXPECT_EQ(run_ci({.jobs = 3, .omp_threads = 2, .seed = {}, .share = {}}), first) << "--jobs 3 with 2 OpenMP threads each";
 }
 
 TEST(Determinism, AnotherSeedDrawsOtherCases) {
   // Guards the test above against a report that does not depend on the seed at all.
-  const nlohmann::json seed1 = run_ci({.jobs = 1, .omp_threads = 1, .seed = 1});
-  const nlohmann::json seed2 = run_ci({.jobs = 1, .omp_threads = 1, .seed = 2});
+  const nlohmann::json seed1 = run_ci({.jobs = 1, .omp_threads = 1, .seed = 1, .share = {}});
+  const nlohmann::json seed2 = run_ci({.jobs = 1, .omp_threads = 1, .seed = 2, .share = {}});
   // Compared on the measured errors, not on the seeds and re-run lines that name the seed.
   auto errors = [](const nlohmann::json& report) {
     nlohmann::json all = nlohmann::json::array();
@@ -105,7 +105,7 @@ TEST(Determinism, AShardRepeatsExactlyAndItsRerunLinesRepeatTheWholeTask) {
   // `--share P/OF` runs a part of the run's units (suites/run_merge_test.cpp: merged, they are the
   // whole run); a shard repeats exactly, names itself in the report, and keeps each task's own seed.
   const nlohmann::json whole = run_ci({});
-  const nlohmann::json part = run_ci({.share = {2, 3}});
+  const nlohmann::json part = run_ci({.jobs = 1, .omp_threads = 1, .seed = {}, .share = {2, 3}});
   EXPECT_TRUE(whole["share"].is_null());
   EXPECT_EQ(part["share"]["part"], 2);
   EXPECT_EQ(part["share"]["of"], 3);
@@ -120,7 +120,7 @@ TEST(Determinism, AShardRepeatsExactlyAndItsRerunLinesRepeatTheWholeTask) {
     ASSERT_NE(same, whole["results"].end());
     EXPECT_EQ((*same)["seed"], r["seed"]);
   }
-  EXPECT_EQ(run_ci({.share = {2, 3}}), part) << "a shard repeats exactly";
+  EXPECT_EQ(run_ci({.jobs = 1, .omp_threads = 1, .seed = {}, .share = {2, 3}}), part) << "a shard repeats exactly";
 }
 
 TEST(Determinism, AStoppedCheckIsNotTestedAndSaysHowFarItGot) {
@@ -191,9 +191,12 @@ class InterruptedRun {
  public:
   explicit InterruptedRun(int free_evaluations) {
     suite_.time_budget_seconds = 0.0;
-    registry_.add({.name = "held", .kind = SystemKind::builtin, .summary = "cpu_float32, held on request", .bug = {},
-                   .availability = {},
-                   .make = [this, free_evaluations] { return std::make_unique<HeldSystem>(hold_, entered_, free_evaluations); }});
+    SystemEntry held;
+    held.name = "held";
+    held.kind = SystemKind::builtin;
+    held.summary = "cpu_float32, held on request";
+    held.make = [this, free_evaluations] { return std::make_unique<HeldSystem>(hold_, entered_, free_evaluations); };
+    registry_.add(std::move(held));
     if (pipe(stop_pipe_) != 0 || pipe(now_pipe_) != 0) throw std::runtime_error("pipe() failed");
     options_.only_entries = {"differential"};
     options_.override_systems = {"held"};

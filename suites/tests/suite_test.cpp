@@ -282,8 +282,12 @@ TEST(SuiteTest, CiTimeBudgetAllowsFortyMillisecondsForEveryEvaluationItAsks) {
   const Suite ci = load_suite(std::filesystem::path(GNNCHECK_TEST_SUITES_DIR) / "ci.yaml");
   std::atomic<std::int64_t> evaluations{0};
   SystemRegistry registry = SystemRegistry::with_builtins();
-  registry.add({.name = "counting", .kind = SystemKind::builtin, .summary = "cpu_float32, counted", .bug = {}, .availability = {},
-                .make = [&] { return std::make_unique<CountingSystem>(evaluations); }});
+  SystemEntry counting;
+  counting.name = "counting";
+  counting.kind = SystemKind::builtin;
+  counting.summary = "cpu_float32, counted";
+  counting.make = [&] { return std::make_unique<CountingSystem>(evaluations); };
+  registry.add(std::move(counting));
   Suite unlimited = ci;
   unlimited.time_budget_seconds = 0;
   RunOptions options;
