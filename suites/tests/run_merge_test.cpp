@@ -206,15 +206,21 @@ TEST(RunMerge, ShardsOfDifferentSeedsOrShardCountsOrOneGivenTwiceAreRefusedNamin
   fs::remove_all(dir);
 }
 
+// A record of one task (entry e, system s) cut into `of` chunks, none of them run yet.
+reports::ResultRecord chunked_record(const std::string& target, const std::string& check, std::int64_t of) {
+  reports::ResultRecord r;
+  r.entry = "e";
+  r.system = "s";
+  r.target = target;
+  r.check = check;
+  r.chunked = reports::ChunkedCases{.of = of};
+  return r;
+}
+
 // A failure in a later chunk leads; chunks after it are not counted, whichever shard ran them.
 TEST(RunMerge, TheFirstChunkThatEndsTheDrawingLeadsAndLaterChunksAreNotCounted) {
   auto part = [](std::vector<std::int64_t> chunks, std::int64_t ended_at) {
-    reports::ResultRecord r;
-    r.entry = "e";
-    r.system = "s";
-    r.target = "spmm";
-    r.check = "differential";
-    r.chunked = reports::ChunkedCases{.of = 4};
+    reports::ResultRecord r = chunked_record("spmm", "differential", 4);
     for (auto j : chunks) {
       r.chunked->ran.push_back({.index = j, .drawn = 64, .conclusive = 64, .points = 1});
       r.error_vs_bound.push_back({static_cast<double>(j), 10.0});
@@ -252,12 +258,7 @@ TEST(RunMerge, TheFirstChunkThatEndsTheDrawingLeadsAndLaterChunksAreNotCounted) 
 // causes, names its first reason instead.
 TEST(RunMerge, AllInconclusiveChunksNameTheirCausesOnce) {
   auto part = [](std::int64_t chunk, bool with_causes) {
-    reports::ResultRecord r;
-    r.entry = "e";
-    r.system = "s";
-    r.target = "gat";
-    r.check = "adjoint";
-    r.chunked = reports::ChunkedCases{.of = 2};
+    reports::ResultRecord r = chunked_record("gat", "adjoint", 2);
     r.chunked->ran.push_back({.index = chunk, .drawn = 64, .inconclusive = 64});
     r.chunked->first_inconclusive = {chunk, fmt::format("rows past the analysis, |s| = {}", 30 + chunk)};
     if (with_causes) r.chunked->inconclusive_causes.push_back({chunk, 64, fmt::format("rows past the analysis, |s| = {}", 30 + chunk)});
