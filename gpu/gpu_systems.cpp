@@ -13,6 +13,7 @@
 #include "gpu/cuda_check.h"
 #include "platform/device_memory.h"
 #include "gpu/gpu_targets.h"
+#include "oracle/random_case.h"
 #include "oracle/targets.h"
 
 namespace gnncheck {
@@ -21,11 +22,17 @@ namespace {
 using gpu::DeviceTensor;
 using gpu::GpuTargetFn;
 
+// Where a system's storage format is met: by its kernels, which read and write it themselves
+// (cuSPARSE's half calls), or at its boundary: the float32 kernels on values rounded to it, each
+// result rounded to it (the gpu_<format>_float32_sums systems).
+enum class StoredBy { kernels, boundary };
+
 class GpuSystem final : public System {
  public:
   GpuSystem(std::string name, std::map<std::string, GpuTargetFn> targets, Precision storage = Precision::float32,
-            Precision accumulation = Precision::float32)
-      : name_(std::move(name)), targets_(std::move(targets)), storage_(storage), accumulation_(accumulation) {
+            Precision accumulation = Precision::float32, StoredBy stored_by = StoredBy::kernels)
+      : name_(std::move(name)), targets_(std::move(targets)), storage_(storage), accumulation_(accumulation),
+        stored_by_(stored_by) {
     if (!accumulation_fits(storage, accumulation))
       throw InternalError(fmt::format("GPU system {}: {} accumulation cannot hold sums of {} values", name_,
                                       to_string(accumulation), to_string(storage)));
@@ -38,6 +45,7 @@ class GpuSystem final : public System {
 
   std::string name() const override { return name_; }
   const std::map<std::string, GpuTargetFn>& targets() const { return targets_; }
+  bool stored_at_boundary() const { return stored_by_ == StoredBy::boundary; }
 
   Availability availability() const override {
     const gpu::DeviceStatus status = gpu::probe_device();
@@ -108,8 +116,14 @@ class GpuSystem final : public System {
     return r;
   }
 
-  Result evaluate_or_throw(const Case& c) {
+  Result evaluate_or_throw(const Case& given) {
     Result r;
+    Case stored_case;
+    if (stored_at_boundary()) {
+      stored_case = given;
+      oracle::store_values_in(stored_case, storage_);
+    }
+    const Case& c = stored_at_boundary() ? stored_case : given;
     auto fn = targets_.find(c.target);
     if (fn == targets_.end()) {
       r.status = Status::unsupported;
@@ -146,6 +160,9 @@ class GpuSystem final : public System {
       for (const auto& [name, t] : run.outputs) r.outputs.emplace(name, t.download(ctx));
       for (const auto& [name, t] : run.gradients) r.gradients.emplace(name, t.download(ctx));
     }
+    if (stored_at_boundary())
+      for (TensorMap* m : {&r.outputs, &r.gradients})
+        for (auto& [name, t] : *m) t = rounded(t, storage_);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.peak_bytes = ctx.allocator.peak_bytes();
     return r;
@@ -154,16 +171,27 @@ class GpuSystem final : public System {
   std::string name_;
   std::map<std::string, GpuTargetFn> targets_;
   Precision storage_, accumulation_;
+  StoredBy stored_by_;
   std::unique_ptr<gpu::GpuContext> ctx_;  // created by the first evaluate() that finds a device
   device_memory::RetainedMeter meter_;  // under in_process_device_lock()
 };
 
-}  // namespace
-
-std::unique_ptr<System> make_gpu_system() {
+// Every op and layer of the GPU reference.
+std::map<std::string, GpuTargetFn> reference_targets() {
   auto targets = gpu::gpu_op_targets(gpu::Library::reference);
   for (auto& [name, fn] : gpu::gpu_layer_targets()) targets.emplace(name, std::move(fn));
-  return std::make_unique<GpuSystem>("gpu", std::move(targets));
+  return targets;
+}
+
+}  // namespace
+
+std::unique_ptr<System> make_gpu_system() { return std::make_unique<GpuSystem>("gpu", reference_targets()); }
+
+std::unique_ptr<System> make_gpu_stored_system(Precision storage) {
+  if (storage != Precision::float16 && storage != Precision::bfloat16 && storage != Precision::tf32)
+    throw InternalError(fmt::format("the GPU reference stores in float16, bfloat16 or tf32, not {}", to_string(storage)));
+  return std::make_unique<GpuSystem>(gpu_stored_system_name(storage), reference_targets(), storage,
+                                     Precision::float32, StoredBy::boundary);
 }
 
 std::unique_ptr<System> make_cusparse_system() {
@@ -182,8 +210,9 @@ std::unique_ptr<System> make_cusparse_bfloat16_system() {
 }
 
 const std::map<std::string, GpuTargetFn>* gpu::device_targets_of(const System& system) {
+  // A system stored at its boundary rounds in evaluate(); its kernels alone would compute float32.
   const auto* gpu_system = dynamic_cast<const GpuSystem*>(&system);
-  return gpu_system ? &gpu_system->targets() : nullptr;
+  return gpu_system && !gpu_system->stored_at_boundary() ? &gpu_system->targets() : nullptr;
 }
 
 // Both from the catalogue entries' GpuFacts (oracle/targets.h), where each implementation's audit

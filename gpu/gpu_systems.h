@@ -16,6 +16,15 @@
 //             float16 / bfloat16 and accumulation float32. float16 has all five
 //             targets; bfloat16 only spmm and spmm_transposed (cuSPARSE has no bfloat16 SDDMM, which
 //             sddmm_dot's forward and spmm_ve's grad_w need).
+// `gpu_float16_float32_sums`, `gpu_bfloat16_float32_sums`, `gpu_tf32_float32_sums`  the `gpu`
+//             reference stored in a coarser format, for every op and layer: each input, parameter
+//             and output gradient rounded to it before upload (index tensors kept), the float32
+//             kernels, each output and gradient rounded to it after download — what a tensor-core
+//             or fused kernel reading and writing that format with float32 sums returns (its
+//             intermediates in float32, which the tolerance model for such a declaration allows:
+//             checks/tolerance.md, "Storage and accumulation"). They declare precision
+//             float16 / bfloat16 / tf32 and accumulation float32; the CPU controls
+//             cpu_<format>_float32_sums are the same model around the oracle's float32 code.
 // All report availability() = {false, "no CUDA device"} when the CUDA runtime finds no device
 // (evaluate() then returns Status::unsupported with that reason); nothing touches the GPU before
 // the first evaluate(). Each Result carries the allocator's peak device bytes for that evaluation
@@ -28,12 +37,19 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "core/system.h"
 
 namespace gnncheck {
 
 std::unique_ptr<System> make_gpu_system();
+// storage: float16, bfloat16 or tf32 (InternalError otherwise).
+std::unique_ptr<System> make_gpu_stored_system(Precision storage);
+// Its name, also where CUDA is not built (gnncheck list still shows the system, unavailable).
+inline std::string gpu_stored_system_name(Precision storage) {
+  return "gpu_" + std::string(to_string(storage)) + "_float32_sums";
+}
 std::unique_ptr<System> make_cusparse_system();
 std::unique_ptr<System> make_cusparse_float16_system();
 std::unique_ptr<System> make_cusparse_bfloat16_system();

@@ -55,14 +55,30 @@ Tensor random_index_tensor(const std::vector<index_t>& shape, std::uint64_t seed
   return t;
 }
 
-void round_to_small_integers(Case& c) {
+namespace {
+
+// f on every tensor of values of the case (inputs, parameters, output gradients); index tensors are
+// choices, not values, and stay as they are.
+template <class F>
+void for_each_value_tensor(Case& c, F f) {
   const TargetSpec& spec = entry_of(c).spec;
   for (TensorMap* m : {&c.inputs, &c.parameters, &c.grad_outputs})
     for (auto& [name, t] : *m) {
       const TensorSlot* slot = find_slot(spec, name);
-      if (slot && slot->is_index()) continue;  // a choice, not a value
-      for (double& v : t.values()) v = std::round(2.0 * v);
+      if (!(slot && slot->is_index())) f(t);
     }
+}
+
+}  // namespace
+
+void round_to_small_integers(Case& c) {
+  for_each_value_tensor(c, [](Tensor& t) {
+    for (double& v : t.values()) v = std::round(2.0 * v);
+  });
+}
+
+void store_values_in(Case& c, Precision storage) {
+  for_each_value_tensor(c, [storage](Tensor& t) { t = rounded(t, storage); });
 }
 
 void keep_divisors_off_zero(const TargetDef& def, Case& c) {

@@ -40,6 +40,9 @@ Tensor random_index_tensor(const std::vector<index_t>& shape, std::uint64_t seed
 // [−1, 1), integers in [−2, 2] — exact in every format, and repeated, so a max or min ties. Divisors
 // moved off 0 first stay off it.
 void round_to_small_integers(Case& c);
+// The case as a kernel storing in `storage` reads it: every value of its inputs, parameters and
+// output gradients (index tensors excepted) rounded to nearest in `storage` (core/case.h, rounded).
+void store_values_in(Case& c, Precision storage);
 
 // Moves every value of the case's divisors (TargetDef::divisors) at least 1/2 away from 0, keeping
 // its sign: v ← sign(v)·(1/2 + |v|) (0 becomes 1/2). Every case source calls it after drawing values.

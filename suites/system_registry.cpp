@@ -16,9 +16,7 @@
 #include "adapters/replicas/half_precision.h"
 #include "adapters/replicas/replicas.h"
 #include "core/error.h"
-#ifdef GNNCHECK_SUITES_HAVE_CUDA
-#include "gpu/gpu_systems.h"
-#endif
+#include "gpu/gpu_systems.h"  // declarations only; the systems are made only where CUDA is built
 
 namespace gnncheck::suites {
 
@@ -45,6 +43,17 @@ std::optional<SystemKind> system_kind_named(const std::string& name) {
 bool is_own_system(SystemKind kind) {
   return kind == SystemKind::builtin || kind == SystemKind::gpu || kind == SystemKind::replica || kind == SystemKind::scale_replica;
 }
+
+namespace {
+
+// The GPU reference stored in a coarser format (gpu/gpu_systems.h, make_gpu_stored_system).
+std::string gpu_stored_system_summary(Precision storage) {
+  return fmt::format("the GPU reference on inputs stored in {0}, results stored in {0}, float32 kernels: declares {0} "
+                     "with float32 accumulation, correct",
+                     to_string(storage));
+}
+
+}  // namespace
 
 bool runs_as_process(SystemKind kind) { return kind == SystemKind::adapter || kind == SystemKind::plugin; }
 
@@ -96,6 +105,13 @@ SystemRegistry SystemRegistry::with_builtins() {
          .bug = "",
          .availability = gpu_here,
          .make = [] { return make_gpu_system(); }});
+  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32})
+    r.add({.name = gpu_stored_system_name(storage),
+           .kind = SystemKind::gpu,
+           .summary = gpu_stored_system_summary(storage),
+           .bug = "",
+           .availability = gpu_here,
+           .make = [storage] { return make_gpu_stored_system(storage); }});
   r.add({.name = "cusparse",
          .kind = SystemKind::gpu,
          .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward",
@@ -118,6 +134,9 @@ SystemRegistry SystemRegistry::with_builtins() {
   const Availability gpu_here{false, "this build has no CUDA (nvcc was not found at configure time; see GNNCHECK_CUDA)"};
   r.add({.name = "gpu", .kind = SystemKind::gpu, .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)", .bug = "",
          .availability = gpu_here, .make = nullptr});
+  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32})
+    r.add({.name = gpu_stored_system_name(storage), .kind = SystemKind::gpu, .summary = gpu_stored_system_summary(storage),
+           .bug = "", .availability = gpu_here, .make = nullptr});
   r.add({.name = "cusparse", .kind = SystemKind::gpu, .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward", .bug = "",
          .availability = gpu_here, .make = nullptr});
   r.add({.name = "cusparse_float16", .kind = SystemKind::gpu, .summary = "cuSPARSE's SpMM/SDDMM on float16 tensors with float32 sums",

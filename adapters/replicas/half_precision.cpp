@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "oracle/random_case.h"
 #include "oracle/targets.h"
 
 namespace gnncheck {
@@ -26,10 +27,7 @@ class HalfStorageSystem final : public System {
   Precision accumulation(const std::string&) const override { return Precision::float32; }
   Result evaluate(const Case& c) override {
     Case stored = c;
-    for (TensorMap* m : {&stored.inputs, &stored.parameters})
-      for (auto& [name, t] : *m)
-        if (!is_index_input(c, name)) t = rounded(t, storage_);
-    for (auto& [name, t] : stored.grad_outputs) t = rounded(t, storage_);
+    oracle::store_values_in(stored, storage_);
     Result r = oracle::evaluate(stored, Precision::float32);
     if (!r.ok()) return r;
     for (TensorMap* m : {&r.outputs, &r.gradients})
@@ -95,12 +93,6 @@ class HalfKernelSystem final : public System {
 };
 
 }  // namespace
-
-bool is_index_input(const Case& c, const std::string& name) {
-  for (const auto& slot : oracle::entry_of(c).spec.inputs)
-    if (slot.name == name) return slot.is_index();
-  return false;
-}
 
 std::unique_ptr<System> make_half_storage_system(Precision storage) {
   return std::make_unique<HalfStorageSystem>(storage);

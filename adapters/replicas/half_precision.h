@@ -19,9 +19,6 @@
 
 namespace gnncheck {
 
-// Whether input `name` of c's target holds indices (a choice, not a value: never rounded).
-bool is_index_input(const Case& c, const std::string& name);
-
 // A correct system storing in `storage` (float16, bfloat16 or tf32) and computing in float32, for every
 // target: each input, parameter and output gradient rounded to `storage` (index tensors left as
 // they are), the oracle's float32 code, each output and gradient rounded to `storage`. Named

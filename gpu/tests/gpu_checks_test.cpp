@@ -1,4 +1,5 @@
-// Every check of the check library (checks/checks.h) on the `gpu` and `cusparse` systems: for each
+// Every check of the check library (checks/checks.h) on the `gpu` and `cusparse` systems, and on
+// `gpu` stored in float16, bfloat16 and TF32 (gpu_<format>_float32_sums): for each
 // target they claim, on a square graph with duplicates and empty rows and on a non-square block,
 // differential, adjoint, op-order, the three metamorphic checks, both state checks, numerics
 // (large logits) and resources (no device-memory growth across evaluations) must pass wherever
@@ -8,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include "adapters/replicas/half_precision.h"
 #include "oracle/cpu_systems.h"
+#include "oracle/random_case.h"
 #include "checks/checks.h"
 #include "gpu/gpu_systems.h"
 #include "gpu/tests/gpu_test_support.h"
@@ -81,6 +84,44 @@ TEST(GpuChecksTest, BothSourceDegreeConventionsPassOnGraphsWhoseDegreesDiffer) {
           }
       }
     }
+  }
+}
+
+// The GPU reference stored in each coarser format, under that declaration (float32 sums): every
+// check on every target, required where the CPU control stored the same way passes it. An
+// inconclusive case (a kink or a softmax row within the format's rounding) is no failure.
+TEST(GpuChecksTest, TheStoredGpuReferencePassesEveryCheckInEachFormat) {
+  GNNCHECK_GPU_TEST_REQUIRES_DEVICE();
+  std::uint64_t seed = 500;
+  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32}) {
+    auto stored = make_gpu_stored_system(storage);
+    auto control = make_half_storage_system(storage);
+    SCOPED_TRACE(stored->name());
+    check_every_target(*stored, seed += 10, control.get());
+  }
+}
+
+// What makes it a stored system: every value it returns is one of its format, and it computes on
+// stored inputs (its answer differs from the float32 reference's where an input is not of the format).
+TEST(GpuChecksTest, TheStoredGpuReferenceReturnsValuesOfItsFormatFromStoredInputs) {
+  GNNCHECK_GPU_TEST_REQUIRES_DEVICE();
+  auto gpu = make_gpu_system();
+  auto g = std::make_shared<const Graph>(random_graph(GraphKind::square_with_duplicates, 61));
+  const Case c = oracle::make_random_case(oracle::find_target("gat"), g, {}, 61, {});
+  const Result plain = gpu->evaluate(c);
+  ASSERT_TRUE(plain.ok()) << plain.message;
+  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32}) {
+    auto stored = make_gpu_stored_system(storage);
+    SCOPED_TRACE(stored->name());
+    const Result r = stored->evaluate(c);
+    ASSERT_TRUE(r.ok()) << r.message;
+    bool differs = false;
+    for (const auto& [answer, float32_answer] : {std::pair{&r.outputs, &plain.outputs}, std::pair{&r.gradients, &plain.gradients}})
+      for (const auto& [name, t] : *answer) {
+        EXPECT_EQ(rounded(t, storage).values(), t.values()) << name << " holds a value outside " << to_string(storage);
+        differs = differs || t.values() != float32_answer->at(name).values();
+      }
+    EXPECT_TRUE(differs) << "the answer is the float32 reference's: the inputs were not stored";
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "oracle/cpu_systems.h"
 #include "gpu/gpu_systems.h"
+#include "gpu/gpu_targets.h"
 #include "gpu/tests/gpu_test_support.h"
 #include "oracle/random_case.h"
 #include "oracle/targets.h"
@@ -92,6 +93,28 @@ TEST(GpuSystemsAvailability, TheHalfPrecisionCusparseSystemsDeclareStorageAndFlo
   }
   for (const char* op : {"spmm_ve", "spmm_ve_transposed", "sddmm_dot"}) EXPECT_FALSE(bf16->supports(op)) << op;
   for (const char* op : {"edge_softmax", "gcn"}) EXPECT_FALSE(f16->supports(op)) << op;
+}
+
+// The GPU reference stored in a coarser format: every target of `gpu`, the format declared with
+// float32 sums, no device-resident path (its kernels alone compute float32: the rounding is in
+// evaluate()), and only the formats coarser than float32.
+TEST(GpuSystemsAvailability, TheStoredGpuReferenceDeclaresItsFormatOnEveryTarget) {
+  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32}) {
+    auto stored = make_gpu_stored_system(storage);
+    SCOPED_TRACE(stored->name());
+    EXPECT_EQ(stored->name(), gpu_stored_system_name(storage));
+    EXPECT_EQ(stored->availability().available, probe_device().available);
+    for (const auto& def : oracle::all_targets()) {
+      EXPECT_TRUE(stored->supports(def.spec.name)) << def.spec.name;
+      EXPECT_EQ(stored->precision(def.spec.name), storage);
+      EXPECT_EQ(stored->accumulation(def.spec.name), Precision::float32);
+    }
+    EXPECT_EQ(device_targets_of(*stored), nullptr);
+  }
+  EXPECT_EQ(gpu_stored_system_name(Precision::bfloat16), "gpu_bfloat16_float32_sums");
+  EXPECT_NE(device_targets_of(*make_gpu_system()), nullptr);
+  EXPECT_THROW(make_gpu_stored_system(Precision::float32), InternalError);
+  EXPECT_THROW(make_gpu_stored_system(Precision::float64), InternalError);
 }
 
 // The control for the bounds: the oracle's own code in float32 (a correct float32 implementation
