@@ -118,7 +118,7 @@ Jacobian numerical_jacobian(const CaseEvaluator& evaluate, const Case& c, const 
   Case work = forward_only(c);
   const OutputLayout layout = output_layout(spec, evaluate_ok(evaluate, work, "forward"));
   Tensor& x = input_tensor(work, input);
-  Jacobian jac{input, layout.names, layout.offsets, layout.total(), x.size(), {}};
+  Jacobian jac{input, layout.names, layout.offsets, layout.total(), x.size(), {}, {}, {}};
   jac.values.assign(static_cast<size_t>(jac.rows * jac.cols), 0.0);
   jac.column_resolution.assign(static_cast<size_t>(jac.cols), 0.0);
   double largest_output = 0.0;
@@ -168,7 +168,7 @@ std::vector<Jacobian> analytical_jacobians(const CaseEvaluator& evaluate, const 
   const OutputLayout layout = output_layout(spec, evaluate_ok(evaluate, forward_only(c), "forward"));
   std::vector<Jacobian> jacobians;
   for (const std::string& name : inputs) {
-    Jacobian jac{name, layout.names, layout.offsets, layout.total(), input_tensor(c, name).size(), {}};
+    Jacobian jac{name, layout.names, layout.offsets, layout.total(), input_tensor(c, name).size(), {}, {}, {}};
     jac.values.assign(static_cast<size_t>(jac.rows * jac.cols), 0.0);
     jacobians.push_back(std::move(jac));
   }

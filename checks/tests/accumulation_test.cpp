@@ -91,7 +91,7 @@ TEST(Accumulation, Float32SumsTightenALongRowsBoundAndKeepTheStoredInputsShare) 
 TEST(Accumulation, TheHalfKernelPassesWithFloat32SumsAndIsCaughtWithFloat16Sums) {
   // The smallest revealing case of replica 31: a row of equal-sign terms long enough that float16
   // partial sums lose the terms (spacing 0.5 past 512).
-  for (const std::string target : half_kernel_targets()) {
+  for (const std::string& target : half_kernel_targets()) {
     // Terms of one sign: spmm_ve's and sddmm_dot's edge values vary along the row, and a sum of
     // terms of both signs stays small, its float16 rounding within the bound.
     Case c = random_case(target, parallel_edges(1000), {{"features", std::int64_t{2}}});

@@ -297,7 +297,7 @@ TEST(AdjointBound, ATf32WrongEdgeValueGradientFailsOnFortyNodeGraphs) {
     ASSERT_EQ(v.conclusion, Conclusion::fail) << one_line(v);
     EXPECT_GT(v.metric, 10 * v.bound) << one_line(v);
     for (const auto& tc : v.comparisons)
-      if (tc.input == "edge_values") EXPECT_TRUE(tc.disagrees()) << tc.tensor;
+      if (tc.input == "edge_values") { EXPECT_TRUE(tc.disagrees()) << tc.tensor; }
   }
 }
 
@@ -319,7 +319,7 @@ TEST(AdjointBound, CorrectSystemsStayFarBelowItAcrossKinkyLayers) {
         const Verdict v = adjoint(*s, c);
         EXPECT_TRUE(v.passed()) << one_line(v) << "\n" << v.message;
         EXPECT_LT(v.metric, 0.5 * v.bound) << one_line(v);
-        if (s == float32.get()) EXPECT_EQ(inconclusive_comparisons(v), 0) << one_line(v);
+        if (s == float32.get()) { EXPECT_EQ(inconclusive_comparisons(v), 0) << one_line(v); }
       }
     }
   }

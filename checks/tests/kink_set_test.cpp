@@ -181,7 +181,7 @@ TEST(KinkSet, TheAdjointComparesWithEveryValidGradientWhereAKinkStaysNear) {
         caught += w.conclusion == Conclusion::fail && adjoint_decided_at_kinks(w);
       }
       EXPECT_GT(decided, 0) << l.target << " " << to_string(p) << ": no base point kept a kink within rounding";
-      if (p == Precision::float16) EXPECT_GE(4 * caught, 3 * decided) << l.target << ": " << caught << " of " << decided;
+      if (p == Precision::float16) { EXPECT_GE(4 * caught, 3 * decided) << l.target << ": " << caught << " of " << decided; }
     }
 }
 
@@ -233,9 +233,9 @@ TEST(KinkSet, MostCasesOfAFewDozenNodesAreDecidedAtEveryHalfPrecision) {
       for (const auto& [name, value] : l.attributes.values()) attrs += fmt::format(" {}={}", name, to_plain_string(value));
       fmt::print("| {}{} | {} | {} | {} | {} % | {} % | {} |\n", l.target, attrs, to_string(p), cases, near,
                  100 * before / cases, 100 * after / cases, failed);
-      if (li < decided_layers) EXPECT_GT(at_kinks, 0) << l.target << attrs << " " << to_string(p);
+      if (li < decided_layers) { EXPECT_GT(at_kinks, 0) << l.target << attrs << " " << to_string(p); }
       // GINE's x and edge_attr stay inconclusive where both of its sites are near (kink_set.h).
-      if (li < decided_layers && l.target != "gine") EXPECT_GE(10 * after, 9 * cases) << l.target << attrs << " " << to_string(p);
+      if (li < decided_layers && l.target != "gine") { EXPECT_GE(10 * after, 9 * cases) << l.target << attrs << " " << to_string(p); }
     }
 }
 

@@ -110,7 +110,7 @@ TEST(SubgradientSet, TheFirstTheLastAndAnEvenSplitAllPassTheDifferentialCheck) {
       EXPECT_EQ(v.conclusion, Conclusion::pass) << system->name() << " " << reduce << ": " << v.message;
       // Decided at the ties, not by luck of agreeing with the oracle's choice.
       for (const auto& tc : v.comparisons)
-        if (tc.is_gradient) EXPECT_THAT(tc.reason, HasSubstr("compared with the valid gradient nearest to it"));
+        if (tc.is_gradient) { EXPECT_THAT(tc.reason, HasSubstr("compared with the valid gradient nearest to it")); }
     }
   }
 }

@@ -105,8 +105,8 @@ TEST(Gradcheck, NonFiniteGradientFails) {
 }
 
 TEST(Gradcheck, CompareRefusesJacobiansOfDifferentShapes) {
-  Jacobian a{"x", {"y"}, {0, 2}, 2, 1, {0, 0}};
-  Jacobian b{"x", {"y"}, {0, 1}, 1, 2, {0, 0}};
+  Jacobian a{"x", {"y"}, {0, 2}, 2, 1, {0, 0}, {}, {}};
+  Jacobian b{"x", {"y"}, {0, 1}, 1, 2, {0, 0}, {}, {}};
   EXPECT_THROW(compare_jacobians(a, b, kGradcheckBound), InternalError);
 }
 

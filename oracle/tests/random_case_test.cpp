@@ -65,7 +65,7 @@ TEST(RandomCase, RespectsRangeAndZeroFraction) {
   options.zero_fraction = 0.0;
   const Tensor dense = random_tensor({10'000}, 3, "input:x", options);
   for (index_t i = 0; i < t.size(); ++i)
-    if (t[i] != 0.0) EXPECT_EQ(t[i], dense[i]);
+    if (t[i] != 0.0) { EXPECT_EQ(t[i], dense[i]); }
 }
 
 TEST(RandomCase, ForwardOnlyCaseHasNoOutputGradients) {
@@ -88,7 +88,7 @@ TEST(RandomCase, OptionalParameterSwitchedOffIsLeftOutAndTheCaseEvaluates) {
     const Result r = evaluate(without);
     EXPECT_TRUE(r.ok()) << def.spec.name << ": " << r.message;
     for (const auto& [name, t] : with.parameters)
-      if (!without.parameters.count(name)) EXPECT_FALSE(r.gradients.count(name)) << def.spec.name << " " << name;
+      if (!without.parameters.count(name)) { EXPECT_FALSE(r.gradients.count(name)) << def.spec.name << " " << name; }
   }
   EXPECT_GE(targets_with_bias, 4);  // gcn, gin, gat, sage at least
 }

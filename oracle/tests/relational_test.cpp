@@ -208,7 +208,12 @@ struct RgatHand {
   Tensor types{{3}, {0, 1, 0}};
   layers::RgatParameters<double> p{Tensor({2, 1, 1}, {1, 2}), Tensor({1, 1}, {1}), Tensor({1, 1}, {1}),
                                    Tensor({1}, {1})};
-  layers::RgatConfig cfg{.in_features = 1, .out_features = 1, .heads = 1, .relations = 2};
+  layers::RgatConfig cfg = [] {
+    layers::RgatConfig c;
+    c.in_features = c.out_features = c.heads = 1;
+    c.relations = 2;
+    return c;
+  }();
 };
 
 TEST(Rgat, NormalizesTheAttentionAcrossRelations) {
@@ -263,7 +268,7 @@ TEST(Rgat, WrongVariantsNormalizeWithinRelationsAndMoveARelationsGradient) {
   Case one_type = c;
   one_type.inputs["edge_type"] = Tensor({3}, {0, 0, 0});
   for (const auto& v : find_target("rgat").wrong_variants)
-    if (v.name == "softmax_within_relation") EXPECT_FALSE(v.evaluate(one_type, {}).has_value());
+    if (v.name == "softmax_within_relation") { EXPECT_FALSE(v.evaluate(one_type, {}).has_value()); }
 }
 
 TEST(Rgat, RefusesAnEdgeRelationOutOfRangeAndWrongShapes) {

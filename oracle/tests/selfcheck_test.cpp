@@ -58,7 +58,7 @@ TEST(Selfcheck, EveryAttributesDrawAndVariantsFitItsEntry) {
         case AttributeDraw::Kind::coin: EXPECT_TRUE(std::holds_alternative<bool>(a.default_value)) << where; break;
         case AttributeDraw::Kind::heads: EXPECT_EQ(a.name, "heads") << where; break;
         case AttributeDraw::Kind::choices:
-          if (a.drawn) EXPECT_FALSE(a.choices.empty()) << where;
+          if (a.drawn) { EXPECT_FALSE(a.choices.empty()) << where; }
           break;
       }
       std::vector<Attributes> variants = a.selfcheck_variants;
