@@ -632,6 +632,47 @@ TEST(Tolerance, ACaseBeyondTheDeclaredFormatsRangeIsInconclusiveNotAFailure) {
   }
 }
 
+// With the numerics check's inputs of 10³, GATv2's logits reach 10⁹: in float32 they round by about
+// 60, so a correct float32 computation may turn a one-hot row into a tie and its att gradient into
+// 10¹⁵, ±∞ once stored in float16 (the GPU reference stored in float16 returned ∞ so, seed 511 of
+// gpu_checks_test). Past the softmax analysis in a half format no bound is known, as the
+// differential check says; numerics asks nothing there, and still fails an infinite answer from a
+// system that declares float32.
+class InfiniteAttGradient final : public System {
+ public:
+  explicit InfiniteAttGradient(Precision storage) : storage_(storage) {}
+  std::string name() const override { return "infinite_att_gradient"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return storage_; }
+  Precision accumulation(const std::string&) const override { return Precision::float32; }
+  Result evaluate(const Case& c) override {
+    Result r = oracle::evaluate(c, Precision::float64);
+    if (r.ok() && r.gradients.count("att")) r.gradients.at("att")[0] = INFINITY;
+    return r;
+  }
+
+ private:
+  Precision storage_;
+};
+
+TEST(Tolerance, NumericsAsksNothingPastTheSoftmaxAnalysisInAHalfFormat) {
+  const Case c = random_case("gatv2", {{"in_features", std::int64_t{8}}, {"out_features", std::int64_t{8}}});
+  for (Precision half : {Precision::float16, Precision::bfloat16, Precision::tf32}) {
+    InfiniteAttGradient stored(half);
+    const Verdict v = numerics(stored, c, {});
+    EXPECT_EQ(v.conclusion, Conclusion::not_applicable) << v.message;
+    EXPECT_NE((v.detail + v.message).find("past the softmax analysis"), std::string::npos) << v.detail;
+  }
+  InfiniteAttGradient float32(Precision::float32);
+  EXPECT_EQ(numerics(float32, c, {}).conclusion, Conclusion::fail);
+  // A row of small logits is within the analysis in every format: there the answer must be finite.
+  InfiniteAttGradient float16(Precision::float16);
+  const Case small = map_values(c, [](double x) { return x / 1e3; });
+  CheckOptions within;
+  within.numerics_magnitude = 1.0;
+  EXPECT_EQ(numerics(float16, small, within).conclusion, Conclusion::fail);
+}
+
 // mul over a segment of fourteen values of 10³ and two of 10⁻³: the product, 10³⁶, is in float32's
 // range, but the partial products in edge-id order pass it (10⁴²), so a correct float32 system
 // returns ∞ (and NaN in the gradient, ∞·0 with the zero of column 1). Differential is inconclusive
