@@ -169,27 +169,52 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
   auto weights = nearest_weights(p, residual);
   snap_to_vertices(weights);
 
-  SubgradientDecision d;
-  for (const auto& [input, base] : set.base) d.nearest.emplace(input, base);
-  for (std::size_t gi = 0; gi < set.groups.size(); ++gi)
-    for (std::size_t a = 0; a < set.groups[gi].alternatives.size(); ++a)
-      for (const oracle::GradientTerm& t : set.groups[gi].alternatives[a].terms)
-        d.nearest.at(t.input)[t.flat_index] += weights[gi][a] * t.value;
-  // The residual again, from the nearest gradient in its own units: the solver's running residual
-  // in bound units has rounded by up to a bound unit where terms are about 1/u (float64 systems).
-  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
-    const Tensor& nearest = d.nearest.at(p.inputs[i]);
-    const Tensor& got = *actual.at(p.inputs[i]);
-    for (index_t k = 0; k < nearest.size(); ++k) {
-      const std::size_t j = p.offsets[i] + static_cast<std::size_t>(k);
-      residual[j] = (got[k] - nearest[k]) / p.bound[j];
+  // The valid gradient at `w` (one weight per alternative of each group), and its residual in bound
+  // units, from the gradient in its own units: the solver's running residual in bound units has
+  // rounded by up to a bound unit where terms are about 1/u (float64 systems).
+  auto gradient_at = [&](const std::vector<std::vector<double>>& w, std::vector<double>& r) {
+    std::map<std::string, Tensor> nearest;
+    for (const auto& [input, base] : set.base) nearest.emplace(input, base);
+    for (std::size_t gi = 0; gi < set.groups.size(); ++gi)
+      for (std::size_t a = 0; a < set.groups[gi].alternatives.size(); ++a)
+        for (const oracle::GradientTerm& t : set.groups[gi].alternatives[a].terms)
+          nearest.at(t.input)[t.flat_index] += w[gi][a] * t.value;
+    r.assign(p.target.size(), 0.0);
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+      const Tensor& n = nearest.at(p.inputs[i]);
+      const Tensor& got = *actual.at(p.inputs[i]);
+      for (index_t k = 0; k < n.size(); ++k) {
+        const std::size_t j = p.offsets[i] + static_cast<std::size_t>(k);
+        r[j] = (got[k] - n[k]) / p.bound[j];
+      }
     }
+    return nearest;
+  };
+  auto worst_of = [](const std::vector<double>& r) {
+    std::size_t at = 0;
+    for (std::size_t j = 0; j < r.size(); ++j)
+      if (std::abs(r[j]) > std::abs(r[at])) at = j;
+    return std::pair<double, std::size_t>{r.empty() ? 0.0 : std::abs(r[at]), at};
+  };
+  SubgradientDecision d;
+  d.nearest = gradient_at(weights, residual);
+  auto [worst, worst_at] = worst_of(residual);
+  // Least squares trades the worst element for many: its nearest gradient can lie farther from the
+  // answer there than a vertex does. The first alternative of every group (at a kink, the oracle's
+  // own side) is a valid gradient too; where its worst residual is smaller, it is the one compared.
+  std::vector<std::vector<double>> first(weights.size());
+  for (std::size_t gi = 0; gi < weights.size(); ++gi) {
+    first[gi].assign(weights[gi].size(), 0.0);
+    if (!first[gi].empty()) first[gi][0] = 1.0;
   }
-
-  double worst = 0;
-  std::size_t worst_at = 0;
-  for (std::size_t j = 0; j < residual.size(); ++j)
-    if (std::abs(residual[j]) > worst) worst = std::abs(residual[j]), worst_at = j;
+  std::vector<double> first_residual;
+  std::map<std::string, Tensor> first_gradient = gradient_at(first, first_residual);
+  if (const auto [first_worst, first_at] = worst_of(first_residual); first_worst < worst) {
+    d.nearest = std::move(first_gradient);
+    residual = std::move(first_residual);
+    worst = first_worst;
+    worst_at = first_at;
+  }
   const std::size_t groups = set.groups.size();
   // "the 3 ties" or "the 3 kink units within rounding", for the messages.
   const std::string where = set.one_sided_kinks

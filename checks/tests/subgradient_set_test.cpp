@@ -70,6 +70,28 @@ TEST(SubgradientSet, TheNearestValidGradientIsReported) {
   EXPECT_THAT(d.how, HasSubstr("no valid gradient at the 1 tie is within the bounds"));
 }
 
+// Least squares trades the worst element for many. One kink unit within rounding whose other side
+// moves 100 elements by 0.3 bound units and one by 1.2: an answer on the oracle's side, 0.3 units off
+// on those 100 elements, is nearest in least squares to a mix (weight 0.86 on the other side) that
+// lies 1.03 units off on the last one, where no valid gradient is shown out of reach either — it was
+// undecided. The oracle's own side is within 0.3 units everywhere, so it is inside, compared there.
+TEST(SubgradientSet, AVertexNearerInTheWorstElementThanTheLeastSquaresMixIsTheOneCompared) {
+  oracle::SubgradientChoices s;
+  s.one_sided_kinks = true;
+  s.base["x"] = Tensor({101, 1});
+  std::vector<oracle::GradientTerm> other;
+  for (index_t i = 0; i < 100; ++i) other.push_back({"x", i, 0.3});
+  other.push_back({"x", 100, 1.2});
+  s.groups.push_back({"ReLU pre-activation z[0]", {{"the oracle's side", {}}, {"the other side", other}}});
+  Tensor actual({101, 1});
+  for (index_t i = 0; i < 100; ++i) actual[i] = 0.3;
+  const Tensor bound({101, 1}, 1.0);
+  const SubgradientDecision d = decide_subgradient(s, {{"x", &actual}}, {{"x", &bound}});
+  EXPECT_EQ(d.outcome, SubgradientOutcome::inside) << d.how;
+  EXPECT_THAT(d.how, HasSubstr("(0.3 of bound at worst)"));
+  EXPECT_EQ(d.nearest.at("x").values(), s.base.at("x").values());
+}
+
 // copy_u with max over a row of three duplicate edges (0 ← 1 three times) and one other: all tie.
 Case tied_case(const std::string& reduce) {
   Case c;
