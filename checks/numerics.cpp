@@ -41,8 +41,8 @@ Verdict numerics(System& system, const Case& c, const CheckOptions& options) {
   const oracle::TargetDef& def = oracle::entry_of(c);
   // Past the softmax analysis in a format coarser than float32 no bound is known, and the differential
   // check leaves such a case inconclusive: a correct answer may be off without limit, ±∞ once stored.
-  // The GPU reference stored in float16 was so on GATv2's att gradient at logits of 10⁹, whose
-  // float32 rounding (about 60) turned a one-hot row into a tie.
+  // The GPU reference stored in float16 returned ∞ for GATv2's att gradient at logits of 10⁹, which
+  // float32 rounds by about 60: enough to turn a one-hot row into a tie.
   Bounds past_analysis;
   note_softmax_past_analysis(def, big, v.precision, past_analysis);
   if (!past_analysis.no_bound.empty())

@@ -14,6 +14,9 @@ namespace {
 
 // A bound below this is taken as this, so that residuals in bound units stay finite when squared.
 constexpr double kSmallestBound = 1e-150;
+// The largest worst residual, in bound units, of an answer inside the set: 1 less a margin for
+// rebuilding the nearest gradient in its own units.
+constexpr double kInside = 1.0 - 1e-6;
 
 // One alternative's terms as (position in the flattened gradients, value in bound units).
 struct ScaledTerm {
@@ -201,7 +204,9 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
   auto [worst, worst_at] = worst_of(residual);
   // Least squares trades the worst element for many: its nearest gradient can lie farther from the
   // answer there than a vertex does. The first alternative of every group (at a kink, the oracle's
-  // own side) is a valid gradient too; where its worst residual is smaller, it is the one compared.
+  // own side) is a valid gradient too; where it lies within the bounds and its worst residual is
+  // smaller, it is the one compared. Otherwise the least-squares residual stays: it is the direction
+  // that separates an answer outside the set (below).
   std::vector<std::vector<double>> first(weights.size());
   for (std::size_t gi = 0; gi < weights.size(); ++gi) {
     first[gi].assign(weights[gi].size(), 0.0);
@@ -209,7 +214,7 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
   }
   std::vector<double> first_residual;
   std::map<std::string, Tensor> first_gradient = gradient_at(first, first_residual);
-  if (const auto [first_worst, first_at] = worst_of(first_residual); first_worst < worst) {
+  if (const auto [first_worst, first_at] = worst_of(first_residual); first_worst < worst && first_worst <= kInside) {
     d.nearest = std::move(first_gradient);
     residual = std::move(first_residual);
     worst = first_worst;
@@ -220,7 +225,7 @@ SubgradientDecision decide_subgradient(const oracle::SubgradientChoices& set,
   const std::string where = set.one_sided_kinks
                                 ? fmt::format("{} kink unit{} within rounding", groups, groups == 1 ? "" : "s")
                                 : fmt::format("{} tie{}", groups, groups == 1 ? "" : "s");
-  if (worst <= 1.0 - 1e-6) {  // a margin for rebuilding the nearest gradient in its own units
+  if (worst <= kInside) {
     d.outcome = SubgradientOutcome::inside;
     d.how = fmt::format("compared with the valid gradient nearest to it at the {} ({} of bound at worst)", where,
                         fmt::format("{:.3g}", worst));

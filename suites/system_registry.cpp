@@ -44,9 +44,14 @@ bool is_own_system(SystemKind kind) {
   return kind == SystemKind::builtin || kind == SystemKind::gpu || kind == SystemKind::replica || kind == SystemKind::scale_replica;
 }
 
+bool runs_as_process(SystemKind kind) { return kind == SystemKind::adapter || kind == SystemKind::plugin; }
+
 namespace {
 
-// The GPU reference stored in a coarser format (gpu/gpu_systems.h, make_gpu_stored_system).
+// The formats the correct stored systems keep their tensors in, with float32 sums: the CPU controls
+// (cpu_<format>_float32_sums) and the GPU reference stored so (gpu_<format>_float32_sums).
+constexpr Precision kStoredFormats[] = {Precision::float16, Precision::bfloat16, Precision::tf32};
+
 std::string gpu_stored_system_summary(Precision storage) {
   return fmt::format("the GPU reference on inputs stored in {0}, results stored in {0}, float32 kernels: declares {0} "
                      "with float32 accumulation, correct",
@@ -54,8 +59,6 @@ std::string gpu_stored_system_summary(Precision storage) {
 }
 
 }  // namespace
-
-bool runs_as_process(SystemKind kind) { return kind == SystemKind::adapter || kind == SystemKind::plugin; }
 
 SystemRegistry SystemRegistry::with_builtins() {
   SystemRegistry r;
@@ -80,7 +83,7 @@ SystemRegistry SystemRegistry::with_builtins() {
          .make = [] { return make_cpu_float32_right_derivatives_system(); }});
   // Controls of the precision replicas: float16, bfloat16 or TF32 storage with float32 sums, correct
   // (TF32: a tensor-core matmul's operands rounded to TF32, its sums in float32).
-  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32})
+  for (Precision storage : kStoredFormats)
     r.add({.name = make_half_storage_system(storage)->name(),
            .kind = SystemKind::builtin,
            .summary = fmt::format("the oracle's float32 code on inputs stored in {0}, results stored in {0}: declares "
@@ -105,7 +108,7 @@ SystemRegistry SystemRegistry::with_builtins() {
          .bug = "",
          .availability = gpu_here,
          .make = [] { return make_gpu_system(); }});
-  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32})
+  for (Precision storage : kStoredFormats)
     r.add({.name = gpu_stored_system_name(storage),
            .kind = SystemKind::gpu,
            .summary = gpu_stored_system_summary(storage),
@@ -134,7 +137,7 @@ SystemRegistry SystemRegistry::with_builtins() {
   const Availability gpu_here{false, "this build has no CUDA (nvcc was not found at configure time; see GNNCHECK_CUDA)"};
   r.add({.name = "gpu", .kind = SystemKind::gpu, .summary = "CUDA/cuSPARSE float32 reference (GraphPy style)", .bug = "",
          .availability = gpu_here, .make = nullptr});
-  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32})
+  for (Precision storage : kStoredFormats)
     r.add({.name = gpu_stored_system_name(storage), .kind = SystemKind::gpu, .summary = gpu_stored_system_summary(storage),
            .bug = "", .availability = gpu_here, .make = nullptr});
   r.add({.name = "cusparse", .kind = SystemKind::gpu, .summary = "cuSPARSE's own SpMM/SDDMM calls, forward and backward", .bug = "",
