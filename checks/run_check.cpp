@@ -1,10 +1,17 @@
 // run_check: the one dispatch from a check's kind to its function (one file per check, named after it).
+#include <exception>
+#include <optional>
+
 #include "checks/checks.h"
+#include "checks/softmax_past_analysis.h"
+#include "checks/stored_values.h"
 #include "core/error.h"
+#include "oracle/targets.h"
 
 namespace gnncheck::checks {
+namespace {
 
-Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOptions& options) {
+Verdict dispatch(CheckKind kind, System& system, const Case& c, const CheckOptions& options) {
   switch (kind) {
     case CheckKind::differential: return differential(system, c, options);
     case CheckKind::gradient: return gradient(system, c, options);
@@ -19,6 +26,32 @@ Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOpti
     case CheckKind::resources: return resources(system, c, options);
   }
   throw InternalError("run_check: unknown check kind");
+}
+
+// A case whose softmax rows are past the analysis in the system's format, moved within it (every
+// check that compares under the measured bounds; numerics scales its case on purpose and resources
+// compares none). The format is the one the rule reads (StoredValues::floor_format). A case the
+// oracle's hooks cannot read (a tensor missing) is left for the check to refuse with its own error.
+std::optional<SoftmaxAnalysisMove> softmax_move(CheckKind kind, System& system, const Case& c) {
+  if (kind == CheckKind::numerics || kind == CheckKind::resources) return std::nullopt;
+  const oracle::TargetDef* def = oracle::lookup_target(c.target);
+  if (!def || !def->spec.tolerance.softmax_rows || !system.supports(c.target)) return std::nullopt;
+  try {
+    const Formats formats(system.precision(c.target), system.accumulation(c.target));
+    return moved_within_softmax_analysis(*def, c, stored_values(c, formats).floor_format);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOptions& options) {
+  const std::optional<SoftmaxAnalysisMove> move = softmax_move(kind, system, c);
+  if (!move) return dispatch(kind, system, c, options);
+  Verdict v = dispatch(kind, system, move->moved, options);
+  v.tolerance_model += (v.tolerance_model.empty() ? "" : "; ") + move->note;
+  return v;
 }
 
 }  // namespace gnncheck::checks

@@ -67,6 +67,7 @@ TargetDef agnn_target() {
       "The aggregation uses x, not n. beta is a parameter of shape [1]; there is no weight matrix (in = out = features)."};
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::agnn_attention}};
   spec.tolerance.softmax_rows = agnn_softmax_rows;
+  spec.tolerance.logit_scales = {"beta"};
   auto inputs = [](const Graph& g, const Attributes& a) {
     return Shapes{{"x", {g.n_src(), AgnnConfig::from_attributes(a).features}}, {"beta", {1}}};
   };

@@ -58,6 +58,7 @@ TargetDef attention_target() {
   // where a near one-hot row cancels (checks/tolerance.md, "Fused attention's floor").
   def.spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::attention_logits}};
   def.spec.tolerance.softmax_rows = attention_softmax_rows;
+  def.spec.tolerance.logit_scales = {"logits"};
   // gpu/op_targets.cpp: edge softmax, then spmm_ve, whose backward walks the CSC (edge_perm).
   def.spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   def.receptive_field = [](const Attributes&) { return ReceptiveField{}; };

@@ -128,6 +128,7 @@ TargetDef gat_target() {
   // gradient; the layer adds that floor propagated into the attention, weight and x gradients.
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::gat_attention}};
   spec.tolerance.softmax_rows = gat_softmax_rows;
+  spec.tolerance.logit_scales = {"att_src", "att_dst"};
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = one_sided_kink_hooks(gat_kink_arguments, evaluate_at);

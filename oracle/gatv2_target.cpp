@@ -125,6 +125,7 @@ TargetDef gatv2_target() {
   // cancelling) softmax row keeps in its gradient, carried here through every channel's LeakyReLU.
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::gatv2_attention}};
   spec.tolerance.softmax_rows = gatv2_softmax_rows;
+  spec.tolerance.logit_scales = {"att"};
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};
   TargetDef def = make_target(std::move(spec), inputs, outputs, evaluate_at(KinkSide::left));
   def.kinks = one_sided_kink_hooks(gatv2_kink_arguments, evaluate_at);

@@ -164,6 +164,7 @@ TargetDef rgat_target() {
   // cancelling) softmax row keeps in its gradient, here carried through q, k and each relation's W.
   spec.tolerance = {ToleranceKind::measured, 0, {}, {ToleranceFloor::rgat_attention}};
   spec.tolerance.softmax_rows = rgat_softmax_rows;
+  spec.tolerance.logit_scales = {"q", "k"};
   // gpu/layers/layer_targets.cpp reads the graph through run.graph() only, and grad_x walks the CSC
   // with edge_perm to find each edge's relation.
   spec.gpu = {.device_resident = true, .reads_edge_perm = true};

@@ -75,9 +75,13 @@ std::string describe(const ToleranceRule& rule) {
       out += "; plus the softmax backward's rounding per edge carried to beta through |cos| and to x through the "
              "normalization's Jacobian (growing as 1/‖x_j‖ near zero rows)";
   }
-  if (rule.softmax_rows)
+  if (rule.softmax_rows) {
+    std::string scales;
+    for (const std::string& name : rule.logit_scales) scales += (scales.empty() ? "" : ", ") + name;
     out += "; in a format coarser than float32, a case with a softmax row inside past the analysis (ρ = (6 + 4.8·L + "
-           "2.4·ln d)·u > 1/2, L = the row's largest |logit|) has no bound: inconclusive";
+           "2.4·ln d)·u > 1/2, L = the row's largest |logit|) has no bound, and is checked with " + scales +
+           " scaled by the power of two that brings every row within it";
+  }
   return out;
 }
 

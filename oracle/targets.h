@@ -157,6 +157,12 @@ struct ToleranceRule {
   // a row past the softmax analysis breaks that, and the case has no known bound (checks/softmax.md,
   // "Past the analysis", as for edge_softmax's own rule).
   std::function<std::vector<SoftmaxRow>(const Case& c, const Attributes& attrs)> softmax_rows = {};
+  // With softmax_rows: the tensors every one of those logits is positively homogeneous of degree 1 in,
+  // jointly (GAT's att_src and att_dst, GATv2's att, RGAT's q and k, AGNN's beta, attention's logits):
+  // scaling them all by t > 0 scales every logit by t and moves no kink of the layer off its side. A
+  // case past the analysis in a half format is checked with them scaled within it
+  // (checks/softmax_past_analysis.h); the catalogue test scales them and reads the rows again.
+  std::vector<std::string> logit_scales = {};
 };
 
 // One line for `gnncheck list TARGET` and adapters/PROTOCOL.md: the rule in words.
