@@ -6,7 +6,9 @@
 // float32 a row with large logits breaks it (rounding an argument of 300 in bfloat16 moves the term
 // by a factor e^1.2), and no bound is known there (checks/softmax.md, "Past the analysis"). A target
 // whose forward holds such a softmax declares these rows (ToleranceRule::softmax_rows), and the model
-// leaves a case past the analysis inconclusive, as edge_softmax's own rule does.
+// has no bound for a case past the analysis, as edge_softmax's own rule has none; the target also
+// declares the tensors its logits scale with (ToleranceRule::logit_scales), and the checks compare
+// such a case with them scaled within the analysis (checks/softmax_past_analysis.h).
 //
 //   gat       LeakyReLU(s_dst[i] + s_src[j]) per edge of Ã and head
 //   gatv2     Σ_c att[h, c]·LeakyReLU(z[e, h·C + c]) per edge of Ã and head

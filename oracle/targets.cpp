@@ -80,7 +80,7 @@ std::string describe(const ToleranceRule& rule) {
     for (const std::string& name : rule.logit_scales) scales += (scales.empty() ? "" : ", ") + name;
     out += "; in a format coarser than float32, a case with a softmax row inside past the analysis (ρ = (6 + 4.8·L + "
            "2.4·ln d)·u > 1/2, L = the row's largest |logit|) has no bound, and is checked with " + scales +
-           " scaled by the power of two that brings every row within it";
+           " scaled by the power of two that brings L·u to 2^-6 or below, well within it";
   }
   return out;
 }
