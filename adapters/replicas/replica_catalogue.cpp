@@ -10,6 +10,7 @@
 #include "adapters/replicas/replicas.h"
 #include "adapters/replicas/half_precision.h"
 #include "core/error.h"
+#include "oracle/random_case.h"
 #include "oracle/targets.h"
 
 namespace gnncheck {
@@ -196,9 +197,10 @@ std::vector<ReplicaInfo> replica_catalogue() {
 
 void reveal_values(const ReplicaInfo& info, Case& c) {
   if (info.values == ReplicaInfo::Values::dominant_destination_logits) {
+    oracle::round_to_small_integers(c);
     const auto it = c.parameters.find("att_dst");
     if (it != c.parameters.end())
-      for (double& v : it->second.values()) v *= 1e2;
+      for (double& v : it->second.values()) v *= 16.0;
   }
 }
 

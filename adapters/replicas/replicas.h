@@ -58,8 +58,9 @@ struct ReplicaInfo {
   Attributes shows_with = {};
   bool needs_tied_values = false;
   // The values that show the bug on any case of the target, beyond its attributes (reveal_values
-  // builds them): GAT logits whose destination part dominates (32). Random cases show it too, less
-  // often: on small integers, which float16 holds (checks/tolerance.md, "Storage and accumulation").
+  // builds them): GAT logits whose destination part dominates, on small integers (32: float16 holds
+  // every input, so storing is charged nothing and the rounded logits stand out; checks/tolerance.md,
+  // "Storage and accumulation"). Random cases show it too, less often.
   enum class Values { any, dominant_destination_logits };
   Values values = Values::any;
   // The shape a case needs for the bug to show, beyond fixed attribute values (revealing_attributes).

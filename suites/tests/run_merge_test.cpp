@@ -54,8 +54,8 @@ entries:
     graphs: skewed
     cases: 70
   - name: inconclusive-cases
-    systems: cpu_bfloat16_float32_sums
-    targets: [gat]
+    systems: cpu_float16_float32_sums
+    targets: [sddmm_dot]
     checks: adjoint
     cases: 200
 )";
