@@ -51,6 +51,7 @@ Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOpti
   if (!move) return dispatch(kind, system, c, options);
   Verdict v = dispatch(kind, system, move->moved, options);
   v.tolerance_model += (v.tolerance_model.empty() ? "" : "; ") + move->note;
+  v.compared_moved = true;
   return v;
 }
 

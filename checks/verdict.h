@@ -102,6 +102,9 @@ struct Verdict {
   Precision precision = Precision::float64;  // the system's declared precision for the target (its storage)
   Precision accumulation = Precision::float64;  // the format it declares its sums in (System::accumulation)
   std::string tolerance_model;  // how the bound was formed, e.g. "closed form 2·γ_k·Σ|w||x| (k = in-degree + 2)"
+  // run_check compared the case moved within the softmax analysis (checks/softmax_past_analysis.h);
+  // tolerance_model says how. The runs count such cases among the conclusive ones.
+  bool compared_moved = false;
   std::string metric_name;      // what `metric` measures
   double metric = 0.0;          // at the worst element (or the scalar the check measures)
   double bound = 0.0;           // the bound at that element

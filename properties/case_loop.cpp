@@ -94,7 +94,9 @@ std::string describe_tally(const CaseTally& tally) {
   if (tally.not_applicable) rest.push_back(fmt::format("{} not applicable to the check", tally.not_applicable));
   if (tally.inconclusive)
     rest.push_back(fmt::format("{} inconclusive{}", tally.inconclusive, describe_causes(tally.inconclusive_causes)));
-  return fmt::format("{} of {} cases conclusive{}{}", tally.conclusive, tally.drawn, rest.empty() ? "" : ": ",
+  const std::string moved =
+      tally.moved ? fmt::format(" ({} with the logits scaled within the softmax analysis)", tally.moved) : "";
+  return fmt::format("{} of {} cases conclusive{}{}{}", tally.conclusive, tally.drawn, moved, rest.empty() ? "" : ": ",
                      fmt::join(rest, ", "));
 }
 
@@ -137,6 +139,7 @@ class CountingJudge final : public CaseJudge {
         break;
       case CaseKind::decided:
         ++tally.conclusive;
+        if (verdict.compared_moved) ++tally.moved;
         if (!verdict.passed()) return failed(c, verdict, draw);
         break;
     }

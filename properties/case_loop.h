@@ -67,6 +67,7 @@ void add_cause(std::vector<InconclusiveCause>& causes, const std::string& reason
 // The drawn cases of one check, by what they came to (shrinking attempts are not drawn cases).
 struct CaseTally {
   std::int64_t drawn = 0, conclusive = 0, unsupported = 0, not_applicable = 0, inconclusive = 0;
+  std::int64_t moved = 0;  // of the conclusive ones, those compared moved within the softmax analysis
   std::string first_unsupported, first_not_applicable, first_inconclusive;  // the first one's reason
   std::vector<InconclusiveCause> inconclusive_causes;  // why the inconclusive cases were, by cause
 };

@@ -152,9 +152,10 @@ PropertyOutcome run_property(checks::CheckKind check, System& system, const std:
   out.cases = static_cast<int>(tally.drawn - tally.unsupported);
   out.worst_passing_ratio = worst_passing_ratio;
   out.cases_passed = run.num_success;
-  const std::string counts = fmt::format("{} of {} cases conclusive ({} not applicable, {} inconclusive, {} unsupported "
-                                         "and discarded)",
-                                         out.conclusive, out.cases, out.not_applicable, out.inconclusive, out.unsupported);
+  const std::string counts = fmt::format(
+      "{} of {} cases conclusive ({}{} not applicable, {} inconclusive, {} unsupported and discarded)", out.conclusive,
+      out.cases, tally.moved ? fmt::format("{} with the logits scaled within the softmax analysis, ", tally.moved) : "",
+      out.not_applicable, out.inconclusive, out.unsupported);
   if (run.outcome == RapidcheckOutcome::success) {
     out.conclusion = conclusion_without_failure(tally);
     out.report = fmt::format("{} {}: {}, worst error {:.3g} of its bound, seed {}",

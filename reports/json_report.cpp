@@ -119,11 +119,11 @@ Json to_json(const ChunkReason& r) { return Json::array({r.chunk, r.text}); }
 ChunkReason read_chunk_reason(const Json& j) { return {j.at(0).get<std::int64_t>(), j.at(1).get<std::string>()}; }
 
 // A shard's chunks of one check task; "ran" rows are [index, drawn, conclusive, unsupported,
-// not_applicable, inconclusive, points].
+// not_applicable, inconclusive, points, moved] (shards of earlier versions: without moved).
 Json to_json(const ChunkedCases& c) {
   Json ran = Json::array();
   for (const auto& k : c.ran)
-    ran.push_back(Json::array({k.index, k.drawn, k.conclusive, k.unsupported, k.not_applicable, k.inconclusive, k.points}));
+    ran.push_back(Json::array({k.index, k.drawn, k.conclusive, k.unsupported, k.not_applicable, k.inconclusive, k.points, k.moved}));
   Json causes = Json::array();
   for (const auto& cause : c.inconclusive_causes) causes.push_back(Json::array({cause.chunk, cause.cases, cause.text}));
   return {{"of", c.of},
@@ -144,8 +144,8 @@ ChunkedCases read_chunked_cases(const Json& j) {
   c.of = j.at("of").get<std::int64_t>();
   for (const auto& k : j.at("ran")) {
     const auto v = k.get<std::vector<std::int64_t>>();
-    if (v.size() != 7) throw InputError("chunks.ran: expected rows of 7 integers");
-    c.ran.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6]});
+    if (v.size() != 7 && v.size() != 8) throw InputError("chunks.ran: expected rows of 8 integers (7 from earlier versions)");
+    c.ran.push_back({v[0], v[1], v[2], v[3], v[4], v[5], v[6], v.size() == 8 ? v[7] : 0});
   }
   c.ended_at = j.at("ended_at").get<std::int64_t>();
   c.end = parse_chunk_end(j.at("end").get<std::string>());

@@ -128,6 +128,7 @@ struct CaseChunk {
   std::int64_t index = 0;
   std::int64_t drawn = 0, conclusive = 0, unsupported = 0, not_applicable = 0, inconclusive = 0;
   std::int64_t points = 0;  // its entries of error_vs_bound, which hold the chunks' points in chunk order
+  std::int64_t moved = 0;   // of the conclusive, compared moved within the softmax analysis
 };
 
 // A reason with the chunk it was first seen in (-1: none seen).

@@ -105,6 +105,7 @@ ResultRecord combine_chunks(const std::vector<ResultRecord>& parts) {
     tally.unsupported += piece.chunk.unsupported;
     tally.not_applicable += piece.chunk.not_applicable;
     tally.inconclusive += piece.chunk.inconclusive;
+    tally.moved += piece.chunk.moved;
     const auto& points = piece.from->error_vs_bound;
     r.error_vs_bound.insert(r.error_vs_bound.end(), points.begin() + static_cast<std::ptrdiff_t>(piece.offset),
                             points.begin() + static_cast<std::ptrdiff_t>(piece.offset + piece.chunk.points));

@@ -103,6 +103,7 @@ class CheckTask final : public TaskKind {
     ran.unsupported = tally.unsupported;
     ran.not_applicable = tally.not_applicable;
     ran.inconclusive = tally.inconclusive;
+    ran.moved = tally.moved;
     auto reason = [&](const std::string& text) {
       return text.empty() ? reports::ChunkReason{} : reports::ChunkReason{ran.index, text};
     };

@@ -58,6 +58,11 @@ entries:
     targets: [sddmm_dot]
     checks: adjoint
     cases: 200
+  - name: moved-cases
+    systems: cpu_bfloat16_float32_sums
+    targets: [gat]
+    checks: differential
+    cases: 200
 )";
 
 fs::path scratch(const std::string& name) {
@@ -116,6 +121,9 @@ TEST(RunMerge, SplitIntoOneThreeOrSevenShardsAndMergedGivesTheWholeRun) {
   EXPECT_TRUE(std::any_of(whole.results.begin(), whole.results.end(),
                           [](const auto& r) { return r.message.find(" inconclusive (") != std::string::npos; }))
       << "some task should have inconclusive cases, listed by cause";
+  EXPECT_TRUE(std::any_of(whole.results.begin(), whole.results.end(), [](const auto& r) {
+    return r.message.find(" with the logits scaled within the softmax analysis)") != std::string::npos;
+  })) << "some task should have cases compared moved within the softmax analysis, counted";
   for (int of : {1, 3, 7}) {
     std::vector<ShardReport> shards;
     for (int part = 1; part <= of; ++part) {
@@ -269,6 +277,34 @@ TEST(RunMerge, AllInconclusiveChunksNameTheirCausesOnce) {
   EXPECT_EQ(r.message, "0 of 128 cases conclusive: 128 inconclusive (128: rows past the analysis, |s| = 30) — nothing was verified");
   const reports::ResultRecord old = combine_chunks({part(0, false), part(1, false)});
   EXPECT_EQ(old.message, "0 of 128 cases conclusive: 128 inconclusive — nothing was verified (first: rows past the analysis, |s| = 30)");
+}
+
+// The cases compared moved within the softmax analysis are summed over the chunks counted; a shard
+// of an earlier version, whose rows have no such column, counts none.
+TEST(RunMerge, CasesComparedMovedAreSummedOverChunksAndShardsOfEarlierVersionsCountNone) {
+  auto part = [](std::int64_t chunk, std::int64_t moved) {
+    reports::ResultRecord r = chunked_record("gat", "differential", 2);
+    r.chunked->ran.push_back({.index = chunk, .drawn = 64, .conclusive = 64, .moved = moved});
+    return r;
+  };
+  EXPECT_EQ(combine_chunks({part(0, 5), part(1, 7)}).message,
+            "128 of 128 cases conclusive (12 with the logits scaled within the softmax analysis)");
+  EXPECT_EQ(combine_chunks({part(0, 0), part(1, 0)}).message, "128 of 128 cases conclusive");
+
+  const fs::path dir = scratch("moved-columns");
+  reports::RunReport run;
+  run.suite_name = "moved";
+  run.results.push_back(part(1, 7));
+  reports::write_all(run, dir);
+  EXPECT_EQ(reports::read_json_report(dir / "report.json").results.at(0).chunked->ran.at(0).moved, 7);
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(dir / "report.json"));
+  for (auto& r : j["results"])
+    for (auto& row : r["chunks"]["ran"]) row.erase(row.size() - 1);  // the 7 columns of earlier versions
+  std::ofstream(dir / "report.json") << j.dump();
+  const reports::RunReport earlier = reports::read_json_report(dir / "report.json");
+  EXPECT_EQ(earlier.results.at(0).chunked->ran.at(0).moved, 0);
+  EXPECT_EQ(earlier.results.at(0).chunked->ran.at(0).conclusive, 64);
+  fs::remove_all(dir);
 }
 
 TEST(RunMerge, ChunkZeroKeepsTheTaskSeedAndLaterChunksHaveTheirOwn) {
