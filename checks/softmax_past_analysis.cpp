@@ -10,9 +10,9 @@ namespace {
 
 constexpr double kRhoLimit = 0.5;
 // How far within the analysis a moved case lands: every logit's own rounding L·u ≤ 2^-6, so storing
-// the logits moves no α by more than a factor e^(2L·u) ≤ e^(1/32). At the analysis's edge (ρ = 1/2)
-// the measured bound, 16 times what one nudge of the inputs moves the answer by, is wider than the
-// gradients themselves and a backward 50 % off passes (Tolerance.ACasePastTheSoftmaxAnalysisIs…).
+// the logits moves no α by more than a factor e^(2L·u) ≤ e^(1/32) — exp's rounding far inside first
+// order, where the measured model is the one the campaigns hold it to. At the analysis's edge that
+// factor reaches e^0.2, where the linear model is least known to hold and its bound widest.
 constexpr double kMovedLogitRoundoff = 0x1p-6;
 
 double rho(const oracle::SoftmaxRow& row, double u) {

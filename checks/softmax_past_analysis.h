@@ -31,8 +31,8 @@ bool past_softmax_analysis(const oracle::SoftmaxRow& row, double u);
 
 // Such a case moved within the analysis, so that a half format still gets a verdict: every tensor of
 // the target's logit_scales (oracle/targets.h) multiplied by 2^−halvings, the fewest halvings that
-// bring every logit's own rounding to L·u ≤ 2^−6 — well within, where the measured bound keeps its
-// power (at the analysis's edge it is wider than the gradients). The logits scale with them exactly
+// bring every logit's own rounding to L·u ≤ 2^−6 — well within, where exp's rounding is far inside
+// first order and the measured model is the one the campaigns hold it to. The logits scale with them exactly
 // and the layer's kinks keep their sides (a LeakyReLU's argument scales too); a power of two keeps
 // every value a format held held. The checks then compare under the unchanged bound, on a case the
 // measured model is known to hold on, where past the analysis no comparison was possible at all
