@@ -9,6 +9,36 @@
 #include "oracle/layers/self_loops.h"
 
 namespace gnncheck::checks {
+namespace {
+
+// With attention dropout, α's movement on magnitudes: 3·(e^(2S) − 1)·α_k·(G_k + Σ α·G), held to what
+// any movement of α within [0, min(1, α_k·e^(2S))] can do to the term α_k·(ḡ_k − ḡ̄), whose ḡ are at
+// most G in magnitude: (reach_k + α_k)·(G_k + max G). The cap keeps the floor finite where e^(2S)
+// overflows (a row of `large` values stored in a half format: a bfloat16-stored GAT with dropout had
+// every gradient bound of att_src, att_dst and weight +∞, and the adjoint a NaN bound).
+void add_dropped_attention_moves(std::span<const double> logits, std::span<const double> G, double spread,
+                                 std::span<double> delta) {
+  if (!(spread > 0)) return;
+  double top = -INFINITY;
+  for (double l : logits) top = std::max(top, l);
+  if (!std::isfinite(top)) return;
+  std::vector<double> alpha(logits.size());
+  double norm = 0.0, weighted = 0.0, largest = 0.0;
+  for (size_t k = 0; k < logits.size(); ++k) norm += (alpha[k] = std::exp(logits[k] - top));
+  for (size_t k = 0; k < logits.size(); ++k) {
+    weighted += (alpha[k] /= norm) * G[k];
+    largest = std::max(largest, G[k]);
+  }
+  const double moves = 3.0 * std::expm1(2.0 * spread);
+  for (size_t k = 0; k < logits.size(); ++k) {
+    const double first_order = moves * alpha[k] * (G[k] + weighted);  // NaN: ∞·0
+    const double reach = std::min(1.0, std::exp(logits[k] - top + 2.0 * spread) / norm);
+    const double any_move = (reach + alpha[k]) * (G[k] + largest);
+    delta[k] += std::isfinite(first_order) ? std::min(first_order, any_move) : any_move;
+  }
+}
+
+}  // namespace
 
 Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double u, double stored_u) {
   if (!c.inputs.count("x") || !c.parameters.count("weight") || !c.parameters.count("att_src") ||
@@ -87,9 +117,11 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
       // ḡ's own storing, and with attention dropout (which drops edges from ḡ̄) the movement of α on
       // magnitudes: |ḡ_k − ḡ̄| + Σ α·|ḡ − ḡ̄| ≤ 3·(G_k + Σ α·G).
       const double storing = stored_u > 0 ? gamma(3, stored_u) : 0.0;
-      const double dropped = cfg.attn_dropout > 0 ? 3.0 * std::expm1(2.0 * spread) : 0.0;
-      softmax_backward_rounding(logit, G, gamma(d, u) + storing + dropped, row_delta);
-      if (cfg.attn_dropout == 0) add_softmax_backward_logit_moves(logit, gbar, spread, row_delta);
+      softmax_backward_rounding(logit, G, gamma(d, u) + storing, row_delta);
+      if (cfg.attn_dropout > 0)
+        add_dropped_attention_moves(logit, G, spread, row_delta);
+      else
+        add_softmax_backward_logit_moves(logit, gbar, spread, row_delta);
       for (index_t e = begin; e < end; ++e) delta.at(e, head) = row_delta[e - begin];
     }
   }
