@@ -11,6 +11,22 @@
 namespace gnncheck::checks {
 namespace {
 
+// One row's softmax α, and how far an α can rise when two logits move apart by S: min(1, α_k·e^(2S)),
+// formed without e^(2S) itself (which overflows on `large` values).
+struct RowSoftmax {
+  std::span<const double> logits;
+  double top = -INFINITY, norm = 0.0;
+  std::vector<double> alpha;
+  explicit RowSoftmax(std::span<const double> l) : logits(l), alpha(l.size(), 0.0) {
+    for (double v : logits) top = std::max(top, v);
+    if (!finite()) return;
+    for (size_t k = 0; k < logits.size(); ++k) norm += (alpha[k] = std::exp(logits[k] - top));
+    for (double& a : alpha) a /= norm;
+  }
+  bool finite() const { return std::isfinite(top); }
+  double reach(size_t k, double spread) const { return std::min(1.0, std::exp(logits[k] - top + 2.0 * spread) / norm); }
+};
+
 // With attention dropout, α's movement on magnitudes: 3·(e^(2S) − 1)·α_k·(G_k + Σ α·G), held to what
 // any movement of α within [0, min(1, α_k·e^(2S))] can do to the term α_k·(ḡ_k − ḡ̄), whose ḡ are at
 // most G in magnitude: (reach_k + α_k)·(G_k + max G). The cap keeps the floor finite where e^(2S)
@@ -19,20 +35,18 @@ namespace {
 void add_dropped_attention_moves(std::span<const double> logits, std::span<const double> G, double spread,
                                  std::span<double> delta) {
   if (!(spread > 0)) return;
-  double top = -INFINITY;
-  for (double l : logits) top = std::max(top, l);
-  if (!std::isfinite(top)) return;
-  std::vector<double> alpha(logits.size());
-  double norm = 0.0, weighted = 0.0, largest = 0.0;
-  for (size_t k = 0; k < logits.size(); ++k) norm += (alpha[k] = std::exp(logits[k] - top));
+  const RowSoftmax row(logits);
+  if (!row.finite()) return;
+  const std::vector<double>& alpha = row.alpha;
+  double weighted = 0.0, largest = 0.0;
   for (size_t k = 0; k < logits.size(); ++k) {
-    weighted += (alpha[k] /= norm) * G[k];
+    weighted += alpha[k] * G[k];
     largest = std::max(largest, G[k]);
   }
   const double moves = 3.0 * std::expm1(2.0 * spread);
   for (size_t k = 0; k < logits.size(); ++k) {
     const double first_order = moves * alpha[k] * (G[k] + weighted);  // NaN: ∞·0
-    const double reach = std::min(1.0, std::exp(logits[k] - top + 2.0 * spread) / norm);
+    const double reach = row.reach(k, spread);
     const double any_move = (reach + alpha[k]) * (G[k] + largest);
     delta[k] += std::isfinite(first_order) ? std::min(first_order, any_move) : any_move;
   }
@@ -246,20 +260,18 @@ void softmax_backward_rounding(std::span<const double> logits, std::span<const d
 void add_softmax_backward_logit_moves(std::span<const double> logits, std::span<const double> gbar, double logit_spread,
                                   std::span<double> delta) {
   if (!(logit_spread > 0)) return;
-  double top = -INFINITY;
-  for (double l : logits) top = std::max(top, l);
-  if (!std::isfinite(top)) return;
-  std::vector<double> alpha(logits.size());
-  double norm = 0.0, mean = 0.0, spread_terms = 0.0;
-  for (size_t k = 0; k < logits.size(); ++k) norm += (alpha[k] = std::exp(logits[k] - top));
-  for (size_t k = 0; k < logits.size(); ++k) mean += (alpha[k] /= norm) * gbar[k];
+  const RowSoftmax row(logits);
+  if (!row.finite()) return;
+  const std::vector<double>& alpha = row.alpha;
+  double mean = 0.0, spread_terms = 0.0;
+  for (size_t k = 0; k < logits.size(); ++k) mean += alpha[k] * gbar[k];
   for (size_t k = 0; k < logits.size(); ++k) spread_terms += alpha[k] * std::abs(gbar[k] - mean);
   const auto [lowest, highest] = std::minmax_element(gbar.begin(), gbar.end());
   const double range = *highest - *lowest;
   const double moves = std::expm1(2.0 * logit_spread);
   for (size_t k = 0; k < logits.size(); ++k) {
     const double first_order = moves * alpha[k] * (std::abs(gbar[k] - mean) + spread_terms);  // NaN: ∞·0
-    const double reach = std::min(1.0, std::exp(logits[k] - top + 2.0 * logit_spread) / norm);
+    const double reach = row.reach(k, logit_spread);
     const double any_move = reach * range + alpha[k] * std::abs(gbar[k] - mean);
     delta[k] += std::isfinite(first_order) ? std::min(first_order, any_move) : any_move;
   }

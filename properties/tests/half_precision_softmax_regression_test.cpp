@@ -233,13 +233,8 @@ TEST(RgatOnCuda, KsGradientWithinTheRoundingOfAnotherOrderOfTheDenseSumsPasses) 
   EXPECT_EQ(checks::run_check(checks::CheckKind::differential, wrong, c).conclusion, checks::Conclusion::fail);
 }
 
-// The three correct half controls' adjoint failed this case (seed 7 of the half campaign, 64 cases
-// in): a bound of NaN. At the adjoint's probe points x ± s·u the `large` inputs (|x| up to 964, 31
-// features) move in storage, and the GAT floor's logit movement 2·γ_3(u_s)·|terms| reached a few
-// hundred on a row of two edges, so e^(2S) − 1 overflowed and met an α that had underflowed to 0:
-// ∞·0. Whatever S, α_k ends at most at min(1, α_k·e^(2S)), which bounds the term (checks/gat_floor.h).
-TEST(TwoFormatGat, ALogitMovementPastExpsRangeGivesAFiniteFloor) {
-  const Case c = load_counterexample(kData / "half-gat-adjoint-large-8040121905050485").c;
+// The three correct half controls' adjoint on c: no failure, and no comparison with a NaN bound.
+void ControlsAdjointHasNoFalseAlarmOrNanBound(const Case& c) {
   for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32}) {
     auto control = make_half_storage_system(storage);
     const checks::Verdict v = checks::run_check(checks::CheckKind::adjoint, *control, c);
@@ -247,6 +242,16 @@ TEST(TwoFormatGat, ALogitMovementPastExpsRangeGivesAFiniteFloor) {
     for (const auto& tc : v.comparisons)
       if (tc.worst) EXPECT_FALSE(std::isnan(tc.worst->bound)) << to_string(storage) << " " << tc.tensor;
   }
+}
+
+// The three correct half controls' adjoint failed this case (seed 7 of the half campaign, 64 cases
+// in): a bound of NaN. At the adjoint's probe points x ± s·u the `large` inputs (|x| up to 964, 31
+// features) move in storage, and the GAT floor's logit movement 2·γ_3(u_s)·|terms| reached a few
+// hundred on a row of two edges, so e^(2S) − 1 overflowed and met an α that had underflowed to 0:
+// ∞·0. Whatever S, α_k ends at most at min(1, α_k·e^(2S)), which bounds the term (checks/gat_floor.h).
+TEST(TwoFormatGat, ALogitMovementPastExpsRangeGivesAFiniteFloor) {
+  const Case c = load_counterexample(kData / "half-gat-adjoint-large-8040121905050485").c;
+  ControlsAdjointHasNoFalseAlarmOrNanBound(c);
 }
 
 // With attention dropout the same movement went uncapped: a bfloat16-stored GAT (1 × 6 graph, one
@@ -264,13 +269,7 @@ TEST(TwoFormatGat, AttentionDropoutWithALogitMovementPastExpsRangeGivesAFiniteFl
                                                            checks::Formats(Precision::bfloat16, Precision::float32));
   for (const auto& [label, t] : b.tensors)
     for (double v : t.values()) ASSERT_TRUE(std::isfinite(v)) << label;
-  for (Precision storage : {Precision::float16, Precision::bfloat16, Precision::tf32}) {
-    auto control = make_half_storage_system(storage);
-    const checks::Verdict v = checks::run_check(checks::CheckKind::adjoint, *control, c);
-    EXPECT_NE(v.conclusion, checks::Conclusion::fail) << to_string(storage) << ": " << checks::failure_message(v);
-    for (const auto& tc : v.comparisons)
-      if (tc.worst) EXPECT_FALSE(std::isnan(tc.worst->bound)) << to_string(storage) << " " << tc.tensor;
-  }
+  ControlsAdjointHasNoFalseAlarmOrNanBound(c);
 }
 
 }  // namespace
