@@ -128,8 +128,8 @@ Floors gat_attention_floors(const oracle::TargetDef& def, const Case& c, double 
       }
       const double spread = end - begin > 1 ? 2.0 * own + (positive && negative ? std::abs(1.0 - cfg.negative_slope) * shared : 0.0)
                                             : 0.0;
-      // ḡ's own storing, and with attention dropout (which drops edges from ḡ̄) the movement of α on
-      // magnitudes: |ḡ_k − ḡ̄| + Σ α·|ḡ − ḡ̄| ≤ 3·(G_k + Σ α·G).
+      // ḡ's own storing; then the movement of α, on magnitudes with attention dropout (which drops
+      // edges from ḡ̄: |ḡ_k − ḡ̄| + Σ α·|ḡ − ḡ̄| ≤ 3·(G_k + Σ α·G)), on the row's ḡ without it.
       const double storing = stored_u > 0 ? gamma(3, stored_u) : 0.0;
       softmax_backward_rounding(logit, G, gamma(d, u) + storing, row_delta);
       if (cfg.attn_dropout > 0)

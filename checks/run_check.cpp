@@ -38,6 +38,8 @@ std::optional<SoftmaxAnalysisMove> softmax_move(CheckKind kind, System& system, 
   if (!def || !def->spec.tolerance.softmax_rows || !system.supports(c.target)) return std::nullopt;
   try {
     const Formats formats(system.precision(c.target), system.accumulation(c.target));
+    // The rule's format is never coarser than storage: float32 storage needs no reading of the case.
+    if (unit_roundoff(formats.storage) <= unit_roundoff(Precision::float32)) return std::nullopt;
     return moved_within_softmax_analysis(*def, c, stored_values(c, formats).floor_format);
   } catch (const std::exception&) {
     return std::nullopt;
