@@ -36,6 +36,7 @@
 #include "checks/adjoint_at_kinks.h"
 #include "checks/check_support.h"
 #include "checks/derivative_probe.h"
+#include "checks/jumps_within_rounding.h"
 #include "checks/kinks.h"
 #include "core/error.h"
 #include "core/splitmix64.h"
@@ -163,12 +164,20 @@ BasePoint base_point(const Case& c, const Formats& formats, const CheckOptions& 
     base.point = jittered(c, c.seed + kSplitMix64Gamma * attempt);
     for (TensorMap* m : {&base.point.inputs, &base.point.parameters})
       for (auto& [name, t] : *m) t = rounded(t, p);
+    // A jump that declares its element is no reason to jitter again: its ȳ is withheld below.
     CaseKinks kinks(base.point);
-    base.kink = nearest_kink(kinks, formats);
+    base.kink = nearest_kink(kinks, formats, KinkReading::outputs);
     if (!base.kink || !base.kink->near) break;
   }
   if (base.point.grad_outputs.empty())
     base.point.grad_outputs = random_like(exact_result(c).outputs, c.seed, "adjoint ȳ");
+  // ȳ = 0 where a value jumps within rounding (checks/jumps_within_rounding.h): ⟨ȳ, f(x)⟩ is then
+  // continuous there, and the finite differences along u mean what they do away from jumps.
+  withhold_gradients_at_jumps(base.point, formats);
+  {
+    CaseKinks kinks(base.point);
+    base.kink = nearest_kink(kinks, formats, KinkReading::gradients);
+  }
   base.forward_only = base.point;
   base.forward_only.grad_outputs.clear();
   return base;

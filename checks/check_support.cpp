@@ -164,13 +164,23 @@ void screen_kinks(Verdict& v, CaseKinks& kinks, bool same_inputs) {
   for (const auto& tc : v.comparisons)
     any_screened = any_screened || (!tc.inconclusive() && (tc.is_gradient || !jumping.empty()));
   if (!any_screened) return;
-  const std::optional<NearestKink> kink = nearest_kink(kinks, formats_of(v));
-  if (!kink || !kink->near || (same_inputs && kink->distance == 0 && !kink->tie)) return;
+  // A jump that declares its element is held by the outputs' bounds, and by the gradients once its
+  // ȳ is 0 (checks/jumps_within_rounding.h): each side reads the kinks it must heed.
+  const auto deciding = [&](KinkReading reading) -> std::optional<NearestKink> {
+    std::optional<NearestKink> kink = nearest_kink(kinks, formats_of(v), reading);
+    if (!kink || !kink->near || (same_inputs && kink->distance == 0 && !kink->tie)) return std::nullopt;
+    return kink;
+  };
+  const std::optional<NearestKink> for_gradients = deciding(KinkReading::gradients);
+  const std::optional<NearestKink> for_outputs = jumping.empty() ? std::nullopt : deciding(KinkReading::outputs);
+  if (!for_gradients && !for_outputs) return;
   const auto names = [](const std::vector<std::string>& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
   for (auto& tc : v.comparisons) {
     if (tc.inconclusive() || !tc.reason.empty()) continue;
+    const std::optional<NearestKink>& kink = tc.is_gradient ? for_gradients : for_outputs;
+    if (!kink) continue;
     if (tc.is_gradient && names(kink->upstream, tc.input))
       mark_inconclusive(tc, fmt::format("{}: {}", kink->description,
                                         kink->tie ? "any of the tied candidates may receive the gradient"

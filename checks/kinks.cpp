@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/jumps_within_rounding.h"
 #include "checks/stored_values.h"
 #include "checks/tolerance.h"
 #include "oracle/targets.h"
@@ -53,11 +54,19 @@ double kink_margin(CaseKinks& kinks, std::size_t n, const Formats& formats) {
 }
 
 std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats) {
+  return nearest_kink(kinks, formats, KinkReading::every);
+}
+
+std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats, KinkReading reading) {
   const Case& c = kinks.kink_case();
   const oracle::KinkArguments& k = kinks.arguments();
   std::optional<NearestKink> best;
   double best_ratio = std::numeric_limits<double>::infinity();
   for (std::size_t n = 0; n < k.offsets.size(); ++n) {
+    const bool declared_jump = n < k.jump_elements.size();
+    if (declared_jump && (reading == KinkReading::outputs ||
+                          (reading == KinkReading::gradients && gradients_withheld_at(kinks, n))))
+      continue;
     const double distance = std::abs(k.offsets[n]);
     const double margin = kink_margin(kinks, n, formats);
     const double ratio = margin > 0 ? distance / margin : (distance == 0 ? 0.0 : std::numeric_limits<double>::infinity());

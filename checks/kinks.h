@@ -86,4 +86,14 @@ double kink_margin(double terms, double abs_terms, double stored_terms, const Fo
 double kink_margin(CaseKinks& kinks, std::size_t n, const Formats& formats);
 std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats);
 
+// What a comparison reads of the case, for the kinks it must heed. A jump that declares its element
+// (oracle::KinkArguments::jump_elements) is covered in the outputs' bounds wherever it is
+// (checks/jumps_within_rounding.h), and determines no gradient once that element's ȳ is 0.
+enum class KinkReading {
+  every,      // every argument (the two overloads above)
+  outputs,    // not the jumps that declare their element: the bounds hold both their sides
+  gradients,  // not the jumps whose element's ȳ is 0: the backward does not read their side
+};
+std::optional<NearestKink> nearest_kink(CaseKinks& kinks, const Formats& formats, KinkReading reading);
+
 }  // namespace gnncheck::checks

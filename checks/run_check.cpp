@@ -1,8 +1,13 @@
 // run_check: the one dispatch from a check's kind to its function (one file per check, named after it).
+#include <cstddef>
 #include <exception>
 #include <optional>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "checks/checks.h"
+#include "checks/jumps_within_rounding.h"
 #include "checks/softmax_past_analysis.h"
 #include "checks/stored_values.h"
 #include "core/error.h"
@@ -46,14 +51,42 @@ std::optional<SoftmaxAnalysisMove> softmax_move(CheckKind kind, System& system, 
   }
 }
 
+// The case with ȳ = 0 at every element whose value jumps within the system's rounding
+// (checks/jumps_within_rounding.h), for the same checks as the move; nullopt where it changes nothing.
+std::optional<Case> jumps_withheld(CheckKind kind, System& system, const Case& c, std::size_t& elements) {
+  if (kind == CheckKind::numerics || kind == CheckKind::resources || c.grad_outputs.empty()) return std::nullopt;
+  const oracle::TargetDef* def = oracle::lookup_target(c.target);
+  if (!def || def->kinks.jumping_outputs.empty() || !system.supports(c.target)) return std::nullopt;
+  try {
+    Case withheld = c;
+    elements = withhold_gradients_at_jumps(withheld, Formats(system.precision(c.target), system.accumulation(c.target)));
+    if (elements == 0) return std::nullopt;
+    return withheld;
+  } catch (const std::exception&) {
+    return std::nullopt;  // a case the hooks cannot read: the check refuses it with its own error
+  }
+}
+
+void append_note(Verdict& v, const std::string& note) {
+  v.tolerance_model += (v.tolerance_model.empty() ? "" : "; ") + note;
+}
+
 }  // namespace
 
 Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOptions& options) {
   const std::optional<SoftmaxAnalysisMove> move = softmax_move(kind, system, c);
-  if (!move) return dispatch(kind, system, c, options);
-  Verdict v = dispatch(kind, system, move->moved, options);
-  v.tolerance_model += (v.tolerance_model.empty() ? "" : "; ") + move->note;
-  v.compared_moved = true;
+  const Case& drawn = move ? move->moved : c;
+  std::size_t withheld_elements = 0;
+  const std::optional<Case> withheld = jumps_withheld(kind, system, drawn, withheld_elements);
+  Verdict v = dispatch(kind, system, withheld ? *withheld : drawn, options);
+  if (move) {
+    append_note(v, move->note);
+    v.compared_moved = true;
+  }
+  if (withheld)
+    append_note(v, fmt::format("ȳ set to 0 at {} output element{} whose value jumps within rounding, compared with "
+                               "either side's value (checks/jumps_within_rounding.h)",
+                               withheld_elements, withheld_elements == 1 ? "" : "s"));
   return v;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checks/closed_form_bounds.h"
+#include "checks/jumps_within_rounding.h"
 #include "checks/measured_evaluations.h"
 #include "checks/tolerance_formats.h"
 #include "checks/tolerance_tasks.h"
@@ -54,12 +55,14 @@ Bounds ToleranceModel::bounds(const Case& c, const Result& exact, const Formats&
     throw InternalError(fmt::format("tolerance model: accumulation in {} is coarser than storage in {}",
                                     to_string(formats.accumulation), to_string(formats.storage)));
   const oracle::TargetDef& def = oracle::entry_of(c);
+  Bounds b;
   switch (def.spec.tolerance.kind) {
-    case oracle::ToleranceKind::closed_form: return closed_form(def, c, exact, formats);
-    case oracle::ToleranceKind::softmax_per_row: return softmax_per_row(def, c, exact, formats);
-    case oracle::ToleranceKind::measured: break;
+    case oracle::ToleranceKind::closed_form: b = closed_form(def, c, exact, formats); break;
+    case oracle::ToleranceKind::softmax_per_row: b = softmax_per_row(def, c, exact, formats); break;
+    case oracle::ToleranceKind::measured: b = measured(def, c, exact, formats); break;
   }
-  return measured(def, c, exact, formats);
+  cover_jumps_within_rounding(b, c, exact, formats);
+  return b;
 }
 
 ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, const Formats& formats) const {
@@ -71,7 +74,10 @@ ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, const For
     // The two helper evaluations run beside the reference (they refer to c: their futures wait).
     const ClosedFormEvaluations evaluations = start_closed_form_evaluations(def, c, formats.storage);
     out.reference = oracle::evaluate(c, Precision::float64);
-    if (out.reference.ok()) out.bounds = closed_form_from(def, c, evaluations, out.reference, formats, options_.safety_factor);
+    if (out.reference.ok()) {
+      out.bounds = closed_form_from(def, c, evaluations, out.reference, formats, options_.safety_factor);
+      cover_jumps_within_rounding(out.bounds, c, out.reference, formats);
+    }
     return out;
   }
   if (rule.kind != oracle::ToleranceKind::measured) {
@@ -87,6 +93,7 @@ ReferenceAndBounds ToleranceModel::reference_and_bounds(const Case& c, const For
   }
   if (out.reference.ok()) {
     out.bounds = measured_from(def, c, ev, out.reference, formats);
+    cover_jumps_within_rounding(out.bounds, c, out.reference, formats);
   } else {
     ev->wait();  // the tasks refer to c: let them finish before returning
   }

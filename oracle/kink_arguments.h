@@ -30,6 +30,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/case.h"
@@ -67,6 +68,17 @@ struct KinkArguments {
   // message ReLU changes x's and edge_attr's, not weight1's, bias1's or eps's (they are read before
   // the aggregation). A site not listed changes every input of `upstream`.
   std::map<int, std::vector<std::string>> site_inputs;
+  // Per argument whose kink is a jump of the value (KinkHooks::jumping_outputs): the flat index of the
+  // one element of each jumping output whose value jumps with it, and whose derivative alone its side
+  // changes (std's y[i, f] for segment i, feature f). Near such a jump the checks compare that element
+  // with every value either side may give (jump_values) and give it no output gradient, so the rest
+  // of the case is decided (checks/jumps_within_rounding.h). Empty: no argument declares its element,
+  // and a jump within rounding leaves the whole outputs and their upstream gradients undetermined.
+  std::vector<index_t> jump_elements;
+  // The least and largest value a correct implementation may return at argument n's element when
+  // the argument may lie anywhere within `reach` of its float64 value, before the element's own
+  // rounding (std: 0 below the floor, up to √(var + reach) above it).
+  std::function<std::pair<double, double>(std::size_t n, double reach)> jump_values;
 };
 
 // The arguments of the kinks of c's target (its catalogue entry's KinkHooks::arguments); empty

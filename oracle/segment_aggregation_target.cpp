@@ -86,10 +86,15 @@ void std_kink_arguments(const Case& c, const Attributes& a, KinkArguments& k) {
       k.abs_terms.push_back(m.abs_terms + kStdVarianceFloor);
       k.stored_terms.push_back(m.stored_terms + kStdVarianceFloor);
       k.terms.push_back(static_cast<double>(ptr[i + 1] - ptr[i] + 6));
+      k.jump_elements.push_back(i * cfg.features + f);  // y[i, f], and only its derivative changes
       where->push_back({i, f});
     }
   }
   k.upstream = {"x"};
+  // Below the floor y is exactly 0; above it √var of a variance at most var + reach.
+  k.jump_values = [offsets = k.offsets](std::size_t n, double reach) {
+    return std::pair{0.0, std::sqrt(std::max(0.0, offsets[n] + kStdVarianceFloor + reach))};
+  };
   k.describe = [where](std::size_t n) {
     return fmt::format("the variance of segment {}, feature {}, at std's floor 1e-5", (*where)[n].row, (*where)[n].feature);
   };
@@ -249,7 +254,8 @@ TargetDef segment_aggregation_target() {
         "does, mean of squares minus the squared mean, whose float64 rounding is far below a float32 bound.",
         "std is PyG's StdAggregation: var.clamp(min=1e-5).sqrt() with every value ≤ √1e-5 set to 0, so y = 0 and its "
         "gradient 0 where var ≤ 1e-5, and above it y = √var with gradient g·(x[k] − mean)/(n·y). The value jumps at "
-        "var = 1e-5: a case whose variance lies within the declared precision's rounding of it is inconclusive there.",
+        "var = 1e-5: where a variance lies within the declared precision's rounding of it, that element of y is compared "
+        "with both sides' values and given no output gradient.",
         "mul's gradient is g·Π_{l≠k} x[l], exact where the segment holds zeros (one zero: the product of the others at "
         "the zero, 0 elsewhere; two or more: 0 everywhere), not g·y/x[k].",
         "softmax: t is one learnable inverse temperature shared by every feature (PyG's SoftmaxAggregation(learn=True), "

@@ -11,6 +11,8 @@
 #include "checks/case_transforms.h"
 #include "checks/checks.h"
 #include "checks/diagnosis.h"
+#include "checks/jumps_within_rounding.h"
+#include "checks/kinks.h"
 #include "checks/segment_softmax_floor.h"
 #include "checks/softmax_past_analysis.h"
 #include "checks/tests/test_systems.h"
@@ -961,6 +963,80 @@ TEST(Tolerance, ACasePastTheSoftmaxAnalysisIsCheckedWithItsLogitsScaledWithinIt)
   Case c = random_case("gat", {}, 1);
   for (double& v : c.parameters.at("att_src").values()) v = std::ldexp(v, 12);
   EXPECT_FALSE(run_check(CheckKind::differential, *make_cpu_float32_system(), c).compared_moved);
+}
+
+// segment_aggregation's std jumps from 0 to √10⁻⁵ at its floor. A segment of equal values has
+// var = 0, which one-format bfloat16 computes to within ≈ 0.15 (E[x²] − E[x]² of ones): either side
+// is valid there. The checks compare that element with every value either side gives and give it
+// ȳ = 0 (checks/jumps_within_rounding.h), so the case is decided — the other side passes, a value
+// beyond both and a negated backward fail — where all of it was inconclusive before.
+class StdElementSetTo final : public System {
+ public:
+  StdElementSetTo(bool wrong, double value) : inner_(wrong), value_(value) {}
+  std::string name() const override { return "bfloat16_std_element_set"; }
+  bool supports(const std::string&) const override { return true; }
+  Precision precision(const std::string&) const override { return Precision::bfloat16; }
+  Result evaluate(const Case& c) override {
+    if (!c.grad_outputs.empty()) output_gradient_at_jump = c.grad_outputs.at("y")[0];
+    Result r = inner_.evaluate(c);
+    r.outputs.at("y")[0] = value_;
+    return r;
+  }
+  double output_gradient_at_jump = -1;
+
+ private:
+  BfloatOneFormat inner_;
+  double value_;
+};
+
+TEST(Tolerance, AValueThatJumpsWithinRoundingIsComparedWithBothSidesAndGivenNoOutputGradient) {
+  Case c = random_case("segment_aggregation", {{"aggr", std::string("std")}, {"features", std::int64_t{2}}}, 3);
+  // ±1 everywhere (variances 8/9 and 1, far from the floor in bfloat16's ≈ 0.08), but segment 0,
+  // feature 0 (all 1: var = 0) and segment 1, one edge (var = 0 in both features).
+  const index_t features = 2;
+  Tensor& x = c.inputs.at("x");
+  for (index_t k = 0; k < x.shape()[0]; ++k)
+    for (index_t f = 0; f < features; ++f) x[k * features + f] = (k + f) % 2 ? 1.0 : -1.0;
+  for (index_t k = 0; k < 3; ++k) x[k * features] = 1.0;
+  ASSERT_NE(c.grad_outputs.at("y")[0], 0.0);
+  {
+    CaseKinks kinks(c);
+    ASSERT_EQ(kinks.arguments().jump_elements.size(), kinks.arguments().offsets.size());
+    EXPECT_EQ(jumps_within_rounding(kinks, Precision::bfloat16), (std::vector<std::size_t>{0, 2, 3}));
+    EXPECT_TRUE(jumps_within_rounding(kinks, Precision::float32).empty());
+    Case float32_case = c;
+    EXPECT_EQ(withhold_gradients_at_jumps(float32_case, Precision::float32), 0u);
+  }
+  // The bound at y[0, 0] (exactly 0) reaches past the other side's largest value √(0 + 10⁻⁵ + margin).
+  const Result exact = oracle::evaluate(c);
+  ASSERT_EQ(exact.outputs.at("y")[0], 0.0);
+  const Bounds b = ToleranceModel().bounds(c, exact, Precision::bfloat16);
+  EXPECT_GT(b.tensors.at("output y")[0], 0.25);
+  EXPECT_LE(b.lowest_of("output y")->at(0, 0), 0.0);
+  for (const CheckKind kind : {CheckKind::differential, CheckKind::adjoint}) {
+    SCOPED_TRACE(to_string(kind));
+    StdElementSetTo this_side(false, 0.0), other_side(false, 0.0625), beyond(false, 1.0), negated(true, 0.0);
+    const Verdict passed = run_check(kind, this_side, c);
+    EXPECT_TRUE(passed.passed()) << failure_message(passed);
+    EXPECT_EQ(inconclusive_comparisons(passed), 0) << passed.message;
+    EXPECT_EQ(this_side.output_gradient_at_jump, 0.0);
+    const Verdict other = run_check(kind, other_side, c);
+    EXPECT_TRUE(other.passed()) << failure_message(other);
+    // The adjoint decides the negated backward too, but within one-format bfloat16's bound on a
+    // case this small (0.93 of it, along the system's gradient); the differential check fails it.
+    const Verdict wrong = run_check(kind, negated, c);
+    EXPECT_EQ(inconclusive_comparisons(wrong), 0) << wrong.message;
+    if (kind == CheckKind::differential) {
+      EXPECT_EQ(wrong.conclusion, Conclusion::fail);
+      EXPECT_NE(passed.tolerance_model.find("ȳ set to 0 at 3 output elements"), std::string::npos)
+          << passed.tolerance_model;
+      const Verdict failed = run_check(kind, beyond, c);
+      EXPECT_EQ(failed.conclusion, Conclusion::fail) << failed.message;
+    }
+  }
+  // In float32 the same case is far from the floor: nothing is withheld.
+  EXPECT_EQ(run_check(CheckKind::differential, *make_cpu_float32_system(), c).tolerance_model.find("ȳ set to 0"),
+            std::string::npos);
 }
 
 // The adjoint probes the system's forward at x ± s·u, up to about twice the input's size: a case just
