@@ -12,7 +12,7 @@ std::vector<std::size_t> jumps_within_rounding(CaseKinks& kinks, const Formats& 
   std::vector<std::size_t> near;
   if (oracle::entry_of(kinks.kink_case()).kinks.jumping_outputs.empty()) return near;
   const oracle::KinkArguments& k = kinks.arguments();
-  for (std::size_t n = 0; n < k.jump_elements.size() && n < k.offsets.size(); ++n)
+  for (std::size_t n = 0; n < k.jump_elements.size(); ++n)
     if (std::abs(k.offsets[n]) <= kink_margin(kinks, n, formats)) near.push_back(n);
   return near;
 }

@@ -53,15 +53,19 @@ std::optional<SoftmaxAnalysisMove> softmax_move(CheckKind kind, System& system, 
 
 // The case with ȳ = 0 at every element whose value jumps within the system's rounding
 // (checks/jumps_within_rounding.h), for the same checks as the move; nullopt where it changes nothing.
-std::optional<Case> jumps_withheld(CheckKind kind, System& system, const Case& c, std::size_t& elements) {
+struct JumpsWithheld {
+  Case withheld;
+  std::size_t elements = 0;  // of ȳ set to 0
+};
+std::optional<JumpsWithheld> jumps_withheld(CheckKind kind, System& system, const Case& c) {
   if (kind == CheckKind::numerics || kind == CheckKind::resources || c.grad_outputs.empty()) return std::nullopt;
   const oracle::TargetDef* def = oracle::lookup_target(c.target);
   if (!def || def->kinks.jumping_outputs.empty() || !system.supports(c.target)) return std::nullopt;
   try {
-    Case withheld = c;
-    elements = withhold_gradients_at_jumps(withheld, Formats(system.precision(c.target), system.accumulation(c.target)));
-    if (elements == 0) return std::nullopt;
-    return withheld;
+    JumpsWithheld out{c};
+    out.elements = withhold_gradients_at_jumps(out.withheld, Formats(system.precision(c.target), system.accumulation(c.target)));
+    if (out.elements == 0) return std::nullopt;
+    return out;
   } catch (const std::exception&) {
     return std::nullopt;  // a case the hooks cannot read: the check refuses it with its own error
   }
@@ -76,17 +80,16 @@ void append_note(Verdict& v, const std::string& note) {
 Verdict run_check(CheckKind kind, System& system, const Case& c, const CheckOptions& options) {
   const std::optional<SoftmaxAnalysisMove> move = softmax_move(kind, system, c);
   const Case& drawn = move ? move->moved : c;
-  std::size_t withheld_elements = 0;
-  const std::optional<Case> withheld = jumps_withheld(kind, system, drawn, withheld_elements);
-  Verdict v = dispatch(kind, system, withheld ? *withheld : drawn, options);
+  const std::optional<JumpsWithheld> jumps = jumps_withheld(kind, system, drawn);
+  Verdict v = dispatch(kind, system, jumps ? jumps->withheld : drawn, options);
   if (move) {
     append_note(v, move->note);
     v.compared_moved = true;
   }
-  if (withheld)
+  if (jumps)
     append_note(v, fmt::format("ȳ set to 0 at {} output element{} whose value jumps within rounding, compared with "
                                "either side's value (checks/jumps_within_rounding.h)",
-                               withheld_elements, withheld_elements == 1 ? "" : "s"));
+                               jumps->elements, jumps->elements == 1 ? "" : "s"));
   return v;
 }
 

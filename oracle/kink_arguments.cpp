@@ -14,6 +14,9 @@ KinkArguments kink_arguments(const Case& c) {
   if (!k.units.empty() && k.units.size() != k.offsets.size())
     throw InternalError(fmt::format("kink_arguments of '{}': {} units for {} arguments", c.target, k.units.size(),
                                     k.offsets.size()));
+  if (!k.jump_elements.empty() && (k.jump_elements.size() != k.offsets.size() || !k.jump_values))
+    throw InternalError(fmt::format("kink_arguments of '{}': {} jump elements for {} arguments{}", c.target,
+                                    k.jump_elements.size(), k.offsets.size(), k.jump_values ? "" : ", and no jump_values"));
   return k;
 }
 

@@ -74,6 +74,7 @@ struct KinkArguments {
   // with every value either side may give (jump_values) and give it no output gradient, so the rest
   // of the case is decided (checks/jumps_within_rounding.h). Empty: no argument declares its element,
   // and a jump within rounding leaves the whole outputs and their upstream gradients undetermined.
+  // Non-empty: one per argument, with jump_values set (kink_arguments() checks both).
   std::vector<index_t> jump_elements;
   // The least and largest value a correct implementation may return at argument n's element when
   // the argument may lie anywhere within `reach` of its float64 value, before the element's own
